@@ -1,0 +1,301 @@
+/*
+ * genesis.h — the one public header of libgenesis, a synthetic tabular data engine.
+ *
+ * Genesis learns a real table (CTGAN; TVAE and TimeGAN follow) and generates new rows that
+ * keep the columns' distributions and the relations between them. This header is the whole
+ * public surface: opaque handles, status codes, version, parameters, and the entry points.
+ *
+ * Conventions (zstd / sqlite style):
+ *   - every fallible call returns a genesis_status (GENESIS_OK == 0, errors negative);
+ *     constructors hand back their object through an out-parameter;
+ *   - genesis_errmsg(ctx) gives the last error message of a context (file, line, column and
+ *     what to do where that applies); genesis_status_str(st) a fixed string for a code;
+ *   - every create has a free; every free accepts NULL;
+ *   - one context per thread: objects made from a context are used from one thread at a time;
+ *   - the library never exits the process and never prints unless a log callback is set.
+ *
+ * Typical use:
+ *
+ *     genesis_ctx *ctx; genesis_table *t; genesis_model *m;
+ *     genesis_ctx_create(&ctx);
+ *     genesis_table_read_csv(ctx, "data.csv", NULL, &t);
+ *     genesis_model_create(ctx, GENESIS_MODEL_CTGAN, &m);
+ *     genesis_model_set_param(m, GENESIS_P_EPOCHS, 300);
+ *     genesis_model_fit(m, t, NULL, NULL);
+ *     genesis_model_sample_csv(m, 1000000, "synthetic.csv");
+ *     genesis_model_free(m); genesis_table_free(t); genesis_ctx_free(ctx);
+ *
+ * docs/api.md documents every function with examples.
+ */
+#ifndef GENESIS_H
+#define GENESIS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(_WIN32) && defined(GENESIS_BUILDING_LIBRARY)
+#define GENESIS_API __declspec(dllexport)
+#elif defined(__GNUC__) && __GNUC__ >= 4
+#define GENESIS_API __attribute__((visibility("default")))
+#else
+#define GENESIS_API
+#endif
+
+/* ---- version ------------------------------------------------------------------------ */
+#define GENESIS_VERSION_MAJOR 0
+#define GENESIS_VERSION_MINOR 1
+#define GENESIS_VERSION_PATCH 0
+#define GENESIS_VERSION_NUMBER \
+    (GENESIS_VERSION_MAJOR * 10000 + GENESIS_VERSION_MINOR * 100 + GENESIS_VERSION_PATCH)
+#define GENESIS_VERSION_STRING "0.1.0"
+
+/*! genesis_version_number() : the library's version as MAJOR*10000 + MINOR*100 + PATCH,
+ *  for comparing the header a program was built with against the library it runs with. */
+GENESIS_API unsigned genesis_version_number(void);
+/*! genesis_version_string() : e.g. "0.1.0"; static storage. */
+GENESIS_API const char *genesis_version_string(void);
+
+/* ---- status codes (values are fixed; new ones are only added at the end) -------------- */
+typedef enum genesis_status {
+    GENESIS_OK = 0,
+    GENESIS_ERR_INVALID_ARG = -1,  /* a bad argument or parameter value */
+    GENESIS_ERR_NOMEM = -2,        /* an allocation failed or a size would overflow */
+    GENESIS_ERR_IO = -3,           /* a file could not be opened, read or written */
+    GENESIS_ERR_PARSE = -4,        /* malformed input text (CSV, flags, values) */
+    GENESIS_ERR_DATA = -5,         /* the data cannot be used as it is (empty, no columns ...) */
+    GENESIS_ERR_MODEL_FORMAT = -6, /* a model file is truncated, corrupted or not a model */
+    GENESIS_ERR_VERSION = -7,      /* a model file from a newer, unknown format version */
+    GENESIS_ERR_DIVERGED = -8,     /* training produced non-finite values */
+    GENESIS_ERR_UNSUPPORTED = -9,  /* asked for something this build or device cannot do */
+    GENESIS_ERR_CUDA = -10,
+    GENESIS_ERR_CUBLAS = -11,
+    GENESIS_ERR_CUDNN = -12,
+    GENESIS_ERR_STATE = -13,       /* called in the wrong order (e.g. sample before fit) */
+    GENESIS_ERR_CANCELLED = -14,   /* a callback asked to stop */
+    GENESIS_ERR_INTERNAL = -15     /* a bug: please report it */
+} genesis_status;
+
+/*! genesis_status_str() : a fixed English description of a status code; never NULL. */
+GENESIS_API const char *genesis_status_str(genesis_status st);
+
+/* ---- context -------------------------------------------------------------------------- */
+typedef struct genesis_ctx genesis_ctx;
+
+/*! genesis_ctx_create() : a context holds the device choice, seed, threads, log callback and
+ *  the last error message. @return GENESIS_OK or GENESIS_ERR_NOMEM. */
+GENESIS_API genesis_status genesis_ctx_create(genesis_ctx **out);
+GENESIS_API void genesis_ctx_free(genesis_ctx *ctx);
+
+/*! genesis_errmsg() : the message of the last failed call made with this context (or an
+ *  object created from it); "" when there was none. Valid until the next call. */
+GENESIS_API const char *genesis_errmsg(const genesis_ctx *ctx);
+
+/*! genesis_ctx_set_seed() : one seed fixes everything on the CPU (default 0). */
+GENESIS_API genesis_status genesis_ctx_set_seed(genesis_ctx *ctx, uint64_t seed);
+/*! genesis_ctx_set_threads() : CPU threads for BLAS and formatting; 0 = all cores. */
+GENESIS_API genesis_status genesis_ctx_set_threads(genesis_ctx *ctx, int threads);
+
+typedef enum genesis_device_kind {
+    GENESIS_DEVICE_AUTO = 0,
+    GENESIS_DEVICE_CPU = 1,
+    GENESIS_DEVICE_CUDA = 2
+} genesis_device_kind;
+/*! genesis_ctx_set_device() : AUTO picks a GPU only where one exists and the work is large
+ *  enough to gain; CUDA asks for GPU `index` (an error if this build or machine has none).
+ *  Models created afterwards run there. */
+GENESIS_API genesis_status genesis_ctx_set_device(genesis_ctx *ctx, genesis_device_kind kind,
+                                                  int index);
+/*! genesis_ctx_device_name() : which backend models of this context actually use
+ *  ("cpu", "cuda:0"); static storage. */
+GENESIS_API const char *genesis_ctx_device_name(const genesis_ctx *ctx);
+
+typedef enum genesis_log_level {
+    GENESIS_LOG_ERROR = 0,
+    GENESIS_LOG_WARN = 1,
+    GENESIS_LOG_INFO = 2,
+    GENESIS_LOG_DEBUG = 3
+} genesis_log_level;
+typedef void (*genesis_log_fn)(genesis_log_level level, const char *msg, void *user);
+/*! genesis_ctx_set_log() : route the library's notices (fallbacks, warnings about the data)
+ *  to a callback; by default nothing is printed. */
+GENESIS_API void genesis_ctx_set_log(genesis_ctx *ctx, genesis_log_fn fn, void *user);
+
+/* ---- devices -------------------------------------------------------------------------- */
+typedef struct genesis_device_info {
+    int index;
+    char name[128];
+    uint64_t total_memory, free_memory; /* bytes */
+    int cc_major, cc_minor;             /* compute capability */
+} genesis_device_info;
+
+/*! genesis_detect_devices() : lists up to `cap` GPUs into `out` and sets *count to the number
+ *  found (0 on a CPU-only build or machine). `why` (may be NULL, `why_cap` bytes) receives a
+ *  sentence saying why there is none or what is installed. @return GENESIS_OK. */
+GENESIS_API genesis_status genesis_detect_devices(genesis_device_info *out, int cap, int *count,
+                                                  char *why, size_t why_cap);
+
+/* ---- tables --------------------------------------------------------------------------- */
+typedef struct genesis_table genesis_table;
+
+typedef enum genesis_column_type {
+    GENESIS_COLUMN_CONTINUOUS = 0,
+    GENESIS_COLUMN_CATEGORICAL = 1
+} genesis_column_type;
+
+/* Options for reading a CSV file. Initialise with genesis_csv_options_init(); leave a field
+ * at its default to keep the automatic behaviour. */
+typedef struct genesis_csv_options {
+    size_t struct_size;      /* set by _init: lets later versions grow the struct */
+    char delimiter;          /* ',' ';' '\t' ... ; 0 = sniff from the header line */
+    int has_header;          /* 1 (default): the first record names the columns */
+    const char *na_tokens;   /* extra missing-value tokens, comma-separated; NULL = none.
+                                Always missing: "", "?", "NA", "N/A", "NaN", "nan", "null",
+                                "NULL", "None" (after trimming spaces) */
+    const char *discrete;    /* column names forced categorical, comma-separated */
+    const char *continuous;  /* column names forced continuous, comma-separated */
+    int max_categories;      /* cardinality threshold for automatic typing of numeric
+                                columns: <= this many distinct numbers -> categorical;
+                                0 = default (10) */
+} genesis_csv_options;
+
+GENESIS_API void genesis_csv_options_init(genesis_csv_options *o);
+
+/*! genesis_table_read_csv() : reads a CSV file ("-" = stdin) into a column store, types
+ *  each column (continuous vs categorical; integer-valued columns are remembered so output
+ *  stays integer). `opts` may be NULL. Errors name the file, line and column.
+ *  @return GENESIS_OK, GENESIS_ERR_IO, GENESIS_ERR_PARSE, GENESIS_ERR_DATA, GENESIS_ERR_NOMEM */
+GENESIS_API genesis_status genesis_table_read_csv(genesis_ctx *ctx, const char *path,
+                                                  const genesis_csv_options *opts,
+                                                  genesis_table **out);
+GENESIS_API void genesis_table_free(genesis_table *t);
+GENESIS_API int64_t genesis_table_nrows(const genesis_table *t);
+GENESIS_API int genesis_table_ncols(const genesis_table *t);
+/*! genesis_table_column_name() : the name of column `col`, or NULL if out of range. */
+GENESIS_API const char *genesis_table_column_name(const genesis_table *t, int col);
+GENESIS_API genesis_column_type genesis_table_column_type(const genesis_table *t, int col);
+
+/* ---- models --------------------------------------------------------------------------- */
+typedef struct genesis_model genesis_model;
+
+typedef enum genesis_model_kind {
+    GENESIS_MODEL_CTGAN = 1,
+    GENESIS_MODEL_TVAE = 2,
+    GENESIS_MODEL_TIMEGAN = 3
+} genesis_model_kind;
+
+/* Model settings; genesis_param_bounds() gives each one's range and default. */
+typedef enum genesis_param {
+    GENESIS_P_EPOCHS = 0,          /* 300 */
+    GENESIS_P_BATCH_SIZE = 1,      /* 500; CTGAN: a multiple of pac */
+    GENESIS_P_EMBEDDING_DIM = 2,   /* 128 */
+    GENESIS_P_GEN_DIM = 3,         /* generator hidden width, 256 (two layers) */
+    GENESIS_P_DIS_DIM = 4,         /* discriminator hidden width, 256 (two layers) */
+    GENESIS_P_GEN_LR = 5,          /* 2e-4 */
+    GENESIS_P_DIS_LR = 6,          /* 2e-4 */
+    GENESIS_P_GEN_DECAY = 7,       /* 1e-6 */
+    GENESIS_P_DIS_DECAY = 8,       /* 1e-6 */
+    GENESIS_P_PAC = 9,             /* 10 */
+    GENESIS_P_DIS_STEPS = 10,      /* 1 */
+    GENESIS_P_LOG_FREQUENCY = 11,  /* 1: training-by-sampling with log frequencies */
+    GENESIS_P_MAX_MODES = 12,      /* 10 GMM modes per continuous column */
+    GENESIS_P_MAX_CATEGORIES = 13, /* 500 levels kept per categorical column; rarer ones
+                                      share a slot and are drawn back by frequency */
+    GENESIS_P_POINT_MASSES = 14,   /* 1: values carrying a large share of a column are
+                                      modelled as exact point masses (0 = reference) */
+    GENESIS_P_CLAMP_RANGE = 15,    /* 1: outputs stay inside the real column's range */
+    GENESIS_P_BN_EVAL_SAMPLE = 16, /* 0: batch norm uses batch statistics when sampling,
+                                      as the reference does; 1: running statistics */
+    GENESIS_P_VGM_MAX_ROWS = 17    /* rows used to fit each column's GMM; 0 = all rows */
+} genesis_param;
+
+/*! genesis_model_create() : an untrained model of `kind` on the context's device.
+ *  @return GENESIS_OK, GENESIS_ERR_UNSUPPORTED (kind not built yet), GENESIS_ERR_NOMEM */
+GENESIS_API genesis_status genesis_model_create(genesis_ctx *ctx, genesis_model_kind kind,
+                                                genesis_model **out);
+GENESIS_API void genesis_model_free(genesis_model *m);
+GENESIS_API genesis_model_kind genesis_model_get_kind(const genesis_model *m);
+
+/*! genesis_model_set_param() / _get_param() : set before fit; out-of-range values are
+ *  rejected with GENESIS_ERR_INVALID_ARG and a message giving the range. */
+GENESIS_API genesis_status genesis_model_set_param(genesis_model *m, genesis_param p, double v);
+GENESIS_API genesis_status genesis_model_get_param(const genesis_model *m, genesis_param p,
+                                                   double *v);
+/*! genesis_param_bounds() : range and default of a parameter, and its name as the CLI
+ *  spells it (static storage). @return GENESIS_ERR_INVALID_ARG for an unknown parameter. */
+GENESIS_API genesis_status genesis_param_bounds(genesis_param p, double *lo, double *hi,
+                                                double *def, const char **name);
+
+/* Progress: called once per epoch (and once at the end); return non-zero to cancel. */
+typedef struct genesis_progress {
+    int epoch, epochs;
+    int64_t step, steps;          /* optimiser steps done / total */
+    double loss_g, loss_d;        /* last step's losses (CTGAN) or loss (TVAE in loss_g) */
+    double elapsed_s, eta_s;
+    double rows_per_s;            /* training rows processed per second */
+} genesis_progress;
+typedef int (*genesis_progress_fn)(const genesis_progress *p, void *user);
+
+/*! genesis_model_fit() : learns `t`. The table is not kept; the model holds what it needs.
+ *  @return GENESIS_OK, GENESIS_ERR_DATA, GENESIS_ERR_DIVERGED, GENESIS_ERR_CANCELLED ... */
+GENESIS_API genesis_status genesis_model_fit(genesis_model *m, const genesis_table *t,
+                                             genesis_progress_fn progress, void *user);
+
+/*! genesis_model_set_condition() : the next samples are drawn with `column` == `value`
+ *  (a categorical column; several conditions on different columns may be set; one wins per
+ *  row in turn through the conditional vector, no reject loop). An unknown column or value
+ *  is GENESIS_ERR_INVALID_ARG. genesis_model_clear_conditions() removes them. */
+GENESIS_API genesis_status genesis_model_set_condition(genesis_model *m, const char *column,
+                                                       const char *value);
+GENESIS_API void genesis_model_clear_conditions(genesis_model *m);
+
+/* A batch of synthetic rows handed to a sink callback; valid only during the call. */
+typedef struct genesis_batch genesis_batch;
+GENESIS_API int64_t genesis_batch_nrows(const genesis_batch *b);
+GENESIS_API int genesis_batch_ncols(const genesis_batch *b);
+/*! genesis_batch_is_missing() : 1 when the value at (row, col) is missing. */
+GENESIS_API int genesis_batch_is_missing(const genesis_batch *b, int64_t row, int col);
+/*! genesis_batch_number() : a continuous column's value (NaN when missing). */
+GENESIS_API double genesis_batch_number(const genesis_batch *b, int64_t row, int col);
+/*! genesis_batch_text() : the value as the CSV writer prints it (a category exactly as it
+ *  was read, a number in the column's own precision); points into `buf` or static storage. */
+GENESIS_API const char *genesis_batch_text(const genesis_batch *b, int64_t row, int col,
+                                           char *buf, size_t cap);
+
+/* Sink: receives consecutive batches; return non-zero to stop early. */
+typedef int (*genesis_sink_fn)(const genesis_batch *b, void *user);
+
+/*! genesis_model_sample() : generates n rows in batches (constant memory for any n) and
+ *  hands each batch to `sink`. @return GENESIS_OK, GENESIS_ERR_STATE (not fitted) ... */
+GENESIS_API genesis_status genesis_model_sample(genesis_model *m, int64_t n,
+                                                genesis_sink_fn sink, void *user);
+
+/*! genesis_model_sample_csv() : generates n rows into a CSV file ("-" = stdout). The file is
+ *  written under a temporary name and renamed only when complete. */
+GENESIS_API genesis_status genesis_model_sample_csv(genesis_model *m, int64_t n,
+                                                    const char *path);
+
+/* Encoded sink: `x` is a row-major (rows x dim) float matrix in the model's encoded space
+ * (the layout of genesis_model_encoded_dim); valid only during the call. */
+typedef int (*genesis_encoded_sink_fn)(const float *x, int64_t rows, int dim, void *user);
+GENESIS_API int genesis_model_encoded_dim(const genesis_model *m);
+/*! genesis_model_sample_encoded() : like _sample, but hands the generator's activated
+ *  output matrices to a training tool instead of decoded rows. */
+GENESIS_API genesis_status genesis_model_sample_encoded(genesis_model *m, int64_t n,
+                                                        genesis_encoded_sink_fn sink,
+                                                        void *user);
+
+/*! genesis_model_save() : writes a .gen model file (versioned, checksummed; temporary name
+ *  then rename). genesis_model_load() reads one, checking every length before allocating;
+ *  nothing in a model file is executed. */
+GENESIS_API genesis_status genesis_model_save(const genesis_model *m, const char *path);
+GENESIS_API genesis_status genesis_model_load(genesis_ctx *ctx, const char *path,
+                                              genesis_model **out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* GENESIS_H */

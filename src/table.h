@@ -1,0 +1,70 @@
+/*
+ * table.h — the in-memory column store behind genesis_table, and the CSV reader/writer
+ * contracts. A table is a list of typed columns: continuous columns hold doubles (NaN =
+ * missing), categorical columns hold int32 codes into a list of level strings kept exactly
+ * as they appeared in the file (-1 = missing).
+ */
+#ifndef GEN_TABLE_H
+#define GEN_TABLE_H
+
+#include "internal.h"
+
+typedef struct gen_column {
+    char *name;
+    genesis_column_type type;
+    /* continuous */
+    double *num;            /* [nrows], NaN = missing */
+    int is_integer;         /* every non-missing value was an integer in the file */
+    int decimals;           /* most digits after the decimal point seen (0..17); -1 when a
+                               value used exponent notation (print shortest round-trip) */
+    /* categorical */
+    int32_t *cat;           /* [nrows], -1 = missing */
+    char **levels;          /* [nlevels] level strings exactly as read (spaces kept) */
+    int32_t nlevels;
+    /* missing values, both kinds */
+    int64_t nmissing;
+    char *na_text;          /* the missing-value token most seen in this column, as read
+                               (e.g. " ?"), written back for missing values; "" if none */
+} gen_column;
+
+struct genesis_table {
+    int ncols;
+    int64_t nrows;
+    gen_column *cols;       /* [ncols] */
+    char delimiter;         /* the delimiter the file used */
+    char *source;           /* file name it was read from (for messages) */
+};
+
+/* Frees the columns' storage and the table itself. */
+void gen_table_destroy(genesis_table *t);
+
+/* Index of a column by exact name, or -1. */
+int gen_table_find_column(const genesis_table *t, const char *name);
+
+/*
+ * CSV writer: streams records to a file that is created under a temporary name in the same
+ * folder and renamed onto `path` only by gen_csv_writer_close(…, commit=1). "-" = stdout.
+ * Fields containing the delimiter, a quote, CR or LF, or leading/trailing spaces are quoted
+ * (quotes doubled); everything else is written as is.
+ */
+typedef struct gen_csv_writer gen_csv_writer;
+genesis_status gen_csv_writer_open(genesis_ctx *ctx, const char *path, char delimiter,
+                                   gen_csv_writer **out);
+/* Appends one field (`len` bytes; quoting applied); `last` ends the record with '\n'. */
+genesis_status gen_csv_writer_field(gen_csv_writer *w, const char *s, size_t len, int last);
+/* Appends raw bytes the caller has already formatted (e.g. a whole batch of records). */
+genesis_status gen_csv_writer_raw(gen_csv_writer *w, const char *s, size_t len);
+/* commit=1: flush, fsync, rename onto the final name; commit=0: remove the temporary file.
+ * Always frees `w`. */
+genesis_status gen_csv_writer_close(gen_csv_writer *w, int commit);
+
+/* Appends `s` to `buf` as one CSV field (quoted when needed). Returns bytes written, or 0 if
+ * `cap` is too small (the caller grows its buffer and retries). */
+size_t gen_csv_format_field(char *buf, size_t cap, const char *s, size_t len, char delimiter);
+
+/* Formats a number so that reading it back gives the same double, in the column's own
+ * precision (decimals >= 0: fixed with that many digits, trailing zeros trimmed;
+ * decimals < 0: shortest round-trip %g form). Returns the length. */
+int gen_format_number(char *buf, size_t cap, double v, int decimals);
+
+#endif /* GEN_TABLE_H */

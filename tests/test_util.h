@@ -1,0 +1,60 @@
+/*
+ * test_util.h — helpers shared by the Check suites: seeded fills, allclose with the worst
+ * index reported, paths to the source tree's data/, and the runner main().
+ */
+#ifndef GEN_TEST_UTIL_H
+#define GEN_TEST_UTIL_H
+
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rng.h"
+
+static inline void tu_fill_uniform(float *x, size_t n, float lo, float hi, uint64_t seed) {
+    gen_rng r;
+    gen_rng_init(&r, seed, 99);
+    for (size_t i = 0; i < n; i++) x[i] = lo + (hi - lo) * (float)gen_rng_uniform(&r);
+}
+
+/* |a-b| <= atol + rtol*|b| everywhere; reports the worst index. */
+#define tu_assert_allclose(a, b, n, atol, rtol)                                          \
+    do {                                                                                  \
+        size_t tu_worst = 0;                                                              \
+        double tu_wd = -1;                                                                \
+        int tu_bad = 0;                                                                   \
+        for (size_t tu_i = 0; tu_i < (size_t)(n); tu_i++) {                               \
+            double tu_d = fabs((double)(a)[tu_i] - (double)(b)[tu_i]);                    \
+            double tu_lim = (atol) + (rtol) * fabs((double)(b)[tu_i]);                    \
+            if (!(tu_d <= tu_lim)) tu_bad++;                                              \
+            if (!(tu_d <= tu_wd) ) { tu_wd = tu_d; tu_worst = tu_i; }                     \
+        }                                                                                 \
+        ck_assert_msg(tu_bad == 0, "%d of %zu values differ; worst at %zu: %.9g vs %.9g", \
+                      tu_bad, (size_t)(n), tu_worst, (double)(a)[tu_worst],               \
+                      (double)(b)[tu_worst]);                                             \
+    } while (0)
+
+/* Path of a file under the source tree (static buffer). */
+static inline const char *tu_path(const char *rel) {
+    static char buf[4096];
+    const char *root = getenv("GEN_SOURCE_DIR");
+#ifdef GEN_SOURCE_DIR
+    if (!root) root = GEN_SOURCE_DIR;
+#endif
+    if (!root) root = ".";
+    snprintf(buf, sizeof buf, "%s/%s", root, rel);
+    return buf;
+}
+
+/* Runs one suite; exit code 1 on any failure. */
+static inline int tu_run(Suite *s) {
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}
+
+#endif /* GEN_TEST_UTIL_H */
