@@ -1,0 +1,157 @@
+/*
+ * backend.h — the one table of operations every model is written against
+ * (struct gen_backend_ops), ggml-backend style. The CPU backend (backend_cpu.c) is the
+ * plain-loop reference with cblas_sgemm as its tested fast path; the CUDA backend (cuda/)
+ * fills the same table. Models never know which one runs them.
+ *
+ * Conventions (llm.c): outputs first, then inputs, then saved activations, then sizes.
+ * Matrices are row-major with explicit leading dimensions. Every *_backward ADDS into its
+ * gradient outputs (+=); callers zero gradient buffers. Pointers are backend memory
+ * (host memory for the CPU backend). Random operations take (seed, stream, offset) and use
+ * the Philox stream of rng.h, so every backend draws the same bits.
+ * Derivations: docs/layers.md.
+ */
+#ifndef GEN_BACKEND_H
+#define GEN_BACKEND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "internal.h"
+
+typedef struct gen_backend gen_backend;
+
+/* An activation span of the generator's output (the transformer's layout). */
+typedef struct gen_act_span {
+    int start, len;
+    int softmax;              /* 0 = tanh, 1 = (Gumbel-)softmax */
+} gen_act_span;
+
+typedef struct gen_backend_ops {
+    const char *name;
+
+    /* ---- memory ---- */
+    void *(*alloc)(gen_backend *be, size_t bytes);          /* zero-filled; NULL on failure */
+    void (*free)(gen_backend *be, void *p);                 /* accepts NULL */
+    void (*upload)(gen_backend *be, void *dst, const void *src, size_t bytes);
+    void (*download)(gen_backend *be, void *dst, const void *src, size_t bytes);
+    void (*zero)(gen_backend *be, float *x, size_t n);
+    /* dst (rows x cols, ld ldd) = src (rows x cols, ld lds) */
+    void (*copy2d)(gen_backend *be, float *dst, int ldd, const float *src, int lds, int rows,
+                   int cols);
+
+    /* ---- dense ---- */
+    /* C (M x N) = alpha * op(A) * op(B) + beta * C; op = transpose when ta/tb. */
+    void (*gemm)(gen_backend *be, int ta, int tb, int M, int N, int K, float alpha,
+                 const float *A, int lda, const float *B, int ldb, float beta, float *C, int ldc);
+    /* out (B x OC, ld ldo) = inp (B x C, ld ldi) . W^T + bias;  W (OC x C), bias (OC) or NULL */
+    void (*linear_forward)(gen_backend *be, float *out, int ldo, const float *inp, int ldi,
+                           const float *W, const float *bias, int B, int C, int OC);
+    /* dinp += dout . W (NULL: skip); dW += dout^T . inp (NULL: skip); dbias += colsum(dout) */
+    void (*linear_backward)(gen_backend *be, float *dinp, int lddi, float *dW, float *dbias,
+                            const float *dout, int lddo, const float *inp, int ldi,
+                            const float *W, int B, int C, int OC);
+
+    /* ---- element-wise (contiguous n) ---- */
+    void (*relu_forward)(gen_backend *be, float *out, const float *inp, size_t n);
+    /* dinp += dout * (out > 0) */
+    void (*relu_backward)(gen_backend *be, float *dinp, const float *dout, const float *out,
+                          size_t n);
+    void (*leaky_relu_forward)(gen_backend *be, float *out, const float *inp, size_t n,
+                               float slope);
+    /* dinp += dout * (inp > 0 ? 1 : slope) */
+    void (*leaky_relu_backward)(gen_backend *be, float *dinp, const float *dout,
+                                const float *inp, size_t n, float slope);
+    /* mask[i] = keep ? 1/(1-p) : 0 (Philox uniform >= p keeps), out = inp * mask */
+    void (*dropout_forward)(gen_backend *be, float *out, float *mask, const float *inp,
+                            size_t n, float p, uint64_t seed, uint64_t stream, uint64_t offset);
+    /* out = a * b */
+    void (*mul)(gen_backend *be, float *out, const float *a, const float *b, size_t n);
+    /* dinp += dout * mask (dropout backward; any element-wise scale) */
+    void (*mul_acc)(gen_backend *be, float *dinp, const float *dout, const float *mask, size_t n);
+    /* s[i] = mask[i] * (inp[i] > 0 ? 1 : slope): the local slope of leaky-ReLU then dropout */
+    void (*leaky_slope_mask)(gen_backend *be, float *s, const float *inp, const float *mask,
+                             size_t n, float slope);
+    /* out (rows x cols) = s (rows x cols) * v (cols), broadcast over rows */
+    void (*mul_rowvec)(gen_backend *be, float *out, const float *s, const float *v, int rows,
+                       int cols);
+    /* out[0] = sum(x) (n floats) */
+    void (*sum)(gen_backend *be, float *out, const float *x, size_t n);
+
+    /* ---- batch norm over B rows of C features (training statistics; biased variance) ---- */
+    void (*batchnorm_forward)(gen_backend *be, float *out, float *mean, float *rstd,
+                              const float *inp, const float *gamma, const float *beta, int B,
+                              int C, float eps);
+    void (*batchnorm_forward_eval)(gen_backend *be, float *out, const float *inp,
+                                   const float *rmean, const float *rvar, const float *gamma,
+                                   const float *beta, int B, int C, float eps);
+    /* running = (1-m) running + m batch (running variance uses the unbiased batch variance) */
+    void (*batchnorm_update_running)(gen_backend *be, float *rmean, float *rvar,
+                                     const float *mean, const float *rstd, int B, int C,
+                                     float momentum, float eps);
+    void (*batchnorm_backward)(gen_backend *be, float *dinp, float *dgamma, float *dbeta,
+                               const float *dout, const float *inp, const float *mean,
+                               const float *rstd, const float *gamma, int B, int C);
+
+    /* ---- generator output ---- */
+    /* tanh spans: out = tanh(x); softmax spans: out = softmax((x + g)/tau), g = -log(E),
+     * E ~ Exp(1) from Philox (element (b, j) uses counter offset + b*ld... see backend_cpu.c).
+     * tau <= 0 means plain softmax without noise. */
+    void (*activate_forward)(gen_backend *be, float *out, int ldo, const float *x, int ldx,
+                             int B, const gen_act_span *spans, int nspans, float tau,
+                             uint64_t seed, uint64_t stream, uint64_t offset);
+    /* dx += d out/dx applied to dout, using the forward's out. */
+    void (*activate_backward)(gen_backend *be, float *dx, int lddx, const float *dout,
+                              int lddo, const float *out, int ldo, int B,
+                              const gen_act_span *spans, int nspans, float tau);
+    /* Cross entropy of each row's selected span: row b uses logits[b, start[b] .. +len[b])
+     * and target column target[b] (absolute); rows with len 0 are skipped.
+     * loss[0] = scale * sum_b CE_b;  dlogits += scale * dCE/dlogits. */
+    void (*cross_entropy_rows)(gen_backend *be, float *loss, float *dlogits, int ldd,
+                               const float *logits, int ldl, int B, const int32_t *start,
+                               const int32_t *len, const int32_t *target, float scale);
+
+    /* ---- WGAN-GP pieces ---- */
+    /* out row i = alpha[i / pac] * real_i + (1 - alpha[i/pac]) * fake_i (rows of width w) */
+    void (*interpolate_groups)(gen_backend *be, float *out, const float *real,
+                               const float *fake, const float *alpha, int B, int w, int pac);
+    /* Per row g of G (n x width): pen[0] = lambda/n * sum_g (|G_g| - 1)^2 and
+     * U_g = (2 lambda / n) (|G_g| - 1) G_g / |G_g| */
+    void (*gp_penalty)(gen_backend *be, float *pen, float *U, const float *G, int n, int width,
+                       float lambda);
+    /* dv (cols) += colsum(a (rows x cols)) */
+    void (*colsum_acc)(gen_backend *be, float *dv, const float *a, int rows, int cols);
+
+    /* ---- optimiser: torch Adam with L2-coupled weight decay ---- */
+    void (*adam)(gen_backend *be, float *param, const float *grad, float *m, float *v, size_t n,
+                 float lr, float beta1, float beta2, float eps, float weight_decay, int64_t t);
+
+    /* ---- random fills (Philox) ---- */
+    void (*fill_normal)(gen_backend *be, float *x, size_t n, uint64_t seed, uint64_t stream,
+                        uint64_t offset);
+    void (*fill_uniform)(gen_backend *be, float *x, size_t n, uint64_t seed, uint64_t stream,
+                         uint64_t offset);
+    /* returns 1 if any of x[0..n) is NaN or infinite */
+    int (*any_nonfinite)(gen_backend *be, const float *x, size_t n);
+
+    void (*destroy)(gen_backend *be);
+} gen_backend_ops;
+
+struct gen_backend {
+    const gen_backend_ops *ops;
+    genesis_ctx *ctx;
+    int threads;
+    void *impl;               /* backend-private state */
+};
+
+/* The CPU reference backend. `threads` = BLAS threads (0 = all cores). */
+genesis_status gen_backend_cpu_create(genesis_ctx *ctx, int threads, gen_backend **out);
+/* Picks the backend for the context's device choice (CUDA -> CPU fallback, logged). */
+genesis_status gen_backend_create(genesis_ctx *ctx, gen_backend **out);
+void gen_backend_free(gen_backend *be);
+
+/* Reference (plain loop) GEMM, used by tests to check the BLAS fast path. */
+void gen_gemm_reference(int ta, int tb, int M, int N, int K, float alpha, const float *A,
+                        int lda, const float *B, int ldb, float beta, float *C, int ldc);
+
+#endif /* GEN_BACKEND_H */

@@ -1,0 +1,439 @@
+/*
+ * backend_cpu.c — the CPU reference backend: every operation of gen_backend_ops as plain
+ * loops, with OpenBLAS's cblas_sgemm as the GEMM fast path (tests/test_backend_cpu.c checks
+ * it against gen_gemm_reference). This file is the specification the CUDA backend is
+ * compared with. Formulas: torch.nn semantics as in specs/ctgan_tvae.md §6; derivations of
+ * the backward passes in docs/layers.md.
+ */
+#include <cblas.h>
+#include <math.h>
+#include <string.h>
+
+#include "backend.h"
+#include "rng.h"
+
+/* ---- memory ------------------------------------------------------------------------- */
+static void *cpu_alloc(gen_backend *be, size_t bytes) {
+    (void)be;
+    return calloc(1, bytes ? bytes : 1);
+}
+static void cpu_free(gen_backend *be, void *p) { (void)be; free(p); }
+static void cpu_copy(gen_backend *be, void *dst, const void *src, size_t bytes) {
+    (void)be;
+    if (bytes) memmove(dst, src, bytes);
+}
+static void cpu_zero(gen_backend *be, float *x, size_t n) {
+    (void)be;
+    if (n) memset(x, 0, n * sizeof *x);
+}
+static void cpu_copy2d(gen_backend *be, float *dst, int ldd, const float *src, int lds, int rows,
+                       int cols) {
+    (void)be;
+    for (int r = 0; r < rows; r++)
+        memcpy(dst + (size_t)r * ldd, src + (size_t)r * lds, (size_t)cols * sizeof(float));
+}
+
+/* ---- GEMM ---------------------------------------------------------------------------- */
+void gen_gemm_reference(int ta, int tb, int M, int N, int K, float alpha, const float *A,
+                        int lda, const float *B, int ldb, float beta, float *C, int ldc) {
+    for (int i = 0; i < M; i++) {
+        for (int j = 0; j < N; j++) {
+            double acc = 0;
+            for (int k = 0; k < K; k++) {
+                float a = ta ? A[(size_t)k * lda + i] : A[(size_t)i * lda + k];
+                float b = tb ? B[(size_t)j * ldb + k] : B[(size_t)k * ldb + j];
+                acc += (double)a * b;
+            }
+            float *c = &C[(size_t)i * ldc + j];
+            *c = (float)(alpha * acc + (beta == 0.0f ? 0.0 : (double)beta * *c));
+        }
+    }
+}
+
+static void cpu_gemm(gen_backend *be, int ta, int tb, int M, int N, int K, float alpha,
+                     const float *A, int lda, const float *B, int ldb, float beta, float *C,
+                     int ldc) {
+    (void)be;
+    if (M <= 0 || N <= 0) return;
+    if (K <= 0) {
+        for (int i = 0; i < M; i++)
+            for (int j = 0; j < N; j++) C[(size_t)i * ldc + j] *= beta;
+        return;
+    }
+    cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, M,
+                N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+static void cpu_linear_forward(gen_backend *be, float *out, int ldo, const float *inp, int ldi,
+                               const float *W, const float *bias, int B, int C, int OC) {
+    if (bias) {
+        for (int b = 0; b < B; b++) memcpy(out + (size_t)b * ldo, bias, (size_t)OC * sizeof(float));
+        cpu_gemm(be, 0, 1, B, OC, C, 1.0f, inp, ldi, W, C, 1.0f, out, ldo);
+    } else {
+        cpu_gemm(be, 0, 1, B, OC, C, 1.0f, inp, ldi, W, C, 0.0f, out, ldo);
+    }
+}
+
+static void cpu_linear_backward(gen_backend *be, float *dinp, int lddi, float *dW, float *dbias,
+                                const float *dout, int lddo, const float *inp, int ldi,
+                                const float *W, int B, int C, int OC) {
+    if (dinp) cpu_gemm(be, 0, 0, B, C, OC, 1.0f, dout, lddo, W, C, 1.0f, dinp, lddi);
+    if (dW) cpu_gemm(be, 1, 0, OC, C, B, 1.0f, dout, lddo, inp, ldi, 1.0f, dW, C);
+    if (dbias) {
+        for (int b = 0; b < B; b++) {
+            const float *d = dout + (size_t)b * lddo;
+            for (int o = 0; o < OC; o++) dbias[o] += d[o];
+        }
+    }
+}
+
+/* ---- element-wise -------------------------------------------------------------------- */
+static void cpu_relu_forward(gen_backend *be, float *out, const float *inp, size_t n) {
+    (void)be;
+    for (size_t i = 0; i < n; i++) out[i] = inp[i] > 0.0f ? inp[i] : 0.0f;
+}
+static void cpu_relu_backward(gen_backend *be, float *dinp, const float *dout, const float *out,
+                              size_t n) {
+    (void)be;
+    for (size_t i = 0; i < n; i++)
+        if (out[i] > 0.0f) dinp[i] += dout[i];
+}
+static void cpu_leaky_relu_forward(gen_backend *be, float *out, const float *inp, size_t n,
+                                   float slope) {
+    (void)be;
+    for (size_t i = 0; i < n; i++) out[i] = inp[i] > 0.0f ? inp[i] : slope * inp[i];
+}
+static void cpu_leaky_relu_backward(gen_backend *be, float *dinp, const float *dout,
+                                    const float *inp, size_t n, float slope) {
+    (void)be;
+    for (size_t i = 0; i < n; i++) dinp[i] += inp[i] > 0.0f ? dout[i] : slope * dout[i];
+}
+static void cpu_dropout_forward(gen_backend *be, float *out, float *mask, const float *inp,
+                                size_t n, float p, uint64_t seed, uint64_t stream,
+                                uint64_t offset) {
+    (void)be;
+    float scale = p < 1.0f ? 1.0f / (1.0f - p) : 0.0f;
+    for (size_t i = 0; i < n; i += 4) {
+        gen_u32x4 r = gen_philox(seed, offset + i / 4, stream);
+        for (size_t k = 0; k < 4 && i + k < n; k++) {
+            float m = gen_u32_to_unit(r.v[k]) >= p ? scale : 0.0f;
+            mask[i + k] = m;
+            out[i + k] = inp[i + k] * m;
+        }
+    }
+}
+static void cpu_mul(gen_backend *be, float *out, const float *a, const float *b, size_t n) {
+    (void)be;
+    for (size_t i = 0; i < n; i++) out[i] = a[i] * b[i];
+}
+static void cpu_mul_acc(gen_backend *be, float *dinp, const float *dout, const float *mask,
+                        size_t n) {
+    (void)be;
+    for (size_t i = 0; i < n; i++) dinp[i] += dout[i] * mask[i];
+}
+static void cpu_leaky_slope_mask(gen_backend *be, float *s, const float *inp, const float *mask,
+                                 size_t n, float slope) {
+    (void)be;
+    for (size_t i = 0; i < n; i++) s[i] = mask[i] * (inp[i] > 0.0f ? 1.0f : slope);
+}
+static void cpu_mul_rowvec(gen_backend *be, float *out, const float *s, const float *v, int rows,
+                           int cols) {
+    (void)be;
+    for (int r = 0; r < rows; r++)
+        for (int c = 0; c < cols; c++)
+            out[(size_t)r * cols + c] = s[(size_t)r * cols + c] * v[c];
+}
+static void cpu_sum(gen_backend *be, float *out, const float *x, size_t n) {
+    (void)be;
+    double acc = 0;
+    for (size_t i = 0; i < n; i++) acc += x[i];
+    out[0] = (float)acc;
+}
+static void cpu_colsum_acc(gen_backend *be, float *dv, const float *a, int rows, int cols) {
+    (void)be;
+    for (int r = 0; r < rows; r++)
+        for (int c = 0; c < cols; c++) dv[c] += a[(size_t)r * cols + c];
+}
+
+/* ---- batch norm ------------------------------------------------------------------------ */
+static void cpu_batchnorm_forward(gen_backend *be, float *out, float *mean, float *rstd,
+                                  const float *inp, const float *gamma, const float *beta, int B,
+                                  int C, float eps) {
+    (void)be;
+    double *acc = calloc((size_t)2 * C, sizeof *acc);
+    GEN_ASSERT(acc != NULL);
+    double *acc2 = acc + C;
+    for (int b = 0; b < B; b++)
+        for (int c = 0; c < C; c++) acc[c] += inp[(size_t)b * C + c];
+    for (int c = 0; c < C; c++) acc[c] /= B;
+    for (int b = 0; b < B; b++)
+        for (int c = 0; c < C; c++) {
+            double d = inp[(size_t)b * C + c] - acc[c];
+            acc2[c] += d * d;
+        }
+    for (int c = 0; c < C; c++) {
+        mean[c] = (float)acc[c];
+        rstd[c] = (float)(1.0 / sqrt(acc2[c] / B + eps));
+    }
+    for (int b = 0; b < B; b++)
+        for (int c = 0; c < C; c++) {
+            size_t i = (size_t)b * C + c;
+            out[i] = (inp[i] - mean[c]) * rstd[c] * gamma[c] + beta[c];
+        }
+    free(acc);
+}
+static void cpu_batchnorm_forward_eval(gen_backend *be, float *out, const float *inp,
+                                       const float *rmean, const float *rvar, const float *gamma,
+                                       const float *beta, int B, int C, float eps) {
+    (void)be;
+    for (int b = 0; b < B; b++)
+        for (int c = 0; c < C; c++) {
+            size_t i = (size_t)b * C + c;
+            out[i] = (inp[i] - rmean[c]) / sqrtf(rvar[c] + eps) * gamma[c] + beta[c];
+        }
+}
+static void cpu_batchnorm_update_running(gen_backend *be, float *rmean, float *rvar,
+                                         const float *mean, const float *rstd, int B, int C,
+                                         float momentum, float eps) {
+    (void)be;
+    for (int c = 0; c < C; c++) {
+        double var = 1.0 / ((double)rstd[c] * rstd[c]) - eps;
+        double unbiased = B > 1 ? var * B / (B - 1) : var;
+        rmean[c] = (1 - momentum) * rmean[c] + momentum * mean[c];
+        rvar[c] = (float)((1 - momentum) * rvar[c] + momentum * unbiased);
+    }
+}
+static void cpu_batchnorm_backward(gen_backend *be, float *dinp, float *dgamma, float *dbeta,
+                                   const float *dout, const float *inp, const float *mean,
+                                   const float *rstd, const float *gamma, int B, int C) {
+    (void)be;
+    double *sd = calloc((size_t)2 * C, sizeof *sd); /* sum dxhat, sum dxhat*xhat */
+    GEN_ASSERT(sd != NULL);
+    double *sdx = sd + C;
+    for (int b = 0; b < B; b++)
+        for (int c = 0; c < C; c++) {
+            size_t i = (size_t)b * C + c;
+            float xhat = (inp[i] - mean[c]) * rstd[c];
+            float dxhat = dout[i] * gamma[c];
+            sd[c] += dxhat;
+            sdx[c] += (double)dxhat * xhat;
+            dgamma[c] += dout[i] * xhat;
+            dbeta[c] += dout[i];
+        }
+    for (int b = 0; b < B; b++)
+        for (int c = 0; c < C; c++) {
+            size_t i = (size_t)b * C + c;
+            float xhat = (inp[i] - mean[c]) * rstd[c];
+            float dxhat = dout[i] * gamma[c];
+            dinp[i] += rstd[c] * (float)(dxhat - sd[c] / B - xhat * sdx[c] / B);
+        }
+    free(sd);
+}
+
+/* ---- generator output activations ------------------------------------------------------- */
+static int spans_width(const gen_act_span *spans, int nspans) {
+    return nspans ? spans[nspans - 1].start + spans[nspans - 1].len : 0;
+}
+
+static void cpu_activate_forward(gen_backend *be, float *out, int ldo, const float *x, int ldx,
+                                 int B, const gen_act_span *spans, int nspans, float tau,
+                                 uint64_t seed, uint64_t stream, uint64_t offset) {
+    (void)be;
+    int W = spans_width(spans, nspans);
+    for (int b = 0; b < B; b++) {
+        const float *xr = x + (size_t)b * ldx;
+        float *yr = out + (size_t)b * ldo;
+        for (int s = 0; s < nspans; s++) {
+            const gen_act_span *sp = &spans[s];
+            if (!sp->softmax) {
+                for (int j = sp->start; j < sp->start + sp->len; j++) yr[j] = tanhf(xr[j]);
+                continue;
+            }
+            float mx = -INFINITY;
+            for (int j = sp->start; j < sp->start + sp->len; j++) {
+                float v = xr[j];
+                if (tau > 0.0f) {
+                    uint64_t idx = (uint64_t)b * (uint64_t)W + (uint64_t)j;
+                    uint32_t u32 = gen_philox_at(seed, stream, offset, idx);
+                    float u = ((float)(u32 >> 8) + 0.5f) * (1.0f / 16777216.0f); /* (0,1) */
+                    v = (v - logf(-logf(u))) / tau;
+                }
+                yr[j] = v;
+                if (v > mx) mx = v;
+            }
+            float tot = 0.0f;
+            for (int j = sp->start; j < sp->start + sp->len; j++) {
+                yr[j] = expf(yr[j] - mx);
+                tot += yr[j];
+            }
+            float inv = 1.0f / tot;
+            for (int j = sp->start; j < sp->start + sp->len; j++) yr[j] *= inv;
+        }
+    }
+}
+
+static void cpu_activate_backward(gen_backend *be, float *dx, int lddx, const float *dout,
+                                  int lddo, const float *out, int ldo, int B,
+                                  const gen_act_span *spans, int nspans, float tau) {
+    (void)be;
+    float itau = tau > 0.0f ? 1.0f / tau : 1.0f;
+    for (int b = 0; b < B; b++) {
+        float *dxr = dx + (size_t)b * lddx;
+        const float *dyr = dout + (size_t)b * lddo;
+        const float *yr = out + (size_t)b * ldo;
+        for (int s = 0; s < nspans; s++) {
+            const gen_act_span *sp = &spans[s];
+            if (!sp->softmax) {
+                for (int j = sp->start; j < sp->start + sp->len; j++)
+                    dxr[j] += dyr[j] * (1.0f - yr[j] * yr[j]);
+                continue;
+            }
+            float dot = 0.0f;
+            for (int j = sp->start; j < sp->start + sp->len; j++) dot += yr[j] * dyr[j];
+            for (int j = sp->start; j < sp->start + sp->len; j++)
+                dxr[j] += itau * yr[j] * (dyr[j] - dot);
+        }
+    }
+}
+
+static void cpu_cross_entropy_rows(gen_backend *be, float *loss, float *dlogits, int ldd,
+                                   const float *logits, int ldl, int B, const int32_t *start,
+                                   const int32_t *len, const int32_t *target, float scale) {
+    (void)be;
+    double tot = 0;
+    for (int b = 0; b < B; b++) {
+        if (len[b] <= 0) continue;
+        const float *l = logits + (size_t)b * ldl + start[b];
+        float mx = -INFINITY;
+        for (int j = 0; j < len[b]; j++) mx = l[j] > mx ? l[j] : mx;
+        double z = 0;
+        for (int j = 0; j < len[b]; j++) z += exp((double)l[j] - mx);
+        double lse = mx + log(z);
+        tot += lse - l[target[b] - start[b]];
+        if (dlogits) {
+            float *d = dlogits + (size_t)b * ldd + start[b];
+            for (int j = 0; j < len[b]; j++) {
+                double p = exp((double)l[j] - lse);
+                d[j] += scale * (float)(p - (j == target[b] - start[b] ? 1.0 : 0.0));
+            }
+        }
+    }
+    if (loss) loss[0] = (float)(scale * tot);
+}
+
+/* ---- WGAN-GP -------------------------------------------------------------------------------- */
+static void cpu_interpolate_groups(gen_backend *be, float *out, const float *real,
+                                   const float *fake, const float *alpha, int B, int w, int pac) {
+    (void)be;
+    for (int i = 0; i < B; i++) {
+        float a = alpha[i / pac];
+        for (int j = 0; j < w; j++) {
+            size_t k = (size_t)i * w + j;
+            out[k] = a * real[k] + (1.0f - a) * fake[k];
+        }
+    }
+}
+static void cpu_gp_penalty(gen_backend *be, float *pen, float *U, const float *G, int n,
+                           int width, float lambda) {
+    (void)be;
+    double tot = 0;
+    for (int g = 0; g < n; g++) {
+        const float *row = G + (size_t)g * width;
+        double ss = 0;
+        for (int j = 0; j < width; j++) ss += (double)row[j] * row[j];
+        double norm = sqrt(ss);
+        tot += (norm - 1) * (norm - 1);
+        double coef = norm > 0 ? 2.0 * lambda / n * (norm - 1) / norm : 0.0;
+        for (int j = 0; j < width; j++) U[(size_t)g * width + j] = (float)(coef * row[j]);
+    }
+    pen[0] = (float)(lambda * tot / n);
+}
+
+/* ---- Adam ----------------------------------------------------------------------------------- */
+static void cpu_adam(gen_backend *be, float *param, const float *grad, float *m, float *v,
+                     size_t n, float lr, float beta1, float beta2, float eps, float weight_decay,
+                     int64_t t) {
+    (void)be;
+    double bc1 = 1.0 - pow(beta1, (double)t), bc2 = 1.0 - pow(beta2, (double)t);
+    float step = (float)(lr / bc1);
+    float isbc2 = (float)(1.0 / sqrt(bc2));
+    for (size_t i = 0; i < n; i++) {
+        float g = grad[i] + weight_decay * param[i];
+        m[i] = beta1 * m[i] + (1.0f - beta1) * g;
+        v[i] = beta2 * v[i] + (1.0f - beta2) * g * g;
+        param[i] -= step * m[i] / (sqrtf(v[i]) * isbc2 + eps);
+    }
+}
+
+/* ---- random fills --------------------------------------------------------------------------- */
+static void cpu_fill_normal(gen_backend *be, float *x, size_t n, uint64_t seed, uint64_t stream,
+                            uint64_t offset) {
+    (void)be;
+    for (size_t i = 0; i < n; i++) x[i] = gen_philox_normal_at(seed, stream, offset, i);
+}
+static void cpu_fill_uniform(gen_backend *be, float *x, size_t n, uint64_t seed, uint64_t stream,
+                             uint64_t offset) {
+    (void)be;
+    for (size_t i = 0; i < n; i++) x[i] = gen_u32_to_unit(gen_philox_at(seed, stream, offset, i));
+}
+static int cpu_any_nonfinite(gen_backend *be, const float *x, size_t n) {
+    (void)be;
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(x[i])) return 1;
+    return 0;
+}
+
+static void cpu_destroy(gen_backend *be) { free(be); }
+
+static const gen_backend_ops cpu_ops = {
+    .name = "cpu",
+    .alloc = cpu_alloc,
+    .free = cpu_free,
+    .upload = cpu_copy,
+    .download = cpu_copy,
+    .zero = cpu_zero,
+    .copy2d = cpu_copy2d,
+    .gemm = cpu_gemm,
+    .linear_forward = cpu_linear_forward,
+    .linear_backward = cpu_linear_backward,
+    .relu_forward = cpu_relu_forward,
+    .relu_backward = cpu_relu_backward,
+    .leaky_relu_forward = cpu_leaky_relu_forward,
+    .leaky_relu_backward = cpu_leaky_relu_backward,
+    .dropout_forward = cpu_dropout_forward,
+    .mul = cpu_mul,
+    .mul_acc = cpu_mul_acc,
+    .leaky_slope_mask = cpu_leaky_slope_mask,
+    .mul_rowvec = cpu_mul_rowvec,
+    .sum = cpu_sum,
+    .batchnorm_forward = cpu_batchnorm_forward,
+    .batchnorm_forward_eval = cpu_batchnorm_forward_eval,
+    .batchnorm_update_running = cpu_batchnorm_update_running,
+    .batchnorm_backward = cpu_batchnorm_backward,
+    .activate_forward = cpu_activate_forward,
+    .activate_backward = cpu_activate_backward,
+    .cross_entropy_rows = cpu_cross_entropy_rows,
+    .interpolate_groups = cpu_interpolate_groups,
+    .gp_penalty = cpu_gp_penalty,
+    .colsum_acc = cpu_colsum_acc,
+    .adam = cpu_adam,
+    .fill_normal = cpu_fill_normal,
+    .fill_uniform = cpu_fill_uniform,
+    .any_nonfinite = cpu_any_nonfinite,
+    .destroy = cpu_destroy,
+};
+
+genesis_status gen_backend_cpu_create(genesis_ctx *ctx, int threads, gen_backend **out) {
+    gen_backend *be = calloc(1, sizeof *be);
+    GEN_RETURN_IF(!be, ctx, GENESIS_ERR_NOMEM, "out of memory creating the CPU backend");
+    be->ops = &cpu_ops;
+    be->ctx = ctx;
+    be->threads = threads > 0 ? threads : gen_ctx_threads(ctx);
+    openblas_set_num_threads(be->threads);
+    *out = be;
+    return GENESIS_OK;
+}
+
+void gen_backend_free(gen_backend *be) {
+    if (be) be->ops->destroy(be);
+}
