@@ -70,6 +70,7 @@ typedef struct gen_transformer {
     gen_span *spans;                 /* [nspans] in layout order */
     int data_dim;                    /* width of an encoded row */
     char delimiter;                  /* for output */
+    int clamp_range;                 /* decoded values stay inside [min, max] */
 } gen_transformer;
 
 typedef struct gen_transform_opts {

@@ -1,0 +1,537 @@
+/*
+ * ctgan.c — CTGAN (Xu et al., "Modeling Tabular Data using Conditional GAN", NeurIPS 2019)
+ * written once against gen_backend_ops, exactly as the reference behaves
+ * (specs/ctgan_tvae.md §4):
+ *   generator: z' = [z (emb), cond]; two residual blocks h = ReLU(BN(Linear(in))),
+ *     out = [h, in]; a final Linear to data_dim; tanh / Gumbel-softmax (tau 0.2) per span;
+ *   discriminator: pac rows packed into one input; Linear-LeakyReLU(0.2)-Dropout(0.5) twice,
+ *     Linear to 1; WGAN loss + gradient penalty (lambda 10) whose gradient w.r.t. the
+ *     discriminator's weights is the explicit double-backward of §4.6 (ctgan_gp_backward);
+ *   conditional loss: cross entropy of the selected discrete column's logits (§4.7);
+ *   Adam (lr 2e-4, betas 0.5/0.9, L2 decay 1e-6) for both networks.
+ * Memory follows llm.c: one allocation per buffer kind (parameters, gradients, Adam m/v,
+ * activations), filled from size tables into named pointers. The row layout of the
+ * generator's residual stack is X = [h2 | h1 | z'] so each block's input is a suffix of X.
+ * Derivations: docs/layers.md.
+ */
+#include <math.h>
+#include <string.h>
+#include <time.h>
+
+#include "ctgan.h"
+#include "model_io.h"
+#include "sampler.h"
+
+#define CT_TAU 0.2f
+#define CT_LRELU 0.2f
+#define CT_DROPOUT 0.5f
+#define CT_GP_LAMBDA 10.0f
+#define CT_BN_EPS 1e-5f
+#define CT_BN_MOMENTUM 0.1f
+
+/* ---- arenas --------------------------------------------------------------------------- */
+
+/* Points ptrs[i] at consecutive slices of base with sizes[i] floats; returns the total. */
+static size_t arena_point(float *base, float **ptrs[], const size_t *sizes, int n) {
+    size_t off = 0;
+    for (int i = 0; i < n; i++) {
+        if (base) *ptrs[i] = base + off;
+        off += sizes[i];
+    }
+    return off;
+}
+
+static void ctgan_param_sizes(const ctgan *c, size_t gs[CT_G_NT], size_t ds[CT_D_NT]) {
+    int g = c->gdim;
+    gs[0] = (size_t)g * c->d0; gs[1] = g; gs[2] = g; gs[3] = g;
+    gs[4] = (size_t)g * c->d1; gs[5] = g; gs[6] = g; gs[7] = g;
+    gs[8] = (size_t)c->data_dim * c->d2; gs[9] = c->data_dim;
+    ds[0] = (size_t)c->ddim * c->pacw; ds[1] = c->ddim;
+    ds[2] = (size_t)c->ddim * c->ddim; ds[3] = c->ddim;
+    ds[4] = c->ddim; ds[5] = 1;
+}
+
+static void point_gen(ctgan_gen_tensors *t, float *base, const size_t *gs) {
+    float **p[CT_G_NT] = {&t->W1, &t->b1, &t->bn1g, &t->bn1b, &t->W2,
+                          &t->b2, &t->bn2g, &t->bn2b, &t->W3, &t->b3};
+    arena_point(base, p, gs, CT_G_NT);
+}
+static void point_dis(ctgan_dis_tensors *t, float *base, const size_t *ds) {
+    float **p[CT_D_NT] = {&t->W1, &t->b1, &t->W2, &t->b2, &t->W3, &t->b3};
+    arena_point(base, p, ds, CT_D_NT);
+}
+
+/* Activations: one allocation, named pointers. */
+static size_t ctgan_point_acts(ctgan *c, float *base) {
+    size_t B = c->B, n = c->n, g = c->gdim, dd = c->ddim;
+    ctgan_acts *a = &c->act;
+    float **p[] = {&a->z, &a->zin, &a->X, &a->pre1, &a->bn1, &a->h1, &a->mean1, &a->rstd1,
+                   &a->pre2, &a->bn2, &a->h2, &a->mean2, &a->rstd2, &a->gout, &a->fake,
+                   &a->real, &a->dX, &a->dh, &a->dbn, &a->dpre, &a->dgout, &a->dfake,
+                   &a->a1, &a->l1, &a->m1, &a->o1, &a->a2, &a->l2, &a->m2, &a->o2, &a->y,
+                   &a->dy_pos, &a->dy_neg, &a->do2, &a->dl, &a->da2, &a->do1, &a->da1, &a->alpha, &a->xhat,
+                   &a->s1, &a->s2, &a->r1, &a->r2, &a->gd1, &a->G, &a->U, &a->q1, &a->p1,
+                   &a->q2, &a->p2, &a->scal, &a->cond};
+    size_t sz[] = {B * c->emb, B * c->d0, B * c->d2, B * g, B * g, B * g, g, g,
+                   B * g, B * g, B * g, g, g, B * c->data_dim, B * c->w,
+                   B * c->w, B * c->d2, B * g, B * g, B * g, B * c->data_dim, B * c->w,
+                   n * dd, n * dd, n * dd, n * dd, n * dd, n * dd, n * dd, n * dd, n,
+                   n, n, n * dd, n * dd, n * dd, n * dd, n * dd, n, B * c->w,
+                   n * dd, n * dd, n * dd, n * dd, n * dd, n * c->pacw, n * c->pacw, n * dd, n * dd,
+                   n * dd, n * dd, 16, B * (size_t)(c->cond_dim > 0 ? c->cond_dim : 1)};
+    GEN_ASSERT(sizeof p / sizeof p[0] == sizeof sz / sizeof sz[0]);
+    return arena_point(base, p, sz, (int)(sizeof sz / sizeof sz[0]));
+}
+
+/* ---- create / free ------------------------------------------------------------------------ */
+
+void ctgan_free(ctgan *c) {
+    if (!c) return;
+    gen_backend *be = c->be;
+    if (be) {
+        be->ops->free(be, c->gparams); be->ops->free(be, c->ggrads);
+        be->ops->free(be, c->gm); be->ops->free(be, c->gv);
+        be->ops->free(be, c->gstats);
+        be->ops->free(be, c->dparams); be->ops->free(be, c->dgrads);
+        be->ops->free(be, c->dm); be->ops->free(be, c->dv);
+        be->ops->free(be, c->acts);
+        be->ops->free(be, c->ce_idx);
+    }
+    free(c->spans);
+    free(c->host_col);
+    free(c);
+}
+
+genesis_status ctgan_create(genesis_ctx *ctx, gen_backend *be, const ctgan_config *cfg,
+                            const gen_act_span *spans, int nspans, ctgan **out) {
+    *out = NULL;
+    ctgan *c = calloc(1, sizeof *c);
+    GEN_RETURN_IF(!c, ctx, GENESIS_ERR_NOMEM, "out of memory creating CTGAN");
+    c->be = be;
+    c->B = cfg->batch; c->pac = cfg->pac; c->emb = cfg->emb; c->gdim = cfg->gdim;
+    c->ddim = cfg->ddim; c->data_dim = cfg->data_dim; c->cond_dim = cfg->cond_dim;
+    c->n = c->B / c->pac;
+    c->d0 = c->emb + c->cond_dim;
+    c->d1 = c->gdim + c->d0;
+    c->d2 = 2 * c->gdim + c->d0;
+    c->w = c->data_dim + c->cond_dim;
+    c->pacw = c->pac * c->w;
+    c->nspans = nspans;
+    c->spans = calloc((size_t)(nspans ? nspans : 1), sizeof *spans);
+    c->host_col = calloc((size_t)c->B * 4, sizeof(int32_t));
+    if (!c->spans || !c->host_col) goto nomem;
+    memcpy(c->spans, spans, (size_t)nspans * sizeof *spans);
+
+    size_t gs[CT_G_NT], ds[CT_D_NT];
+    ctgan_param_sizes(c, gs, ds);
+    for (int i = 0; i < CT_G_NT; i++) c->gcount += gs[i];
+    for (int i = 0; i < CT_D_NT; i++) c->dcount += ds[i];
+    size_t gb = c->gcount * sizeof(float), db = c->dcount * sizeof(float);
+    c->gparams = be->ops->alloc(be, gb); c->ggrads = be->ops->alloc(be, gb);
+    c->gm = be->ops->alloc(be, gb); c->gv = be->ops->alloc(be, gb);
+    c->gstats = be->ops->alloc(be, 4 * (size_t)c->gdim * sizeof(float));
+    c->dparams = be->ops->alloc(be, db); c->dgrads = be->ops->alloc(be, db);
+    c->dm = be->ops->alloc(be, db); c->dv = be->ops->alloc(be, db);
+    size_t nacts = ctgan_point_acts(c, NULL);
+    c->acts = be->ops->alloc(be, gen_mul_size(nacts, sizeof(float)));
+    c->ce_idx = be->ops->alloc(be, (size_t)c->B * 3 * sizeof(int32_t));
+    if (!c->gparams || !c->ggrads || !c->gm || !c->gv || !c->gstats || !c->dparams ||
+        !c->dgrads || !c->dm || !c->dv || !c->acts || !c->ce_idx)
+        goto nomem;
+    point_gen(&c->gp, c->gparams, gs);
+    point_gen(&c->gg, c->ggrads, gs);
+    point_dis(&c->dp, c->dparams, ds);
+    point_dis(&c->dg, c->dgrads, ds);
+    ctgan_point_acts(c, c->acts);
+    {
+        float *h = malloc((size_t)c->n * 2 * sizeof(float));
+        if (!h) goto nomem;
+        for (int k = 0; k < c->n; k++) {
+            h[k] = 1.0f / c->n;
+            h[c->n + k] = -1.0f / c->n;
+        }
+        be->ops->upload(be, c->act.dy_pos, h, (size_t)c->n * sizeof(float));
+        be->ops->upload(be, c->act.dy_neg, h + c->n, (size_t)c->n * sizeof(float));
+        free(h);
+    }
+    *out = c;
+    return GENESIS_OK;
+nomem:
+    ctgan_free(c);
+    return gen_set_error(ctx, GENESIS_ERR_NOMEM,
+                         "out of memory allocating CTGAN (batch %d, data width %d, cond width %d)",
+                         cfg->batch, cfg->data_dim, cfg->cond_dim);
+}
+
+/* torch.nn.Linear init: W, b ~ U(-1/sqrt(fan_in), 1/sqrt(fan_in)); BN gamma 1, beta 0. */
+static void init_uniform(float *x, size_t n, int fan_in, gen_rng *r) {
+    float bound = 1.0f / sqrtf((float)fan_in);
+    for (size_t i = 0; i < n; i++) x[i] = bound * (2.0f * (float)gen_rng_uniform(r) - 1.0f);
+}
+
+genesis_status ctgan_init_weights(ctgan *c, uint64_t seed) {
+    gen_backend *be = c->be;
+    float *hg = malloc(c->gcount * sizeof(float)), *hd = malloc(c->dcount * sizeof(float));
+    float *hs = malloc(4 * (size_t)c->gdim * sizeof(float));
+    if (!hg || !hd || !hs) {
+        free(hg); free(hd); free(hs);
+        return gen_set_error(be->ctx, GENESIS_ERR_NOMEM, "out of memory initialising CTGAN");
+    }
+    size_t gs[CT_G_NT], ds[CT_D_NT];
+    ctgan_param_sizes(c, gs, ds);
+    ctgan_gen_tensors g;
+    ctgan_dis_tensors d;
+    point_gen(&g, hg, gs);
+    point_dis(&d, hd, ds);
+    gen_rng r;
+    gen_rng_init(&r, seed, GEN_STREAM_INIT);
+    init_uniform(g.W1, gs[0], c->d0, &r); init_uniform(g.b1, gs[1], c->d0, &r);
+    init_uniform(g.W2, gs[4], c->d1, &r); init_uniform(g.b2, gs[5], c->d1, &r);
+    init_uniform(g.W3, gs[8], c->d2, &r); init_uniform(g.b3, gs[9], c->d2, &r);
+    for (int i = 0; i < c->gdim; i++) {
+        g.bn1g[i] = 1; g.bn1b[i] = 0; g.bn2g[i] = 1; g.bn2b[i] = 0;
+        hs[i] = 0; hs[c->gdim + i] = 1; hs[2 * c->gdim + i] = 0; hs[3 * c->gdim + i] = 1;
+    }
+    init_uniform(d.W1, ds[0], c->pacw, &r); init_uniform(d.b1, ds[1], c->pacw, &r);
+    init_uniform(d.W2, ds[2], c->ddim, &r); init_uniform(d.b2, ds[3], c->ddim, &r);
+    init_uniform(d.W3, ds[4], c->ddim, &r); init_uniform(d.b3, ds[5], c->ddim, &r);
+    be->ops->upload(be, c->gparams, hg, c->gcount * sizeof(float));
+    be->ops->upload(be, c->dparams, hd, c->dcount * sizeof(float));
+    be->ops->upload(be, c->gstats, hs, 4 * (size_t)c->gdim * sizeof(float));
+    be->ops->zero(be, c->gm, c->gcount); be->ops->zero(be, c->gv, c->gcount);
+    be->ops->zero(be, c->dm, c->dcount); be->ops->zero(be, c->dv, c->dcount);
+    c->gstep = c->dstep = 0;
+    free(hg); free(hd); free(hs);
+    return GENESIS_OK;
+}
+
+/* Next fresh block of the Philox noise stream for n elements. */
+static uint64_t noise_offset(ctgan *c, size_t n) {
+    uint64_t o = c->noise_off;
+    c->noise_off += (n + 3) / 4 + 1;
+    return o;
+}
+
+/* ---- generator ------------------------------------------------------------------------------- */
+
+/* act->zin (B x d0) must hold [z, cond]. Writes act->gout (B x data_dim). */
+void ctgan_gen_forward(ctgan *c, int train_bn) {
+    gen_backend *be = c->be;
+    const gen_backend_ops *o = be->ops;
+    ctgan_acts *a = &c->act;
+    ctgan_gen_tensors *p = &c->gp;
+    int B = c->B, g = c->gdim, d0 = c->d0, d1 = c->d1, d2 = c->d2;
+    float *rm1 = c->gstats, *rv1 = rm1 + g, *rm2 = rv1 + g, *rv2 = rm2 + g;
+    o->copy2d(be, a->X + 2 * g, d2, a->zin, d0, B, d0);
+    /* block 1 */
+    o->linear_forward(be, a->pre1, g, a->zin, d0, p->W1, p->b1, B, d0, g);
+    if (train_bn) {
+        o->batchnorm_forward(be, a->bn1, a->mean1, a->rstd1, a->pre1, p->bn1g, p->bn1b, B, g, CT_BN_EPS);
+        o->batchnorm_update_running(be, rm1, rv1, a->mean1, a->rstd1, B, g, CT_BN_MOMENTUM, CT_BN_EPS);
+    } else {
+        o->batchnorm_forward_eval(be, a->bn1, a->pre1, rm1, rv1, p->bn1g, p->bn1b, B, g, CT_BN_EPS);
+    }
+    o->relu_forward(be, a->h1, a->bn1, (size_t)B * g);
+    o->copy2d(be, a->X + g, d2, a->h1, g, B, g);
+    /* block 2: input X[:, g:] = [h1, z'] */
+    o->linear_forward(be, a->pre2, g, a->X + g, d2, p->W2, p->b2, B, d1, g);
+    if (train_bn) {
+        o->batchnorm_forward(be, a->bn2, a->mean2, a->rstd2, a->pre2, p->bn2g, p->bn2b, B, g, CT_BN_EPS);
+        o->batchnorm_update_running(be, rm2, rv2, a->mean2, a->rstd2, B, g, CT_BN_MOMENTUM, CT_BN_EPS);
+    } else {
+        o->batchnorm_forward_eval(be, a->bn2, a->pre2, rm2, rv2, p->bn2g, p->bn2b, B, g, CT_BN_EPS);
+    }
+    o->relu_forward(be, a->h2, a->bn2, (size_t)B * g);
+    o->copy2d(be, a->X, d2, a->h2, g, B, g);
+    /* output layer on X = [h2, h1, z'] */
+    o->linear_forward(be, a->gout, c->data_dim, a->X, d2, p->W3, p->b3, B, d2, c->data_dim);
+}
+
+/* Backward from act->dgout (B x data_dim) into c->gg (+=). Uses the forward's activations. */
+void ctgan_gen_backward(ctgan *c) {
+    gen_backend *be = c->be;
+    const gen_backend_ops *o = be->ops;
+    ctgan_acts *a = &c->act;
+    ctgan_gen_tensors *p = &c->gp, *d = &c->gg;
+    int B = c->B, g = c->gdim, d0 = c->d0, d1 = c->d1, d2 = c->d2;
+    size_t Bg = (size_t)B * g;
+    o->zero(be, a->dX, (size_t)B * d2);
+    o->linear_backward(be, a->dX, d2, d->W3, d->b3, a->dgout, c->data_dim, a->X, d2, p->W3, B, d2,
+                       c->data_dim);
+    /* block 2 */
+    o->copy2d(be, a->dh, g, a->dX, d2, B, g);
+    o->zero(be, a->dbn, Bg);
+    o->relu_backward(be, a->dbn, a->dh, a->h2, Bg);
+    o->zero(be, a->dpre, Bg);
+    o->batchnorm_backward(be, a->dpre, d->bn2g, d->bn2b, a->dbn, a->pre2, a->mean2, a->rstd2, p->bn2g, B, g);
+    o->linear_backward(be, a->dX + g, d2, d->W2, d->b2, a->dpre, g, a->X + g, d2, p->W2, B, d1, g);
+    /* block 1 */
+    o->copy2d(be, a->dh, g, a->dX + g, d2, B, g);
+    o->zero(be, a->dbn, Bg);
+    o->relu_backward(be, a->dbn, a->dh, a->h1, Bg);
+    o->zero(be, a->dpre, Bg);
+    o->batchnorm_backward(be, a->dpre, d->bn1g, d->bn1b, a->dbn, a->pre1, a->mean1, a->rstd1, p->bn1g, B, g);
+    o->linear_backward(be, NULL, 0, d->W1, d->b1, a->dpre, g, a->zin, d0, p->W1, B, d0, g);
+}
+
+/* ---- discriminator -------------------------------------------------------------------------- */
+
+/* x: B rows of width w = n packed rows of width pac*w. Writes act->y (n). */
+void ctgan_dis_forward(ctgan *c, const float *x) {
+    gen_backend *be = c->be;
+    const gen_backend_ops *o = be->ops;
+    ctgan_acts *a = &c->act;
+    ctgan_dis_tensors *p = &c->dp;
+    int n = c->n, dd = c->ddim;
+    size_t nd = (size_t)n * dd;
+    o->linear_forward(be, a->a1, dd, x, c->pacw, p->W1, p->b1, n, c->pacw, dd);
+    o->leaky_relu_forward(be, a->l1, a->a1, nd, CT_LRELU);
+    o->dropout_forward(be, a->o1, a->m1, a->l1, nd, CT_DROPOUT, c->seed, GEN_STREAM_NOISE,
+                       noise_offset(c, nd));
+    o->linear_forward(be, a->a2, dd, a->o1, dd, p->W2, p->b2, n, dd, dd);
+    o->leaky_relu_forward(be, a->l2, a->a2, nd, CT_LRELU);
+    o->dropout_forward(be, a->o2, a->m2, a->l2, nd, CT_DROPOUT, c->seed, GEN_STREAM_NOISE,
+                       noise_offset(c, nd));
+    o->linear_forward(be, a->y, 1, a->o2, dd, p->W3, p->b3, n, dd, 1);
+}
+
+/* Backward from dy (n). dx (B x w) += d/dx when non-NULL; weight grads into c->dg when
+ * with_weights. */
+void ctgan_dis_backward(ctgan *c, const float *x, const float *dy, float *dx, int with_weights) {
+    gen_backend *be = c->be;
+    const gen_backend_ops *o = be->ops;
+    ctgan_acts *a = &c->act;
+    ctgan_dis_tensors *p = &c->dp, *d = with_weights ? &c->dg : NULL;
+    int n = c->n, dd = c->ddim;
+    size_t nd = (size_t)n * dd;
+    o->zero(be, a->do2, nd);
+    o->linear_backward(be, a->do2, dd, d ? d->W3 : NULL, d ? d->b3 : NULL, dy, 1, a->o2, dd,
+                       p->W3, n, dd, 1);
+    o->mul(be, a->dl, a->do2, a->m2, nd);
+    o->zero(be, a->da2, nd);
+    o->leaky_relu_backward(be, a->da2, a->dl, a->a2, nd, CT_LRELU);
+    o->zero(be, a->do1, nd);
+    o->linear_backward(be, a->do1, dd, d ? d->W2 : NULL, d ? d->b2 : NULL, a->da2, dd, a->o1, dd,
+                       p->W2, n, dd, dd);
+    o->mul(be, a->dl, a->do1, a->m1, nd);
+    o->zero(be, a->da1, nd);
+    o->leaky_relu_backward(be, a->da1, a->dl, a->a1, nd, CT_LRELU);
+    o->linear_backward(be, dx, c->pacw, d ? d->W1 : NULL, d ? d->b1 : NULL, a->da1, dd, x,
+                       c->pacw, p->W1, n, c->pacw, dd);
+}
+
+/* Gradient penalty on act->xhat (after ctgan_dis_forward(c, act->xhat) filled a1, m1, a2,
+ * m2): pen = lambda * mean_g (|dD/dxhat_g| - 1)^2; adds d pen / d weights to c->dg and
+ * returns pen in act->scal[2]. The explicit double-backward of specs/ctgan_tvae.md §4.6. */
+void ctgan_gp_backward(ctgan *c) {
+    gen_backend *be = c->be;
+    const gen_backend_ops *o = be->ops;
+    ctgan_acts *a = &c->act;
+    ctgan_dis_tensors *p = &c->dp, *d = &c->dg;
+    int n = c->n, dd = c->ddim, pw = c->pacw;
+    size_t nd = (size_t)n * dd;
+    o->leaky_slope_mask(be, a->s1, a->a1, a->m1, nd, CT_LRELU);
+    o->leaky_slope_mask(be, a->s2, a->a2, a->m2, nd, CT_LRELU);
+    o->mul_rowvec(be, a->r2, a->s2, p->W3, n, dd);                          /* g_a2 */
+    o->gemm(be, 0, 0, n, dd, dd, 1.0f, a->r2, dd, p->W2, dd, 0.0f, a->gd1, dd); /* g_d1 */
+    o->mul(be, a->r1, a->s1, a->gd1, nd);                                   /* g_a1 */
+    o->gemm(be, 0, 0, n, pw, dd, 1.0f, a->r1, dd, p->W1, pw, 0.0f, a->G, pw);   /* dD/dx */
+    o->gp_penalty(be, a->scal + 2, a->U, a->G, n, pw, CT_GP_LAMBDA);
+    o->gemm(be, 1, 0, dd, pw, n, 1.0f, a->r1, dd, a->U, pw, 1.0f, d->W1, pw);
+    o->gemm(be, 0, 1, n, dd, pw, 1.0f, a->U, pw, p->W1, pw, 0.0f, a->q1, dd);
+    o->mul(be, a->p1, a->s1, a->q1, nd);
+    o->gemm(be, 1, 0, dd, dd, n, 1.0f, a->r2, dd, a->p1, dd, 1.0f, d->W2, dd);
+    o->gemm(be, 0, 1, n, dd, dd, 1.0f, a->p1, dd, p->W2, dd, 0.0f, a->q2, dd);
+    o->mul(be, a->p2, a->s2, a->q2, nd);
+    o->colsum_acc(be, d->W3, a->p2, n, dd);
+}
+
+/* ---- one training step ------------------------------------------------------------------------ */
+
+/* Fills act->zin = [z ~ N(0,1), one-hot cond of (col, cat)] and act->cond. */
+static void make_generator_input(ctgan *c, const gen_cond_sampler *s, const int32_t *col,
+                                 const int32_t *cat, float *host_cond) {
+    gen_backend *be = c->be;
+    const gen_backend_ops *o = be->ops;
+    ctgan_acts *a = &c->act;
+    size_t nz = (size_t)c->B * c->emb;
+    o->fill_normal(be, a->z, nz, c->seed, GEN_STREAM_NOISE, noise_offset(c, nz));
+    o->copy2d(be, a->zin, c->d0, a->z, c->emb, c->B, c->emb);
+    if (c->cond_dim > 0) {
+        gen_cond_sampler_onehot(s, col, cat, c->B, host_cond, c->cond_dim);
+        o->upload(be, a->cond, host_cond, (size_t)c->B * c->cond_dim * sizeof(float));
+        o->copy2d(be, a->zin + c->emb, c->d0, a->cond, c->cond_dim, c->B, c->cond_dim);
+    }
+}
+
+/* act->fake = [activate(gout), cond] */
+static void make_fake_rows(ctgan *c) {
+    gen_backend *be = c->be;
+    const gen_backend_ops *o = be->ops;
+    ctgan_acts *a = &c->act;
+    size_t ne = (size_t)c->B * c->data_dim;
+    o->activate_forward(be, a->fake, c->w, a->gout, c->data_dim, c->B, c->spans, c->nspans, CT_TAU,
+                        c->seed, GEN_STREAM_NOISE, noise_offset(c, ne));
+    if (c->cond_dim > 0)
+        o->copy2d(be, a->fake + c->data_dim, c->w, a->cond, c->cond_dim, c->B, c->cond_dim);
+}
+
+genesis_status ctgan_train_step(ctgan *c, const gen_transformer *tf, const gen_encoded *enc,
+                                const gen_cond_sampler *s, gen_rng *rng, float *host_buf,
+                                ctgan_step_losses *losses) {
+    gen_backend *be = c->be;
+    const gen_backend_ops *o = be->ops;
+    ctgan_acts *a = &c->act;
+    int B = c->B, n = c->n, w = c->w;
+    int32_t *col = c->host_col, *cat = col + B, *perm = cat + B;
+    int64_t *rows = (int64_t *)(void *)host_buf;
+    float *host_real = host_buf + 2 * (size_t)B; /* after the row ids */
+    float *host_cond = host_real + (size_t)B * w;
+    float loss_d = 0, pen = 0;
+
+    for (int ds = 0; ds < c->dis_steps; ds++) {
+        /* conditions, generator input, and the matching real rows (shuffled, §4.5 step 2) */
+        if (s->n_disc > 0) {
+            gen_cond_sampler_draw(s, rng, B, col, cat);
+        }
+        make_generator_input(c, s, col, cat, host_cond);
+        for (int b = 0; b < B; b++) perm[b] = b;
+        for (int b = B - 1; b > 0; b--) {
+            int j = (int)gen_rng_below(rng, (uint64_t)b + 1);
+            int32_t t = perm[b]; perm[b] = perm[j]; perm[j] = t;
+        }
+        for (int b = 0; b < B; b++)
+            rows[b] = s->n_disc > 0 ? gen_cond_sampler_pick_row(s, rng, col[perm[b]], cat[perm[b]])
+                                    : (int64_t)gen_rng_below(rng, (uint64_t)enc->nrows);
+        gen_encoded_gather(tf, enc, rows, B, host_real, w);
+        for (int b = 0; b < B && c->cond_dim > 0; b++)
+            memcpy(host_real + (size_t)b * w + c->data_dim, host_cond + (size_t)perm[b] * c->cond_dim,
+                   (size_t)c->cond_dim * sizeof(float));
+        o->upload(be, a->real, host_real, (size_t)B * w * sizeof(float));
+
+        ctgan_gen_forward(c, 1);
+        make_fake_rows(c);
+
+        o->zero(be, c->dgrads, c->dcount);
+        /* WGAN: loss_d = -(mean D(real) - mean D(fake)) */
+        ctgan_dis_forward(c, a->fake);
+        o->sum(be, a->scal, a->y, (size_t)n);
+        ctgan_dis_backward(c, a->fake, a->dy_pos, NULL, 1);
+        ctgan_dis_forward(c, a->real);
+        o->sum(be, a->scal + 1, a->y, (size_t)n);
+        ctgan_dis_backward(c, a->real, a->dy_neg, NULL, 1);
+        /* gradient penalty on interpolates, alpha shared per pac group */
+        o->fill_uniform(be, a->alpha, (size_t)n, c->seed, GEN_STREAM_NOISE, noise_offset(c, (size_t)n));
+        o->interpolate_groups(be, a->xhat, a->real, a->fake, a->alpha, B, w, c->pac);
+        ctgan_dis_forward(c, a->xhat);
+        ctgan_gp_backward(c);
+        float sc[3];
+        o->download(be, sc, a->scal, sizeof sc);
+        loss_d = -(sc[1] - sc[0]) / n;
+        pen = sc[2];
+        if (!isfinite(loss_d) || !isfinite(pen) || o->any_nonfinite(be, c->dgrads, c->dcount))
+            return gen_set_error(be->ctx, GENESIS_ERR_DIVERGED,
+                                 "CTGAN diverged at discriminator step %lld (loss %g, penalty %g); "
+                                 "try a smaller learning rate or another seed",
+                                 (long long)c->dstep + 1, loss_d, pen);
+        c->dstep++;
+        o->adam(be, c->dparams, c->dgrads, c->dm, c->dv, c->dcount, c->dis_lr, 0.5f, 0.9f, 1e-8f,
+                c->dis_decay, c->dstep);
+    }
+
+    /* generator step */
+    if (s->n_disc > 0) gen_cond_sampler_draw(s, rng, B, col, cat);
+    make_generator_input(c, s, col, cat, host_cond);
+    ctgan_gen_forward(c, 1);
+    make_fake_rows(c);
+    ctgan_dis_forward(c, a->fake);
+    o->sum(be, a->scal, a->y, (size_t)n);
+    o->zero(be, a->dfake, (size_t)B * w);
+    ctgan_dis_backward(c, a->fake, a->dy_neg, a->dfake, 0);
+    o->zero(be, a->dgout, (size_t)B * c->data_dim);
+    o->activate_backward(be, a->dgout, c->data_dim, a->dfake, w, a->fake, w, B, c->spans, c->nspans,
+                         CT_TAU);
+    float ce = 0;
+    if (s->n_disc > 0) {
+        int32_t *hidx = (int32_t *)(void *)host_cond;
+        for (int b = 0; b < B; b++) {
+            int d = col[b];
+            hidx[b] = s->data_start[d];
+            hidx[B + b] = s->n_cat[d];
+            hidx[2 * B + b] = s->data_start[d] + cat[b];
+        }
+        o->upload(be, c->ce_idx, hidx, (size_t)B * 3 * sizeof(int32_t));
+        o->cross_entropy_rows(be, a->scal + 3, a->dgout, c->data_dim, a->gout, c->data_dim, B,
+                              c->ce_idx, c->ce_idx + B, c->ce_idx + 2 * B, 1.0f / B);
+    }
+    float sc[4];
+    o->download(be, sc, a->scal, sizeof sc);
+    if (s->n_disc > 0) ce = sc[3];
+    float loss_g = -sc[0] / n + ce;
+    o->zero(be, c->ggrads, c->gcount);
+    ctgan_gen_backward(c);
+    if (!isfinite(loss_g) || o->any_nonfinite(be, c->ggrads, c->gcount))
+        return gen_set_error(be->ctx, GENESIS_ERR_DIVERGED,
+                             "CTGAN diverged at generator step %lld (loss %g); try a smaller "
+                             "learning rate or another seed",
+                             (long long)c->gstep + 1, loss_g);
+    c->gstep++;
+    o->adam(be, c->gparams, c->ggrads, c->gm, c->gv, c->gcount, c->gen_lr, 0.5f, 0.9f, 1e-8f,
+            c->gen_decay, c->gstep);
+    if (losses) {
+        losses->loss_d = loss_d;
+        losses->penalty = pen;
+        losses->loss_g = loss_g;
+        losses->cond = ce;
+    }
+    return GENESIS_OK;
+}
+
+/* Host scratch the training step needs (floats). */
+size_t ctgan_step_scratch(const ctgan *c) {
+    size_t B = c->B;
+    size_t cond = B * (size_t)(c->cond_dim > 0 ? c->cond_dim : 1);
+    size_t need = 2 * B + B * c->w + (cond > 3 * B ? cond : 3 * B) + B;
+    return need;
+}
+
+/* ---- generation -------------------------------------------------------------------------------- */
+
+genesis_status ctgan_generate(ctgan *c, const gen_cond_sampler *prior, gen_rng *rng,
+                              const gen_condition *conds, int nconds, int bn_eval, float *out) {
+    gen_backend *be = c->be;
+    const gen_backend_ops *o = be->ops;
+    ctgan_acts *a = &c->act;
+    int B = c->B;
+    size_t nz = (size_t)B * c->emb;
+    o->fill_normal(be, a->z, nz, c->seed, c->sample_stream, c->sample_off);
+    c->sample_off += (nz + 3) / 4 + 1;
+    o->copy2d(be, a->zin, c->d0, a->z, c->emb, B, c->emb);
+    if (c->cond_dim > 0) {
+        int32_t *col = c->host_col, *cat = col + B;
+        if (nconds > 0) {
+            for (int b = 0; b < B; b++) { /* several conditions take turns row by row */
+                col[b] = conds[b % nconds].column;
+                cat[b] = conds[b % nconds].slot;
+            }
+        } else {
+            gen_cond_sampler_draw(prior, rng, B, col, cat);
+        }
+        float *hc = malloc((size_t)B * c->cond_dim * sizeof(float));
+        if (!hc) return gen_set_error(be->ctx, GENESIS_ERR_NOMEM, "out of memory while sampling");
+        gen_cond_sampler_onehot(prior, col, cat, B, hc, c->cond_dim);
+        o->upload(be, a->cond, hc, (size_t)B * c->cond_dim * sizeof(float));
+        free(hc);
+        o->copy2d(be, a->zin + c->emb, c->d0, a->cond, c->cond_dim, B, c->cond_dim);
+    }
+    ctgan_gen_forward(c, !bn_eval);
+    size_t ne = (size_t)B * c->data_dim;
+    o->activate_forward(be, a->fake, c->data_dim, a->gout, c->data_dim, B, c->spans, c->nspans,
+                        CT_TAU, c->seed, c->sample_stream, c->sample_off);
+    c->sample_off += (ne + 3) / 4 + 1;
+    o->download(be, out, a->fake, ne * sizeof(float));
+    if (o->any_nonfinite(be, a->fake, ne))
+        return gen_set_error(be->ctx, GENESIS_ERR_DIVERGED,
+                             "the generator produced non-finite values; the model is unusable");
+    return GENESIS_OK;
+}

@@ -1,0 +1,267 @@
+/*
+ * ctgan_model.c — CTGAN as a genesis model: the vtable that connects the network (ctgan.c)
+ * to the shared model glue (src/model.c): fit with epochs, progress and divergence checks;
+ * generation batches; and the model file section (generator weights, batch-norm running
+ * statistics, the generation-time category prior). The discriminator is not saved (the
+ * reference does not keep it either).
+ */
+#include <math.h>
+#include <string.h>
+#include <time.h>
+
+#include "ctgan.h"
+#include "model_io.h"
+
+typedef struct ctgan_model {
+    ctgan *net;
+    gen_cond_sampler prior;    /* category prior for unconditioned generation (no row lists) */
+    uint64_t call;             /* the sampling call the noise stream belongs to */
+    gen_rng rng;
+} ctgan_model;
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void ctgan_model_free(genesis_model *m) {
+    ctgan_model *cm = m->impl;
+    if (!cm) return;
+    ctgan_free(cm->net);
+    gen_cond_sampler_free(&cm->prior);
+    free(cm);
+    m->impl = NULL;
+}
+
+static int cond_dim_of(const gen_transformer *tf) {
+    int d = 0;
+    for (int c = 0; c < tf->ncols; c++)
+        if (tf->cols[c].type == GENESIS_COLUMN_CATEGORICAL) d += tf->cols[c].width;
+    return d;
+}
+
+static genesis_status make_net(genesis_model *m, const ctgan_config *cfg, ctgan **out) {
+    gen_act_span *spans = gen_model_act_spans(&m->tf);
+    GEN_RETURN_IF(!spans, m->ctx, GENESIS_ERR_NOMEM, "out of memory");
+    genesis_status st = ctgan_create(m->ctx, m->be, cfg, spans, m->tf.nspans, out);
+    free(spans);
+    if (st != GENESIS_OK) return st;
+    ctgan *c = *out;
+    c->dis_steps = gen_param_i(m, GENESIS_P_DIS_STEPS);
+    c->gen_lr = (float)m->param[GENESIS_P_GEN_LR];
+    c->dis_lr = (float)m->param[GENESIS_P_DIS_LR];
+    c->gen_decay = (float)m->param[GENESIS_P_GEN_DECAY];
+    c->dis_decay = (float)m->param[GENESIS_P_DIS_DECAY];
+    return GENESIS_OK;
+}
+
+static genesis_status ctgan_model_fit(genesis_model *m, const gen_encoded *enc,
+                                      genesis_progress_fn progress, void *user) {
+    genesis_ctx *ctx = m->ctx;
+    int B = gen_param_i(m, GENESIS_P_BATCH_SIZE), pac = gen_param_i(m, GENESIS_P_PAC);
+    GEN_RETURN_IF(B % pac != 0, ctx, GENESIS_ERR_INVALID_ARG,
+                  "batch-size (%d) must be a multiple of pac (%d); e.g. --batch-size %d", B, pac,
+                  (B / pac + 1) * pac);
+    ctgan_model *cm = calloc(1, sizeof *cm);
+    GEN_RETURN_IF(!cm, ctx, GENESIS_ERR_NOMEM, "out of memory");
+    m->impl = cm;
+    GEN_TRY(gen_cond_sampler_init(ctx, &cm->prior, &m->tf, enc,
+                                  gen_param_i(m, GENESIS_P_LOG_FREQUENCY)));
+    ctgan_config cfg = {B, pac, gen_param_i(m, GENESIS_P_EMBEDDING_DIM),
+                        gen_param_i(m, GENESIS_P_GEN_DIM), gen_param_i(m, GENESIS_P_DIS_DIM),
+                        m->tf.data_dim, cm->prior.cond_dim};
+    GEN_TRY(make_net(m, &cfg, &cm->net));
+    ctgan *c = cm->net;
+    GEN_TRY(ctgan_init_weights(c, m->seed));
+    c->seed = m->seed;
+    c->noise_off = 0;
+
+    float *scratch = gen_calloc(ctgan_step_scratch(c), sizeof(float));
+    GEN_RETURN_IF(!scratch, ctx, GENESIS_ERR_NOMEM, "out of memory for the training batch");
+    gen_rng rng;
+    gen_rng_init(&rng, m->seed, GEN_STREAM_SAMPLER);
+    int epochs = gen_param_i(m, GENESIS_P_EPOCHS);
+    int64_t steps = enc->nrows / B > 1 ? enc->nrows / B : 1;
+    double t0 = now_s();
+    genesis_status st = GENESIS_OK;
+    ctgan_step_losses L = {0};
+    for (int e = 0; e < epochs && st == GENESIS_OK; e++) {
+        for (int64_t s = 0; s < steps && st == GENESIS_OK; s++)
+            st = ctgan_train_step(c, &m->tf, enc, &cm->prior, &rng, scratch, &L);
+        if (st != GENESIS_OK) break;
+        if (progress) {
+            double el = now_s() - t0;
+            genesis_progress p = {e + 1, epochs, (int64_t)(e + 1) * steps, (int64_t)epochs * steps,
+                                  L.loss_g, L.loss_d, el, el / (e + 1) * (epochs - e - 1),
+                                  (double)(e + 1) * steps * B / (el > 0 ? el : 1e-9)};
+            if (progress(&p, user))
+                st = gen_set_error(ctx, GENESIS_ERR_CANCELLED, "training stopped by the caller at epoch %d",
+                                   e + 1);
+        }
+    }
+    free(scratch);
+    /* the row lists are only for training; keep the category prior */
+    free(cm->prior.rows);
+    cm->prior.rows = NULL;
+    free(cm->prior.row_start);
+    cm->prior.row_start = NULL;
+    return st;
+}
+
+static int ctgan_model_batch(const genesis_model *m) {
+    const ctgan_model *cm = m->impl;
+    return cm->net->B;
+}
+
+static genesis_status ctgan_model_generate(genesis_model *m, int B, const gen_condition *conds,
+                                           int nconds, float *out) {
+    ctgan_model *cm = m->impl;
+    ctgan *c = cm->net;
+    GEN_ASSERT(B == c->B);
+    if (cm->call != m->sample_calls) { /* a new sampling call: fresh, reproducible streams */
+        cm->call = m->sample_calls;
+        c->seed = m->ctx->seed;
+        c->sample_stream = GEN_STREAM_SAMPLE + (m->sample_calls << 8);
+        c->sample_off = 0;
+        gen_rng_init(&cm->rng, m->ctx->seed, GEN_STREAM_SAMPLE + (m->sample_calls << 8) + 1);
+    }
+    return ctgan_generate(c, &cm->prior, &cm->rng, conds, nconds,
+                          gen_param_i(m, GENESIS_P_BN_EVAL_SAMPLE), out);
+}
+
+static genesis_status ctgan_model_save(const genesis_model *m, gen_bytes *b) {
+    const ctgan_model *cm = m->impl;
+    const ctgan *c = cm->net;
+    gen_backend *be = c->be;
+    gen_wr_u32(b, (uint32_t)c->B);
+    gen_wr_u32(b, (uint32_t)c->pac);
+    gen_wr_u32(b, (uint32_t)c->emb);
+    gen_wr_u32(b, (uint32_t)c->gdim);
+    gen_wr_u32(b, (uint32_t)c->ddim);
+    gen_wr_u32(b, (uint32_t)c->data_dim);
+    gen_wr_u32(b, (uint32_t)c->cond_dim);
+    size_t ns = 4 * (size_t)c->gdim;
+    float *h = malloc((c->gcount + ns) * sizeof(float));
+    GEN_RETURN_IF(!h, m->ctx, GENESIS_ERR_NOMEM, "out of memory saving the model");
+    be->ops->download(be, h, c->gparams, c->gcount * sizeof(float));
+    be->ops->download(be, h + c->gcount, c->gstats, ns * sizeof(float));
+    gen_wr_u64(b, (uint64_t)c->gcount);
+    gen_wr_f32s(b, h, c->gcount + ns);
+    free(h);
+    gen_wr_u32(b, (uint32_t)cm->prior.n_disc);
+    gen_wr_u32(b, (uint32_t)cm->prior.max_cat);
+    gen_wr_f64s(b, cm->prior.cdf, (size_t)cm->prior.n_disc * cm->prior.max_cat);
+    return b->oom ? gen_set_error(m->ctx, GENESIS_ERR_NOMEM, "out of memory saving the model")
+                  : GENESIS_OK;
+}
+
+/* Rebuilds the category prior's layout from the transformer (no row lists). */
+static genesis_status prior_from_transformer(genesis_ctx *ctx, gen_cond_sampler *s,
+                                             const gen_transformer *tf) {
+    memset(s, 0, sizeof *s);
+    for (int c = 0; c < tf->ncols; c++)
+        if (tf->cols[c].type == GENESIS_COLUMN_CATEGORICAL) s->n_disc++;
+    if (s->n_disc == 0) return GENESIS_OK;
+    s->disc_col = calloc((size_t)s->n_disc, sizeof(int));
+    s->cond_start = calloc((size_t)s->n_disc, sizeof(int));
+    s->data_start = calloc((size_t)s->n_disc, sizeof(int));
+    s->n_cat = calloc((size_t)s->n_disc, sizeof(int));
+    if (!s->disc_col || !s->cond_start || !s->data_start || !s->n_cat) {
+        gen_cond_sampler_free(s);
+        return gen_set_error(ctx, GENESIS_ERR_NOMEM, "out of memory loading the model");
+    }
+    int d = 0;
+    for (int c = 0; c < tf->ncols; c++) {
+        const gen_col_transform *ct = &tf->cols[c];
+        if (ct->type != GENESIS_COLUMN_CATEGORICAL) continue;
+        s->disc_col[d] = c;
+        s->cond_start[d] = s->cond_dim;
+        s->data_start[d] = ct->offset;
+        s->n_cat[d] = ct->width;
+        s->cond_dim += ct->width;
+        if (ct->width > s->max_cat) s->max_cat = ct->width;
+        d++;
+    }
+    return GENESIS_OK;
+}
+
+static genesis_status ctgan_model_load(genesis_model *m, gen_reader *r) {
+    genesis_ctx *ctx = m->ctx;
+    int cfgv[7];
+    static const char *names[7] = {"batch size", "pac", "embedding size", "generator width",
+                                   "discriminator width", "data width", "condition width"};
+    static const uint32_t hi[7] = {1u << 20, 1000, 4096, 8192, 8192, 1u << 24, 1u << 24};
+    for (int i = 0; i < 7; i++)
+        GEN_TRY(gen_rd_count(r, i == 6 ? 0 : 1, hi[i], names[i], &cfgv[i]));
+    ctgan_config cfg = {cfgv[0], cfgv[1], cfgv[2], cfgv[3], cfgv[4], cfgv[5], cfgv[6]};
+    if (cfg.batch % cfg.pac != 0 || cfg.data_dim != m->tf.data_dim ||
+        cfg.cond_dim != cond_dim_of(&m->tf))
+        return gen_rd_fail(r, "CTGAN sizes do not match the model's column layout");
+    ctgan_model *cm = calloc(1, sizeof *cm);
+    GEN_RETURN_IF(!cm, ctx, GENESIS_ERR_NOMEM, "out of memory loading the model");
+    m->impl = cm;
+    cm->call = UINT64_MAX;
+    GEN_TRY(prior_from_transformer(ctx, &cm->prior, &m->tf));
+    /* check the parameter count against the bytes present before allocating the network */
+    uint64_t gcount;
+    GEN_TRY(gen_rd_u64(r, &gcount));
+    uint64_t d0 = (uint64_t)cfg.emb + cfg.cond_dim, g = (uint64_t)cfg.gdim;
+    uint64_t expect = g * d0 + 3 * g + g * (g + d0) + 3 * g + (uint64_t)cfg.data_dim * (2 * g + d0) +
+                      (uint64_t)cfg.data_dim;
+    if (gcount != expect) return gen_rd_fail(r, "generator parameter count does not match its sizes");
+    if ((gcount + 4 * g) * 4 > r->len - r->pos)
+        return gen_rd_fail(r, "generator weights extend past the end of the file");
+    m->param[GENESIS_P_BATCH_SIZE] = cfg.batch;
+    m->param[GENESIS_P_PAC] = cfg.pac;
+    m->param[GENESIS_P_EMBEDDING_DIM] = cfg.emb;
+    m->param[GENESIS_P_GEN_DIM] = cfg.gdim;
+    m->param[GENESIS_P_DIS_DIM] = cfg.ddim;
+    GEN_TRY(make_net(m, &cfg, &cm->net));
+    ctgan *c = cm->net;
+    size_t ns = 4 * (size_t)c->gdim;
+    float *h = malloc((c->gcount + ns) * sizeof(float));
+    GEN_RETURN_IF(!h, ctx, GENESIS_ERR_NOMEM, "out of memory loading the model");
+    genesis_status st = gen_rd_f32s(r, h, c->gcount + ns);
+    for (size_t i = 0; st == GENESIS_OK && i < c->gcount + ns; i++)
+        if (!isfinite(h[i])) st = gen_rd_fail(r, "a generator weight is NaN or infinite");
+    if (st == GENESIS_OK) {
+        m->be->ops->upload(m->be, c->gparams, h, c->gcount * sizeof(float));
+        m->be->ops->upload(m->be, c->gstats, h + c->gcount, ns * sizeof(float));
+    }
+    free(h);
+    GEN_TRY(st);
+    int nd, mc;
+    GEN_TRY(gen_rd_count(r, 0, 1u << 24, "discrete column count", &nd));
+    GEN_TRY(gen_rd_count(r, 0, 1u << 24, "category count", &mc));
+    if (nd != cm->prior.n_disc || mc != cm->prior.max_cat)
+        return gen_rd_fail(r, "category prior does not match the model's columns");
+    size_t cells = (size_t)nd * mc;
+    if (cells) {
+        if (cells * 8 > r->len - r->pos) return gen_rd_fail(r, "category prior is truncated");
+        cm->prior.cdf = malloc(cells * sizeof(double));
+        GEN_RETURN_IF(!cm->prior.cdf, ctx, GENESIS_ERR_NOMEM, "out of memory loading the model");
+        GEN_TRY(gen_rd_f64s(r, cm->prior.cdf, cells));
+        for (int d = 0; d < nd; d++) { /* a valid cdf: non-decreasing in [0, 1], ends at 1 */
+            const double *cdf = cm->prior.cdf + (size_t)d * mc;
+            double prev = 0;
+            for (int k = 0; k < cm->prior.n_cat[d]; k++) {
+                if (!(cdf[k] >= prev && cdf[k] <= 1.0)) return gen_rd_fail(r, "category prior is not a distribution");
+                prev = cdf[k];
+            }
+            if (prev != 1.0) return gen_rd_fail(r, "category prior does not sum to 1");
+        }
+    }
+    return GENESIS_OK;
+}
+
+const gen_model_vtable gen_ctgan_vtable = {
+    .kind = GENESIS_MODEL_CTGAN,
+    .name = "ctgan",
+    .fit = ctgan_model_fit,
+    .generate = ctgan_model_generate,
+    .generate_batch = ctgan_model_batch,
+    .save = ctgan_model_save,
+    .load = ctgan_model_load,
+    .free = ctgan_model_free,
+};

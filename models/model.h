@@ -1,0 +1,68 @@
+/*
+ * model.h — what every model (CTGAN now; TVAE and TimeGAN later) plugs into: the
+ * genesis_model object, its parameter table and the per-model vtable. The shared code in
+ * src/model.c does everything that is not network-specific: parameters and bounds, the
+ * transformer fit, the sampling loop (batches -> inverse transform -> sink), conditions,
+ * and the model file (src/model_io.c).
+ */
+#ifndef GEN_MODEL_H
+#define GEN_MODEL_H
+
+#include "backend.h"
+#include "transform.h"
+
+#define GEN_NPARAMS 18
+#define GEN_MAX_CONDITIONS 64
+
+typedef struct gen_bytes gen_bytes;       /* growable output buffer (model_io.c) */
+typedef struct gen_reader gen_reader;     /* bounds-checked input cursor (model_io.c) */
+
+/* One condition: the discrete column's index among the categorical columns (the
+ * conditional vector's order), its table column, and the category slot. */
+typedef struct gen_condition {
+    int column;
+    int table_column;
+    int slot;
+} gen_condition;
+
+typedef struct gen_model_vtable {
+    genesis_model_kind kind;
+    const char *name;
+    /* learns from the encoded table; the transformer is already fitted */
+    genesis_status (*fit)(genesis_model *m, const gen_encoded *enc, genesis_progress_fn progress,
+                          void *user);
+    /* generates B activated rows into out (host, B x data_dim); conds may be NULL */
+    genesis_status (*generate)(genesis_model *m, int B, const gen_condition *conds, int nconds,
+                               float *out);
+    /* the batch size generate() wants */
+    int (*generate_batch)(const genesis_model *m);
+    genesis_status (*save)(const genesis_model *m, gen_bytes *out);
+    genesis_status (*load)(genesis_model *m, gen_reader *in);
+    void (*free)(genesis_model *m);
+} gen_model_vtable;
+
+struct genesis_model {
+    genesis_ctx *ctx;
+    const gen_model_vtable *vt;
+    double param[GEN_NPARAMS];
+    gen_backend *be;
+    gen_transformer tf;
+    int fitted;
+    uint64_t seed;             /* the context's seed when fit started */
+    uint64_t sample_calls;     /* sampling calls so far: each gets fresh noise */
+    gen_condition cond[GEN_MAX_CONDITIONS];
+    int nconds;
+    void *impl;                /* the network's own state */
+};
+
+extern const gen_model_vtable gen_ctgan_vtable;
+
+/* Parameter value as int (for the integer-valued ones). */
+static inline int gen_param_i(const genesis_model *m, genesis_param p) {
+    return (int)m->param[p];
+}
+
+/* The transformer's activation spans in the backend's form (caller frees). */
+gen_act_span *gen_model_act_spans(const gen_transformer *tf);
+
+#endif /* GEN_MODEL_H */

@@ -1,0 +1,43 @@
+/*
+ * api.c — the exported entry points that are thin checks over internal functions: version,
+ * CSV options, tables. (Models: src/model.c; model files: src/model_io.c; devices and
+ * backends: src/backend.c.) Every entry point checks its arguments and never exits.
+ */
+#include <string.h>
+
+#include "table.h"
+
+unsigned genesis_version_number(void) { return GENESIS_VERSION_NUMBER; }
+const char *genesis_version_string(void) { return GENESIS_VERSION_STRING; }
+
+void genesis_csv_options_init(genesis_csv_options *o) {
+    if (!o) return;
+    memset(o, 0, sizeof *o);
+    o->struct_size = sizeof *o;
+    o->has_header = 1;
+}
+
+genesis_status genesis_table_read_csv(genesis_ctx *ctx, const char *path,
+                                      const genesis_csv_options *opts, genesis_table **out) {
+    if (!ctx || !path || !out) return GENESIS_ERR_INVALID_ARG;
+    *out = NULL;
+    gen_clear_error(ctx);
+    GEN_RETURN_IF(opts && opts->struct_size != sizeof *opts, ctx, GENESIS_ERR_INVALID_ARG,
+                  "genesis_csv_options was not initialised with genesis_csv_options_init()");
+    return gen_table_read_csv(ctx, path, opts, out);
+}
+
+void genesis_table_free(genesis_table *t) { gen_table_destroy(t); }
+
+int64_t genesis_table_nrows(const genesis_table *t) { return t ? t->nrows : 0; }
+int genesis_table_ncols(const genesis_table *t) { return t ? t->ncols : 0; }
+
+const char *genesis_table_column_name(const genesis_table *t, int col) {
+    if (!t || col < 0 || col >= t->ncols) return NULL;
+    return t->cols[col].name;
+}
+
+genesis_column_type genesis_table_column_type(const genesis_table *t, int col) {
+    if (!t || col < 0 || col >= t->ncols) return GENESIS_COLUMN_CATEGORICAL;
+    return t->cols[col].type;
+}

@@ -1,0 +1,387 @@
+/*
+ * model.c — the model glue shared by every network: the parameter table (names, bounds,
+ * defaults; the CLI's flags are generated from it), create/free, fit (transformer fit,
+ * encoding, then the network's own fit), conditions, and the sampling pipeline that
+ * streams batches through the inverse transform into a sink or a CSV file in constant
+ * memory.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "model.h"
+#include "model_io.h"
+
+typedef struct param_info {
+    const char *name;
+    double lo, hi, def;
+    int integer;
+} param_info;
+
+static const param_info PARAMS[GEN_NPARAMS] = {
+    [GENESIS_P_EPOCHS] = {"epochs", 1, 1e6, 300, 1},
+    [GENESIS_P_BATCH_SIZE] = {"batch-size", 2, 1 << 20, 500, 1},
+    [GENESIS_P_EMBEDDING_DIM] = {"embedding-dim", 1, 4096, 128, 1},
+    [GENESIS_P_GEN_DIM] = {"generator-dim", 1, 8192, 256, 1},
+    [GENESIS_P_DIS_DIM] = {"discriminator-dim", 1, 8192, 256, 1},
+    [GENESIS_P_GEN_LR] = {"generator-lr", 0, 1, 2e-4, 0},
+    [GENESIS_P_DIS_LR] = {"discriminator-lr", 0, 1, 2e-4, 0},
+    [GENESIS_P_GEN_DECAY] = {"generator-decay", 0, 1, 1e-6, 0},
+    [GENESIS_P_DIS_DECAY] = {"discriminator-decay", 0, 1, 1e-6, 0},
+    [GENESIS_P_PAC] = {"pac", 1, 1000, 10, 1},
+    [GENESIS_P_DIS_STEPS] = {"discriminator-steps", 1, 100, 1, 1},
+    [GENESIS_P_LOG_FREQUENCY] = {"log-frequency", 0, 1, 1, 1},
+    [GENESIS_P_MAX_MODES] = {"max-modes", 1, GEN_MAX_MODES, 10, 1},
+    [GENESIS_P_MAX_CATEGORIES] = {"max-categories", 2, 1 << 20, 500, 1},
+    [GENESIS_P_POINT_MASSES] = {"point-masses", 0, 1, 1, 1},
+    [GENESIS_P_CLAMP_RANGE] = {"clamp-range", 0, 1, 1, 1},
+    [GENESIS_P_BN_EVAL_SAMPLE] = {"bn-eval-sample", 0, 1, 0, 1},
+    [GENESIS_P_VGM_MAX_ROWS] = {"vgm-max-rows", 0, 2147483647.0, 200000, 1},
+};
+
+genesis_status genesis_param_bounds(genesis_param p, double *lo, double *hi, double *def,
+                                    const char **name) {
+    if ((int)p < 0 || (int)p >= GEN_NPARAMS) return GENESIS_ERR_INVALID_ARG;
+    if (lo) *lo = PARAMS[p].lo;
+    if (hi) *hi = PARAMS[p].hi;
+    if (def) *def = PARAMS[p].def;
+    if (name) *name = PARAMS[p].name;
+    return GENESIS_OK;
+}
+
+static const gen_model_vtable *vtable_for(genesis_model_kind kind) {
+    switch (kind) {
+    case GENESIS_MODEL_CTGAN: return &gen_ctgan_vtable;
+    default: return NULL;
+    }
+}
+
+genesis_status gen_model_new(genesis_ctx *ctx, genesis_model_kind kind, genesis_model **out) {
+    const gen_model_vtable *vt = vtable_for(kind);
+    GEN_RETURN_IF(!vt, ctx, GENESIS_ERR_UNSUPPORTED,
+                  "model kind %d is not available in this version (CTGAN is; TVAE and TimeGAN "
+                  "are planned)",
+                  (int)kind);
+    genesis_model *m = calloc(1, sizeof *m);
+    GEN_RETURN_IF(!m, ctx, GENESIS_ERR_NOMEM, "out of memory creating a model");
+    m->ctx = ctx;
+    m->vt = vt;
+    for (int i = 0; i < GEN_NPARAMS; i++) m->param[i] = PARAMS[i].def;
+    genesis_status st = gen_backend_create(ctx, &m->be);
+    if (st != GENESIS_OK) {
+        free(m);
+        return st;
+    }
+    *out = m;
+    return GENESIS_OK;
+}
+
+genesis_status genesis_model_create(genesis_ctx *ctx, genesis_model_kind kind,
+                                    genesis_model **out) {
+    if (!ctx || !out) return GENESIS_ERR_INVALID_ARG;
+    *out = NULL;
+    gen_clear_error(ctx);
+    return gen_model_new(ctx, kind, out);
+}
+
+void genesis_model_free(genesis_model *m) {
+    if (!m) return;
+    if (m->vt && m->vt->free) m->vt->free(m);
+    gen_transformer_free(&m->tf);
+    gen_backend_free(m->be);
+    free(m);
+}
+
+genesis_model_kind genesis_model_get_kind(const genesis_model *m) {
+    return m ? m->vt->kind : (genesis_model_kind)0;
+}
+
+genesis_status genesis_model_set_param(genesis_model *m, genesis_param p, double v) {
+    if (!m) return GENESIS_ERR_INVALID_ARG;
+    GEN_RETURN_IF((int)p < 0 || (int)p >= GEN_NPARAMS, m->ctx, GENESIS_ERR_INVALID_ARG,
+                  "unknown parameter %d", (int)p);
+    const param_info *pi = &PARAMS[p];
+    GEN_RETURN_IF(!(v >= pi->lo && v <= pi->hi), m->ctx, GENESIS_ERR_INVALID_ARG,
+                  "%s must be between %g and %g, got %g", pi->name, pi->lo, pi->hi, v);
+    GEN_RETURN_IF(pi->integer && v != floor(v), m->ctx, GENESIS_ERR_INVALID_ARG,
+                  "%s must be a whole number, got %g", pi->name, v);
+    GEN_RETURN_IF(m->fitted && p != GENESIS_P_BN_EVAL_SAMPLE && p != GENESIS_P_CLAMP_RANGE,
+                  m->ctx, GENESIS_ERR_STATE,
+                  "%s cannot change after the model is fitted; set it before fit", pi->name);
+    m->param[p] = v;
+    if (p == GENESIS_P_CLAMP_RANGE) m->tf.clamp_range = (int)v;
+    return GENESIS_OK;
+}
+
+genesis_status genesis_model_get_param(const genesis_model *m, genesis_param p, double *v) {
+    if (!m || !v || (int)p < 0 || (int)p >= GEN_NPARAMS) return GENESIS_ERR_INVALID_ARG;
+    *v = m->param[p];
+    return GENESIS_OK;
+}
+
+gen_act_span *gen_model_act_spans(const gen_transformer *tf) {
+    gen_act_span *s = calloc((size_t)(tf->nspans ? tf->nspans : 1), sizeof *s);
+    if (!s) return NULL;
+    for (int i = 0; i < tf->nspans; i++) {
+        s[i].start = tf->spans[i].start;
+        s[i].len = tf->spans[i].len;
+        s[i].softmax = tf->spans[i].kind == GEN_SPAN_SOFTMAX;
+    }
+    return s;
+}
+
+genesis_status genesis_model_fit(genesis_model *m, const genesis_table *t,
+                                 genesis_progress_fn progress, void *user) {
+    if (!m || !t) return GENESIS_ERR_INVALID_ARG;
+    genesis_ctx *ctx = m->ctx;
+    gen_clear_error(ctx);
+    GEN_RETURN_IF(m->fitted, ctx, GENESIS_ERR_STATE,
+                  "this model is already fitted; create a new model to fit again");
+    GEN_RETURN_IF(t->nrows < 1 || t->ncols < 1, ctx, GENESIS_ERR_DATA,
+                  "the table has no rows or no columns; nothing to learn");
+    m->seed = ctx->seed;
+    gen_transform_opts to;
+    gen_transform_opts_default(&to);
+    to.max_modes = gen_param_i(m, GENESIS_P_MAX_MODES);
+    to.max_categories = gen_param_i(m, GENESIS_P_MAX_CATEGORIES);
+    to.point_masses = gen_param_i(m, GENESIS_P_POINT_MASSES);
+    to.clamp_range = gen_param_i(m, GENESIS_P_CLAMP_RANGE);
+    to.vgm_max_rows = (int64_t)m->param[GENESIS_P_VGM_MAX_ROWS];
+    to.seed = m->seed;
+    GEN_TRY(gen_transformer_fit(ctx, &m->tf, t, &to));
+    gen_encoded enc;
+    genesis_status st = gen_transformer_transform(ctx, &m->tf, t, &enc);
+    if (st != GENESIS_OK) return st;
+    st = m->vt->fit(m, &enc, progress, user);
+    gen_encoded_free(&enc);
+    if (st != GENESIS_OK) return st;
+    m->fitted = 1;
+    return GENESIS_OK;
+}
+
+int genesis_model_encoded_dim(const genesis_model *m) {
+    return (m && m->fitted) ? m->tf.data_dim : 0;
+}
+
+/* ---- conditions ----------------------------------------------------------------------- */
+
+genesis_status genesis_model_set_condition(genesis_model *m, const char *column,
+                                           const char *value) {
+    if (!m || !column || !value) return GENESIS_ERR_INVALID_ARG;
+    genesis_ctx *ctx = m->ctx;
+    GEN_RETURN_IF(!m->fitted, ctx, GENESIS_ERR_STATE, "the model is not fitted; fit or load one first");
+    int col = -1, disc = 0, d = -1;
+    for (int c = 0; c < m->tf.ncols; c++) {
+        int is_disc = m->tf.cols[c].type == GENESIS_COLUMN_CATEGORICAL;
+        if (strcmp(m->tf.cols[c].name, column) == 0) {
+            col = c;
+            d = is_disc ? disc : -1;
+            break;
+        }
+        disc += is_disc;
+    }
+    GEN_RETURN_IF(col < 0, ctx, GENESIS_ERR_INVALID_ARG,
+                  "--condition: no column named '%s' in the model", column);
+    const gen_col_transform *ct = &m->tf.cols[col];
+    GEN_RETURN_IF(d < 0, ctx, GENESIS_ERR_INVALID_ARG,
+                  "--condition: column '%s' is continuous; conditions apply to categorical columns",
+                  column);
+    int slot = -1;
+    for (int pass = 0; pass < 2 && slot < 0; pass++) {
+        for (int k = 0; k < ct->n_slots; k++) {
+            const char *txt = ct->slot_text[k];
+            if (!txt) continue;
+            if (pass == 0 ? strcmp(txt, value) == 0 : 0) { slot = k; break; }
+            if (pass == 1) { /* match ignoring surrounding spaces */
+                const char *a = txt, *b = value;
+                while (*a == ' ' || *a == '\t') a++;
+                while (*b == ' ' || *b == '\t') b++;
+                size_t la = strlen(a), lb = strlen(b);
+                while (la && (a[la - 1] == ' ' || a[la - 1] == '\t')) la--;
+                while (lb && (b[lb - 1] == ' ' || b[lb - 1] == '\t')) lb--;
+                if (la == lb && memcmp(a, b, la) == 0) { slot = k; break; }
+            }
+        }
+    }
+    GEN_RETURN_IF(slot < 0, ctx, GENESIS_ERR_INVALID_ARG,
+                  "--condition: value '%s' was never seen in column '%s' (or is one of its pooled "
+                  "rare levels); use a value present in the training data",
+                  value, column);
+    for (int i = 0; i < m->nconds; i++)
+        GEN_RETURN_IF(m->cond[i].column == d, ctx, GENESIS_ERR_INVALID_ARG,
+                      "--condition: column '%s' already has a condition", column);
+    GEN_RETURN_IF(m->nconds >= GEN_MAX_CONDITIONS, ctx, GENESIS_ERR_INVALID_ARG,
+                  "too many conditions (at most %d)", GEN_MAX_CONDITIONS);
+    m->cond[m->nconds].column = d;
+    m->cond[m->nconds].slot = slot;
+    m->cond[m->nconds].table_column = col;
+    m->nconds++;
+    return GENESIS_OK;
+}
+
+void genesis_model_clear_conditions(genesis_model *m) {
+    if (m) m->nconds = 0;
+}
+
+/* ---- sampling ------------------------------------------------------------------------- */
+
+struct genesis_batch {
+    const gen_transformer *tf;
+    const gen_rowbatch *rb;
+    int64_t nrows;
+};
+
+int64_t genesis_batch_nrows(const genesis_batch *b) { return b ? b->nrows : 0; }
+int genesis_batch_ncols(const genesis_batch *b) { return b ? b->tf->ncols : 0; }
+
+static int batch_ok(const genesis_batch *b, int64_t row, int col) {
+    return b && row >= 0 && row < b->nrows && col >= 0 && col < b->tf->ncols;
+}
+
+int genesis_batch_is_missing(const genesis_batch *b, int64_t row, int col) {
+    if (!batch_ok(b, row, col)) return 1;
+    if (b->tf->cols[col].type == GENESIS_COLUMN_CONTINUOUS) return isnan(b->rb->num[col][row]);
+    return b->rb->cat[col][row] == b->tf->cols[col].missing_slot;
+}
+
+double genesis_batch_number(const genesis_batch *b, int64_t row, int col) {
+    if (!batch_ok(b, row, col) || b->tf->cols[col].type != GENESIS_COLUMN_CONTINUOUS) return NAN;
+    return b->rb->num[col][row];
+}
+
+const char *genesis_batch_text(const genesis_batch *b, int64_t row, int col, char *buf,
+                               size_t cap) {
+    if (!batch_ok(b, row, col) || !buf || cap == 0) return "";
+    size_t len = 0;
+    const char *s = gen_rowbatch_text(b->tf, b->rb, (int)row, col, buf, cap, &len);
+    if (s != buf) {
+        size_t n = len < cap - 1 ? len : cap - 1;
+        memcpy(buf, s, n);
+        buf[n] = 0;
+    }
+    return buf;
+}
+
+/* The sampling pipeline: vt->generate in the model's batch size, inverse transform, the
+ * conditioned columns pinned to their value, then `emit` per batch. */
+typedef genesis_status (*emit_fn)(genesis_ctx *ctx, const gen_transformer *tf,
+                                  const gen_rowbatch *rb, const float *x, int rows, int dim,
+                                  void *user);
+
+static genesis_status sample_pipeline(genesis_model *m, int64_t n, emit_fn emit, void *user) {
+    genesis_ctx *ctx = m->ctx;
+    GEN_RETURN_IF(!m->fitted, ctx, GENESIS_ERR_STATE, "the model is not fitted; fit or load one first");
+    GEN_RETURN_IF(n < 0, ctx, GENESIS_ERR_INVALID_ARG, "the number of rows must be >= 0, got %lld",
+                  (long long)n);
+    int B = m->vt->generate_batch(m);
+    int dim = m->tf.data_dim;
+    float *x = gen_calloc(gen_mul_size((size_t)B, (size_t)dim), sizeof(float));
+    gen_rowbatch rb;
+    memset(&rb, 0, sizeof rb);
+    genesis_status st = GENESIS_OK;
+    if (!x) return gen_set_error(ctx, GENESIS_ERR_NOMEM, "out of memory for the sampling buffer");
+    st = gen_rowbatch_alloc(&m->tf, B, &rb);
+    if (st != GENESIS_OK) {
+        free(x);
+        return gen_set_error(ctx, GENESIS_ERR_NOMEM, "out of memory for the sampling buffer");
+    }
+    gen_rng dec;
+    gen_rng_init(&dec, ctx->seed ^ (m->sample_calls * 0x9E3779B97F4A7C15ull), GEN_STREAM_DECODE);
+    m->sample_calls++;
+    for (int64_t done = 0; done < n && st == GENESIS_OK;) {
+        st = m->vt->generate(m, B, m->cond, m->nconds, x);
+        if (st != GENESIS_OK) break;
+        int rows = (int)((n - done) < B ? (n - done) : B);
+        gen_transformer_inverse(&m->tf, x, dim, rows, &dec, &rb);
+        for (int r = 0; r < rows && m->nconds > 0; r++) { /* pin conditioned columns */
+            const gen_condition *c = &m->cond[r % m->nconds];
+            rb.cat[c->table_column][r] = c->slot;
+        }
+        st = emit(ctx, &m->tf, &rb, x, rows, dim, user);
+        if (st != GENESIS_OK) break;
+        done += rows;
+    }
+    gen_rowbatch_free(&rb);
+    free(x);
+    return st;
+}
+
+typedef struct sink_ctx {
+    genesis_sink_fn sink;
+    genesis_encoded_sink_fn esink;
+    void *user;
+} sink_ctx;
+
+static genesis_status cancelled(genesis_ctx *ctx) {
+    return gen_set_error(ctx, GENESIS_ERR_CANCELLED, "sampling stopped by the caller's sink");
+}
+
+static genesis_status emit_rows(genesis_ctx *ctx, const gen_transformer *tf,
+                                const gen_rowbatch *rb, const float *x, int rows, int dim,
+                                void *user) {
+    (void)x; (void)dim;
+    sink_ctx *s = user;
+    genesis_batch b = {tf, rb, rows};
+    return s->sink(&b, s->user) ? cancelled(ctx) : GENESIS_OK;
+}
+
+static genesis_status emit_encoded(genesis_ctx *ctx, const gen_transformer *tf,
+                                   const gen_rowbatch *rb, const float *x, int rows, int dim,
+                                   void *user) {
+    (void)tf; (void)rb;
+    sink_ctx *s = user;
+    return s->esink(x, rows, dim, s->user) ? cancelled(ctx) : GENESIS_OK;
+}
+
+genesis_status genesis_model_sample(genesis_model *m, int64_t n, genesis_sink_fn sink,
+                                    void *user) {
+    if (!m || !sink) return GENESIS_ERR_INVALID_ARG;
+    gen_clear_error(m->ctx);
+    sink_ctx s = {sink, NULL, user};
+    return sample_pipeline(m, n, emit_rows, &s);
+}
+
+genesis_status genesis_model_sample_encoded(genesis_model *m, int64_t n,
+                                            genesis_encoded_sink_fn sink, void *user) {
+    if (!m || !sink) return GENESIS_ERR_INVALID_ARG;
+    gen_clear_error(m->ctx);
+    sink_ctx s = {NULL, sink, user};
+    return sample_pipeline(m, n, emit_encoded, &s);
+}
+
+typedef struct csv_sink {
+    gen_csv_writer *w;
+    char *buf;
+    size_t cap, len;
+} csv_sink;
+
+static genesis_status emit_csv(genesis_ctx *ctx, const gen_transformer *tf,
+                               const gen_rowbatch *rb, const float *x, int rows, int dim,
+                               void *user) {
+    (void)x; (void)dim;
+    csv_sink *s = user;
+    gen_rowbatch part = *rb;
+    part.B = rows;
+    s->len = 0;
+    genesis_status st = gen_rowbatch_format_csv(tf, &part, &s->buf, &s->cap, &s->len);
+    if (st != GENESIS_OK) return gen_set_error(ctx, st, "out of memory formatting CSV rows");
+    return gen_csv_writer_raw(s->w, s->buf, s->len);
+}
+
+genesis_status genesis_model_sample_csv(genesis_model *m, int64_t n, const char *path) {
+    if (!m || !path) return GENESIS_ERR_INVALID_ARG;
+    genesis_ctx *ctx = m->ctx;
+    gen_clear_error(ctx);
+    GEN_RETURN_IF(!m->fitted, ctx, GENESIS_ERR_STATE, "the model is not fitted; fit or load one first");
+    GEN_RETURN_IF(n < 0, ctx, GENESIS_ERR_INVALID_ARG, "the number of rows must be >= 0, got %lld",
+                  (long long)n);
+    csv_sink s = {0};
+    GEN_TRY(gen_csv_writer_open(ctx, path, m->tf.delimiter ? m->tf.delimiter : ',', &s.w));
+    genesis_status st = GENESIS_OK;
+    for (int c = 0; c < m->tf.ncols && st == GENESIS_OK; c++)
+        st = gen_csv_writer_field(s.w, m->tf.cols[c].name, strlen(m->tf.cols[c].name),
+                                  c == m->tf.ncols - 1);
+    if (st == GENESIS_OK) st = sample_pipeline(m, n, emit_csv, &s);
+    free(s.buf);
+    genesis_status cst = gen_csv_writer_close(s.w, st == GENESIS_OK);
+    return st != GENESIS_OK ? st : cst;
+}

@@ -1,0 +1,497 @@
+/*
+ * model_io.c — reading and writing .gen model files (layout in docs/file-format.md).
+ * Defences, following what safetensors and GGUF's CVE history teach (specs/reliability.md
+ * D1): the file size must equal header + payload + checksum exactly; the CRC-32 (zlib) is
+ * checked before any field is parsed; every count is bounded and checked against the bytes
+ * left before allocation; every index read from the file is range-checked against the
+ * structures it points into; weights must be finite. Files from a newer format version are
+ * refused with GENESIS_ERR_VERSION.
+ */
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <zlib.h>
+
+#include "model_io.h"
+#include "table.h"
+
+/* ---- writer --------------------------------------------------------------------------- */
+
+static void wr_bytes(gen_bytes *b, const void *p, size_t n) {
+    if (b->oom) return;
+    if (b->len + n > b->cap) {
+        size_t cap = b->cap ? b->cap : 4096;
+        while (cap < b->len + n) cap *= 2;
+        unsigned char *q = realloc(b->p, cap);
+        if (!q) {
+            b->oom = 1;
+            return;
+        }
+        b->p = q;
+        b->cap = cap;
+    }
+    memcpy(b->p + b->len, p, n);
+    b->len += n;
+}
+
+void gen_wr_u32(gen_bytes *b, uint32_t v) {
+    unsigned char t[4] = {(unsigned char)v, (unsigned char)(v >> 8), (unsigned char)(v >> 16),
+                          (unsigned char)(v >> 24)};
+    wr_bytes(b, t, 4);
+}
+void gen_wr_u64(gen_bytes *b, uint64_t v) {
+    gen_wr_u32(b, (uint32_t)v);
+    gen_wr_u32(b, (uint32_t)(v >> 32));
+}
+void gen_wr_f64(gen_bytes *b, double v) {
+    uint64_t u;
+    memcpy(&u, &v, 8);
+    gen_wr_u64(b, u);
+}
+void gen_wr_f32s(gen_bytes *b, const float *v, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        uint32_t u;
+        memcpy(&u, &v[i], 4);
+        gen_wr_u32(b, u);
+    }
+}
+void gen_wr_f64s(gen_bytes *b, const double *v, size_t n) {
+    for (size_t i = 0; i < n; i++) gen_wr_f64(b, v[i]);
+}
+void gen_wr_str(gen_bytes *b, const char *s) {
+    if (!s) {
+        gen_wr_u32(b, 0xFFFFFFFFu);
+        return;
+    }
+    size_t n = strlen(s);
+    gen_wr_u32(b, (uint32_t)n);
+    wr_bytes(b, s, n);
+}
+
+/* ---- reader --------------------------------------------------------------------------- */
+
+genesis_status gen_rd_fail(gen_reader *r, const char *what) {
+    r->failed = 1;
+    return gen_set_error(r->ctx, GENESIS_ERR_MODEL_FORMAT,
+                         "%s: corrupted model file: %s (at byte %zu); re-create it with "
+                         "`genesis fit`",
+                         r->path, what, r->pos + GEN_FILE_HEADER);
+}
+
+static genesis_status rd_need(gen_reader *r, size_t n) {
+    if (r->failed) return GENESIS_ERR_MODEL_FORMAT;
+    if (n > r->len - r->pos) return gen_rd_fail(r, "a field extends past the end of the file");
+    return GENESIS_OK;
+}
+
+genesis_status gen_rd_u32(gen_reader *r, uint32_t *v) {
+    GEN_TRY(rd_need(r, 4));
+    const unsigned char *p = r->p + r->pos;
+    *v = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+    r->pos += 4;
+    return GENESIS_OK;
+}
+genesis_status gen_rd_u64(gen_reader *r, uint64_t *v) {
+    uint32_t lo, hi;
+    GEN_TRY(gen_rd_u32(r, &lo));
+    GEN_TRY(gen_rd_u32(r, &hi));
+    *v = (uint64_t)hi << 32 | lo;
+    return GENESIS_OK;
+}
+genesis_status gen_rd_f64(gen_reader *r, double *v) {
+    uint64_t u;
+    GEN_TRY(gen_rd_u64(r, &u));
+    memcpy(v, &u, 8);
+    return GENESIS_OK;
+}
+genesis_status gen_rd_count(gen_reader *r, uint32_t lo, uint32_t hi, const char *what, int *v) {
+    uint32_t u;
+    GEN_TRY(gen_rd_u32(r, &u));
+    if (u < lo || u > hi) {
+        char msg[160];
+        snprintf(msg, sizeof msg, "%s %u is outside [%u, %u]", what, u, lo, hi);
+        return gen_rd_fail(r, msg);
+    }
+    *v = (int)u;
+    return GENESIS_OK;
+}
+genesis_status gen_rd_f32s(gen_reader *r, float *v, size_t n) {
+    if (n > (r->len - r->pos) / 4) return gen_rd_fail(r, "an array extends past the end of the file");
+    for (size_t i = 0; i < n; i++) {
+        uint32_t u;
+        GEN_TRY(gen_rd_u32(r, &u));
+        memcpy(&v[i], &u, 4);
+    }
+    return GENESIS_OK;
+}
+genesis_status gen_rd_f64s(gen_reader *r, double *v, size_t n) {
+    if (n > (r->len - r->pos) / 8) return gen_rd_fail(r, "an array extends past the end of the file");
+    for (size_t i = 0; i < n; i++) GEN_TRY(gen_rd_f64(r, &v[i]));
+    return GENESIS_OK;
+}
+genesis_status gen_rd_str(gen_reader *r, char **s) {
+    uint32_t n;
+    *s = NULL;
+    GEN_TRY(gen_rd_u32(r, &n));
+    if (n == 0xFFFFFFFFu) return GENESIS_OK;
+    if (n > GEN_MAX_STRING) return gen_rd_fail(r, "a string is longer than 1 MiB");
+    GEN_TRY(rd_need(r, n));
+    char *p = malloc((size_t)n + 1);
+    if (!p) return gen_set_error(r->ctx, GENESIS_ERR_NOMEM, "out of memory reading %s", r->path);
+    memcpy(p, r->p + r->pos, n);
+    p[n] = 0;
+    if (memchr(p, 0, n)) {
+        free(p);
+        return gen_rd_fail(r, "a string contains a NUL byte");
+    }
+    r->pos += n;
+    *s = p;
+    return GENESIS_OK;
+}
+
+/* ---- transformer ---------------------------------------------------------------------- */
+
+genesis_status gen_transformer_save(const gen_transformer *tf, gen_bytes *b) {
+    gen_wr_u32(b, (uint32_t)(unsigned char)tf->delimiter);
+    gen_wr_u32(b, (uint32_t)tf->clamp_range);
+    gen_wr_u32(b, (uint32_t)tf->data_dim);
+    gen_wr_u32(b, (uint32_t)tf->nspans);
+    for (int i = 0; i < tf->nspans; i++) {
+        gen_wr_u32(b, (uint32_t)tf->spans[i].start);
+        gen_wr_u32(b, (uint32_t)tf->spans[i].len);
+        gen_wr_u32(b, (uint32_t)tf->spans[i].kind);
+        gen_wr_u32(b, (uint32_t)tf->spans[i].column);
+    }
+    gen_wr_u32(b, (uint32_t)tf->ncols);
+    for (int c = 0; c < tf->ncols; c++) {
+        const gen_col_transform *ct = &tf->cols[c];
+        gen_wr_str(b, ct->name);
+        gen_wr_u32(b, (uint32_t)ct->type);
+        gen_wr_u32(b, (uint32_t)ct->span_first);
+        gen_wr_u32(b, (uint32_t)ct->nspans);
+        gen_wr_u32(b, (uint32_t)ct->offset);
+        gen_wr_u32(b, (uint32_t)ct->width);
+        gen_wr_str(b, ct->na_text);
+        if (ct->type == GENESIS_COLUMN_CONTINUOUS) {
+            gen_wr_u32(b, (uint32_t)ct->n_modes);
+            gen_wr_f64s(b, ct->mode_mean, (size_t)ct->n_modes);
+            gen_wr_f64s(b, ct->mode_std, (size_t)ct->n_modes);
+            gen_wr_f64s(b, ct->mode_weight, (size_t)ct->n_modes);
+            gen_wr_u32(b, (uint32_t)ct->n_points);
+            gen_wr_f64s(b, ct->point_value, (size_t)ct->n_points);
+            gen_wr_u32(b, (uint32_t)ct->has_null);
+            gen_wr_f64(b, ct->min);
+            gen_wr_f64(b, ct->max);
+            gen_wr_u32(b, (uint32_t)ct->is_integer);
+            gen_wr_u32(b, (uint32_t)(ct->decimals + 1));
+        } else {
+            gen_wr_u32(b, (uint32_t)ct->n_slots);
+            for (int k = 0; k < ct->n_slots; k++) gen_wr_str(b, ct->slot_text[k]);
+            gen_wr_u32(b, (uint32_t)(ct->missing_slot + 1));
+            gen_wr_u32(b, (uint32_t)(ct->rare_slot + 1));
+            gen_wr_u32(b, (uint32_t)ct->n_rare);
+            for (int k = 0; k < ct->n_rare; k++) gen_wr_str(b, ct->rare_text[k]);
+            gen_wr_f64s(b, ct->rare_cdf, (size_t)ct->n_rare);
+        }
+    }
+    return GENESIS_OK;
+}
+
+/* Reads an index stored as value+1 (so -1 is 0) and checks it against [-1, hi). */
+static genesis_status rd_index(gen_reader *r, int hi, const char *what, int *v) {
+    int u = 0;
+    GEN_TRY(gen_rd_count(r, 0, (uint32_t)hi, what, &u));
+    *v = u - 1;
+    return GENESIS_OK;
+}
+
+genesis_status gen_transformer_load(gen_transformer *tf, gen_reader *r) {
+    memset(tf, 0, sizeof *tf);
+    int delim, clamp;
+    GEN_TRY(gen_rd_count(r, 1, 255, "delimiter", &delim));
+    GEN_TRY(gen_rd_count(r, 0, 1, "clamp flag", &clamp));
+    tf->delimiter = (char)delim;
+    tf->clamp_range = clamp;
+    GEN_TRY(gen_rd_count(r, 1, 1u << 24, "encoded width", &tf->data_dim));
+    GEN_TRY(gen_rd_count(r, 1, 1u << 22, "span count", &tf->nspans));
+    if ((size_t)tf->nspans * 16 > r->len - r->pos) return gen_rd_fail(r, "span table is truncated");
+    tf->spans = calloc((size_t)tf->nspans, sizeof *tf->spans);
+    if (!tf->spans) return gen_set_error(r->ctx, GENESIS_ERR_NOMEM, "out of memory reading %s", r->path);
+    int pos = 0;
+    for (int i = 0; i < tf->nspans; i++) {
+        gen_span *s = &tf->spans[i];
+        int kind;
+        GEN_TRY(gen_rd_count(r, 0, (uint32_t)tf->data_dim, "span start", &s->start));
+        GEN_TRY(gen_rd_count(r, 1, (uint32_t)tf->data_dim, "span length", &s->len));
+        GEN_TRY(gen_rd_count(r, 0, 1, "span kind", &kind));
+        GEN_TRY(gen_rd_count(r, 0, 100000, "span column", &s->column));
+        s->kind = (gen_span_kind)kind;
+        if (s->start != pos || s->len > tf->data_dim - pos)
+            return gen_rd_fail(r, "spans do not tile the encoded row");
+        pos += s->len;
+    }
+    if (pos != tf->data_dim) return gen_rd_fail(r, "spans do not cover the encoded row");
+    GEN_TRY(gen_rd_count(r, 1, 100000, "column count", &tf->ncols));
+    if ((size_t)tf->ncols * 32 > r->len - r->pos) return gen_rd_fail(r, "column table is truncated");
+    tf->cols = calloc((size_t)tf->ncols, sizeof *tf->cols);
+    if (!tf->cols) return gen_set_error(r->ctx, GENESIS_ERR_NOMEM, "out of memory reading %s", r->path);
+    int next_span = 0;
+    for (int c = 0; c < tf->ncols; c++) {
+        gen_col_transform *ct = &tf->cols[c];
+        int type;
+        ct->missing_slot = ct->rare_slot = -1;
+        GEN_TRY(gen_rd_str(r, &ct->name));
+        if (!ct->name) return gen_rd_fail(r, "a column has no name");
+        GEN_TRY(gen_rd_count(r, 0, 1, "column type", &type));
+        ct->type = (genesis_column_type)type;
+        GEN_TRY(gen_rd_count(r, 0, (uint32_t)tf->nspans, "first span", &ct->span_first));
+        GEN_TRY(gen_rd_count(r, 1, 2, "span count", &ct->nspans));
+        GEN_TRY(gen_rd_count(r, 0, (uint32_t)tf->data_dim, "column offset", &ct->offset));
+        GEN_TRY(gen_rd_count(r, 1, (uint32_t)tf->data_dim, "column width", &ct->width));
+        GEN_TRY(gen_rd_str(r, &ct->na_text));
+        /* the column's spans are the next ones, in order, and match its offset and width */
+        if (ct->span_first != next_span || ct->span_first + ct->nspans > tf->nspans)
+            return gen_rd_fail(r, "column spans out of order");
+        const gen_span *sp = &tf->spans[ct->span_first];
+        int w = 0;
+        for (int k = 0; k < ct->nspans; k++) {
+            if (sp[k].column != c) return gen_rd_fail(r, "a span names the wrong column");
+            w += sp[k].len;
+        }
+        if (sp[0].start != ct->offset || w != ct->width) return gen_rd_fail(r, "column width does not match its spans");
+        next_span += ct->nspans;
+        if (ct->type == GENESIS_COLUMN_CONTINUOUS) {
+            if (ct->nspans != 2 || sp[0].kind != GEN_SPAN_TANH || sp[0].len != 1 ||
+                sp[1].kind != GEN_SPAN_SOFTMAX)
+                return gen_rd_fail(r, "a continuous column needs a tanh and a softmax span");
+            int dec;
+            GEN_TRY(gen_rd_count(r, 0, GEN_MAX_MODES, "mode count", &ct->n_modes));
+            GEN_TRY(gen_rd_f64s(r, ct->mode_mean, (size_t)ct->n_modes));
+            GEN_TRY(gen_rd_f64s(r, ct->mode_std, (size_t)ct->n_modes));
+            GEN_TRY(gen_rd_f64s(r, ct->mode_weight, (size_t)ct->n_modes));
+            GEN_TRY(gen_rd_count(r, 0, GEN_MAX_POINTS, "point-mass count", &ct->n_points));
+            GEN_TRY(gen_rd_f64s(r, ct->point_value, (size_t)ct->n_points));
+            GEN_TRY(gen_rd_count(r, 0, 1, "null flag", &ct->has_null));
+            GEN_TRY(gen_rd_f64(r, &ct->min));
+            GEN_TRY(gen_rd_f64(r, &ct->max));
+            GEN_TRY(gen_rd_count(r, 0, 1, "integer flag", &ct->is_integer));
+            GEN_TRY(gen_rd_count(r, 0, 18, "decimals", &dec));
+            ct->decimals = dec - 1;
+            int slots = ct->n_modes + ct->n_points + ct->has_null;
+            if (sp[1].len != (slots > 0 ? slots : 1)) return gen_rd_fail(r, "mode span width is wrong");
+            for (int k = 0; k < ct->n_modes; k++)
+                if (!isfinite(ct->mode_mean[k]) || !(ct->mode_std[k] > 0) || !isfinite(ct->mode_std[k]))
+                    return gen_rd_fail(r, "a mode has a non-finite mean or a non-positive spread");
+            for (int k = 0; k < ct->n_points; k++)
+                if (!isfinite(ct->point_value[k])) return gen_rd_fail(r, "a point mass is not finite");
+            if (!(ct->min <= ct->max) && !(isnan(ct->min) && isnan(ct->max)))
+                return gen_rd_fail(r, "column range is invalid");
+        } else {
+            if (ct->nspans != 1 || sp[0].kind != GEN_SPAN_SOFTMAX)
+                return gen_rd_fail(r, "a categorical column needs one softmax span");
+            GEN_TRY(gen_rd_count(r, 1, 1u << 24, "category count", &ct->n_slots));
+            if (ct->n_slots != ct->width) return gen_rd_fail(r, "category count does not match the span");
+            if ((size_t)ct->n_slots * 4 > r->len - r->pos) return gen_rd_fail(r, "category list is truncated");
+            ct->slot_text = calloc((size_t)ct->n_slots, sizeof(char *));
+            if (!ct->slot_text) return gen_set_error(r->ctx, GENESIS_ERR_NOMEM, "out of memory reading %s", r->path);
+            for (int k = 0; k < ct->n_slots; k++) GEN_TRY(gen_rd_str(r, &ct->slot_text[k]));
+            GEN_TRY(rd_index(r, ct->n_slots, "missing slot", &ct->missing_slot));
+            GEN_TRY(rd_index(r, ct->n_slots, "rare slot", &ct->rare_slot));
+            GEN_TRY(gen_rd_count(r, 0, 1u << 24, "rare level count", &ct->n_rare));
+            if ((ct->rare_slot >= 0) != (ct->n_rare > 0)) return gen_rd_fail(r, "rare slot without rare levels");
+            for (int k = 0; k < ct->n_slots; k++)
+                if (!ct->slot_text[k] && k != ct->rare_slot) return gen_rd_fail(r, "a category has no text");
+            if (ct->n_rare > 0) {
+                if ((size_t)ct->n_rare * 12 > r->len - r->pos) return gen_rd_fail(r, "rare level list is truncated");
+                ct->rare_text = calloc((size_t)ct->n_rare, sizeof(char *));
+                ct->rare_cdf = calloc((size_t)ct->n_rare, sizeof(double));
+                if (!ct->rare_text || !ct->rare_cdf)
+                    return gen_set_error(r->ctx, GENESIS_ERR_NOMEM, "out of memory reading %s", r->path);
+                for (int k = 0; k < ct->n_rare; k++) {
+                    GEN_TRY(gen_rd_str(r, &ct->rare_text[k]));
+                    if (!ct->rare_text[k]) return gen_rd_fail(r, "a rare level has no text");
+                }
+                GEN_TRY(gen_rd_f64s(r, ct->rare_cdf, (size_t)ct->n_rare));
+                double prev = 0;
+                for (int k = 0; k < ct->n_rare; k++) {
+                    if (!(ct->rare_cdf[k] >= prev && ct->rare_cdf[k] <= 1.0))
+                        return gen_rd_fail(r, "rare level frequencies are not a distribution");
+                    prev = ct->rare_cdf[k];
+                }
+                if (prev != 1.0) return gen_rd_fail(r, "rare level frequencies do not sum to 1");
+            }
+        }
+    }
+    if (next_span != tf->nspans) return gen_rd_fail(r, "spans left over after the last column");
+    return GENESIS_OK;
+}
+
+/* ---- whole files ---------------------------------------------------------------------- */
+
+genesis_status gen_model_write_file(const genesis_model *m, const char *path) {
+    genesis_ctx *ctx = m->ctx;
+    gen_bytes b = {0};
+    wr_bytes(&b, GEN_FILE_MAGIC, 8);
+    gen_wr_u32(&b, GEN_FILE_VERSION);
+    gen_wr_u32(&b, (uint32_t)m->vt->kind);
+    gen_wr_u64(&b, 0); /* payload length, patched below */
+    size_t start = b.len;
+    gen_wr_f64s(&b, m->param, GEN_NPARAMS);
+    gen_wr_u64(&b, m->seed);
+    genesis_status st = gen_transformer_save(&m->tf, &b);
+    if (st == GENESIS_OK) st = m->vt->save(m, &b);
+    if (st == GENESIS_OK && b.oom) st = gen_set_error(ctx, GENESIS_ERR_NOMEM, "out of memory saving the model");
+    if (st != GENESIS_OK) {
+        free(b.p);
+        return st;
+    }
+    uint64_t plen = b.len - start;
+    for (int i = 0; i < 8; i++) b.p[16 + i] = (unsigned char)(plen >> (8 * i));
+    uint32_t crc = (uint32_t)crc32(0L, b.p, (uInt)0);
+    size_t done = 0;
+    while (done < b.len) { /* crc32 takes uInt lengths */
+        size_t chunk = b.len - done > (1u << 30) ? (1u << 30) : b.len - done;
+        crc = (uint32_t)crc32(crc, b.p + done, (uInt)chunk);
+        done += chunk;
+    }
+    gen_wr_u32(&b, crc);
+    if (b.oom) {
+        free(b.p);
+        return gen_set_error(ctx, GENESIS_ERR_NOMEM, "out of memory saving the model");
+    }
+    gen_csv_writer *w;
+    st = gen_csv_writer_open(ctx, path, ',', &w);
+    if (st == GENESIS_OK) {
+        st = gen_csv_writer_raw(w, (const char *)b.p, b.len);
+        genesis_status cst = gen_csv_writer_close(w, st == GENESIS_OK);
+        if (st == GENESIS_OK) st = cst;
+    }
+    free(b.p);
+    return st;
+}
+
+genesis_status gen_model_new(genesis_ctx *ctx, genesis_model_kind kind, genesis_model **out);
+
+genesis_status gen_model_read_file(genesis_ctx *ctx, const char *path, genesis_model **out) {
+    *out = NULL;
+    FILE *f = fopen(path, "rb");
+    GEN_RETURN_IF(!f, ctx, GENESIS_ERR_IO, "%s: cannot open model file: %s", path, strerror(errno));
+    struct stat sb;
+    if (fstat(fileno(f), &sb) != 0 || !S_ISREG(sb.st_mode)) {
+        fclose(f);
+        return gen_set_error(ctx, GENESIS_ERR_IO, "%s: not a regular file", path);
+    }
+    uint64_t size = (uint64_t)sb.st_size;
+    unsigned char head[GEN_FILE_HEADER];
+    if (size < GEN_FILE_HEADER + 4 || fread(head, 1, GEN_FILE_HEADER, f) != GEN_FILE_HEADER) {
+        fclose(f);
+        return gen_set_error(ctx, GENESIS_ERR_MODEL_FORMAT,
+                             "%s: too short to be a genesis model file (%llu bytes); it may be "
+                             "truncated",
+                             path, (unsigned long long)size);
+    }
+    if (memcmp(head, GEN_FILE_MAGIC, 8) != 0) {
+        fclose(f);
+        return gen_set_error(ctx, GENESIS_ERR_MODEL_FORMAT,
+                             "%s: not a genesis model file (wrong magic bytes); give a file "
+                             "written by `genesis fit` or `--save`",
+                             path);
+    }
+    gen_reader hr = {head, GEN_FILE_HEADER, 8, path, ctx, 0};
+    uint32_t version, kind;
+    uint64_t plen;
+    gen_rd_u32(&hr, &version);
+    gen_rd_u32(&hr, &kind);
+    gen_rd_u64(&hr, &plen);
+    if (version > GEN_FILE_VERSION || version == 0) {
+        fclose(f);
+        return gen_set_error(ctx, GENESIS_ERR_VERSION,
+                             "%s: model file format version %u; this genesis %s reads version %u "
+                             "(upgrade genesis or re-fit the model)",
+                             path, version, GENESIS_VERSION_STRING, GEN_FILE_VERSION);
+    }
+    if (plen != size - GEN_FILE_HEADER - 4) {
+        fclose(f);
+        return gen_set_error(ctx, GENESIS_ERR_MODEL_FORMAT,
+                             "%s: the header says %llu payload bytes but the file holds %llu; the "
+                             "file is truncated or has extra bytes",
+                             path, (unsigned long long)plen,
+                             (unsigned long long)(size - GEN_FILE_HEADER - 4));
+    }
+    if (size > ((uint64_t)1 << 40) || size > SIZE_MAX) {
+        fclose(f);
+        return gen_set_error(ctx, GENESIS_ERR_MODEL_FORMAT, "%s: model file is implausibly large", path);
+    }
+    unsigned char *buf = malloc((size_t)size);
+    if (!buf) {
+        fclose(f);
+        return gen_set_error(ctx, GENESIS_ERR_NOMEM, "%s: out of memory reading the model", path);
+    }
+    memcpy(buf, head, GEN_FILE_HEADER);
+    size_t got = fread(buf + GEN_FILE_HEADER, 1, (size_t)size - GEN_FILE_HEADER, f);
+    fclose(f);
+    if (got != size - GEN_FILE_HEADER) {
+        free(buf);
+        return gen_set_error(ctx, GENESIS_ERR_IO, "%s: read error (file changed while reading?)", path);
+    }
+    uint32_t crc = (uint32_t)crc32(0L, buf, 0);
+    for (size_t done = 0; done < size - 4;) {
+        size_t chunk = size - 4 - done > (1u << 30) ? (1u << 30) : size - 4 - done;
+        crc = (uint32_t)crc32(crc, buf + done, (uInt)chunk);
+        done += chunk;
+    }
+    const unsigned char *cp = buf + size - 4;
+    uint32_t stored = (uint32_t)cp[0] | (uint32_t)cp[1] << 8 | (uint32_t)cp[2] << 16 | (uint32_t)cp[3] << 24;
+    if (crc != stored) {
+        free(buf);
+        return gen_set_error(ctx, GENESIS_ERR_MODEL_FORMAT,
+                             "%s: model file is corrupted (checksum mismatch); re-create it with "
+                             "`genesis fit`",
+                             path);
+    }
+    genesis_model *m = NULL;
+    genesis_status st = gen_model_new(ctx, (genesis_model_kind)kind, &m);
+    if (st != GENESIS_OK) {
+        free(buf);
+        if (st == GENESIS_ERR_UNSUPPORTED)
+            return gen_set_error(ctx, GENESIS_ERR_MODEL_FORMAT,
+                                 "%s: model kind %u is not known to this genesis %s", path, kind,
+                                 GENESIS_VERSION_STRING);
+        return st;
+    }
+    gen_reader r = {buf + GEN_FILE_HEADER, (size_t)plen, 0, path, ctx, 0};
+    double params[GEN_NPARAMS];
+    st = gen_rd_f64s(&r, params, GEN_NPARAMS);
+    for (int i = 0; st == GENESIS_OK && i < GEN_NPARAMS; i++) {
+        double lo, hi;
+        genesis_param_bounds((genesis_param)i, &lo, &hi, NULL, NULL);
+        if (!(params[i] >= lo && params[i] <= hi)) st = gen_rd_fail(&r, "a setting is out of range");
+        else m->param[i] = params[i];
+    }
+    if (st == GENESIS_OK) st = gen_rd_u64(&r, &m->seed);
+    if (st == GENESIS_OK) st = gen_transformer_load(&m->tf, &r);
+    if (st == GENESIS_OK) st = m->vt->load(m, &r);
+    if (st == GENESIS_OK && r.pos != r.len) st = gen_rd_fail(&r, "unexpected bytes after the model");
+    free(buf);
+    if (st != GENESIS_OK) {
+        genesis_model_free(m);
+        return st;
+    }
+    m->fitted = 1;
+    *out = m;
+    return GENESIS_OK;
+}
+
+genesis_status genesis_model_save(const genesis_model *m, const char *path) {
+    if (!m || !path) return GENESIS_ERR_INVALID_ARG;
+    gen_clear_error(m->ctx);
+    GEN_RETURN_IF(!m->fitted, m->ctx, GENESIS_ERR_STATE, "the model is not fitted; nothing to save");
+    return gen_model_write_file(m, path);
+}
+
+genesis_status genesis_model_load(genesis_ctx *ctx, const char *path, genesis_model **out) {
+    if (!ctx || !path || !out) return GENESIS_ERR_INVALID_ARG;
+    gen_clear_error(ctx);
+    return gen_model_read_file(ctx, path, out);
+}

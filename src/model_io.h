@@ -1,0 +1,58 @@
+/*
+ * model_io.h — the .gen model file (docs/file-format.md): little-endian, magic "GENMODEL",
+ * u32 format version, u32 model kind, u64 payload length, the payload, and a CRC-32 of
+ * everything before it. The payload is read through a bounds-checked cursor: every length
+ * and count is checked against the bytes that remain (and sane limits) before anything is
+ * allocated. Nothing in a model file is executed.
+ */
+#ifndef GEN_MODEL_IO_H
+#define GEN_MODEL_IO_H
+
+#include "model.h"
+
+#define GEN_FILE_MAGIC "GENMODEL"
+#define GEN_FILE_VERSION 1u
+#define GEN_FILE_HEADER 24   /* magic 8 + version 4 + kind 4 + payload length 8 */
+#define GEN_MAX_STRING (1u << 20)
+
+struct gen_bytes {
+    unsigned char *p;
+    size_t len, cap;
+    int oom;
+};
+
+struct gen_reader {
+    const unsigned char *p;
+    size_t len, pos;
+    const char *path;        /* for messages */
+    genesis_ctx *ctx;
+    int failed;
+};
+
+void gen_wr_u32(gen_bytes *b, uint32_t v);
+void gen_wr_u64(gen_bytes *b, uint64_t v);
+void gen_wr_f64(gen_bytes *b, double v);
+void gen_wr_f32s(gen_bytes *b, const float *v, size_t n);
+void gen_wr_f64s(gen_bytes *b, const double *v, size_t n);
+void gen_wr_str(gen_bytes *b, const char *s);   /* NULL is written as length 0xFFFFFFFF */
+
+/* Each returns GENESIS_OK or GENESIS_ERR_MODEL_FORMAT (message set in r->ctx). */
+genesis_status gen_rd_u32(gen_reader *r, uint32_t *v);
+genesis_status gen_rd_u64(gen_reader *r, uint64_t *v);
+genesis_status gen_rd_f64(gen_reader *r, double *v);
+/* A count that must lie in [lo, hi]; `what` names it in the error. */
+genesis_status gen_rd_count(gen_reader *r, uint32_t lo, uint32_t hi, const char *what, int *v);
+genesis_status gen_rd_f32s(gen_reader *r, float *v, size_t n);
+genesis_status gen_rd_f64s(gen_reader *r, double *v, size_t n);
+/* Allocates; rejects lengths beyond the remaining bytes or GEN_MAX_STRING. */
+genesis_status gen_rd_str(gen_reader *r, char **s);
+/* A format error at the current offset. */
+genesis_status gen_rd_fail(gen_reader *r, const char *what);
+
+genesis_status gen_transformer_save(const gen_transformer *tf, gen_bytes *b);
+genesis_status gen_transformer_load(gen_transformer *tf, gen_reader *r);
+
+genesis_status gen_model_write_file(const genesis_model *m, const char *path);
+genesis_status gen_model_read_file(genesis_ctx *ctx, const char *path, genesis_model **out);
+
+#endif /* GEN_MODEL_IO_H */
