@@ -1,0 +1,504 @@
+/*
+ * genesis.c — the `genesis` command: generate | fit | sample | info. It includes only the
+ * public header, so everything it does a C program embedding libgenesis can do too.
+ * Model settings flags (--epochs, --generator-lr, ...) are generated from the library's
+ * parameter table (genesis_param_bounds), so the CLI and the API cannot drift apart.
+ * Exit codes: 0 success, 1 error, 2 usage error. Errors read "genesis: error: <what>".
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <genesis/genesis.h>
+
+#define EXIT_USAGE 2
+#define NPARAM_MAX 64
+#define MAX_CONDS 64
+
+/* ---- messages ------------------------------------------------------------------------- */
+
+static int g_quiet = 0;
+
+static int usage_error(const char *cmd, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "genesis: error: ");
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\nTry 'genesis %s --help'.\n", cmd ? cmd : "");
+    va_end(ap);
+    return EXIT_USAGE;
+}
+
+static int lib_error(genesis_ctx *ctx, genesis_status st) {
+    const char *msg = ctx ? genesis_errmsg(ctx) : "";
+    fprintf(stderr, "genesis: error: %s\n", msg && *msg ? msg : genesis_status_str(st));
+    return st == GENESIS_ERR_INVALID_ARG ? EXIT_USAGE : 1;
+}
+
+static void log_to_stderr(genesis_log_level lvl, const char *msg, void *user) {
+    (void)user;
+    if (lvl == GENESIS_LOG_DEBUG || (g_quiet && lvl > GENESIS_LOG_ERROR)) return;
+    fprintf(stderr, "genesis: %s: %s\n",
+            lvl == GENESIS_LOG_ERROR ? "error" : lvl == GENESIS_LOG_WARN ? "warning" : "note", msg);
+}
+
+/* ---- options -------------------------------------------------------------------------- */
+
+typedef struct options {
+    const char *input, *output, *model_in, *model_out, *method;
+    const char *delimiter, *na, *discrete, *continuous;
+    int no_header;
+    long long rows;
+    int rows_set;
+    unsigned long long seed;
+    int threads;
+    genesis_device_kind device;
+    int device_index;
+    int quiet, progress;
+    const char *conds[MAX_CONDS];
+    int nconds;
+    int pset[NPARAM_MAX];
+    double pval[NPARAM_MAX];
+} options;
+
+enum {
+    OPT_DELIM = 1000, OPT_NA, OPT_DISCRETE, OPT_CONTINUOUS, OPT_NOHEADER, OPT_METHOD, OPT_SEED,
+    OPT_THREADS, OPT_DEVICE, OPT_QUIET, OPT_SAVE, OPT_COND, OPT_PROGRESS, OPT_VERSION,
+    OPT_PARAM_BASE = 2000
+};
+
+static int parse_ll(const char *s, long long *v) {
+    char *end;
+    errno = 0;
+    long long x = strtoll(s, &end, 10);
+    if (errno || end == s || *end) return -1;
+    *v = x;
+    return 0;
+}
+
+static int parse_double(const char *s, double *v) {
+    char *end;
+    errno = 0;
+    double x = strtod(s, &end);
+    if (errno || end == s || *end || !isfinite(x)) return -1;
+    *v = x;
+    return 0;
+}
+
+/* "cpu", "auto", "cuda", "cuda:N" */
+static int parse_device(const char *s, genesis_device_kind *k, int *idx) {
+    *idx = 0;
+    if (!strcmp(s, "cpu")) *k = GENESIS_DEVICE_CPU;
+    else if (!strcmp(s, "auto")) *k = GENESIS_DEVICE_AUTO;
+    else if (!strcmp(s, "cuda")) *k = GENESIS_DEVICE_CUDA;
+    else if (!strncmp(s, "cuda:", 5)) {
+        long long v;
+        if (parse_ll(s + 5, &v) || v < 0 || v > 255) return -1;
+        *k = GENESIS_DEVICE_CUDA;
+        *idx = (int)v;
+    } else return -1;
+    return 0;
+}
+
+static int n_params(void) {
+    int n = 0;
+    while (n < NPARAM_MAX && genesis_param_bounds((genesis_param)n, NULL, NULL, NULL, NULL) == GENESIS_OK) n++;
+    return n;
+}
+
+/* Which flags each command takes. */
+enum { F_INPUT = 1, F_OUTPUT = 2, F_MODEL_IN = 4, F_MODEL_OUT = 8, F_ROWS = 16, F_TRAIN = 32,
+       F_COND = 64, F_SAVE = 128, F_RUN = 256 };
+
+static void print_param_help(void) {
+    int np = n_params();
+    fprintf(stdout, "\nModel settings (defaults are the reference CTGAN's):\n");
+    for (int p = 0; p < np; p++) {
+        double lo, hi, def;
+        const char *name;
+        genesis_param_bounds((genesis_param)p, &lo, &hi, &def, &name);
+        fprintf(stdout, "  --%-22s %g  (range %g .. %g)\n", name, def, lo, hi);
+    }
+}
+
+static void help(const char *cmd) {
+    if (!cmd || !strcmp(cmd, "genesis")) {
+        printf("genesis %s — synthetic tabular data (CTGAN) from a real table\n\n"
+               "Usage:\n"
+               "  genesis generate -i data.csv -o synthetic.csv -n ROWS [options]\n"
+               "  genesis fit      -i data.csv -m model.gen [options]\n"
+               "  genesis sample   -m model.gen -o synthetic.csv -n ROWS [--condition col=value]\n"
+               "  genesis info\n\n"
+               "Run 'genesis COMMAND --help' for a command's options. 'genesis --version'.\n"
+               "Exit codes: 0 success, 1 error, 2 usage error.\n",
+               genesis_version_string());
+        return;
+    }
+    if (!strcmp(cmd, "info")) {
+        printf("Usage: genesis info\n\nPrints the version, the build's features and the GPUs found.\n");
+        return;
+    }
+    if (!strcmp(cmd, "generate"))
+        printf("Usage: genesis generate -i data.csv -o synthetic.csv -n ROWS [options]\n\n"
+               "Learns the table and writes ROWS synthetic rows ('-' = stdin/stdout).\n");
+    else if (!strcmp(cmd, "fit"))
+        printf("Usage: genesis fit -i data.csv -m model.gen [options]\n\nLearns the table and saves the model.\n");
+    else if (!strcmp(cmd, "sample"))
+        printf("Usage: genesis sample -m model.gen -o synthetic.csv -n ROWS [options]\n\n"
+               "Writes ROWS synthetic rows from a saved model.\n");
+    printf("\nOptions:\n");
+    if (strcmp(cmd, "sample") != 0)
+        printf("  -i, --input FILE        the real table (CSV with a header row)\n"
+               "      --delimiter C       ',' ';' 'tab' '|' (default: sniffed)\n"
+               "      --na TOKEN[,TOKEN]  extra missing-value tokens (always: empty ? NA N/A NaN null None)\n"
+               "      --discrete a,b      force these columns categorical\n"
+               "      --continuous c,d    force these columns continuous\n"
+               "      --no-header         the file has no header row\n"
+               "      --method NAME       ctgan (default)\n"
+               "      --device D          cpu | auto | cuda | cuda:N (default auto)\n"
+               "      --threads N         CPU threads (default: all cores)\n");
+    if (!strcmp(cmd, "generate") || !strcmp(cmd, "sample"))
+        printf("  -o, --output FILE       the synthetic table (written to a temporary name, then renamed)\n"
+               "  -n, --rows N            rows to generate (default: as many as the input had for generate)\n"
+               "      --condition c=v     only rows with categorical column c = v (repeatable; several\n"
+               "                          conditions take turns row by row)\n");
+    if (!strcmp(cmd, "fit")) printf("  -m, --model FILE        where to save the model (.gen)\n");
+    if (!strcmp(cmd, "sample")) printf("  -m, --model FILE        a model saved by fit or --save\n");
+    if (!strcmp(cmd, "generate")) printf("      --save FILE         also save the fitted model\n");
+    printf("      --seed S            random seed (default 0); same seed, same input -> same output\n"
+           "  -q, --quiet             no progress or notes\n"
+           "      --progress          progress lines even when stderr is not a terminal\n"
+           "  -h, --help              this help\n");
+    if (strcmp(cmd, "sample") != 0) print_param_help();
+}
+
+static int parse_args(const char *cmd, int flags, int argc, char **argv, options *o) {
+    static struct option base[] = {
+        {"input", required_argument, 0, 'i'}, {"output", required_argument, 0, 'o'},
+        {"model", required_argument, 0, 'm'}, {"rows", required_argument, 0, 'n'},
+        {"help", no_argument, 0, 'h'}, {"quiet", no_argument, 0, 'q'},
+        {"delimiter", required_argument, 0, OPT_DELIM}, {"na", required_argument, 0, OPT_NA},
+        {"discrete", required_argument, 0, OPT_DISCRETE},
+        {"continuous", required_argument, 0, OPT_CONTINUOUS},
+        {"no-header", no_argument, 0, OPT_NOHEADER}, {"method", required_argument, 0, OPT_METHOD},
+        {"seed", required_argument, 0, OPT_SEED}, {"threads", required_argument, 0, OPT_THREADS},
+        {"device", required_argument, 0, OPT_DEVICE}, {"save", required_argument, 0, OPT_SAVE},
+        {"condition", required_argument, 0, OPT_COND}, {"progress", no_argument, 0, OPT_PROGRESS},
+    };
+    int nb = (int)(sizeof base / sizeof base[0]), np = n_params();
+    struct option longopts[sizeof base / sizeof base[0] + NPARAM_MAX + 1];
+    memcpy(longopts, base, sizeof base);
+    for (int p = 0; p < np; p++) {
+        const char *name;
+        genesis_param_bounds((genesis_param)p, NULL, NULL, NULL, &name);
+        longopts[nb + p] = (struct option){name, required_argument, 0, OPT_PARAM_BASE + p};
+    }
+    memset(&longopts[nb + np], 0, sizeof longopts[0]);
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, ":i:o:m:n:hq", longopts, NULL)) != -1) {
+        long long v;
+        switch (c) {
+        case 'h': help(cmd); exit(0);
+        case 'q': o->quiet = 1; break;
+        case 'i': o->input = optarg; break;
+        case 'o': o->output = optarg; break;
+        case 'm': o->model_in = o->model_out = optarg; break;
+        case 'n':
+            if (parse_ll(optarg, &v) || v < 0)
+                return usage_error(cmd, "-n/--rows must be a whole number >= 0, got '%s'", optarg);
+            o->rows = v;
+            o->rows_set = 1;
+            break;
+        case OPT_DELIM:
+            if (!strcmp(optarg, "tab") || !strcmp(optarg, "\\t")) o->delimiter = "\t";
+            else if (strlen(optarg) != 1 || optarg[0] == '"' || optarg[0] == '\n' || optarg[0] == '\r')
+                return usage_error(cmd, "--delimiter must be one character (or 'tab'), got '%s'", optarg);
+            else o->delimiter = optarg;
+            break;
+        case OPT_NA: o->na = optarg; break;
+        case OPT_DISCRETE: o->discrete = optarg; break;
+        case OPT_CONTINUOUS: o->continuous = optarg; break;
+        case OPT_NOHEADER: o->no_header = 1; break;
+        case OPT_METHOD: o->method = optarg; break;
+        case OPT_SEED: {
+            char *end;
+            errno = 0;
+            if (optarg[0] == '-') return usage_error(cmd, "--seed must be a whole number >= 0, got '%s'", optarg);
+            unsigned long long s = strtoull(optarg, &end, 10);
+            if (errno || end == optarg || *end)
+                return usage_error(cmd, "--seed must be a whole number >= 0, got '%s'", optarg);
+            o->seed = s;
+            break;
+        }
+        case OPT_THREADS:
+            if (parse_ll(optarg, &v) || v < 0 || v > 1024)
+                return usage_error(cmd, "--threads must be between 0 and 1024, got '%s'", optarg);
+            o->threads = (int)v;
+            break;
+        case OPT_DEVICE:
+            if (parse_device(optarg, &o->device, &o->device_index))
+                return usage_error(cmd, "--device must be cpu, auto, cuda or cuda:N, got '%s'", optarg);
+            break;
+        case OPT_SAVE: o->model_out = optarg; break;
+        case OPT_COND:
+            if (!strchr(optarg, '=')) return usage_error(cmd, "--condition needs column=value, got '%s'", optarg);
+            if (o->nconds >= MAX_CONDS) return usage_error(cmd, "at most %d --condition flags", MAX_CONDS);
+            o->conds[o->nconds++] = optarg;
+            break;
+        case OPT_PROGRESS: o->progress = 1; break;
+        case ':': return usage_error(cmd, "option '%s' needs a value", argv[optind - 1]);
+        case '?':
+            if (optopt) return usage_error(cmd, "unknown option '-%c'", optopt);
+            return usage_error(cmd, "unknown option '%s'", argv[optind - 1]);
+        default:
+            if (c >= OPT_PARAM_BASE && c < OPT_PARAM_BASE + np) {
+                int p = c - OPT_PARAM_BASE;
+                const char *name;
+                double lo, hi, val;
+                genesis_param_bounds((genesis_param)p, &lo, &hi, NULL, &name);
+                if (parse_double(optarg, &val) || val < lo || val > hi)
+                    return usage_error(cmd, "--%s must be a number between %g and %g, got '%s'", name,
+                                       lo, hi, optarg);
+                o->pset[p] = 1;
+                o->pval[p] = val;
+            }
+            break;
+        }
+    }
+    if (optind < argc) return usage_error(cmd, "unexpected argument '%s'", argv[optind]);
+    /* which flags this command accepts */
+    if (!(flags & F_TRAIN)) {
+        for (int p = 0; p < np; p++)
+            if (o->pset[p]) {
+                const char *name;
+                genesis_param_bounds((genesis_param)p, NULL, NULL, NULL, &name);
+                return usage_error(cmd, "--%s is a training setting; it applies to fit and generate", name);
+            }
+        if (o->input) return usage_error(cmd, "-i/--input does not apply to '%s'", cmd);
+    }
+    if (!(flags & F_COND) && o->nconds) return usage_error(cmd, "--condition applies to generate and sample");
+    if ((flags & F_INPUT) && !o->input) return usage_error(cmd, "missing -i/--input FILE");
+    if ((flags & F_OUTPUT) && !o->output) return usage_error(cmd, "missing -o/--output FILE");
+    if ((flags & F_MODEL_IN) && !o->model_in) return usage_error(cmd, "missing -m/--model FILE");
+    if (!(flags & F_ROWS) && o->rows_set) return usage_error(cmd, "-n/--rows does not apply to '%s'", cmd);
+    if (!(flags & F_OUTPUT) && o->output) return usage_error(cmd, "-o/--output does not apply to '%s'", cmd);
+    if (o->method && strcmp(o->method, "ctgan") != 0) {
+        if (!strcmp(o->method, "tvae") || !strcmp(o->method, "timegan"))
+            return usage_error(cmd, "--method %s is not available in this version yet; use ctgan", o->method);
+        return usage_error(cmd, "--method must be ctgan, got '%s'", o->method);
+    }
+    return 0;
+}
+
+/* ---- progress ------------------------------------------------------------------------- */
+
+static void fmt_duration(char *buf, size_t cap, double s) {
+    if (s < 60) snprintf(buf, cap, "%.0fs", s);
+    else if (s < 3600) snprintf(buf, cap, "%dm%02ds", (int)s / 60, (int)s % 60);
+    else snprintf(buf, cap, "%dh%02dm", (int)s / 3600, ((int)s % 3600) / 60);
+}
+
+static int show_progress(const genesis_progress *p, void *user) {
+    int tty = *(int *)user;
+    char eta[32], el[32];
+    fmt_duration(eta, sizeof eta, p->eta_s);
+    fmt_duration(el, sizeof el, p->elapsed_s);
+    if (tty) {
+        fprintf(stderr, "\r\033[Kepoch %d/%d  loss G %+.3f  D %+.3f  %.0f rows/s  %s elapsed  ETA %s",
+                p->epoch, p->epochs, p->loss_g, p->loss_d, p->rows_per_s, el, eta);
+        if (p->epoch == p->epochs) fputc('\n', stderr);
+    } else if (p->epoch == p->epochs || p->epoch % 10 == 0 || p->epoch == 1) {
+        fprintf(stderr, "epoch %d/%d  loss G %+.3f  D %+.3f  %.0f rows/s  %s elapsed  ETA %s\n",
+                p->epoch, p->epochs, p->loss_g, p->loss_d, p->rows_per_s, el, eta);
+    }
+    fflush(stderr);
+    return 0;
+}
+
+/* ---- commands --------------------------------------------------------------------------- */
+
+static genesis_status make_ctx(const options *o, genesis_ctx **ctx) {
+    genesis_status st = genesis_ctx_create(ctx);
+    if (st != GENESIS_OK) return st;
+    genesis_ctx_set_log(*ctx, log_to_stderr, NULL);
+    genesis_ctx_set_seed(*ctx, o->seed);
+    if ((st = genesis_ctx_set_threads(*ctx, o->threads)) != GENESIS_OK) return st;
+    return genesis_ctx_set_device(*ctx, o->device, o->device_index);
+}
+
+static genesis_status fit_from_options(genesis_ctx *ctx, const options *o, genesis_model **m,
+                                       int64_t *nrows) {
+    genesis_csv_options co;
+    genesis_csv_options_init(&co);
+    co.delimiter = o->delimiter ? o->delimiter[0] : 0;
+    co.has_header = !o->no_header;
+    co.na_tokens = o->na;
+    co.discrete = o->discrete;
+    co.continuous = o->continuous;
+    genesis_table *t = NULL;
+    genesis_status st = genesis_table_read_csv(ctx, o->input, &co, &t);
+    if (st != GENESIS_OK) return st;
+    *nrows = genesis_table_nrows(t);
+    st = genesis_model_create(ctx, GENESIS_MODEL_CTGAN, m);
+    for (int p = 0; st == GENESIS_OK && p < NPARAM_MAX; p++)
+        if (o->pset[p]) st = genesis_model_set_param(*m, (genesis_param)p, o->pval[p]);
+    if (st == GENESIS_OK && !o->quiet) {
+        int ncont = 0;
+        for (int c = 0; c < genesis_table_ncols(t); c++)
+            ncont += genesis_table_column_type(t, c) == GENESIS_COLUMN_CONTINUOUS;
+        double ep;
+        genesis_model_get_param(*m, GENESIS_P_EPOCHS, &ep);
+        fprintf(stderr, "genesis: %s: %lld rows x %d columns (%d continuous, %d categorical); "
+                        "training CTGAN for %g epochs on %s\n",
+                o->input, (long long)genesis_table_nrows(t), genesis_table_ncols(t), ncont,
+                genesis_table_ncols(t) - ncont, ep, genesis_ctx_device_name(ctx));
+    }
+    int tty = isatty(2);
+    int want = !o->quiet && (tty || o->progress);
+    if (st == GENESIS_OK) st = genesis_model_fit(*m, t, want ? show_progress : NULL, &tty);
+    genesis_table_free(t);
+    return st;
+}
+
+static genesis_status apply_conditions(genesis_model *m, const options *o) {
+    for (int i = 0; i < o->nconds; i++) {
+        char buf[4096];
+        snprintf(buf, sizeof buf, "%s", o->conds[i]);
+        char *eq = strchr(buf, '=');
+        *eq = 0;
+        genesis_status st = genesis_model_set_condition(m, buf, eq + 1);
+        if (st != GENESIS_OK) return st;
+    }
+    return GENESIS_OK;
+}
+
+static genesis_status write_rows(genesis_ctx *ctx, genesis_model *m, const options *o, int64_t n) {
+    (void)ctx;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    genesis_status st = genesis_model_sample_csv(m, n, o->output);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double s = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    if (st == GENESIS_OK && !o->quiet && strcmp(o->output, "-") != 0)
+        fprintf(stderr, "genesis: wrote %lld rows to %s in %.2f s (%.0f rows/s)\n", (long long)n,
+                o->output, s, s > 0 ? (double)n / s : 0.0);
+    return st;
+}
+
+static int cmd_generate(int argc, char **argv) {
+    options o = {0};
+    o.device = GENESIS_DEVICE_AUTO;
+    int rc = parse_args("generate", F_INPUT | F_OUTPUT | F_ROWS | F_TRAIN | F_COND | F_SAVE, argc, argv, &o);
+    if (rc) return rc;
+    g_quiet = o.quiet;
+    genesis_ctx *ctx = NULL;
+    genesis_model *m = NULL;
+    int64_t nrows = 0;
+    genesis_status st = make_ctx(&o, &ctx);
+    if (st == GENESIS_OK) st = fit_from_options(ctx, &o, &m, &nrows);
+    if (st == GENESIS_OK && o.model_out) st = genesis_model_save(m, o.model_out);
+    if (st == GENESIS_OK) st = apply_conditions(m, &o);
+    if (st == GENESIS_OK) st = write_rows(ctx, m, &o, o.rows_set ? o.rows : nrows);
+    rc = st == GENESIS_OK ? 0 : lib_error(ctx, st);
+    genesis_model_free(m);
+    genesis_ctx_free(ctx);
+    return rc;
+}
+
+static int cmd_fit(int argc, char **argv) {
+    options o = {0};
+    o.device = GENESIS_DEVICE_AUTO;
+    int rc = parse_args("fit", F_INPUT | F_MODEL_IN | F_TRAIN, argc, argv, &o);
+    if (rc) return rc;
+    g_quiet = o.quiet;
+    genesis_ctx *ctx = NULL;
+    genesis_model *m = NULL;
+    int64_t nrows = 0;
+    genesis_status st = make_ctx(&o, &ctx);
+    if (st == GENESIS_OK) st = fit_from_options(ctx, &o, &m, &nrows);
+    if (st == GENESIS_OK) st = genesis_model_save(m, o.model_out);
+    if (st == GENESIS_OK && !o.quiet) fprintf(stderr, "genesis: saved model to %s\n", o.model_out);
+    rc = st == GENESIS_OK ? 0 : lib_error(ctx, st);
+    genesis_model_free(m);
+    genesis_ctx_free(ctx);
+    return rc;
+}
+
+static int cmd_sample(int argc, char **argv) {
+    options o = {0};
+    o.device = GENESIS_DEVICE_AUTO;
+    int rc = parse_args("sample", F_OUTPUT | F_MODEL_IN | F_ROWS | F_COND, argc, argv, &o);
+    if (rc) return rc;
+    if (!o.rows_set) return usage_error("sample", "missing -n/--rows N");
+    g_quiet = o.quiet;
+    genesis_ctx *ctx = NULL;
+    genesis_model *m = NULL;
+    genesis_status st = make_ctx(&o, &ctx);
+    if (st == GENESIS_OK) st = genesis_model_load(ctx, o.model_in, &m);
+    if (st == GENESIS_OK) st = apply_conditions(m, &o);
+    if (st == GENESIS_OK) st = write_rows(ctx, m, &o, o.rows);
+    rc = st == GENESIS_OK ? 0 : lib_error(ctx, st);
+    genesis_model_free(m);
+    genesis_ctx_free(ctx);
+    return rc;
+}
+
+static int cmd_info(int argc, char **argv) {
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+            help("info");
+            return 0;
+        }
+        return usage_error("info", "unexpected argument '%s'", argv[i]);
+    }
+    printf("genesis %s (library %s)\n", GENESIS_VERSION_STRING, genesis_version_string());
+    printf("models: ctgan\n");
+    genesis_device_info dev[16];
+    int n = 0;
+    char why[256] = "";
+    genesis_detect_devices(dev, 16, &n, why, sizeof why);
+    printf("GPUs: %s\n", why);
+    for (int i = 0; i < n; i++)
+        printf("  cuda:%d  %s  compute %d.%d  memory %.1f GiB total, %.1f GiB free\n", dev[i].index,
+               dev[i].name, dev[i].cc_major, dev[i].cc_minor, dev[i].total_memory / 1073741824.0,
+               dev[i].free_memory / 1073741824.0);
+    printf("training device: cpu (this version trains and samples on the CPU)\n");
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    printf("CPU cores: %ld\n", cores);
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2) {
+        help(NULL);
+        return EXIT_USAGE;
+    }
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
+        help(argc > 2 ? argv[2] : NULL);
+        return 0;
+    }
+    if (!strcmp(cmd, "--version") || !strcmp(cmd, "-V") || !strcmp(cmd, "version")) {
+        printf("genesis %s\n", genesis_version_string());
+        return 0;
+    }
+    if (genesis_version_number() != GENESIS_VERSION_NUMBER)
+        fprintf(stderr, "genesis: warning: built with header %s but running library %s\n",
+                GENESIS_VERSION_STRING, genesis_version_string());
+    if (!strcmp(cmd, "generate")) return cmd_generate(argc - 1, argv + 1);
+    if (!strcmp(cmd, "fit")) return cmd_fit(argc - 1, argv + 1);
+    if (!strcmp(cmd, "sample")) return cmd_sample(argc - 1, argv + 1);
+    if (!strcmp(cmd, "info")) return cmd_info(argc - 1, argv + 1);
+    if (!strcmp(cmd, "evaluate") || !strcmp(cmd, "estimate"))
+        return usage_error(NULL, "'%s' is not available in this version yet", cmd);
+    return usage_error(NULL, "unknown command '%s' (commands: generate, fit, sample, info)", cmd);
+}
