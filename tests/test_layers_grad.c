@@ -1,0 +1,378 @@
+/*
+ * test_layers_grad.c — the CPU backend checked two ways:
+ *   1. the OpenBLAS GEMM fast path against the plain-loop reference, all transposes,
+ *      awkward shapes (1, 3, 17, 257);
+ *   2. central finite differences for every operation's backward pass (linear, ReLU,
+ *      LeakyReLU, dropout, batch norm, tanh and Gumbel-softmax spans, cross entropy, the
+ *      gradient-penalty norm), then for whole CTGAN paths: the generator, the discriminator
+ *      (weights and input) and the gradient penalty's double backward (specs §4.6).
+ * A finite difference is trusted only where two step sizes agree (away from the kinks of
+ * ReLU / LeakyReLU); each check requires most probed entries to be trusted.
+ */
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+#include "backend.h"
+#include "ctgan.h"
+#include "test_util.h"
+
+static gen_backend *be;
+static genesis_ctx *ctx;
+
+static void setup(void) {
+    genesis_ctx_create(&ctx);
+    ck_assert_int_eq(gen_backend_cpu_create(ctx, 1, &be), GENESIS_OK);
+}
+static void teardown(void) {
+    gen_backend_free(be);
+    genesis_ctx_free(ctx);
+}
+
+/* ---- GEMM ------------------------------------------------------------------------------ */
+
+START_TEST(test_gemm_matches_reference) {
+    static const int dims[] = {1, 3, 17, 257};
+    for (int ta = 0; ta < 2; ta++)
+        for (int tb = 0; tb < 2; tb++)
+            for (int i = 0; i < 4; i++)
+                for (int j = 0; j < 4; j++) {
+                    int M = dims[i], N = dims[j], K = dims[(i + j) % 4];
+                    int lda = (ta ? M : K) + 2, ldb = (tb ? K : N) + 1, ldc = N + 3;
+                    size_t na = (size_t)(ta ? K : M) * lda, nb = (size_t)(tb ? N : K) * ldb,
+                           nc = (size_t)M * ldc;
+                    float *A = malloc(na * 4), *B = malloc(nb * 4), *C1 = malloc(nc * 4),
+                          *C2 = malloc(nc * 4);
+                    tu_fill_uniform(A, na, -1, 1, 1);
+                    tu_fill_uniform(B, nb, -1, 1, 2);
+                    tu_fill_uniform(C1, nc, -1, 1, 3);
+                    memcpy(C2, C1, nc * 4);
+                    be->ops->gemm(be, ta, tb, M, N, K, 0.7f, A, lda, B, ldb, 0.3f, C1, ldc);
+                    gen_gemm_reference(ta, tb, M, N, K, 0.7f, A, lda, B, ldb, 0.3f, C2, ldc);
+                    tu_assert_allclose(C1, C2, nc, 1e-4, 1e-4);
+                    free(A); free(B); free(C1); free(C2);
+                }
+}
+END_TEST
+
+/* ---- finite-difference machinery ---------------------------------------------------------- */
+
+typedef double (*loss_fn)(void *user);
+
+/* Compares analytic gradient g[idx] with central differences of f w.r.t. x[idx] for `probes`
+ * indices spread over [0, n). */
+static void check_grad(const char *what, loss_fn f, void *user, float *x, const float *g, size_t n,
+                       int probes, double atol, double rtol) {
+    int trusted = 0, bad = 0;
+    char msg[256] = "";
+    for (int p = 0; p < probes; p++) {
+        size_t i = (size_t)(((double)p + 0.5) / probes * (double)n);
+        if (i >= n) i = n - 1;
+        float x0 = x[i];
+        double fd[2];
+        float eps[2] = {1e-2f * fmaxf(1.0f, fabsf(x0)), 5e-3f * fmaxf(1.0f, fabsf(x0))};
+        for (int k = 0; k < 2; k++) {
+            x[i] = x0 + eps[k];
+            double lp = f(user);
+            x[i] = x0 - eps[k];
+            double lm = f(user);
+            x[i] = x0;
+            fd[k] = (lp - lm) / (2.0 * ((double)(x0 + eps[k]) - (double)x0));
+        }
+        if (fabs(fd[0] - fd[1]) > atol + rtol * fabs(fd[1])) continue; /* a kink: untrusted */
+        trusted++;
+        if (fabs(fd[1] - g[i]) > atol + rtol * fabs(fd[1])) {
+            if (!bad) snprintf(msg, sizeof msg, "%s[%zu]: analytic %.6g vs numeric %.6g", what, i, g[i], fd[1]);
+            bad++;
+        }
+    }
+    ck_assert_msg(bad == 0, "%s: %d of %d probes differ; first: %s", what, bad, trusted, msg);
+    ck_assert_msg(trusted >= probes * 7 / 10, "%s: only %d of %d probes were smooth enough", what,
+                  trusted, probes);
+}
+
+/* ---- single operations ---------------------------------------------------------------------- */
+
+enum { B_ = 6, C_ = 5, OC_ = 4 };
+
+typedef struct op_case {
+    float inp[B_ * C_], W[OC_ * C_], bias[OC_], gamma[C_], beta[C_], R[B_ * C_ * 2];
+    float out[B_ * C_ * 2], mean[C_], rstd[C_], mask[B_ * C_];
+    int which;
+} op_case;
+
+static double op_loss(void *u) {
+    op_case *c = u;
+    size_t n = (size_t)B_ * C_;
+    switch (c->which) {
+    case 0: be->ops->linear_forward(be, c->out, OC_, c->inp, C_, c->W, c->bias, B_, C_, OC_); n = B_ * OC_; break;
+    case 1: be->ops->relu_forward(be, c->out, c->inp, n); break;
+    case 2: be->ops->leaky_relu_forward(be, c->out, c->inp, n, 0.2f); break;
+    case 3: be->ops->batchnorm_forward(be, c->out, c->mean, c->rstd, c->inp, c->gamma, c->beta, B_, C_, 1e-5f); break;
+    case 4: be->ops->dropout_forward(be, c->out, c->mask, c->inp, n, 0.5f, 7, 1, 0); break;
+    }
+    double l = 0;
+    for (size_t i = 0; i < n; i++) l += (double)c->out[i] * c->R[i];
+    return l;
+}
+
+START_TEST(test_grad_elementwise_and_linear) {
+    op_case c;
+    tu_fill_uniform(c.inp, B_ * C_, -1, 1, 11);
+    tu_fill_uniform(c.W, OC_ * C_, -1, 1, 12);
+    tu_fill_uniform(c.bias, OC_, -1, 1, 13);
+    tu_fill_uniform(c.gamma, C_, 0.5, 1.5, 14);
+    tu_fill_uniform(c.beta, C_, -1, 1, 15);
+    tu_fill_uniform(c.R, B_ * C_ * 2, -1, 1, 16);
+    size_t n = (size_t)B_ * C_;
+    float dinp[B_ * C_], dW[OC_ * C_], db[OC_], dg[C_], dbeta[C_];
+    /* linear */
+    c.which = 0;
+    op_loss(&c);
+    memset(dinp, 0, sizeof dinp); memset(dW, 0, sizeof dW); memset(db, 0, sizeof db);
+    be->ops->linear_backward(be, dinp, C_, dW, db, c.R, OC_, c.inp, C_, c.W, B_, C_, OC_);
+    check_grad("linear.dinp", op_loss, &c, c.inp, dinp, n, 30, 1e-3, 1e-2);
+    check_grad("linear.dW", op_loss, &c, c.W, dW, OC_ * C_, 20, 1e-3, 1e-2);
+    check_grad("linear.db", op_loss, &c, c.bias, db, OC_, 4, 1e-3, 1e-2);
+    /* relu, leaky relu: backward adds into a pre-filled buffer (+= semantics) */
+    for (int w = 1; w <= 2; w++) {
+        c.which = w;
+        op_loss(&c);
+        for (size_t i = 0; i < n; i++) dinp[i] = 1.0f;
+        if (w == 1) be->ops->relu_backward(be, dinp, c.R, c.out, n);
+        else be->ops->leaky_relu_backward(be, dinp, c.R, c.inp, n, 0.2f);
+        for (size_t i = 0; i < n; i++) dinp[i] -= 1.0f;
+        check_grad(w == 1 ? "relu" : "leaky_relu", op_loss, &c, c.inp, dinp, n, 30, 1e-3, 1e-2);
+    }
+    /* batch norm (training statistics) */
+    c.which = 3;
+    op_loss(&c);
+    memset(dinp, 0, sizeof dinp); memset(dg, 0, sizeof dg); memset(dbeta, 0, sizeof dbeta);
+    be->ops->batchnorm_backward(be, dinp, dg, dbeta, c.R, c.inp, c.mean, c.rstd, c.gamma, B_, C_);
+    check_grad("batchnorm.dinp", op_loss, &c, c.inp, dinp, n, 30, 1e-3, 2e-2);
+    check_grad("batchnorm.dgamma", op_loss, &c, c.gamma, dg, C_, 5, 1e-3, 1e-2);
+    check_grad("batchnorm.dbeta", op_loss, &c, c.beta, dbeta, C_, 5, 1e-3, 1e-2);
+    /* dropout: same Philox block -> same mask in every call */
+    c.which = 4;
+    op_loss(&c);
+    memset(dinp, 0, sizeof dinp);
+    be->ops->mul_acc(be, dinp, c.R, c.mask, n);
+    check_grad("dropout", op_loss, &c, c.inp, dinp, n, 30, 1e-3, 1e-2);
+    int kept = 0;
+    for (size_t i = 0; i < n; i++) {
+        ck_assert(c.mask[i] == 0.0f || c.mask[i] == 2.0f);
+        kept += c.mask[i] != 0.0f;
+    }
+    ck_assert(kept > 0 && kept < (int)n);
+}
+END_TEST
+
+/* Gumbel-softmax / tanh spans and the cross entropy on logits. */
+typedef struct act_case {
+    float x[4 * 9], out[4 * 9], R[4 * 9];
+    gen_act_span spans[3];
+    int32_t start[4], len[4], target[4];
+    float loss;
+    int which;
+} act_case;
+
+static double act_loss(void *u) {
+    act_case *c = u;
+    if (c->which == 0) {
+        be->ops->activate_forward(be, c->out, 9, c->x, 9, 4, c->spans, 3, 0.2f, 3, 4, 100);
+        double l = 0;
+        for (int i = 0; i < 36; i++) l += (double)c->out[i] * c->R[i];
+        return l;
+    }
+    be->ops->cross_entropy_rows(be, &c->loss, NULL, 9, c->x, 9, 4, c->start, c->len, c->target, 0.25f);
+    return c->loss;
+}
+
+START_TEST(test_grad_activations_and_cross_entropy) {
+    act_case c;
+    tu_fill_uniform(c.x, 36, -2, 2, 21);
+    tu_fill_uniform(c.R, 36, -1, 1, 22);
+    c.spans[0] = (gen_act_span){0, 1, 0};
+    c.spans[1] = (gen_act_span){1, 5, 1};
+    c.spans[2] = (gen_act_span){6, 3, 1};
+    float dx[36];
+    c.which = 0;
+    act_loss(&c);
+    for (int b = 0; b < 4; b++) { /* softmax spans sum to one */
+        double s = 0;
+        for (int j = 1; j < 6; j++) s += c.out[b * 9 + j];
+        ck_assert_double_eq_tol(s, 1.0, 1e-5);
+    }
+    memset(dx, 0, sizeof dx);
+    be->ops->activate_backward(be, dx, 9, c.R, 9, c.out, 9, 4, c.spans, 3, 0.2f);
+    check_grad("gumbel_softmax+tanh", act_loss, &c, c.x, dx, 36, 36, 1e-3, 2e-2);
+    /* cross entropy: rows pick spans 1 or 2, one row skipped (len 0) */
+    int32_t st[4] = {1, 6, 1, 0}, ln[4] = {5, 3, 5, 0}, tg[4] = {3, 7, 1, 0};
+    memcpy(c.start, st, sizeof st); memcpy(c.len, ln, sizeof ln); memcpy(c.target, tg, sizeof tg);
+    c.which = 1;
+    memset(dx, 0, sizeof dx);
+    be->ops->cross_entropy_rows(be, &c.loss, dx, 9, c.x, 9, 4, c.start, c.len, c.target, 0.25f);
+    check_grad("cross_entropy", act_loss, &c, c.x, dx, 36, 36, 1e-4, 1e-2);
+    for (int j = 0; j < 9; j++) ck_assert(dx[27 + j] == 0.0f);
+}
+END_TEST
+
+typedef struct gp_case {
+    float G[3 * 7], U[3 * 7], pen;
+} gp_case;
+static double gp_loss(void *u) {
+    gp_case *c = u;
+    be->ops->gp_penalty(be, &c->pen, c->U, c->G, 3, 7, 10.0f);
+    return c->pen;
+}
+START_TEST(test_grad_gp_norm) {
+    gp_case c;
+    tu_fill_uniform(c.G, 21, -1, 1, 31);
+    gp_loss(&c);
+    float U[21];
+    memcpy(U, c.U, sizeof U);
+    check_grad("gp_penalty", gp_loss, &c, c.G, U, 21, 21, 1e-3, 1e-2);
+}
+END_TEST
+
+START_TEST(test_adam_matches_torch_formula) {
+    float p[3] = {0.5f, -1.0f, 2.0f}, g[3] = {0.1f, -0.2f, 0.3f}, m[3] = {0}, v[3] = {0};
+    double pd[3] = {0.5, -1.0, 2.0}, md[3] = {0}, vd[3] = {0};
+    for (int t = 1; t <= 3; t++) {
+        be->ops->adam(be, p, g, m, v, 3, 1e-2f, 0.5f, 0.9f, 1e-8f, 1e-3f, t);
+        for (int i = 0; i < 3; i++) {
+            double gg = g[i] + 1e-3 * pd[i];
+            md[i] = 0.5 * md[i] + 0.5 * gg;
+            vd[i] = 0.9 * vd[i] + 0.1 * gg * gg;
+            double mh = md[i] / (1 - pow(0.5, t)), vh = vd[i] / (1 - pow(0.9, t));
+            pd[i] -= 1e-2 * mh / (sqrt(vh) + 1e-8);
+        }
+    }
+    for (int i = 0; i < 3; i++) ck_assert_double_eq_tol(p[i], pd[i], 1e-6);
+}
+END_TEST
+
+/* ---- whole CTGAN paths ------------------------------------------------------------------------ */
+
+typedef struct net_case {
+    ctgan *c;
+    float *R;    /* random projection of the output */
+    int which;   /* 0 generator, 1 discriminator on act->real, 2 gradient penalty */
+} net_case;
+
+static double net_loss(void *u) {
+    net_case *k = u;
+    ctgan *c = k->c;
+    c->noise_off = 0; /* identical dropout masks in every evaluation */
+    double l = 0;
+    if (k->which == 0) {
+        ctgan_gen_forward(c, 1);
+        for (size_t i = 0; i < (size_t)c->B * c->data_dim; i++) l += (double)c->act.gout[i] * k->R[i];
+    } else if (k->which == 1) {
+        ctgan_dis_forward(c, c->act.real);
+        for (int i = 0; i < c->n; i++) l += (double)c->act.y[i] * k->R[i];
+    } else {
+        ctgan_dis_forward(c, c->act.xhat);
+        be->ops->zero(be, c->dgrads, c->dcount);
+        ctgan_gp_backward(c);
+        l = c->act.scal[2];
+    }
+    return l;
+}
+
+static ctgan *small_net(void) {
+    gen_act_span spans[4] = {{0, 1, 0}, {1, 3, 1}, {4, 4, 1}, {8, 2, 1}};
+    ctgan_config cfg = {20, 5, 4, 8, 8, 10, 6};
+    ctgan *c;
+    ck_assert_int_eq(ctgan_create(ctx, be, &cfg, spans, 4, &c), GENESIS_OK);
+    ck_assert_int_eq(ctgan_init_weights(c, 5), GENESIS_OK);
+    c->seed = 9;
+    tu_fill_uniform(c->act.zin, (size_t)c->B * c->d0, -1, 1, 41);
+    tu_fill_uniform(c->act.real, (size_t)c->B * c->w, 0, 1, 42);
+    tu_fill_uniform(c->act.xhat, (size_t)c->B * c->w, 0, 1, 43);
+    return c;
+}
+
+START_TEST(test_grad_ctgan_generator) {
+    net_case k = {small_net(), NULL, 0};
+    ctgan *c = k.c;
+    size_t no = (size_t)c->B * c->data_dim;
+    k.R = malloc(no * sizeof(float));
+    tu_fill_uniform(k.R, no, -1, 1, 44);
+    net_loss(&k);
+    memcpy(c->act.dgout, k.R, no * sizeof(float));
+    be->ops->zero(be, c->ggrads, c->gcount);
+    ctgan_gen_backward(c);
+    size_t gs[CT_G_NT] = {(size_t)c->gdim * c->d0, c->gdim, c->gdim, c->gdim, (size_t)c->gdim * c->d1,
+                          c->gdim, c->gdim, c->gdim, (size_t)c->data_dim * c->d2, c->data_dim};
+    static const char *names[CT_G_NT] = {"G.W1", "G.b1", "G.bn1.gamma", "G.bn1.beta", "G.W2",
+                                          "G.b2", "G.bn2.gamma", "G.bn2.beta", "G.W3", "G.b3"};
+    size_t off = 0;
+    for (int t = 0; t < CT_G_NT; t++) {
+        check_grad(names[t], net_loss, &k, c->gparams + off, c->ggrads + off, gs[t], 12, 2e-3, 3e-2);
+        off += gs[t];
+    }
+    free(k.R);
+    ctgan_free(c);
+}
+END_TEST
+
+START_TEST(test_grad_ctgan_discriminator) {
+    net_case k = {small_net(), NULL, 1};
+    ctgan *c = k.c;
+    k.R = malloc((size_t)c->n * sizeof(float));
+    tu_fill_uniform(k.R, (size_t)c->n, -1, 1, 45);
+    net_loss(&k);
+    float *dx = calloc((size_t)c->B * c->w, sizeof(float));
+    be->ops->zero(be, c->dgrads, c->dcount);
+    ctgan_dis_backward(c, c->act.real, k.R, dx, 1);
+    size_t ds[CT_D_NT] = {(size_t)c->ddim * c->pacw, c->ddim, (size_t)c->ddim * c->ddim, c->ddim, c->ddim, 1};
+    static const char *names[CT_D_NT] = {"D.W1", "D.b1", "D.W2", "D.b2", "D.W3", "D.b3"};
+    float *saved = malloc(c->dcount * sizeof(float));
+    memcpy(saved, c->dgrads, c->dcount * sizeof(float));
+    size_t off = 0;
+    for (int t = 0; t < CT_D_NT; t++) {
+        check_grad(names[t], net_loss, &k, c->dparams + off, saved + off, ds[t], 12, 1e-3, 3e-2);
+        off += ds[t];
+    }
+    check_grad("D.input", net_loss, &k, c->act.real, dx, (size_t)c->B * c->w, 30, 1e-3, 3e-2);
+    free(saved); free(dx); free(k.R);
+    ctgan_free(c);
+}
+END_TEST
+
+START_TEST(test_grad_ctgan_gradient_penalty) {
+    net_case k = {small_net(), NULL, 2};
+    ctgan *c = k.c;
+    net_loss(&k);
+    ck_assert(c->act.scal[2] > 0);
+    float *g = malloc(c->dcount * sizeof(float));
+    memcpy(g, c->dgrads, c->dcount * sizeof(float));
+    size_t ds[CT_D_NT] = {(size_t)c->ddim * c->pacw, c->ddim, (size_t)c->ddim * c->ddim, c->ddim, c->ddim, 1};
+    static const char *names[CT_D_NT] = {"GP.W1", "GP.b1", "GP.W2", "GP.b2", "GP.W3", "GP.b3"};
+    size_t off = 0;
+    for (int t = 0; t < CT_D_NT; t++) {
+        check_grad(names[t], net_loss, &k, c->dparams + off, g + off, ds[t], 12, 1e-3, 3e-2);
+        off += ds[t];
+    }
+    free(g);
+    ctgan_free(c);
+}
+END_TEST
+
+int main(void) {
+    Suite *s = suite_create("layers_grad");
+    TCase *tc = tcase_create("cpu");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, test_gemm_matches_reference);
+    tcase_add_test(tc, test_grad_elementwise_and_linear);
+    tcase_add_test(tc, test_grad_activations_and_cross_entropy);
+    tcase_add_test(tc, test_grad_gp_norm);
+    tcase_add_test(tc, test_adam_matches_torch_formula);
+    tcase_add_test(tc, test_grad_ctgan_generator);
+    tcase_add_test(tc, test_grad_ctgan_discriminator);
+    tcase_add_test(tc, test_grad_ctgan_gradient_penalty);
+    suite_add_tcase(s, tc);
+    return tu_run(s);
+}
