@@ -35,6 +35,18 @@ struct genesis_table {
     char *source;           /* file name it was read from (for messages) */
 };
 
+/*
+ * Reads a CSV file ("-" = stdin) into a new table (ingest.c). `opts` may be NULL (sniff
+ * the delimiter, header on, max_categories 10). Streams the file in 64 KiB chunks; every
+ * error names file:line:column and says what to do. Statuses: GENESIS_ERR_IO (cannot open
+ * or read), GENESIS_ERR_PARSE (ragged row, bad quote, invalid UTF-8, forced-continuous value
+ * that is not a number), GENESIS_ERR_DATA (empty, header only, field > 1 MiB, > 100000
+ * columns, > 2^31-1 rows), GENESIS_ERR_INVALID_ARG (bad options, unknown column named in
+ * the discrete/continuous lists), GENESIS_ERR_NOMEM.
+ */
+genesis_status gen_table_read_csv(genesis_ctx *ctx, const char *path,
+                                  const genesis_csv_options *opts, genesis_table **out);
+
 /* Frees the columns' storage and the table itself. */
 void gen_table_destroy(genesis_table *t);
 
@@ -61,6 +73,10 @@ genesis_status gen_csv_writer_close(gen_csv_writer *w, int commit);
 /* Appends `s` to `buf` as one CSV field (quoted when needed). Returns bytes written, or 0 if
  * `cap` is too small (the caller grows its buffer and retries). */
 size_t gen_csv_format_field(char *buf, size_t cap, const char *s, size_t len, char delimiter);
+
+/* Exact number of bytes gen_csv_format_field writes for this field (0 for an empty field,
+ * which is written as nothing: a 0 from gen_csv_format_field with len == 0 is success). */
+size_t gen_csv_field_size(const char *s, size_t len, char delimiter);
 
 /* Formats a number so that reading it back gives the same double, in the column's own
  * precision (decimals >= 0: fixed with that many digits, trailing zeros trimmed;

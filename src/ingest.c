@@ -1,0 +1,998 @@
+/*
+ * ingest.c — the CSV reader behind genesis_table_read_csv. The file (or stdin) is read in
+ * 64 KiB chunks and handed to libcsv one physical line at a time, so every message can name
+ * the exact line (embedded newlines in quoted fields included). Each field is interned in
+ * its column's hash table (one entry per distinct raw string, classified once: missing
+ * token, finite number, infinity or text) and the row keeps an int32 code. When the file is
+ * done each column is typed: continuous when every non-missing value is a finite number
+ * and there are more than max_categories distinct numbers (or when forced), categorical
+ * otherwise; continuous values are expanded from the codes, categorical levels keep the
+ * raw text. Also gen_table_destroy and gen_table_find_column.
+ */
+#include <csv.h>
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+#include <strings.h>
+
+#include "table.h"
+
+#define GEN_RD_CHUNK ((size_t)64 * 1024)
+#define GEN_RD_MAX_FIELD ((size_t)1024 * 1024)
+#define GEN_RD_MAX_COLS 100000
+#define GEN_RD_MAX_ROWS INT32_MAX
+#define GEN_RD_SHOW 60 /* bytes of a value quoted in a message */
+
+/* What one distinct raw string is. */
+enum { GEN_LV_TEXT = 0, GEN_LV_NUM, GEN_LV_INF, GEN_LV_HUGE, GEN_LV_MISSING };
+
+typedef struct {
+    size_t off;       /* into the column's arena (NUL-terminated there) */
+    double value;     /* GEN_LV_NUM only */
+    int64_t line;     /* physical line of its first appearance */
+    uint32_t len;
+    uint32_t hash;
+    int32_t count;    /* rows holding it */
+    int8_t kind;
+    int8_t integral;  /* value is an integer below 2^53 in magnitude */
+    int8_t decimals;  /* digits after '.', -1 for exponent notation or > 17 digits */
+} gen_rd_level;
+
+/* A string interner: arena + level records + open-addressing slots. */
+typedef struct {
+    char *arena;
+    size_t arena_len, arena_cap;
+    gen_rd_level *lv;
+    int32_t nlv, lvcap;
+    int32_t *slots; /* level index or -1 */
+    size_t nslots;  /* power of two */
+} gen_rd_intern;
+
+typedef struct {
+    gen_rd_intern in;
+    int32_t *codes; /* [rowcap] interned level per row */
+    int force;      /* 0 automatic, 1 categorical, 2 continuous */
+} gen_rd_col;
+
+typedef struct {
+    const char *s;
+    size_t len;
+} gen_rd_token;
+
+typedef struct {
+    genesis_ctx *ctx;
+    const char *fname; /* for messages */
+    genesis_status st;
+    const genesis_csv_options *opts;
+    int has_header;
+    int max_categories;
+    char delim;
+    int64_t line;      /* physical line of the bytes being parsed (1-based) */
+    int64_t rec_line;  /* line where the current record began */
+    int64_t nf;        /* fields seen so far in the current record */
+    int ncols;         /* 0 until the first record is complete */
+    int64_t nrecords;
+    /* first record, kept until the column count is known */
+    char **first;
+    size_t *first_len;
+    int nfirst, firstcap;
+    /* columns */
+    char **names;
+    gen_rd_col *cols;
+    int32_t nrows, rowcap;
+    /* missing-value tokens (trimmed) */
+    gen_rd_token *tok;
+    int ntok;
+    char *tokbuf;
+} gen_reader;
+
+static const char *const gen_rd_builtin_na[] = {"",     "?",    "NA",   "N/A", "NaN",
+                                                "nan", "null", "NULL", "None"};
+
+/* ---- small helpers --------------------------------------------------------------------- */
+
+static int gen_rd_no_space(unsigned char c) {
+    (void)c;
+    return 0;
+}
+
+static int gen_rd_is_blank(char c) { return c == ' ' || c == '\t'; }
+
+static void gen_rd_trim(const char **s, size_t *len) {
+    const char *p = *s;
+    size_t n = *len;
+    while (n > 0 && gen_rd_is_blank(p[0])) p++, n--;
+    while (n > 0 && gen_rd_is_blank(p[n - 1])) n--;
+    *s = p;
+    *len = n;
+}
+
+static int64_t gen_rd_count_nl(const char *s, size_t len) {
+    int64_t n = 0;
+    const char *end = s + len;
+    while (s < end) {
+        const char *q = memchr(s, '\n', (size_t)(end - s));
+        if (!q) break;
+        n++;
+        s = q + 1;
+    }
+    return n;
+}
+
+static uint32_t gen_rd_hash(const char *s, size_t len) {
+    uint64_t h = 1469598103934665603ull; /* FNV-1a, folded to 32 bits */
+    for (size_t i = 0; i < len; i++) {
+        h ^= (unsigned char)s[i];
+        h *= 1099511628211ull;
+    }
+    return (uint32_t)(h ^ (h >> 32));
+}
+
+/* Copies at most GEN_RD_SHOW bytes of `s` into `buf` for a message, cut at a UTF-8 boundary,
+ * with newlines shown as spaces and "..." when shortened. */
+static const char *gen_rd_show(char *buf, size_t cap, const char *s, size_t len) {
+    size_t n = len;
+    int cut = 0;
+    if (n > GEN_RD_SHOW) {
+        n = GEN_RD_SHOW;
+        while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80) n--;
+        cut = 1;
+    }
+    if (n + 4 > cap) n = cap > 4 ? cap - 4 : 0;
+    for (size_t i = 0; i < n; i++) buf[i] = (s[i] == '\n' || s[i] == '\r') ? ' ' : s[i];
+    if (cut) {
+        memcpy(buf + n, "...", 3);
+        n += 3;
+    }
+    buf[n] = 0;
+    return buf;
+}
+
+/* Offset of the first byte that is not valid UTF-8 (overlong forms, surrogates, code
+ * points above U+10FFFF and NUL bytes are rejected), or -1 when all of it is valid. */
+static long gen_rd_utf8_invalid(const char *str, size_t len) {
+    const unsigned char *s = (const unsigned char *)str;
+    size_t i = 0;
+    while (i < len) {
+        unsigned c = s[i];
+        if (c >= 0x01 && c < 0x80) {
+            i++;
+            continue;
+        }
+        size_t need;
+        unsigned lo = 0x80, hi = 0xBF; /* allowed range of the second byte */
+        if (c >= 0xC2 && c <= 0xDF) need = 1;
+        else if (c == 0xE0) need = 2, lo = 0xA0;
+        else if ((c >= 0xE1 && c <= 0xEC) || c == 0xEE || c == 0xEF) need = 2;
+        else if (c == 0xED) need = 2, hi = 0x9F;
+        else if (c == 0xF0) need = 3, lo = 0x90;
+        else if (c >= 0xF1 && c <= 0xF3) need = 3;
+        else if (c == 0xF4) need = 3, hi = 0x8F;
+        else return (long)i; /* NUL, stray continuation, 0xC0/0xC1, 0xF5.. */
+        if (len - i <= need) return (long)i;
+        if (s[i + 1] < lo || s[i + 1] > hi) return (long)i;
+        for (size_t k = 2; k <= need; k++)
+            if ((s[i + k] & 0xC0) != 0x80) return (long)i;
+        i += need + 1;
+    }
+    return -1;
+}
+
+/* Classifies a trimmed, non-missing value: a finite decimal number (strtod syntax without
+ * hex, inf or nan), an infinity spelled out, a number too large for a double, or text. */
+static int gen_rd_classify(const char *s, size_t n, double *value, int *integral,
+                           int *decimals) {
+    size_t i = 0, intd = 0, fracd = 0;
+    int expo = 0;
+    if (i < n && (s[i] == '+' || s[i] == '-')) i++;
+    while (i < n && s[i] >= '0' && s[i] <= '9') i++, intd++;
+    if (i < n && s[i] == '.') {
+        i++;
+        while (i < n && s[i] >= '0' && s[i] <= '9') i++, fracd++;
+    }
+    int ok = intd + fracd > 0;
+    if (ok && i < n && (s[i] == 'e' || s[i] == 'E')) {
+        size_t j = i + 1, ed = 0;
+        if (j < n && (s[j] == '+' || s[j] == '-')) j++;
+        while (j < n && s[j] >= '0' && s[j] <= '9') j++, ed++;
+        if (ed == 0) ok = 0;
+        i = j;
+        expo = 1;
+    }
+    if (!ok || i != n) {
+        size_t k = 0;
+        if (k < n && (s[k] == '+' || s[k] == '-')) k++;
+        size_t rest = n - k;
+        if ((rest == 3 && strncasecmp(s + k, "inf", 3) == 0) ||
+            (rest == 8 && strncasecmp(s + k, "infinity", 8) == 0))
+            return GEN_LV_INF;
+        return GEN_LV_TEXT;
+    }
+    /* The syntax is checked, so strtod stops exactly at s + n (the byte after is either a
+     * blank or the NUL the arena keeps after every string). */
+    char *end = NULL;
+    double v = strtod(s, &end);
+    if (end != s + n) return GEN_LV_TEXT;
+    if (!isfinite(v)) return GEN_LV_HUGE;
+    *value = v;
+    *integral = (v == floor(v) && fabs(v) < 9007199254740992.0);
+    *decimals = (expo || fracd > 17) ? -1 : (int)fracd;
+    return GEN_LV_NUM;
+}
+
+/* ---- interner -------------------------------------------------------------------------- */
+
+static void gen_rd_intern_free(gen_rd_intern *in) {
+    free(in->arena);
+    free(in->lv);
+    free(in->slots);
+    memset(in, 0, sizeof *in);
+}
+
+static int gen_rd_intern_rehash(gen_rd_intern *in, size_t nslots) {
+    size_t bytes = gen_mul_size(nslots, sizeof(int32_t));
+    int32_t *sl = bytes ? malloc(bytes) : NULL;
+    if (!sl) return -1;
+    memset(sl, 0xFF, bytes);
+    for (int32_t k = 0; k < in->nlv; k++) {
+        size_t j = in->lv[k].hash & (nslots - 1);
+        while (sl[j] >= 0) j = (j + 1) & (nslots - 1);
+        sl[j] = k;
+    }
+    free(in->slots);
+    in->slots = sl;
+    in->nslots = nslots;
+    return 0;
+}
+
+/* Index of `s` in the interner, adding it when new (*isnew = 1). -1 on out of memory. */
+static int32_t gen_rd_intern_add(gen_rd_intern *in, const char *s, size_t len, int *isnew) {
+    *isnew = 0;
+    if (in->nslots == 0 && gen_rd_intern_rehash(in, 8) != 0) return -1;
+    uint32_t h = gen_rd_hash(s, len);
+    size_t mask = in->nslots - 1, j = h & mask;
+    while (in->slots[j] >= 0) {
+        const gen_rd_level *l = &in->lv[in->slots[j]];
+        if (l->hash == h && l->len == len && memcmp(in->arena + l->off, s, len) == 0)
+            return in->slots[j];
+        j = (j + 1) & mask;
+    }
+    if (in->nlv == INT32_MAX) return -1;
+    if (in->nlv == in->lvcap) {
+        int32_t nc = in->lvcap ? (in->lvcap > INT32_MAX / 2 ? INT32_MAX : in->lvcap * 2) : 4;
+        size_t bytes = gen_mul_size((size_t)nc, sizeof *in->lv);
+        gen_rd_level *nl = bytes ? realloc(in->lv, bytes) : NULL;
+        if (!nl) return -1;
+        in->lv = nl;
+        in->lvcap = nc;
+    }
+    if (in->arena_len + len + 1 > in->arena_cap) {
+        size_t nc = in->arena_cap ? in->arena_cap : 64;
+        while (nc < in->arena_len + len + 1) {
+            if (nc > SIZE_MAX / 2) return -1;
+            nc *= 2;
+        }
+        char *na = realloc(in->arena, nc);
+        if (!na) return -1;
+        in->arena = na;
+        in->arena_cap = nc;
+    }
+    gen_rd_level *l = &in->lv[in->nlv];
+    memset(l, 0, sizeof *l);
+    l->off = in->arena_len;
+    l->len = (uint32_t)len;
+    l->hash = h;
+    if (len) memcpy(in->arena + in->arena_len, s, len);
+    in->arena[in->arena_len + len] = 0;
+    in->arena_len += len + 1;
+    in->slots[j] = in->nlv;
+    *isnew = 1;
+    int32_t idx = in->nlv++;
+    if ((size_t)in->nlv * 2 > in->nslots) {
+        if (in->nslots > SIZE_MAX / 2 || gen_rd_intern_rehash(in, in->nslots * 2) != 0) {
+            in->nlv--; /* keep the table consistent; the caller fails anyway */
+            in->slots[j] = -1;
+            in->arena_len = l->off;
+            return -1;
+        }
+    }
+    return idx;
+}
+
+/* Index of `s` or -1 (no insertion). */
+static int32_t gen_rd_intern_find(const gen_rd_intern *in, const char *s, size_t len) {
+    if (in->nslots == 0) return -1;
+    uint32_t h = gen_rd_hash(s, len);
+    size_t mask = in->nslots - 1, j = h & mask;
+    while (in->slots[j] >= 0) {
+        const gen_rd_level *l = &in->lv[in->slots[j]];
+        if (l->hash == h && l->len == len && memcmp(in->arena + l->off, s, len) == 0)
+            return in->slots[j];
+        j = (j + 1) & mask;
+    }
+    return -1;
+}
+
+/* ---- reader state ---------------------------------------------------------------------- */
+
+static genesis_status gen_rd_nomem(gen_reader *r) {
+    r->st = gen_set_error(r->ctx, GENESIS_ERR_NOMEM,
+                          "%s:%lld: out of memory while reading — free memory or use a "
+                          "smaller file",
+                          r->fname, (long long)r->line);
+    return r->st;
+}
+
+static int gen_rd_is_missing(const gen_reader *r, const char *s, size_t len) {
+    gen_rd_trim(&s, &len);
+    for (int k = 0; k < r->ntok; k++)
+        if (r->tok[k].len == len && memcmp(r->tok[k].s, s, len) == 0) return 1;
+    return 0;
+}
+
+static genesis_status gen_rd_tokens(gen_reader *r, const char *extra) {
+    int nb = (int)(sizeof gen_rd_builtin_na / sizeof gen_rd_builtin_na[0]);
+    int cap = nb + 1;
+    if (extra) {
+        r->tokbuf = gen_strdup(extra);
+        if (!r->tokbuf) return gen_rd_nomem(r);
+        for (const char *p = extra; *p; p++)
+            if (*p == ',') cap++;
+    }
+    r->tok = gen_calloc((size_t)cap, sizeof *r->tok);
+    if (!r->tok) return gen_rd_nomem(r);
+    for (int k = 0; k < nb; k++) {
+        r->tok[r->ntok].s = gen_rd_builtin_na[k];
+        r->tok[r->ntok++].len = strlen(gen_rd_builtin_na[k]);
+    }
+    if (r->tokbuf) {
+        char *p = r->tokbuf;
+        for (;;) {
+            char *comma = strchr(p, ',');
+            const char *s = p;
+            size_t len = comma ? (size_t)(comma - p) : strlen(p);
+            gen_rd_trim(&s, &len);
+            if (len > 0 && r->ntok < cap) {
+                r->tok[r->ntok].s = s;
+                r->tok[r->ntok++].len = len;
+            }
+            if (!comma) break;
+            p = comma + 1;
+        }
+    }
+    return GENESIS_OK;
+}
+
+static genesis_status gen_rd_grow_rows(gen_reader *r) {
+    if (r->nrows < r->rowcap) return GENESIS_OK;
+    if (r->nrows >= GEN_RD_MAX_ROWS) {
+        r->st = gen_set_error(r->ctx, GENESIS_ERR_DATA,
+                              "%s:%lld: more than %d data rows — split the file or sample "
+                              "it down",
+                              r->fname, (long long)r->rec_line, (int)GEN_RD_MAX_ROWS);
+        return r->st;
+    }
+    int32_t nc = r->rowcap ? (r->rowcap > GEN_RD_MAX_ROWS / 2 ? GEN_RD_MAX_ROWS : r->rowcap * 2)
+                           : 16;
+    for (int c = 0; c < r->ncols; c++) {
+        int32_t *p = realloc(r->cols[c].codes, (size_t)nc * sizeof *p);
+        if (!p) return gen_rd_nomem(r);
+        r->cols[c].codes = p;
+    }
+    r->rowcap = nc;
+    return GENESIS_OK;
+}
+
+static genesis_status gen_rd_bad_utf8(gen_reader *r, const char *s, long bad,
+                                      int64_t fline, int64_t col, const char *where) {
+    int64_t line = fline + gen_rd_count_nl(s, (size_t)bad);
+    unsigned char b = (unsigned char)s[bad];
+    if (b == 0)
+        r->st = gen_set_error(r->ctx, GENESIS_ERR_PARSE,
+                              "%s:%lld:%lld: a NUL byte in %s — this does not look like a "
+                              "text CSV file",
+                              r->fname, (long long)line, (long long)col, where);
+    else
+        r->st = gen_set_error(r->ctx, GENESIS_ERR_PARSE,
+                              "%s:%lld:%lld: invalid UTF-8 in %s (byte 0x%02X at offset %ld "
+                              "of the field) — save the file as UTF-8 (e.g. iconv -f latin1 "
+                              "-t utf-8)",
+                              r->fname, (long long)line, (long long)col, where, b, bad);
+    return r->st;
+}
+
+/* Interns one data field into column c at the current row. */
+static genesis_status gen_rd_intern_field(gen_reader *r, int c, const char *s, size_t len,
+                                          int64_t fline) {
+    gen_rd_col *col = &r->cols[c];
+    int isnew;
+    int32_t idx = gen_rd_intern_add(&col->in, s, len, &isnew);
+    if (idx < 0) return gen_rd_nomem(r);
+    gen_rd_level *l = &col->in.lv[idx];
+    if (isnew) {
+        long bad = gen_rd_utf8_invalid(s, len);
+        if (bad >= 0) {
+            char where[300];
+            char nm[GEN_RD_SHOW + 8];
+            snprintf(where, sizeof where, "column \"%s\"",
+                     gen_rd_show(nm, sizeof nm, r->names[c], strlen(r->names[c])));
+            return gen_rd_bad_utf8(r, s, bad, fline, c + 1, where);
+        }
+        l->line = fline;
+        if (gen_rd_is_missing(r, s, len)) {
+            l->kind = GEN_LV_MISSING;
+        } else {
+            const char *t = col->in.arena + l->off;
+            size_t tl = len;
+            gen_rd_trim(&t, &tl);
+            int integral = 0, decimals = 0;
+            double v = 0;
+            l->kind = (int8_t)gen_rd_classify(t, tl, &v, &integral, &decimals);
+            l->value = v;
+            l->integral = (int8_t)integral;
+            l->decimals = (int8_t)decimals;
+        }
+    }
+    l->count++;
+    col->codes[r->nrows] = idx;
+    return GENESIS_OK;
+}
+
+/* ---- column-name lists (discrete / continuous overrides) ------------------------------- */
+
+static genesis_status gen_rd_apply_list(gen_reader *r, const gen_rd_intern *names,
+                                        const char *list, int force, const char *what) {
+    if (!list) return GENESIS_OK;
+    const char *p = list;
+    for (;;) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        const char *s = p;
+        int32_t idx = gen_rd_intern_find(names, s, len);
+        if (idx < 0) { /* "a, b" style lists: try without the blanks */
+            gen_rd_trim(&s, &len);
+            if (len > 0) idx = gen_rd_intern_find(names, s, len);
+        }
+        if (len > 0 && idx < 0) {
+            char known[400], nm[GEN_RD_SHOW + 8];
+            size_t k = 0;
+            known[0] = 0;
+            for (int c = 0; c < r->ncols && k + 8 < sizeof known; c++) {
+                int n = snprintf(known + k, sizeof known - k, "%s%s", c ? ", " : "",
+                                 r->names[c]);
+                if (n < 0 || (size_t)n >= sizeof known - k) {
+                    snprintf(known + k, sizeof known - k, ", ...");
+                    break;
+                }
+                k += (size_t)n;
+            }
+            r->st = gen_set_error(r->ctx, GENESIS_ERR_INVALID_ARG,
+                                  "%s: the %s column list names \"%s\", which is not a column "
+                                  "of this file — use one of: %s",
+                                  r->fname, what, gen_rd_show(nm, sizeof nm, s, len), known);
+            return r->st;
+        }
+        if (idx >= 0) {
+            gen_rd_col *col = &r->cols[idx];
+            if (col->force != 0 && col->force != force) {
+                r->st = gen_set_error(r->ctx, GENESIS_ERR_INVALID_ARG,
+                                      "%s: column \"%s\" is listed both as discrete and as "
+                                      "continuous — keep it in one list",
+                                      r->fname, r->names[idx]);
+                return r->st;
+            }
+            col->force = force;
+        }
+        if (!comma) break;
+        p = comma + 1;
+    }
+    return GENESIS_OK;
+}
+
+/* The first record is complete: it fixes the column count and, with a header, the names. */
+static genesis_status gen_rd_first_record(gen_reader *r) {
+    int n = r->nfirst;
+    gen_rd_intern names;
+    memset(&names, 0, sizeof names);
+    r->ncols = n;
+    r->names = gen_calloc((size_t)n, sizeof *r->names);
+    r->cols = gen_calloc((size_t)n, sizeof *r->cols);
+    if (!r->names || !r->cols) return gen_rd_nomem(r);
+    for (int c = 0; c < n; c++) {
+        if (r->has_header) {
+            r->names[c] = r->first[c];
+            r->first[c] = NULL;
+        } else {
+            char buf[32];
+            snprintf(buf, sizeof buf, "col%d", c + 1);
+            r->names[c] = gen_strdup(buf);
+            if (!r->names[c]) return gen_rd_nomem(r);
+        }
+    }
+    for (int c = 0; c < n; c++) {
+        size_t len = strlen(r->names[c]);
+        if (r->has_header && r->first_len[c] == 0) {
+            r->st = gen_set_error(r->ctx, GENESIS_ERR_DATA,
+                                  "%s:%lld:%d: column %d has an empty name in the header — "
+                                  "name every column (or read the file without a header)",
+                                  r->fname, (long long)r->rec_line, c + 1, c + 1);
+            goto done;
+        }
+        int isnew;
+        int32_t idx = gen_rd_intern_add(&names, r->names[c], len, &isnew);
+        if (idx < 0) {
+            gen_rd_nomem(r);
+            goto done;
+        }
+        if (!isnew) {
+            char nm[GEN_RD_SHOW + 8];
+            r->st = gen_set_error(r->ctx, GENESIS_ERR_DATA,
+                                  "%s:%lld:%d: column name \"%s\" appears twice (columns %d "
+                                  "and %d) — rename one of them",
+                                  r->fname, (long long)r->rec_line, c + 1,
+                                  gen_rd_show(nm, sizeof nm, r->names[c], len), idx + 1, c + 1);
+            goto done;
+        }
+    }
+    if (r->opts) {
+        if (gen_rd_apply_list(r, &names, r->opts->discrete, 1, "discrete") != GENESIS_OK)
+            goto done;
+        if (gen_rd_apply_list(r, &names, r->opts->continuous, 2, "continuous") != GENESIS_OK)
+            goto done;
+    }
+    if (!r->has_header) { /* the first record is data */
+        if (gen_rd_grow_rows(r) != GENESIS_OK) goto done;
+        int64_t line = r->rec_line;
+        for (int c = 0; c < n; c++) {
+            int64_t fline = line;
+            if (gen_rd_intern_field(r, c, r->first[c], r->first_len[c], fline) != GENESIS_OK)
+                goto done;
+            line += gen_rd_count_nl(r->first[c], r->first_len[c]);
+        }
+        r->nrows = 1;
+    }
+done:
+    gen_rd_intern_free(&names);
+    return r->st;
+}
+
+/* ---- libcsv callbacks ------------------------------------------------------------------ */
+
+static void gen_rd_on_field(void *data, size_t len, void *user) {
+    gen_reader *r = user;
+    if (r->st != GENESIS_OK) return;
+    const char *s = data ? (const char *)data : "";
+    int64_t fline = r->line - gen_rd_count_nl(s, len);
+    if (r->nf == 0) r->rec_line = fline;
+    int64_t col = r->nf + 1;
+    if (len > GEN_RD_MAX_FIELD) {
+        r->st = gen_set_error(r->ctx, GENESIS_ERR_DATA,
+                              "%s:%lld:%lld: a field of %zu bytes, more than the 1 MiB limit "
+                              "— check for an unbalanced quote, or shorten the value",
+                              r->fname, (long long)fline, (long long)col, len);
+        return;
+    }
+    if (r->nf >= GEN_RD_MAX_COLS) {
+        r->st = gen_set_error(r->ctx, GENESIS_ERR_DATA,
+                              "%s:%lld: more than %d fields in one record — this reader "
+                              "takes at most %d columns",
+                              r->fname, (long long)r->rec_line, GEN_RD_MAX_COLS,
+                              GEN_RD_MAX_COLS);
+        return;
+    }
+    if (r->ncols == 0) {
+        long bad = gen_rd_utf8_invalid(s, len);
+        if (bad >= 0) {
+            gen_rd_bad_utf8(r, s, bad, fline, col,
+                            r->has_header ? "the header" : "the first row");
+            return;
+        }
+        if (r->nfirst == r->firstcap) {
+            int nc = r->firstcap ? r->firstcap * 2 : 16;
+            char **f = realloc(r->first, (size_t)nc * sizeof *f);
+            if (f) r->first = f;
+            size_t *fl = realloc(r->first_len, (size_t)nc * sizeof *fl);
+            if (fl) r->first_len = fl;
+            if (!f || !fl) {
+                gen_rd_nomem(r);
+                return;
+            }
+            r->firstcap = nc;
+        }
+        char *copy = malloc(len + 1);
+        if (!copy) {
+            gen_rd_nomem(r);
+            return;
+        }
+        if (len) memcpy(copy, s, len);
+        copy[len] = 0;
+        r->first[r->nfirst] = copy;
+        r->first_len[r->nfirst++] = len;
+    } else if (r->nf < r->ncols) {
+        if (r->nf == 0 && gen_rd_grow_rows(r) != GENESIS_OK) return;
+        if (gen_rd_intern_field(r, (int)r->nf, s, len, fline) != GENESIS_OK) return;
+    }
+    r->nf++;
+}
+
+static void gen_rd_on_row(int c, void *user) {
+    gen_reader *r = user;
+    (void)c;
+    if (r->st != GENESIS_OK || r->nf == 0) return;
+    if (r->ncols == 0) {
+        if (gen_rd_first_record(r) != GENESIS_OK) return;
+    } else if (r->nf != r->ncols) {
+        const char *what = r->has_header ? "the header has" : "the first row has";
+        r->st = gen_set_error(r->ctx, GENESIS_ERR_PARSE,
+                              "%s:%lld:%lld: line %lld has %lld field%s, %s %d — quote values "
+                              "that contain the delimiter '%s', and give every row the same "
+                              "number of fields",
+                              r->fname, (long long)r->rec_line,
+                              (long long)(r->nf < r->ncols ? r->nf + 1 : r->ncols + 1),
+                              (long long)r->rec_line, (long long)r->nf, r->nf == 1 ? "" : "s",
+                              what, r->ncols, r->delim == '\t' ? "\\t" : (char[]){r->delim, 0});
+        return;
+    } else {
+        r->nrows++;
+    }
+    r->nrecords++;
+    r->nf = 0;
+}
+
+/* ---- typing and building ---------------------------------------------------------------- */
+
+static int gen_rd_cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Number of distinct numeric values among the column's levels, counting at most up to
+ * limit + 1. -1 on out of memory. */
+static int64_t gen_rd_distinct_numbers(const gen_rd_intern *in, int64_t limit) {
+    double *v = gen_calloc((size_t)in->nlv, sizeof *v);
+    if (!v) return -1;
+    size_t n = 0;
+    for (int32_t k = 0; k < in->nlv; k++)
+        if (in->lv[k].kind == GEN_LV_NUM) v[n++] = in->lv[k].value;
+    qsort(v, n, sizeof *v, gen_rd_cmp_double);
+    int64_t d = n ? 1 : 0;
+    for (size_t i = 1; i < n && d <= limit; i++)
+        if (v[i] != v[i - 1]) d++;
+    free(v);
+    return d;
+}
+
+static genesis_status gen_rd_build_column(gen_reader *r, int c, gen_column *gc) {
+    gen_rd_col *rc = &r->cols[c];
+    gen_rd_intern *in = &rc->in;
+    int64_t nmiss = 0;
+    int32_t best_na = -1, first_bad = -1, nonmiss = 0;
+    for (int32_t k = 0; k < in->nlv; k++) {
+        const gen_rd_level *l = &in->lv[k];
+        if (l->kind == GEN_LV_MISSING) {
+            nmiss += l->count;
+            if (best_na < 0 || l->count > in->lv[best_na].count) best_na = k;
+        } else {
+            nonmiss++;
+            if (l->kind != GEN_LV_NUM && first_bad < 0) first_bad = k;
+        }
+    }
+    gc->name = r->names[c];
+    r->names[c] = NULL;
+    gc->nmissing = nmiss;
+    gc->na_text = gen_strdup(best_na >= 0 ? in->arena + in->lv[best_na].off : "");
+    if (!gc->na_text) return gen_rd_nomem(r);
+
+    int continuous = 0;
+    if (nonmiss == 0) {
+        if (rc->force == 2)
+            gen_log(r->ctx, GENESIS_LOG_WARN,
+                    "%s: column \"%s\" has no values at all; it is kept as an empty "
+                    "categorical column although it was listed as continuous",
+                    r->fname, gc->name);
+    } else if (rc->force == 2) {
+        if (first_bad >= 0) {
+            const gen_rd_level *l = &in->lv[first_bad];
+            char val[GEN_RD_SHOW + 8];
+            gen_rd_show(val, sizeof val, in->arena + l->off, l->len);
+            const char *why = l->kind == GEN_LV_INF    ? "is infinite"
+                              : l->kind == GEN_LV_HUGE ? "is too large for a double"
+                                                       : "is not a number";
+            r->st = gen_set_error(r->ctx, GENESIS_ERR_PARSE,
+                                  "%s:%lld:%d: column \"%s\" is listed as continuous but "
+                                  "\"%s\" %s — fix the value, mark it missing (e.g. NA), or "
+                                  "drop the column from the continuous list",
+                                  r->fname, (long long)l->line, c + 1, gc->name, val, why);
+            return r->st;
+        }
+        continuous = 1;
+    } else if (rc->force == 0 && first_bad < 0 && nonmiss > r->max_categories) {
+        int64_t d = gen_rd_distinct_numbers(in, r->max_categories);
+        if (d < 0) return gen_rd_nomem(r);
+        continuous = d > r->max_categories;
+    }
+
+    int32_t n = r->nrows;
+    if (continuous) {
+        gc->type = GENESIS_COLUMN_CONTINUOUS;
+        gc->num = malloc((size_t)n * sizeof *gc->num);
+        if (!gc->num) return gen_rd_nomem(r);
+        int integral = 1, decimals = 0;
+        for (int32_t k = 0; k < in->nlv; k++) {
+            const gen_rd_level *l = &in->lv[k];
+            if (l->kind != GEN_LV_NUM) continue;
+            if (!l->integral) integral = 0;
+            if (l->decimals < 0) decimals = -1;
+            else if (decimals >= 0 && l->decimals > decimals) decimals = l->decimals;
+        }
+        gc->is_integer = integral;
+        gc->decimals = decimals;
+        for (int32_t i = 0; i < n; i++) {
+            const gen_rd_level *l = &in->lv[rc->codes[i]];
+            gc->num[i] = l->kind == GEN_LV_MISSING ? NAN : l->value;
+        }
+        free(rc->codes);
+        rc->codes = NULL;
+    } else {
+        gc->type = GENESIS_COLUMN_CATEGORICAL;
+        int32_t *map = malloc((size_t)(in->nlv ? in->nlv : 1) * sizeof *map);
+        gc->levels = gen_calloc((size_t)(nonmiss ? nonmiss : 1), sizeof *gc->levels);
+        if (!map || !gc->levels) {
+            free(map);
+            return gen_rd_nomem(r);
+        }
+        int32_t nl = 0;
+        for (int32_t k = 0; k < in->nlv; k++) {
+            const gen_rd_level *l = &in->lv[k];
+            if (l->kind == GEN_LV_MISSING) {
+                map[k] = -1;
+                continue;
+            }
+            char *s = malloc((size_t)l->len + 1);
+            if (!s) {
+                free(map);
+                gc->nlevels = nl;
+                return gen_rd_nomem(r);
+            }
+            memcpy(s, in->arena + l->off, (size_t)l->len + 1);
+            gc->levels[nl] = s;
+            map[k] = nl++;
+        }
+        gc->nlevels = nl;
+        for (int32_t i = 0; i < n; i++) rc->codes[i] = map[rc->codes[i]];
+        free(map);
+        int32_t *shrunk = realloc(rc->codes, (size_t)n * sizeof *shrunk);
+        gc->cat = shrunk ? shrunk : rc->codes;
+        rc->codes = NULL;
+    }
+    gen_rd_intern_free(in);
+    return GENESIS_OK;
+}
+
+static genesis_status gen_rd_build(gen_reader *r, const char *path, genesis_table **out) {
+    genesis_table *t = calloc(1, sizeof *t);
+    if (!t) return gen_rd_nomem(r);
+    t->cols = gen_calloc((size_t)r->ncols, sizeof *t->cols);
+    t->source = gen_strdup(path);
+    if (!t->cols || !t->source) {
+        gen_table_destroy(t);
+        return gen_rd_nomem(r);
+    }
+    t->ncols = r->ncols;
+    t->nrows = r->nrows;
+    t->delimiter = r->delim;
+    for (int c = 0; c < r->ncols; c++) {
+        if (gen_rd_build_column(r, c, &t->cols[c]) != GENESIS_OK) {
+            gen_table_destroy(t);
+            return r->st;
+        }
+    }
+    *out = t;
+    return GENESIS_OK;
+}
+
+static void gen_rd_free(gen_reader *r) {
+    for (int k = 0; k < r->nfirst; k++) free(r->first[k]);
+    free(r->first);
+    free(r->first_len);
+    for (int c = 0; c < r->ncols; c++) {
+        if (r->names) free(r->names[c]);
+        if (r->cols) {
+            gen_rd_intern_free(&r->cols[c].in);
+            free(r->cols[c].codes);
+        }
+    }
+    free(r->names);
+    free(r->cols);
+    free(r->tok);
+    free(r->tokbuf);
+}
+
+/* The delimiter of the header line: the candidate seen most often outside quotes. */
+static char gen_rd_sniff(const char *s, size_t n) {
+    static const char cand[4] = {',', ';', '\t', '|'};
+    size_t cnt[4] = {0, 0, 0, 0};
+    int inq = 0;
+    for (size_t i = 0; i < n; i++) {
+        char ch = s[i];
+        if (ch == '"') {
+            inq = !inq;
+        } else if (!inq) {
+            if (ch == '\n' || ch == '\r') break;
+            for (int k = 0; k < 4; k++)
+                if (ch == cand[k]) cnt[k]++;
+        }
+    }
+    int best = 0;
+    for (int k = 1; k < 4; k++)
+        if (cnt[k] > cnt[best]) best = k;
+    return cand[best];
+}
+
+/* Feeds one buffer to libcsv, one physical line per call. */
+static genesis_status gen_rd_feed(gen_reader *r, struct csv_parser *p, const char *buf,
+                                  size_t n) {
+    const char *s = buf, *end = buf + n;
+    while (s < end) {
+        const char *nl = memchr(s, '\n', (size_t)(end - s));
+        size_t m = nl ? (size_t)(nl + 1 - s) : (size_t)(end - s);
+        size_t done = csv_parse(p, s, m, gen_rd_on_field, gen_rd_on_row, r);
+        if (r->st != GENESIS_OK) return r->st;
+        if (done != m) {
+            int e = csv_error(p);
+            if (e == CSV_ENOMEM) return gen_rd_nomem(r);
+            if (e == CSV_EPARSE)
+                r->st = gen_set_error(r->ctx, GENESIS_ERR_PARSE,
+                                      "%s:%lld:%lld: stray quote: a '\"' inside a field that "
+                                      "is not quoted, or text after a closing quote — quote "
+                                      "the whole field and double the quotes inside (\"\")",
+                                      r->fname, (long long)r->line, (long long)r->nf + 1);
+            else
+                r->st = gen_set_error(r->ctx, GENESIS_ERR_DATA, "%s:%lld:%lld: %s",
+                                      r->fname, (long long)r->line, (long long)r->nf + 1,
+                                      csv_strerror(e));
+            return r->st;
+        }
+        if (nl) r->line++; /* before the check: a quoted field may hold this newline */
+        if (p->entry_pos > GEN_RD_MAX_FIELD) {
+            r->st = gen_set_error(r->ctx, GENESIS_ERR_DATA,
+                                  "%s:%lld:%lld: a field longer than the 1 MiB limit starts "
+                                  "here — check for an unbalanced quote, or shorten the value",
+                                  r->fname,
+                                  (long long)(r->line - gen_rd_count_nl((const char *)p->entry_buf,
+                                                                        p->entry_pos)),
+                                  (long long)r->nf + 1);
+            return r->st;
+        }
+        s += m;
+    }
+    return GENESIS_OK;
+}
+
+genesis_status gen_table_read_csv(genesis_ctx *ctx, const char *path,
+                                  const genesis_csv_options *opts, genesis_table **out) {
+    if (!out) return gen_set_error(ctx, GENESIS_ERR_INVALID_ARG, "read_csv: out is NULL");
+    *out = NULL;
+    GEN_RETURN_IF(!path || !path[0], ctx, GENESIS_ERR_INVALID_ARG,
+                  "no input file given — pass a CSV file name, or \"-\" for stdin");
+    if (opts) {
+        GEN_RETURN_IF(opts->struct_size < sizeof *opts, ctx, GENESIS_ERR_INVALID_ARG,
+                      "%s: CSV options were not initialised — call genesis_csv_options_init "
+                      "first",
+                      path);
+        GEN_RETURN_IF(opts->delimiter == '"' || opts->delimiter == '\n' ||
+                          opts->delimiter == '\r',
+                      ctx, GENESIS_ERR_INVALID_ARG,
+                      "%s: the delimiter cannot be a quote or a line break — use e.g. ',' ';' "
+                      "or '\\t'",
+                      path);
+        GEN_RETURN_IF(opts->max_categories < 0, ctx, GENESIS_ERR_INVALID_ARG,
+                      "%s: max_categories must be 0 (default 10) or more, got %d", path,
+                      opts->max_categories);
+    }
+    int is_stdin = strcmp(path, "-") == 0;
+    gen_reader r;
+    memset(&r, 0, sizeof r);
+    r.ctx = ctx;
+    r.fname = is_stdin ? "<stdin>" : path;
+    r.opts = opts;
+    r.has_header = opts ? (opts->has_header != 0) : 1;
+    r.max_categories = (opts && opts->max_categories > 0) ? opts->max_categories : 10;
+    r.line = 1;
+
+    FILE *fp = is_stdin ? stdin : fopen(path, "rb");
+    if (!fp) {
+        int e = errno;
+        return gen_set_error(ctx, GENESIS_ERR_IO, "%s: cannot open: %s — check the path and "
+                             "its permissions", path, strerror(e));
+    }
+    char *buf = malloc(GEN_RD_CHUNK);
+    struct csv_parser parser;
+    int parser_ok = 0;
+    if (!buf || gen_rd_tokens(&r, opts ? opts->na_tokens : NULL) != GENESIS_OK) {
+        gen_rd_nomem(&r);
+        goto done;
+    }
+    size_t n = fread(buf, 1, GEN_RD_CHUNK, fp);
+    size_t off = 0;
+    if (n >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0) off = 3;
+    r.delim = (opts && opts->delimiter) ? opts->delimiter : gen_rd_sniff(buf + off, n - off);
+    if (csv_init(&parser, CSV_STRICT | CSV_STRICT_FINI | CSV_APPEND_NULL) != 0) {
+        gen_rd_nomem(&r);
+        goto done;
+    }
+    parser_ok = 1;
+    csv_set_space_func(&parser, gen_rd_no_space);
+    csv_set_delim(&parser, (unsigned char)r.delim);
+    csv_set_blk_size(&parser, 16384);
+    for (;;) {
+        if (ferror(fp)) {
+            int e = errno;
+            r.st = gen_set_error(ctx, GENESIS_ERR_IO, "%s:%lld: read error: %s — check the "
+                                 "file and the disk", r.fname, (long long)r.line, strerror(e));
+            goto done;
+        }
+        if (n == 0) break;
+        if (gen_rd_feed(&r, &parser, buf + off, n - off) != GENESIS_OK) goto done;
+        off = 0;
+        n = fread(buf, 1, GEN_RD_CHUNK, fp);
+    }
+    if (csv_fini(&parser, gen_rd_on_field, gen_rd_on_row, &r) != 0 && r.st == GENESIS_OK) {
+        int64_t start = r.line - gen_rd_count_nl((const char *)parser.entry_buf,
+                                                 parser.entry_buf ? parser.entry_pos : 0);
+        r.st = gen_set_error(ctx, GENESIS_ERR_PARSE,
+                             "%s:%lld:%lld: unterminated quote: the quoted field that starts "
+                             "here never ends — close the quote, and double quotes inside "
+                             "a field (\"\")",
+                             r.fname, (long long)start, (long long)r.nf + 1);
+    }
+    if (r.st != GENESIS_OK) goto done;
+    if (r.nrecords == 0) {
+        r.st = gen_set_error(ctx, GENESIS_ERR_DATA,
+                             "%s: file is empty — give a CSV file with a header line and data "
+                             "rows", r.fname);
+        goto done;
+    }
+    if (r.nrows == 0) {
+        r.st = gen_set_error(ctx, GENESIS_ERR_DATA,
+                             "%s:%lld: the file has a header line but no data rows — add "
+                             "rows below the header",
+                             r.fname, (long long)r.rec_line);
+        goto done;
+    }
+    gen_rd_build(&r, path, out);
+done:
+    if (parser_ok) csv_free(&parser);
+    free(buf);
+    if (!is_stdin) fclose(fp);
+    gen_rd_free(&r);
+    return r.st;
+}
+
+/* ---- table ----------------------------------------------------------------------------- */
+
+void gen_table_destroy(genesis_table *t) {
+    if (!t) return;
+    if (t->cols) {
+        for (int c = 0; c < t->ncols; c++) {
+            gen_column *col = &t->cols[c];
+            free(col->name);
+            free(col->num);
+            free(col->cat);
+            if (col->levels)
+                for (int32_t k = 0; k < col->nlevels; k++) free(col->levels[k]);
+            free(col->levels);
+            free(col->na_text);
+        }
+    }
+    free(t->cols);
+    free(t->source);
+    free(t);
+}
+
+int gen_table_find_column(const genesis_table *t, const char *name) {
+    if (!t || !name) return -1;
+    for (int c = 0; c < t->ncols; c++)
+        if (t->cols[c].name && strcmp(t->cols[c].name, name) == 0) return c;
+    return -1;
+}
