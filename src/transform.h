@@ -24,6 +24,7 @@
 
 #include "rng.h"
 #include "table.h"
+#include "vgm.h"
 
 #define GEN_MAX_MODES 10
 #define GEN_MAX_POINTS 12
@@ -61,6 +62,10 @@ typedef struct gen_col_transform {
     char **rare_text;                /* [n_rare] */
     double *rare_cdf;                /* [n_rare] cumulative real frequency, last = 1 */
     char *na_text;                   /* text written for missing values */
+    /* continuous, for encoding only (not needed to decode; zero in a loaded model, where
+     * encoding falls back to the valid modes' own mixture) */
+    gen_vgm gmm;                     /* the full fitted mixture (gmm.K == 0: none) */
+    int mode_comp[GEN_MAX_MODES];    /* component of gmm behind each valid mode */
 } gen_col_transform;
 
 typedef struct gen_transformer {
@@ -71,6 +76,7 @@ typedef struct gen_transformer {
     int data_dim;                    /* width of an encoded row */
     char delimiter;                  /* for output */
     int clamp_range;                 /* decoded values stay inside [min, max] */
+    uint64_t seed;                   /* opts.seed: the mode sampling while encoding */
 } gen_transformer;
 
 typedef struct gen_transform_opts {
