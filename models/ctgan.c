@@ -63,7 +63,7 @@ static void point_dis(ctgan_dis_tensors *t, float *base, const size_t *ds) {
 
 /* Activations: one allocation, named pointers. */
 static size_t ctgan_point_acts(ctgan *c, float *base) {
-    size_t B = c->B, n = c->n, g = c->gdim, dd = c->ddim;
+    size_t B = c->B, n = c->n, n2 = 2 * n, g = c->gdim, dd = c->ddim;
     ctgan_acts *a = &c->act;
     float **p[] = {&a->z, &a->zin, &a->X, &a->pre1, &a->bn1, &a->h1, &a->mean1, &a->rstd1,
                    &a->pre2, &a->bn2, &a->h2, &a->mean2, &a->rstd2, &a->gout, &a->fake,
@@ -75,8 +75,8 @@ static size_t ctgan_point_acts(ctgan *c, float *base) {
     size_t sz[] = {B * c->emb, B * c->d0, B * c->d2, B * g, B * g, B * g, g, g,
                    B * g, B * g, B * g, g, g, B * c->data_dim, B * c->w,
                    B * c->w, B * c->d2, B * g, B * g, B * g, B * c->data_dim, B * c->w,
-                   n * dd, n * dd, n * dd, n * dd, n * dd, n * dd, n * dd, n * dd, n,
-                   n, n, n * dd, n * dd, n * dd, n * dd, n * dd, n, B * c->w,
+                   n2 * dd, n2 * dd, n2 * dd, n2 * dd, n2 * dd, n2 * dd, n2 * dd, n2 * dd, n2,
+                   n, n, n2 * dd, n2 * dd, n2 * dd, n2 * dd, n2 * dd, n, B * c->w,
                    n * dd, n * dd, n * dd, n * dd, n * dd, n * c->pacw, n * c->pacw, n * dd, n * dd,
                    n * dd, n * dd, 16, B * (size_t)(c->cond_dim > 0 ? c->cond_dim : 1)};
     GEN_ASSERT(sizeof p / sizeof p[0] == sizeof sz / sizeof sz[0]);
@@ -276,13 +276,14 @@ void ctgan_gen_backward(ctgan *c) {
 
 /* ---- discriminator -------------------------------------------------------------------------- */
 
-/* x: B rows of width w = n packed rows of width pac*w. Writes act->y (n). */
-void ctgan_dis_forward(ctgan *c, const float *x) {
+/* x: `n` packed rows of width pac*w (B rows of width w per n = B/pac; up to 2B rows so
+ * that the fake and real batches share one pass). Writes act->y (n). */
+void ctgan_dis_forward(ctgan *c, const float *x, int n) {
     gen_backend *be = c->be;
     const gen_backend_ops *o = be->ops;
     ctgan_acts *a = &c->act;
     ctgan_dis_tensors *p = &c->dp;
-    int n = c->n, dd = c->ddim;
+    int dd = c->ddim;
     size_t nd = (size_t)n * dd;
     o->linear_forward(be, a->a1, dd, x, c->pacw, p->W1, p->b1, n, c->pacw, dd);
     o->leaky_relu_forward(be, a->l1, a->a1, nd, CT_LRELU);
@@ -295,14 +296,15 @@ void ctgan_dis_forward(ctgan *c, const float *x) {
     o->linear_forward(be, a->y, 1, a->o2, dd, p->W3, p->b3, n, dd, 1);
 }
 
-/* Backward from dy (n). dx (B x w) += d/dx when non-NULL; weight grads into c->dg when
- * with_weights. */
-void ctgan_dis_backward(ctgan *c, const float *x, const float *dy, float *dx, int with_weights) {
+/* Backward from dy (n packed rows, as in the forward). dx += d/dx when non-NULL; weight
+ * grads into c->dg when with_weights. */
+void ctgan_dis_backward(ctgan *c, const float *x, const float *dy, float *dx, int with_weights,
+                        int n) {
     gen_backend *be = c->be;
     const gen_backend_ops *o = be->ops;
     ctgan_acts *a = &c->act;
     ctgan_dis_tensors *p = &c->dp, *d = with_weights ? &c->dg : NULL;
-    int n = c->n, dd = c->ddim;
+    int dd = c->ddim;
     size_t nd = (size_t)n * dd;
     o->zero(be, a->do2, nd);
     o->linear_backward(be, a->do2, dd, d ? d->W3 : NULL, d ? d->b3 : NULL, dy, 1, a->o2, dd,
@@ -413,17 +415,17 @@ genesis_status ctgan_train_step(ctgan *c, const gen_transformer *tf, const gen_e
         make_fake_rows(c);
 
         o->zero(be, c->dgrads, c->dcount);
-        /* WGAN: loss_d = -(mean D(real) - mean D(fake)) */
-        ctgan_dis_forward(c, a->fake);
+        /* WGAN: loss_d = -(mean D(real) - mean D(fake)); fake and real are adjacent in the
+         * activation arena, so one pass of 2n packed rows covers both (dy = +1/n, -1/n) */
+        GEN_ASSERT(a->real == a->fake + (size_t)B * w && a->dy_neg == a->dy_pos + n);
+        ctgan_dis_forward(c, a->fake, 2 * n);
         o->sum(be, a->scal, a->y, (size_t)n);
-        ctgan_dis_backward(c, a->fake, a->dy_pos, NULL, 1);
-        ctgan_dis_forward(c, a->real);
-        o->sum(be, a->scal + 1, a->y, (size_t)n);
-        ctgan_dis_backward(c, a->real, a->dy_neg, NULL, 1);
+        o->sum(be, a->scal + 1, a->y + n, (size_t)n);
+        ctgan_dis_backward(c, a->fake, a->dy_pos, NULL, 1, 2 * n);
         /* gradient penalty on interpolates, alpha shared per pac group */
         o->fill_uniform(be, a->alpha, (size_t)n, c->seed, GEN_STREAM_NOISE, noise_offset(c, (size_t)n));
         o->interpolate_groups(be, a->xhat, a->real, a->fake, a->alpha, B, w, c->pac);
-        ctgan_dis_forward(c, a->xhat);
+        ctgan_dis_forward(c, a->xhat, n);
         ctgan_gp_backward(c);
         float sc[3];
         o->download(be, sc, a->scal, sizeof sc);
@@ -444,10 +446,10 @@ genesis_status ctgan_train_step(ctgan *c, const gen_transformer *tf, const gen_e
     make_generator_input(c, s, col, cat, host_cond);
     ctgan_gen_forward(c, 1);
     make_fake_rows(c);
-    ctgan_dis_forward(c, a->fake);
+    ctgan_dis_forward(c, a->fake, n);
     o->sum(be, a->scal, a->y, (size_t)n);
     o->zero(be, a->dfake, (size_t)B * w);
-    ctgan_dis_backward(c, a->fake, a->dy_neg, a->dfake, 0);
+    ctgan_dis_backward(c, a->fake, a->dy_neg, a->dfake, 0, n);
     o->zero(be, a->dgout, (size_t)B * c->data_dim);
     o->activate_backward(be, a->dgout, c->data_dim, a->dfake, w, a->fake, w, B, c->spans, c->nspans,
                          CT_TAU);

@@ -36,7 +36,7 @@ typedef struct ctgan_acts {
     float *gout, *fake, *real;                            /* (B,data_dim) (B,w) (B,w) */
     float *dX, *dh, *dbn, *dpre, *dgout, *dfake;
     /* discriminator, n = B/pac packed rows */
-    float *a1, *l1, *m1, *o1, *a2, *l2, *m2, *o2, *y;     /* (n,ddim) ... y (n) */
+    float *a1, *l1, *m1, *o1, *a2, *l2, *m2, *o2, *y;     /* (2n,ddim) ... y (2n) */
     float *dy_pos, *dy_neg;                               /* constant +-1/n */
     float *do2, *dl, *da2, *do1, *da1;
     /* gradient penalty */
@@ -83,8 +83,9 @@ genesis_status ctgan_init_weights(ctgan *c, uint64_t seed);
 
 void ctgan_gen_forward(ctgan *c, int train_bn);
 void ctgan_gen_backward(ctgan *c);
-void ctgan_dis_forward(ctgan *c, const float *x);
-void ctgan_dis_backward(ctgan *c, const float *x, const float *dy, float *dx, int with_weights);
+void ctgan_dis_forward(ctgan *c, const float *x, int n);
+void ctgan_dis_backward(ctgan *c, const float *x, const float *dy, float *dx, int with_weights,
+                        int n);
 void ctgan_gp_backward(ctgan *c);
 
 size_t ctgan_step_scratch(const ctgan *c);

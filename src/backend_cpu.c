@@ -12,6 +12,12 @@
 #include "backend.h"
 #include "rng.h"
 
+/* Element-wise loops run on the OpenMP pool that OpenBLAS (Debian's OpenMP build) also
+ * uses; small loops stay serial. Every parallel loop writes disjoint elements, so results do
+ * not depend on the thread count. */
+#define GEN_OMP_STR(x) #x
+#define GEN_OMP_FOR(work) _Pragma(GEN_OMP_STR(omp parallel for schedule(static) if ((work) >= 16384)))
+
 /* ---- memory ------------------------------------------------------------------------- */
 static void *cpu_alloc(gen_backend *be, size_t bytes) {
     (void)be;
@@ -67,6 +73,7 @@ static void cpu_gemm(gen_backend *be, int ta, int tb, int M, int N, int K, float
 static void cpu_linear_forward(gen_backend *be, float *out, int ldo, const float *inp, int ldi,
                                const float *W, const float *bias, int B, int C, int OC) {
     if (bias) {
+        GEN_OMP_FOR((size_t)B * OC)
         for (int b = 0; b < B; b++) memcpy(out + (size_t)b * ldo, bias, (size_t)OC * sizeof(float));
         cpu_gemm(be, 0, 1, B, OC, C, 1.0f, inp, ldi, W, C, 1.0f, out, ldo);
     } else {
@@ -90,22 +97,25 @@ static void cpu_linear_backward(gen_backend *be, float *dinp, int lddi, float *d
 /* ---- element-wise -------------------------------------------------------------------- */
 static void cpu_relu_forward(gen_backend *be, float *out, const float *inp, size_t n) {
     (void)be;
+    GEN_OMP_FOR(n)
     for (size_t i = 0; i < n; i++) out[i] = inp[i] > 0.0f ? inp[i] : 0.0f;
 }
 static void cpu_relu_backward(gen_backend *be, float *dinp, const float *dout, const float *out,
                               size_t n) {
     (void)be;
-    for (size_t i = 0; i < n; i++)
-        if (out[i] > 0.0f) dinp[i] += dout[i];
+    GEN_OMP_FOR(n)
+    for (size_t i = 0; i < n; i++) dinp[i] += out[i] > 0.0f ? dout[i] : 0.0f;
 }
 static void cpu_leaky_relu_forward(gen_backend *be, float *out, const float *inp, size_t n,
                                    float slope) {
     (void)be;
+    GEN_OMP_FOR(n)
     for (size_t i = 0; i < n; i++) out[i] = inp[i] > 0.0f ? inp[i] : slope * inp[i];
 }
 static void cpu_leaky_relu_backward(gen_backend *be, float *dinp, const float *dout,
                                     const float *inp, size_t n, float slope) {
     (void)be;
+    GEN_OMP_FOR(n)
     for (size_t i = 0; i < n; i++) dinp[i] += inp[i] > 0.0f ? dout[i] : slope * dout[i];
 }
 static void cpu_dropout_forward(gen_backend *be, float *out, float *mask, const float *inp,
@@ -113,6 +123,7 @@ static void cpu_dropout_forward(gen_backend *be, float *out, float *mask, const 
                                 uint64_t offset) {
     (void)be;
     float scale = p < 1.0f ? 1.0f / (1.0f - p) : 0.0f;
+    GEN_OMP_FOR(n)
     for (size_t i = 0; i < n; i += 4) {
         gen_u32x4 r = gen_philox(seed, offset + i / 4, stream);
         for (size_t k = 0; k < 4 && i + k < n; k++) {
@@ -124,16 +135,19 @@ static void cpu_dropout_forward(gen_backend *be, float *out, float *mask, const 
 }
 static void cpu_mul(gen_backend *be, float *out, const float *a, const float *b, size_t n) {
     (void)be;
+    GEN_OMP_FOR(n)
     for (size_t i = 0; i < n; i++) out[i] = a[i] * b[i];
 }
 static void cpu_mul_acc(gen_backend *be, float *dinp, const float *dout, const float *mask,
                         size_t n) {
     (void)be;
+    GEN_OMP_FOR(n)
     for (size_t i = 0; i < n; i++) dinp[i] += dout[i] * mask[i];
 }
 static void cpu_leaky_slope_mask(gen_backend *be, float *s, const float *inp, const float *mask,
                                  size_t n, float slope) {
     (void)be;
+    GEN_OMP_FOR(n)
     for (size_t i = 0; i < n; i++) s[i] = mask[i] * (inp[i] > 0.0f ? 1.0f : slope);
 }
 static void cpu_mul_rowvec(gen_backend *be, float *out, const float *s, const float *v, int rows,
@@ -240,34 +254,42 @@ static void cpu_activate_forward(gen_backend *be, float *out, int ldo, const flo
                                  uint64_t seed, uint64_t stream, uint64_t offset) {
     (void)be;
     int W = spans_width(spans, nspans);
+    GEN_OMP_FOR((size_t)B * W)
     for (int b = 0; b < B; b++) {
         const float *xr = x + (size_t)b * ldx;
         float *yr = out + (size_t)b * ldo;
+        if (tau > 0.0f) {
+            /* Gumbel noise g = -log(-log(u)) for element (b, j) = stream index b*W + j */
+            uint64_t i0 = (uint64_t)b * (uint64_t)W;
+            for (int j = 0; j < W;) {
+                uint64_t idx = i0 + (uint64_t)j;
+                gen_u32x4 r = gen_philox(seed, offset + (idx >> 2), stream);
+                for (int k = (int)(idx & 3); k < 4 && j < W; k++, j++)
+                    yr[j] = -logf(-logf(gen_u32_to_unit_open(r.v[k])));
+            }
+        }
         for (int s = 0; s < nspans; s++) {
             const gen_act_span *sp = &spans[s];
+            int j0 = sp->start, j1 = sp->start + sp->len;
             if (!sp->softmax) {
-                for (int j = sp->start; j < sp->start + sp->len; j++) yr[j] = tanhf(xr[j]);
+                for (int j = j0; j < j1; j++) yr[j] = tanhf(xr[j]);
                 continue;
             }
             float mx = -INFINITY;
-            for (int j = sp->start; j < sp->start + sp->len; j++) {
-                float v = xr[j];
-                if (tau > 0.0f) {
-                    uint64_t idx = (uint64_t)b * (uint64_t)W + (uint64_t)j;
-                    uint32_t u32 = gen_philox_at(seed, stream, offset, idx);
-                    float u = ((float)(u32 >> 8) + 0.5f) * (1.0f / 16777216.0f); /* (0,1) */
-                    v = (v - logf(-logf(u))) / tau;
-                }
-                yr[j] = v;
-                if (v > mx) mx = v;
+            if (tau > 0.0f) {
+                float it = 1.0f / tau;
+                for (int j = j0; j < j1; j++) yr[j] = (xr[j] + yr[j]) * it;
+            } else {
+                for (int j = j0; j < j1; j++) yr[j] = xr[j];
             }
+            for (int j = j0; j < j1; j++) mx = yr[j] > mx ? yr[j] : mx;
             float tot = 0.0f;
-            for (int j = sp->start; j < sp->start + sp->len; j++) {
+            for (int j = j0; j < j1; j++) {
                 yr[j] = expf(yr[j] - mx);
                 tot += yr[j];
             }
             float inv = 1.0f / tot;
-            for (int j = sp->start; j < sp->start + sp->len; j++) yr[j] *= inv;
+            for (int j = j0; j < j1; j++) yr[j] *= inv;
         }
     }
 }
@@ -277,6 +299,7 @@ static void cpu_activate_backward(gen_backend *be, float *dx, int lddx, const fl
                                   const gen_act_span *spans, int nspans, float tau) {
     (void)be;
     float itau = tau > 0.0f ? 1.0f / tau : 1.0f;
+    GEN_OMP_FOR((size_t)B * 64)
     for (int b = 0; b < B; b++) {
         float *dxr = dx + (size_t)b * lddx;
         const float *dyr = dout + (size_t)b * lddo;
@@ -325,6 +348,7 @@ static void cpu_cross_entropy_rows(gen_backend *be, float *loss, float *dlogits,
 static void cpu_interpolate_groups(gen_backend *be, float *out, const float *real,
                                    const float *fake, const float *alpha, int B, int w, int pac) {
     (void)be;
+    GEN_OMP_FOR((size_t)B * w)
     for (int i = 0; i < B; i++) {
         float a = alpha[i / pac];
         for (int j = 0; j < w; j++) {
@@ -357,6 +381,7 @@ static void cpu_adam(gen_backend *be, float *param, const float *grad, float *m,
     double bc1 = 1.0 - pow(beta1, (double)t), bc2 = 1.0 - pow(beta2, (double)t);
     float step = (float)(lr / bc1);
     float isbc2 = (float)(1.0 / sqrt(bc2));
+    GEN_OMP_FOR(n)
     for (size_t i = 0; i < n; i++) {
         float g = grad[i] + weight_decay * param[i];
         m[i] = beta1 * m[i] + (1.0f - beta1) * g;
@@ -369,12 +394,27 @@ static void cpu_adam(gen_backend *be, float *param, const float *grad, float *m,
 static void cpu_fill_normal(gen_backend *be, float *x, size_t n, uint64_t seed, uint64_t stream,
                             uint64_t offset) {
     (void)be;
-    for (size_t i = 0; i < n; i++) x[i] = gen_philox_normal_at(seed, stream, offset, i);
+    GEN_OMP_FOR(n)
+    for (size_t i = 0; i < n; i += 4) { /* one Philox block gives four normals (two pairs) */
+        gen_u32x4 r = gen_philox(seed, offset + i / 4, stream);
+        float z[4];
+        for (int p = 0; p < 2; p++) {
+            float u1 = gen_u32_to_unit_open0(r.v[2 * p]), u2 = gen_u32_to_unit(r.v[2 * p + 1]);
+            float rad = sqrtf(-2.0f * logf(u1)), th = 6.28318530717958647692f * u2;
+            z[2 * p] = rad * cosf(th);
+            z[2 * p + 1] = rad * sinf(th);
+        }
+        for (size_t k = 0; k < 4 && i + k < n; k++) x[i + k] = z[k];
+    }
 }
 static void cpu_fill_uniform(gen_backend *be, float *x, size_t n, uint64_t seed, uint64_t stream,
                              uint64_t offset) {
     (void)be;
-    for (size_t i = 0; i < n; i++) x[i] = gen_u32_to_unit(gen_philox_at(seed, stream, offset, i));
+    GEN_OMP_FOR(n)
+    for (size_t i = 0; i < n; i += 4) {
+        gen_u32x4 r = gen_philox(seed, offset + i / 4, stream);
+        for (size_t k = 0; k < 4 && i + k < n; k++) x[i + k] = gen_u32_to_unit(r.v[k]);
+    }
 }
 static int cpu_any_nonfinite(gen_backend *be, const float *x, size_t n) {
     (void)be;

@@ -57,6 +57,12 @@ GEN_HOST_DEVICE static inline float gen_u32_to_unit_open0(uint32_t x) {
     return ((float)(x >> 8) + 1.0f) * (1.0f / 16777216.0f);
 }
 
+/* 32 random bits -> float strictly inside (0, 1): 23 bits plus a half step, so that both
+ * log(u) and log(-log(u)) are finite (Gumbel noise). */
+GEN_HOST_DEVICE static inline float gen_u32_to_unit_open(uint32_t x) {
+    return ((float)(x >> 9) + 0.5f) * (1.0f / 8388608.0f);
+}
+
 /* Element i of a stateless stream: word i%4 of philox(key, base + i/4, stream). */
 GEN_HOST_DEVICE static inline uint32_t gen_philox_at(uint64_t key, uint64_t stream, uint64_t base,
                                                      uint64_t i) {

@@ -269,10 +269,10 @@ static double net_loss(void *u) {
         ctgan_gen_forward(c, 1);
         for (size_t i = 0; i < (size_t)c->B * c->data_dim; i++) l += (double)c->act.gout[i] * k->R[i];
     } else if (k->which == 1) {
-        ctgan_dis_forward(c, c->act.real);
+        ctgan_dis_forward(c, c->act.real, c->n);
         for (int i = 0; i < c->n; i++) l += (double)c->act.y[i] * k->R[i];
     } else {
-        ctgan_dis_forward(c, c->act.xhat);
+        ctgan_dis_forward(c, c->act.xhat, c->n);
         be->ops->zero(be, c->dgrads, c->dcount);
         ctgan_gp_backward(c);
         l = c->act.scal[2];
@@ -325,7 +325,7 @@ START_TEST(test_grad_ctgan_discriminator) {
     net_loss(&k);
     float *dx = calloc((size_t)c->B * c->w, sizeof(float));
     be->ops->zero(be, c->dgrads, c->dcount);
-    ctgan_dis_backward(c, c->act.real, k.R, dx, 1);
+    ctgan_dis_backward(c, c->act.real, k.R, dx, 1, c->n);
     size_t ds[CT_D_NT] = {(size_t)c->ddim * c->pacw, c->ddim, (size_t)c->ddim * c->ddim, c->ddim, c->ddim, 1};
     static const char *names[CT_D_NT] = {"D.W1", "D.b1", "D.W2", "D.b2", "D.W3", "D.b3"};
     float *saved = malloc(c->dcount * sizeof(float));
