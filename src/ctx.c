@@ -3,7 +3,7 @@
  * runs on is resolved from the context when the model is created (backend.c).
  */
 #include <string.h>
-#include <unistd.h>
+#include <omp.h>
 
 #include "internal.h"
 
@@ -41,6 +41,7 @@ void genesis_ctx_set_log(genesis_ctx *ctx, genesis_log_fn fn, void *user) {
 
 int gen_ctx_threads(const genesis_ctx *ctx) {
     if (ctx && ctx->threads > 0) return ctx->threads;
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n > 0 ? (int)n : 1;
+    /* 0 = the OpenMP default: OMP_NUM_THREADS when set, else every core */
+    int n = omp_get_max_threads();
+    return n > 0 ? n : 1;
 }
