@@ -255,16 +255,20 @@ void ctgan_gen_backward(ctgan *c) {
     ctgan_gen_tensors *p = &c->gp, *d = &c->gg;
     int B = c->B, g = c->gdim, d0 = c->d0, d1 = c->d1, d2 = c->d2;
     size_t Bg = (size_t)B * g;
+    /* only the hidden parts of each block's input need a gradient (z' is an input), so dX
+     * is computed for X[:, :2g] from the output layer and X[:, g:2g] from block 2 */
     o->zero(be, a->dX, (size_t)B * d2);
-    o->linear_backward(be, a->dX, d2, d->W3, d->b3, a->dgout, c->data_dim, a->X, d2, p->W3, B, d2,
+    o->linear_backward(be, NULL, 0, d->W3, d->b3, a->dgout, c->data_dim, a->X, d2, p->W3, B, d2,
                        c->data_dim);
+    o->gemm(be, 0, 0, B, 2 * g, c->data_dim, 1.0f, a->dgout, c->data_dim, p->W3, d2, 1.0f, a->dX, d2);
     /* block 2 */
     o->copy2d(be, a->dh, g, a->dX, d2, B, g);
     o->zero(be, a->dbn, Bg);
     o->relu_backward(be, a->dbn, a->dh, a->h2, Bg);
     o->zero(be, a->dpre, Bg);
     o->batchnorm_backward(be, a->dpre, d->bn2g, d->bn2b, a->dbn, a->pre2, a->mean2, a->rstd2, p->bn2g, B, g);
-    o->linear_backward(be, a->dX + g, d2, d->W2, d->b2, a->dpre, g, a->X + g, d2, p->W2, B, d1, g);
+    o->linear_backward(be, NULL, 0, d->W2, d->b2, a->dpre, g, a->X + g, d2, p->W2, B, d1, g);
+    o->gemm(be, 0, 0, B, g, g, 1.0f, a->dpre, g, p->W2, d1, 1.0f, a->dX + g, d2);
     /* block 1 */
     o->copy2d(be, a->dh, g, a->dX + g, d2, B, g);
     o->zero(be, a->dbn, Bg);
