@@ -31,7 +31,8 @@ static int usage_error(const char *cmd, const char *fmt, ...) {
     va_start(ap, fmt);
     fprintf(stderr, "genesis: error: ");
     vfprintf(stderr, fmt, ap);
-    fprintf(stderr, "\nTry 'genesis %s --help'.\n", cmd ? cmd : "");
+    if (cmd) fprintf(stderr, "\nTry 'genesis %s --help'.\n", cmd);
+    else fprintf(stderr, "\nTry 'genesis --help'.\n");
     va_end(ap);
     return EXIT_USAGE;
 }
@@ -119,18 +120,24 @@ enum { F_INPUT = 1, F_OUTPUT = 2, F_MODEL_IN = 4, F_MODEL_OUT = 8, F_ROWS = 16, 
 
 static void print_param_help(void) {
     int np = n_params();
-    fprintf(stdout, "\nModel settings (defaults are the reference CTGAN's):\n");
+    fprintf(stdout, "\nModel settings (architecture and optimiser defaults are the reference "
+                    "implementation's;\npoint-masses, clamp-range, max-categories and vgm-max-rows "
+                    "are Genesis additions):\n");
     for (int p = 0; p < np; p++) {
-        double lo, hi, def;
+        double lo, hi, def, tdef;
         const char *name;
         genesis_param_bounds((genesis_param)p, &lo, &hi, &def, &name);
-        fprintf(stdout, "  --%-22s %g  (range %g .. %g)\n", name, def, lo, hi);
+        genesis_param_default(GENESIS_MODEL_TVAE, (genesis_param)p, &tdef);
+        if (tdef != def)
+            fprintf(stdout, "  --%-22s %g, TVAE %g  (range %g .. %g)\n", name, def, tdef, lo, hi);
+        else
+            fprintf(stdout, "  --%-22s %g  (range %g .. %g)\n", name, def, lo, hi);
     }
 }
 
 static void help(const char *cmd) {
     if (!cmd || !strcmp(cmd, "genesis")) {
-        printf("genesis %s — synthetic tabular data (CTGAN) from a real table\n\n"
+        printf("genesis %s — synthetic tabular data (CTGAN, TVAE) from a real table\n\n"
                "Usage:\n"
                "  genesis generate -i data.csv -o synthetic.csv -n ROWS [options]\n"
                "  genesis fit      -i data.csv -m model.gen [options]\n"
@@ -157,11 +164,11 @@ static void help(const char *cmd) {
     if (strcmp(cmd, "sample") != 0)
         printf("  -i, --input FILE        the real table (CSV with a header row)\n"
                "      --delimiter C       ',' ';' 'tab' '|' (default: sniffed)\n"
-               "      --na TOKEN[,TOKEN]  extra missing-value tokens (always: empty ? NA N/A NaN null None)\n"
+               "      --na TOKEN[,TOKEN]  extra missing-value tokens (always: empty ? NA N/A NaN nan null NULL None)\n"
                "      --discrete a,b      force these columns categorical\n"
                "      --continuous c,d    force these columns continuous\n"
                "      --no-header         the file has no header row\n"
-               "      --method NAME       ctgan (default)\n"
+               "      --method NAME       ctgan (default) or tvae\n"
                "      --device D          cpu | auto | cuda | cuda:N (default auto)\n"
                "      --threads N         CPU threads (default: all cores)\n");
     if (!strcmp(cmd, "generate") || !strcmp(cmd, "sample"))
@@ -286,15 +293,20 @@ static int parse_args(const char *cmd, int flags, int argc, char **argv, options
         if (o->input) return usage_error(cmd, "-i/--input does not apply to '%s'", cmd);
     }
     if (!(flags & F_COND) && o->nconds) return usage_error(cmd, "--condition applies to generate and sample");
+    if (!(flags & F_INPUT) && (o->delimiter || o->na || o->discrete || o->continuous || o->no_header || o->method))
+        return usage_error(cmd, "reading options (--delimiter, --na, --discrete, --continuous, "
+                                "--no-header, --method) apply to fit and generate");
+    if (!(flags & F_SAVE) && o->model_out && o->model_out != o->model_in)
+        return usage_error(cmd, "--save applies to generate (fit saves to -m/--model)");
     if ((flags & F_INPUT) && !o->input) return usage_error(cmd, "missing -i/--input FILE");
     if ((flags & F_OUTPUT) && !o->output) return usage_error(cmd, "missing -o/--output FILE");
     if ((flags & F_MODEL_IN) && !o->model_in) return usage_error(cmd, "missing -m/--model FILE");
     if (!(flags & F_ROWS) && o->rows_set) return usage_error(cmd, "-n/--rows does not apply to '%s'", cmd);
     if (!(flags & F_OUTPUT) && o->output) return usage_error(cmd, "-o/--output does not apply to '%s'", cmd);
-    if (o->method && strcmp(o->method, "ctgan") != 0) {
-        if (!strcmp(o->method, "tvae") || !strcmp(o->method, "timegan"))
-            return usage_error(cmd, "--method %s is not available in this version yet; use ctgan", o->method);
-        return usage_error(cmd, "--method must be ctgan, got '%s'", o->method);
+    if (o->method && strcmp(o->method, "ctgan") != 0 && strcmp(o->method, "tvae") != 0) {
+        if (!strcmp(o->method, "timegan"))
+            return usage_error(cmd, "--method timegan is not available in this version yet; use ctgan or tvae");
+        return usage_error(cmd, "--method must be ctgan or tvae, got '%s'", o->method);
     }
     return 0;
 }
@@ -348,7 +360,8 @@ static genesis_status fit_from_options(genesis_ctx *ctx, const options *o, genes
     genesis_status st = genesis_table_read_csv(ctx, o->input, &co, &t);
     if (st != GENESIS_OK) return st;
     *nrows = genesis_table_nrows(t);
-    st = genesis_model_create(ctx, GENESIS_MODEL_CTGAN, m);
+    genesis_model_kind kind = o->method && !strcmp(o->method, "tvae") ? GENESIS_MODEL_TVAE : GENESIS_MODEL_CTGAN;
+    st = genesis_model_create(ctx, kind, m);
     for (int p = 0; st == GENESIS_OK && p < NPARAM_MAX; p++)
         if (o->pset[p]) st = genesis_model_set_param(*m, (genesis_param)p, o->pval[p]);
     if (st == GENESIS_OK && !o->quiet) {
@@ -358,9 +371,10 @@ static genesis_status fit_from_options(genesis_ctx *ctx, const options *o, genes
         double ep;
         genesis_model_get_param(*m, GENESIS_P_EPOCHS, &ep);
         fprintf(stderr, "genesis: %s: %lld rows x %d columns (%d continuous, %d categorical); "
-                        "training CTGAN for %g epochs on %s\n",
+                        "training %s for %g epochs on %s\n",
                 o->input, (long long)genesis_table_nrows(t), genesis_table_ncols(t), ncont,
-                genesis_table_ncols(t) - ncont, ep, genesis_ctx_device_name(ctx));
+                genesis_table_ncols(t) - ncont, kind == GENESIS_MODEL_TVAE ? "TVAE" : "CTGAN", ep,
+                genesis_ctx_device_name(ctx));
     }
     int tty = isatty(2);
     int want = !o->quiet && (tty || o->progress);
@@ -461,7 +475,7 @@ static int cmd_info(int argc, char **argv) {
         return usage_error("info", "unexpected argument '%s'", argv[i]);
     }
     printf("genesis %s (library %s)\n", GENESIS_VERSION_STRING, genesis_version_string());
-    printf("models: ctgan\n");
+    printf("models: ctgan, tvae\n");
     genesis_device_info dev[16];
     int n = 0;
     char why[256] = "";

@@ -63,7 +63,8 @@ static void point_dis(ctgan_dis_tensors *t, float *base, const size_t *ds) {
 
 /* Activations: one allocation, named pointers. */
 static size_t ctgan_point_acts(ctgan *c, float *base) {
-    size_t B = c->B, n = c->n, n2 = 2 * n, g = c->gdim, dd = c->ddim;
+    size_t B = c->B, g = c->gdim;
+    size_t n = c->train ? (size_t)c->n : 0, n2 = 2 * n, dd = c->train ? (size_t)c->ddim : 0;
     ctgan_acts *a = &c->act;
     float **p[] = {&a->z, &a->zin, &a->X, &a->pre1, &a->bn1, &a->h1, &a->mean1, &a->rstd1,
                    &a->pre2, &a->bn2, &a->h2, &a->mean2, &a->rstd2, &a->gout, &a->fake,
@@ -127,23 +128,28 @@ genesis_status ctgan_create(genesis_ctx *ctx, gen_backend *be, const ctgan_confi
     for (int i = 0; i < CT_G_NT; i++) c->gcount += gs[i];
     for (int i = 0; i < CT_D_NT; i++) c->dcount += ds[i];
     size_t gb = c->gcount * sizeof(float), db = c->dcount * sizeof(float);
-    c->gparams = be->ops->alloc(be, gb); c->ggrads = be->ops->alloc(be, gb);
-    c->gm = be->ops->alloc(be, gb); c->gv = be->ops->alloc(be, gb);
+    c->train = cfg->train;
+    c->gparams = be->ops->alloc(be, gb);
     c->gstats = be->ops->alloc(be, 4 * (size_t)c->gdim * sizeof(float));
-    c->dparams = be->ops->alloc(be, db); c->dgrads = be->ops->alloc(be, db);
-    c->dm = be->ops->alloc(be, db); c->dv = be->ops->alloc(be, db);
     size_t nacts = ctgan_point_acts(c, NULL);
     c->acts = be->ops->alloc(be, gen_mul_size(nacts, sizeof(float)));
-    c->ce_idx = be->ops->alloc(be, (size_t)c->B * 3 * sizeof(int32_t));
-    if (!c->gparams || !c->ggrads || !c->gm || !c->gv || !c->gstats || !c->dparams ||
-        !c->dgrads || !c->dm || !c->dv || !c->acts || !c->ce_idx)
-        goto nomem;
+    if (!c->gparams || !c->gstats || !c->acts) goto nomem;
     point_gen(&c->gp, c->gparams, gs);
-    point_gen(&c->gg, c->ggrads, gs);
-    point_dis(&c->dp, c->dparams, ds);
-    point_dis(&c->dg, c->dgrads, ds);
     ctgan_point_acts(c, c->acts);
-    {
+    if (c->train) {
+        c->ggrads = be->ops->alloc(be, gb);
+        c->gm = be->ops->alloc(be, gb); c->gv = be->ops->alloc(be, gb);
+        c->dparams = be->ops->alloc(be, db); c->dgrads = be->ops->alloc(be, db);
+        c->dm = be->ops->alloc(be, db); c->dv = be->ops->alloc(be, db);
+        c->ce_idx = be->ops->alloc(be, (size_t)c->B * 3 * sizeof(int32_t));
+        if (!c->ggrads || !c->gm || !c->gv || !c->dparams || !c->dgrads || !c->dm || !c->dv ||
+            !c->ce_idx)
+            goto nomem;
+        point_gen(&c->gg, c->ggrads, gs);
+        point_dis(&c->dp, c->dparams, ds);
+        point_dis(&c->dg, c->dgrads, ds);
+    }
+    if (c->train) {
         float *h = malloc((size_t)c->n * 2 * sizeof(float));
         if (!h) goto nomem;
         for (int k = 0; k < c->n; k++) {

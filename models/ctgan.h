@@ -14,6 +14,7 @@
 
 typedef struct ctgan_config {
     int batch, pac, emb, gdim, ddim, data_dim, cond_dim;
+    int train;   /* 0: generator only (a loaded model): no discriminator, gradients or Adam */
 } ctgan_config;
 
 /* Named slices of a parameter (or gradient) arena. */
@@ -49,6 +50,7 @@ typedef struct ctgan_acts {
 typedef struct ctgan {
     gen_backend *be;
     int B, pac, n, emb, gdim, ddim, data_dim, cond_dim, d0, d1, d2, w, pacw;
+    int train;
     int nspans;
     gen_act_span *spans;
     /* generator: params, grads, Adam moments; BN running stats (rm1, rv1, rm2, rv2) */

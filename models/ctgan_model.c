@@ -70,7 +70,7 @@ static genesis_status ctgan_model_fit(genesis_model *m, const gen_encoded *enc,
                                   gen_param_i(m, GENESIS_P_LOG_FREQUENCY)));
     ctgan_config cfg = {B, pac, gen_param_i(m, GENESIS_P_EMBEDDING_DIM),
                         gen_param_i(m, GENESIS_P_GEN_DIM), gen_param_i(m, GENESIS_P_DIS_DIM),
-                        m->tf.data_dim, cm->prior.cond_dim};
+                        m->tf.data_dim, cm->prior.cond_dim, 1};
     GEN_TRY(make_net(m, &cfg, &cm->net));
     ctgan *c = cm->net;
     GEN_TRY(ctgan_init_weights(c, m->seed));
@@ -194,10 +194,16 @@ static genesis_status ctgan_model_load(genesis_model *m, gen_reader *r) {
     static const uint32_t hi[7] = {1u << 20, 1000, 4096, 8192, 8192, 1u << 24, 1u << 24};
     for (int i = 0; i < 7; i++)
         GEN_TRY(gen_rd_count(r, i == 6 ? 0 : 1, hi[i], names[i], &cfgv[i]));
-    ctgan_config cfg = {cfgv[0], cfgv[1], cfgv[2], cfgv[3], cfgv[4], cfgv[5], cfgv[6]};
+    ctgan_config cfg = {cfgv[0], cfgv[1], cfgv[2], cfgv[3], cfgv[4], cfgv[5], cfgv[6], 0};
     if (cfg.batch % cfg.pac != 0 || cfg.data_dim != m->tf.data_dim ||
         cfg.cond_dim != cond_dim_of(&m->tf))
         return gen_rd_fail(r, "CTGAN sizes do not match the model's column layout");
+    /* a loaded model only generates; its buffers grow with batch x width, which the file's
+     * size does not bound, so cap them (1 GiB of activations) */
+    uint64_t row = (uint64_t)cfg.emb + cfg.cond_dim + 2 * (uint64_t)cfg.gdim;
+    if ((uint64_t)cfg.batch * (row * 2 + 6 * (uint64_t)cfg.gdim + 2 * (uint64_t)cfg.data_dim) >
+        ((uint64_t)1 << 28))
+        return gen_rd_fail(r, "CTGAN batch size and widths are implausibly large");
     ctgan_model *cm = calloc(1, sizeof *cm);
     GEN_RETURN_IF(!cm, ctx, GENESIS_ERR_NOMEM, "out of memory loading the model");
     m->impl = cm;

@@ -11,7 +11,7 @@
 #include "backend.h"
 #include "transform.h"
 
-#define GEN_NPARAMS 18
+#define GEN_NPARAMS 20
 #define GEN_MAX_CONDITIONS 64
 
 typedef struct gen_bytes gen_bytes;       /* growable output buffer (model_io.c) */
@@ -56,6 +56,7 @@ struct genesis_model {
 };
 
 extern const gen_model_vtable gen_ctgan_vtable;
+extern const gen_model_vtable gen_tvae_vtable;
 
 /* Parameter value as int (for the integer-valued ones). */
 static inline int gen_param_i(const genesis_model *m, genesis_param p) {

@@ -3,6 +3,7 @@
  * CSV options, tables. (Models: src/model.c; model files: src/model_io.c; devices and
  * backends: src/backend.c.) Every entry point checks its arguments and never exits.
  */
+#include <stddef.h>
 #include <string.h>
 
 #include "table.h"
@@ -22,9 +23,18 @@ genesis_status genesis_table_read_csv(genesis_ctx *ctx, const char *path,
     if (!ctx || !path || !out) return GENESIS_ERR_INVALID_ARG;
     *out = NULL;
     gen_clear_error(ctx);
-    GEN_RETURN_IF(opts && opts->struct_size != sizeof *opts, ctx, GENESIS_ERR_INVALID_ARG,
+    if (!opts) return gen_table_read_csv(ctx, path, NULL, out);
+    /* struct_size lets programs built against an older, smaller struct keep working: the
+     * fields they know are copied over the defaults */
+    GEN_RETURN_IF(opts->struct_size < offsetof(genesis_csv_options, delimiter) + 1 ||
+                      opts->struct_size > 65536,
+                  ctx, GENESIS_ERR_INVALID_ARG,
                   "genesis_csv_options was not initialised with genesis_csv_options_init()");
-    return gen_table_read_csv(ctx, path, opts, out);
+    genesis_csv_options o;
+    genesis_csv_options_init(&o);
+    memcpy(&o, opts, opts->struct_size < sizeof o ? opts->struct_size : sizeof o);
+    o.struct_size = sizeof o;
+    return gen_table_read_csv(ctx, path, &o, out);
 }
 
 void genesis_table_free(genesis_table *t) { gen_table_destroy(t); }

@@ -122,6 +122,27 @@ typedef struct gen_backend_ops {
     /* dv (cols) += colsum(a (rows x cols)) */
     void (*colsum_acc)(gen_backend *be, float *dv, const float *a, int rows, int cols);
 
+    /* ---- variational autoencoder (TVAE) ---- */
+    /* std = exp(logvar / 2); z = mu + eps * std (reparameterisation) */
+    void (*reparam_forward)(gen_backend *be, float *z, float *std, const float *mu,
+                            const float *logvar, const float *eps, size_t n);
+    /* dmu += dz; dlogvar += dz * eps * std / 2 */
+    void (*reparam_backward)(gen_backend *be, float *dmu, float *dlogvar, const float *dz,
+                             const float *eps, const float *std, size_t n);
+    /* KL(N(mu, exp(logvar)) || N(0, 1)): loss[0] = scale * -1/2 sum(1 + logvar - mu^2 -
+     * exp(logvar)); dmu += scale * mu; dlogvar += scale * (exp(logvar) - 1) / 2 */
+    void (*kl_normal)(gen_backend *be, float *loss, float *dmu, float *dlogvar, const float *mu,
+                      const float *logvar, size_t n, float scale);
+    /* TVAE reconstruction loss of B rows r (decoder output) against encoded rows x, span by
+     * span (specs/ctgan_tvae.md §5): tanh span s: sum_b (x - tanh(r))^2 / (2 sigma_s^2) +
+     * B log sigma_s; softmax span: sum_b cross entropy(r_span, argmax x_span).
+     * loss[0] = scale * total; dr += scale * d/dr; dsigma += scale * d/dsigma (tanh spans). */
+    void (*tvae_recon)(gen_backend *be, float *loss, float *dr, float *dsigma, const float *r,
+                       const float *x, const float *sigma, int B, int D,
+                       const gen_act_span *spans, int nspans, float scale);
+    /* x = min(max(x, lo), hi) */
+    void (*clamp)(gen_backend *be, float *x, size_t n, float lo, float hi);
+
     /* ---- optimiser: torch Adam with L2-coupled weight decay ---- */
     void (*adam)(gen_backend *be, float *param, const float *grad, float *m, float *v, size_t n,
                  float lr, float beta1, float beta2, float eps, float weight_decay, int64_t t);

@@ -373,6 +373,84 @@ static void cpu_gp_penalty(gen_backend *be, float *pen, float *U, const float *G
     pen[0] = (float)(lambda * tot / n);
 }
 
+/* ---- TVAE pieces ---------------------------------------------------------------------------- */
+static void cpu_reparam_forward(gen_backend *be, float *z, float *std, const float *mu,
+                                const float *logvar, const float *eps, size_t n) {
+    (void)be;
+    for (size_t i = 0; i < n; i++) {
+        std[i] = expf(0.5f * logvar[i]);
+        z[i] = mu[i] + eps[i] * std[i];
+    }
+}
+static void cpu_reparam_backward(gen_backend *be, float *dmu, float *dlogvar, const float *dz,
+                                 const float *eps, const float *std, size_t n) {
+    (void)be;
+    for (size_t i = 0; i < n; i++) {
+        dmu[i] += dz[i];
+        dlogvar[i] += dz[i] * eps[i] * std[i] * 0.5f;
+    }
+}
+static void cpu_kl_normal(gen_backend *be, float *loss, float *dmu, float *dlogvar,
+                          const float *mu, const float *logvar, size_t n, float scale) {
+    (void)be;
+    double tot = 0;
+    for (size_t i = 0; i < n; i++) {
+        float ev = expf(logvar[i]);
+        tot += 1.0 + logvar[i] - (double)mu[i] * mu[i] - ev;
+        if (dmu) dmu[i] += scale * mu[i];
+        if (dlogvar) dlogvar[i] += scale * 0.5f * (ev - 1.0f);
+    }
+    if (loss) loss[0] = (float)(-0.5 * tot * scale);
+}
+static void cpu_tvae_recon(gen_backend *be, float *loss, float *dr, float *dsigma, const float *r,
+                           const float *x, const float *sigma, int B, int D,
+                           const gen_act_span *spans, int nspans, float scale) {
+    (void)be;
+    double tot = 0;
+    for (int s = 0; s < nspans; s++) {
+        const gen_act_span *sp = &spans[s];
+        if (!sp->softmax) {
+            for (int j = sp->start; j < sp->start + sp->len; j++) {
+                double sg = sigma[j], ds = 0;
+                for (int b = 0; b < B; b++) {
+                    size_t i = (size_t)b * D + j;
+                    float t = tanhf(r[i]);
+                    double e = x[i] - t;
+                    tot += e * e / (2 * sg * sg);
+                    ds += -e * e / (sg * sg * sg);
+                    if (dr) dr[i] += scale * (float)(-e / (sg * sg)) * (1.0f - t * t);
+                }
+                tot += B * log(sg);
+                ds += B / sg;
+                if (dsigma) dsigma[j] += scale * (float)ds;
+            }
+            continue;
+        }
+        for (int b = 0; b < B; b++) {
+            const float *rr = r + (size_t)b * D + sp->start, *xr = x + (size_t)b * D + sp->start;
+            int tgt = 0;
+            for (int j = 1; j < sp->len; j++)
+                if (xr[j] > xr[tgt]) tgt = j;
+            float mx = rr[0];
+            for (int j = 1; j < sp->len; j++) mx = rr[j] > mx ? rr[j] : mx;
+            double z = 0;
+            for (int j = 0; j < sp->len; j++) z += exp((double)rr[j] - mx);
+            double lse = mx + log(z);
+            tot += lse - rr[tgt];
+            if (dr) {
+                float *d = dr + (size_t)b * D + sp->start;
+                for (int j = 0; j < sp->len; j++)
+                    d[j] += scale * (float)(exp((double)rr[j] - lse) - (j == tgt ? 1.0 : 0.0));
+            }
+        }
+    }
+    if (loss) loss[0] = (float)(tot * scale);
+}
+static void cpu_clamp(gen_backend *be, float *x, size_t n, float lo, float hi) {
+    (void)be;
+    for (size_t i = 0; i < n; i++) x[i] = x[i] < lo ? lo : x[i] > hi ? hi : x[i];
+}
+
 /* ---- Adam ----------------------------------------------------------------------------------- */
 static void cpu_adam(gen_backend *be, float *param, const float *grad, float *m, float *v,
                      size_t n, float lr, float beta1, float beta2, float eps, float weight_decay,
@@ -456,6 +534,11 @@ static const gen_backend_ops cpu_ops = {
     .interpolate_groups = cpu_interpolate_groups,
     .gp_penalty = cpu_gp_penalty,
     .colsum_acc = cpu_colsum_acc,
+    .reparam_forward = cpu_reparam_forward,
+    .reparam_backward = cpu_reparam_backward,
+    .kl_normal = cpu_kl_normal,
+    .tvae_recon = cpu_tvae_recon,
+    .clamp = cpu_clamp,
     .adam = cpu_adam,
     .fill_normal = cpu_fill_normal,
     .fill_uniform = cpu_fill_uniform,

@@ -36,7 +36,26 @@ static const param_info PARAMS[GEN_NPARAMS] = {
     [GENESIS_P_CLAMP_RANGE] = {"clamp-range", 0, 1, 1, 1},
     [GENESIS_P_BN_EVAL_SAMPLE] = {"bn-eval-sample", 0, 1, 0, 1},
     [GENESIS_P_VGM_MAX_ROWS] = {"vgm-max-rows", 0, 2147483647.0, 200000, 1},
+    [GENESIS_P_LOSS_FACTOR] = {"loss-factor", 0, 1000, 2, 0},
+    [GENESIS_P_SAMPLE_ARGMAX] = {"sample-argmax", 0, 1, 0, 1},
 };
+
+/* TVAE's own defaults (specs/ctgan_tvae.md §5: 128-wide networks, torch Adam's lr 1e-3,
+ * l2scale 1e-5); every other setting keeps the table's default. */
+static double kind_default(genesis_model_kind kind, genesis_param p) {
+    if (kind == GENESIS_MODEL_TVAE) {
+        if (p == GENESIS_P_GEN_DIM) return 128;
+        if (p == GENESIS_P_GEN_LR) return 1e-3;
+        if (p == GENESIS_P_GEN_DECAY) return 1e-5;
+    }
+    return PARAMS[p].def;
+}
+
+genesis_status genesis_param_default(genesis_model_kind kind, genesis_param p, double *def) {
+    if ((int)p < 0 || (int)p >= GEN_NPARAMS || !def) return GENESIS_ERR_INVALID_ARG;
+    *def = kind_default(kind, p);
+    return GENESIS_OK;
+}
 
 genesis_status genesis_param_bounds(genesis_param p, double *lo, double *hi, double *def,
                                     const char **name) {
@@ -48,9 +67,12 @@ genesis_status genesis_param_bounds(genesis_param p, double *lo, double *hi, dou
     return GENESIS_OK;
 }
 
+int genesis_param_is_integer(int p) { return p >= 0 && p < GEN_NPARAMS && PARAMS[p].integer; }
+
 static const gen_model_vtable *vtable_for(genesis_model_kind kind) {
     switch (kind) {
     case GENESIS_MODEL_CTGAN: return &gen_ctgan_vtable;
+    case GENESIS_MODEL_TVAE: return &gen_tvae_vtable;
     default: return NULL;
     }
 }
@@ -58,14 +80,14 @@ static const gen_model_vtable *vtable_for(genesis_model_kind kind) {
 genesis_status gen_model_new(genesis_ctx *ctx, genesis_model_kind kind, genesis_model **out) {
     const gen_model_vtable *vt = vtable_for(kind);
     GEN_RETURN_IF(!vt, ctx, GENESIS_ERR_UNSUPPORTED,
-                  "model kind %d is not available in this version (CTGAN is; TVAE and TimeGAN "
-                  "are planned)",
+                  "model kind %d is not available in this version (CTGAN and TVAE are; TimeGAN "
+                  "is planned)",
                   (int)kind);
     genesis_model *m = calloc(1, sizeof *m);
     GEN_RETURN_IF(!m, ctx, GENESIS_ERR_NOMEM, "out of memory creating a model");
     m->ctx = ctx;
     m->vt = vt;
-    for (int i = 0; i < GEN_NPARAMS; i++) m->param[i] = PARAMS[i].def;
+    for (int i = 0; i < GEN_NPARAMS; i++) m->param[i] = kind_default(kind, (genesis_param)i);
     genesis_status st = gen_backend_create(ctx, &m->be);
     if (st != GENESIS_OK) {
         free(m);
@@ -104,7 +126,8 @@ genesis_status genesis_model_set_param(genesis_model *m, genesis_param p, double
                   "%s must be between %g and %g, got %g", pi->name, pi->lo, pi->hi, v);
     GEN_RETURN_IF(pi->integer && v != floor(v), m->ctx, GENESIS_ERR_INVALID_ARG,
                   "%s must be a whole number, got %g", pi->name, v);
-    GEN_RETURN_IF(m->fitted && p != GENESIS_P_BN_EVAL_SAMPLE && p != GENESIS_P_CLAMP_RANGE,
+    GEN_RETURN_IF(m->fitted && p != GENESIS_P_BN_EVAL_SAMPLE && p != GENESIS_P_CLAMP_RANGE &&
+                      p != GENESIS_P_SAMPLE_ARGMAX,
                   m->ctx, GENESIS_ERR_STATE,
                   "%s cannot change after the model is fitted; set it before fit", pi->name);
     m->param[p] = v;
@@ -147,13 +170,19 @@ genesis_status genesis_model_fit(genesis_model *m, const genesis_table *t,
     to.clamp_range = gen_param_i(m, GENESIS_P_CLAMP_RANGE);
     to.vgm_max_rows = (int64_t)m->param[GENESIS_P_VGM_MAX_ROWS];
     to.seed = m->seed;
-    GEN_TRY(gen_transformer_fit(ctx, &m->tf, t, &to));
+    genesis_status st = gen_transformer_fit(ctx, &m->tf, t, &to);
     gen_encoded enc;
-    genesis_status st = gen_transformer_transform(ctx, &m->tf, t, &enc);
-    if (st != GENESIS_OK) return st;
-    st = m->vt->fit(m, &enc, progress, user);
-    gen_encoded_free(&enc);
-    if (st != GENESIS_OK) return st;
+    memset(&enc, 0, sizeof enc);
+    if (st == GENESIS_OK) st = gen_transformer_transform(ctx, &m->tf, t, &enc);
+    if (st == GENESIS_OK) {
+        st = m->vt->fit(m, &enc, progress, user);
+        gen_encoded_free(&enc);
+    }
+    if (st != GENESIS_OK) { /* leave the model as created, so that fit can be called again */
+        if (m->vt->free) m->vt->free(m);
+        gen_transformer_free(&m->tf);
+        return st;
+    }
     m->fitted = 1;
     return GENESIS_OK;
 }
@@ -169,6 +198,10 @@ genesis_status genesis_model_set_condition(genesis_model *m, const char *column,
     if (!m || !column || !value) return GENESIS_ERR_INVALID_ARG;
     genesis_ctx *ctx = m->ctx;
     GEN_RETURN_IF(!m->fitted, ctx, GENESIS_ERR_STATE, "the model is not fitted; fit or load one first");
+    GEN_RETURN_IF(m->vt->kind != GENESIS_MODEL_CTGAN, ctx, GENESIS_ERR_UNSUPPORTED,
+                  "--condition needs a conditional model: %s has no conditional vector; use "
+                  "--method ctgan",
+                  m->vt->name);
     int col = -1, disc = 0, d = -1;
     for (int c = 0; c < m->tf.ncols; c++) {
         int is_disc = m->tf.cols[c].type == GENESIS_COLUMN_CATEGORICAL;

@@ -250,6 +250,7 @@ genesis_status gen_transformer_load(gen_transformer *tf, gen_reader *r) {
         GEN_TRY(gen_rd_count(r, 0, (uint32_t)tf->data_dim, "column offset", &ct->offset));
         GEN_TRY(gen_rd_count(r, 1, (uint32_t)tf->data_dim, "column width", &ct->width));
         GEN_TRY(gen_rd_str(r, &ct->na_text));
+        if (!ct->na_text) return gen_rd_fail(r, "a column has no missing-value text");
         /* the column's spans are the next ones, in order, and match its offset and width */
         if (ct->span_first != next_span || ct->span_first + ct->nspans > tf->nspans)
             return gen_rd_fail(r, "column spans out of order");
@@ -337,6 +338,7 @@ genesis_status gen_model_write_file(const genesis_model *m, const char *path) {
     gen_wr_u32(&b, (uint32_t)m->vt->kind);
     gen_wr_u64(&b, 0); /* payload length, patched below */
     size_t start = b.len;
+    gen_wr_u32(&b, GEN_NPARAMS);
     gen_wr_f64s(&b, m->param, GEN_NPARAMS);
     gen_wr_u64(&b, m->seed);
     genesis_status st = gen_transformer_save(&m->tf, &b);
@@ -372,6 +374,7 @@ genesis_status gen_model_write_file(const genesis_model *m, const char *path) {
 }
 
 genesis_status gen_model_new(genesis_ctx *ctx, genesis_model_kind kind, genesis_model **out);
+int genesis_param_is_integer(int p);
 
 genesis_status gen_model_read_file(genesis_ctx *ctx, const char *path, genesis_model **out) {
     *out = NULL;
@@ -455,18 +458,24 @@ genesis_status gen_model_read_file(genesis_ctx *ctx, const char *path, genesis_m
     if (st != GENESIS_OK) {
         free(buf);
         if (st == GENESIS_ERR_UNSUPPORTED)
-            return gen_set_error(ctx, GENESIS_ERR_MODEL_FORMAT,
-                                 "%s: model kind %u is not known to this genesis %s", path, kind,
-                                 GENESIS_VERSION_STRING);
+            return gen_set_error(ctx, GENESIS_ERR_VERSION,
+                                 "%s: model kind %u is not known to this genesis %s (a newer "
+                                 "genesis may read it)",
+                                 path, kind, GENESIS_VERSION_STRING);
         return st;
     }
     gen_reader r = {buf + GEN_FILE_HEADER, (size_t)plen, 0, path, ctx, 0};
+    /* settings: a count, then that many values; settings added by later versions keep the
+     * defaults the model was created with */
     double params[GEN_NPARAMS];
-    st = gen_rd_f64s(&r, params, GEN_NPARAMS);
-    for (int i = 0; st == GENESIS_OK && i < GEN_NPARAMS; i++) {
+    int nparams = 0;
+    st = gen_rd_count(&r, 1, GEN_NPARAMS, "settings count", &nparams);
+    if (st == GENESIS_OK) st = gen_rd_f64s(&r, params, (size_t)nparams);
+    for (int i = 0; st == GENESIS_OK && i < nparams; i++) {
         double lo, hi;
         genesis_param_bounds((genesis_param)i, &lo, &hi, NULL, NULL);
-        if (!(params[i] >= lo && params[i] <= hi)) st = gen_rd_fail(&r, "a setting is out of range");
+        if (!(params[i] >= lo && params[i] <= hi) || (genesis_param_is_integer(i) && params[i] != floor(params[i])))
+            st = gen_rd_fail(&r, "a setting is out of range");
         else m->param[i] = params[i];
     }
     if (st == GENESIS_OK) st = gen_rd_u64(&r, &m->seed);

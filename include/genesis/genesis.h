@@ -96,7 +96,10 @@ GENESIS_API const char *genesis_errmsg(const genesis_ctx *ctx);
 
 /*! genesis_ctx_set_seed() : one seed fixes everything on the CPU (default 0). */
 GENESIS_API genesis_status genesis_ctx_set_seed(genesis_ctx *ctx, uint64_t seed);
-/*! genesis_ctx_set_threads() : CPU threads for BLAS and formatting; 0 = all cores. */
+/*! genesis_ctx_set_threads() : CPU threads for BLAS, the element-wise loops and the
+ *  transformer; 0 = the OpenMP default (OMP_NUM_THREADS when set, else all cores).
+ *  Output is identical for the same seed, input and thread count (BLAS sums in a
+ *  thread-dependent order). */
 GENESIS_API genesis_status genesis_ctx_set_threads(genesis_ctx *ctx, int threads);
 
 typedef enum genesis_device_kind {
@@ -104,13 +107,14 @@ typedef enum genesis_device_kind {
     GENESIS_DEVICE_CPU = 1,
     GENESIS_DEVICE_CUDA = 2
 } genesis_device_kind;
-/*! genesis_ctx_set_device() : AUTO picks a GPU only where one exists and the work is large
- *  enough to gain; CUDA asks for GPU `index` (an error if this build or machine has none).
- *  Models created afterwards run there. */
+/*! genesis_ctx_set_device() : where models created afterwards run. In this version every
+ *  model trains and samples on the CPU: AUTO and CPU use it; CUDA is refused by a build
+ *  without the CUDA backend and, in a CUDA build, falls back to the CPU with a logged notice
+ *  (the CUDA training backend is planned). */
 GENESIS_API genesis_status genesis_ctx_set_device(genesis_ctx *ctx, genesis_device_kind kind,
                                                   int index);
-/*! genesis_ctx_device_name() : which backend models of this context actually use
- *  ("cpu", "cuda:0"); static storage. */
+/*! genesis_ctx_device_name() : which backend models of this context actually use ("cpu"
+ *  in this version); static storage. */
 GENESIS_API const char *genesis_ctx_device_name(const genesis_ctx *ctx);
 
 typedef enum genesis_log_level {
@@ -157,9 +161,9 @@ typedef struct genesis_csv_options {
                                 "NULL", "None" (after trimming spaces) */
     const char *discrete;    /* column names forced categorical, comma-separated */
     const char *continuous;  /* column names forced continuous, comma-separated */
-    int max_categories;      /* cardinality threshold for automatic typing of numeric
-                                columns: <= this many distinct numbers -> categorical;
-                                0 = default (10) */
+    int max_categories;      /* typing threshold (not the model's GENESIS_P_MAX_CATEGORIES
+                                pooling cap): a numeric column with <= this many distinct
+                                numbers is categorical; 0 = default (10) */
 } genesis_csv_options;
 
 GENESIS_API void genesis_csv_options_init(genesis_csv_options *o);
@@ -205,12 +209,22 @@ typedef enum genesis_param {
     GENESIS_P_MAX_CATEGORIES = 13, /* 500 levels kept per categorical column; rarer ones
                                       share a slot and are drawn back by frequency */
     GENESIS_P_POINT_MASSES = 14,   /* 1: values carrying a large share of a column are
-                                      modelled as exact point masses (0 = reference) */
+                                      modelled as exact point masses (0: only the GMM, as
+                                      the reference, except that a column whose values
+                                      are all one number still gets one point) */
     GENESIS_P_CLAMP_RANGE = 15,    /* 1: outputs stay inside the real column's range */
     GENESIS_P_BN_EVAL_SAMPLE = 16, /* 0: batch norm uses batch statistics when sampling,
                                       as the reference does; 1: running statistics */
-    GENESIS_P_VGM_MAX_ROWS = 17    /* rows used to fit each column's GMM; 0 = all rows */
+    GENESIS_P_VGM_MAX_ROWS = 17,   /* rows used to fit each column's GMM; 0 = all rows */
+    GENESIS_P_LOSS_FACTOR = 18,    /* TVAE: weight of the reconstruction loss, 2 */
+    GENESIS_P_SAMPLE_ARGMAX = 19   /* TVAE: 0 draws categories and modes from the decoder's
+                                      softmax; 1 takes the argmax, as the reference does */
 } genesis_param;
+
+/*! genesis_param_default() : the default of `p` for a model kind (TVAE's differ from
+ *  CTGAN's: hidden width 128, learning rate 1e-3, decay 1e-5). */
+GENESIS_API genesis_status genesis_param_default(genesis_model_kind kind, genesis_param p,
+                                                 double *def);
 
 /*! genesis_model_create() : an untrained model of `kind` on the context's device.
  *  @return GENESIS_OK, GENESIS_ERR_UNSUPPORTED (kind not built yet), GENESIS_ERR_NOMEM */
@@ -229,7 +243,7 @@ GENESIS_API genesis_status genesis_model_get_param(const genesis_model *m, genes
 GENESIS_API genesis_status genesis_param_bounds(genesis_param p, double *lo, double *hi,
                                                 double *def, const char **name);
 
-/* Progress: called once per epoch (and once at the end); return non-zero to cancel. */
+/* Progress: called once per epoch; return non-zero to cancel. */
 typedef struct genesis_progress {
     int epoch, epochs;
     int64_t step, steps;          /* optimiser steps done / total */

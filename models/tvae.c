@@ -1,0 +1,212 @@
+/*
+ * tvae.c — TVAE (Xu et al., "Modeling Tabular Data using Conditional GAN", NeurIPS 2019,
+ * the VAE baseline of §4) written once against gen_backend_ops, as the reference behaves
+ * (specs/ctgan_tvae.md §5):
+ *   encoder Linear(D, hid)-ReLU-Linear(hid, hid)-ReLU, heads mu and logvar (emb each);
+ *   z = mu + eps * exp(logvar / 2);
+ *   decoder Linear(emb, hid)-ReLU-Linear(hid, hid)-ReLU-Linear(hid, D), plus a learned
+ *   per-output sigma (init 0.1, clamped to [0.01, 1] after every step);
+ *   loss = loss_factor * (sum over tanh spans of (x - tanh r)^2 / (2 sigma^2) + B log sigma
+ *          + sum over softmax spans of cross entropy(r, argmax x)) / B + KL / B;
+ *   one Adam (lr 1e-3, betas 0.9/0.999, L2 decay 1e-5) over every parameter incl. sigma.
+ * Memory: one allocation per buffer kind (llm.c), named pointers from size tables.
+ * Derivations: docs/layers.md.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "tvae.h"
+
+static size_t point(float *base, float **ptrs[], const size_t *sizes, int n) {
+    size_t off = 0;
+    for (int i = 0; i < n; i++) {
+        if (base) *ptrs[i] = base + off;
+        off += sizes[i];
+    }
+    return off;
+}
+
+static void param_sizes(const tvae *t, size_t s[TV_NT]) {
+    size_t D = t->D, h = t->hid, e = t->emb;
+    size_t v[TV_NT] = {h * D, h, h * h, h, e * h, e, e * h, e, h * e, h, h * h, h, D * h, D, D};
+    memcpy(s, v, sizeof v);
+}
+
+static void point_tensors(tvae_tensors *p, float *base, const size_t *s) {
+    float **ptrs[TV_NT] = {&p->eW1, &p->eb1, &p->eW2, &p->eb2, &p->mW, &p->mb, &p->vW, &p->vb,
+                           &p->dW1, &p->db1, &p->dW2, &p->db2, &p->dW3, &p->db3, &p->sigma};
+    point(base, ptrs, s, TV_NT);
+}
+
+static size_t point_acts(tvae *t, float *base) {
+    tvae_acts *a = &t->act;
+    size_t B = t->B, D = t->D, h = t->hid, e = t->emb;
+    float **p[] = {&a->x, &a->a1, &a->h1, &a->a2, &a->h2, &a->mu, &a->lv, &a->eps, &a->std, &a->z,
+                   &a->c1, &a->k1, &a->c2, &a->k2, &a->r, &a->dr, &a->dk2, &a->dc2, &a->dk1,
+                   &a->dc1, &a->dz, &a->dmu, &a->dlv, &a->dh2, &a->da2, &a->dh1, &a->da1, &a->out,
+                   &a->scal};
+    size_t s[] = {B * D, B * h, B * h, B * h, B * h, B * e, B * e, B * e, B * e, B * e,
+                  B * h, B * h, B * h, B * h, B * D, B * D, B * h, B * h, B * h,
+                  B * h, B * e, B * e, B * e, B * h, B * h, B * h, B * h, B * D,
+                  16};
+    GEN_ASSERT(sizeof p / sizeof p[0] == sizeof s / sizeof s[0]);
+    return point(base, p, s, (int)(sizeof s / sizeof s[0]));
+}
+
+void tvae_free(tvae *t) {
+    if (!t) return;
+    gen_backend *be = t->be;
+    if (be) {
+        be->ops->free(be, t->params); be->ops->free(be, t->grads);
+        be->ops->free(be, t->m); be->ops->free(be, t->v);
+        be->ops->free(be, t->acts);
+    }
+    free(t->spans);
+    free(t);
+}
+
+genesis_status tvae_create(genesis_ctx *ctx, gen_backend *be, const tvae_config *cfg,
+                           const gen_act_span *spans, int nspans, tvae **out) {
+    *out = NULL;
+    tvae *t = calloc(1, sizeof *t);
+    GEN_RETURN_IF(!t, ctx, GENESIS_ERR_NOMEM, "out of memory creating TVAE");
+    t->be = be;
+    t->B = cfg->batch; t->D = cfg->data_dim; t->emb = cfg->emb; t->hid = cfg->hid;
+    t->loss_factor = cfg->loss_factor;
+    t->nspans = nspans;
+    t->spans = calloc((size_t)(nspans ? nspans : 1), sizeof *spans);
+    if (!t->spans) goto nomem;
+    memcpy(t->spans, spans, (size_t)nspans * sizeof *spans);
+    size_t s[TV_NT];
+    param_sizes(t, s);
+    for (int i = 0; i < TV_NT; i++) t->count += s[i];
+    size_t bytes = t->count * sizeof(float);
+    t->params = be->ops->alloc(be, bytes); t->grads = be->ops->alloc(be, bytes);
+    t->m = be->ops->alloc(be, bytes); t->v = be->ops->alloc(be, bytes);
+    t->acts = be->ops->alloc(be, gen_mul_size(point_acts(t, NULL), sizeof(float)));
+    if (!t->params || !t->grads || !t->m || !t->v || !t->acts) goto nomem;
+    point_tensors(&t->p, t->params, s);
+    point_tensors(&t->g, t->grads, s);
+    point_acts(t, t->acts);
+    *out = t;
+    return GENESIS_OK;
+nomem:
+    tvae_free(t);
+    return gen_set_error(ctx, GENESIS_ERR_NOMEM, "out of memory allocating TVAE (batch %d, width %d)",
+                         cfg->batch, cfg->data_dim);
+}
+
+/* torch.nn.Linear init: U(-1/sqrt(fan_in), 1/sqrt(fan_in)) for W and b; sigma = 0.1 */
+genesis_status tvae_init_weights(tvae *t, uint64_t seed) {
+    float *h = malloc(t->count * sizeof(float));
+    GEN_RETURN_IF(!h, t->be->ctx, GENESIS_ERR_NOMEM, "out of memory initialising TVAE");
+    size_t s[TV_NT];
+    param_sizes(t, s);
+    int fan[TV_NT] = {t->D, t->D, t->hid, t->hid, t->hid, t->hid, t->hid, t->hid,
+                      t->emb, t->emb, t->hid, t->hid, t->hid, t->hid, 0};
+    gen_rng r;
+    gen_rng_init(&r, seed, GEN_STREAM_INIT);
+    size_t off = 0;
+    for (int i = 0; i < TV_NT; i++) {
+        float bound = fan[i] ? 1.0f / sqrtf((float)fan[i]) : 0.0f;
+        for (size_t k = 0; k < s[i]; k++)
+            h[off + k] = fan[i] ? bound * (2.0f * (float)gen_rng_uniform(&r) - 1.0f) : 0.1f;
+        off += s[i];
+    }
+    gen_backend *be = t->be;
+    be->ops->upload(be, t->params, h, t->count * sizeof(float));
+    be->ops->zero(be, t->m, t->count);
+    be->ops->zero(be, t->v, t->count);
+    t->step = 0;
+    free(h);
+    return GENESIS_OK;
+}
+
+void tvae_decode(tvae *t, int B) {
+    gen_backend *be = t->be;
+    const gen_backend_ops *o = be->ops;
+    tvae_acts *a = &t->act;
+    tvae_tensors *p = &t->p;
+    int h = t->hid, e = t->emb, D = t->D;
+    o->linear_forward(be, a->c1, h, a->z, e, p->dW1, p->db1, B, e, h);
+    o->relu_forward(be, a->k1, a->c1, (size_t)B * h);
+    o->linear_forward(be, a->c2, h, a->k1, h, p->dW2, p->db2, B, h, h);
+    o->relu_forward(be, a->k2, a->c2, (size_t)B * h);
+    o->linear_forward(be, a->r, D, a->k2, h, p->dW3, p->db3, B, h, D);
+}
+
+float tvae_forward_backward(tvae *t, int B, int backward) {
+    gen_backend *be = t->be;
+    const gen_backend_ops *o = be->ops;
+    tvae_acts *a = &t->act;
+    tvae_tensors *p = &t->p, *g = &t->g;
+    int h = t->hid, e = t->emb, D = t->D;
+    size_t Bh = (size_t)B * h, Be = (size_t)B * e;
+    /* encoder */
+    o->linear_forward(be, a->a1, h, a->x, D, p->eW1, p->eb1, B, D, h);
+    o->relu_forward(be, a->h1, a->a1, Bh);
+    o->linear_forward(be, a->a2, h, a->h1, h, p->eW2, p->eb2, B, h, h);
+    o->relu_forward(be, a->h2, a->a2, Bh);
+    o->linear_forward(be, a->mu, e, a->h2, h, p->mW, p->mb, B, h, e);
+    o->linear_forward(be, a->lv, e, a->h2, h, p->vW, p->vb, B, h, e);
+    o->reparam_forward(be, a->z, a->std, a->mu, a->lv, a->eps, Be);
+    tvae_decode(t, B);
+    if (backward) {
+        o->zero(be, t->grads, t->count);
+        o->zero(be, a->dr, (size_t)B * D);
+        o->zero(be, a->dmu, Be);
+        o->zero(be, a->dlv, Be);
+    }
+    o->tvae_recon(be, a->scal, backward ? a->dr : NULL, backward ? g->sigma : NULL, a->r, a->x,
+                  p->sigma, B, D, t->spans, t->nspans, t->loss_factor / B);
+    o->kl_normal(be, a->scal + 1, backward ? a->dmu : NULL, backward ? a->dlv : NULL, a->mu, a->lv,
+                 Be, 1.0f / B);
+    float sc[2];
+    o->download(be, sc, a->scal, sizeof sc);
+    if (!backward) return sc[0] + sc[1];
+    /* decoder */
+    o->zero(be, a->dk2, Bh);
+    o->linear_backward(be, a->dk2, h, g->dW3, g->db3, a->dr, D, a->k2, h, p->dW3, B, h, D);
+    o->zero(be, a->dc2, Bh);
+    o->relu_backward(be, a->dc2, a->dk2, a->k2, Bh);
+    o->zero(be, a->dk1, Bh);
+    o->linear_backward(be, a->dk1, h, g->dW2, g->db2, a->dc2, h, a->k1, h, p->dW2, B, h, h);
+    o->zero(be, a->dc1, Bh);
+    o->relu_backward(be, a->dc1, a->dk1, a->k1, Bh);
+    o->zero(be, a->dz, Be);
+    o->linear_backward(be, a->dz, e, g->dW1, g->db1, a->dc1, h, a->z, e, p->dW1, B, e, h);
+    /* reparameterisation, then both heads into h2 */
+    o->reparam_backward(be, a->dmu, a->dlv, a->dz, a->eps, a->std, Be);
+    o->zero(be, a->dh2, Bh);
+    o->linear_backward(be, a->dh2, h, g->mW, g->mb, a->dmu, e, a->h2, h, p->mW, B, h, e);
+    o->linear_backward(be, a->dh2, h, g->vW, g->vb, a->dlv, e, a->h2, h, p->vW, B, h, e);
+    /* encoder */
+    o->zero(be, a->da2, Bh);
+    o->relu_backward(be, a->da2, a->dh2, a->h2, Bh);
+    o->zero(be, a->dh1, Bh);
+    o->linear_backward(be, a->dh1, h, g->eW2, g->eb2, a->da2, h, a->h1, h, p->eW2, B, h, h);
+    o->zero(be, a->da1, Bh);
+    o->relu_backward(be, a->da1, a->dh1, a->h1, Bh);
+    o->linear_backward(be, NULL, 0, g->eW1, g->eb1, a->da1, h, a->x, D, p->eW1, B, D, h);
+    return sc[0] + sc[1];
+}
+
+genesis_status tvae_train_step(tvae *t, int B, float *loss) {
+    gen_backend *be = t->be;
+    const gen_backend_ops *o = be->ops;
+    size_t ne = (size_t)B * t->emb;
+    o->fill_normal(be, t->act.eps, ne, t->seed, GEN_STREAM_NOISE, t->noise_off);
+    t->noise_off += (ne + 3) / 4 + 1;
+    float l = tvae_forward_backward(t, B, 1);
+    if (!isfinite(l) || o->any_nonfinite(be, t->grads, t->count))
+        return gen_set_error(be->ctx, GENESIS_ERR_DIVERGED,
+                             "TVAE diverged at step %lld (loss %g); try a smaller learning rate or "
+                             "another seed",
+                             (long long)t->step + 1, l);
+    t->step++;
+    o->adam(be, t->params, t->grads, t->m, t->v, t->count, t->lr, 0.9f, 0.999f, 1e-8f, t->decay,
+            t->step);
+    o->clamp(be, t->p.sigma, (size_t)t->D, 0.01f, 1.0f);
+    *loss = l;
+    return GENESIS_OK;
+}

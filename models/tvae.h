@@ -1,0 +1,67 @@
+/*
+ * tvae.h — TVAE's network state and its explicit forward/backward functions (tvae.c),
+ * exposed to the model glue (tvae_model.c) and to the gradient tests.
+ */
+#ifndef GEN_TVAE_H
+#define GEN_TVAE_H
+
+#include "backend.h"
+#include "model.h"
+
+#define TV_NT 15
+
+typedef struct tvae_config {
+    int batch, data_dim, emb, hid;
+    float loss_factor;
+} tvae_config;
+
+/* Named slices of the parameter (or gradient) arena. */
+typedef struct tvae_tensors {
+    float *eW1, *eb1, *eW2, *eb2;     /* encoder (hid, D) (hid) (hid, hid) (hid) */
+    float *mW, *mb, *vW, *vb;         /* mu and logvar heads (emb, hid) (emb) */
+    float *dW1, *db1, *dW2, *db2;     /* decoder (hid, emb) (hid) (hid, hid) (hid) */
+    float *dW3, *db3;                 /* (D, hid) (D) */
+    float *sigma;                     /* (D) learned output scale; only tanh positions matter */
+} tvae_tensors;
+
+typedef struct tvae_acts {
+    float *x;                                   /* (B, D) encoded batch */
+    float *a1, *h1, *a2, *h2, *mu, *lv;          /* encoder */
+    float *eps, *std, *z;                        /* (B, emb) */
+    float *c1, *k1, *c2, *k2, *r;                /* decoder; r (B, D) */
+    float *dr, *dk2, *dc2, *dk1, *dc1, *dz, *dmu, *dlv, *dh2, *da2, *dh1, *da1;
+    float *out;                                  /* (B, D) activated output (sampling) */
+    float *scal;                                 /* losses */
+} tvae_acts;
+
+typedef struct tvae {
+    gen_backend *be;
+    int B, D, emb, hid;
+    float loss_factor;
+    int nspans;
+    gen_act_span *spans;
+    size_t count;
+    float *params, *grads, *m, *v;
+    tvae_tensors p, g;
+    float *acts;
+    tvae_acts act;
+    uint64_t seed, noise_off;
+    int64_t step;
+    float lr, decay;
+} tvae;
+
+genesis_status tvae_create(genesis_ctx *ctx, gen_backend *be, const tvae_config *cfg,
+                           const gen_act_span *spans, int nspans, tvae **out);
+void tvae_free(tvae *t);
+genesis_status tvae_init_weights(tvae *t, uint64_t seed);
+
+/* Forward of B rows of act.x through encoder, reparameterisation and decoder; returns the
+ * loss (reconstruction * loss_factor / B + KL / B) and, when `backward`, accumulates all
+ * gradients into t->grads (zeroed first). act.eps must hold the noise. */
+float tvae_forward_backward(tvae *t, int B, int backward);
+/* Decoder only: act.z (B, emb) -> act.r (B, D). */
+void tvae_decode(tvae *t, int B);
+/* One optimiser step on the batch already in act.x (B rows); returns the loss. */
+genesis_status tvae_train_step(tvae *t, int B, float *loss);
+
+#endif /* GEN_TVAE_H */

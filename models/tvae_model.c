@@ -1,0 +1,220 @@
+/*
+ * tvae_model.c — TVAE as a genesis model: the vtable that connects the network (tvae.c) to
+ * the shared model glue (src/model.c): fit (shuffled epochs, last partial batch kept, as
+ * the reference's DataLoader), generation, and the model file section.
+ *
+ * Generation departs from the reference where it is measurably weak: the reference decodes
+ * every softmax span with argmax, which collapses uncertain categories onto the most likely
+ * one; by default Genesis draws each category and mode from the decoder's softmax (Gumbel-max:
+ * argmax(logits + Gumbel noise) is an exact draw). GENESIS_P_SAMPLE_ARGMAX=1 restores the
+ * reference's argmax. Continuous values get the reference's sigma noise on alpha.
+ */
+#include <math.h>
+#include <string.h>
+#include <time.h>
+
+#include "model_io.h"
+#include "tvae.h"
+
+typedef struct tvae_model {
+    tvae *net;
+    uint64_t call;
+    gen_rng rng;
+    float *sigma_host;     /* [D] copy of sigma for the alpha noise */
+} tvae_model;
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void tvae_model_free(genesis_model *m) {
+    tvae_model *tm = m->impl;
+    if (!tm) return;
+    tvae_free(tm->net);
+    free(tm->sigma_host);
+    free(tm);
+    m->impl = NULL;
+}
+
+static genesis_status make_net(genesis_model *m, const tvae_config *cfg, tvae **out) {
+    gen_act_span *spans = gen_model_act_spans(&m->tf);
+    GEN_RETURN_IF(!spans, m->ctx, GENESIS_ERR_NOMEM, "out of memory");
+    genesis_status st = tvae_create(m->ctx, m->be, cfg, spans, m->tf.nspans, out);
+    free(spans);
+    if (st != GENESIS_OK) return st;
+    (*out)->lr = (float)m->param[GENESIS_P_GEN_LR];
+    (*out)->decay = (float)m->param[GENESIS_P_GEN_DECAY];
+    return GENESIS_OK;
+}
+
+static genesis_status new_impl(genesis_model *m, tvae_model **out) {
+    tvae_model *tm = calloc(1, sizeof *tm);
+    GEN_RETURN_IF(!tm, m->ctx, GENESIS_ERR_NOMEM, "out of memory");
+    tm->sigma_host = calloc((size_t)m->tf.data_dim, sizeof(float));
+    if (!tm->sigma_host) {
+        free(tm);
+        return gen_set_error(m->ctx, GENESIS_ERR_NOMEM, "out of memory");
+    }
+    tm->call = UINT64_MAX;
+    m->impl = tm;
+    *out = tm;
+    return GENESIS_OK;
+}
+
+static genesis_status tvae_model_fit(genesis_model *m, const gen_encoded *enc,
+                                     genesis_progress_fn progress, void *user) {
+    genesis_ctx *ctx = m->ctx;
+    tvae_model *tm = NULL;
+    GEN_TRY(new_impl(m, &tm));
+    int B = gen_param_i(m, GENESIS_P_BATCH_SIZE);
+    tvae_config cfg = {B, m->tf.data_dim, gen_param_i(m, GENESIS_P_EMBEDDING_DIM),
+                       gen_param_i(m, GENESIS_P_GEN_DIM), (float)m->param[GENESIS_P_LOSS_FACTOR]};
+    GEN_TRY(make_net(m, &cfg, &tm->net));
+    tvae *t = tm->net;
+    GEN_TRY(tvae_init_weights(t, m->seed));
+    t->seed = m->seed;
+    int64_t N = enc->nrows;
+    int64_t *order = malloc((size_t)N * sizeof(int64_t));
+    float *hx = malloc((size_t)B * t->D * sizeof(float));
+    if (!order || !hx) {
+        free(order); free(hx);
+        return gen_set_error(ctx, GENESIS_ERR_NOMEM, "out of memory for the training batch");
+    }
+    for (int64_t i = 0; i < N; i++) order[i] = i;
+    gen_rng rng;
+    gen_rng_init(&rng, m->seed, GEN_STREAM_SAMPLER);
+    int epochs = gen_param_i(m, GENESIS_P_EPOCHS);
+    int64_t steps = (N + B - 1) / B;
+    double t0 = now_s();
+    float loss = 0;
+    genesis_status st = GENESIS_OK;
+    for (int e = 0; e < epochs && st == GENESIS_OK; e++) {
+        for (int64_t i = N - 1; i > 0; i--) { /* reshuffle every epoch */
+            int64_t j = (int64_t)gen_rng_below(&rng, (uint64_t)i + 1);
+            int64_t tmp = order[i]; order[i] = order[j]; order[j] = tmp;
+        }
+        for (int64_t s = 0; s < steps && st == GENESIS_OK; s++) {
+            int rows = (int)((N - s * B) < B ? (N - s * B) : B);
+            gen_encoded_gather(&m->tf, enc, order + s * B, rows, hx, t->D);
+            m->be->ops->upload(m->be, t->act.x, hx, (size_t)rows * t->D * sizeof(float));
+            st = tvae_train_step(t, rows, &loss);
+        }
+        if (st == GENESIS_OK && progress) {
+            double el = now_s() - t0;
+            genesis_progress p = {e + 1, epochs, (int64_t)(e + 1) * steps, (int64_t)epochs * steps,
+                                  loss, 0.0, el, el / (e + 1) * (epochs - e - 1),
+                                  (double)(e + 1) * N / (el > 0 ? el : 1e-9)};
+            if (progress(&p, user))
+                st = gen_set_error(ctx, GENESIS_ERR_CANCELLED, "training stopped by the caller at epoch %d", e + 1);
+        }
+    }
+    free(order);
+    free(hx);
+    return st;
+}
+
+static int tvae_model_batch(const genesis_model *m) {
+    const tvae_model *tm = m->impl;
+    return tm->net->B;
+}
+
+static genesis_status tvae_model_generate(genesis_model *m, int B, const gen_condition *conds,
+                                          int nconds, float *out) {
+    (void)conds; (void)nconds; /* refused earlier: TVAE has no conditional vector */
+    tvae_model *tm = m->impl;
+    tvae *t = tm->net;
+    gen_backend *be = m->be;
+    const gen_backend_ops *o = be->ops;
+    GEN_ASSERT(B == t->B);
+    uint64_t stream = GEN_STREAM_SAMPLE + (m->sample_calls << 8);
+    if (tm->call != m->sample_calls) { /* a new sampling call: fresh, reproducible streams */
+        tm->call = m->sample_calls;
+        t->seed = m->ctx->seed;
+        t->noise_off = 0;
+        gen_rng_init(&tm->rng, m->ctx->seed, stream + 1);
+        o->download(be, tm->sigma_host, t->p.sigma, (size_t)t->D * sizeof(float));
+    }
+    size_t nz = (size_t)B * t->emb, no = (size_t)B * t->D;
+    o->fill_normal(be, t->act.z, nz, t->seed, stream, t->noise_off);
+    t->noise_off += (nz + 3) / 4 + 1;
+    tvae_decode(t, B);
+    float tau = gen_param_i(m, GENESIS_P_SAMPLE_ARGMAX) ? 0.0f : 1.0f;
+    o->activate_forward(be, t->act.out, t->D, t->act.r, t->D, B, t->spans, t->nspans, tau, t->seed,
+                        stream, t->noise_off);
+    t->noise_off += (no + 3) / 4 + 1;
+    o->download(be, out, t->act.out, no * sizeof(float));
+    for (int b = 0; b < B; b++) /* alpha ~ N(tanh(r), sigma), as the reference decodes */
+        for (int s = 0; s < t->nspans; s++)
+            if (!t->spans[s].softmax)
+                for (int j = t->spans[s].start; j < t->spans[s].start + t->spans[s].len; j++)
+                    out[(size_t)b * t->D + j] += tm->sigma_host[j] * (float)gen_rng_normal(&tm->rng);
+    for (size_t i = 0; i < no; i++)
+        if (!isfinite(out[i]))
+            return gen_set_error(m->ctx, GENESIS_ERR_DIVERGED, "the decoder produced non-finite values; the model is unusable");
+    return GENESIS_OK;
+}
+
+static genesis_status tvae_model_save(const genesis_model *m, gen_bytes *b) {
+    const tvae_model *tm = m->impl;
+    const tvae *t = tm->net;
+    gen_wr_u32(b, (uint32_t)t->B);
+    gen_wr_u32(b, (uint32_t)t->D);
+    gen_wr_u32(b, (uint32_t)t->emb);
+    gen_wr_u32(b, (uint32_t)t->hid);
+    float *h = malloc(t->count * sizeof(float));
+    GEN_RETURN_IF(!h, m->ctx, GENESIS_ERR_NOMEM, "out of memory saving the model");
+    m->be->ops->download(m->be, h, t->params, t->count * sizeof(float));
+    gen_wr_u64(b, (uint64_t)t->count);
+    gen_wr_f32s(b, h, t->count);
+    free(h);
+    return b->oom ? gen_set_error(m->ctx, GENESIS_ERR_NOMEM, "out of memory saving the model") : GENESIS_OK;
+}
+
+static genesis_status tvae_model_load(genesis_model *m, gen_reader *r) {
+    int B, D, emb, hid;
+    GEN_TRY(gen_rd_count(r, 1, 1u << 20, "batch size", &B));
+    GEN_TRY(gen_rd_count(r, 1, 1u << 24, "data width", &D));
+    GEN_TRY(gen_rd_count(r, 1, 4096, "embedding size", &emb));
+    GEN_TRY(gen_rd_count(r, 1, 8192, "hidden width", &hid));
+    if (D != m->tf.data_dim) return gen_rd_fail(r, "TVAE width does not match the model's column layout");
+    /* activations grow with batch x widths, which the file's size does not bound: cap them */
+    if ((uint64_t)B * (3 * (uint64_t)D + 12 * (uint64_t)hid + 6 * (uint64_t)emb) > ((uint64_t)1 << 28))
+        return gen_rd_fail(r, "TVAE batch size and widths are implausibly large");
+    uint64_t count, d = (uint64_t)D, h = (uint64_t)hid, e = (uint64_t)emb;
+    GEN_TRY(gen_rd_u64(r, &count));
+    uint64_t expect = h * d + h + h * h + h + 2 * (e * h + e) + h * e + h + h * h + h + d * h + d + d;
+    if (count != expect) return gen_rd_fail(r, "TVAE parameter count does not match its sizes");
+    if (count * 4 > r->len - r->pos) return gen_rd_fail(r, "TVAE weights extend past the end of the file");
+    m->param[GENESIS_P_BATCH_SIZE] = B;
+    m->param[GENESIS_P_EMBEDDING_DIM] = emb;
+    m->param[GENESIS_P_GEN_DIM] = hid;
+    tvae_model *tm = NULL;
+    GEN_TRY(new_impl(m, &tm));
+    tvae_config cfg = {B, D, emb, hid, (float)m->param[GENESIS_P_LOSS_FACTOR]};
+    GEN_TRY(make_net(m, &cfg, &tm->net));
+    tvae *t = tm->net;
+    float *hp = malloc(t->count * sizeof(float));
+    GEN_RETURN_IF(!hp, m->ctx, GENESIS_ERR_NOMEM, "out of memory loading the model");
+    genesis_status st = gen_rd_f32s(r, hp, t->count);
+    for (size_t i = 0; st == GENESIS_OK && i < t->count; i++)
+        if (!isfinite(hp[i])) st = gen_rd_fail(r, "a TVAE weight is NaN or infinite");
+    const float *sig = hp + t->count - (size_t)D;
+    for (int j = 0; st == GENESIS_OK && j < D; j++)
+        if (!(sig[j] >= 0.01f && sig[j] <= 1.0f)) st = gen_rd_fail(r, "a TVAE output scale is outside [0.01, 1]");
+    if (st == GENESIS_OK) m->be->ops->upload(m->be, t->params, hp, t->count * sizeof(float));
+    free(hp);
+    return st;
+}
+
+const gen_model_vtable gen_tvae_vtable = {
+    .kind = GENESIS_MODEL_TVAE,
+    .name = "tvae",
+    .fit = tvae_model_fit,
+    .generate = tvae_model_generate,
+    .generate_batch = tvae_model_batch,
+    .save = tvae_model_save,
+    .load = tvae_model_load,
+    .free = tvae_model_free,
+};
