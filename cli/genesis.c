@@ -184,6 +184,14 @@ static void help(const char *cmd) {
            "      --progress          progress lines even when stderr is not a terminal\n"
            "  -h, --help              this help\n");
     if (strcmp(cmd, "sample") != 0) print_param_help();
+    else printf("      --sample-argmax 0|1 TVAE: 1 decodes categories by argmax (the reference's way)\n"
+                "      --bn-eval-sample 0|1 CTGAN: 1 uses batch norm's running statistics\n"
+                "      --clamp-range 0|1   1 keeps values inside the real column's range\n");
+}
+
+/* Settings that shape sampling only, so `sample` may change them on a saved model. */
+static int is_sampling_param(int p) {
+    return p == GENESIS_P_BN_EVAL_SAMPLE || p == GENESIS_P_CLAMP_RANGE || p == GENESIS_P_SAMPLE_ARGMAX;
 }
 
 static int parse_args(const char *cmd, int flags, int argc, char **argv, options *o) {
@@ -285,7 +293,7 @@ static int parse_args(const char *cmd, int flags, int argc, char **argv, options
     /* which flags this command accepts */
     if (!(flags & F_TRAIN)) {
         for (int p = 0; p < np; p++)
-            if (o->pset[p]) {
+            if (o->pset[p] && !is_sampling_param(p)) {
                 const char *name;
                 genesis_param_bounds((genesis_param)p, NULL, NULL, NULL, &name);
                 return usage_error(cmd, "--%s is a training setting; it applies to fit and generate", name);
@@ -458,6 +466,8 @@ static int cmd_sample(int argc, char **argv) {
     genesis_model *m = NULL;
     genesis_status st = make_ctx(&o, &ctx);
     if (st == GENESIS_OK) st = genesis_model_load(ctx, o.model_in, &m);
+    for (int p = 0; st == GENESIS_OK && p < NPARAM_MAX; p++)
+        if (o.pset[p]) st = genesis_model_set_param(m, (genesis_param)p, o.pval[p]);
     if (st == GENESIS_OK) st = apply_conditions(m, &o);
     if (st == GENESIS_OK) st = write_rows(ctx, m, &o, o.rows);
     rc = st == GENESIS_OK ? 0 : lib_error(ctx, st);

@@ -40,6 +40,7 @@ except RuntimeError:
 
 import ctgan  # noqa: E402
 import ctgan.synthesizers.ctgan as ctgan_mod  # noqa: E402
+import ctgan.synthesizers.tvae as tvae_mod  # noqa: E402
 
 ADULT_DISCRETE = ["workclass", "education", "marital-status", "occupation",
                   "relationship", "race", "sex", "native-country", "income"]
@@ -82,6 +83,8 @@ class _EpochTimer:
 
 ctgan_mod.DataTransformer = _TimedTransformer
 ctgan_mod.tqdm = _EpochTimer
+tvae_mod.DataTransformer = _TimedTransformer
+tvae_mod.tqdm = _EpochTimer
 
 
 def cpu_name():
@@ -103,6 +106,8 @@ def main():
     ap.add_argument("--rows", type=int, default=None,
                     help="rows to sample (default: as many as the input)")
     ap.add_argument("--epochs", type=int, default=300)
+    ap.add_argument("--model", choices=["ctgan", "tvae"], default="ctgan",
+                    help="which reference synthesizer to run (default ctgan)")
     ap.add_argument("--discrete", default=",".join(ADULT_DISCRETE),
                     help="comma list of discrete columns (default: Adult's categoricals)")
     ap.add_argument("--seed", type=int, default=0)
@@ -127,8 +132,11 @@ def main():
         sys.exit(f"discrete columns not in input: {missing}")
     rows = args.rows if args.rows is not None else len(data)
 
-    model = ctgan.CTGAN(epochs=args.epochs, batch_size=args.batch_size,
-                        enable_gpu=False, verbose=False)
+    if args.model == "tvae":
+        model = ctgan.TVAE(epochs=args.epochs, batch_size=args.batch_size, enable_gpu=False)
+    else:
+        model = ctgan.CTGAN(epochs=args.epochs, batch_size=args.batch_size,
+                            enable_gpu=False, verbose=False)
     model.set_random_state(args.seed)
 
     with warnings.catch_warnings():
@@ -142,7 +150,7 @@ def main():
     epoch_s = list(np.diff([start] + ends)) if start is not None else []
     train_s = (ends[-1] - start) if ends else float("nan")
     out = {
-        "tool": "ctgan",
+        "tool": args.model,
         "ctgan_version": ctgan.__version__,
         "torch_version": torch.__version__,
         "torch_threads": torch.get_num_threads(),
