@@ -4,9 +4,11 @@
  * Prints one JSON line. Used by bench/run_cpu.sh, which runs the Python reference beside it.
  *
  *   bench_fit data.csv [epochs=3] [sample_rows=100000] [threads=0] [out.csv=/dev/null]
+ *             [method=ctgan|tvae]
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include <genesis/genesis.h>
@@ -38,6 +40,8 @@ int main(int argc, char **argv) {
     long long nsample = argc > 3 ? atoll(argv[3]) : 100000;
     int threads = argc > 4 ? atoi(argv[4]) : 0;
     const char *out = argc > 5 ? argv[5] : "/dev/null";
+    const char *method = argc > 6 ? argv[6] : "ctgan";
+    genesis_model_kind kind = !strcmp(method, "tvae") ? GENESIS_MODEL_TVAE : GENESIS_MODEL_CTGAN;
     genesis_ctx *ctx;
     genesis_table *t = NULL;
     genesis_model *m = NULL;
@@ -46,7 +50,7 @@ int main(int argc, char **argv) {
     double t0 = now();
     genesis_status st = genesis_table_read_csv(ctx, path, NULL, &t);
     double t_read = now() - t0;
-    if (st == GENESIS_OK) st = genesis_model_create(ctx, GENESIS_MODEL_CTGAN, &m);
+    if (st == GENESIS_OK) st = genesis_model_create(ctx, kind, &m);
     if (st == GENESIS_OK) st = genesis_model_set_param(m, GENESIS_P_EPOCHS, epochs);
     timing tm = {0};
     if (st == GENESIS_OK) {
@@ -64,10 +68,10 @@ int main(int argc, char **argv) {
     double train = tm.t_end - tm.t_start; /* includes the transformer fit before epoch 1 */
     double later = epochs > 1 ? (tm.t_end - tm.t_first_epoch_end) / (epochs - 1) : train;
     double prep = (tm.t_first_epoch_end - tm.t_start) - later; /* transformer + first epoch - typical */
-    printf("{\"engine\":\"genesis\",\"table\":\"%s\",\"rows\":%lld,\"threads\":%d,\"epochs\":%d,"
+    printf("{\"engine\":\"genesis\",\"model\":\"%s\",\"table\":\"%s\",\"rows\":%lld,\"threads\":%d,\"epochs\":%d,"
            "\"read_s\":%.3f,\"fit_s\":%.3f,\"prep_s\":%.3f,\"s_per_epoch\":%.4f,"
            "\"steps_per_s\":%.2f,\"sample_rows\":%lld,\"sample_s\":%.3f,\"sample_rows_per_s\":%.0f}\n",
-           path, (long long)genesis_table_nrows(t), threads, epochs, t_read, t_fit, prep, later,
+           method, path, (long long)genesis_table_nrows(t), threads, epochs, t_read, t_fit, prep, later,
            (double)tm.steps / epochs / later, nsample, t_sample,
            t_sample > 0 ? nsample / t_sample : 0.0);
     genesis_model_free(m);
