@@ -112,6 +112,7 @@ START_TEST(test_determinism_and_round_trip) {
     char *res[3];
     long len[3];
     genesis_model *keep = NULL;
+    genesis_ctx *keep_ctx = NULL;
     for (int run = 0; run < 3; run++) {
         genesis_ctx *ctx;
         genesis_ctx_create(&ctx);
@@ -126,6 +127,7 @@ START_TEST(test_determinism_and_round_trip) {
         if (run == 0) {
             ck_assert_int_eq(genesis_model_save(m, model), GENESIS_OK);
             keep = m;
+            keep_ctx = ctx;
             genesis_table_free(t);
             continue; /* its context stays alive with the model */
         }
@@ -176,6 +178,7 @@ START_TEST(test_determinism_and_round_trip) {
     free(loaded);
     for (int i = 0; i < 3; i++) free(res[i]);
     genesis_model_free(keep);
+    genesis_ctx_free(keep_ctx);
     genesis_ctx_free(ctx);
     unlink(out); unlink(model); unlink(bad); rmdir(dir);
 }
