@@ -135,13 +135,21 @@ static void print_param_help(void) {
     }
 }
 
+static void help_evaluate(void);
+
 static void help(const char *cmd) {
+    if (cmd && !strcmp(cmd, "evaluate")) {
+        help_evaluate();
+        return;
+    }
     if (!cmd || !strcmp(cmd, "genesis")) {
         printf("genesis %s — synthetic tabular data (CTGAN, TVAE) from a real table\n\n"
                "Usage:\n"
                "  genesis generate -i data.csv -o synthetic.csv -n ROWS [options]\n"
                "  genesis fit      -i data.csv -m model.gen [options]\n"
                "  genesis sample   -m model.gen -o synthetic.csv -n ROWS [--condition col=value]\n"
+               "  genesis evaluate --real real.csv --synthetic synthetic.csv [--holdout test.csv]\n"
+               "                   [--target col] [--json] [--report report.html]\n"
                "  genesis info\n\n"
                "Run 'genesis COMMAND --help' for a command's options. 'genesis --version'.\n"
                "Exit codes: 0 success, 1 error, 2 usage error.\n",
@@ -501,6 +509,299 @@ static int cmd_info(int argc, char **argv) {
     return 0;
 }
 
+/* ---- evaluate ------------------------------------------------------------------------- */
+
+static void help_evaluate(void) {
+    printf("Usage: genesis evaluate --real real.csv --synthetic synthetic.csv [options]\n\n"
+           "Scores a synthetic table against the real table it imitates, as SDMetrics does:\n"
+           "quality (column shapes, column pair trends: all pairs and the 2026 strong-pair\n"
+           "mode), detection, validity, privacy (exact copies, new rows, distance to the\n"
+           "closest record) and, with --holdout and --target, usefulness (train on synthetic,\n"
+           "test on real). Both tables need the same columns; the synthetic table's column\n"
+           "types follow the real table's. Definitions: docs/evaluate.md.\n\n"
+           "Options:\n"
+           "      --real FILE         the real (training) table\n"
+           "      --synthetic FILE    the synthetic table\n"
+           "      --holdout FILE      real rows the generator never saw: DCR overfitting\n"
+           "                          protection, and the test set of --target\n"
+           "      --target COLUMN     categorical column for usefulness (needs --holdout)\n"
+           "      --metadata FILE     JSON column types overriding the real table's:\n"
+           "                          {\"columns\":[{\"name\":\"age\",\"type\":\"continuous\"},...]}\n"
+           "      --json              print every score and detail as JSON on stdout\n"
+           "      --report FILE       write a self-contained HTML report\n"
+           "      --skip PART[,PART]  leave out quality, validity, privacy, detection, usefulness\n"
+           "      --dcr-rows N        synthetic rows used for distances (default 20000; 0 = all)\n"
+           "      --detection-rows N  rows per table for detection (default 20000)\n"
+           "      --tstr-rows N       training rows for usefulness (default 50000)\n"
+           "      --subsample-rows N  contingency pairs above this many rows are subsampled\n"
+           "                          (default 50000, as SDMetrics)\n"
+           "      --delimiter C       ',' ';' 'tab' '|' (default: sniffed)\n"
+           "      --na TOKEN[,TOKEN]  extra missing-value tokens\n"
+           "      --seed S            random seed for subsamples, folds and the random baseline\n"
+           "      --threads N         CPU threads (default: all cores)\n"
+           "  -q, --quiet             no notes on stderr\n"
+           "  -h, --help              this help\n"
+           "Exit codes: 0 success, 1 error (unreadable or mismatched tables), 2 usage error.\n");
+}
+
+enum { EV_REAL = 3000, EV_SYN, EV_HOLD, EV_TARGET, EV_META, EV_JSON, EV_REPORT, EV_SKIP,
+       EV_DCR, EV_DET, EV_TSTR, EV_SUB, EV_DELIM, EV_NA, EV_SEED, EV_THREADS };
+
+static void ev_line(const char *what, double v, const char *more) {
+    if (isnan(v)) printf("  %-30s   n/a   %s\n", what, more ? more : "");
+    else printf("  %-30s %6.3f  %s\n", what, v, more ? more : "");
+}
+
+/* The human summary on stdout. */
+static void ev_summary(const genesis_eval_result *r, const char *real, const char *syn,
+                       const char *target) {
+    char buf[256];
+    int ncol = genesis_eval_result_ncolumns(r), np = genesis_eval_result_npairs(r);
+    int strong = 0;
+    for (int i = 0; i < np; i++) {
+        genesis_eval_pair p;
+        genesis_eval_result_pair(r, i, &p);
+        strong += p.meets_threshold;
+    }
+    printf("genesis evaluate: %s vs %s\n\n", syn, real);
+    double q = genesis_eval_result_score(r, GENESIS_EVAL_QUALITY);
+    if (!isnan(q) || !isnan(genesis_eval_result_score(r, GENESIS_EVAL_COLUMN_SHAPES))) {
+        printf("Quality (SDMetrics QualityReport)\n");
+        snprintf(buf, sizeof buf, "shapes %.3f, pair trends %.3f over %d pairs",
+                 genesis_eval_result_score(r, GENESIS_EVAL_COLUMN_SHAPES),
+                 genesis_eval_result_score(r, GENESIS_EVAL_PAIR_TRENDS), np);
+        ev_line("overall, all pairs", q, buf);
+        snprintf(buf, sizeof buf, "pair trends %.3f over %d strongly related pairs",
+                 genesis_eval_result_score(r, GENESIS_EVAL_PAIR_TRENDS_THRESHOLD), strong);
+        ev_line("overall, strong pairs (2026)", genesis_eval_result_score(r, GENESIS_EVAL_QUALITY_THRESHOLD), buf);
+    }
+    double det = genesis_eval_result_score(r, GENESIS_EVAL_DETECTION);
+    if (!isnan(det)) {
+        printf("Detection (LogisticDetection)\n");
+        ev_line("score", det, "1 = real and synthetic rows cannot be told apart");
+    }
+    double val = genesis_eval_result_score(r, GENESIS_EVAL_VALIDITY);
+    if (!isnan(val)) {
+        printf("Validity (SDMetrics DiagnosticReport)\n");
+        snprintf(buf, sizeof buf, "data validity %.3f, data structure %.3f",
+                 genesis_eval_result_score(r, GENESIS_EVAL_DATA_VALIDITY),
+                 genesis_eval_result_score(r, GENESIS_EVAL_DATA_STRUCTURE));
+        ev_line("overall", val, buf);
+    }
+    double ec = genesis_eval_result_score(r, GENESIS_EVAL_EXACT_COPY_RATE);
+    if (!isnan(ec)) {
+        printf("Privacy (leak checks, not anonymity)\n");
+        ev_line("exact-copy rate", ec, "fraction of synthetic rows equal to a real row (lower is better)");
+        ev_line("new rows (NewRowSynthesis)", genesis_eval_result_score(r, GENESIS_EVAL_NEW_ROW_SYNTHESIS),
+                "no real row within 1% on every value");
+        ev_line("DCR baseline protection", genesis_eval_result_score(r, GENESIS_EVAL_DCR_BASELINE),
+                "distance to closest real row vs random rows");
+        double of = genesis_eval_result_score(r, GENESIS_EVAL_DCR_OVERFITTING);
+        if (!isnan(of)) ev_line("DCR overfitting protection", of, "closer to training than to holdout?");
+    }
+    double t1 = genesis_eval_result_score(r, GENESIS_EVAL_TSTR_LOGISTIC);
+    if (!isnan(t1) && target) {
+        printf("Usefulness (train on synthetic, test on holdout; target %s)\n", target);
+        snprintf(buf, sizeof buf, "trained on real: %.3f",
+                 genesis_eval_result_score(r, GENESIS_EVAL_TRTR_LOGISTIC));
+        ev_line("logistic regression", t1, buf);
+        snprintf(buf, sizeof buf, "trained on real: %.3f", genesis_eval_result_score(r, GENESIS_EVAL_TRTR_MLP));
+        ev_line("MLP (50 hidden)", genesis_eval_result_score(r, GENESIS_EVAL_TSTR_MLP), buf);
+    }
+    /* the weakest columns and pairs, where a person should look first */
+    int worst[3] = {-1, -1, -1};
+    for (int i = 0; i < ncol; i++) {
+        genesis_eval_column c;
+        genesis_eval_result_column(r, i, &c);
+        if (isnan(c.shape)) continue;
+        for (int k = 0; k < 3; k++) {
+            genesis_eval_column w;
+            if (worst[k] >= 0) genesis_eval_result_column(r, worst[k], &w);
+            if (worst[k] < 0 || c.shape < w.shape) {
+                for (int j = 2; j > k; j--) worst[j] = worst[j - 1];
+                worst[k] = i;
+                break;
+            }
+        }
+    }
+    if (worst[0] >= 0) {
+        printf("\nWeakest columns:");
+        for (int k = 0; k < 3 && worst[k] >= 0; k++) {
+            genesis_eval_column c;
+            genesis_eval_result_column(r, worst[k], &c);
+            printf("%s %s %s %.3f", k ? "," : "", c.name, c.continuous ? "KS" : "TV", c.shape);
+        }
+        printf("\n");
+    }
+    int wp[3] = {-1, -1, -1};
+    for (int i = 0; i < np; i++) {
+        genesis_eval_pair p;
+        genesis_eval_result_pair(r, i, &p);
+        if (isnan(p.score) || !p.meets_threshold) continue;
+        for (int k = 0; k < 3; k++) {
+            genesis_eval_pair w;
+            if (wp[k] >= 0) genesis_eval_result_pair(r, wp[k], &w);
+            if (wp[k] < 0 || p.score < w.score) {
+                for (int j = 2; j > k; j--) wp[j] = wp[j - 1];
+                wp[k] = i;
+                break;
+            }
+        }
+    }
+    if (wp[0] >= 0) {
+        printf("Weakest strong pairs:");
+        for (int k = 0; k < 3 && wp[k] >= 0; k++) {
+            genesis_eval_pair p;
+            genesis_eval_result_pair(r, wp[k], &p);
+            printf("%s %s~%s %.3f", k ? "," : "", p.column1, p.column2, p.score);
+        }
+        printf("\n");
+    }
+}
+
+static int ev_rows_flag(const char *flag, const char *arg, int64_t *out, int allow_all) {
+    long long v;
+    if (parse_ll(arg, &v) || v < 0 || (v == 0 && !allow_all))
+        return usage_error("evaluate", "%s must be a whole number %s, got '%s'", flag,
+                           allow_all ? ">= 0" : "> 0", arg);
+    *out = allow_all && v == 0 ? -1 : v;
+    return 0;
+}
+
+static int cmd_evaluate(int argc, char **argv) {
+    static struct option lo[] = {
+        {"real", required_argument, 0, EV_REAL}, {"synthetic", required_argument, 0, EV_SYN},
+        {"holdout", required_argument, 0, EV_HOLD}, {"target", required_argument, 0, EV_TARGET},
+        {"metadata", required_argument, 0, EV_META}, {"json", no_argument, 0, EV_JSON},
+        {"report", required_argument, 0, EV_REPORT}, {"skip", required_argument, 0, EV_SKIP},
+        {"dcr-rows", required_argument, 0, EV_DCR}, {"detection-rows", required_argument, 0, EV_DET},
+        {"tstr-rows", required_argument, 0, EV_TSTR},
+        {"subsample-rows", required_argument, 0, EV_SUB},
+        {"delimiter", required_argument, 0, EV_DELIM}, {"na", required_argument, 0, EV_NA},
+        {"seed", required_argument, 0, EV_SEED}, {"threads", required_argument, 0, EV_THREADS},
+        {"quiet", no_argument, 0, 'q'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    const char *real = NULL, *syn = NULL, *hold = NULL, *report = NULL, *delim = NULL, *na = NULL;
+    int json = 0, threads = 0;
+    unsigned long long seed = 0;
+    genesis_eval_options eo;
+    genesis_eval_options_init(&eo);
+    unsigned skip = 0;
+    optind = 1;
+    opterr = 0;
+    int c;
+    while ((c = getopt_long(argc, argv, ":hq", lo, NULL)) != -1) {
+        long long v;
+        switch (c) {
+        case 'h': help_evaluate(); return 0;
+        case 'q': g_quiet = 1; break;
+        case EV_REAL: real = optarg; break;
+        case EV_SYN: syn = optarg; break;
+        case EV_HOLD: hold = optarg; break;
+        case EV_TARGET: eo.target = optarg; break;
+        case EV_META: eo.metadata_path = optarg; break;
+        case EV_JSON: json = 1; break;
+        case EV_REPORT: report = optarg; break;
+        case EV_SKIP: {
+            char buf[256];
+            snprintf(buf, sizeof buf, "%s", optarg);
+            for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
+                if (!strcmp(tok, "quality")) skip |= GENESIS_EVAL_PART_QUALITY;
+                else if (!strcmp(tok, "validity")) skip |= GENESIS_EVAL_PART_VALIDITY;
+                else if (!strcmp(tok, "privacy")) skip |= GENESIS_EVAL_PART_PRIVACY;
+                else if (!strcmp(tok, "detection")) skip |= GENESIS_EVAL_PART_DETECTION;
+                else if (!strcmp(tok, "usefulness")) skip |= GENESIS_EVAL_PART_USEFULNESS;
+                else return usage_error("evaluate", "--skip takes quality, validity, privacy, "
+                                        "detection, usefulness; got '%s'", tok);
+            }
+            break;
+        }
+        case EV_DCR: if (ev_rows_flag("--dcr-rows", optarg, &eo.dcr_rows, 1)) return EXIT_USAGE; break;
+        case EV_DET: if (ev_rows_flag("--detection-rows", optarg, &eo.detection_rows, 0)) return EXIT_USAGE; break;
+        case EV_TSTR: if (ev_rows_flag("--tstr-rows", optarg, &eo.tstr_rows, 0)) return EXIT_USAGE; break;
+        case EV_SUB: if (ev_rows_flag("--subsample-rows", optarg, &eo.subsample_rows, 0)) return EXIT_USAGE; break;
+        case EV_DELIM:
+            if (!strcmp(optarg, "tab") || !strcmp(optarg, "\\t")) delim = "\t";
+            else if (strlen(optarg) != 1 || optarg[0] == '"' || optarg[0] == '\n' || optarg[0] == '\r')
+                return usage_error("evaluate", "--delimiter must be one character (or 'tab'), got '%s'", optarg);
+            else delim = optarg;
+            break;
+        case EV_NA: na = optarg; break;
+        case EV_SEED: {
+            char *end;
+            errno = 0;
+            if (optarg[0] == '-') return usage_error("evaluate", "--seed must be a whole number >= 0, got '%s'", optarg);
+            seed = strtoull(optarg, &end, 10);
+            if (errno || end == optarg || *end)
+                return usage_error("evaluate", "--seed must be a whole number >= 0, got '%s'", optarg);
+            break;
+        }
+        case EV_THREADS:
+            if (parse_ll(optarg, &v) || v < 0 || v > 1024)
+                return usage_error("evaluate", "--threads must be between 0 and 1024, got '%s'", optarg);
+            threads = (int)v;
+            break;
+        case ':': return usage_error("evaluate", "option '%s' needs a value", argv[optind - 1]);
+        default:
+            if (optopt) return usage_error("evaluate", "unknown option '-%c'", optopt);
+            return usage_error("evaluate", "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind < argc) return usage_error("evaluate", "unexpected argument '%s'", argv[optind]);
+    if (!real) return usage_error("evaluate", "missing --real FILE (the real table)");
+    if (!syn) return usage_error("evaluate", "missing --synthetic FILE (the synthetic table)");
+    if (eo.target && !hold)
+        return usage_error("evaluate", "--target needs --holdout: usefulness is tested on real "
+                                       "rows the generator never saw");
+    unsigned all = GENESIS_EVAL_PART_QUALITY | GENESIS_EVAL_PART_VALIDITY | GENESIS_EVAL_PART_PRIVACY |
+                   GENESIS_EVAL_PART_DETECTION | GENESIS_EVAL_PART_USEFULNESS;
+    if ((all & ~skip) == 0) return usage_error("evaluate", "--skip leaves nothing to evaluate");
+    eo.parts = all & ~skip;
+
+    genesis_ctx *ctx = NULL;
+    genesis_table *tr = NULL, *ts = NULL, *th = NULL;
+    genesis_eval_result *res = NULL;
+    genesis_status st = genesis_ctx_create(&ctx);
+    if (st != GENESIS_OK) {
+        fprintf(stderr, "genesis: error: %s\n", genesis_status_str(st));
+        return 1;
+    }
+    genesis_ctx_set_log(ctx, log_to_stderr, NULL);
+    genesis_ctx_set_seed(ctx, seed);
+    st = genesis_ctx_set_threads(ctx, threads);
+    genesis_csv_options co;
+    genesis_csv_options_init(&co);
+    co.delimiter = delim ? delim[0] : 0;
+    co.na_tokens = na;
+    /* the real table typed by the reader; the others read with every column categorical so
+     * each value keeps its exact text, then typed like the real table */
+    if (st == GENESIS_OK) st = genesis_table_read_csv(ctx, real, &co, &tr);
+    co.max_categories = INT32_MAX;
+    if (st == GENESIS_OK) st = genesis_table_read_csv(ctx, syn, &co, &ts);
+    if (st == GENESIS_OK && hold) st = genesis_table_read_csv(ctx, hold, &co, &th);
+    eo.holdout = th;
+    if (st == GENESIS_OK) st = genesis_evaluate(ctx, tr, ts, &eo, &res);
+    if (st == GENESIS_OK && report) {
+        st = genesis_eval_result_write_html(res, report);
+        if (st == GENESIS_OK && !g_quiet) fprintf(stderr, "genesis: wrote the report to %s\n", report);
+    }
+    if (st == GENESIS_OK) {
+        if (json) {
+            const char *js = genesis_eval_result_json(res);
+            if (!js) st = GENESIS_ERR_NOMEM;
+            else printf("%s\n", js);
+        } else {
+            ev_summary(res, real, syn, eo.target);
+        }
+    }
+    int rc = st == GENESIS_OK ? 0 : lib_error(ctx, st);
+    genesis_eval_result_free(res);
+    genesis_table_free(tr);
+    genesis_table_free(ts);
+    genesis_table_free(th);
+    genesis_ctx_free(ctx);
+    return rc;
+}
+
 int main(int argc, char **argv) {
     if (argc < 2) {
         help(NULL);
@@ -522,6 +823,7 @@ int main(int argc, char **argv) {
     if (!strcmp(cmd, "fit")) return cmd_fit(argc - 1, argv + 1);
     if (!strcmp(cmd, "sample")) return cmd_sample(argc - 1, argv + 1);
     if (!strcmp(cmd, "info")) return cmd_info(argc - 1, argv + 1);
+    if (!strcmp(cmd, "evaluate")) return cmd_evaluate(argc - 1, argv + 1);
     if (!strcmp(cmd, "evaluate") || !strcmp(cmd, "estimate"))
         return usage_error(NULL, "'%s' is not available in this version yet", cmd);
     return usage_error(NULL, "unknown command '%s' (commands: generate, fit, sample, info)", cmd);

@@ -309,6 +309,131 @@ GENESIS_API genesis_status genesis_model_save(const genesis_model *m, const char
 GENESIS_API genesis_status genesis_model_load(genesis_ctx *ctx, const char *path,
                                               genesis_model **out);
 
+/* ---- evaluation (genesis evaluate) ----------------------------------------------------- *
+ * Quality, validity, privacy, detection and usefulness of a synthetic table against the
+ * real table it imitates, computed as SDMetrics defines them (docs/evaluate.md):
+ *
+ *     genesis_eval_options o; genesis_eval_result *r;
+ *     genesis_eval_options_init(&o);
+ *     o.holdout = test; o.target = "income";            (both optional)
+ *     genesis_evaluate(ctx, real, synthetic, &o, &r);
+ *     printf("%f\n", genesis_eval_result_score(r, GENESIS_EVAL_QUALITY));
+ *     genesis_eval_result_write_html(r, "report.html");
+ *     genesis_eval_result_free(r);
+ *
+ * The synthetic (and holdout) table must have the real table's columns; its column types
+ * follow the real table's (a categorical column of numbers is converted where the real one
+ * is continuous). Read them with genesis_csv_options.max_categories = INT32_MAX to keep
+ * every value's text exactly as written; the real table with the default typing. The
+ * seed of the context fixes every random draw (subsamples, folds, the random baseline). */
+
+/* Which parts to compute (bit set); 0 = all that the inputs allow. */
+typedef enum genesis_eval_part {
+    GENESIS_EVAL_PART_QUALITY = 1,     /* QualityReport: column shapes, pair trends */
+    GENESIS_EVAL_PART_VALIDITY = 2,    /* DiagnosticReport: data validity, data structure */
+    GENESIS_EVAL_PART_PRIVACY = 4,     /* exact copies, NewRowSynthesis, DCR */
+    GENESIS_EVAL_PART_DETECTION = 8,   /* LogisticDetection */
+    GENESIS_EVAL_PART_USEFULNESS = 16  /* TSTR (needs holdout and target) */
+} genesis_eval_part;
+
+typedef struct genesis_eval_options {
+    size_t struct_size;                /* set by _init */
+    const genesis_table *holdout;      /* real rows not used for training; NULL = none
+                                          (then no DCROverfittingProtection and no TSTR) */
+    const char *target;                /* TSTR target column (categorical); NULL = none */
+    const char *metadata_path;         /* JSON column types overriding the real table's:
+                                          {"columns":[{"name":..,"type":"continuous"|...}]}
+                                          (anything but "continuous"/"numerical" is
+                                          categorical); NULL = the reader's types */
+    unsigned parts;                    /* genesis_eval_part bits; 0 = all */
+    int64_t subsample_rows;            /* contingency pairs: rows per table above which both
+                                          are subsampled (SDMetrics: 50000); 0 = default */
+    int64_t dcr_rows;                  /* synthetic rows used for DCR (seeded subsample when
+                                          there are more); 0 = default 20000, -1 = all */
+    int64_t detection_rows;            /* rows per table for detection; 0 = default 20000 */
+    int64_t tstr_rows;                 /* training rows for TSTR; 0 = default 50000 */
+    double correlation_threshold;      /* threshold mode: |Pearson_real| > this (0.5) */
+    double association_threshold;      /* threshold mode: Cramer's V_real > this (0.3) */
+} genesis_eval_options;
+
+GENESIS_API void genesis_eval_options_init(genesis_eval_options *o);
+
+typedef struct genesis_eval_result genesis_eval_result;
+
+/*! genesis_evaluate() : scores `synthetic` against `real`. `opts` may be NULL (defaults).
+ *  Missing, extra or differently typed columns, an empty table and an unknown target are
+ *  GENESIS_ERR_DATA / GENESIS_ERR_INVALID_ARG with a message naming the column.
+ *  @return GENESIS_OK, GENESIS_ERR_INVALID_ARG, GENESIS_ERR_DATA, GENESIS_ERR_IO (metadata
+ *  file), GENESIS_ERR_PARSE (metadata JSON), GENESIS_ERR_NOMEM */
+GENESIS_API genesis_status genesis_evaluate(genesis_ctx *ctx, const genesis_table *real,
+                                            const genesis_table *synthetic,
+                                            const genesis_eval_options *opts,
+                                            genesis_eval_result **out);
+GENESIS_API void genesis_eval_result_free(genesis_eval_result *r);
+
+/* Headline scores; all in [0, 1], higher is better, NaN when not computed. */
+typedef enum genesis_eval_score {
+    GENESIS_EVAL_QUALITY = 0,            /* overall quality, all pairs (pre-2026 SDMetrics) */
+    GENESIS_EVAL_QUALITY_THRESHOLD = 1,  /* overall quality, 2026 threshold mode */
+    GENESIS_EVAL_COLUMN_SHAPES = 2,
+    GENESIS_EVAL_PAIR_TRENDS = 3,        /* all pairs */
+    GENESIS_EVAL_PAIR_TRENDS_THRESHOLD = 4, /* strongly related real pairs only */
+    GENESIS_EVAL_VALIDITY = 5,           /* DiagnosticReport overall */
+    GENESIS_EVAL_DATA_VALIDITY = 6,
+    GENESIS_EVAL_DATA_STRUCTURE = 7,
+    GENESIS_EVAL_EXACT_COPY_RATE = 8,    /* fraction of synthetic rows equal to a real row
+                                            (lower is better: the one exception) */
+    GENESIS_EVAL_NEW_ROW_SYNTHESIS = 9,
+    GENESIS_EVAL_DCR_BASELINE = 10,      /* DCRBaselineProtection */
+    GENESIS_EVAL_DCR_OVERFITTING = 11,   /* DCROverfittingProtection (holdout) */
+    GENESIS_EVAL_DETECTION = 12,         /* LogisticDetection: 1 - (2 max(AUC, .5) - 1) */
+    GENESIS_EVAL_TSTR_LOGISTIC = 13,     /* F1 / macro F1 on the holdout, trained on synth. */
+    GENESIS_EVAL_TSTR_MLP = 14,
+    GENESIS_EVAL_TRTR_LOGISTIC = 15,     /* the same models trained on the real table */
+    GENESIS_EVAL_TRTR_MLP = 16
+} genesis_eval_score;
+
+/*! genesis_eval_result_score() : a headline score, NaN when it was not computed. */
+GENESIS_API double genesis_eval_result_score(const genesis_eval_result *r,
+                                             genesis_eval_score which);
+
+/* Per-column details (Column Shapes and Data Validity). Strings live as long as r. */
+typedef struct genesis_eval_column {
+    const char *name;
+    int continuous;
+    const char *shape_metric;     /* "KSComplement" or "TVComplement" */
+    double shape;                 /* NaN when incomputable */
+    const char *validity_metric;  /* "BoundaryAdherence" or "CategoryAdherence" */
+    double validity;
+} genesis_eval_column;
+GENESIS_API int genesis_eval_result_ncolumns(const genesis_eval_result *r);
+GENESIS_API genesis_status genesis_eval_result_column(const genesis_eval_result *r, int i,
+                                                      genesis_eval_column *out);
+
+/* Per-pair details (Column Pair Trends). */
+typedef struct genesis_eval_pair {
+    const char *column1, *column2;
+    const char *metric;           /* "CorrelationSimilarity" or "ContingencySimilarity" */
+    double score;                 /* NaN when incomputable */
+    double real_correlation, synthetic_correlation; /* correlation pairs, else NaN */
+    double real_association;      /* Cramer's V of the real table, contingency pairs */
+    int meets_threshold;          /* counts in the threshold mode */
+} genesis_eval_pair;
+GENESIS_API int genesis_eval_result_npairs(const genesis_eval_result *r);
+GENESIS_API genesis_status genesis_eval_result_pair(const genesis_eval_result *r, int i,
+                                                    genesis_eval_pair *out);
+
+/*! genesis_eval_result_json() : every score and detail as one JSON document (owned by r,
+ *  valid until genesis_eval_result_free); NULL on out of memory. */
+GENESIS_API const char *genesis_eval_result_json(genesis_eval_result *r);
+
+/*! genesis_eval_result_write_html() : a self-contained HTML report (inline CSS and SVG; no
+ *  script, no network): headline scores, real vs synthetic distribution of every column,
+ *  pair-trend heat map. Written under a temporary name, then renamed.
+ *  @return GENESIS_OK, GENESIS_ERR_IO, GENESIS_ERR_NOMEM */
+GENESIS_API genesis_status genesis_eval_result_write_html(const genesis_eval_result *r,
+                                                          const char *path);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,119 @@
+/*
+ * evaluate_detection.c — SDMetrics' LogisticDetection (single_table/detection/base.py and
+ * sklearn.py; specs/metrics.md C5): can a logistic regression tell real rows (label 1) from
+ * synthetic rows (label 0)?
+ *
+ *   1. each table is cut to at most detection_rows rows (default 20,000; seeded subsample,
+ *      as bench/quality/score.py does before calling SDMetrics);
+ *   2. features: HyperTransformer fitted on the real rows (numeric columns NaN -> mean,
+ *      object columns one-hot; a category only the synthetic table has gives all zeros,
+ *      where SDMetrics' encoder would raise);
+ *   3. 3-fold stratified cross-validation (seeded shuffle); in each fold SimpleImputer ->
+ *      RobustScaler -> LogisticRegression(lbfgs, C = 1, max_iter 100) fitted on the
+ *      training part, ROC AUC of P(real) on the held-out part;
+ *   4. score = 1 - mean over folds of (2 max(AUC, 0.5) - 1): 1 = indistinguishable,
+ *      0 = perfectly separable.
+ * The all-pairs quality score cannot see a table whose every marginal is right and every
+ * relation wrong; this score can, so the report puts it next to quality.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "evaluate_ml.h"
+#include "rng.h"
+
+genesis_status gen_ev_detection(genesis_ctx *ctx, const gen_ev_data *d, const gen_ev_opts *o,
+                                genesis_eval_result *r) {
+    int64_t nr = d->real.n, ns = d->syn.n, cap = o->detection_rows;
+    int64_t *rr = NULL, *sr = NULL, *perm = NULL, *tr = NULL, *te = NULL;
+    double *x = NULL, *xs = NULL, *center = NULL, *scale = NULL, *p1 = NULL;
+    int32_t *y = NULL, *yt = NULL, *fold = NULL;
+    gen_ev_features f;
+    memset(&f, 0, sizeof f);
+    gen_ev_logreg m;
+    memset(&m, 0, sizeof m);
+    genesis_status st = GENESIS_OK;
+    if (cap > 0 && nr > cap) {
+        if ((st = gen_ev_sample_rows(ctx, nr, cap, o->seed, GEN_EV_STREAM_DETECT, &rr))) goto done;
+        nr = cap;
+    }
+    if (cap > 0 && ns > cap) {
+        if ((st = gen_ev_sample_rows(ctx, ns, cap, o->seed, GEN_EV_STREAM_DETECT + 1, &sr)))
+            goto done;
+        ns = cap;
+    }
+    r->detect_real_rows = nr;
+    r->detect_syn_rows = ns;
+    if ((st = gen_ev_features_fit(ctx, d, &d->real, rr, nr, -1, &f))) goto done;
+    int dim = f.dim;
+    for (int j = 0; j < dim; j++) f.center[j] = 0, f.scale[j] = 1; /* scaled per fold */
+    int64_t n = nr + ns;
+    x = malloc((size_t)n * (size_t)(dim ? dim : 1) * sizeof *x);
+    y = malloc((size_t)n * sizeof *y);
+    fold = malloc((size_t)n * sizeof *fold);
+    perm = malloc((size_t)n * sizeof *perm);
+    tr = malloc((size_t)n * sizeof *tr);
+    te = malloc((size_t)n * sizeof *te);
+    xs = malloc((size_t)n * (size_t)(dim ? dim : 1) * sizeof *xs);
+    yt = malloc((size_t)n * sizeof *yt);
+    p1 = malloc((size_t)n * sizeof *p1);
+    center = malloc((size_t)(dim ? dim : 1) * sizeof *center);
+    scale = malloc((size_t)(dim ? dim : 1) * sizeof *scale);
+    if (!x || !y || !fold || !perm || !tr || !te || !xs || !yt || !p1 || !center || !scale) {
+        st = gen_set_error(ctx, GENESIS_ERR_NOMEM, "out of memory in the detection metric");
+        goto done;
+    }
+    gen_ev_features_apply(&f, d, &d->real, rr, nr, x);
+    gen_ev_features_apply(&f, d, &d->syn, sr, ns, x + (size_t)nr * dim);
+    for (int64_t i = 0; i < n; i++) y[i] = i < nr;
+    /* stratified folds: each class shuffled, then dealt round-robin */
+    gen_rng rng;
+    gen_rng_init(&rng, o->seed, GEN_EV_STREAM_DETECT + 2);
+    for (int cls = 0; cls < 2; cls++) {
+        int64_t m0 = 0;
+        for (int64_t i = 0; i < n; i++)
+            if (y[i] == cls) perm[m0++] = i;
+        for (int64_t i = m0 - 1; i > 0; i--) {
+            int64_t j = (int64_t)gen_rng_below(&rng, (uint64_t)(i + 1));
+            int64_t t = perm[i];
+            perm[i] = perm[j];
+            perm[j] = t;
+        }
+        for (int64_t k = 0; k < m0; k++) fold[perm[k]] = (int32_t)(k % 3);
+    }
+    double sum = 0;
+    for (int k = 0; k < 3; k++) {
+        int64_t ntr = 0, nte = 0;
+        for (int64_t i = 0; i < n; i++) {
+            if (fold[i] == k) te[nte++] = i;
+            else tr[ntr++] = i;
+        }
+        if ((st = gen_ev_robust_fit(ctx, x, dim, tr, ntr, center, scale))) goto done;
+        for (int64_t t = 0; t < ntr; t++) {
+            const double *src = x + (size_t)tr[t] * dim;
+            double *dst = xs + (size_t)t * dim;
+            for (int j = 0; j < dim; j++) dst[j] = (src[j] - center[j]) / scale[j];
+            yt[t] = y[tr[t]];
+        }
+        if ((st = gen_ev_logreg_fit(ctx, xs, yt, ntr, dim, 2, 0, 100, &m))) goto done;
+        for (int64_t t = 0; t < nte; t++) {
+            const double *src = x + (size_t)te[t] * dim;
+            double *dst = xs + (size_t)t * dim;
+            for (int j = 0; j < dim; j++) dst[j] = (src[j] - center[j]) / scale[j];
+            yt[t] = y[te[t]];
+        }
+        gen_ev_logreg_predict(&m, xs, nte, p1, NULL);
+        gen_ev_logreg_free(&m);
+        double auc = gen_ev_auc(p1, yt, nte);
+        r->detect_auc[k] = auc;
+        if (isnan(auc)) auc = 0.5;
+        sum += (auc > 0.5 ? auc : 0.5) * 2 - 1;
+    }
+    r->score[GENESIS_EVAL_DETECTION] = 1.0 - sum / 3.0;
+done:
+    gen_ev_logreg_free(&m);
+    gen_ev_features_free(&f);
+    free(rr), free(sr), free(perm), free(tr), free(te), free(x), free(xs), free(center);
+    free(scale), free(p1), free(y), free(yt), free(fold);
+    return st;
+}

@@ -1,0 +1,176 @@
+/*
+ * evaluate_json.c — the evaluation result as one JSON document (cJSON): headline scores,
+ * then every part with its details (per column, per pair, privacy counts, detection folds,
+ * TSTR models), the options that shaped it, and timings. Scores that were not computed or
+ * are undefined are null. Names follow SDMetrics' where one exists (docs/evaluate.md).
+ */
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <string.h>
+
+#include "evaluate.h"
+
+static cJSON *gen_ev_num(double v) { return isfinite(v) ? cJSON_CreateNumber(v) : cJSON_CreateNull(); }
+
+static void gen_ev_put(cJSON *o, const char *k, double v) { cJSON_AddItemToObject(o, k, gen_ev_num(v)); }
+
+static void gen_ev_put_str(cJSON *o, const char *k, const char *s) {
+    if (s) cJSON_AddStringToObject(o, k, s);
+    else cJSON_AddNullToObject(o, k);
+}
+
+static void gen_ev_put_table(cJSON *root, const char *k, const char *src, int64_t rows) {
+    cJSON *t = cJSON_AddObjectToObject(root, k);
+    gen_ev_put_str(t, "source", src);
+    cJSON_AddNumberToObject(t, "rows", (double)rows);
+}
+
+char *gen_ev_json(const genesis_eval_result *r) {
+    cJSON *root = cJSON_CreateObject();
+    if (!root) return NULL;
+    const double *s = r->score;
+    cJSON_AddStringToObject(root, "genesis_version", GENESIS_VERSION_STRING);
+    gen_ev_put_table(root, "real", r->src_real, r->real_rows);
+    gen_ev_put_table(root, "synthetic", r->src_syn, r->syn_rows);
+    if (r->hold_rows) gen_ev_put_table(root, "holdout", r->src_hold, r->hold_rows);
+    else cJSON_AddNullToObject(root, "holdout");
+    cJSON_AddNumberToObject(root, "seed", (double)r->seed);
+
+    cJSON *sc = cJSON_AddObjectToObject(root, "scores");
+    gen_ev_put(sc, "quality", s[GENESIS_EVAL_QUALITY]);
+    gen_ev_put(sc, "quality_threshold", s[GENESIS_EVAL_QUALITY_THRESHOLD]);
+    gen_ev_put(sc, "column_shapes", s[GENESIS_EVAL_COLUMN_SHAPES]);
+    gen_ev_put(sc, "column_pair_trends", s[GENESIS_EVAL_PAIR_TRENDS]);
+    gen_ev_put(sc, "column_pair_trends_threshold", s[GENESIS_EVAL_PAIR_TRENDS_THRESHOLD]);
+    gen_ev_put(sc, "detection", s[GENESIS_EVAL_DETECTION]);
+    gen_ev_put(sc, "validity", s[GENESIS_EVAL_VALIDITY]);
+    gen_ev_put(sc, "data_validity", s[GENESIS_EVAL_DATA_VALIDITY]);
+    gen_ev_put(sc, "data_structure", s[GENESIS_EVAL_DATA_STRUCTURE]);
+    gen_ev_put(sc, "exact_copy_rate", s[GENESIS_EVAL_EXACT_COPY_RATE]);
+    gen_ev_put(sc, "new_row_synthesis", s[GENESIS_EVAL_NEW_ROW_SYNTHESIS]);
+    gen_ev_put(sc, "dcr_baseline_protection", s[GENESIS_EVAL_DCR_BASELINE]);
+    gen_ev_put(sc, "dcr_overfitting_protection", s[GENESIS_EVAL_DCR_OVERFITTING]);
+    gen_ev_put(sc, "tstr_logistic_regression", s[GENESIS_EVAL_TSTR_LOGISTIC]);
+    gen_ev_put(sc, "tstr_mlp", s[GENESIS_EVAL_TSTR_MLP]);
+    gen_ev_put(sc, "trtr_logistic_regression", s[GENESIS_EVAL_TRTR_LOGISTIC]);
+    gen_ev_put(sc, "trtr_mlp", s[GENESIS_EVAL_TRTR_MLP]);
+
+    if (r->parts & GENESIS_EVAL_PART_QUALITY) {
+        cJSON *q = cJSON_AddObjectToObject(root, "quality");
+        cJSON_AddStringToObject(q, "report", "SDMetrics QualityReport (single table)");
+        cJSON *a = cJSON_AddObjectToObject(q, "all_pairs");
+        gen_ev_put(a, "score", s[GENESIS_EVAL_QUALITY]);
+        gen_ev_put(a, "column_shapes", s[GENESIS_EVAL_COLUMN_SHAPES]);
+        gen_ev_put(a, "column_pair_trends", s[GENESIS_EVAL_PAIR_TRENDS]);
+        cJSON *t = cJSON_AddObjectToObject(q, "threshold");
+        gen_ev_put(t, "score", s[GENESIS_EVAL_QUALITY_THRESHOLD]);
+        gen_ev_put(t, "column_shapes", s[GENESIS_EVAL_COLUMN_SHAPES]);
+        gen_ev_put(t, "column_pair_trends", s[GENESIS_EVAL_PAIR_TRENDS_THRESHOLD]);
+        gen_ev_put(t, "correlation_threshold", r->corr_threshold);
+        gen_ev_put(t, "association_threshold", r->assoc_threshold);
+        cJSON_AddNumberToObject(t, "pairs_counted", r->npairs_meeting);
+        cJSON_AddNumberToObject(q, "pairs", r->npairs);
+        cJSON_AddNumberToObject(q, "subsample_rows", (double)r->subsample_rows);
+        cJSON *cols = cJSON_AddArrayToObject(q, "column_shapes");
+        for (int c = 0; c < r->ncols; c++) {
+            cJSON *o = cJSON_CreateObject();
+            cJSON_AddStringToObject(o, "column", r->names[c]);
+            cJSON_AddStringToObject(o, "type", r->continuous[c] ? "continuous" : "categorical");
+            gen_ev_put_str(o, "metric", r->cols[c].shape_metric);
+            gen_ev_put(o, "score", r->cols[c].shape);
+            if (r->cols[c].shape_error) cJSON_AddStringToObject(o, "error", r->cols[c].shape_error);
+            cJSON_AddItemToArray(cols, o);
+        }
+        cJSON *pairs = cJSON_AddArrayToObject(q, "column_pair_trends");
+        for (int k = 0; k < r->npairs; k++) {
+            const gen_ev_pair_res *p = &r->pairs[k];
+            cJSON *o = cJSON_CreateObject();
+            cJSON_AddStringToObject(o, "column_1", r->names[p->a]);
+            cJSON_AddStringToObject(o, "column_2", r->names[p->b]);
+            gen_ev_put_str(o, "metric", p->metric);
+            gen_ev_put(o, "score", p->score);
+            gen_ev_put(o, "real_correlation", p->real_corr);
+            gen_ev_put(o, "synthetic_correlation", p->syn_corr);
+            gen_ev_put(o, "real_association", p->real_assoc);
+            cJSON_AddBoolToObject(o, "meets_threshold", p->meets);
+            cJSON_AddBoolToObject(o, "subsampled", p->subsampled);
+            if (p->error) cJSON_AddStringToObject(o, "error", p->error);
+            cJSON_AddItemToArray(pairs, o);
+        }
+    }
+    if (r->parts & GENESIS_EVAL_PART_VALIDITY) {
+        cJSON *v = cJSON_AddObjectToObject(root, "validity");
+        cJSON_AddStringToObject(v, "report", "SDMetrics DiagnosticReport (single table)");
+        gen_ev_put(v, "score", s[GENESIS_EVAL_VALIDITY]);
+        gen_ev_put(v, "data_validity", s[GENESIS_EVAL_DATA_VALIDITY]);
+        gen_ev_put(v, "data_structure", s[GENESIS_EVAL_DATA_STRUCTURE]);
+        cJSON_AddNumberToObject(v, "structure_matching_columns", r->structure_same);
+        cJSON_AddNumberToObject(v, "structure_union", r->structure_union);
+        cJSON *cols = cJSON_AddArrayToObject(v, "columns");
+        for (int c = 0; c < r->ncols; c++) {
+            cJSON *o = cJSON_CreateObject();
+            cJSON_AddStringToObject(o, "column", r->names[c]);
+            gen_ev_put_str(o, "metric", r->cols[c].validity_metric);
+            gen_ev_put(o, "score", r->cols[c].validity);
+            cJSON_AddItemToArray(cols, o);
+        }
+    }
+    if (r->parts & GENESIS_EVAL_PART_PRIVACY) {
+        cJSON *p = cJSON_AddObjectToObject(root, "privacy");
+        cJSON_AddNumberToObject(p, "exact_copies", (double)r->exact_copies);
+        gen_ev_put(p, "exact_copy_rate", s[GENESIS_EVAL_EXACT_COPY_RATE]);
+        cJSON *n = cJSON_AddObjectToObject(p, "new_row_synthesis");
+        gen_ev_put(n, "score", s[GENESIS_EVAL_NEW_ROW_SYNTHESIS]);
+        cJSON_AddNumberToObject(n, "new_rows", (double)r->new_rows);
+        cJSON_AddNumberToObject(n, "matched_rows", (double)(r->nrs_rows - r->new_rows));
+        cJSON_AddNumberToObject(n, "numerical_match_tolerance", 0.01);
+        cJSON *d = cJSON_AddObjectToObject(p, "dcr");
+        cJSON_AddNumberToObject(d, "synthetic_rows_used", (double)r->dcr_rows);
+        cJSON_AddBoolToObject(d, "subsampled", !r->dcr_exact);
+        gen_ev_put(d, "median_dcr_synthetic_to_real", r->dcr_median_syn);
+        gen_ev_put(d, "median_dcr_random_to_real", r->dcr_median_random);
+        gen_ev_put(d, "baseline_protection", s[GENESIS_EVAL_DCR_BASELINE]);
+        gen_ev_put(d, "median_dcr_synthetic_to_holdout", r->dcr_median_holdout);
+        gen_ev_put(d, "closer_to_training", r->dcr_closer_to_training);
+        gen_ev_put(d, "overfitting_protection", s[GENESIS_EVAL_DCR_OVERFITTING]);
+    }
+    if (r->parts & GENESIS_EVAL_PART_DETECTION) {
+        cJSON *d = cJSON_AddObjectToObject(root, "detection");
+        cJSON_AddStringToObject(d, "metric", "LogisticDetection");
+        gen_ev_put(d, "score", s[GENESIS_EVAL_DETECTION]);
+        cJSON_AddNumberToObject(d, "real_rows", (double)r->detect_real_rows);
+        cJSON_AddNumberToObject(d, "synthetic_rows", (double)r->detect_syn_rows);
+        cJSON *a = cJSON_AddArrayToObject(d, "fold_auc");
+        for (int k = 0; k < 3; k++) cJSON_AddItemToArray(a, gen_ev_num(r->detect_auc[k]));
+    }
+    if (r->parts & GENESIS_EVAL_PART_USEFULNESS) {
+        cJSON *u = cJSON_AddObjectToObject(root, "usefulness");
+        gen_ev_put_str(u, "target", r->target);
+        gen_ev_put_str(u, "metric", r->tstr_metric);
+        gen_ev_put_str(u, "positive_label", r->positive);
+        cJSON_AddNumberToObject(u, "classes", r->nclasses);
+        cJSON_AddNumberToObject(u, "train_rows_synthetic", (double)r->tstr_train_rows_syn);
+        cJSON_AddNumberToObject(u, "train_rows_real", (double)r->tstr_train_rows_real);
+        cJSON_AddNumberToObject(u, "test_rows", (double)r->tstr_test_rows);
+        cJSON *m = cJSON_AddArrayToObject(u, "models");
+        for (int k = 0; k < r->ntstr; k++) {
+            cJSON *o = cJSON_CreateObject();
+            cJSON_AddStringToObject(o, "model", r->tstr[k].model);
+            gen_ev_put(o, "trained_on_synthetic", r->tstr[k].synthetic);
+            gen_ev_put(o, "trained_on_real", r->tstr[k].real);
+            cJSON_AddItemToArray(m, o);
+        }
+    }
+    if (r->note) cJSON_AddStringToObject(root, "note", r->note);
+    cJSON *t = cJSON_AddObjectToObject(root, "time_s");
+    gen_ev_put(t, "prepare", r->t_prepare);
+    gen_ev_put(t, "quality", r->t_quality);
+    gen_ev_put(t, "validity", r->t_validity);
+    gen_ev_put(t, "privacy", r->t_privacy);
+    gen_ev_put(t, "detection", r->t_detection);
+    gen_ev_put(t, "usefulness", r->t_tstr);
+    gen_ev_put(t, "total", r->t_total);
+    char *out = cJSON_Print(root);
+    cJSON_Delete(root);
+    return out;
+}
