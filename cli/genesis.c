@@ -187,7 +187,8 @@ static void help(const char *cmd) {
     if (!strcmp(cmd, "fit")) printf("  -m, --model FILE        where to save the model (.gen)\n");
     if (!strcmp(cmd, "sample")) printf("  -m, --model FILE        a model saved by fit or --save\n");
     if (!strcmp(cmd, "generate")) printf("      --save FILE         also save the fitted model\n");
-    printf("      --seed S            random seed (default 0); same seed, same input -> same output\n"
+    printf("      --seed S            random seed (default 0); the same seed, input and thread count\n"
+           "                          give the same output\n"
            "  -q, --quiet             no progress or notes\n"
            "      --progress          progress lines even when stderr is not a terminal\n"
            "  -h, --help              this help\n");
@@ -363,6 +364,51 @@ static genesis_status make_ctx(const options *o, genesis_ctx **ctx) {
     return genesis_ctx_set_device(*ctx, o->device, o->device_index);
 }
 
+/* Splits "column=value" into buf: the column name with surrounding spaces trimmed (the
+ * value is matched by the library, exactly or ignoring surrounding spaces). */
+static const char *split_condition(const char *cond, char *buf, size_t cap, const char **value) {
+    snprintf(buf, cap, "%s", cond);
+    char *eq = strchr(buf, '=');
+    *eq = 0;
+    *value = eq + 1;
+    char *name = buf;
+    while (*name == ' ' || *name == '\t') name++;
+    size_t n = strlen(name);
+    while (n && (name[n - 1] == ' ' || name[n - 1] == '\t')) name[--n] = 0;
+    return name;
+}
+
+static genesis_status apply_conditions(genesis_model *m, const options *o) {
+    for (int i = 0; i < o->nconds; i++) {
+        char buf[4096];
+        const char *value;
+        const char *name = split_condition(o->conds[i], buf, sizeof buf, &value);
+        genesis_status st = genesis_model_set_condition(m, name, value);
+        if (st != GENESIS_OK) return st;
+    }
+    return GENESIS_OK;
+}
+
+/* Before training: every --condition names a categorical column of the table and the
+ * method has a conditional vector, so a typo does not cost a whole training run. */
+static int check_conditions_early(const options *o, const genesis_table *t) {
+    if (o->nconds && o->method && strcmp(o->method, "tvae") == 0)
+        return usage_error("generate", "--condition needs --method ctgan (TVAE has no conditional vector)");
+    for (int i = 0; i < o->nconds; i++) {
+        char buf[4096];
+        const char *value;
+        const char *name = split_condition(o->conds[i], buf, sizeof buf, &value);
+        int found = -1;
+        for (int c = 0; c < genesis_table_ncols(t); c++)
+            if (!strcmp(genesis_table_column_name(t, c), name)) found = c;
+        if (found < 0) return usage_error("generate", "--condition: no column named '%s' in %s", name, o->input);
+        if (genesis_table_column_type(t, found) != GENESIS_COLUMN_CATEGORICAL)
+            return usage_error("generate", "--condition: column '%s' is continuous; conditions apply to "
+                                           "categorical columns", name);
+    }
+    return 0;
+}
+
 static genesis_status fit_from_options(genesis_ctx *ctx, const options *o, genesis_model **m,
                                        int64_t *nrows) {
     genesis_csv_options co;
@@ -376,6 +422,10 @@ static genesis_status fit_from_options(genesis_ctx *ctx, const options *o, genes
     genesis_status st = genesis_table_read_csv(ctx, o->input, &co, &t);
     if (st != GENESIS_OK) return st;
     *nrows = genesis_table_nrows(t);
+    if (check_conditions_early(o, t)) {
+        genesis_table_free(t);
+        return GENESIS_ERR_CANCELLED; /* the usage error is already printed */
+    }
     genesis_model_kind kind = o->method && !strcmp(o->method, "tvae") ? GENESIS_MODEL_TVAE : GENESIS_MODEL_CTGAN;
     st = genesis_model_create(ctx, kind, m);
     for (int p = 0; st == GENESIS_OK && p < NPARAM_MAX; p++)
@@ -397,18 +447,6 @@ static genesis_status fit_from_options(genesis_ctx *ctx, const options *o, genes
     if (st == GENESIS_OK) st = genesis_model_fit(*m, t, want ? show_progress : NULL, &tty);
     genesis_table_free(t);
     return st;
-}
-
-static genesis_status apply_conditions(genesis_model *m, const options *o) {
-    for (int i = 0; i < o->nconds; i++) {
-        char buf[4096];
-        snprintf(buf, sizeof buf, "%s", o->conds[i]);
-        char *eq = strchr(buf, '=');
-        *eq = 0;
-        genesis_status st = genesis_model_set_condition(m, buf, eq + 1);
-        if (st != GENESIS_OK) return st;
-    }
-    return GENESIS_OK;
 }
 
 static genesis_status write_rows(genesis_ctx *ctx, genesis_model *m, const options *o, int64_t n) {
@@ -438,7 +476,7 @@ static int cmd_generate(int argc, char **argv) {
     if (st == GENESIS_OK && o.model_out) st = genesis_model_save(m, o.model_out);
     if (st == GENESIS_OK) st = apply_conditions(m, &o);
     if (st == GENESIS_OK) st = write_rows(ctx, m, &o, o.rows_set ? o.rows : nrows);
-    rc = st == GENESIS_OK ? 0 : lib_error(ctx, st);
+    rc = st == GENESIS_OK ? 0 : st == GENESIS_ERR_CANCELLED ? EXIT_USAGE : lib_error(ctx, st);
     genesis_model_free(m);
     genesis_ctx_free(ctx);
     return rc;
