@@ -139,6 +139,7 @@ genesis_status genesis_evaluate(genesis_ctx *ctx, const genesis_table *real,
                                "as the holdout", o.target);
             goto fail;
         }
+        if ((st = gen_ev_align_holdout_target(ctx, d, tc))) goto fail;
     }
 
     genesis_eval_result *r = calloc(1, sizeof *r);

@@ -80,6 +80,10 @@ genesis_status gen_ev_data_build(genesis_ctx *ctx, const genesis_table *real,
                                  const genesis_table *syn, const genesis_table *hold,
                                  const char *metadata_path, gen_ev_data **out);
 void gen_ev_data_free(gen_ev_data *d);
+/* The TSTR target's holdout labels that differ from a real label only by surrounding spaces
+ * or one trailing '.' (gen_ev_norm_label: Adult's test split writes " >50K.") take that real
+ * label's id, so that the holdout is comparable in DCR overfitting and TSTR. */
+genesis_status gen_ev_align_holdout_target(genesis_ctx *ctx, gen_ev_data *d, int target);
 
 /* ---- results --------------------------------------------------------------------------- */
 
@@ -93,6 +97,7 @@ typedef struct gen_ev_column_res {
     /* plot data (evaluate_plots.c) */
     int nbins;
     double lo, hi;                 /* continuous: histogram range */
+    double vmin, vmax;             /* continuous: the real column's min and max */
     double *real_freq, *syn_freq;  /* [nbins] fractions of all rows */
     char **bin_label;              /* categorical: [nbins] (last may be "other") */
     double real_missing, syn_missing; /* fraction of missing (NaN) rows */

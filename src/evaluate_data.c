@@ -534,6 +534,38 @@ fail:
     return st;
 }
 
+genesis_status gen_ev_align_holdout_target(genesis_ctx *ctx, gen_ev_data *d, int target) {
+    if (!d->has_holdout || d->continuous[target]) return GENESIS_OK;
+    const gen_ev_dict *dc = &d->dict[target];
+    int32_t *to = malloc(((size_t)dc->n + 1) * sizeof *to);
+    uint8_t *in_real = calloc((size_t)dc->n + 1, 1);
+    if (!to || !in_real) {
+        free(to);
+        free(in_real);
+        return gen_set_error(ctx, GENESIS_ERR_NOMEM, "out of memory");
+    }
+    for (int64_t i = 0; i < d->real.n; i++)
+        if (d->real.cat[target][i] >= 0) in_real[d->real.cat[target][i]] = 1;
+    char a[512], b[512];
+    for (int32_t id = 0; id < dc->n; id++) {
+        to[id] = id;
+        if (in_real[id]) continue;
+        gen_ev_norm_label(dc->label[id], a, sizeof a);
+        for (int32_t k = 0; k < dc->n; k++)
+            if (in_real[k] && !strcmp(gen_ev_norm_label(dc->label[k], b, sizeof b), a)) {
+                to[id] = k;
+                break;
+            }
+    }
+    for (int64_t i = 0; i < d->hold.n; i++) {
+        int32_t id = d->hold.cat[target][i];
+        if (id >= 0) d->hold.cat[target][i] = to[id];
+    }
+    free(to);
+    free(in_real);
+    return GENESIS_OK;
+}
+
 void gen_ev_data_free(gen_ev_data *d) {
     if (!d) return;
     gen_ev_table_free(&d->real, d->ncols);

@@ -106,10 +106,16 @@ static void gen_ev_color(double s, char out[8]) {
     snprintf(out, 8, "#%02x%02x%02x", c[0], c[1], c[2]);
 }
 
-static const char *gen_ev_band(double s, int lower_is_better) {
+/* Colour band of a score: good at or above `good`, fair at or above `fair`, else poor (for
+ * a lower-is-better score the other way round). A reading aid, not an SDMetrics definition. */
+static const char *gen_ev_band2(double s, double good, double fair, int lower_is_better) {
     if (!isfinite(s)) return "na";
-    if (lower_is_better) return s <= 0.001 ? "good" : s <= 0.01 ? "fair" : "poor";
-    return s >= 0.8 ? "good" : s >= 0.6 ? "fair" : "poor";
+    if (lower_is_better) return s <= good ? "good" : s <= fair ? "fair" : "poor";
+    return s >= good ? "good" : s >= fair ? "fair" : "poor";
+}
+
+static const char *gen_ev_band(double s, int lower_is_better) {
+    return lower_is_better ? gen_ev_band2(s, 0.001, 0.01, 1) : gen_ev_band2(s, 0.8, 0.6, 0);
 }
 
 static void gen_ev_fmt(char *buf, size_t cap, double v, int pct) {
@@ -136,7 +142,7 @@ static const char *gen_ev_css =
     "#d0d7de;padding-bottom:4px}"
     ".sub{color:#57606a;font-size:14px;margin:0 0 18px}.sub b{color:#1f2328}"
     ".help{color:#57606a;font-size:13px;margin:4px 0 12px;max-width:980px;line-height:1.45}"
-    ".cards{display:grid;grid-template-columns:repeat(auto-fill,minmax(200px,1fr));gap:14px}"
+    ".cards{display:grid;grid-template-columns:repeat(auto-fit,minmax(200px,1fr));gap:14px}"
     ".card{background:#fff;border-radius:10px;padding:14px 16px;border-top:6px solid #ccc;"
     "box-shadow:0 1px 3px rgba(0,0,0,.08)}"
     ".card.good{border-top-color:#1a9850}.card.fair{border-top-color:#f39c12}"
@@ -146,6 +152,9 @@ static const char *gen_ev_css =
     ".big{font-size:34px;font-weight:700;line-height:1.1}.card .what{font-size:12.5px;color:#57606a;"
     "margin-top:6px;line-height:1.35}"
     ".card.hero{grid-column:span 2}.hero .big{font-size:44px}"
+    "h3.group{font-size:15px;color:#57606a;margin:22px 0 8px;font-weight:600}"
+    ".hm{display:flex;flex-wrap:wrap;gap:28px;align-items:flex-start}"
+    ".panel h4{margin:0 0 8px;font-size:15px}"
     ".tag{display:inline-block;font-size:12px;font-weight:600;padding:1px 7px;border-radius:9px;"
     "margin-left:6px;vertical-align:middle}"
     ".tag.good{background:#dafbe1;color:#116329}.tag.fair{background:#fff1d6;color:#8a5300}"
@@ -161,14 +170,12 @@ static const char *gen_ev_css =
     "vertical-align:-1px;margin:0 4px 0 12px;border-radius:2px}"
     "footer{font-size:12px;color:#57606a;margin-top:30px;line-height:1.5}";
 
-static void gen_ev_card(gen_sb *b, const char *title, double v, int pct, int lower_better,
+static void gen_ev_card(gen_sb *b, const char *title, double v, int pct, const char *band,
                         const char *what, int hero) {
     char num[32];
     gen_ev_fmt(num, sizeof num, v, pct);
-    const char *band = gen_ev_band(v, lower_better);
-    static const char *const words[] = {"good", "fair", "poor", "n/a"};
-    const char *word = !strcmp(band, "good") ? words[0] : !strcmp(band, "fair") ? words[1]
-                       : !strcmp(band, "poor") ? words[2] : words[3];
+    const char *word = !strcmp(band, "good") ? "good" : !strcmp(band, "fair") ? "fair"
+                       : !strcmp(band, "poor") ? "poor" : "n/a";
     sb(b, "<div class=\"card %s%s\"><h3>%s</h3><div class=\"big\">%s<span class=\"tag %s\">%s"
           "</span></div><div class=\"what\">%s</div></div>\n",
        band, hero ? " hero" : "", title, num, band, word, what);
@@ -252,6 +259,55 @@ static void gen_ev_heatmap(gen_sb *b, const genesis_eval_result *r) {
     sb(b, "</svg>\n");
 }
 
+/* The strongly related real pairs, worst reproduced first. */
+static void gen_ev_strong_pairs(gen_sb *b, const genesis_eval_result *r) {
+    int n = 0;
+    int *idx = malloc((size_t)(r->npairs ? r->npairs : 1) * sizeof *idx);
+    if (!idx) {
+        b->oom = 1;
+        return;
+    }
+    for (int k = 0; k < r->npairs; k++)
+        if (r->pairs[k].meets) idx[n++] = k;
+    for (int a = 1; a < n; a++) /* insertion sort by score, NaN last */
+        for (int c = a; c > 0; c--) {
+            double x = r->pairs[idx[c]].score, y = r->pairs[idx[c - 1]].score;
+            if (!(isnan(y) ? !isnan(x) : x < y)) break;
+            int t = idx[c];
+            idx[c] = idx[c - 1];
+            idx[c - 1] = t;
+        }
+    sb(b, "<div class=\"panel\"><h4>Strongly related pairs in the real data (%d of %d)</h4>", n,
+       r->npairs);
+    if (n == 0) {
+        sb(b, "<p class=\"help\">No pair passes the thresholds: the strong-pair quality score "
+              "equals the column shapes score.</p></div>\n");
+        free(idx);
+        return;
+    }
+    sb(b, "<table><tr><th>columns</th><th>real strength</th><th>similarity</th></tr>\n");
+    for (int k = 0; k < n && k < 20; k++) {
+        const gen_ev_pair_res *p = &r->pairs[idx[k]];
+        char col[8], num[32];
+        gen_ev_color(p->score, col);
+        gen_ev_fmt(num, sizeof num, p->score, 0);
+        sb(b, "<tr><td>");
+        sb_esc(b, r->names[p->a], 24);
+        sb(b, " &times; ");
+        sb_esc(b, r->names[p->b], 24);
+        if (p->metric[0] == 'C' && p->metric[1] == 'o' && p->metric[2] == 'r')
+            sb(b, "</td><td class=\"n\">Pearson %+.2f</td>", p->real_corr);
+        else
+            sb(b, "</td><td class=\"n\">Cram&eacute;r's V %.2f</td>", p->real_assoc);
+        sb(b, "<td class=\"n\"><span class=\"sw\" style=\"background:%s;margin-left:0\"></span>"
+              "%s</td></tr>\n", col, num);
+    }
+    sb(b, "</table>");
+    if (n > 20) sb(b, "<p class=\"help\">%d more, all better reproduced.</p>", n - 20);
+    sb(b, "</div>\n");
+    free(idx);
+}
+
 static void gen_ev_chart_continuous(gen_sb *b, const gen_ev_column_res *cr) {
     int W = 400, H = 170, l = 40, rgt = 10, t = 8, bot = 24;
     int pw = W - l - rgt, ph = H - t - bot;
@@ -278,12 +334,17 @@ static void gen_ev_chart_continuous(gen_sb *b, const gen_ev_column_res *cr) {
     sb(b, " L%d %d\" fill=\"none\" stroke=\"#e8590c\" stroke-width=\"2\"/>\n", l + pw, t + ph);
     sb(b, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#555\"/>\n", l, t + ph, l + pw,
        t + ph);
-    char a[32], c[32];
-    gen_ev_tick(a, sizeof a, cr->lo);
-    gen_ev_tick(c, sizeof c, cr->hi);
-    sb(b, "<text x=\"%d\" y=\"%d\" font-size=\"11\" fill=\"#444\">%s</text>\n", l, H - 8, a);
-    sb(b, "<text x=\"%d\" y=\"%d\" font-size=\"11\" text-anchor=\"end\" fill=\"#444\">%s</text>\n",
-       l + pw, H - 8, c);
+    double ticks[3] = {cr->vmin, 0.5 * (cr->vmin + cr->vmax), cr->vmax};
+    for (int k = 0; k < 3; k++) {
+        char a[32];
+        if (k == 1 && cr->vmax - cr->vmin <= 0) continue;
+        gen_ev_tick(a, sizeof a, ticks[k]);
+        double px = l + (ticks[k] - cr->lo) / (cr->hi - cr->lo) * pw;
+        sb(b, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#555\"/>", px,
+           t + ph, px, t + ph + 4);
+        sb(b, "<text x=\"%.1f\" y=\"%d\" font-size=\"11\" text-anchor=\"%s\" fill=\"#444\">"
+              "%s</text>\n", px, H - 8, k == 0 ? "start" : k == 1 ? "middle" : "end", a);
+    }
     sb(b, "<text x=\"%d\" y=\"%d\" font-size=\"10\" text-anchor=\"end\" fill=\"#444\">%.0f%%</text>\n",
        l - 4, t + 8, 100 * mx);
     sb(b, "<text x=\"%d\" y=\"%d\" font-size=\"10\" text-anchor=\"end\" fill=\"#444\">0</text>\n",
@@ -364,51 +425,81 @@ static void gen_ev_page(gen_sb *b, const genesis_eval_result *r) {
     }
     sb(b, ", %d columns. Scores run from 0 to 1; higher is better.</p>\n", r->ncols);
 
-    /* headline */
+    /* headline: fidelity first (detection beside quality: the all-pairs score cannot see
+     * a table whose marginals are right and relations wrong), then privacy, usefulness */
     sb(b, "<div class=\"cards\">\n");
-    gen_ev_card(b, "Quality (all pairs)", s[GENESIS_EVAL_QUALITY], 0, 0,
+    gen_ev_card(b, "Quality (all pairs)", s[GENESIS_EVAL_QUALITY], 0,
+                gen_ev_band(s[GENESIS_EVAL_QUALITY], 0),
                 "SDMetrics quality score: mean of column shapes and column pair trends over "
-                "every pair (how scores were published before 2026).", 1);
-    snprintf(x, sizeof x, "%d", r->npairs_meeting);
+                "every pair of columns (how scores were published before 2026).", 1);
     {
         char what[400];
         snprintf(what, sizeof what,
-                 "Same score, but pair trends only over the %s column pairs strongly related "
-                 "in the real data (SDMetrics 2026 default).", x);
-        gen_ev_card(b, "Quality (strong pairs)", s[GENESIS_EVAL_QUALITY_THRESHOLD], 0, 0, what, 0);
+                 "The same, but pair trends only over the %d column pairs that are strongly "
+                 "related in the real data (SDMetrics 2026 default): the relations that matter.",
+                 r->npairs_meeting);
+        gen_ev_card(b, "Quality (strong pairs)", s[GENESIS_EVAL_QUALITY_THRESHOLD], 0,
+                    gen_ev_band(s[GENESIS_EVAL_QUALITY_THRESHOLD], 0), what, 1);
     }
-    gen_ev_card(b, "Detection", s[GENESIS_EVAL_DETECTION], 0, 0,
-                "Can a logistic regression tell real rows from synthetic ones? 1 = cannot "
-                "(good), 0 = always can.", 0);
-    gen_ev_card(b, "Column shapes", s[GENESIS_EVAL_COLUMN_SHAPES], 0, 0,
-                "Marginal distributions (KS complement / TV complement), mean over columns.", 0);
-    gen_ev_card(b, "Pair trends (strong)", s[GENESIS_EVAL_PAIR_TRENDS_THRESHOLD], 0, 0,
-                "Relations that matter: correlation / contingency similarity of the strongly "
-                "related real pairs.", 0);
-    gen_ev_card(b, "Validity", s[GENESIS_EVAL_VALIDITY], 0, 0,
-                "Values inside the real ranges and categories, same column types "
-                "(SDMetrics diagnostic).", 0);
-    gen_ev_card(b, "New rows", s[GENESIS_EVAL_NEW_ROW_SYNTHESIS], 0, 0,
-                "Share of synthetic rows that match no real row (numbers within 1%).", 0);
-    gen_ev_card(b, "Exact copies", s[GENESIS_EVAL_EXACT_COPY_RATE], 1, 1,
-                "Share of synthetic rows identical to a real row. Lower is better.", 0);
-    gen_ev_card(b, "DCR vs random", s[GENESIS_EVAL_DCR_BASELINE], 0, 0,
-                "Distance to the closest real row, relative to random data: 1 = as far as "
-                "random rows.", 0);
-    if (r->hold_rows && (r->parts & GENESIS_EVAL_PART_PRIVACY))
-        gen_ev_card(b, "DCR overfitting", s[GENESIS_EVAL_DCR_OVERFITTING], 0, 0,
-                    "1 = synthetic rows are no closer to the training rows than to unseen "
-                    "holdout rows.", 0);
+    gen_ev_card(b, "Detection", s[GENESIS_EVAL_DETECTION], 0,
+                gen_ev_band(s[GENESIS_EVAL_DETECTION], 0),
+                "Can a logistic regression tell real rows from synthetic rows? 1 = it cannot "
+                "(good), 0 = it always can. Sees relations the all-pairs score misses.", 1);
+    sb(b, "</div>\n<h3 class=\"group\">Fidelity in detail</h3><div class=\"cards\">\n");
+    gen_ev_card(b, "Column shapes", s[GENESIS_EVAL_COLUMN_SHAPES], 0,
+                gen_ev_band(s[GENESIS_EVAL_COLUMN_SHAPES], 0),
+                "Each column's distribution (KS complement / TV complement), mean over columns.",
+                0);
+    gen_ev_card(b, "Pair trends (all)", s[GENESIS_EVAL_PAIR_TRENDS], 0,
+                gen_ev_band(s[GENESIS_EVAL_PAIR_TRENDS], 0),
+                "Correlation / contingency similarity, mean over every pair.", 0);
+    gen_ev_card(b, "Pair trends (strong)", s[GENESIS_EVAL_PAIR_TRENDS_THRESHOLD], 0,
+                gen_ev_band(s[GENESIS_EVAL_PAIR_TRENDS_THRESHOLD], 0),
+                "The same over the strongly related real pairs only (outlined in the heat map).",
+                0);
+    gen_ev_card(b, "Validity", s[GENESIS_EVAL_VALIDITY], 0,
+                gen_ev_band2(s[GENESIS_EVAL_VALIDITY], 0.95, 0.8, 0),
+                "Values inside the real ranges and categories, same column types (SDMetrics "
+                "diagnostic report).", 0);
+    sb(b, "</div>\n");
+    if (r->parts & GENESIS_EVAL_PART_PRIVACY) {
+        sb(b, "<h3 class=\"group\">Privacy &mdash; leak checks, not a proof of anonymity</h3>"
+              "<div class=\"cards\">\n");
+        gen_ev_card(b, "Exact copies", s[GENESIS_EVAL_EXACT_COPY_RATE], 1,
+                    gen_ev_band(s[GENESIS_EVAL_EXACT_COPY_RATE], 1),
+                    "Share of synthetic rows identical to a real row. Lower is better.", 0);
+        gen_ev_card(b, "New rows", s[GENESIS_EVAL_NEW_ROW_SYNTHESIS], 0,
+                    gen_ev_band2(s[GENESIS_EVAL_NEW_ROW_SYNTHESIS], 0.99, 0.9, 0),
+                    "Share of synthetic rows that match no real row (numbers within 1%).", 0);
+        gen_ev_card(b, "DCR vs random", s[GENESIS_EVAL_DCR_BASELINE], 0,
+                    gen_ev_band2(s[GENESIS_EVAL_DCR_BASELINE], 0.5, 0.2, 0),
+                    "Distance to the closest real row, relative to random rows: 1 = as far "
+                    "from the real rows as random data.", 0);
+        if (r->hold_rows)
+            gen_ev_card(b, "DCR overfitting", s[GENESIS_EVAL_DCR_OVERFITTING], 0,
+                        gen_ev_band(s[GENESIS_EVAL_DCR_OVERFITTING], 0),
+                        "1 = synthetic rows are no closer to the training rows than to unseen "
+                        "holdout rows (0 = every row hugs a training row).", 0);
+        sb(b, "</div>\n");
+    }
     if (r->ntstr) {
         char what[400];
-        gen_ev_fmt(x, sizeof x, s[GENESIS_EVAL_TRTR_LOGISTIC], 0);
-        gen_ev_fmt(y, sizeof y, s[GENESIS_EVAL_TRTR_MLP], 0);
-        snprintf(what, sizeof what,
-                 "%s on the holdout of a logistic regression trained on synthetic rows "
-                 "(real-trained: %s; MLP %s).", r->positive ? "F1" : "Macro F1", x, y);
-        gen_ev_card(b, "Usefulness (TSTR)", s[GENESIS_EVAL_TSTR_LOGISTIC], 0, 0, what, 0);
+        sb(b, "<h3 class=\"group\">Usefulness &mdash; train on synthetic, test on real</h3>"
+              "<div class=\"cards\">\n");
+        const char *m = r->positive ? "F1" : "Macro F1";
+        for (int k = 0; k < r->ntstr; k++) {
+            double syn = r->tstr[k].synthetic, real = r->tstr[k].real;
+            double ratio = real > 0 ? syn / real : NAN;
+            gen_ev_fmt(x, sizeof x, real, 0);
+            snprintf(what, sizeof what,
+                     "%s on the holdout of a %s trained on synthetic rows; trained on the real "
+                     "rows it scores %s. Colour: share of that kept.", m,
+                     k == 0 ? "logistic regression" : "small neural network (MLP)", x);
+            gen_ev_card(b, k == 0 ? "TSTR logistic regression" : "TSTR MLP", syn, 0,
+                        gen_ev_band2(ratio, 0.9, 0.75, 0), what, 0);
+        }
+        sb(b, "</div>\n");
     }
-    sb(b, "</div>\n");
 
     /* pair trends */
     sb(b, "<h2>Column pair trends</h2><p class=\"help\">Each cell compares how two columns move "
@@ -418,8 +509,10 @@ static void gen_ev_page(gen_sb *b, const genesis_eval_result *r) {
           "in the real data (|Pearson| &gt; %.2g or Cram&eacute;r's V &gt; %.2g): those count "
           "in the strong-pair score. Hover a cell for its details.</p>\n",
        r->corr_threshold, r->assoc_threshold);
-    sb(b, "<div class=\"panel\">");
+    sb(b, "<div class=\"hm\"><div class=\"panel\">");
     gen_ev_heatmap(b, r);
+    sb(b, "</div>\n");
+    gen_ev_strong_pairs(b, r);
     sb(b, "</div>\n");
 
     /* columns */

@@ -1,6 +1,8 @@
 /*
  * evaluate_plots.c — the numbers behind the report's per-column charts (no metric here):
- *   continuous   30 equal-width bins over the real column's [min, max]; each bar is the
+ *   continuous   about 30 equal-width bins over the real column's [min, max] (a column of
+ *                whole numbers gets bins of a whole number of values, centred on them, so
+ *                that no bin holds more distinct values than its neighbour); each bar is the
  *                fraction of the table's non-missing values in that bin. Synthetic values
  *                outside the real range are not drawn (BoundaryAdherence counts them);
  *   categorical  the 12 categories with the largest real or synthetic frequency (so a
@@ -29,8 +31,22 @@ static genesis_status gen_ev_plot_continuous(genesis_ctx *ctx, const gen_ev_data
         mr++;
     }
     if (mr == 0) lo = 0, hi = 1;
-    if (lo == hi) lo -= 0.5, hi += 0.5;
+    cr->vmin = lo;
+    cr->vmax = hi;
+    int integral = mr > 0;
+    for (int64_t i = 0; i < d->real.n && integral; i++)
+        if (!isnan(xr[i]) && xr[i] != floor(xr[i])) integral = 0;
     int nb = GEN_EV_HIST_BINS;
+    if (integral && hi - lo < 1e6) {
+        /* whole numbers: bins of w values each, edges half-way between integers */
+        double range = hi - lo + 1;
+        double w = ceil(range / 40.0);
+        nb = (int)ceil(range / w);
+        lo -= 0.5;
+        hi = lo + nb * w;
+    } else if (lo == hi) {
+        lo -= 0.5, hi += 0.5;
+    }
     cr->nbins = nb;
     cr->lo = lo;
     cr->hi = hi;
