@@ -95,28 +95,35 @@ static void cpu_linear_backward(gen_backend *be, float *dinp, int lddi, float *d
 }
 
 /* ---- element-wise -------------------------------------------------------------------- */
-static void cpu_relu_forward(gen_backend *be, float *out, const float *inp, size_t n) {
+/* Element-wise loops use restrict pointers and arithmetic masks so they vectorise instead
+ * of branching on the sign of each element (which mispredicts half the time). */
+static void cpu_relu_forward(gen_backend *be, float *restrict out, const float *restrict inp,
+                             size_t n) {
     (void)be;
     GEN_OMP_FOR(n)
-    for (size_t i = 0; i < n; i++) out[i] = inp[i] > 0.0f ? inp[i] : 0.0f;
+    for (size_t i = 0; i < n; i++) out[i] = fmaxf(inp[i], 0.0f);
 }
-static void cpu_relu_backward(gen_backend *be, float *dinp, const float *dout, const float *out,
-                              size_t n) {
+static void cpu_relu_backward(gen_backend *be, float *restrict dinp, const float *restrict dout,
+                              const float *restrict out, size_t n) {
     (void)be;
     GEN_OMP_FOR(n)
-    for (size_t i = 0; i < n; i++) dinp[i] += out[i] > 0.0f ? dout[i] : 0.0f;
+    for (size_t i = 0; i < n; i++) dinp[i] += dout[i] * (float)(out[i] > 0.0f);
 }
-static void cpu_leaky_relu_forward(gen_backend *be, float *out, const float *inp, size_t n,
-                                   float slope) {
+static void cpu_leaky_relu_forward(gen_backend *be, float *restrict out,
+                                   const float *restrict inp, size_t n, float slope) {
     (void)be;
     GEN_OMP_FOR(n)
-    for (size_t i = 0; i < n; i++) out[i] = inp[i] > 0.0f ? inp[i] : slope * inp[i];
+    for (size_t i = 0; i < n; i++) out[i] = fmaxf(inp[i], 0.0f) + slope * fminf(inp[i], 0.0f);
 }
-static void cpu_leaky_relu_backward(gen_backend *be, float *dinp, const float *dout,
-                                    const float *inp, size_t n, float slope) {
+static void cpu_leaky_relu_backward(gen_backend *be, float *restrict dinp,
+                                    const float *restrict dout, const float *restrict inp,
+                                    size_t n, float slope) {
     (void)be;
     GEN_OMP_FOR(n)
-    for (size_t i = 0; i < n; i++) dinp[i] += inp[i] > 0.0f ? dout[i] : slope * dout[i];
+    for (size_t i = 0; i < n; i++) {
+        float pos = (float)(inp[i] > 0.0f);
+        dinp[i] += dout[i] * (pos + slope * (1.0f - pos));
+    }
 }
 static void cpu_dropout_forward(gen_backend *be, float *out, float *mask, const float *inp,
                                 size_t n, float p, uint64_t seed, uint64_t stream,
@@ -133,22 +140,26 @@ static void cpu_dropout_forward(gen_backend *be, float *out, float *mask, const 
         }
     }
 }
-static void cpu_mul(gen_backend *be, float *out, const float *a, const float *b, size_t n) {
+static void cpu_mul(gen_backend *be, float *restrict out, const float *restrict a,
+                    const float *restrict b, size_t n) {
     (void)be;
     GEN_OMP_FOR(n)
     for (size_t i = 0; i < n; i++) out[i] = a[i] * b[i];
 }
-static void cpu_mul_acc(gen_backend *be, float *dinp, const float *dout, const float *mask,
-                        size_t n) {
+static void cpu_mul_acc(gen_backend *be, float *restrict dinp, const float *restrict dout,
+                        const float *restrict mask, size_t n) {
     (void)be;
     GEN_OMP_FOR(n)
     for (size_t i = 0; i < n; i++) dinp[i] += dout[i] * mask[i];
 }
-static void cpu_leaky_slope_mask(gen_backend *be, float *s, const float *inp, const float *mask,
-                                 size_t n, float slope) {
+static void cpu_leaky_slope_mask(gen_backend *be, float *restrict s, const float *restrict inp,
+                                 const float *restrict mask, size_t n, float slope) {
     (void)be;
     GEN_OMP_FOR(n)
-    for (size_t i = 0; i < n; i++) s[i] = mask[i] * (inp[i] > 0.0f ? 1.0f : slope);
+    for (size_t i = 0; i < n; i++) {
+        float pos = (float)(inp[i] > 0.0f);
+        s[i] = mask[i] * (pos + slope * (1.0f - pos));
+    }
 }
 static void cpu_mul_rowvec(gen_backend *be, float *out, const float *s, const float *v, int rows,
                            int cols) {
@@ -433,14 +444,14 @@ static void cpu_tvae_recon(gen_backend *be, float *loss, float *dr, float *dsigm
                 if (xr[j] > xr[tgt]) tgt = j;
             float mx = rr[0];
             for (int j = 1; j < sp->len; j++) mx = rr[j] > mx ? rr[j] : mx;
-            double z = 0;
-            for (int j = 0; j < sp->len; j++) z += exp((double)rr[j] - mx);
-            double lse = mx + log(z);
+            float z = 0.0f;
+            for (int j = 0; j < sp->len; j++) z += expf(rr[j] - mx);
+            float lse = mx + logf(z);
             tot += lse - rr[tgt];
             if (dr) {
                 float *d = dr + (size_t)b * D + sp->start;
-                for (int j = 0; j < sp->len; j++)
-                    d[j] += scale * (float)(exp((double)rr[j] - lse) - (j == tgt ? 1.0 : 0.0));
+                for (int j = 0; j < sp->len; j++) d[j] += scale * expf(rr[j] - lse);
+                d[tgt] -= scale;
             }
         }
     }
