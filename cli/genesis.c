@@ -53,7 +53,7 @@ static void log_to_stderr(genesis_log_level lvl, const char *msg, void *user) {
 /* ---- options -------------------------------------------------------------------------- */
 
 typedef struct options {
-    const char *input, *output, *model_in, *model_out, *method;
+    const char *input, *output, *model_in, *model_out, *save, *method;
     const char *delimiter, *na, *discrete, *continuous;
     int no_header;
     long long rows;
@@ -121,8 +121,8 @@ enum { F_INPUT = 1, F_OUTPUT = 2, F_MODEL_IN = 4, F_MODEL_OUT = 8, F_ROWS = 16, 
 static void print_param_help(void) {
     int np = n_params();
     fprintf(stdout, "\nModel settings (architecture and optimiser defaults are the reference "
-                    "implementation's;\npoint-masses, clamp-range, max-categories and vgm-max-rows "
-                    "are Genesis additions):\n");
+                    "implementation's;\npoint-masses, clamp-range, max-categories, vgm-max-rows "
+                    "and sample-argmax 0 are Genesis additions):\n");
     for (int p = 0; p < np; p++) {
         double lo, hi, def, tdef;
         const char *name;
@@ -272,7 +272,7 @@ static int parse_args(const char *cmd, int flags, int argc, char **argv, options
             if (parse_device(optarg, &o->device, &o->device_index))
                 return usage_error(cmd, "--device must be cpu, auto, cuda or cuda:N, got '%s'", optarg);
             break;
-        case OPT_SAVE: o->model_out = optarg; break;
+        case OPT_SAVE: o->save = optarg; break;
         case OPT_COND:
             if (!strchr(optarg, '=')) return usage_error(cmd, "--condition needs column=value, got '%s'", optarg);
             if (o->nconds >= MAX_CONDS) return usage_error(cmd, "at most %d --condition flags", MAX_CONDS);
@@ -313,8 +313,11 @@ static int parse_args(const char *cmd, int flags, int argc, char **argv, options
     if (!(flags & F_INPUT) && (o->delimiter || o->na || o->discrete || o->continuous || o->no_header || o->method))
         return usage_error(cmd, "reading options (--delimiter, --na, --discrete, --continuous, "
                                 "--no-header, --method) apply to fit and generate");
-    if (!(flags & F_SAVE) && o->model_out && o->model_out != o->model_in)
+    if (!(flags & F_SAVE) && o->save)
         return usage_error(cmd, "--save applies to generate (fit saves to -m/--model)");
+    if ((flags & F_SAVE) && o->save && o->model_out)
+        return usage_error(cmd, "give the model file once: --save FILE");
+    if (flags & F_SAVE) o->model_out = o->save;
     if ((flags & F_INPUT) && !o->input) return usage_error(cmd, "missing -i/--input FILE");
     if ((flags & F_OUTPUT) && !o->output) return usage_error(cmd, "missing -o/--output FILE");
     if ((flags & F_MODEL_IN) && !o->model_in) return usage_error(cmd, "missing -m/--model FILE");
@@ -336,18 +339,27 @@ static void fmt_duration(char *buf, size_t cap, double s) {
     else snprintf(buf, cap, "%dh%02dm", (int)s / 3600, ((int)s % 3600) / 60);
 }
 
+typedef struct progress_state {
+    int tty;
+    int gan; /* two losses (CTGAN) or one (TVAE) */
+} progress_state;
+
 static int show_progress(const genesis_progress *p, void *user) {
-    int tty = *(int *)user;
+    const progress_state *ps = user;
+    int tty = ps->tty;
+    char losses[64];
+    if (ps->gan) snprintf(losses, sizeof losses, "loss G %+.3f  D %+.3f", p->loss_g, p->loss_d);
+    else snprintf(losses, sizeof losses, "loss %+.3f", p->loss_g);
     char eta[32], el[32];
     fmt_duration(eta, sizeof eta, p->eta_s);
     fmt_duration(el, sizeof el, p->elapsed_s);
     if (tty) {
-        fprintf(stderr, "\r\033[Kepoch %d/%d  loss G %+.3f  D %+.3f  %.0f rows/s  %s elapsed  ETA %s",
-                p->epoch, p->epochs, p->loss_g, p->loss_d, p->rows_per_s, el, eta);
+        fprintf(stderr, "\r\033[Kepoch %d/%d  %s  %.0f rows/s  %s elapsed  ETA %s", p->epoch,
+                p->epochs, losses, p->rows_per_s, el, eta);
         if (p->epoch == p->epochs) fputc('\n', stderr);
     } else if (p->epoch == p->epochs || p->epoch % 10 == 0 || p->epoch == 1) {
-        fprintf(stderr, "epoch %d/%d  loss G %+.3f  D %+.3f  %.0f rows/s  %s elapsed  ETA %s\n",
-                p->epoch, p->epochs, p->loss_g, p->loss_d, p->rows_per_s, el, eta);
+        fprintf(stderr, "epoch %d/%d  %s  %.0f rows/s  %s elapsed  ETA %s\n", p->epoch, p->epochs,
+                losses, p->rows_per_s, el, eta);
     }
     fflush(stderr);
     return 0;
@@ -442,9 +454,9 @@ static genesis_status fit_from_options(genesis_ctx *ctx, const options *o, genes
                 genesis_table_ncols(t) - ncont, kind == GENESIS_MODEL_TVAE ? "TVAE" : "CTGAN", ep,
                 genesis_ctx_device_name(ctx));
     }
-    int tty = isatty(2);
-    int want = !o->quiet && (tty || o->progress);
-    if (st == GENESIS_OK) st = genesis_model_fit(*m, t, want ? show_progress : NULL, &tty);
+    progress_state ps = {isatty(2), kind == GENESIS_MODEL_CTGAN};
+    int want = !o->quiet && (ps.tty || o->progress);
+    if (st == GENESIS_OK) st = genesis_model_fit(*m, t, want ? show_progress : NULL, &ps);
     genesis_table_free(t);
     return st;
 }

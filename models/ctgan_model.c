@@ -200,9 +200,9 @@ static genesis_status ctgan_model_load(genesis_model *m, gen_reader *r) {
         return gen_rd_fail(r, "CTGAN sizes do not match the model's column layout");
     /* a loaded model only generates; its buffers grow with batch x width, which the file's
      * size does not bound, so cap them (1 GiB of activations) */
-    uint64_t row = (uint64_t)cfg.emb + cfg.cond_dim + 2 * (uint64_t)cfg.gdim;
-    if ((uint64_t)cfg.batch * (row * 2 + 6 * (uint64_t)cfg.gdim + 2 * (uint64_t)cfg.data_dim) >
-        ((uint64_t)1 << 28))
+    uint64_t per_row = 8 * ((uint64_t)cfg.emb + cfg.cond_dim) + 16 * (uint64_t)cfg.gdim +
+                       8 * (uint64_t)cfg.data_dim; /* >= the generator's activations per row */
+    if ((uint64_t)cfg.batch * per_row > ((uint64_t)1 << 28))
         return gen_rd_fail(r, "CTGAN batch size and widths are implausibly large");
     ctgan_model *cm = calloc(1, sizeof *cm);
     GEN_RETURN_IF(!cm, ctx, GENESIS_ERR_NOMEM, "out of memory loading the model");

@@ -81,12 +81,17 @@ genesis_status tvae_create(genesis_ctx *ctx, gen_backend *be, const tvae_config 
     param_sizes(t, s);
     for (int i = 0; i < TV_NT; i++) t->count += s[i];
     size_t bytes = t->count * sizeof(float);
-    t->params = be->ops->alloc(be, bytes); t->grads = be->ops->alloc(be, bytes);
-    t->m = be->ops->alloc(be, bytes); t->v = be->ops->alloc(be, bytes);
+    t->params = be->ops->alloc(be, bytes);
     t->acts = be->ops->alloc(be, gen_mul_size(point_acts(t, NULL), sizeof(float)));
-    if (!t->params || !t->grads || !t->m || !t->v || !t->acts) goto nomem;
+    if (!t->params || !t->acts) goto nomem;
     point_tensors(&t->p, t->params, s);
-    point_tensors(&t->g, t->grads, s);
+    if (cfg->train) {
+        t->grads = be->ops->alloc(be, bytes);
+        t->m = be->ops->alloc(be, bytes);
+        t->v = be->ops->alloc(be, bytes);
+        if (!t->grads || !t->m || !t->v) goto nomem;
+        point_tensors(&t->g, t->grads, s);
+    }
     point_acts(t, t->acts);
     *out = t;
     return GENESIS_OK;

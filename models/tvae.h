@@ -13,6 +13,7 @@
 typedef struct tvae_config {
     int batch, data_dim, emb, hid;
     float loss_factor;
+    int train;   /* 0: decoder use only (a loaded model): no gradient or Adam buffers */
 } tvae_config;
 
 /* Named slices of the parameter (or gradient) arena. */

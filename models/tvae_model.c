@@ -70,7 +70,7 @@ static genesis_status tvae_model_fit(genesis_model *m, const gen_encoded *enc,
     GEN_TRY(new_impl(m, &tm));
     int B = gen_param_i(m, GENESIS_P_BATCH_SIZE);
     tvae_config cfg = {B, m->tf.data_dim, gen_param_i(m, GENESIS_P_EMBEDDING_DIM),
-                       gen_param_i(m, GENESIS_P_GEN_DIM), (float)m->param[GENESIS_P_LOSS_FACTOR]};
+                       gen_param_i(m, GENESIS_P_GEN_DIM), (float)m->param[GENESIS_P_LOSS_FACTOR], 1};
     GEN_TRY(make_net(m, &cfg, &tm->net));
     tvae *t = tm->net;
     GEN_TRY(tvae_init_weights(t, m->seed));
@@ -180,7 +180,7 @@ static genesis_status tvae_model_load(genesis_model *m, gen_reader *r) {
     GEN_TRY(gen_rd_count(r, 1, 8192, "hidden width", &hid));
     if (D != m->tf.data_dim) return gen_rd_fail(r, "TVAE width does not match the model's column layout");
     /* activations grow with batch x widths, which the file's size does not bound: cap them */
-    if ((uint64_t)B * (3 * (uint64_t)D + 12 * (uint64_t)hid + 6 * (uint64_t)emb) > ((uint64_t)1 << 28))
+    if ((uint64_t)B * (8 * (uint64_t)D + 16 * (uint64_t)hid + 8 * (uint64_t)emb) > ((uint64_t)1 << 28))
         return gen_rd_fail(r, "TVAE batch size and widths are implausibly large");
     uint64_t count, d = (uint64_t)D, h = (uint64_t)hid, e = (uint64_t)emb;
     GEN_TRY(gen_rd_u64(r, &count));
@@ -192,7 +192,7 @@ static genesis_status tvae_model_load(genesis_model *m, gen_reader *r) {
     m->param[GENESIS_P_GEN_DIM] = hid;
     tvae_model *tm = NULL;
     GEN_TRY(new_impl(m, &tm));
-    tvae_config cfg = {B, D, emb, hid, (float)m->param[GENESIS_P_LOSS_FACTOR]};
+    tvae_config cfg = {B, D, emb, hid, (float)m->param[GENESIS_P_LOSS_FACTOR], 0};
     GEN_TRY(make_net(m, &cfg, &tm->net));
     tvae *t = tm->net;
     float *hp = malloc(t->count * sizeof(float));

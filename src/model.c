@@ -199,8 +199,7 @@ genesis_status genesis_model_set_condition(genesis_model *m, const char *column,
     genesis_ctx *ctx = m->ctx;
     GEN_RETURN_IF(!m->fitted, ctx, GENESIS_ERR_STATE, "the model is not fitted; fit or load one first");
     GEN_RETURN_IF(m->vt->kind != GENESIS_MODEL_CTGAN, ctx, GENESIS_ERR_UNSUPPORTED,
-                  "--condition needs a conditional model: %s has no conditional vector; use "
-                  "--method ctgan",
+                  "conditions need a conditional model (CTGAN); %s has no conditional vector",
                   m->vt->name);
     int col = -1, disc = 0, d = -1;
     for (int c = 0; c < m->tf.ncols; c++) {

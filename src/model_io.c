@@ -480,6 +480,8 @@ genesis_status gen_model_read_file(genesis_ctx *ctx, const char *path, genesis_m
     }
     if (st == GENESIS_OK) st = gen_rd_u64(&r, &m->seed);
     if (st == GENESIS_OK) st = gen_transformer_load(&m->tf, &r);
+    if (st == GENESIS_OK && m->tf.clamp_range != (int)m->param[GENESIS_P_CLAMP_RANGE])
+        st = gen_rd_fail(&r, "the clamp setting disagrees with the transformer's");
     if (st == GENESIS_OK) st = m->vt->load(m, &r);
     if (st == GENESIS_OK && r.pos != r.len) st = gen_rd_fail(&r, "unexpected bytes after the model");
     free(buf);

@@ -429,7 +429,7 @@ static double tvae_loss(void *u) { return tvae_forward_backward((tvae *)u, 9, 0)
 
 START_TEST(test_grad_tvae_network) {
     gen_act_span spans[4] = {{0, 1, 0}, {1, 3, 1}, {4, 1, 0}, {5, 4, 1}};
-    tvae_config cfg = {9, 9, 3, 6, 2.0f};
+    tvae_config cfg = {9, 9, 3, 6, 2.0f, 1};
     tvae *t;
     ck_assert_int_eq(tvae_create(ctx, be, &cfg, spans, 4, &t), GENESIS_OK);
     ck_assert_int_eq(tvae_init_weights(t, 4), GENESIS_OK);

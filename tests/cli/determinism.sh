@@ -176,7 +176,7 @@ if [[ ",$(echo "$MODELS" | tr -d ' ')," == *",tvae,"* ]]; then
     rm -f "$OUT"/*
     # TVAE has no conditional vector: --condition is refused clearly
     run tvae_condition "$G" sample -q -m "$W/t.gen" -o "$OUT/tcond.csv" -n 10 --condition "sex=Female"
-    expect_error 1 "--condition" "tvae"
+    expect_error 1 "condition" "tvae"
 fi
 
 finish
