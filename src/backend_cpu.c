@@ -6,6 +6,7 @@
  * the backward passes in docs/layers.md.
  */
 #include <cblas.h>
+#include <omp.h>
 #include <math.h>
 #include <string.h>
 
@@ -17,6 +18,25 @@
  * not depend on the thread count. */
 #define GEN_OMP_STR(x) #x
 #define GEN_OMP_FOR(work) _Pragma(GEN_OMP_STR(omp parallel for schedule(static) if ((work) >= 16384)))
+
+/* Hot element-wise kernels are written as range functions with restrict pointers (OpenMP's
+ * outlined loop bodies lose restrict and stay scalar) and compiled twice, for AVX2 and the
+ * baseline, picked at load time; GEN_PARALLEL_RANGE splits [0, n) into one contiguous range
+ * per thread. */
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
+#define GEN_KERNEL __attribute__((target_clones("avx2", "default")))
+#else
+#define GEN_KERNEL
+#endif
+#define GEN_PARALLEL_RANGE(n, call)                                                   \
+    do {                                                                              \
+        size_t gen_n_ = (n);                                                          \
+        _Pragma("omp parallel if (gen_n_ >= 16384)") {                               \
+            size_t gen_t_ = (size_t)omp_get_thread_num(), gen_T_ = (size_t)omp_get_num_threads(); \
+            size_t lo = gen_n_ * gen_t_ / gen_T_, hi = gen_n_ * (gen_t_ + 1) / gen_T_; \
+            call;                                                                     \
+        }                                                                             \
+    } while (0)
 
 /* ---- memory ------------------------------------------------------------------------- */
 static void *cpu_alloc(gen_backend *be, size_t bytes) {
@@ -95,35 +115,55 @@ static void cpu_linear_backward(gen_backend *be, float *dinp, int lddi, float *d
 }
 
 /* ---- element-wise -------------------------------------------------------------------- */
-/* Element-wise loops use restrict pointers and arithmetic masks so they vectorise instead
- * of branching on the sign of each element (which mispredicts half the time). */
-static void cpu_relu_forward(gen_backend *be, float *restrict out, const float *restrict inp,
-                             size_t n) {
-    (void)be;
-    GEN_OMP_FOR(n)
-    for (size_t i = 0; i < n; i++) out[i] = fmaxf(inp[i], 0.0f);
+static GEN_KERNEL void relu_fwd_range(float *restrict out, const float *restrict inp, size_t lo,
+                                      size_t hi) {
+    for (size_t i = lo; i < hi; i++) out[i] = inp[i] > 0.0f ? inp[i] : 0.0f;
 }
-static void cpu_relu_backward(gen_backend *be, float *restrict dinp, const float *restrict dout,
-                              const float *restrict out, size_t n) {
-    (void)be;
-    GEN_OMP_FOR(n)
-    for (size_t i = 0; i < n; i++) dinp[i] += dout[i] * (float)(out[i] > 0.0f);
+static GEN_KERNEL void relu_bwd_range(float *restrict dinp, const float *restrict dout,
+                                      const float *restrict out, size_t lo, size_t hi) {
+    for (size_t i = lo; i < hi; i++) dinp[i] += out[i] > 0.0f ? dout[i] : 0.0f;
 }
-static void cpu_leaky_relu_forward(gen_backend *be, float *restrict out,
-                                   const float *restrict inp, size_t n, float slope) {
-    (void)be;
-    GEN_OMP_FOR(n)
-    for (size_t i = 0; i < n; i++) out[i] = fmaxf(inp[i], 0.0f) + slope * fminf(inp[i], 0.0f);
+static GEN_KERNEL void lrelu_fwd_range(float *restrict out, const float *restrict inp, float slope,
+                                       size_t lo, size_t hi) {
+    for (size_t i = lo; i < hi; i++) out[i] = inp[i] > 0.0f ? inp[i] : slope * inp[i];
 }
-static void cpu_leaky_relu_backward(gen_backend *be, float *restrict dinp,
-                                    const float *restrict dout, const float *restrict inp,
-                                    size_t n, float slope) {
+static GEN_KERNEL void lrelu_bwd_range(float *restrict dinp, const float *restrict dout,
+                                       const float *restrict inp, float slope, size_t lo,
+                                       size_t hi) {
+    for (size_t i = lo; i < hi; i++) dinp[i] += inp[i] > 0.0f ? dout[i] : slope * dout[i];
+}
+static GEN_KERNEL void mul_range(float *restrict out, const float *restrict a,
+                                 const float *restrict b, size_t lo, size_t hi) {
+    for (size_t i = lo; i < hi; i++) out[i] = a[i] * b[i];
+}
+static GEN_KERNEL void mul_acc_range(float *restrict dinp, const float *restrict dout,
+                                     const float *restrict mask, size_t lo, size_t hi) {
+    for (size_t i = lo; i < hi; i++) dinp[i] += dout[i] * mask[i];
+}
+static GEN_KERNEL void slope_mask_range(float *restrict s, const float *restrict inp,
+                                        const float *restrict mask, float slope, size_t lo,
+                                        size_t hi) {
+    for (size_t i = lo; i < hi; i++) s[i] = mask[i] * (inp[i] > 0.0f ? 1.0f : slope);
+}
+
+static void cpu_relu_forward(gen_backend *be, float *out, const float *inp, size_t n) {
     (void)be;
-    GEN_OMP_FOR(n)
-    for (size_t i = 0; i < n; i++) {
-        float pos = (float)(inp[i] > 0.0f);
-        dinp[i] += dout[i] * (pos + slope * (1.0f - pos));
-    }
+    GEN_PARALLEL_RANGE(n, relu_fwd_range(out, inp, lo, hi));
+}
+static void cpu_relu_backward(gen_backend *be, float *dinp, const float *dout, const float *out,
+                              size_t n) {
+    (void)be;
+    GEN_PARALLEL_RANGE(n, relu_bwd_range(dinp, dout, out, lo, hi));
+}
+static void cpu_leaky_relu_forward(gen_backend *be, float *out, const float *inp, size_t n,
+                                   float slope) {
+    (void)be;
+    GEN_PARALLEL_RANGE(n, lrelu_fwd_range(out, inp, slope, lo, hi));
+}
+static void cpu_leaky_relu_backward(gen_backend *be, float *dinp, const float *dout,
+                                    const float *inp, size_t n, float slope) {
+    (void)be;
+    GEN_PARALLEL_RANGE(n, lrelu_bwd_range(dinp, dout, inp, slope, lo, hi));
 }
 static void cpu_dropout_forward(gen_backend *be, float *out, float *mask, const float *inp,
                                 size_t n, float p, uint64_t seed, uint64_t stream,
@@ -140,26 +180,19 @@ static void cpu_dropout_forward(gen_backend *be, float *out, float *mask, const 
         }
     }
 }
-static void cpu_mul(gen_backend *be, float *restrict out, const float *restrict a,
-                    const float *restrict b, size_t n) {
+static void cpu_mul(gen_backend *be, float *out, const float *a, const float *b, size_t n) {
     (void)be;
-    GEN_OMP_FOR(n)
-    for (size_t i = 0; i < n; i++) out[i] = a[i] * b[i];
+    GEN_PARALLEL_RANGE(n, mul_range(out, a, b, lo, hi));
 }
-static void cpu_mul_acc(gen_backend *be, float *restrict dinp, const float *restrict dout,
-                        const float *restrict mask, size_t n) {
+static void cpu_mul_acc(gen_backend *be, float *dinp, const float *dout, const float *mask,
+                        size_t n) {
     (void)be;
-    GEN_OMP_FOR(n)
-    for (size_t i = 0; i < n; i++) dinp[i] += dout[i] * mask[i];
+    GEN_PARALLEL_RANGE(n, mul_acc_range(dinp, dout, mask, lo, hi));
 }
-static void cpu_leaky_slope_mask(gen_backend *be, float *restrict s, const float *restrict inp,
-                                 const float *restrict mask, size_t n, float slope) {
+static void cpu_leaky_slope_mask(gen_backend *be, float *s, const float *inp, const float *mask,
+                                 size_t n, float slope) {
     (void)be;
-    GEN_OMP_FOR(n)
-    for (size_t i = 0; i < n; i++) {
-        float pos = (float)(inp[i] > 0.0f);
-        s[i] = mask[i] * (pos + slope * (1.0f - pos));
-    }
+    GEN_PARALLEL_RANGE(n, slope_mask_range(s, inp, mask, slope, lo, hi));
 }
 static void cpu_mul_rowvec(gen_backend *be, float *out, const float *s, const float *v, int rows,
                            int cols) {
@@ -463,6 +496,18 @@ static void cpu_clamp(gen_backend *be, float *x, size_t n, float lo, float hi) {
 }
 
 /* ---- Adam ----------------------------------------------------------------------------------- */
+static GEN_KERNEL void adam_range(float *restrict param, const float *restrict grad,
+                                  float *restrict m, float *restrict v, float lr_t, float beta1,
+                                  float beta2, float eps, float wd, float isbc2, size_t lo,
+                                  size_t hi) {
+    for (size_t i = lo; i < hi; i++) {
+        float g = grad[i] + wd * param[i];
+        m[i] = beta1 * m[i] + (1.0f - beta1) * g;
+        v[i] = beta2 * v[i] + (1.0f - beta2) * g * g;
+        param[i] -= lr_t * m[i] / (sqrtf(v[i]) * isbc2 + eps);
+    }
+}
+
 static void cpu_adam(gen_backend *be, float *param, const float *grad, float *m, float *v,
                      size_t n, float lr, float beta1, float beta2, float eps, float weight_decay,
                      int64_t t) {
@@ -470,13 +515,8 @@ static void cpu_adam(gen_backend *be, float *param, const float *grad, float *m,
     double bc1 = 1.0 - pow(beta1, (double)t), bc2 = 1.0 - pow(beta2, (double)t);
     float step = (float)(lr / bc1);
     float isbc2 = (float)(1.0 / sqrt(bc2));
-    GEN_OMP_FOR(n)
-    for (size_t i = 0; i < n; i++) {
-        float g = grad[i] + weight_decay * param[i];
-        m[i] = beta1 * m[i] + (1.0f - beta1) * g;
-        v[i] = beta2 * v[i] + (1.0f - beta2) * g * g;
-        param[i] -= step * m[i] / (sqrtf(v[i]) * isbc2 + eps);
-    }
+    GEN_PARALLEL_RANGE(n, adam_range(param, grad, m, v, step, beta1, beta2, eps, weight_decay,
+                                     isbc2, lo, hi));
 }
 
 /* ---- random fills --------------------------------------------------------------------------- */
