@@ -5,7 +5,7 @@
 BUILD ?= build
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_FLAGS ?=
-DEMO_EPOCHS ?= 30
+DEMO_EPOCHS ?= 100
 
 .PHONY: demo test build setup sanitize install bench clean
 

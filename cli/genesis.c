@@ -597,7 +597,11 @@ static void help_evaluate(void) {
 enum { EV_REAL = 3000, EV_SYN, EV_HOLD, EV_TARGET, EV_META, EV_JSON, EV_REPORT, EV_SKIP,
        EV_DCR, EV_DET, EV_TSTR, EV_SUB, EV_DELIM, EV_NA, EV_SEED, EV_THREADS };
 
+/* -0.000 for a score of -1e-17 (1 - a rounded total variation of 2) helps nobody */
+static double ev_show(double v) { return (v < 0 && v > -5e-4) ? 0.0 : v; }
+
 static void ev_line(const char *what, double v, const char *more) {
+    v = ev_show(v);
     if (isnan(v)) printf("  %-30s   n/a   %s\n", what, more ? more : "");
     else printf("  %-30s %6.3f  %s\n", what, v, more ? more : "");
 }
@@ -679,7 +683,7 @@ static void ev_summary(const genesis_eval_result *r, const char *real, const cha
         for (int k = 0; k < 3 && worst[k] >= 0; k++) {
             genesis_eval_column c;
             genesis_eval_result_column(r, worst[k], &c);
-            printf("%s %s %s %.3f", k ? "," : "", c.name, c.continuous ? "KS" : "TV", c.shape);
+            printf("%s %s %s %.3f", k ? "," : "", c.name, c.continuous ? "KS" : "TV", ev_show(c.shape));
         }
         printf("\n");
     }
@@ -703,7 +707,7 @@ static void ev_summary(const genesis_eval_result *r, const char *real, const cha
         for (int k = 0; k < 3 && wp[k] >= 0; k++) {
             genesis_eval_pair p;
             genesis_eval_result_pair(r, wp[k], &p);
-            printf("%s %s~%s %.3f", k ? "," : "", p.column1, p.column2, p.score);
+            printf("%s %s~%s %.3f", k ? "," : "", p.column1, p.column2, ev_show(p.score));
         }
         printf("\n");
     }

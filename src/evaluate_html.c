@@ -119,6 +119,7 @@ static const char *gen_ev_band(double s, int lower_is_better) {
 }
 
 static void gen_ev_fmt(char *buf, size_t cap, double v, int pct) {
+    if (v < 0 && v > -5e-4) v = 0; /* 1 - a total variation of 2 rounds to -1e-17 */
     if (!isfinite(v)) snprintf(buf, cap, "n/a");
     else if (pct) snprintf(buf, cap, "%.1f%%", 100 * v);
     else snprintf(buf, cap, "%.3f", v);
@@ -223,7 +224,7 @@ static void gen_ev_heatmap(gen_sb *b, const genesis_eval_result *r) {
                 sb(b, "<text x=\"%d\" y=\"%d\" font-size=\"%s\" text-anchor=\"middle\" "
                       "fill=\"%s\">%.2f</text>\n",
                    x + cell / 2, y + cell / 2 + 4, fs, p->score < 0.6 ? "#fff" : "#111",
-                   p->score);
+                   p->score < 0 ? 0.0 : p->score);
         }
     }
     for (int c = 0; c < n; c++) {

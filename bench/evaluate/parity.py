@@ -22,6 +22,9 @@ Pairs (built in --work, default /tmp/genesis-parity):
   genesis-housing     california_housing vs `genesis generate` (CTGAN, 5 epochs, seed 2;
                       missing values)
   genesis-adult-sample  data/adult_sample.csv vs `genesis generate` (5 epochs, seed 2)
+  genesis-adult-60k   Adult vs 60,000 generated rows (5 epochs, seed 4): above SDMetrics'
+                      50,000-row limit, so both sides subsample the contingency pairs with
+                      their own random draws -- agreement in distribution, not bit for bit
 
 Usage:
   /work/pyref/venv/bin/python bench/evaluate/parity.py --genesis build-eval/genesis \
@@ -92,6 +95,7 @@ def build_pairs(work, genesis, names):
                 f.write("\n".join([lines[0]] + [lines[i] for i in keep]) + "\n")
         pairs["bank-vs-subsample"] = (f"{DATA}/bank_full.csv", p)
     gens = [("genesis-adult", adult, 1, 32561),
+            ("genesis-adult-60k", adult, 4, 60000),
             ("genesis-housing", f"{DATA}/california_housing.csv", 2, 20640),
             ("genesis-adult-sample", f"{ROOT}/data/adult_sample.csv", 2, None)]
     for name, src, seed, n in gens:

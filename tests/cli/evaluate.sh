@@ -32,6 +32,10 @@ run() {
     "$@" >"$W/$LAST.out" 2>"$W/$LAST.err" </dev/null
     RC=$?
     if [ "$RC" -ge 128 ]; then fail "[$LAST] crashed with exit code $RC"; fi
+    if grep -Eq 'Sanitizer|runtime error:' "$W/$LAST.err"; then
+        fail "[$LAST] sanitizer report"
+        grep -E -A8 'Sanitizer|runtime error:' "$W/$LAST.err" | head -20 | sed 's/^/      | /'
+    fi
 }
 
 # expect CODE PATTERN... : exit code CODE and one error line containing every PATTERN
