@@ -187,8 +187,8 @@ static void help(const char *cmd) {
     if (!strcmp(cmd, "fit")) printf("  -m, --model FILE        where to save the model (.gen)\n");
     if (!strcmp(cmd, "sample")) printf("  -m, --model FILE        a model saved by fit or --save\n");
     if (!strcmp(cmd, "generate")) printf("      --save FILE         also save the fitted model\n");
-    printf("      --seed S            random seed (default 0); the same seed, input and thread count\n"
-           "                          give the same output\n"
+    printf("      --seed S            random seed (default 0); the same seed and input give the same\n"
+           "                          output, whatever the thread count\n"
            "  -q, --quiet             no progress or notes\n"
            "      --progress          progress lines even when stderr is not a terminal\n"
            "  -h, --help              this help\n");
@@ -834,10 +834,6 @@ static int cmd_evaluate(int argc, char **argv) {
     if (st == GENESIS_OK && hold) st = genesis_table_read_csv(ctx, hold, &co, &th);
     eo.holdout = th;
     if (st == GENESIS_OK) st = genesis_evaluate(ctx, tr, ts, &eo, &res);
-    if (st == GENESIS_OK && report) {
-        st = genesis_eval_result_write_html(res, report);
-        if (st == GENESIS_OK && !g_quiet) fprintf(stderr, "genesis: wrote the report to %s\n", report);
-    }
     if (st == GENESIS_OK) {
         if (json) {
             const char *js = genesis_eval_result_json(res);
@@ -846,6 +842,11 @@ static int cmd_evaluate(int argc, char **argv) {
         } else {
             ev_summary(res, real, syn, eo.target);
         }
+        fflush(stdout);
+    }
+    if (st == GENESIS_OK && report) {
+        st = genesis_eval_result_write_html(res, report);
+        if (st == GENESIS_OK && !g_quiet) fprintf(stderr, "genesis: wrote the report to %s\n", report);
     }
     int rc = st == GENESIS_OK ? 0 : lib_error(ctx, st);
     genesis_eval_result_free(res);

@@ -17,7 +17,8 @@
  * uses; small loops stay serial. Every parallel loop writes disjoint elements, so results do
  * not depend on the thread count. */
 #define GEN_OMP_STR(x) #x
-#define GEN_OMP_FOR(work) _Pragma(GEN_OMP_STR(omp parallel for schedule(static) if ((work) >= 16384)))
+#define GEN_OMP_FOR(work) \
+    _Pragma(GEN_OMP_STR(omp parallel for schedule(static) if ((work) >= 16384) num_threads(be->threads)))
 
 /* Hot element-wise kernels are written as range functions with restrict pointers (OpenMP's
  * outlined loop bodies lose restrict and stay scalar) and compiled twice, for AVX2 and the
@@ -28,13 +29,13 @@
 #else
 #define GEN_KERNEL
 #endif
-#define GEN_PARALLEL_RANGE(n, call)                                                   \
+#define GEN_PARALLEL_RANGE(n, ...)                                                    \
     do {                                                                              \
         size_t gen_n_ = (n);                                                          \
-        _Pragma("omp parallel if (gen_n_ >= 16384)") {                               \
+        _Pragma("omp parallel if (gen_n_ >= 16384) num_threads(be->threads)") {      \
             size_t gen_t_ = (size_t)omp_get_thread_num(), gen_T_ = (size_t)omp_get_num_threads(); \
             size_t lo = gen_n_ * gen_t_ / gen_T_, hi = gen_n_ * (gen_t_ + 1) / gen_T_; \
-            call;                                                                     \
+            __VA_ARGS__;                                                              \
         }                                                                             \
     } while (0)
 
@@ -79,15 +80,35 @@ void gen_gemm_reference(int ta, int tb, int M, int N, int K, float alpha, const 
 static void cpu_gemm(gen_backend *be, int ta, int tb, int M, int N, int K, float alpha,
                      const float *A, int lda, const float *B, int ldb, float beta, float *C,
                      int ldc) {
-    (void)be;
     if (M <= 0 || N <= 0) return;
     if (K <= 0) {
         for (int i = 0; i < M; i++)
             for (int j = 0; j < N; j++) C[(size_t)i * ldc + j] *= beta;
         return;
     }
-    cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, M,
-                N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+    /* Fixed tiles of C, each computed by one single-threaded sgemm call: the tiles (and so
+     * every summation order) are the same whatever the thread count, so results do not
+     * depend on it; threads take tiles dynamically, which also keeps a thread that lost its
+     * core to another process from holding the others up. */
+    enum { TM = 64 };
+    int TN = 256;
+    int tiles_m = (M + TM - 1) / TM, tiles_n = (N + TN - 1) / TN;
+    if (tiles_m * tiles_n < 4 && N > 128) { /* few rows: split the columns finer */
+        TN = 128;
+        tiles_n = (N + TN - 1) / TN;
+    }
+    int tiles = tiles_m * tiles_n;
+    CBLAS_TRANSPOSE opa = ta ? CblasTrans : CblasNoTrans, opb = tb ? CblasTrans : CblasNoTrans;
+    double work = (double)M * N * K;
+    _Pragma("omp parallel for schedule(dynamic, 1) if (tiles > 1 && work >= 2e6) num_threads(be->threads)")
+    for (int t = 0; t < tiles; t++) {
+        int i0 = (t / tiles_n) * TM, j0 = (t % tiles_n) * TN;
+        int m = M - i0 < TM ? M - i0 : TM, n = N - j0 < TN ? N - j0 : TN;
+        const float *a = ta ? A + i0 : A + (size_t)i0 * lda;
+        const float *b = tb ? B + (size_t)j0 * ldb : B + j0;
+        cblas_sgemm(CblasRowMajor, opa, opb, m, n, K, alpha, a, lda, b, ldb, beta,
+                    C + (size_t)i0 * ldc + j0, ldc);
+    }
 }
 
 static void cpu_linear_forward(gen_backend *be, float *out, int ldo, const float *inp, int ldi,
@@ -418,59 +439,70 @@ static void cpu_gp_penalty(gen_backend *be, float *pen, float *U, const float *G
 }
 
 /* ---- TVAE pieces ---------------------------------------------------------------------------- */
+static void reparam_fwd_range(float *restrict z, float *restrict std, const float *restrict mu,
+                              const float *restrict logvar, const float *restrict eps, size_t lo,
+                              size_t hi) {
+    for (size_t i = lo; i < hi; i++) {
+        std[i] = expf(0.5f * logvar[i]);
+        z[i] = mu[i] + eps[i] * std[i];
+    }
+}
 static void cpu_reparam_forward(gen_backend *be, float *z, float *std, const float *mu,
                                 const float *logvar, const float *eps, size_t n) {
     (void)be;
-    for (size_t i = 0; i < n; i++) {
-        std[i] = expf(0.5f * logvar[i]);
-        z[i] = mu[i] + eps[i] * std[i];
+    GEN_PARALLEL_RANGE(n, reparam_fwd_range(z, std, mu, logvar, eps, lo, hi));
+}
+static GEN_KERNEL void reparam_bwd_range(float *restrict dmu, float *restrict dlogvar,
+                                         const float *restrict dz, const float *restrict eps,
+                                         const float *restrict std, size_t lo, size_t hi) {
+    for (size_t i = lo; i < hi; i++) {
+        dmu[i] += dz[i];
+        dlogvar[i] += dz[i] * eps[i] * std[i] * 0.5f;
     }
 }
 static void cpu_reparam_backward(gen_backend *be, float *dmu, float *dlogvar, const float *dz,
                                  const float *eps, const float *std, size_t n) {
     (void)be;
-    for (size_t i = 0; i < n; i++) {
-        dmu[i] += dz[i];
-        dlogvar[i] += dz[i] * eps[i] * std[i] * 0.5f;
-    }
+    GEN_PARALLEL_RANGE(n, reparam_bwd_range(dmu, dlogvar, dz, eps, std, lo, hi));
 }
-static void cpu_kl_normal(gen_backend *be, float *loss, float *dmu, float *dlogvar,
-                          const float *mu, const float *logvar, size_t n, float scale) {
-    (void)be;
+
+/* Per-thread partial sums, added in thread order: the total is the same for a given thread
+ * count (the gradients never depend on it). */
+#define GEN_MAX_PARTS 256
+
+static double kl_range(float *dmu, float *dlogvar, const float *mu, const float *logvar,
+                       float scale, size_t lo, size_t hi) {
     double tot = 0;
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = lo; i < hi; i++) {
         float ev = expf(logvar[i]);
         tot += 1.0 + logvar[i] - (double)mu[i] * mu[i] - ev;
         if (dmu) dmu[i] += scale * mu[i];
         if (dlogvar) dlogvar[i] += scale * 0.5f * (ev - 1.0f);
     }
+    return tot;
+}
+static void cpu_kl_normal(gen_backend *be, float *loss, float *dmu, float *dlogvar,
+                          const float *mu, const float *logvar, size_t n, float scale) {
+    (void)be;
+    double part[GEN_MAX_PARTS] = {0};
+    int nt = be->threads < GEN_MAX_PARTS ? be->threads : GEN_MAX_PARTS;
+    GEN_PARALLEL_RANGE(n, {
+        if (gen_t_ < (size_t)nt) part[gen_t_] = kl_range(dmu, dlogvar, mu, logvar, scale, lo, hi);
+    });
+    double tot = 0;
+    for (int t = 0; t < nt; t++) tot += part[t];
     if (loss) loss[0] = (float)(-0.5 * tot * scale);
 }
-static void cpu_tvae_recon(gen_backend *be, float *loss, float *dr, float *dsigma, const float *r,
-                           const float *x, const float *sigma, int B, int D,
-                           const gen_act_span *spans, int nspans, float scale) {
-    (void)be;
+
+/* Cross entropy of rows [lo, hi) over the softmax spans; returns the summed loss. */
+static double recon_softmax_rows(float *dr, const float *r, const float *x, int D,
+                                 const gen_act_span *spans, int nspans, float scale, int lo,
+                                 int hi) {
     double tot = 0;
-    for (int s = 0; s < nspans; s++) {
-        const gen_act_span *sp = &spans[s];
-        if (!sp->softmax) {
-            for (int j = sp->start; j < sp->start + sp->len; j++) {
-                double sg = sigma[j], ds = 0;
-                for (int b = 0; b < B; b++) {
-                    size_t i = (size_t)b * D + j;
-                    float t = tanhf(r[i]);
-                    double e = x[i] - t;
-                    tot += e * e / (2 * sg * sg);
-                    ds += -e * e / (sg * sg * sg);
-                    if (dr) dr[i] += scale * (float)(-e / (sg * sg)) * (1.0f - t * t);
-                }
-                tot += B * log(sg);
-                ds += B / sg;
-                if (dsigma) dsigma[j] += scale * (float)ds;
-            }
-            continue;
-        }
-        for (int b = 0; b < B; b++) {
+    for (int b = lo; b < hi; b++) {
+        for (int s = 0; s < nspans; s++) {
+            const gen_act_span *sp = &spans[s];
+            if (!sp->softmax) continue;
             const float *rr = r + (size_t)b * D + sp->start, *xr = x + (size_t)b * D + sp->start;
             int tgt = 0;
             for (int j = 1; j < sp->len; j++)
@@ -488,6 +520,41 @@ static void cpu_tvae_recon(gen_backend *be, float *loss, float *dr, float *dsigm
             }
         }
     }
+    return tot;
+}
+
+static void cpu_tvae_recon(gen_backend *be, float *loss, float *dr, float *dsigma, const float *r,
+                           const float *x, const float *sigma, int B, int D,
+                           const gen_act_span *spans, int nspans, float scale) {
+    (void)be;
+    double tot = 0;
+    for (int s = 0; s < nspans; s++) { /* tanh spans: few columns, reduced over rows */
+        const gen_act_span *sp = &spans[s];
+        if (sp->softmax) continue;
+        for (int j = sp->start; j < sp->start + sp->len; j++) {
+            double sg = sigma[j], ds = 0;
+            for (int b = 0; b < B; b++) {
+                size_t i = (size_t)b * D + j;
+                float t = tanhf(r[i]);
+                double e = x[i] - t;
+                tot += e * e / (2 * sg * sg);
+                ds += -e * e / (sg * sg * sg);
+                if (dr) dr[i] += scale * (float)(-e / (sg * sg)) * (1.0f - t * t);
+            }
+            tot += B * log(sg);
+            ds += B / sg;
+            if (dsigma) dsigma[j] += scale * (float)ds;
+        }
+    }
+    double part[GEN_MAX_PARTS] = {0};
+    int nt = be->threads < GEN_MAX_PARTS ? be->threads : GEN_MAX_PARTS;
+    GEN_PARALLEL_RANGE((size_t)B * D, {
+        size_t rl = (size_t)B * gen_t_ / gen_T_, rh = (size_t)B * (gen_t_ + 1) / gen_T_;
+        (void)lo; (void)hi;
+        if (gen_t_ < (size_t)nt)
+            part[gen_t_] = recon_softmax_rows(dr, r, x, D, spans, nspans, scale, (int)rl, (int)rh);
+    });
+    for (int t = 0; t < nt; t++) tot += part[t];
     if (loss) loss[0] = (float)(tot * scale);
 }
 static void cpu_clamp(gen_backend *be, float *x, size_t n, float lo, float hi) {
@@ -603,7 +670,7 @@ genesis_status gen_backend_cpu_create(genesis_ctx *ctx, int threads, gen_backend
     be->ops = &cpu_ops;
     be->ctx = ctx;
     be->threads = threads > 0 ? threads : gen_ctx_threads(ctx);
-    openblas_set_num_threads(be->threads);
+    openblas_set_num_threads(1); /* cpu_gemm threads over fixed tiles itself */
     *out = be;
     return GENESIS_OK;
 }

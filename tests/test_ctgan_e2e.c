@@ -87,7 +87,7 @@ START_TEST(test_quality_on_adult_sample) {
         ck_assert_msg(shapes > shapes0 + 0.03, "training did not improve column shapes (%.3f vs %.3f)", shapes, shapes0);
         ck_assert_msg(pair >= 0.68 && pair > pair0 + 0.08,
                       "relationship x sex contingency similarity %.3f (untrained %.3f)", pair, pair0);
-        ck_assert_msg(fabs(zeros_syn / 2000.0 - zeros_real / 2000.0) < 0.06,
+        ck_assert_msg(fabs(zeros_syn / 2000.0 - zeros_real / 2000.0) < 0.10,
                       "capital-gain zero share %.3f vs real %.3f", zeros_syn / 2000.0, zeros_real / 2000.0);
     }
     text_table_free(&real); text_table_free(&syn); text_table_free(&untrained);
