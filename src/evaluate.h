@@ -215,7 +215,8 @@ double gen_ev_pearson(const double *x, const double *y, int64_t n);
 /* Median (pandas: mean of the two middle values for an even count); sorts `x`. */
 double gen_ev_median(double *x, int64_t n);
 
-/* Picks k distinct indexes out of [0, n) (k <= n), sorted, from a seeded stream. */
+/* Picks k distinct indexes out of [0, n) (k <= n), sorted, uniformly from a seeded stream
+ * (memory: n bits). */
 genesis_status gen_ev_sample_rows(genesis_ctx *ctx, int64_t n, int64_t k, uint64_t seed,
                                   uint64_t stream, int64_t **out);
 

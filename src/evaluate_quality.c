@@ -36,6 +36,67 @@
 #include "evaluate.h"
 #include "rng.h"
 
+/* ---- sorting ------------------------------------------------------------------------------ */
+
+/* LSD radix sort of n 64-bit keys, 16 bits per pass; a pass whose digit is the same for
+ * every key is skipped (small key ranges take one pass). tmp holds n keys. */
+static void gen_ev_radix_u64(uint64_t *a, uint64_t *tmp, int64_t n) {
+    static const int B = 16;
+    size_t *cnt = malloc(((size_t)1 << B) * sizeof *cnt);
+    if (!cnt || n < 256) { /* tiny: insertion sort */
+        free(cnt);
+        for (int64_t i = 1; i < n; i++) {
+            uint64_t v = a[i];
+            int64_t j = i;
+            while (j > 0 && a[j - 1] > v) a[j] = a[j - 1], j--;
+            a[j] = v;
+        }
+        return;
+    }
+    uint64_t *src = a, *dst = tmp;
+    for (int shift = 0; shift < 64; shift += B) {
+        memset(cnt, 0, ((size_t)1 << B) * sizeof *cnt);
+        for (int64_t i = 0; i < n; i++) cnt[(src[i] >> shift) & 0xFFFF]++;
+        if (cnt[(src[0] >> shift) & 0xFFFF] == (size_t)n) continue;
+        size_t sum = 0;
+        for (size_t d = 0; d < ((size_t)1 << B); d++) {
+            size_t c = cnt[d];
+            cnt[d] = sum;
+            sum += c;
+        }
+        for (int64_t i = 0; i < n; i++) dst[cnt[(src[i] >> shift) & 0xFFFF]++] = src[i];
+        uint64_t *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != a) memcpy(a, src, (size_t)n * sizeof *a);
+    free(cnt);
+}
+
+/* Sorts n doubles (no NaN) through order-preserving 64-bit keys. Returns -1 on out of
+ * memory (then x is untouched). */
+static int gen_ev_sort_doubles(double *x, int64_t n) {
+    uint64_t *k = malloc((size_t)(n ? n : 1) * sizeof *k), *t = malloc((size_t)(n ? n : 1) * sizeof *t);
+    if (!k || !t) {
+        free(k);
+        free(t);
+        return -1;
+    }
+    for (int64_t i = 0; i < n; i++) {
+        uint64_t b;
+        memcpy(&b, &x[i], sizeof b);
+        k[i] = (b >> 63) ? ~b : b | 0x8000000000000000ull;
+    }
+    gen_ev_radix_u64(k, t, n);
+    for (int64_t i = 0; i < n; i++) {
+        uint64_t b = (k[i] >> 63) ? k[i] & 0x7FFFFFFFFFFFFFFFull : ~k[i];
+        memcpy(&x[i], &b, sizeof b);
+    }
+    free(k);
+    free(t);
+    return 0;
+}
+
 /* ---- small numerics ------------------------------------------------------------------- */
 
 double gen_ev_round14(double x) {
@@ -151,29 +212,48 @@ double gen_ev_median(double *x, int64_t n) {
     return (n & 1) ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
 }
 
-static int gen_ev_cmp_i64(const void *a, const void *b) {
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
-
 genesis_status gen_ev_sample_rows(genesis_ctx *ctx, int64_t n, int64_t k, uint64_t seed,
                                   uint64_t stream, int64_t **out) {
     *out = NULL;
     if (k > n) k = n;
-    int64_t *perm = malloc((size_t)(n ? n : 1) * sizeof *perm);
-    GEN_RETURN_IF(!perm, ctx, GENESIS_ERR_NOMEM, "out of memory drawing a subsample");
-    for (int64_t i = 0; i < n; i++) perm[i] = i;
+    if (k < 0) k = 0;
+    /* rejection sampling into a bitmap of n bits (never an n-element array): draw k distinct
+     * rows, or, when k > n/2, the n - k rows to leave out; then read the rows out in order */
+    int complement = k > n / 2;
+    int64_t draw = complement ? n - k : k;
+    size_t words = (size_t)(n / 64 + 1);
+    uint64_t *bits = calloc(words, sizeof *bits);
+    int64_t *rows = malloc((size_t)(k ? k : 1) * sizeof *rows);
+    if (!bits || !rows) {
+        free(bits);
+        free(rows);
+        return gen_set_error(ctx, GENESIS_ERR_NOMEM, "out of memory drawing a subsample");
+    }
     gen_rng r;
     gen_rng_init(&r, seed, stream);
-    for (int64_t i = 0; i < k; i++) { /* partial Fisher-Yates */
-        int64_t j = i + (int64_t)gen_rng_below(&r, (uint64_t)(n - i));
-        int64_t t = perm[i];
-        perm[i] = perm[j];
-        perm[j] = t;
+    for (int64_t got = 0; got < draw;) {
+        uint64_t i = gen_rng_below(&r, (uint64_t)n);
+        uint64_t m = 1ull << (i & 63);
+        if (bits[i >> 6] & m) continue;
+        bits[i >> 6] |= m;
+        got++;
     }
-    qsort(perm, (size_t)k, sizeof *perm, gen_ev_cmp_i64);
-    int64_t *shrunk = realloc(perm, (size_t)(k ? k : 1) * sizeof *shrunk);
-    *out = shrunk ? shrunk : perm;
+    int64_t m = 0;
+    for (size_t w = 0; w < words; w++) {
+        uint64_t word = complement ? ~bits[w] : bits[w];
+        while (word) {
+#if defined(__GNUC__)
+            int64_t i = (int64_t)(w * 64) + __builtin_ctzll(word);
+#else
+            int64_t i = (int64_t)(w * 64);
+            for (uint64_t t = word; !(t & 1u); t >>= 1) i++;
+#endif
+            word &= word - 1;
+            if (i < n) rows[m++] = i;
+        }
+    }
+    free(bits);
+    *out = rows;
     return GENESIS_OK;
 }
 
@@ -186,7 +266,10 @@ static double *gen_ev_sorted_values(const double *x, int64_t n, int64_t *m) {
     int64_t k = 0;
     for (int64_t i = 0; i < n; i++)
         if (!isnan(x[i])) v[k++] = gen_ev_round14(x[i]);
-    qsort(v, (size_t)k, sizeof *v, gen_ev_cmp_double);
+    if (gen_ev_sort_doubles(v, k) != 0) {
+        free(v);
+        return NULL;
+    }
     *m = k;
     return v;
 }
@@ -268,11 +351,6 @@ static uint64_t *gen_ev_keys(const gen_ev_pairctx *p, int real, int a, int b, in
     return k;
 }
 
-static int gen_ev_cmp_u64(const void *a, const void *b) {
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return (x > y) - (x < y);
-}
-
 /* Contingency similarity of one pair and Cramer's V of its real table. Returns 0 or -1 on
  * out of memory. */
 static int gen_ev_contingency(const gen_ev_pairctx *p, int a, int b, const int64_t *rrows,
@@ -285,8 +363,14 @@ static int gen_ev_contingency(const gen_ev_pairctx *p, int a, int b, const int64
     int32_t *cx = NULL, *cy = NULL;
     int rc = -1;
     if (!kr || !ks) goto done;
-    qsort(kr, (size_t)nr, sizeof *kr, gen_ev_cmp_u64);
-    qsort(ks, (size_t)ns, sizeof *ks, gen_ev_cmp_u64);
+    {
+        int64_t big = nr > ns ? nr : ns;
+        uint64_t *tmp = malloc((size_t)(big ? big : 1) * sizeof *tmp);
+        if (!tmp) goto done;
+        gen_ev_radix_u64(kr, tmp, nr);
+        gen_ev_radix_u64(ks, tmp, ns);
+        free(tmp);
+    }
     cnt = malloc((size_t)(nr ? nr : 1) * sizeof *cnt);
     cx = malloc((size_t)(nr ? nr : 1) * sizeof *cx);
     cy = malloc((size_t)(nr ? nr : 1) * sizeof *cy);

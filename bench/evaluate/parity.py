@@ -300,10 +300,17 @@ def write_md(path, results, tol):
             gs("Column Pair Trends (threshold)"), gs("Diagnostic overall"), gs("Data Validity"),
             gs("Data Structure"), f"{mx:.1e}", f"{imx:.1e}",
             f"{r['strong_pairs']} / {r['pairs']}"]) + " |")
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as f:
+            cpu = next(ln.split(":", 1)[1].strip() for ln in f if ln.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
     head = (f"Parity of `genesis evaluate` with sdmetrics {sdmetrics.__version__} "
-            f"(pandas {pd.__version__}, numpy {np.__version__}), tolerance {tol}. "
-            f"Machine: {platform.machine()} {platform.processor() or ''}, "
-            f"{os.cpu_count()} cores. Every cell: Genesis / SDMetrics.\n\n")
+            f"(pandas {pd.__version__}, numpy {np.__version__}), tolerance {tol}, both pair "
+            f"modes (thresholds 0 and the 2026 defaults). Machine: {cpu}, {os.cpu_count()} "
+            f"cores, no GPU. Every cell: Genesis / SDMetrics; `max |diff|` over the property "
+            f"scores, `item max |diff|` over every per-column and per-pair score.\n\n")
     with open(path, "w") as f:
         f.write(head + "\n".join(lines) + "\n")
 
