@@ -18,6 +18,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "arena.h"
 #include "ctgan.h"
 #include "model_io.h"
 #include "sampler.h"
@@ -30,16 +31,6 @@
 #define CT_BN_MOMENTUM 0.1f
 
 /* ---- arenas --------------------------------------------------------------------------- */
-
-/* Points ptrs[i] at consecutive slices of base with sizes[i] floats; returns the total. */
-static size_t arena_point(float *base, float **ptrs[], const size_t *sizes, int n) {
-    size_t off = 0;
-    for (int i = 0; i < n; i++) {
-        if (base) *ptrs[i] = base + off;
-        off += sizes[i];
-    }
-    return off;
-}
 
 static void ctgan_param_sizes(const ctgan *c, size_t gs[CT_G_NT], size_t ds[CT_D_NT]) {
     int g = c->gdim;
@@ -54,11 +45,11 @@ static void ctgan_param_sizes(const ctgan *c, size_t gs[CT_G_NT], size_t ds[CT_D
 static void point_gen(ctgan_gen_tensors *t, float *base, const size_t *gs) {
     float **p[CT_G_NT] = {&t->W1, &t->b1, &t->bn1g, &t->bn1b, &t->W2,
                           &t->b2, &t->bn2g, &t->bn2b, &t->W3, &t->b3};
-    arena_point(base, p, gs, CT_G_NT);
+    gen_arena_point(base, p, gs, CT_G_NT);
 }
 static void point_dis(ctgan_dis_tensors *t, float *base, const size_t *ds) {
     float **p[CT_D_NT] = {&t->W1, &t->b1, &t->W2, &t->b2, &t->W3, &t->b3};
-    arena_point(base, p, ds, CT_D_NT);
+    gen_arena_point(base, p, ds, CT_D_NT);
 }
 
 /* Activations: one allocation, named pointers. */
@@ -81,7 +72,7 @@ static size_t ctgan_point_acts(ctgan *c, float *base) {
                    n * dd, n * dd, n * dd, n * dd, n * dd, n * c->pacw, n * c->pacw, n * dd, n * dd,
                    n * dd, n * dd, 16, B * (size_t)(c->cond_dim > 0 ? c->cond_dim : 1)};
     GEN_ASSERT(sizeof p / sizeof p[0] == sizeof sz / sizeof sz[0]);
-    return arena_point(base, p, sz, (int)(sizeof sz / sizeof sz[0]));
+    return gen_arena_point(base, p, sz, (int)(sizeof sz / sizeof sz[0]));
 }
 
 /* ---- create / free ------------------------------------------------------------------------ */

@@ -156,36 +156,6 @@ static genesis_status ctgan_model_save(const genesis_model *m, gen_bytes *b) {
                   : GENESIS_OK;
 }
 
-/* Rebuilds the category prior's layout from the transformer (no row lists). */
-static genesis_status prior_from_transformer(genesis_ctx *ctx, gen_cond_sampler *s,
-                                             const gen_transformer *tf) {
-    memset(s, 0, sizeof *s);
-    for (int c = 0; c < tf->ncols; c++)
-        if (tf->cols[c].type == GENESIS_COLUMN_CATEGORICAL) s->n_disc++;
-    if (s->n_disc == 0) return GENESIS_OK;
-    s->disc_col = calloc((size_t)s->n_disc, sizeof(int));
-    s->cond_start = calloc((size_t)s->n_disc, sizeof(int));
-    s->data_start = calloc((size_t)s->n_disc, sizeof(int));
-    s->n_cat = calloc((size_t)s->n_disc, sizeof(int));
-    if (!s->disc_col || !s->cond_start || !s->data_start || !s->n_cat) {
-        gen_cond_sampler_free(s);
-        return gen_set_error(ctx, GENESIS_ERR_NOMEM, "out of memory loading the model");
-    }
-    int d = 0;
-    for (int c = 0; c < tf->ncols; c++) {
-        const gen_col_transform *ct = &tf->cols[c];
-        if (ct->type != GENESIS_COLUMN_CATEGORICAL) continue;
-        s->disc_col[d] = c;
-        s->cond_start[d] = s->cond_dim;
-        s->data_start[d] = ct->offset;
-        s->n_cat[d] = ct->width;
-        s->cond_dim += ct->width;
-        if (ct->width > s->max_cat) s->max_cat = ct->width;
-        d++;
-    }
-    return GENESIS_OK;
-}
-
 static genesis_status ctgan_model_load(genesis_model *m, gen_reader *r) {
     genesis_ctx *ctx = m->ctx;
     int cfgv[7];
@@ -208,7 +178,7 @@ static genesis_status ctgan_model_load(genesis_model *m, gen_reader *r) {
     GEN_RETURN_IF(!cm, ctx, GENESIS_ERR_NOMEM, "out of memory loading the model");
     m->impl = cm;
     cm->call = UINT64_MAX;
-    GEN_TRY(prior_from_transformer(ctx, &cm->prior, &m->tf));
+    GEN_TRY(gen_cond_sampler_layout(ctx, &cm->prior, &m->tf));
     /* check the parameter count against the bytes present before allocating the network */
     uint64_t gcount;
     GEN_TRY(gen_rd_u64(r, &gcount));

@@ -15,16 +15,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "arena.h"
 #include "tvae.h"
-
-static size_t point(float *base, float **ptrs[], const size_t *sizes, int n) {
-    size_t off = 0;
-    for (int i = 0; i < n; i++) {
-        if (base) *ptrs[i] = base + off;
-        off += sizes[i];
-    }
-    return off;
-}
 
 static void param_sizes(const tvae *t, size_t s[TV_NT]) {
     size_t D = t->D, h = t->hid, e = t->emb;
@@ -35,7 +27,7 @@ static void param_sizes(const tvae *t, size_t s[TV_NT]) {
 static void point_tensors(tvae_tensors *p, float *base, const size_t *s) {
     float **ptrs[TV_NT] = {&p->eW1, &p->eb1, &p->eW2, &p->eb2, &p->mW, &p->mb, &p->vW, &p->vb,
                            &p->dW1, &p->db1, &p->dW2, &p->db2, &p->dW3, &p->db3, &p->sigma};
-    point(base, ptrs, s, TV_NT);
+    gen_arena_point(base, ptrs, s, TV_NT);
 }
 
 static size_t point_acts(tvae *t, float *base) {
@@ -50,7 +42,7 @@ static size_t point_acts(tvae *t, float *base) {
                   B * h, B * e, B * e, B * e, B * h, B * h, B * h, B * h, B * D,
                   16};
     GEN_ASSERT(sizeof p / sizeof p[0] == sizeof s / sizeof s[0]);
-    return point(base, p, s, (int)(sizeof s / sizeof s[0]));
+    return gen_arena_point(base, p, s, (int)(sizeof s / sizeof s[0]));
 }
 
 void tvae_free(tvae *t) {

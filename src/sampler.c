@@ -10,11 +10,9 @@
 
 #include "sampler.h"
 
-genesis_status gen_cond_sampler_init(genesis_ctx *ctx, gen_cond_sampler *s,
-                                     const gen_transformer *tf, const gen_encoded *enc,
-                                     int log_frequency) {
+genesis_status gen_cond_sampler_layout(genesis_ctx *ctx, gen_cond_sampler *s,
+                                       const gen_transformer *tf) {
     memset(s, 0, sizeof *s);
-    s->nrows = enc->nrows;
     for (int c = 0; c < tf->ncols; c++)
         if (tf->cols[c].type == GENESIS_COLUMN_CATEGORICAL) s->n_disc++;
     if (s->n_disc == 0) return GENESIS_OK;
@@ -23,7 +21,10 @@ genesis_status gen_cond_sampler_init(genesis_ctx *ctx, gen_cond_sampler *s,
     s->cond_start = calloc((size_t)nd, sizeof(int));
     s->data_start = calloc((size_t)nd, sizeof(int));
     s->n_cat = calloc((size_t)nd, sizeof(int));
-    if (!s->disc_col || !s->cond_start || !s->data_start || !s->n_cat) goto nomem;
+    if (!s->disc_col || !s->cond_start || !s->data_start || !s->n_cat) {
+        gen_cond_sampler_free(s);
+        return gen_set_error(ctx, GENESIS_ERR_NOMEM, "out of memory building the conditional sampler");
+    }
     int d = 0;
     for (int c = 0; c < tf->ncols; c++) {
         const gen_col_transform *ct = &tf->cols[c];
@@ -36,6 +37,16 @@ genesis_status gen_cond_sampler_init(genesis_ctx *ctx, gen_cond_sampler *s,
         if (ct->width > s->max_cat) s->max_cat = ct->width;
         d++;
     }
+    return GENESIS_OK;
+}
+
+genesis_status gen_cond_sampler_init(genesis_ctx *ctx, gen_cond_sampler *s,
+                                     const gen_transformer *tf, const gen_encoded *enc,
+                                     int log_frequency) {
+    GEN_TRY(gen_cond_sampler_layout(ctx, s, tf));
+    s->nrows = enc->nrows;
+    if (s->n_disc == 0) return GENESIS_OK;
+    int nd = s->n_disc, d;
     size_t cells = (size_t)nd * s->max_cat;
     s->cdf = gen_calloc(cells, sizeof(double));
     s->row_start = gen_calloc(cells + 1, sizeof(int64_t));

@@ -27,6 +27,10 @@ typedef struct gen_cond_sampler {
     int64_t nrows;
 } gen_cond_sampler;
 
+/* The column layout only (which columns are discrete, their offsets and widths); no
+ * probabilities or row lists. gen_cond_sampler_init builds on it. */
+genesis_status gen_cond_sampler_layout(genesis_ctx *ctx, gen_cond_sampler *s,
+                                       const gen_transformer *tf);
 genesis_status gen_cond_sampler_init(genesis_ctx *ctx, gen_cond_sampler *s,
                                      const gen_transformer *tf, const gen_encoded *enc,
                                      int log_frequency);
