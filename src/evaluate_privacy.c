@@ -557,56 +557,82 @@ GEN_EV_CLONES static void gen_ev_count_f64(int32_t *restrict mis, const double *
  *   - a query stops at distance 0.
  * Sums run in a fixed order (categorical count, then continuous columns), so the result
  * does not depend on threads or on the pruning. */
+/* Lower bound of the distance (times ncols) from query q to any row of block bl. */
+static inline double gen_ev_block_bound(const gen_ev_dcr_rows *Q, const gen_ev_dcr_rows *R,
+                                        int64_t q, int64_t bl) {
+    double lb = 0;
+    const uint64_t *mk = R->mask + bl * R->ncat;
+    for (int j = 0; j < R->ncat; j++) lb += !((mk[j] >> ((uint32_t)Q->cat[j][q] & 63u)) & 1u);
+    const double *lo = R->bmin + bl * R->nnum, *hi = R->bmax + bl * R->nnum;
+    for (int j = 0; j < R->nnum; j++) {
+        double v = Q->num[j][q], e = lo[j] - v > v - hi[j] ? lo[j] - v : v - hi[j];
+        lb += e <= 0 ? 0 : e < 1.0 ? e : 1.0;
+    }
+    return lb;
+}
+
+/* The smallest distance (times ncols) from query q to a row of block bl, if below b;
+ * otherwise b. */
+static double gen_ev_block_min(const gen_ev_dcr_rows *Q, const gen_ev_dcr_rows *R, int64_t q,
+                               int64_t bl, double b) {
+    int32_t mis[GEN_EV_DCR_BLOCK], cand[GEN_EV_DCR_BLOCK];
+    double part[GEN_EV_DCR_BLOCK];
+    int64_t r0 = bl * GEN_EV_DCR_BLOCK;
+    int nr = (int)(R->n - r0 < GEN_EV_DCR_BLOCK ? R->n - r0 : GEN_EV_DCR_BLOCK);
+    for (int t = 0; t < nr; t++) mis[t] = 0;
+    for (int j = 0; j < R->ncat; j++) gen_ev_count_i32(mis, R->cat[j] + r0, Q->cat[j][q], nr);
+    for (int j = 0; j < R->nexact; j++) gen_ev_count_f64(mis, R->exact[j] + r0, Q->exact[j][q], nr);
+    int m = 0;
+    for (int t = 0; t < nr; t++) {
+        if ((double)mis[t] < b) {
+            cand[m] = t;
+            part[m++] = (double)mis[t];
+        }
+    }
+    for (int j = 0; j < R->nnum && m > 0; j++) {
+        const double *rc = R->num[j] + r0;
+        double v = Q->num[j][q];
+        int m2 = 0;
+        for (int u = 0; u < m; u++) {
+            double e = fabs(rc[cand[u]] - v);
+            double p = part[u] + (e < 1.0 ? e : 1.0);
+            cand[m2] = cand[u];
+            part[m2] = p;
+            m2 += p < b;
+        }
+        m = m2;
+    }
+    for (int u = 0; u < m; u++) b = part[u] < b ? part[u] : b;
+    return b;
+}
+
 static void gen_ev_dcr(const gen_ev_dcr_rows *Q, const gen_ev_dcr_rows *R, int ncols, int nt,
                        double *out) {
-    int64_t nq = Q->n;
-#pragma omp parallel for num_threads(nt) schedule(dynamic, 16)
-    for (int64_t q = 0; q < nq; q++) {
-        int32_t mis[GEN_EV_DCR_BLOCK], cand[GEN_EV_DCR_BLOCK];
-        double part[GEN_EV_DCR_BLOCK];
-        double b = INFINITY;
-        for (int64_t bl = 0; bl < R->nblocks && b > 0; bl++) {
-            /* block lower bound */
-            double lb = 0;
-            const uint64_t *mk = R->mask + bl * R->ncat;
-            for (int j = 0; j < R->ncat; j++)
-                lb += !((mk[j] >> ((uint32_t)Q->cat[j][q] & 63u)) & 1u);
-            const double *lo = R->bmin + bl * R->nnum, *hi = R->bmax + bl * R->nnum;
-            for (int j = 0; j < R->nnum; j++) {
-                double v = Q->num[j][q], e = lo[j] - v > v - hi[j] ? lo[j] - v : v - hi[j];
-                lb += e <= 0 ? 0 : e < 1.0 ? e : 1.0;
-            }
-            if (lb >= b) continue;
-            int64_t r0 = bl * GEN_EV_DCR_BLOCK;
-            int nr = (int)(R->n - r0 < GEN_EV_DCR_BLOCK ? R->n - r0 : GEN_EV_DCR_BLOCK);
-            for (int t = 0; t < nr; t++) mis[t] = 0;
-            for (int j = 0; j < R->ncat; j++)
-                gen_ev_count_i32(mis, R->cat[j] + r0, Q->cat[j][q], nr);
-            for (int j = 0; j < R->nexact; j++)
-                gen_ev_count_f64(mis, R->exact[j] + r0, Q->exact[j][q], nr);
-            int m = 0;
-            for (int t = 0; t < nr; t++) {
-                if ((double)mis[t] < b) {
-                    cand[m] = t;
-                    part[m++] = (double)mis[t];
+    int64_t nq = Q->n, nb = R->nblocks;
+#pragma omp parallel num_threads(nt)
+    {
+        double *lbs = malloc((size_t)(nb ? nb : 1) * sizeof *lbs);
+#pragma omp for schedule(dynamic, 16)
+        for (int64_t q = 0; q < nq; q++) {
+            double b = INFINITY;
+            if (lbs) {
+                /* best first: the block with the smallest bound gives a small b early,
+                 * then every block whose bound is not below b is skipped */
+                int64_t first = 0;
+                for (int64_t bl = 0; bl < nb; bl++) {
+                    lbs[bl] = gen_ev_block_bound(Q, R, q, bl);
+                    if (lbs[bl] < lbs[first]) first = bl;
                 }
+                if (nb) b = gen_ev_block_min(Q, R, q, first, b);
+                for (int64_t bl = 0; bl < nb && b > 0; bl++)
+                    if (bl != first && lbs[bl] < b) b = gen_ev_block_min(Q, R, q, bl, b);
+            } else { /* no memory for the bounds: every block, bounds computed on the way */
+                for (int64_t bl = 0; bl < nb && b > 0; bl++)
+                    if (gen_ev_block_bound(Q, R, q, bl) < b) b = gen_ev_block_min(Q, R, q, bl, b);
             }
-            for (int j = 0; j < R->nnum && m > 0; j++) {
-                const double *rc = R->num[j] + r0;
-                double v = Q->num[j][q];
-                int m2 = 0;
-                for (int u = 0; u < m; u++) {
-                    double e = fabs(rc[cand[u]] - v);
-                    double p = part[u] + (e < 1.0 ? e : 1.0);
-                    cand[m2] = cand[u];
-                    part[m2] = p;
-                    m2 += p < b;
-                }
-                m = m2;
-            }
-            for (int u = 0; u < m; u++) b = part[u] < b ? part[u] : b;
+            out[q] = b / (double)ncols;
         }
-        out[q] = b / (double)ncols;
+        free(lbs);
     }
 }
 

@@ -123,6 +123,17 @@ if [ -s "$W/report.html" ] && grep -q "<svg" "$W/report.html"; then pass "[repor
 if grep -Eq '<script|src="http|href="http' "$W/report.html"; then fail "[report] has a script or a network reference"; else pass "[report] no script, no network"; fi
 left=$(find "$W" -maxdepth 1 -name '*.tmp.*' | head -1)
 if [ -n "$left" ]; then fail "[report] temporary file left: $left"; else pass "[report] no temporary file left"; fi
+run threads1 "$G" evaluate --real "$W/real.csv" --synthetic "$W/syn.csv" --holdout "$W/syn.csv" --target income --json --threads 1 -q
+expect 0
+run threads2 "$G" evaluate --real "$W/real.csv" --synthetic "$W/syn.csv" --holdout "$W/syn.csv" --target income --json --threads 2 -q
+expect 0
+if [ -n "$PY" ]; then
+    q=$("$PY" -c 'import json,sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+for d in (a, b): d.pop("time_s")
+print(a == b)' "$W/threads1.out" "$W/threads2.out")
+    if [ "$q" = True ]; then pass "[threads] same results with 1 and 2 threads"; else fail "[threads] results depend on the thread count"; fi
+fi
 run identical "$G" evaluate --real "$W/real.csv" --synthetic "$W/real.csv" --json --skip detection,privacy -q
 expect 0
 if [ -n "$PY" ]; then
