@@ -122,9 +122,11 @@ genesis_status gen_ev_detection(genesis_ctx *ctx, const gen_ev_data *d, const ge
     int saved = openblas_get_num_threads();
     openblas_set_num_threads(1);
 #pragma omp parallel for num_threads(o->threads) schedule(dynamic, 1)
-    for (int k = 0; k < 3; k++) fs[k] = gen_ev_detect_fold(ctx, x, y, fold, n, dim, k, &r->detect_auc[k]);
+    for (int k = 0; k < 3; k++) fs[k] = gen_ev_detect_fold(NULL, x, y, fold, n, dim, k, &r->detect_auc[k]);
     openblas_set_num_threads(saved);
-    for (int k = 0; k < 3 && !st; k++) st = fs[k];
+    for (int k = 0; k < 3 && !st; k++) /* folds report no message (one context, threads) */
+        if (fs[k]) st = gen_set_error(ctx, fs[k], "detection: fold %d failed (%s)", k + 1,
+                                      genesis_status_str(fs[k]));
     if (st) goto done;
     double sum = 0;
     for (int k = 0; k < 3; k++) {

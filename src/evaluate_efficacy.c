@@ -242,10 +242,14 @@ genesis_status gen_ev_efficacy(genesis_ctx *ctx, const gen_ev_data *d, const gen
             openblas_set_num_threads(1);
 #pragma omp parallel for num_threads(o->threads) schedule(dynamic, 1)
             for (int job = 0; job < 4; job++) /* MLPs first: they take longest */
-                js[job] = gen_ev_fit_predict(ctx, o, &ts[job & 1], job < 2, K, nh,
+                js[job] = gen_ev_fit_predict(NULL, o, &ts[job & 1], job < 2, K, nh,
                                              pred + (size_t)job * nh);
             openblas_set_num_threads(saved);
-            for (int job = 0; job < 4 && !st; job++) st = js[job];
+            /* jobs report no message (one context, several threads): say it here */
+            for (int job = 0; job < 4 && !st; job++)
+                if (js[job]) st = gen_set_error(ctx, js[job], "usefulness: fitting the %s "
+                                                "model failed (%s)", job < 2 ? "MLP" :
+                                                "logistic regression", genesis_status_str(js[job]));
         }
         if (!st)
             for (int job = 0; job < 4; job++) {

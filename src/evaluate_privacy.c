@@ -142,7 +142,7 @@ static genesis_status gen_ev_exact_copies(genesis_ctx *ctx, const gen_ev_data *d
         if (!dup) hs.hash[j] = h, hs.val[j] = i;
     }
     int64_t n = 0;
-#pragma omp parallel for num_threads(nt) schedule(static) reduction(+ : n)
+#pragma omp parallel for num_threads(nt) schedule(dynamic, 4096) reduction(+ : n)
     for (int64_t i = 0; i < S->n; i++) {
         uint64_t h = gen_ev_row_hash(d, S, i, 0);
         size_t j = h & hs.mask;
