@@ -850,6 +850,13 @@ const char *gen_rowbatch_text(const gen_transformer *tf, const gen_rowbatch *rb,
             s = ct->na_text;
         } else {
             int n = gen_format_number(buf, cap, v, ct->is_integer ? 0 : ct->decimals);
+            /* whole numbers the file wrote with a decimal point ("41.0") keep it, so that a
+             * reader types the column as it typed the real one */
+            if (n > 0 && ct->is_integer && ct->decimals > 0 && (size_t)n + 3 <= cap) {
+                buf[n++] = '.';
+                buf[n++] = '0';
+                buf[n] = 0;
+            }
             *len = n > 0 ? (size_t)n : 0;
             return buf;
         }
