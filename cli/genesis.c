@@ -178,7 +178,8 @@ static void help(const char *cmd) {
                "      --no-header         the file has no header row\n"
                "      --method NAME       ctgan (default) or tvae\n"
                "      --device D          cpu | auto | cuda | cuda:N (default auto)\n"
-               "      --threads N         CPU threads (default: all cores)\n");
+               "      --threads N         CPU threads (default 0: the cores other work is not using;\n"
+               "                          OMP_NUM_THREADS when set); never changes the output\n");
     if (!strcmp(cmd, "generate") || !strcmp(cmd, "sample"))
         printf("  -o, --output FILE       the synthetic table (written to a temporary name, then renamed)\n"
                "  -n, --rows N            rows to generate (default: as many as the input had for generate)\n"

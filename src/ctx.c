@@ -4,6 +4,8 @@
  */
 #include <string.h>
 #include <omp.h>
+#include <stdlib.h>
+#include <unistd.h>
 
 #include "internal.h"
 
@@ -41,7 +43,21 @@ void genesis_ctx_set_log(genesis_ctx *ctx, genesis_log_fn fn, void *user) {
 
 int gen_ctx_threads(const genesis_ctx *ctx) {
     if (ctx && ctx->threads > 0) return ctx->threads;
-    /* 0 = the OpenMP default: OMP_NUM_THREADS when set, else every core */
+    /* 0 = automatic: OMP_NUM_THREADS when set; otherwise the cores that other work is not
+     * already using (1-minute load average), at least one. Statically split parallel work
+     * waits for its slowest thread, so a thread sharing a core with another job slows every
+     * step down; since no output depends on the thread count, choosing it from the load
+     * keeps runs reproducible. */
     int n = omp_get_max_threads();
-    return n > 0 ? n : 1;
+    if (n < 1) n = 1;
+    if (!getenv("OMP_NUM_THREADS")) {
+        double la[1];
+        long cores = sysconf(_SC_NPROCESSORS_ONLN);
+        if (cores > 0 && getloadavg(la, 1) == 1) {
+            long free_cores = cores - (long)(la[0] + 0.5);
+            if (free_cores < 1) free_cores = 1;
+            if (free_cores < n) n = (int)free_cores;
+        }
+    }
+    return n;
 }

@@ -97,8 +97,9 @@ GENESIS_API const char *genesis_errmsg(const genesis_ctx *ctx);
 /*! genesis_ctx_set_seed() : one seed fixes everything on the CPU (default 0). */
 GENESIS_API genesis_status genesis_ctx_set_seed(genesis_ctx *ctx, uint64_t seed);
 /*! genesis_ctx_set_threads() : CPU threads for the matrix products, the element-wise loops
- *  and the transformer; 0 = the OpenMP default (OMP_NUM_THREADS when set, else all cores).
- *  The thread count does not change any output: matrix products run over fixed tiles. */
+ *  and the transformer; 0 = automatic (OMP_NUM_THREADS when set, else the cores not busy with
+ *  other work when a model is created). The thread count does not change any output: matrix
+ *  products run over fixed tiles. */
 GENESIS_API genesis_status genesis_ctx_set_threads(genesis_ctx *ctx, int threads);
 
 typedef enum genesis_device_kind {
