@@ -1,6 +1,8 @@
 /*
- * backend.c — choosing the backend for a context (CUDA -> CPU fallback, said through the
- * log callback) and device discovery (genesis_detect_devices).
+ * backend.c — choosing the backend for a context (the CUDA backend when a GPU is there,
+ * else the CPU; a GPU whose backend cannot start falls back to the CPU, said through the
+ * log callback), device discovery (genesis_detect_devices) and the name of the backend in
+ * use (genesis_ctx_device_name).
  */
 #include <stdio.h>
 #include <string.h>
@@ -26,30 +28,56 @@ genesis_status genesis_detect_devices(genesis_device_info *out, int cap, int *co
     return GENESIS_OK;
 }
 
+#ifndef GEN_HAVE_CUDA
+genesis_status gen_backend_cuda_create(genesis_ctx *ctx, int device, gen_backend **out) {
+    (void)device;
+    *out = NULL;
+    return gen_set_error(ctx, GENESIS_ERR_UNSUPPORTED,
+                         "this build has no CUDA backend (configured with GENESIS_CUDA=OFF or no "
+                         "nvcc was found)");
+}
+#endif
+
+/* AUTO and CUDA use the GPU when there is one (AUTO: the context's device index when that
+ * GPU exists, else GPU 0); a GPU that is present but whose backend cannot start falls back
+ * to the CPU with a logged warning. */
 genesis_status gen_backend_create(genesis_ctx *ctx, gen_backend **out) {
     *out = NULL;
+    ctx->backend_gpu = 0;
     if (ctx->device_kind == GENESIS_DEVICE_CUDA || ctx->device_kind == GENESIS_DEVICE_AUTO) {
         genesis_device_info dev[16];
         int n = 0;
         char why[256] = "";
         genesis_detect_devices(dev, 16, &n, why, sizeof why);
-        if (ctx->device_kind == GENESIS_DEVICE_CUDA) {
 #ifndef GEN_HAVE_CUDA
+        if (ctx->device_kind == GENESIS_DEVICE_CUDA)
             return gen_set_error(ctx, GENESIS_ERR_UNSUPPORTED,
                                  "--device cuda: %s; use --device cpu or auto", why);
 #else
+        int idx = ctx->device_index;
+        if (ctx->device_kind == GENESIS_DEVICE_CUDA) {
             if (n == 0)
                 gen_log(ctx, GENESIS_LOG_WARN, "--device cuda: %s; falling back to the CPU", why);
-            else if (ctx->device_index >= n)
+            else if (idx >= n)
                 return gen_set_error(ctx, GENESIS_ERR_INVALID_ARG,
-                                     "--device cuda:%d: only %d GPU(s) found", ctx->device_index, n);
-            else
-                gen_log(ctx, GENESIS_LOG_WARN,
-                        "GPU %d (%s) found, but this version trains on the CPU only; "
-                        "falling back to the CPU",
-                        ctx->device_index, dev[ctx->device_index].name);
-#endif
+                                     "--device cuda:%d: only %d GPU(s) found", idx, n);
+        } else if (idx >= n) {
+            idx = 0;
         }
+        if (n > 0) {
+            genesis_status st = gen_backend_cuda_create(ctx, idx, out);
+            if (st == GENESIS_OK) {
+                ctx->backend_gpu = idx + 1;
+                gen_log(ctx, GENESIS_LOG_INFO, "training on GPU %d (%s)", idx, dev[idx].name);
+                return GENESIS_OK;
+            }
+            gen_log(ctx, GENESIS_LOG_WARN,
+                    "GPU %d (%s) found, but the CUDA backend could not start: %s; falling back "
+                    "to the CPU",
+                    idx, dev[idx].name, genesis_errmsg(ctx));
+            gen_clear_error(ctx);
+        }
+#endif
     }
     return gen_backend_cpu_create(ctx, ctx->threads, out);
 }
@@ -72,6 +100,11 @@ genesis_status genesis_ctx_set_device(genesis_ctx *ctx, genesis_device_kind kind
 }
 
 const char *genesis_ctx_device_name(const genesis_ctx *ctx) {
-    (void)ctx;
-    return "cpu"; /* every model trains on the CPU backend in this version */
+    static const char *const names[] = {"cpu",    "cuda:0",  "cuda:1",  "cuda:2",  "cuda:3",
+                                        "cuda:4", "cuda:5",  "cuda:6",  "cuda:7",  "cuda:8",
+                                        "cuda:9", "cuda:10", "cuda:11", "cuda:12", "cuda:13",
+                                        "cuda:14", "cuda:15"};
+    if (!ctx || ctx->backend_gpu <= 0) return "cpu";
+    if (ctx->backend_gpu < (int)(sizeof names / sizeof names[0])) return names[ctx->backend_gpu];
+    return "cuda";
 }

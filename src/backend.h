@@ -167,6 +167,9 @@ struct gen_backend {
 
 /* The CPU reference backend. `threads` = BLAS threads (0 = all cores). */
 genesis_status gen_backend_cpu_create(genesis_ctx *ctx, int threads, gen_backend **out);
+/* The CUDA backend on GPU `device` (cuda/backend_cuda.cu). A build without CUDA answers
+ * GENESIS_ERR_UNSUPPORTED. */
+genesis_status gen_backend_cuda_create(genesis_ctx *ctx, int device, gen_backend **out);
 /* Picks the backend for the context's device choice (CUDA -> CPU fallback, logged). */
 genesis_status gen_backend_create(genesis_ctx *ctx, gen_backend **out);
 void gen_backend_free(gen_backend *be);

@@ -22,6 +22,7 @@ struct genesis_ctx {
     int threads;                 /* 0 = all cores */
     genesis_device_kind device_kind;
     int device_index;
+    int backend_gpu;             /* backend of the last model created: 0 = CPU, N + 1 = GPU N */
     genesis_log_fn log_fn;
     void *log_user;
     genesis_status last_status;

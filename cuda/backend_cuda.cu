@@ -1,0 +1,562 @@
+/*
+ * backend_cuda.cu — the CUDA backend: gen_backend_ops filled with GPU launchers. This file
+ * holds the table, the per-backend handles (device, one non-blocking stream, a cuBLAS
+ * handle with its own workspace, STYLE.md 3.4: no globals, no per-call creation), memory
+ * (alloc/free/upload/download/zero/copy2d), the GEMMs (cuBLAS, FP32; TF32 only when
+ * GENESIS_CUDA_TF32=1) and linear forward/backward. The other operations live in one file
+ * per family (elementwise.cu, rng.cu, norm.cu, softmax.cu, gan.cu, vae.cu, adam.cu).
+ *
+ * Every operation is queued on the backend's stream and returns at once, except download
+ * and any_nonfinite (they synchronise: the host reads their result) and free (it waits for
+ * queued work that may still use the buffer). upload copies through a ring of pinned
+ * staging buffers, so the caller's buffer may be reused as soon as upload returns.
+ * Errors: see cuda_common.cuh (sticky status, the first message goes to the context and
+ * the log, later operations do nothing, downloads give NaN).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda_common.cuh"
+
+#define GEN_CUBLAS_WORKSPACE ((size_t)32 << 20) /* what cuBLAS recommends on Hopper */
+
+/* ---- errors ------------------------------------------------------------------------------- */
+
+genesis_status gen_cuda_fail(gen_cuda *cu, genesis_status code, const char *call,
+                             const char *file, int line, const char *detail) {
+    if (cu->status != GENESIS_OK) return code;
+    cu->status = code;
+    const char *base = strrchr(file, '/');
+    gen_log(cu->ctx, GENESIS_LOG_ERROR, "CUDA backend on GPU %d: %s failed: %s (%s:%d)",
+            cu->device, call, detail ? detail : "?", base ? base + 1 : file, line);
+    gen_set_error(cu->ctx, code,
+                  "the CUDA backend on GPU %d failed: %s: %s (%s:%d); set GENESIS_CUDA_SYNC=1 "
+                  "to find the operation, or use --device cpu",
+                  cu->device, call, detail ? detail : "?", base ? base + 1 : file, line);
+    return code;
+}
+
+/* Every entry point: nothing after a failure; make the backend's GPU current (CUDA's
+ * current device is per host thread, and a context may be used from another thread). */
+static genesis_status cu_enter(gen_cuda *cu) {
+    if (cu->status != GENESIS_OK) return cu->status;
+    GEN_CUDA_TRY(cu, cudaSetDevice(cu->device));
+    return GENESIS_OK;
+}
+
+/* Runs one launcher unless an earlier failure stopped the backend; GENESIS_CUDA_SYNC=1
+ * synchronises after it so that an asynchronous error is charged to it. */
+#define GEN_CUDA_RUN(be, name, call)                                                  \
+    do {                                                                              \
+        gen_cuda *cu = gen_cuda_of(be);                                               \
+        if (cu_enter(cu) != GENESIS_OK) return;                                       \
+        if ((call) == GENESIS_OK && cu->sync_each) {                                  \
+            cudaError_t e_ = cudaStreamSynchronize(cu->stream);                       \
+            if (e_ != cudaSuccess)                                                    \
+                gen_cuda_fail(cu, GENESIS_ERR_CUDA, name, __FILE__, __LINE__,         \
+                              cudaGetErrorString(e_));                                \
+        }                                                                             \
+    } while (0)
+
+/* ---- shared helpers (cuda_common.cuh) ------------------------------------------------------ */
+
+genesis_status gen_cuda_scratch(gen_cuda *cu, size_t bytes, void **out) {
+    *out = NULL;
+    if (bytes < 256) bytes = 256;
+    if (bytes > cu->scratch_bytes) {
+        size_t want = cu->scratch_bytes * 2 > bytes ? cu->scratch_bytes * 2 : bytes;
+        if (cu->scratch) { /* queued kernels may still read the old one */
+            GEN_CUDA_TRY(cu, cudaStreamSynchronize(cu->stream));
+            GEN_CUDA_TRY(cu, cudaFree(cu->scratch));
+            cu->scratch = NULL;
+            cu->scratch_bytes = 0;
+        }
+        GEN_CUDA_TRY(cu, cudaMalloc(&cu->scratch, want));
+        cu->scratch_bytes = want;
+    }
+    *out = cu->scratch;
+    return GENESIS_OK;
+}
+
+genesis_status gen_cuda_upload(gen_cuda *cu, void *dst, const void *src, size_t bytes) {
+    if (bytes == 0) return GENESIS_OK;
+    if (bytes > GEN_CUDA_STAGE_MAX) { /* large (weights, whole tables): copy and wait */
+        GEN_CUDA_TRY(cu, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, cu->stream));
+        GEN_CUDA_TRY(cu, cudaStreamSynchronize(cu->stream));
+        return GENESIS_OK;
+    }
+    gen_cuda_stage *s = &cu->stage[cu->stage_next];
+    cu->stage_next = (cu->stage_next + 1) % GEN_CUDA_STAGES;
+    if (s->pending) { /* the copy that last read this buffer must be done */
+        GEN_CUDA_TRY(cu, cudaEventSynchronize(s->done));
+        s->pending = 0;
+    }
+    if (s->cap < bytes) {
+        size_t want = (bytes + 65535) & ~(size_t)65535;
+        if (s->host) GEN_CUDA_TRY(cu, cudaFreeHost(s->host));
+        s->host = NULL;
+        s->cap = 0;
+        GEN_CUDA_TRY(cu, cudaMallocHost(&s->host, want));
+        s->cap = want;
+    }
+    memcpy(s->host, src, bytes);
+    GEN_CUDA_TRY(cu, cudaMemcpyAsync(dst, s->host, bytes, cudaMemcpyHostToDevice, cu->stream));
+    GEN_CUDA_TRY(cu, cudaEventRecord(s->done, cu->stream));
+    s->pending = 1;
+    return GENESIS_OK;
+}
+
+genesis_status gen_cuda_spans(gen_cuda *cu, const gen_act_span *spans, int n,
+                              const gen_act_span **dev) {
+    *dev = NULL;
+    size_t bytes = (size_t)n * sizeof *spans;
+    if (cu->spans_dev && n == cu->spans_n && memcmp(spans, cu->spans_host, bytes) == 0) {
+        *dev = cu->spans_dev;
+        return GENESIS_OK;
+    }
+    if (n > cu->spans_cap) {
+        int cap = n < 64 ? 64 : n;
+        gen_act_span *h = (gen_act_span *)realloc(cu->spans_host, (size_t)cap * sizeof *spans);
+        if (!h)
+            return gen_cuda_fail(cu, GENESIS_ERR_NOMEM, "realloc", __FILE__, __LINE__,
+                                 "out of host memory for the span table");
+        cu->spans_host = h;
+        if (cu->spans_dev) {
+            GEN_CUDA_TRY(cu, cudaStreamSynchronize(cu->stream));
+            GEN_CUDA_TRY(cu, cudaFree(cu->spans_dev));
+            cu->spans_dev = NULL;
+        }
+        GEN_CUDA_TRY(cu, cudaMalloc((void **)&cu->spans_dev, (size_t)cap * sizeof *spans));
+        cu->spans_cap = cap;
+    }
+    memcpy(cu->spans_host, spans, bytes);
+    cu->spans_n = n;
+    /* stream order: kernels queued earlier read the old table before this copy lands */
+    genesis_status st = gen_cuda_upload(cu, cu->spans_dev, spans, bytes);
+    if (st != GENESIS_OK) return st;
+    *dev = cu->spans_dev;
+    return GENESIS_OK;
+}
+
+/* ---- memory --------------------------------------------------------------------------------- */
+
+static genesis_status cu_alloc_impl(gen_cuda *cu, size_t bytes, void **out) {
+    *out = NULL;
+    void *p = NULL;
+    if (bytes == 0) bytes = 1;
+    cudaError_t e = cudaMalloc(&p, bytes);
+    if (e != cudaSuccess) {
+        cudaGetLastError(); /* out of memory is not sticky: the caller reports NOMEM */
+        return GENESIS_ERR_NOMEM;
+    }
+    e = cudaMemsetAsync(p, 0, bytes, cu->stream);
+    if (e != cudaSuccess) {
+        cudaFree(p);
+        return gen_cuda_fail(cu, GENESIS_ERR_CUDA, "cudaMemsetAsync", __FILE__, __LINE__,
+                             cudaGetErrorString(e));
+    }
+    *out = p;
+    return GENESIS_OK;
+}
+
+static void *op_alloc(gen_backend *be, size_t bytes) {
+    gen_cuda *cu = gen_cuda_of(be);
+    if (cu_enter(cu) != GENESIS_OK) return NULL;
+    void *p = NULL;
+    cu_alloc_impl(cu, bytes, &p);
+    return p;
+}
+
+static void op_free(gen_backend *be, void *p) {
+    if (!p) return;
+    gen_cuda *cu = gen_cuda_of(be);
+    cudaSetDevice(cu->device);
+    cudaStreamSynchronize(cu->stream); /* queued work may still use it */
+    cudaFree(p);
+}
+
+static void op_upload(gen_backend *be, void *dst, const void *src, size_t bytes) {
+    GEN_CUDA_RUN(be, "upload", gen_cuda_upload(cu, dst, src, bytes));
+}
+
+static genesis_status cu_download_impl(gen_cuda *cu, void *dst, const void *src, size_t bytes) {
+    GEN_CUDA_TRY(cu, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, cu->stream));
+    GEN_CUDA_TRY(cu, cudaStreamSynchronize(cu->stream));
+    return GENESIS_OK;
+}
+
+static void op_download(gen_backend *be, void *dst, const void *src, size_t bytes) {
+    gen_cuda *cu = gen_cuda_of(be);
+    if (bytes == 0) return;
+    if (cu_enter(cu) == GENESIS_OK && cu_download_impl(cu, dst, src, bytes) == GENESIS_OK) return;
+    memset(dst, 0xff, bytes); /* NaN: a failed backend never hands out plausible numbers */
+}
+
+static genesis_status cu_zero_impl(gen_cuda *cu, float *x, size_t n) {
+    if (n) GEN_CUDA_TRY(cu, cudaMemsetAsync(x, 0, n * sizeof(float), cu->stream));
+    return GENESIS_OK;
+}
+static void op_zero(gen_backend *be, float *x, size_t n) {
+    GEN_CUDA_RUN(be, "zero", cu_zero_impl(cu, x, n));
+}
+
+static genesis_status cu_copy2d_impl(gen_cuda *cu, float *dst, int ldd, const float *src,
+                                     int lds, int rows, int cols) {
+    if (rows <= 0 || cols <= 0) return GENESIS_OK;
+    GEN_CUDA_TRY(cu, cudaMemcpy2DAsync(dst, (size_t)ldd * sizeof(float), src,
+                                       (size_t)lds * sizeof(float), (size_t)cols * sizeof(float),
+                                       (size_t)rows, cudaMemcpyDeviceToDevice, cu->stream));
+    return GENESIS_OK;
+}
+static void op_copy2d(gen_backend *be, float *dst, int ldd, const float *src, int lds, int rows,
+                      int cols) {
+    GEN_CUDA_RUN(be, "copy2d", cu_copy2d_impl(cu, dst, ldd, src, lds, rows, cols));
+}
+
+/* ---- dense ------------------------------------------------------------------------------------ */
+
+/* Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T: the same memory read
+ * column-major is the transpose, so cuBLAS gets (B, A) with the same flags and (N, M). */
+static genesis_status cu_gemm_impl(gen_cuda *cu, int ta, int tb, int M, int N, int K,
+                                   float alpha, const float *A, int lda, const float *B, int ldb,
+                                   float beta, float *C, int ldc) {
+    if (M <= 0 || N <= 0) return GENESIS_OK;
+    if (K <= 0) return gen_cu_scale2d(cu, C, ldc, M, N, beta); /* as the CPU: C *= beta */
+    GEN_CUBLAS_TRY(cu, cublasSgemm(cu->blas, tb ? CUBLAS_OP_T : CUBLAS_OP_N,
+                                   ta ? CUBLAS_OP_T : CUBLAS_OP_N, N, M, K, &alpha, B, ldb, A,
+                                   lda, &beta, C, ldc));
+    return GENESIS_OK;
+}
+static void op_gemm(gen_backend *be, int ta, int tb, int M, int N, int K, float alpha,
+                    const float *A, int lda, const float *B, int ldb, float beta, float *C,
+                    int ldc) {
+    GEN_CUDA_RUN(be, "gemm",
+                 cu_gemm_impl(cu, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc));
+}
+
+static genesis_status cu_linear_forward_impl(gen_cuda *cu, float *out, int ldo, const float *inp,
+                                             int ldi, const float *W, const float *bias, int B,
+                                             int C, int OC) {
+    if (!bias) return cu_gemm_impl(cu, 0, 1, B, OC, C, 1.0f, inp, ldi, W, C, 0.0f, out, ldo);
+    genesis_status st = gen_cu_fill_rows(cu, out, ldo, bias, B, OC);
+    if (st != GENESIS_OK) return st;
+    return cu_gemm_impl(cu, 0, 1, B, OC, C, 1.0f, inp, ldi, W, C, 1.0f, out, ldo);
+}
+static void op_linear_forward(gen_backend *be, float *out, int ldo, const float *inp, int ldi,
+                              const float *W, const float *bias, int B, int C, int OC) {
+    GEN_CUDA_RUN(be, "linear_forward",
+                 cu_linear_forward_impl(cu, out, ldo, inp, ldi, W, bias, B, C, OC));
+}
+
+static genesis_status cu_linear_backward_impl(gen_cuda *cu, float *dinp, int lddi, float *dW,
+                                              float *dbias, const float *dout, int lddo,
+                                              const float *inp, int ldi, const float *W, int B,
+                                              int C, int OC) {
+    genesis_status st = GENESIS_OK;
+    if (dinp) st = cu_gemm_impl(cu, 0, 0, B, C, OC, 1.0f, dout, lddo, W, C, 1.0f, dinp, lddi);
+    if (st == GENESIS_OK && dW)
+        st = cu_gemm_impl(cu, 1, 0, OC, C, B, 1.0f, dout, lddo, inp, ldi, 1.0f, dW, C);
+    if (st == GENESIS_OK && dbias) st = gen_cu_colsum_acc(cu, dbias, dout, lddo, B, OC);
+    return st;
+}
+static void op_linear_backward(gen_backend *be, float *dinp, int lddi, float *dW, float *dbias,
+                               const float *dout, int lddo, const float *inp, int ldi,
+                               const float *W, int B, int C, int OC) {
+    GEN_CUDA_RUN(be, "linear_backward",
+                 cu_linear_backward_impl(cu, dinp, lddi, dW, dbias, dout, lddo, inp, ldi, W, B,
+                                         C, OC));
+}
+
+/* ---- the other families: thin wrappers over their launchers ----------------------------------- */
+
+static void op_relu_forward(gen_backend *be, float *out, const float *inp, size_t n) {
+    GEN_CUDA_RUN(be, "relu_forward", gen_cu_relu_forward(cu, out, inp, n));
+}
+static void op_relu_backward(gen_backend *be, float *dinp, const float *dout, const float *out,
+                             size_t n) {
+    GEN_CUDA_RUN(be, "relu_backward", gen_cu_relu_backward(cu, dinp, dout, out, n));
+}
+static void op_leaky_relu_forward(gen_backend *be, float *out, const float *inp, size_t n,
+                                  float slope) {
+    GEN_CUDA_RUN(be, "leaky_relu_forward", gen_cu_leaky_relu_forward(cu, out, inp, n, slope));
+}
+static void op_leaky_relu_backward(gen_backend *be, float *dinp, const float *dout,
+                                   const float *inp, size_t n, float slope) {
+    GEN_CUDA_RUN(be, "leaky_relu_backward",
+                 gen_cu_leaky_relu_backward(cu, dinp, dout, inp, n, slope));
+}
+static void op_dropout_forward(gen_backend *be, float *out, float *mask, const float *inp,
+                               size_t n, float p, uint64_t seed, uint64_t stream,
+                               uint64_t offset) {
+    GEN_CUDA_RUN(be, "dropout_forward",
+                 gen_cu_dropout_forward(cu, out, mask, inp, n, p, seed, stream, offset));
+}
+static void op_mul(gen_backend *be, float *out, const float *a, const float *b, size_t n) {
+    GEN_CUDA_RUN(be, "mul", gen_cu_mul(cu, out, a, b, n));
+}
+static void op_mul_acc(gen_backend *be, float *dinp, const float *dout, const float *mask,
+                       size_t n) {
+    GEN_CUDA_RUN(be, "mul_acc", gen_cu_mul_acc(cu, dinp, dout, mask, n));
+}
+static void op_leaky_slope_mask(gen_backend *be, float *s, const float *inp, const float *mask,
+                                size_t n, float slope) {
+    GEN_CUDA_RUN(be, "leaky_slope_mask", gen_cu_leaky_slope_mask(cu, s, inp, mask, n, slope));
+}
+static void op_mul_rowvec(gen_backend *be, float *out, const float *s, const float *v, int rows,
+                          int cols) {
+    GEN_CUDA_RUN(be, "mul_rowvec", gen_cu_mul_rowvec(cu, out, s, v, rows, cols));
+}
+static void op_sum(gen_backend *be, float *out, const float *x, size_t n) {
+    GEN_CUDA_RUN(be, "sum", gen_cu_sum(cu, out, x, n));
+}
+static void op_batchnorm_forward(gen_backend *be, float *out, float *mean, float *rstd,
+                                 const float *inp, const float *gamma, const float *beta, int B,
+                                 int C, float eps) {
+    GEN_CUDA_RUN(be, "batchnorm_forward",
+                 gen_cu_batchnorm_forward(cu, out, mean, rstd, inp, gamma, beta, B, C, eps));
+}
+static void op_batchnorm_forward_eval(gen_backend *be, float *out, const float *inp,
+                                      const float *rmean, const float *rvar, const float *gamma,
+                                      const float *beta, int B, int C, float eps) {
+    GEN_CUDA_RUN(be, "batchnorm_forward_eval",
+                 gen_cu_batchnorm_forward_eval(cu, out, inp, rmean, rvar, gamma, beta, B, C,
+                                               eps));
+}
+static void op_batchnorm_update_running(gen_backend *be, float *rmean, float *rvar,
+                                        const float *mean, const float *rstd, int B, int C,
+                                        float momentum, float eps) {
+    GEN_CUDA_RUN(be, "batchnorm_update_running",
+                 gen_cu_batchnorm_update_running(cu, rmean, rvar, mean, rstd, B, C, momentum,
+                                                 eps));
+}
+static void op_batchnorm_backward(gen_backend *be, float *dinp, float *dgamma, float *dbeta,
+                                  const float *dout, const float *inp, const float *mean,
+                                  const float *rstd, const float *gamma, int B, int C) {
+    GEN_CUDA_RUN(be, "batchnorm_backward",
+                 gen_cu_batchnorm_backward(cu, dinp, dgamma, dbeta, dout, inp, mean, rstd, gamma,
+                                           B, C));
+}
+static void op_activate_forward(gen_backend *be, float *out, int ldo, const float *x, int ldx,
+                                int B, const gen_act_span *spans, int nspans, float tau,
+                                uint64_t seed, uint64_t stream, uint64_t offset) {
+    GEN_CUDA_RUN(be, "activate_forward",
+                 gen_cu_activate_forward(cu, out, ldo, x, ldx, B, spans, nspans, tau, seed,
+                                         stream, offset));
+}
+static void op_activate_backward(gen_backend *be, float *dx, int lddx, const float *dout,
+                                 int lddo, const float *out, int ldo, int B,
+                                 const gen_act_span *spans, int nspans, float tau) {
+    GEN_CUDA_RUN(be, "activate_backward",
+                 gen_cu_activate_backward(cu, dx, lddx, dout, lddo, out, ldo, B, spans, nspans,
+                                          tau));
+}
+static void op_cross_entropy_rows(gen_backend *be, float *loss, float *dlogits, int ldd,
+                                  const float *logits, int ldl, int B, const int32_t *start,
+                                  const int32_t *len, const int32_t *target, float scale) {
+    GEN_CUDA_RUN(be, "cross_entropy_rows",
+                 gen_cu_cross_entropy_rows(cu, loss, dlogits, ldd, logits, ldl, B, start, len,
+                                           target, scale));
+}
+static void op_interpolate_groups(gen_backend *be, float *out, const float *real,
+                                  const float *fake, const float *alpha, int B, int w, int pac) {
+    GEN_CUDA_RUN(be, "interpolate_groups",
+                 gen_cu_interpolate_groups(cu, out, real, fake, alpha, B, w, pac));
+}
+static void op_gp_penalty(gen_backend *be, float *pen, float *U, const float *G, int n,
+                          int width, float lambda) {
+    GEN_CUDA_RUN(be, "gp_penalty", gen_cu_gp_penalty(cu, pen, U, G, n, width, lambda));
+}
+static void op_colsum_acc(gen_backend *be, float *dv, const float *a, int rows, int cols) {
+    GEN_CUDA_RUN(be, "colsum_acc", gen_cu_colsum_acc(cu, dv, a, cols, rows, cols));
+}
+static void op_reparam_forward(gen_backend *be, float *z, float *std, const float *mu,
+                               const float *logvar, const float *eps, size_t n) {
+    GEN_CUDA_RUN(be, "reparam_forward", gen_cu_reparam_forward(cu, z, std, mu, logvar, eps, n));
+}
+static void op_reparam_backward(gen_backend *be, float *dmu, float *dlogvar, const float *dz,
+                                const float *eps, const float *std, size_t n) {
+    GEN_CUDA_RUN(be, "reparam_backward",
+                 gen_cu_reparam_backward(cu, dmu, dlogvar, dz, eps, std, n));
+}
+static void op_kl_normal(gen_backend *be, float *loss, float *dmu, float *dlogvar,
+                         const float *mu, const float *logvar, size_t n, float scale) {
+    GEN_CUDA_RUN(be, "kl_normal", gen_cu_kl_normal(cu, loss, dmu, dlogvar, mu, logvar, n, scale));
+}
+static void op_tvae_recon(gen_backend *be, float *loss, float *dr, float *dsigma, const float *r,
+                          const float *x, const float *sigma, int B, int D,
+                          const gen_act_span *spans, int nspans, float scale) {
+    GEN_CUDA_RUN(be, "tvae_recon",
+                 gen_cu_tvae_recon(cu, loss, dr, dsigma, r, x, sigma, B, D, spans, nspans,
+                                   scale));
+}
+static void op_clamp(gen_backend *be, float *x, size_t n, float lo, float hi) {
+    GEN_CUDA_RUN(be, "clamp", gen_cu_clamp(cu, x, n, lo, hi));
+}
+static void op_adam(gen_backend *be, float *param, const float *grad, float *m, float *v,
+                    size_t n, float lr, float beta1, float beta2, float eps, float weight_decay,
+                    int64_t t) {
+    GEN_CUDA_RUN(be, "adam",
+                 gen_cu_adam(cu, param, grad, m, v, n, lr, beta1, beta2, eps, weight_decay, t));
+}
+static void op_fill_normal(gen_backend *be, float *x, size_t n, uint64_t seed, uint64_t stream,
+                           uint64_t offset) {
+    GEN_CUDA_RUN(be, "fill_normal", gen_cu_fill_normal(cu, x, n, seed, stream, offset));
+}
+static void op_fill_uniform(gen_backend *be, float *x, size_t n, uint64_t seed, uint64_t stream,
+                            uint64_t offset) {
+    GEN_CUDA_RUN(be, "fill_uniform", gen_cu_fill_uniform(cu, x, n, seed, stream, offset));
+}
+static int op_any_nonfinite(gen_backend *be, const float *x, size_t n) {
+    gen_cuda *cu = gen_cuda_of(be);
+    if (cu_enter(cu) != GENESIS_OK) return 1;
+    int found = 1;
+    if (gen_cu_any_nonfinite(cu, x, n, &found) != GENESIS_OK) return 1;
+    return found;
+}
+
+/* ---- create / destroy -------------------------------------------------------------------------- */
+
+static void cu_release(gen_cuda *cu) {
+    if (!cu) return;
+    if (cu->stream) cudaStreamSynchronize(cu->stream);
+    for (int i = 0; i < GEN_CUDA_STAGES; i++) {
+        if (cu->stage[i].host) cudaFreeHost(cu->stage[i].host);
+        if (cu->stage[i].done) cudaEventDestroy(cu->stage[i].done);
+    }
+    if (cu->blas) cublasDestroy(cu->blas);
+    cudaFree(cu->blas_ws);
+    cudaFree(cu->scratch);
+    cudaFree(cu->spans_dev);
+    cudaFree(cu->flag_dev);
+    if (cu->flag_host) cudaFreeHost(cu->flag_host);
+    if (cu->stream) cudaStreamDestroy(cu->stream);
+    free(cu->spans_host);
+    free(cu);
+}
+
+static void op_destroy(gen_backend *be) {
+    if (!be) return;
+    gen_cuda *cu = gen_cuda_of(be);
+    if (cu) cudaSetDevice(cu->device);
+    cu_release(cu);
+    free(be);
+}
+
+/* The table, filled by name (C++17 has no designated initialisers): a field added to
+ * gen_backend_ops stays NULL here until it is written, never silently shifted. */
+static void cu_fill_ops(gen_backend_ops *o) {
+    memset(o, 0, sizeof *o);
+    o->name = "cuda";
+    o->alloc = op_alloc;
+    o->free = op_free;
+    o->upload = op_upload;
+    o->download = op_download;
+    o->zero = op_zero;
+    o->copy2d = op_copy2d;
+    o->gemm = op_gemm;
+    o->linear_forward = op_linear_forward;
+    o->linear_backward = op_linear_backward;
+    o->relu_forward = op_relu_forward;
+    o->relu_backward = op_relu_backward;
+    o->leaky_relu_forward = op_leaky_relu_forward;
+    o->leaky_relu_backward = op_leaky_relu_backward;
+    o->dropout_forward = op_dropout_forward;
+    o->mul = op_mul;
+    o->mul_acc = op_mul_acc;
+    o->leaky_slope_mask = op_leaky_slope_mask;
+    o->mul_rowvec = op_mul_rowvec;
+    o->sum = op_sum;
+    o->batchnorm_forward = op_batchnorm_forward;
+    o->batchnorm_forward_eval = op_batchnorm_forward_eval;
+    o->batchnorm_update_running = op_batchnorm_update_running;
+    o->batchnorm_backward = op_batchnorm_backward;
+    o->activate_forward = op_activate_forward;
+    o->activate_backward = op_activate_backward;
+    o->cross_entropy_rows = op_cross_entropy_rows;
+    o->interpolate_groups = op_interpolate_groups;
+    o->gp_penalty = op_gp_penalty;
+    o->colsum_acc = op_colsum_acc;
+    o->reparam_forward = op_reparam_forward;
+    o->reparam_backward = op_reparam_backward;
+    o->kl_normal = op_kl_normal;
+    o->tvae_recon = op_tvae_recon;
+    o->clamp = op_clamp;
+    o->adam = op_adam;
+    o->fill_normal = op_fill_normal;
+    o->fill_uniform = op_fill_uniform;
+    o->any_nonfinite = op_any_nonfinite;
+    o->destroy = op_destroy;
+}
+
+static int env_flag(const char *name) {
+    const char *v = getenv(name);
+    return v && *v && strcmp(v, "0") != 0;
+}
+
+static genesis_status cu_init(gen_cuda *cu) {
+    cudaDeviceProp prop;
+    GEN_CUDA_TRY(cu, cudaSetDevice(cu->device));
+    GEN_CUDA_TRY(cu, cudaGetDeviceProperties(&prop, cu->device));
+    snprintf(cu->name, sizeof cu->name, "%.127s", prop.name);
+    cu->num_sms = prop.multiProcessorCount;
+    GEN_CUDA_TRY(cu, cudaStreamCreateWithFlags(&cu->stream, cudaStreamNonBlocking));
+    GEN_CUBLAS_TRY(cu, cublasCreate(&cu->blas));
+    GEN_CUBLAS_TRY(cu, cublasSetStream(cu->blas, cu->stream));
+    GEN_CUBLAS_TRY(cu, cublasSetPointerMode(cu->blas, CUBLAS_POINTER_MODE_HOST));
+    GEN_CUBLAS_TRY(cu, cublasSetAtomicsMode(cu->blas, CUBLAS_ATOMICS_NOT_ALLOWED));
+    /* FP32 unless asked: CUBLAS_DEFAULT_MATH never lowers SGEMM to TF32 */
+    GEN_CUBLAS_TRY(cu, cublasSetMathMode(cu->blas, cu->tf32 ? CUBLAS_TF32_TENSOR_OP_MATH
+                                                            : CUBLAS_DEFAULT_MATH));
+    /* an explicit workspace keeps cuBLAS's results reproducible and its memory ours */
+    cu->blas_ws_bytes = GEN_CUBLAS_WORKSPACE;
+    GEN_CUDA_TRY(cu, cudaMalloc(&cu->blas_ws, cu->blas_ws_bytes));
+    GEN_CUBLAS_TRY(cu, cublasSetWorkspace(cu->blas, cu->blas_ws, cu->blas_ws_bytes));
+    GEN_CUDA_TRY(cu, cudaMalloc((void **)&cu->flag_dev, sizeof(int)));
+    GEN_CUDA_TRY(cu, cudaMallocHost((void **)&cu->flag_host, sizeof(int)));
+    for (int i = 0; i < GEN_CUDA_STAGES; i++)
+        GEN_CUDA_TRY(cu, cudaEventCreateWithFlags(&cu->stage[i].done, cudaEventDisableTiming));
+    void *p = NULL;
+    return gen_cuda_scratch(cu, (size_t)GEN_CUDA_REDUCE_BLOCKS * sizeof(double), &p);
+}
+
+extern "C" genesis_status gen_backend_cuda_create(genesis_ctx *ctx, int device,
+                                                  gen_backend **out) {
+    *out = NULL;
+    int n = 0;
+    cudaError_t e = cudaGetDeviceCount(&n);
+    if (e != cudaSuccess) {
+        cudaGetLastError();
+        return gen_set_error(ctx, GENESIS_ERR_CUDA, "no usable GPU: %s (CUDA error %d)",
+                             cudaGetErrorString(e), (int)e);
+    }
+    GEN_RETURN_IF(device < 0 || device >= n, ctx, GENESIS_ERR_INVALID_ARG,
+                  "GPU %d asked for, but %d GPU(s) found", device, n);
+    gen_backend *be = (gen_backend *)calloc(1, sizeof *be);
+    gen_cuda *cu = (gen_cuda *)calloc(1, sizeof *cu);
+    if (!be || !cu) {
+        free(be);
+        free(cu);
+        return gen_set_error(ctx, GENESIS_ERR_NOMEM, "out of memory creating the CUDA backend");
+    }
+    cu->ctx = ctx;
+    cu->device = device;
+    cu->tf32 = env_flag("GENESIS_CUDA_TF32");
+    cu->sync_each = env_flag("GENESIS_CUDA_SYNC");
+    genesis_status st = cu_init(cu);
+    if (st != GENESIS_OK) {
+        cu_release(cu);
+        free(be);
+        return st; /* cu_init put the message into the context */
+    }
+    cu_fill_ops(&cu->ops);
+    be->ops = &cu->ops;
+    be->ctx = ctx;
+    be->threads = 1;
+    be->impl = cu;
+    gen_log(ctx, GENESIS_LOG_INFO, "CUDA backend on GPU %d (%s, %d SMs)%s%s", device, cu->name,
+            cu->num_sms, cu->tf32 ? ", TF32 GEMMs" : "", cu->sync_each ? ", synchronous" : "");
+    *out = be;
+    return GENESIS_OK;
+}

@@ -1,0 +1,246 @@
+/*
+ * cuda_common.cuh — what every file of the CUDA backend shares: the backend's private state
+ * (struct gen_cuda: device, stream, cuBLAS handle and workspace, scratch, the device copy
+ * of the activation spans, the pinned staging ring for uploads, the sticky error), the
+ * error macros (STYLE.md 3.3: GEN_GPU_TRY_GEN with GEN_CUDA_TRY / GEN_CUBLAS_TRY wrappers
+ * that RETURN a genesis_status, never exit), launch-size helpers, the deterministic
+ * warp/block reductions, and the launchers each family file defines (gen_cu_*).
+ *
+ * Every operation of gen_backend_ops returns void, so a failure is recorded once in
+ * gen_cuda.status (the first error wins, its message goes to the context and the log) and
+ * every later operation does nothing; downloads then fill their destination with NaN and
+ * any_nonfinite() answers 1, so the models stop with a non-finite loss instead of running
+ * on garbage. Launchers check cudaGetLastError() after every kernel launch (llm.c), and
+ * GENESIS_CUDA_SYNC=1 synchronises after every operation so errors point at the right one.
+ *
+ * Determinism: no float atomics anywhere. Sums go through fixed-shape trees
+ * (gen_warp_sum / gen_block_sum) whose shape depends only on the problem size, and scalar
+ * losses are finished by one block (gen_cu_reduce_finish), so two runs give the same bits.
+ *
+ * Files: backend_cuda.cu (table, memory, GEMM), elementwise.cu, rng.cu (Philox fills and
+ * dropout), norm.cu (batch norm), softmax.cu (generator activations, cross entropy),
+ * gan.cu (WGAN-GP pieces, column sums), vae.cu (TVAE pieces), adam.cu.
+ */
+#ifndef GEN_CUDA_COMMON_CUH
+#define GEN_CUDA_COMMON_CUH
+
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+#include <stddef.h>
+#include <stdint.h>
+
+extern "C" {
+#include "backend.h"
+}
+#include "rng.h"
+
+#define GEN_CUDA_THREADS 256        /* threads per block of the 1-D kernels */
+#define GEN_CUDA_MAX_BLOCKS 65535u  /* grid-stride loops cover the rest */
+#define GEN_CUDA_STAGES 8           /* pinned upload buffers in the ring */
+#define GEN_CUDA_STAGE_MAX ((size_t)16 << 20) /* larger uploads copy synchronously */
+#define GEN_CUDA_REDUCE_BLOCKS 1024 /* most partial sums one scalar reduction makes */
+
+typedef struct gen_cuda_stage {
+    void *host;            /* pinned */
+    size_t cap;
+    cudaEvent_t done;      /* recorded after the copy that reads `host` */
+    int pending;
+} gen_cuda_stage;
+
+typedef struct gen_cuda {
+    gen_backend_ops ops;   /* this backend's table (backend_cuda.cu) */
+    genesis_ctx *ctx;
+    int device, num_sms;
+    char name[128];
+    cudaStream_t stream;
+    cublasHandle_t blas;
+    void *blas_ws;
+    size_t blas_ws_bytes;
+    int tf32;              /* GENESIS_CUDA_TF32=1: cuBLAS may use TF32 tensor cores */
+    int sync_each;         /* GENESIS_CUDA_SYNC=1: synchronise after every operation */
+    genesis_status status; /* sticky: the first failure; later operations do nothing */
+    /* device scratch for partial sums (grown on demand, never shrunk) */
+    void *scratch;
+    size_t scratch_bytes;
+    /* device copy of the last activation-span table (host arrays are passed to the ops) */
+    gen_act_span *spans_host, *spans_dev;
+    int spans_n, spans_cap;
+    /* any_nonfinite's flag */
+    int *flag_dev, *flag_host;
+    gen_cuda_stage stage[GEN_CUDA_STAGES];
+    int stage_next;
+} gen_cuda;
+
+static inline gen_cuda *gen_cuda_of(gen_backend *be) { return (gen_cuda *)be->impl; }
+
+/* Records the first failure (status, context message, ERROR log line); returns `code`. */
+genesis_status gen_cuda_fail(gen_cuda *cu, genesis_status code, const char *call,
+                             const char *file, int line, const char *detail);
+
+/* Generic checker (ggml style); the wrappers below name the library. Use only in functions
+ * that return genesis_status. */
+#define GEN_GPU_TRY_GEN(cu, call, success, strfn, code)                                     \
+    do {                                                                                    \
+        auto gen_gpu_err_ = (call);                                                         \
+        if (gen_gpu_err_ != (success))                                                      \
+            return gen_cuda_fail((cu), (code), #call, __FILE__, __LINE__, strfn(gen_gpu_err_)); \
+    } while (0)
+#define GEN_CUDA_TRY(cu, call) \
+    GEN_GPU_TRY_GEN(cu, call, cudaSuccess, cudaGetErrorString, GENESIS_ERR_CUDA)
+#define GEN_CUBLAS_TRY(cu, call) \
+    GEN_GPU_TRY_GEN(cu, call, CUBLAS_STATUS_SUCCESS, cublasGetStatusString, GENESIS_ERR_CUBLAS)
+/* After every kernel launch. */
+#define GEN_CUDA_LAUNCHED(cu) GEN_CUDA_TRY(cu, cudaGetLastError())
+
+/* Blocks for a grid-stride loop over n items with `threads` threads (n > 0). */
+static inline unsigned gen_cuda_grid(size_t n, unsigned threads) {
+    size_t b = (n + threads - 1) / threads;
+    return (unsigned)(b < GEN_CUDA_MAX_BLOCKS ? (b ? b : 1) : GEN_CUDA_MAX_BLOCKS);
+}
+
+/* Device scratch of at least `bytes` (valid until the next call that grows it; stream
+ * order makes reuse between operations safe). */
+genesis_status gen_cuda_scratch(gen_cuda *cu, size_t bytes, void **out);
+/* Device copy of a host span table (cached: re-uploaded only when the content changes). */
+genesis_status gen_cuda_spans(gen_cuda *cu, const gen_act_span *spans, int n,
+                              const gen_act_span **dev);
+/* Asynchronous host -> device copy through the pinned staging ring: `src` may be reused as
+ * soon as this returns. */
+genesis_status gen_cuda_upload(gen_cuda *cu, void *dst, const void *src, size_t bytes);
+
+/* ---- deterministic reductions (fixed trees; the result is valid in thread 0) ---------- */
+
+template <typename T> __device__ __forceinline__ T gen_warp_sum(T v) {
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(0xffffffffu, v, o);
+    return v;
+}
+/* All lanes get the warp's maximum (fmaxf: NaN loses to numbers, as in fmaxf). */
+__device__ __forceinline__ float gen_warp_allmax(float v) {
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, o));
+    return v;
+}
+/* All lanes get the warp's sum (butterfly; same tree for every lane). */
+template <typename T> __device__ __forceinline__ T gen_warp_allsum(T v) {
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+    return v;
+}
+
+/* Sum over a block of `nthreads` (a multiple of 32, at most 1024) threads with linear index
+ * `tid`; `sh` holds 32 values of shared memory. Every thread must call it. */
+template <typename T>
+__device__ __forceinline__ T gen_block_sum(T v, T *sh, int tid, int nthreads) {
+    v = gen_warp_sum(v);
+    int lane = tid & 31, warp = tid >> 5;
+    __syncthreads(); /* sh may still be read by a previous call */
+    if (lane == 0) sh[warp] = v;
+    __syncthreads();
+    if (warp == 0) {
+        v = lane < (nthreads >> 5) ? sh[lane] : (T)0;
+        v = gen_warp_sum(v);
+    }
+    return v;
+}
+
+/* ---- launchers (each returns GENESIS_OK or the recorded failure) ---------------------- */
+
+/* elementwise.cu */
+genesis_status gen_cu_relu_forward(gen_cuda *cu, float *out, const float *inp, size_t n);
+genesis_status gen_cu_relu_backward(gen_cuda *cu, float *dinp, const float *dout,
+                                    const float *out, size_t n);
+genesis_status gen_cu_leaky_relu_forward(gen_cuda *cu, float *out, const float *inp, size_t n,
+                                         float slope);
+genesis_status gen_cu_leaky_relu_backward(gen_cuda *cu, float *dinp, const float *dout,
+                                          const float *inp, size_t n, float slope);
+genesis_status gen_cu_mul(gen_cuda *cu, float *out, const float *a, const float *b, size_t n);
+genesis_status gen_cu_mul_acc(gen_cuda *cu, float *dinp, const float *dout, const float *mask,
+                              size_t n);
+genesis_status gen_cu_leaky_slope_mask(gen_cuda *cu, float *s, const float *inp,
+                                       const float *mask, size_t n, float slope);
+genesis_status gen_cu_mul_rowvec(gen_cuda *cu, float *out, const float *s, const float *v,
+                                 int rows, int cols);
+genesis_status gen_cu_sum(gen_cuda *cu, float *out, const float *x, size_t n);
+genesis_status gen_cu_clamp(gen_cuda *cu, float *x, size_t n, float lo, float hi);
+genesis_status gen_cu_any_nonfinite(gen_cuda *cu, const float *x, size_t n, int *result);
+/* out rows (ld ldo) = v (cols): the bias broadcast of linear_forward */
+genesis_status gen_cu_fill_rows(gen_cuda *cu, float *out, int ldo, const float *v, int rows,
+                                int cols);
+/* C (rows x cols, ld ldc) *= beta: GEMM with K = 0 */
+genesis_status gen_cu_scale2d(gen_cuda *cu, float *C, int ldc, int rows, int cols, float beta);
+/* out[0] = (float)(scale * sum(partials[0..n)) / div), one block, fixed order */
+genesis_status gen_cu_reduce_finish(gen_cuda *cu, float *out, const double *partials, int n,
+                                    double scale, double div);
+/* Blocks gen_cu_sum-style partial reductions use for n items (depends on n only). */
+static inline int gen_cuda_reduce_blocks(size_t n) {
+    size_t b = (n + 4 * GEN_CUDA_THREADS - 1) / (4 * GEN_CUDA_THREADS);
+    return (int)(b < GEN_CUDA_REDUCE_BLOCKS ? (b ? b : 1) : GEN_CUDA_REDUCE_BLOCKS);
+}
+
+/* rng.cu */
+genesis_status gen_cu_fill_normal(gen_cuda *cu, float *x, size_t n, uint64_t seed,
+                                  uint64_t stream, uint64_t offset);
+genesis_status gen_cu_fill_uniform(gen_cuda *cu, float *x, size_t n, uint64_t seed,
+                                   uint64_t stream, uint64_t offset);
+genesis_status gen_cu_dropout_forward(gen_cuda *cu, float *out, float *mask, const float *inp,
+                                      size_t n, float p, uint64_t seed, uint64_t stream,
+                                      uint64_t offset);
+
+/* norm.cu */
+genesis_status gen_cu_batchnorm_forward(gen_cuda *cu, float *out, float *mean, float *rstd,
+                                        const float *inp, const float *gamma,
+                                        const float *beta, int B, int C, float eps);
+genesis_status gen_cu_batchnorm_forward_eval(gen_cuda *cu, float *out, const float *inp,
+                                             const float *rmean, const float *rvar,
+                                             const float *gamma, const float *beta, int B,
+                                             int C, float eps);
+genesis_status gen_cu_batchnorm_update_running(gen_cuda *cu, float *rmean, float *rvar,
+                                               const float *mean, const float *rstd, int B,
+                                               int C, float momentum, float eps);
+genesis_status gen_cu_batchnorm_backward(gen_cuda *cu, float *dinp, float *dgamma,
+                                         float *dbeta, const float *dout, const float *inp,
+                                         const float *mean, const float *rstd,
+                                         const float *gamma, int B, int C);
+
+/* softmax.cu */
+genesis_status gen_cu_activate_forward(gen_cuda *cu, float *out, int ldo, const float *x,
+                                       int ldx, int B, const gen_act_span *spans, int nspans,
+                                       float tau, uint64_t seed, uint64_t stream,
+                                       uint64_t offset);
+genesis_status gen_cu_activate_backward(gen_cuda *cu, float *dx, int lddx, const float *dout,
+                                        int lddo, const float *out, int ldo, int B,
+                                        const gen_act_span *spans, int nspans, float tau);
+genesis_status gen_cu_cross_entropy_rows(gen_cuda *cu, float *loss, float *dlogits, int ldd,
+                                         const float *logits, int ldl, int B,
+                                         const int32_t *start, const int32_t *len,
+                                         const int32_t *target, float scale);
+
+/* gan.cu */
+genesis_status gen_cu_interpolate_groups(gen_cuda *cu, float *out, const float *real,
+                                         const float *fake, const float *alpha, int B, int w,
+                                         int pac);
+genesis_status gen_cu_gp_penalty(gen_cuda *cu, float *pen, float *U, const float *G, int n,
+                                 int width, float lambda);
+/* dv (cols) += colsum(a (rows x cols, ld lda)) */
+genesis_status gen_cu_colsum_acc(gen_cuda *cu, float *dv, const float *a, int lda, int rows,
+                                 int cols);
+
+/* vae.cu */
+genesis_status gen_cu_reparam_forward(gen_cuda *cu, float *z, float *std, const float *mu,
+                                      const float *logvar, const float *eps, size_t n);
+genesis_status gen_cu_reparam_backward(gen_cuda *cu, float *dmu, float *dlogvar,
+                                       const float *dz, const float *eps, const float *std,
+                                       size_t n);
+genesis_status gen_cu_kl_normal(gen_cuda *cu, float *loss, float *dmu, float *dlogvar,
+                                const float *mu, const float *logvar, size_t n, float scale);
+genesis_status gen_cu_tvae_recon(gen_cuda *cu, float *loss, float *dr, float *dsigma,
+                                 const float *r, const float *x, const float *sigma, int B,
+                                 int D, const gen_act_span *spans, int nspans, float scale);
+
+/* adam.cu */
+genesis_status gen_cu_adam(gen_cuda *cu, float *param, const float *grad, float *m, float *v,
+                           size_t n, float lr, float beta1, float beta2, float eps,
+                           float weight_decay, int64_t t);
+
+#endif /* GEN_CUDA_COMMON_CUH */

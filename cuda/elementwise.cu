@@ -1,0 +1,211 @@
+/*
+ * elementwise.cu — the element-wise operations of the CUDA backend (ReLU, LeakyReLU,
+ * products, the slope mask of the gradient penalty, clamp), the bias broadcast and the
+ * beta-scaling used by linear/gemm, the deterministic full sum and the one-block finisher
+ * every scalar loss goes through, and any_nonfinite. Each kernel is a grid-stride loop
+ * writing the same expression as backend_cpu.c, element for element.
+ */
+#include "cuda_common.cuh"
+
+#define GEN_GRID_LOOP(i, n) \
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < (n); \
+         i += (size_t)gridDim.x * blockDim.x)
+
+#define GEN_LAUNCH1D(cu, n, kernel, ...)                                               \
+    do {                                                                               \
+        if ((n) == 0) return GENESIS_OK;                                               \
+        kernel<<<gen_cuda_grid((n), GEN_CUDA_THREADS), GEN_CUDA_THREADS, 0, (cu)->stream>>>( \
+            __VA_ARGS__);                                                              \
+        GEN_CUDA_LAUNCHED(cu);                                                         \
+        return GENESIS_OK;                                                             \
+    } while (0)
+
+/* ---- activations ---------------------------------------------------------------------- */
+
+__global__ void k_relu_forward(float *__restrict__ out, const float *__restrict__ inp, size_t n) {
+    GEN_GRID_LOOP(i, n) out[i] = fmaxf(inp[i], 0.0f);
+}
+genesis_status gen_cu_relu_forward(gen_cuda *cu, float *out, const float *inp, size_t n) {
+    GEN_LAUNCH1D(cu, n, k_relu_forward, out, inp, n);
+}
+
+__global__ void k_relu_backward(float *__restrict__ dinp, const float *__restrict__ dout,
+                                const float *__restrict__ out, size_t n) {
+    GEN_GRID_LOOP(i, n) dinp[i] += dout[i] * (float)(out[i] > 0.0f);
+}
+genesis_status gen_cu_relu_backward(gen_cuda *cu, float *dinp, const float *dout,
+                                    const float *out, size_t n) {
+    GEN_LAUNCH1D(cu, n, k_relu_backward, dinp, dout, out, n);
+}
+
+__global__ void k_leaky_relu_forward(float *__restrict__ out, const float *__restrict__ inp,
+                                     size_t n, float slope) {
+    GEN_GRID_LOOP(i, n) out[i] = fmaxf(inp[i], 0.0f) + slope * fminf(inp[i], 0.0f);
+}
+genesis_status gen_cu_leaky_relu_forward(gen_cuda *cu, float *out, const float *inp, size_t n,
+                                         float slope) {
+    GEN_LAUNCH1D(cu, n, k_leaky_relu_forward, out, inp, n, slope);
+}
+
+__global__ void k_leaky_relu_backward(float *__restrict__ dinp, const float *__restrict__ dout,
+                                      const float *__restrict__ inp, size_t n, float slope) {
+    GEN_GRID_LOOP(i, n) {
+        float pos = (float)(inp[i] > 0.0f);
+        dinp[i] += dout[i] * (pos + slope * (1.0f - pos));
+    }
+}
+genesis_status gen_cu_leaky_relu_backward(gen_cuda *cu, float *dinp, const float *dout,
+                                          const float *inp, size_t n, float slope) {
+    GEN_LAUNCH1D(cu, n, k_leaky_relu_backward, dinp, dout, inp, n, slope);
+}
+
+/* ---- products ------------------------------------------------------------------------- */
+
+__global__ void k_mul(float *__restrict__ out, const float *__restrict__ a,
+                      const float *__restrict__ b, size_t n) {
+    GEN_GRID_LOOP(i, n) out[i] = a[i] * b[i];
+}
+genesis_status gen_cu_mul(gen_cuda *cu, float *out, const float *a, const float *b, size_t n) {
+    GEN_LAUNCH1D(cu, n, k_mul, out, a, b, n);
+}
+
+__global__ void k_mul_acc(float *__restrict__ dinp, const float *__restrict__ dout,
+                          const float *__restrict__ mask, size_t n) {
+    GEN_GRID_LOOP(i, n) dinp[i] += dout[i] * mask[i];
+}
+genesis_status gen_cu_mul_acc(gen_cuda *cu, float *dinp, const float *dout, const float *mask,
+                              size_t n) {
+    GEN_LAUNCH1D(cu, n, k_mul_acc, dinp, dout, mask, n);
+}
+
+__global__ void k_leaky_slope_mask(float *__restrict__ s, const float *__restrict__ inp,
+                                   const float *__restrict__ mask, size_t n, float slope) {
+    GEN_GRID_LOOP(i, n) {
+        float pos = (float)(inp[i] > 0.0f);
+        s[i] = mask[i] * (pos + slope * (1.0f - pos));
+    }
+}
+genesis_status gen_cu_leaky_slope_mask(gen_cuda *cu, float *s, const float *inp,
+                                       const float *mask, size_t n, float slope) {
+    GEN_LAUNCH1D(cu, n, k_leaky_slope_mask, s, inp, mask, n, slope);
+}
+
+__global__ void k_mul_rowvec(float *__restrict__ out, const float *__restrict__ s,
+                             const float *__restrict__ v, size_t n, int cols) {
+    GEN_GRID_LOOP(i, n) out[i] = s[i] * v[i % (size_t)cols];
+}
+genesis_status gen_cu_mul_rowvec(gen_cuda *cu, float *out, const float *s, const float *v,
+                                 int rows, int cols) {
+    if (rows <= 0 || cols <= 0) return GENESIS_OK;
+    size_t n = (size_t)rows * (size_t)cols;
+    GEN_LAUNCH1D(cu, n, k_mul_rowvec, out, s, v, n, cols);
+}
+
+__global__ void k_clamp(float *__restrict__ x, size_t n, float lo, float hi) {
+    GEN_GRID_LOOP(i, n) {
+        float v = x[i];
+        x[i] = v < lo ? lo : v > hi ? hi : v;
+    }
+}
+genesis_status gen_cu_clamp(gen_cuda *cu, float *x, size_t n, float lo, float hi) {
+    GEN_LAUNCH1D(cu, n, k_clamp, x, n, lo, hi);
+}
+
+/* ---- 2-D helpers for linear / gemm ---------------------------------------------------- */
+
+__global__ void k_fill_rows(float *__restrict__ out, int ldo, const float *__restrict__ v,
+                            size_t n, int cols) {
+    GEN_GRID_LOOP(i, n) {
+        size_t r = i / (size_t)cols, c = i % (size_t)cols;
+        out[r * (size_t)ldo + c] = v[c];
+    }
+}
+genesis_status gen_cu_fill_rows(gen_cuda *cu, float *out, int ldo, const float *v, int rows,
+                                int cols) {
+    if (rows <= 0 || cols <= 0) return GENESIS_OK;
+    size_t n = (size_t)rows * (size_t)cols;
+    GEN_LAUNCH1D(cu, n, k_fill_rows, out, ldo, v, n, cols);
+}
+
+__global__ void k_scale2d(float *__restrict__ C, int ldc, size_t n, int cols, float beta) {
+    GEN_GRID_LOOP(i, n) {
+        size_t r = i / (size_t)cols, c = i % (size_t)cols;
+        C[r * (size_t)ldc + c] *= beta;
+    }
+}
+genesis_status gen_cu_scale2d(gen_cuda *cu, float *C, int ldc, int rows, int cols, float beta) {
+    if (rows <= 0 || cols <= 0) return GENESIS_OK;
+    size_t n = (size_t)rows * (size_t)cols;
+    GEN_LAUNCH1D(cu, n, k_scale2d, C, ldc, n, cols, beta);
+}
+
+/* ---- deterministic sums ----------------------------------------------------------------- */
+
+/* partials[block] = sum of x[i] (double) over the block's grid-stride share. The grid size
+ * comes from gen_cuda_reduce_blocks(n), so the tree depends on n alone. */
+__global__ void k_sum_partial(double *__restrict__ partials, const float *__restrict__ x,
+                              size_t n) {
+    __shared__ double sh[32];
+    double acc = 0.0;
+    GEN_GRID_LOOP(i, n) acc += (double)x[i];
+    acc = gen_block_sum(acc, sh, (int)threadIdx.x, (int)blockDim.x);
+    if (threadIdx.x == 0) partials[blockIdx.x] = acc;
+}
+
+/* One block: out[0] = (float)(scale * sum(partials) / div). Thread t adds partials t,
+ * t + 1024, ... in order, then the fixed block tree. */
+__global__ void k_reduce_finish(float *__restrict__ out, const double *__restrict__ partials,
+                                int n, double scale, double div) {
+    __shared__ double sh[32];
+    double acc = 0.0;
+    for (int i = (int)threadIdx.x; i < n; i += (int)blockDim.x) acc += partials[i];
+    acc = gen_block_sum(acc, sh, (int)threadIdx.x, (int)blockDim.x);
+    if (threadIdx.x == 0) out[0] = (float)(scale * acc / div);
+}
+
+genesis_status gen_cu_reduce_finish(gen_cuda *cu, float *out, const double *partials, int n,
+                                    double scale, double div) {
+    k_reduce_finish<<<1, 1024, 0, cu->stream>>>(out, partials, n, scale, div);
+    GEN_CUDA_LAUNCHED(cu);
+    return GENESIS_OK;
+}
+
+genesis_status gen_cu_sum(gen_cuda *cu, float *out, const float *x, size_t n) {
+    int nb = gen_cuda_reduce_blocks(n);
+    void *p = NULL;
+    genesis_status st = gen_cuda_scratch(cu, (size_t)nb * sizeof(double), &p);
+    if (st != GENESIS_OK) return st;
+    double *partials = (double *)p;
+    if (n == 0) {
+        GEN_CUDA_TRY(cu, cudaMemsetAsync(partials, 0, sizeof(double), cu->stream));
+        return gen_cu_reduce_finish(cu, out, partials, 1, 1.0, 1.0);
+    }
+    k_sum_partial<<<nb, GEN_CUDA_THREADS, 0, cu->stream>>>(partials, x, n);
+    GEN_CUDA_LAUNCHED(cu);
+    return gen_cu_reduce_finish(cu, out, partials, nb, 1.0, 1.0);
+}
+
+/* ---- any_nonfinite ------------------------------------------------------------------------ */
+
+/* Every thread that sees a NaN or infinity stores 1: the same value, so the race is benign
+ * and the answer does not depend on the order. */
+__global__ void k_any_nonfinite(int *__restrict__ flag, const float *__restrict__ x, size_t n) {
+    int found = 0;
+    GEN_GRID_LOOP(i, n) found |= !isfinite(x[i]);
+    if (__any_sync(0xffffffffu, found) && (threadIdx.x & 31) == 0) *flag = 1;
+}
+
+genesis_status gen_cu_any_nonfinite(gen_cuda *cu, const float *x, size_t n, int *result) {
+    *result = 1; /* what a failure answers */
+    GEN_CUDA_TRY(cu, cudaMemsetAsync(cu->flag_dev, 0, sizeof(int), cu->stream));
+    if (n > 0) {
+        k_any_nonfinite<<<gen_cuda_grid(n, GEN_CUDA_THREADS), GEN_CUDA_THREADS, 0, cu->stream>>>(
+            cu->flag_dev, x, n);
+        GEN_CUDA_LAUNCHED(cu);
+    }
+    GEN_CUDA_TRY(cu, cudaMemcpyAsync(cu->flag_host, cu->flag_dev, sizeof(int),
+                                     cudaMemcpyDeviceToHost, cu->stream));
+    GEN_CUDA_TRY(cu, cudaStreamSynchronize(cu->stream));
+    *result = *cu->flag_host != 0;
+    return GENESIS_OK;
+}

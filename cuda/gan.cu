@@ -1,0 +1,100 @@
+/*
+ * gan.cu — the WGAN-GP pieces on the GPU: interpolate_groups (real/fake mixing with one
+ * alpha per pac group), gp_penalty (per-row gradient norms, the penalty and its upstream
+ * gradient U), and colsum_acc (also the bias gradient of linear_backward).
+ *
+ * gp_penalty: one block per row g; the squared norm is a block tree in double, the penalty
+ * terms (|G_g| - 1)^2 go to one double per row and one block adds them in a fixed order
+ * (gen_cu_reduce_finish): the same value on every run.
+ * colsum_acc: one block per 32 adjacent columns, CS_ROWS threads down the rows; thread
+ * y = 0 adds the CS_ROWS partial sums in order.
+ */
+#include "cuda_common.cuh"
+
+__global__ void k_interpolate_groups(float *__restrict__ out, const float *__restrict__ real,
+                                     const float *__restrict__ fake,
+                                     const float *__restrict__ alpha, size_t n, int w, int pac) {
+    for (size_t k = (size_t)blockIdx.x * blockDim.x + threadIdx.x; k < n;
+         k += (size_t)gridDim.x * blockDim.x) {
+        size_t i = k / (size_t)w;
+        float a = alpha[i / (size_t)pac];
+        out[k] = a * real[k] + (1.0f - a) * fake[k];
+    }
+}
+
+genesis_status gen_cu_interpolate_groups(gen_cuda *cu, float *out, const float *real,
+                                         const float *fake, const float *alpha, int B, int w,
+                                         int pac) {
+    if (B <= 0 || w <= 0) return GENESIS_OK;
+    size_t n = (size_t)B * (size_t)w;
+    k_interpolate_groups<<<gen_cuda_grid(n, GEN_CUDA_THREADS), GEN_CUDA_THREADS, 0,
+                           cu->stream>>>(out, real, fake, alpha, n, w, pac);
+    GEN_CUDA_LAUNCHED(cu);
+    return GENESIS_OK;
+}
+
+#define GP_THREADS 256
+
+__global__ void k_gp_penalty(double *__restrict__ partial, float *__restrict__ U,
+                             const float *__restrict__ G, int n, int width, float lambda) {
+    __shared__ double sh[32];
+    __shared__ double coef_sh;
+    int g = blockIdx.x;
+    const float *row = G + (size_t)g * width;
+    double ss = 0.0;
+    for (int j = threadIdx.x; j < width; j += GP_THREADS) ss += (double)row[j] * row[j];
+    ss = gen_block_sum(ss, sh, (int)threadIdx.x, GP_THREADS);
+    if (threadIdx.x == 0) {
+        double norm = sqrt(ss);
+        partial[g] = (norm - 1) * (norm - 1);
+        coef_sh = norm > 0 ? 2.0 * lambda / n * (norm - 1) / norm : 0.0;
+    }
+    __syncthreads();
+    double coef = coef_sh;
+    float *u = U + (size_t)g * width;
+    for (int j = threadIdx.x; j < width; j += GP_THREADS) u[j] = (float)(coef * row[j]);
+}
+
+genesis_status gen_cu_gp_penalty(gen_cuda *cu, float *pen, float *U, const float *G, int n,
+                                 int width, float lambda) {
+    if (n <= 0) {
+        /* the CPU writes lambda * 0 / 0 = NaN here; nothing calls it with n = 0 */
+        GEN_CUDA_TRY(cu, cudaMemsetAsync(pen, 0xff, sizeof(float), cu->stream));
+        return GENESIS_OK;
+    }
+    void *p = NULL;
+    genesis_status st = gen_cuda_scratch(cu, (size_t)n * sizeof(double), &p);
+    if (st != GENESIS_OK) return st;
+    double *partial = (double *)p;
+    k_gp_penalty<<<(unsigned)n, GP_THREADS, 0, cu->stream>>>(partial, U, G, n, width, lambda);
+    GEN_CUDA_LAUNCHED(cu);
+    return gen_cu_reduce_finish(cu, pen, partial, n, (double)lambda, (double)n);
+}
+
+#define CS_COLS 32
+#define CS_ROWS 8
+
+__global__ void k_colsum_acc(float *__restrict__ dv, const float *__restrict__ a, int lda,
+                             int rows, int cols) {
+    __shared__ float sh[CS_ROWS][CS_COLS];
+    int c = blockIdx.x * CS_COLS + threadIdx.x;
+    float s = 0.0f;
+    if (c < cols)
+        for (int r = threadIdx.y; r < rows; r += CS_ROWS) s += a[(size_t)r * lda + c];
+    sh[threadIdx.y][threadIdx.x] = s;
+    __syncthreads();
+    if (threadIdx.y == 0 && c < cols) {
+        float t = 0.0f;
+        for (int y = 0; y < CS_ROWS; y++) t += sh[y][threadIdx.x];
+        dv[c] += t;
+    }
+}
+
+genesis_status gen_cu_colsum_acc(gen_cuda *cu, float *dv, const float *a, int lda, int rows,
+                                 int cols) {
+    if (rows <= 0 || cols <= 0) return GENESIS_OK;
+    dim3 block(CS_COLS, CS_ROWS), grid((unsigned)((cols + CS_COLS - 1) / CS_COLS));
+    k_colsum_acc<<<grid, block, 0, cu->stream>>>(dv, a, lda, rows, cols);
+    GEN_CUDA_LAUNCHED(cu);
+    return GENESIS_OK;
+}

@@ -1,0 +1,163 @@
+/*
+ * norm.cu — batch norm over B rows of C features on the GPU, as backend_cpu.c computes it:
+ * training statistics in double (two passes: mean, then the sum of squared deviations),
+ * biased variance, rstd = 1/sqrt(var + eps); the backward pass's two column sums in double.
+ *
+ * Layout: one block per tile of 32 adjacent features (threadIdx.x, coalesced along a row)
+ * and BN_ROWS threads down the rows (threadIdx.y, a fixed stride). Each thread sums its
+ * rows in order, then thread y = 0 adds the BN_ROWS partial sums in order: a fixed tree, so
+ * the statistics are reproducible bit for bit. B is a few hundred rows in these models, so
+ * one block per tile is plenty.
+ */
+#include "cuda_common.cuh"
+
+#define BN_COLS 32
+#define BN_ROWS 16
+
+/* Sum of v over threadIdx.y for column threadIdx.x; every thread gets the total. */
+__device__ __forceinline__ double bn_colsum(double v, double (*sh)[BN_COLS]) {
+    sh[threadIdx.y][threadIdx.x] = v;
+    __syncthreads();
+    double t = 0.0;
+    for (int y = 0; y < BN_ROWS; y++) t += sh[y][threadIdx.x];
+    __syncthreads();
+    return t;
+}
+
+__global__ void k_bn_forward(float *__restrict__ out, float *__restrict__ mean,
+                             float *__restrict__ rstd, const float *__restrict__ inp,
+                             const float *__restrict__ gamma, const float *__restrict__ beta,
+                             int B, int C, float eps) {
+    __shared__ double sh[BN_ROWS][BN_COLS];
+    int c = blockIdx.x * BN_COLS + threadIdx.x;
+    bool col = c < C;
+    double s = 0.0;
+    if (col)
+        for (int b = threadIdx.y; b < B; b += BN_ROWS) s += inp[(size_t)b * C + c];
+    double mu = bn_colsum(s, sh) / B;
+    double s2 = 0.0;
+    if (col)
+        for (int b = threadIdx.y; b < B; b += BN_ROWS) {
+            double d = inp[(size_t)b * C + c] - mu;
+            s2 += d * d;
+        }
+    double var = bn_colsum(s2, sh) / B;
+    if (!col) return;
+    float m = (float)mu, r = (float)(1.0 / sqrt(var + eps));
+    if (threadIdx.y == 0) {
+        mean[c] = m;
+        rstd[c] = r;
+    }
+    float g = gamma[c], bt = beta[c];
+    for (int b = threadIdx.y; b < B; b += BN_ROWS) {
+        size_t i = (size_t)b * C + c;
+        out[i] = (inp[i] - m) * r * g + bt;
+    }
+}
+
+genesis_status gen_cu_batchnorm_forward(gen_cuda *cu, float *out, float *mean, float *rstd,
+                                        const float *inp, const float *gamma,
+                                        const float *beta, int B, int C, float eps) {
+    if (B <= 0 || C <= 0) return GENESIS_OK;
+    dim3 block(BN_COLS, BN_ROWS), grid((unsigned)((C + BN_COLS - 1) / BN_COLS));
+    k_bn_forward<<<grid, block, 0, cu->stream>>>(out, mean, rstd, inp, gamma, beta, B, C, eps);
+    GEN_CUDA_LAUNCHED(cu);
+    return GENESIS_OK;
+}
+
+__global__ void k_bn_forward_eval(float *__restrict__ out, const float *__restrict__ inp,
+                                  const float *__restrict__ rmean, const float *__restrict__ rvar,
+                                  const float *__restrict__ gamma, const float *__restrict__ beta,
+                                  size_t n, int C, float eps) {
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x) {
+        int c = (int)(i % (size_t)C);
+        out[i] = (inp[i] - rmean[c]) / sqrtf(rvar[c] + eps) * gamma[c] + beta[c];
+    }
+}
+
+genesis_status gen_cu_batchnorm_forward_eval(gen_cuda *cu, float *out, const float *inp,
+                                             const float *rmean, const float *rvar,
+                                             const float *gamma, const float *beta, int B,
+                                             int C, float eps) {
+    if (B <= 0 || C <= 0) return GENESIS_OK;
+    size_t n = (size_t)B * (size_t)C;
+    k_bn_forward_eval<<<gen_cuda_grid(n, GEN_CUDA_THREADS), GEN_CUDA_THREADS, 0, cu->stream>>>(
+        out, inp, rmean, rvar, gamma, beta, n, C, eps);
+    GEN_CUDA_LAUNCHED(cu);
+    return GENESIS_OK;
+}
+
+__global__ void k_bn_update_running(float *__restrict__ rmean, float *__restrict__ rvar,
+                                    const float *__restrict__ mean,
+                                    const float *__restrict__ rstd, int B, int C,
+                                    float momentum, float eps) {
+    int c = blockIdx.x * blockDim.x + threadIdx.x;
+    if (c >= C) return;
+    double var = 1.0 / ((double)rstd[c] * rstd[c]) - eps;
+    double unbiased = B > 1 ? var * B / (B - 1) : var;
+    rmean[c] = (1 - momentum) * rmean[c] + momentum * mean[c];
+    rvar[c] = (float)((1 - momentum) * rvar[c] + momentum * unbiased);
+}
+
+genesis_status gen_cu_batchnorm_update_running(gen_cuda *cu, float *rmean, float *rvar,
+                                               const float *mean, const float *rstd, int B,
+                                               int C, float momentum, float eps) {
+    if (C <= 0) return GENESIS_OK;
+    unsigned grid = (unsigned)((C + GEN_CUDA_THREADS - 1) / GEN_CUDA_THREADS);
+    k_bn_update_running<<<grid, GEN_CUDA_THREADS, 0, cu->stream>>>(rmean, rvar, mean, rstd, B, C,
+                                                                   momentum, eps);
+    GEN_CUDA_LAUNCHED(cu);
+    return GENESIS_OK;
+}
+
+/* dgamma += sum dout * xhat; dbeta += sum dout;
+ * dinp += rstd * (dxhat - sum(dxhat)/B - xhat * sum(dxhat * xhat)/B), dxhat = dout * gamma */
+__global__ void k_bn_backward(float *__restrict__ dinp, float *__restrict__ dgamma,
+                              float *__restrict__ dbeta, const float *__restrict__ dout,
+                              const float *__restrict__ inp, const float *__restrict__ mean,
+                              const float *__restrict__ rstd, const float *__restrict__ gamma,
+                              int B, int C) {
+    __shared__ double sh[BN_ROWS][BN_COLS];
+    int c = blockIdx.x * BN_COLS + threadIdx.x;
+    bool col = c < C;
+    float m = col ? mean[c] : 0.0f, r = col ? rstd[c] : 0.0f, g = col ? gamma[c] : 0.0f;
+    double sd = 0.0, sdx = 0.0, sg = 0.0, sb = 0.0;
+    if (col)
+        for (int b = threadIdx.y; b < B; b += BN_ROWS) {
+            size_t i = (size_t)b * C + c;
+            float xhat = (inp[i] - m) * r;
+            float dxhat = dout[i] * g;
+            sd += dxhat;
+            sdx += (double)dxhat * xhat;
+            sg += (double)(dout[i] * xhat);
+            sb += dout[i];
+        }
+    sd = bn_colsum(sd, sh);
+    sdx = bn_colsum(sdx, sh);
+    sg = bn_colsum(sg, sh);
+    sb = bn_colsum(sb, sh);
+    if (!col) return;
+    if (threadIdx.y == 0) {
+        dgamma[c] += (float)sg;
+        dbeta[c] += (float)sb;
+    }
+    for (int b = threadIdx.y; b < B; b += BN_ROWS) {
+        size_t i = (size_t)b * C + c;
+        float xhat = (inp[i] - m) * r;
+        float dxhat = dout[i] * g;
+        dinp[i] += r * (float)(dxhat - sd / B - xhat * sdx / B);
+    }
+}
+
+genesis_status gen_cu_batchnorm_backward(gen_cuda *cu, float *dinp, float *dgamma,
+                                         float *dbeta, const float *dout, const float *inp,
+                                         const float *mean, const float *rstd,
+                                         const float *gamma, int B, int C) {
+    if (B <= 0 || C <= 0) return GENESIS_OK;
+    dim3 block(BN_COLS, BN_ROWS), grid((unsigned)((C + BN_COLS - 1) / BN_COLS));
+    k_bn_backward<<<grid, block, 0, cu->stream>>>(dinp, dgamma, dbeta, dout, inp, mean, rstd,
+                                                  gamma, B, C);
+    GEN_CUDA_LAUNCHED(cu);
+    return GENESIS_OK;
+}

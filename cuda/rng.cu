@@ -1,0 +1,96 @@
+/*
+ * rng.cu — the Philox fills of the CUDA backend: fill_normal, fill_uniform and
+ * dropout_forward. They use rng.h's gen_philox (GEN_HOST_DEVICE), with the CPU reference's
+ * indexing: element i of a fill is word i % 4 of philox(seed, offset + i / 4, stream), and
+ * a normal pair (2j, 2j+1) of a block is Box-Muller on words (2j, 2j+1). One thread per
+ * block of four elements, so each Philox block is computed once; CPU and GPU draw the same
+ * bits (the transcendental functions may differ in the last ulp).
+ */
+#include "cuda_common.cuh"
+
+#define GEN_GRID_LOOP(i, n) \
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < (n); \
+         i += (size_t)gridDim.x * blockDim.x)
+
+__global__ void k_fill_normal(float *__restrict__ x, size_t n, uint64_t seed, uint64_t stream,
+                              uint64_t offset) {
+    size_t nblk = (n + 3) / 4;
+    GEN_GRID_LOOP(g, nblk) {
+        gen_u32x4 r = gen_philox(seed, offset + g, stream);
+        float z[4];
+#pragma unroll
+        for (int p = 0; p < 2; p++) {
+            float u1 = gen_u32_to_unit_open0(r.v[2 * p]), u2 = gen_u32_to_unit(r.v[2 * p + 1]);
+            float rad = sqrtf(-2.0f * logf(u1)), th = 6.28318530717958647692f * u2;
+            z[2 * p] = rad * cosf(th);
+            z[2 * p + 1] = rad * sinf(th);
+        }
+        size_t i = 4 * g;
+#pragma unroll
+        for (int k = 0; k < 4; k++)
+            if (i + k < n) x[i + k] = z[k];
+    }
+}
+
+__global__ void k_fill_uniform(float *__restrict__ x, size_t n, uint64_t seed, uint64_t stream,
+                               uint64_t offset) {
+    size_t nblk = (n + 3) / 4;
+    GEN_GRID_LOOP(g, nblk) {
+        gen_u32x4 r = gen_philox(seed, offset + g, stream);
+        size_t i = 4 * g;
+#pragma unroll
+        for (int k = 0; k < 4; k++)
+            if (i + k < n) x[i + k] = gen_u32_to_unit(r.v[k]);
+    }
+}
+
+/* mask = keep ? scale : 0 with keep = uniform >= p; out = inp * mask */
+__global__ void k_dropout_forward(float *__restrict__ out, float *__restrict__ mask,
+                                  const float *__restrict__ inp, size_t n, float p, float scale,
+                                  uint64_t seed, uint64_t stream, uint64_t offset) {
+    size_t nblk = (n + 3) / 4;
+    GEN_GRID_LOOP(g, nblk) {
+        gen_u32x4 r = gen_philox(seed, offset + g, stream);
+        size_t i = 4 * g;
+#pragma unroll
+        for (int k = 0; k < 4; k++) {
+            if (i + k < n) {
+                float m = gen_u32_to_unit(r.v[k]) >= p ? scale : 0.0f;
+                mask[i + k] = m;
+                out[i + k] = inp[i + k] * m;
+            }
+        }
+    }
+}
+
+genesis_status gen_cu_fill_normal(gen_cuda *cu, float *x, size_t n, uint64_t seed,
+                                  uint64_t stream, uint64_t offset) {
+    if (n == 0) return GENESIS_OK;
+    size_t nblk = (n + 3) / 4;
+    k_fill_normal<<<gen_cuda_grid(nblk, GEN_CUDA_THREADS), GEN_CUDA_THREADS, 0, cu->stream>>>(
+        x, n, seed, stream, offset);
+    GEN_CUDA_LAUNCHED(cu);
+    return GENESIS_OK;
+}
+
+genesis_status gen_cu_fill_uniform(gen_cuda *cu, float *x, size_t n, uint64_t seed,
+                                   uint64_t stream, uint64_t offset) {
+    if (n == 0) return GENESIS_OK;
+    size_t nblk = (n + 3) / 4;
+    k_fill_uniform<<<gen_cuda_grid(nblk, GEN_CUDA_THREADS), GEN_CUDA_THREADS, 0, cu->stream>>>(
+        x, n, seed, stream, offset);
+    GEN_CUDA_LAUNCHED(cu);
+    return GENESIS_OK;
+}
+
+genesis_status gen_cu_dropout_forward(gen_cuda *cu, float *out, float *mask, const float *inp,
+                                      size_t n, float p, uint64_t seed, uint64_t stream,
+                                      uint64_t offset) {
+    if (n == 0) return GENESIS_OK;
+    float scale = p < 1.0f ? 1.0f / (1.0f - p) : 0.0f; /* on the host, as the CPU does */
+    size_t nblk = (n + 3) / 4;
+    k_dropout_forward<<<gen_cuda_grid(nblk, GEN_CUDA_THREADS), GEN_CUDA_THREADS, 0,
+                        cu->stream>>>(out, mask, inp, n, p, scale, seed, stream, offset);
+    GEN_CUDA_LAUNCHED(cu);
+    return GENESIS_OK;
+}

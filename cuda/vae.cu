@@ -1,0 +1,225 @@
+/*
+ * vae.cu — TVAE's pieces on the GPU: the reparameterisation (forward and backward), the KL
+ * term and the reconstruction loss, each as backend_cpu.c computes it.
+ *
+ * Scalar losses are reduced without atomics: kl_normal writes one double partial sum per
+ * block (the grid depends on n alone) and tvae_recon one double per tanh span and one per
+ * (row, softmax span); one block then adds them in a fixed order (gen_cu_reduce_finish).
+ * tvae_recon runs two kernels: one block per span for the tanh columns (each column's sums
+ * over the B rows are block trees in double, as the CPU's are double) and one warp per
+ * (row, softmax span) for the cross entropies (float softmax, as the CPU's).
+ */
+#include "cuda_common.cuh"
+
+#define GEN_GRID_LOOP(i, n) \
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < (n); \
+         i += (size_t)gridDim.x * blockDim.x)
+
+__global__ void k_reparam_forward(float *__restrict__ z, float *__restrict__ std,
+                                  const float *__restrict__ mu, const float *__restrict__ logvar,
+                                  const float *__restrict__ eps, size_t n) {
+    GEN_GRID_LOOP(i, n) {
+        float s = expf(0.5f * logvar[i]);
+        std[i] = s;
+        z[i] = mu[i] + eps[i] * s;
+    }
+}
+
+genesis_status gen_cu_reparam_forward(gen_cuda *cu, float *z, float *std, const float *mu,
+                                      const float *logvar, const float *eps, size_t n) {
+    if (n == 0) return GENESIS_OK;
+    k_reparam_forward<<<gen_cuda_grid(n, GEN_CUDA_THREADS), GEN_CUDA_THREADS, 0, cu->stream>>>(
+        z, std, mu, logvar, eps, n);
+    GEN_CUDA_LAUNCHED(cu);
+    return GENESIS_OK;
+}
+
+__global__ void k_reparam_backward(float *__restrict__ dmu, float *__restrict__ dlogvar,
+                                   const float *__restrict__ dz, const float *__restrict__ eps,
+                                   const float *__restrict__ std, size_t n) {
+    GEN_GRID_LOOP(i, n) {
+        dmu[i] += dz[i];
+        dlogvar[i] += dz[i] * eps[i] * std[i] * 0.5f;
+    }
+}
+
+genesis_status gen_cu_reparam_backward(gen_cuda *cu, float *dmu, float *dlogvar,
+                                       const float *dz, const float *eps, const float *std,
+                                       size_t n) {
+    if (n == 0) return GENESIS_OK;
+    k_reparam_backward<<<gen_cuda_grid(n, GEN_CUDA_THREADS), GEN_CUDA_THREADS, 0, cu->stream>>>(
+        dmu, dlogvar, dz, eps, std, n);
+    GEN_CUDA_LAUNCHED(cu);
+    return GENESIS_OK;
+}
+
+/* partial[block] = sum (1 + logvar - mu^2 - exp(logvar)); gradients element-wise */
+__global__ void k_kl_normal(double *__restrict__ partial, float *__restrict__ dmu,
+                            float *__restrict__ dlogvar, const float *__restrict__ mu,
+                            const float *__restrict__ logvar, size_t n, float scale) {
+    __shared__ double sh[32];
+    double acc = 0.0;
+    GEN_GRID_LOOP(i, n) {
+        float ev = expf(logvar[i]);
+        acc += 1.0 + logvar[i] - (double)mu[i] * mu[i] - ev;
+        if (dmu) dmu[i] += scale * mu[i];
+        if (dlogvar) dlogvar[i] += scale * 0.5f * (ev - 1.0f);
+    }
+    acc = gen_block_sum(acc, sh, (int)threadIdx.x, (int)blockDim.x);
+    if (threadIdx.x == 0 && partial) partial[blockIdx.x] = acc;
+}
+
+genesis_status gen_cu_kl_normal(gen_cuda *cu, float *loss, float *dmu, float *dlogvar,
+                                const float *mu, const float *logvar, size_t n, float scale) {
+    int nb = gen_cuda_reduce_blocks(n);
+    double *partial = NULL;
+    if (loss) {
+        void *p = NULL;
+        genesis_status st = gen_cuda_scratch(cu, (size_t)nb * sizeof(double), &p);
+        if (st != GENESIS_OK) return st;
+        partial = (double *)p;
+    }
+    if (n == 0) {
+        if (!loss) return GENESIS_OK;
+        GEN_CUDA_TRY(cu, cudaMemsetAsync(partial, 0, sizeof(double), cu->stream));
+        return gen_cu_reduce_finish(cu, loss, partial, 1, 1.0, 1.0);
+    }
+    if (!loss && !dmu && !dlogvar) return GENESIS_OK;
+    k_kl_normal<<<nb, GEN_CUDA_THREADS, 0, cu->stream>>>(partial, dmu, dlogvar, mu, logvar, n,
+                                                          scale);
+    GEN_CUDA_LAUNCHED(cu);
+    if (!loss) return GENESIS_OK;
+    /* CPU: (float)(-0.5 * tot * scale); -0.5 * x is exact, so this is the same rounding */
+    return gen_cu_reduce_finish(cu, loss, partial, nb, -0.5 * (double)scale, 1.0);
+}
+
+/* ---- reconstruction ---------------------------------------------------------------------- */
+
+#define TR_THREADS 256
+#define TR_WARPS 8
+
+/* One block per span; softmax spans only zero their partial. For each tanh column j:
+ * tot_j = sum_b (x - tanh r)^2 / (2 sg^2) + B log sg, dsigma_j += scale * d tot_j / d sg,
+ * dr += scale * d tot_j / d r. partial[s] = sum over the span's columns of tot_j. */
+__global__ void k_recon_tanh(double *__restrict__ partial, float *__restrict__ dr,
+                             float *__restrict__ dsigma, const float *__restrict__ r,
+                             const float *__restrict__ x, const float *__restrict__ sigma,
+                             int B, int D, const gen_act_span *__restrict__ spans, float scale) {
+    __shared__ double sh[32];
+    gen_act_span sp = spans[blockIdx.x];
+    if (sp.softmax) {
+        if (threadIdx.x == 0 && partial) partial[blockIdx.x] = 0.0;
+        return;
+    }
+    double span_tot = 0.0;
+    for (int j = sp.start; j < sp.start + sp.len; j++) {
+        double sg = sigma[j], tot = 0.0, ds = 0.0;
+        for (int b = threadIdx.x; b < B; b += TR_THREADS) {
+            size_t i = (size_t)b * D + j;
+            float t = tanhf(r[i]);
+            double e = x[i] - t;
+            tot += e * e / (2 * sg * sg);
+            ds += -e * e / (sg * sg * sg);
+            if (dr) dr[i] += scale * (float)(-e / (sg * sg)) * (1.0f - t * t);
+        }
+        tot = gen_block_sum(tot, sh, (int)threadIdx.x, TR_THREADS);
+        ds = gen_block_sum(ds, sh, (int)threadIdx.x, TR_THREADS);
+        if (threadIdx.x == 0) {
+            span_tot += tot + B * log(sg);
+            if (dsigma) dsigma[j] += scale * (float)(ds + B / sg);
+        }
+    }
+    if (threadIdx.x == 0 && partial) partial[blockIdx.x] = span_tot;
+}
+
+/* One warp per (row b, span s); tanh spans only zero their partial. Cross entropy of the
+ * span's logits against the first argmax of x's span (float softmax, as the CPU). */
+__global__ void k_recon_softmax(double *__restrict__ partial, float *__restrict__ dr,
+                                const float *__restrict__ r, const float *__restrict__ x, int B,
+                                int D, const gen_act_span *__restrict__ spans, int nspans,
+                                float scale) {
+    int lane = threadIdx.x & 31;
+    long long wid = (long long)blockIdx.x * TR_WARPS + (threadIdx.x >> 5);
+    if (wid >= (long long)B * nspans) return;
+    int b = (int)(wid / nspans), s = (int)(wid % nspans);
+    gen_act_span sp = spans[s];
+    if (!sp.softmax) {
+        if (lane == 0 && partial) partial[wid] = 0.0;
+        return;
+    }
+    const float *rr = r + (size_t)b * D + sp.start, *xr = x + (size_t)b * D + sp.start;
+    int n = sp.len;
+    /* first index of the largest x (strictly greater wins, as the CPU's scan); x is an
+     * encoded batch, finite by construction */
+    float bv = -INFINITY;
+    int bi = n; /* none yet */
+    for (int j = lane; j < n; j += 32)
+        if (bi == n || xr[j] > bv) {
+            bv = xr[j];
+            bi = j;
+        }
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) { /* (value, -index) is a total order: every lane ends
+                                          with the same winner */
+        float ov = __shfl_xor_sync(0xffffffffu, bv, o);
+        int oi = __shfl_xor_sync(0xffffffffu, bi, o);
+        if (oi != n && (bi == n || ov > bv || (ov == bv && oi < bi))) {
+            bv = ov;
+            bi = oi;
+        }
+    }
+    int tgt = bi < n ? bi : 0;
+    /* max as the CPU: start at rr[0], so a NaN there sticks; later NaNs are skipped */
+    float mx = rr[0];
+    for (int j = lane; j < n; j += 32) mx = rr[j] > mx ? rr[j] : mx;
+    mx = gen_warp_allmax(mx);
+    float z = 0.0f;
+    for (int j = lane; j < n; j += 32) z += expf(rr[j] - mx);
+    z = gen_warp_allsum(z);
+    float lse = mx + logf(z);
+    if (lane == 0 && partial) partial[wid] = lse - rr[tgt];
+    if (dr) {
+        float *d = dr + (size_t)b * D + sp.start;
+        for (int j = lane; j < n; j += 32) {
+            float v = d[j] + scale * expf(rr[j] - lse);
+            if (j == tgt) v -= scale;
+            d[j] = v;
+        }
+    }
+}
+
+genesis_status gen_cu_tvae_recon(gen_cuda *cu, float *loss, float *dr, float *dsigma,
+                                 const float *r, const float *x, const float *sigma, int B,
+                                 int D, const gen_act_span *spans, int nspans, float scale) {
+    if (nspans <= 0 || B < 0) {
+        if (!loss) return GENESIS_OK;
+        GEN_CUDA_TRY(cu, cudaMemsetAsync(loss, 0, sizeof(float), cu->stream));
+        return GENESIS_OK;
+    }
+    const gen_act_span *dspans = NULL;
+    genesis_status st = gen_cuda_spans(cu, spans, nspans, &dspans);
+    if (st != GENESIS_OK) return st;
+    double *partial = NULL;
+    size_t nsoft = (size_t)B * (size_t)nspans, npart = (size_t)nspans + nsoft;
+    if (loss) {
+        void *p = NULL;
+        st = gen_cuda_scratch(cu, npart * sizeof(double), &p);
+        if (st != GENESIS_OK) return st;
+        partial = (double *)p;
+    }
+    if (!loss && !dr && !dsigma) return GENESIS_OK;
+    k_recon_tanh<<<(unsigned)nspans, TR_THREADS, 0, cu->stream>>>(partial, dr, dsigma, r, x,
+                                                                  sigma, B, D, dspans, scale);
+    GEN_CUDA_LAUNCHED(cu);
+    if (nsoft > 0) {
+        unsigned blocks = (unsigned)((nsoft + TR_WARPS - 1) / TR_WARPS);
+        k_recon_softmax<<<blocks, 32 * TR_WARPS, 0, cu->stream>>>(
+            partial ? partial + nspans : NULL, dr, r, x, B, D, dspans, nspans, scale);
+        GEN_CUDA_LAUNCHED(cu);
+    }
+    if (!loss) return GENESIS_OK;
+    if (npart > (size_t)INT32_MAX)
+        return gen_cuda_fail(cu, GENESIS_ERR_INVALID_ARG, "tvae_recon", __FILE__, __LINE__,
+                             "too many rows x spans for one reduction");
+    return gen_cu_reduce_finish(cu, loss, partial, (int)npart, (double)scale, 1.0);
+}

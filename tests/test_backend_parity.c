@@ -1,0 +1,830 @@
+/*
+ * test_backend_parity.c — every operation of the CUDA backend against the CPU reference
+ * (backend_cpu.c is the specification), ggml test-backend-ops style, driven by one table of
+ * {operation, shape/variant} cases with a tolerance per operation:
+ *   - the same seeded inputs are uploaded to the CPU backend and twice to the CUDA backend;
+ *   - every buffer an operation writes is compared (|gpu - cpu| <= atol + rtol*|cpu|, NaN
+ *     and infinities must agree), with NMSE and the largest difference printed per case;
+ *   - gradient outputs (+=) and plain outputs are pre-filled with non-zero random values,
+ *     so an operation that overwrites instead of accumulating, or writes a column it should
+ *     leave alone (padding between rows), fails;
+ *   - guard bands of sentinel words around every buffer catch out-of-bounds writes, and
+ *     inputs must come back unchanged bit for bit;
+ *   - the two CUDA runs must agree bit for bit (reductions are fixed trees, no atomics);
+ *   - awkward sizes (1, 3, 17, 257, 1025, 65539) exercise the tails; element-wise cases
+ *     also run with NaN, infinities and signed zeros sprinkled in.
+ * Without a GPU (or in a build without CUDA) the executable exits 77 before anything forks,
+ * and CTest reports it as skipped. With one, the suite runs in CK_NOFORK mode (STYLE.md
+ * 3.7: a forked child must not use CUDA) with TF32 off.
+ */
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "backend.h"
+#include "test_util.h"
+
+#define PT_GUARD 32
+#define PT_MAXBUF 12
+#define PT_SENTINEL 0x7FA5A5A5u /* a signalling-NaN pattern no operation produces */
+#define PT_NBK 3                /* cpu, cuda, cuda again */
+
+enum { PT_IN, PT_OUT, PT_ACC };
+
+typedef struct pt_buf {
+    const char *name;
+    size_t n;
+    int role, is_int;
+    uint32_t *host; /* initial contents */
+    void *dev[PT_NBK];
+    uint32_t *res[PT_NBK]; /* downloaded with guards */
+} pt_buf;
+
+typedef struct pt_case {
+    int op;
+    int d[6];
+} pt_case;
+
+typedef struct pt_env {
+    const pt_case *c;
+    int idx;
+    int nbuf;
+    pt_buf b[PT_MAXBUF];
+    gen_act_span spans[16];
+    int nspans, W;
+    int iret[PT_NBK];
+    int has_iret;
+} pt_env;
+
+static gen_backend *g_be[PT_NBK];
+static genesis_ctx *g_ctx;
+static int g_selftest; /* GENESIS_PARITY_SELFTEST=1: the CPU against itself (checks the harness) */
+
+/* ---- buffers ------------------------------------------------------------------------------ */
+
+static int pt_add(pt_env *e, const char *name, size_t n, int role, float lo, float hi) {
+    ck_assert_int_lt(e->nbuf, PT_MAXBUF);
+    int i = e->nbuf++;
+    pt_buf *b = &e->b[i];
+    b->name = name;
+    b->n = n;
+    b->role = role;
+    b->host = malloc((n ? n : 1) * sizeof(uint32_t));
+    ck_assert(b->host);
+    float *f = malloc((n ? n : 1) * sizeof(float));
+    ck_assert(f);
+    tu_fill_uniform(f, n, lo, hi, 1000u * (uint64_t)e->idx + 17u * (uint64_t)i + 1u);
+    memcpy(b->host, f, n * sizeof(float));
+    free(f);
+    return i;
+}
+
+static int32_t *pt_add_int(pt_env *e, const char *name, size_t n) {
+    int i = pt_add(e, name, n, PT_IN, 0, 0);
+    e->b[i].is_int = 1;
+    return (int32_t *)(void *)e->b[i].host;
+}
+
+static float *pt_host(pt_env *e, int i) { return (float *)(void *)e->b[i].host; }
+
+/* Sprinkles NaN, +-Inf, +-0 and huge/tiny values over buffer i (every 5th element). */
+static void pt_specials(pt_env *e, int i) {
+    static const float sp[] = {NAN, INFINITY, -INFINITY, 0.0f, -0.0f, 1e30f, -1e-30f, FLT_MAX};
+    float *h = pt_host(e, i);
+    for (size_t k = (size_t)e->idx % 5; k < e->b[i].n; k += 5)
+        h[k] = sp[(k / 5 + (size_t)i) % (sizeof sp / sizeof sp[0])];
+}
+
+static float *P(pt_env *e, int bk, int i) {
+    return (float *)(void *)((uint32_t *)e->b[i].dev[bk] + PT_GUARD);
+}
+static int32_t *PI(pt_env *e, int bk, int i) { return (int32_t *)(void *)P(e, bk, i); }
+
+/* Span layouts: W = end of the last span. */
+static void pt_layout(pt_env *e, int which) {
+    static const int L[][8][3] = {
+        {{0, 1, 0}},                                                      /* one tanh */
+        {{0, 1, 1}},                                                      /* one 1-wide softmax */
+        {{0, 1, 0}, {1, 3, 1}, {4, 1, 0}, {5, 5, 1}, {10, 17, 1}, {27, 3, 0}}, /* mixed */
+        {{0, 257, 1}, {257, 1, 0}, {258, 33, 1}, {291, 1025, 1}},         /* wide softmax */
+        {{0, 1, 0}, {3, 5, 1}, {8, 2, 0}},                                /* gap at 1..2 */
+    };
+    static const int N[] = {1, 1, 6, 4, 3};
+    e->nspans = N[which];
+    for (int s = 0; s < e->nspans; s++) {
+        e->spans[s].start = L[which][s][0];
+        e->spans[s].len = L[which][s][1];
+        e->spans[s].softmax = L[which][s][2];
+    }
+    e->W = e->spans[e->nspans - 1].start + e->spans[e->nspans - 1].len;
+}
+
+/* ---- operations: setup declares buffers from c->d, run calls the op --------------------------- */
+
+#define OPS(be) ((be)->ops)
+#define D(k) (e->c->d[k])
+
+static void su_zero(pt_env *e) { pt_add(e, "x", (size_t)D(0), PT_OUT, -1, 1); }
+static void ru_zero(pt_env *e, gen_backend *be, int k) {
+    OPS(be)->zero(be, P(e, k, 0), (size_t)D(0));
+}
+
+/* copy2d: rows, cols, ldd pad, lds pad */
+static void su_copy2d(pt_env *e) {
+    pt_add(e, "dst", (size_t)D(0) * (D(1) + D(2)), PT_OUT, -1, 1);
+    pt_add(e, "src", (size_t)D(0) * (D(1) + D(3)), PT_IN, -1, 1);
+}
+static void ru_copy2d(pt_env *e, gen_backend *be, int k) {
+    OPS(be)->copy2d(be, P(e, k, 0), D(1) + D(2), P(e, k, 1), D(1) + D(3), D(0), D(1));
+}
+
+/* gemm: ta, tb, M, N, K, beta variant (0: beta 0.3, 1: beta 0) ; lda/ldb/ldc padded */
+static void gemm_lds(const pt_env *e, int *lda, int *ldb, int *ldc) {
+    int ta = D(0), tb = D(1), M = D(2), N = D(3), K = D(4);
+    *lda = (ta ? M : K) + 2;
+    *ldb = (tb ? K : N) + 1;
+    *ldc = N + 3;
+}
+static void su_gemm(pt_env *e) {
+    int lda, ldb, ldc;
+    gemm_lds(e, &lda, &ldb, &ldc);
+    int ta = D(0), tb = D(1), M = D(2), N = D(3), K = D(4);
+    pt_add(e, "A", (size_t)(ta ? (K > 0 ? K : 1) : M) * lda, PT_IN, -1, 1);
+    pt_add(e, "B", (size_t)(tb ? N : (K > 0 ? K : 1)) * ldb, PT_IN, -1, 1);
+    pt_add(e, "C", (size_t)M * ldc, PT_ACC, -1, 1);
+}
+static void ru_gemm(pt_env *e, gen_backend *be, int k) {
+    int lda, ldb, ldc;
+    gemm_lds(e, &lda, &ldb, &ldc);
+    OPS(be)->gemm(be, D(0), D(1), D(2), D(3), D(4), 0.7f, P(e, k, 0), lda, P(e, k, 1), ldb,
+                  D(5) ? 0.0f : 0.3f, P(e, k, 2), ldc);
+}
+
+/* linear_forward: B, C, OC, bias? ; ldo = OC + 2, ldi = C + 1 */
+static void su_linf(pt_env *e) {
+    pt_add(e, "out", (size_t)D(0) * (D(2) + 2), PT_OUT, -1, 1);
+    pt_add(e, "inp", (size_t)D(0) * (D(1) + 1), PT_IN, -1, 1);
+    pt_add(e, "W", (size_t)D(2) * D(1), PT_IN, -1, 1);
+    pt_add(e, "bias", (size_t)D(2), PT_IN, -1, 1);
+}
+static void ru_linf(pt_env *e, gen_backend *be, int k) {
+    OPS(be)->linear_forward(be, P(e, k, 0), D(2) + 2, P(e, k, 1), D(1) + 1, P(e, k, 2),
+                            D(3) ? P(e, k, 3) : NULL, D(0), D(1), D(2));
+}
+
+/* linear_backward: B, C, OC, mask (1 dinp, 2 dW, 4 dbias) ; lddi = C+3, lddo = OC+1, ldi = C+2 */
+static void su_linb(pt_env *e) {
+    int B = D(0), C = D(1), OC = D(2);
+    pt_add(e, "dinp", (size_t)B * (C + 3), PT_ACC, -1, 1);
+    pt_add(e, "dW", (size_t)OC * C, PT_ACC, -1, 1);
+    pt_add(e, "dbias", (size_t)OC, PT_ACC, -1, 1);
+    pt_add(e, "dout", (size_t)B * (OC + 1), PT_IN, -1, 1);
+    pt_add(e, "inp", (size_t)B * (C + 2), PT_IN, -1, 1);
+    pt_add(e, "W", (size_t)OC * C, PT_IN, -1, 1);
+}
+static void ru_linb(pt_env *e, gen_backend *be, int k) {
+    int B = D(0), C = D(1), OC = D(2), m = D(3);
+    OPS(be)->linear_backward(be, (m & 1) ? P(e, k, 0) : NULL, C + 3, (m & 2) ? P(e, k, 1) : NULL,
+                             (m & 4) ? P(e, k, 2) : NULL, P(e, k, 3), OC + 1, P(e, k, 4), C + 2,
+                             P(e, k, 5), B, C, OC);
+}
+
+/* element-wise: n, specials? */
+static void su_ew2(pt_env *e) { /* out, inp */
+    pt_add(e, "out", (size_t)D(0), PT_OUT, -1, 1);
+    int i = pt_add(e, "inp", (size_t)D(0), PT_IN, -2, 2);
+    if (D(1)) pt_specials(e, i);
+}
+static void su_ew3(pt_env *e) { /* acc/out, a, b */
+    pt_add(e, "dinp", (size_t)D(0), PT_ACC, -1, 1);
+    int a = pt_add(e, "a", (size_t)D(0), PT_IN, -2, 2);
+    int b = pt_add(e, "b", (size_t)D(0), PT_IN, -2, 2);
+    if (D(1)) {
+        pt_specials(e, a);
+        pt_specials(e, b);
+    }
+}
+static void ru_relu_f(pt_env *e, gen_backend *be, int k) {
+    OPS(be)->relu_forward(be, P(e, k, 0), P(e, k, 1), (size_t)D(0));
+}
+static void ru_relu_b(pt_env *e, gen_backend *be, int k) {
+    OPS(be)->relu_backward(be, P(e, k, 0), P(e, k, 1), P(e, k, 2), (size_t)D(0));
+}
+static void ru_lrelu_f(pt_env *e, gen_backend *be, int k) {
+    OPS(be)->leaky_relu_forward(be, P(e, k, 0), P(e, k, 1), (size_t)D(0), 0.2f);
+}
+static void ru_lrelu_b(pt_env *e, gen_backend *be, int k) {
+    OPS(be)->leaky_relu_backward(be, P(e, k, 0), P(e, k, 1), P(e, k, 2), (size_t)D(0), 0.2f);
+}
+static void ru_mul(pt_env *e, gen_backend *be, int k) {
+    OPS(be)->mul(be, P(e, k, 0), P(e, k, 1), P(e, k, 2), (size_t)D(0));
+}
+static void ru_mul_acc(pt_env *e, gen_backend *be, int k) {
+    OPS(be)->mul_acc(be, P(e, k, 0), P(e, k, 1), P(e, k, 2), (size_t)D(0));
+}
+static void ru_slope_mask(pt_env *e, gen_backend *be, int k) {
+    OPS(be)->leaky_slope_mask(be, P(e, k, 0), P(e, k, 1), P(e, k, 2), (size_t)D(0), 0.2f);
+}
+static void su_clamp(pt_env *e) {
+    int i = pt_add(e, "x", (size_t)D(0), PT_ACC, -2, 2);
+    if (D(1)) pt_specials(e, i);
+}
+static void ru_clamp(pt_env *e, gen_backend *be, int k) {
+    OPS(be)->clamp(be, P(e, k, 0), (size_t)D(0), 0.01f, 1.0f);
+}
+static void su_sum(pt_env *e) {
+    pt_add(e, "out", 1, PT_OUT, -1, 1);
+    int i = pt_add(e, "x", (size_t)D(0), PT_IN, -1, 1.5f);
+    if (D(1)) pt_specials(e, i);
+}
+static void ru_sum(pt_env *e, gen_backend *be, int k) {
+    OPS(be)->sum(be, P(e, k, 0), P(e, k, 1), (size_t)D(0));
+}
+
+/* mul_rowvec: rows, cols */
+static void su_rowvec(pt_env *e) {
+    pt_add(e, "out", (size_t)D(0) * D(1), PT_OUT, -1, 1);
+    pt_add(e, "s", (size_t)D(0) * D(1), PT_IN, -1, 1);
+    pt_add(e, "v", (size_t)D(1), PT_IN, -1, 1);
+}
+static void ru_rowvec(pt_env *e, gen_backend *be, int k) {
+    OPS(be)->mul_rowvec(be, P(e, k, 0), P(e, k, 1), P(e, k, 2), D(0), D(1));
+}
+
+/* dropout: n, p (percent), offset */
+static void su_dropout(pt_env *e) {
+    pt_add(e, "out", (size_t)D(0), PT_OUT, -1, 1);
+    pt_add(e, "mask", (size_t)D(0), PT_OUT, -1, 1);
+    pt_add(e, "inp", (size_t)D(0), PT_IN, -1, 1);
+}
+static void ru_dropout(pt_env *e, gen_backend *be, int k) {
+    OPS(be)->dropout_forward(be, P(e, k, 0), P(e, k, 1), P(e, k, 2), (size_t)D(0), D(1) / 100.0f,
+                             12345, GEN_STREAM_NOISE, (uint64_t)D(2));
+}
+
+/* fills: n, offset */
+static void su_fill(pt_env *e) { pt_add(e, "x", (size_t)D(0), PT_OUT, -1, 1); }
+static void ru_fill_normal(pt_env *e, gen_backend *be, int k) {
+    OPS(be)->fill_normal(be, P(e, k, 0), (size_t)D(0), 777, GEN_STREAM_NOISE, (uint64_t)D(1));
+}
+static void ru_fill_uniform(pt_env *e, gen_backend *be, int k) {
+    OPS(be)->fill_uniform(be, P(e, k, 0), (size_t)D(0), 777, 9, (uint64_t)D(1));
+}
+
+/* batch norm: B, C */
+static void su_bn_f(pt_env *e) {
+    int B = D(0), C = D(1);
+    pt_add(e, "out", (size_t)B * C, PT_OUT, -1, 1);
+    pt_add(e, "mean", (size_t)C, PT_OUT, -1, 1);
+    pt_add(e, "rstd", (size_t)C, PT_OUT, -1, 1);
+    pt_add(e, "inp", (size_t)B * C, PT_IN, -3, 5);
+    pt_add(e, "gamma", (size_t)C, PT_IN, 0.5f, 1.5f);
+    pt_add(e, "beta", (size_t)C, PT_IN, -0.5f, 0.5f);
+}
+static void ru_bn_f(pt_env *e, gen_backend *be, int k) {
+    OPS(be)->batchnorm_forward(be, P(e, k, 0), P(e, k, 1), P(e, k, 2), P(e, k, 3), P(e, k, 4),
+                               P(e, k, 5), D(0), D(1), 1e-5f);
+}
+static void su_bn_eval(pt_env *e) {
+    int B = D(0), C = D(1);
+    pt_add(e, "out", (size_t)B * C, PT_OUT, -1, 1);
+    pt_add(e, "inp", (size_t)B * C, PT_IN, -3, 5);
+    pt_add(e, "rmean", (size_t)C, PT_IN, -1, 1);
+    pt_add(e, "rvar", (size_t)C, PT_IN, 0.1f, 3);
+    pt_add(e, "gamma", (size_t)C, PT_IN, 0.5f, 1.5f);
+    pt_add(e, "beta", (size_t)C, PT_IN, -0.5f, 0.5f);
+}
+static void ru_bn_eval(pt_env *e, gen_backend *be, int k) {
+    OPS(be)->batchnorm_forward_eval(be, P(e, k, 0), P(e, k, 1), P(e, k, 2), P(e, k, 3),
+                                    P(e, k, 4), P(e, k, 5), D(0), D(1), 1e-5f);
+}
+static void su_bn_run(pt_env *e) {
+    int C = D(1);
+    pt_add(e, "rmean", (size_t)C, PT_ACC, -1, 1);
+    pt_add(e, "rvar", (size_t)C, PT_ACC, 0.5f, 2);
+    pt_add(e, "mean", (size_t)C, PT_IN, -1, 1);
+    pt_add(e, "rstd", (size_t)C, PT_IN, 0.5f, 3);
+}
+static void ru_bn_run(pt_env *e, gen_backend *be, int k) {
+    OPS(be)->batchnorm_update_running(be, P(e, k, 0), P(e, k, 1), P(e, k, 2), P(e, k, 3), D(0),
+                                      D(1), 0.1f, 1e-5f);
+}
+static void su_bn_b(pt_env *e) {
+    int B = D(0), C = D(1);
+    pt_add(e, "dinp", (size_t)B * C, PT_ACC, -1, 1);
+    pt_add(e, "dgamma", (size_t)C, PT_ACC, -1, 1);
+    pt_add(e, "dbeta", (size_t)C, PT_ACC, -1, 1);
+    pt_add(e, "dout", (size_t)B * C, PT_IN, -1, 1);
+    pt_add(e, "inp", (size_t)B * C, PT_IN, -3, 5);
+    pt_add(e, "mean", (size_t)C, PT_IN, 0, 2);
+    pt_add(e, "rstd", (size_t)C, PT_IN, 0.3f, 1.5f);
+    pt_add(e, "gamma", (size_t)C, PT_IN, 0.5f, 1.5f);
+}
+static void ru_bn_b(pt_env *e, gen_backend *be, int k) {
+    OPS(be)->batchnorm_backward(be, P(e, k, 0), P(e, k, 1), P(e, k, 2), P(e, k, 3), P(e, k, 4),
+                                P(e, k, 5), P(e, k, 6), P(e, k, 7), D(0), D(1));
+}
+
+/* activate_forward: B, layout, tau variant (0: 0.2, 1: 0 = plain softmax, 2: 1.0), offset;
+ * ldx = W + 1, ldo = W + 3 */
+static float pt_tau(int v) { return v == 0 ? 0.2f : v == 1 ? 0.0f : 1.0f; }
+static void su_act_f(pt_env *e) {
+    pt_layout(e, D(1));
+    pt_add(e, "out", (size_t)D(0) * (e->W + 3), PT_OUT, -1, 1);
+    pt_add(e, "x", (size_t)D(0) * (e->W + 1), PT_IN, -4, 4);
+}
+static void ru_act_f(pt_env *e, gen_backend *be, int k) {
+    OPS(be)->activate_forward(be, P(e, k, 0), e->W + 3, P(e, k, 1), e->W + 1, D(0), e->spans,
+                              e->nspans, pt_tau(D(2)), 4242, GEN_STREAM_NOISE, (uint64_t)D(3));
+}
+/* activate_backward: B, layout, tau variant ; out holds softmax/tanh-like values */
+static void su_act_b(pt_env *e) {
+    pt_layout(e, D(1));
+    pt_add(e, "dx", (size_t)D(0) * (e->W + 2), PT_ACC, -1, 1);
+    pt_add(e, "dout", (size_t)D(0) * (e->W + 1), PT_IN, -1, 1);
+    pt_add(e, "out", (size_t)D(0) * (e->W + 3), PT_IN, 0, 1);
+}
+static void ru_act_b(pt_env *e, gen_backend *be, int k) {
+    OPS(be)->activate_backward(be, P(e, k, 0), e->W + 2, P(e, k, 1), e->W + 1, P(e, k, 2),
+                               e->W + 3, D(0), e->spans, e->nspans, pt_tau(D(2)));
+}
+
+/* cross_entropy_rows: B, L, with dlogits ; ldl = L + 1, ldd = L + 2; some rows len 0 */
+static void su_ce(pt_env *e) {
+    int B = D(0), L = D(1);
+    pt_add(e, "loss", 1, PT_OUT, -1, 1);
+    pt_add(e, "dlogits", (size_t)B * (L + 2), PT_ACC, -1, 1);
+    pt_add(e, "logits", (size_t)B * (L + 1), PT_IN, -6, 6);
+    int32_t *st = pt_add_int(e, "start", (size_t)B);
+    int32_t *ln = pt_add_int(e, "len", (size_t)B);
+    int32_t *tg = pt_add_int(e, "target", (size_t)B);
+    gen_rng r;
+    gen_rng_init(&r, 55 + (uint64_t)e->idx, 1);
+    for (int b = 0; b < B; b++) {
+        st[b] = (int32_t)gen_rng_below(&r, (uint64_t)L);
+        ln[b] = b % 7 == 3 ? 0 : 1 + (int32_t)gen_rng_below(&r, (uint64_t)(L - st[b]));
+        tg[b] = st[b] + (ln[b] ? (int32_t)gen_rng_below(&r, (uint64_t)ln[b]) : 0);
+    }
+}
+static void ru_ce(pt_env *e, gen_backend *be, int k) {
+    int L = D(1);
+    OPS(be)->cross_entropy_rows(be, P(e, k, 0), D(2) ? P(e, k, 1) : NULL, L + 2, P(e, k, 2), L + 1,
+                                D(0), PI(e, k, 3), PI(e, k, 4), PI(e, k, 5), 1.0f / D(0));
+}
+
+/* interpolate_groups: B, w, pac */
+static void su_interp(pt_env *e) {
+    int B = D(0), w = D(1), pac = D(2);
+    pt_add(e, "out", (size_t)B * w, PT_OUT, -1, 1);
+    pt_add(e, "real", (size_t)B * w, PT_IN, -1, 1);
+    pt_add(e, "fake", (size_t)B * w, PT_IN, -1, 1);
+    pt_add(e, "alpha", (size_t)(B / pac), PT_IN, 0, 1);
+}
+static void ru_interp(pt_env *e, gen_backend *be, int k) {
+    OPS(be)->interpolate_groups(be, P(e, k, 0), P(e, k, 1), P(e, k, 2), P(e, k, 3), D(0), D(1),
+                                D(2));
+}
+
+/* gp_penalty: n, width, a zero row? */
+static void su_gp(pt_env *e) {
+    int n = D(0), w = D(1);
+    pt_add(e, "pen", 1, PT_OUT, -1, 1);
+    pt_add(e, "U", (size_t)n * w, PT_OUT, -1, 1);
+    int g = pt_add(e, "G", (size_t)n * w, PT_IN, -0.2f, 0.2f);
+    if (D(2)) memset(pt_host(e, g) + (size_t)(n / 2) * w, 0, (size_t)w * sizeof(float));
+}
+static void ru_gp(pt_env *e, gen_backend *be, int k) {
+    OPS(be)->gp_penalty(be, P(e, k, 0), P(e, k, 1), P(e, k, 2), D(0), D(1), 10.0f);
+}
+
+/* colsum_acc: rows, cols */
+static void su_colsum(pt_env *e) {
+    pt_add(e, "dv", (size_t)D(1), PT_ACC, -1, 1);
+    pt_add(e, "a", (size_t)D(0) * D(1), PT_IN, -1, 1);
+}
+static void ru_colsum(pt_env *e, gen_backend *be, int k) {
+    OPS(be)->colsum_acc(be, P(e, k, 0), P(e, k, 1), D(0), D(1));
+}
+
+/* reparameterisation, KL: n (, with grads) */
+static void su_rep_f(pt_env *e) {
+    size_t n = (size_t)D(0);
+    pt_add(e, "z", n, PT_OUT, -1, 1);
+    pt_add(e, "std", n, PT_OUT, -1, 1);
+    pt_add(e, "mu", n, PT_IN, -2, 2);
+    int lv = pt_add(e, "logvar", n, PT_IN, -4, 2);
+    pt_add(e, "eps", n, PT_IN, -3, 3);
+    if (D(1)) pt_specials(e, lv);
+}
+static void ru_rep_f(pt_env *e, gen_backend *be, int k) {
+    OPS(be)->reparam_forward(be, P(e, k, 0), P(e, k, 1), P(e, k, 2), P(e, k, 3), P(e, k, 4),
+                             (size_t)D(0));
+}
+static void su_rep_b(pt_env *e) {
+    size_t n = (size_t)D(0);
+    pt_add(e, "dmu", n, PT_ACC, -1, 1);
+    pt_add(e, "dlogvar", n, PT_ACC, -1, 1);
+    pt_add(e, "dz", n, PT_IN, -1, 1);
+    pt_add(e, "eps", n, PT_IN, -3, 3);
+    pt_add(e, "std", n, PT_IN, 0.1f, 3);
+}
+static void ru_rep_b(pt_env *e, gen_backend *be, int k) {
+    OPS(be)->reparam_backward(be, P(e, k, 0), P(e, k, 1), P(e, k, 2), P(e, k, 3), P(e, k, 4),
+                              (size_t)D(0));
+}
+static void su_kl(pt_env *e) {
+    size_t n = (size_t)D(0);
+    pt_add(e, "loss", 1, PT_OUT, -1, 1);
+    pt_add(e, "dmu", n, PT_ACC, -1, 1);
+    pt_add(e, "dlogvar", n, PT_ACC, -1, 1);
+    pt_add(e, "mu", n, PT_IN, -2, 2);
+    pt_add(e, "logvar", n, PT_IN, -4, 2);
+}
+static void ru_kl(pt_env *e, gen_backend *be, int k) {
+    OPS(be)->kl_normal(be, P(e, k, 0), D(1) ? P(e, k, 1) : NULL, D(1) ? P(e, k, 2) : NULL,
+                       P(e, k, 3), P(e, k, 4), (size_t)D(0), 1.0f / 37);
+}
+
+/* tvae_recon: B, layout, with grads ; x encoded-like (one-hot in softmax spans) */
+static void su_recon(pt_env *e) {
+    pt_layout(e, D(1));
+    int B = D(0), W = e->W;
+    pt_add(e, "loss", 1, PT_OUT, -1, 1);
+    pt_add(e, "dr", (size_t)B * W, PT_ACC, -1, 1);
+    pt_add(e, "dsigma", (size_t)W, PT_ACC, -1, 1);
+    pt_add(e, "r", (size_t)B * W, PT_IN, -3, 3);
+    int xi = pt_add(e, "x", (size_t)B * W, PT_IN, -0.99f, 0.99f);
+    pt_add(e, "sigma", (size_t)W, PT_IN, 0.01f, 1);
+    float *x = pt_host(e, xi);
+    gen_rng r;
+    gen_rng_init(&r, 77 + (uint64_t)e->idx, 1);
+    for (int b = 0; b < B; b++)
+        for (int s = 0; s < e->nspans; s++) {
+            const gen_act_span *sp = &e->spans[s];
+            if (!sp->softmax) continue;
+            float *xr = x + (size_t)b * W + sp->start;
+            for (int j = 0; j < sp->len; j++) xr[j] = 0.0f;
+            xr[gen_rng_below(&r, (uint64_t)sp->len)] = 1.0f;
+        }
+}
+static void ru_recon(pt_env *e, gen_backend *be, int k) {
+    int g = D(2);
+    OPS(be)->tvae_recon(be, P(e, k, 0), g ? P(e, k, 1) : NULL, g ? P(e, k, 2) : NULL, P(e, k, 3),
+                        P(e, k, 4), P(e, k, 5), D(0), e->W, e->spans, e->nspans, 2.0f / D(0));
+}
+
+/* adam: n, t */
+static void su_adam(pt_env *e) {
+    size_t n = (size_t)D(0);
+    pt_add(e, "param", n, PT_ACC, -1, 1);
+    pt_add(e, "m", n, PT_ACC, -0.1f, 0.1f);
+    pt_add(e, "v", n, PT_ACC, 0, 0.01f);
+    pt_add(e, "grad", n, PT_IN, -0.5f, 0.5f);
+}
+static void ru_adam(pt_env *e, gen_backend *be, int k) {
+    OPS(be)->adam(be, P(e, k, 0), P(e, k, 3), P(e, k, 1), P(e, k, 2), (size_t)D(0), 2e-4f, 0.5f,
+                  0.9f, 1e-8f, 1e-6f, (int64_t)D(1));
+}
+
+/* any_nonfinite: n, where (-1 none, 0 first, 1 last, 2 middle), kind (0 NaN, 1 +Inf, 2 -Inf) */
+static void su_nonfinite(pt_env *e) {
+    int i = pt_add(e, "x", (size_t)D(0), PT_IN, -1e30f, 1e30f);
+    float *h = pt_host(e, i);
+    size_t n = (size_t)D(0);
+    float v = D(2) == 0 ? NAN : D(2) == 1 ? INFINITY : -INFINITY;
+    if (D(1) == 0) h[0] = v;
+    if (D(1) == 1) h[n - 1] = v;
+    if (D(1) == 2) h[n / 2] = v;
+    e->has_iret = 1;
+}
+static void ru_nonfinite(pt_env *e, gen_backend *be, int k) {
+    e->iret[k] = OPS(be)->any_nonfinite(be, P(e, k, 0), (size_t)D(0));
+}
+
+/* ---- the table --------------------------------------------------------------------------------- */
+
+typedef struct pt_op {
+    const char *name, *dims;
+    double atol, rtol;
+    void (*setup)(pt_env *e);
+    void (*run)(pt_env *e, gen_backend *be, int k);
+} pt_op;
+
+enum {
+    O_ZERO, O_COPY2D, O_GEMM, O_LINF, O_LINB, O_RELU_F, O_RELU_B, O_LRELU_F, O_LRELU_B, O_MUL,
+    O_MUL_ACC, O_SLOPE, O_ROWVEC, O_SUM, O_CLAMP, O_DROPOUT, O_FILL_N, O_FILL_U, O_BN_F,
+    O_BN_EVAL, O_BN_RUN, O_BN_B, O_ACT_F, O_ACT_B, O_CE, O_INTERP, O_GP, O_COLSUM, O_REP_F,
+    O_REP_B, O_KL, O_RECON, O_ADAM, O_NONFINITE
+};
+
+static const pt_op pt_ops[] = {
+    [O_ZERO] = {"zero", "n", 0, 0, su_zero, ru_zero},
+    [O_COPY2D] = {"copy2d", "rows cols ldd+ lds+", 0, 0, su_copy2d, ru_copy2d},
+    [O_GEMM] = {"gemm", "ta tb M N K beta0", 2e-4, 1e-4, su_gemm, ru_gemm},
+    [O_LINF] = {"linear_forward", "B C OC bias", 2e-4, 1e-4, su_linf, ru_linf},
+    [O_LINB] = {"linear_backward", "B C OC mask", 5e-4, 1e-4, su_linb, ru_linb},
+    [O_RELU_F] = {"relu_forward", "n specials", 0, 0, su_ew2, ru_relu_f},
+    [O_RELU_B] = {"relu_backward", "n specials", 0, 0, su_ew3, ru_relu_b},
+    [O_LRELU_F] = {"leaky_relu_forward", "n specials", 0, 0, su_ew2, ru_lrelu_f},
+    [O_LRELU_B] = {"leaky_relu_backward", "n specials", 1e-6, 1e-6, su_ew3, ru_lrelu_b},
+    [O_MUL] = {"mul", "n specials", 0, 0, su_ew3, ru_mul},
+    [O_MUL_ACC] = {"mul_acc", "n specials", 1e-6, 1e-6, su_ew3, ru_mul_acc},
+    [O_SLOPE] = {"leaky_slope_mask", "n specials", 0, 0, su_ew3, ru_slope_mask},
+    [O_ROWVEC] = {"mul_rowvec", "rows cols", 0, 0, su_rowvec, ru_rowvec},
+    [O_SUM] = {"sum", "n specials", 1e-5, 1e-6, su_sum, ru_sum},
+    [O_CLAMP] = {"clamp", "n specials", 0, 0, su_clamp, ru_clamp},
+    [O_DROPOUT] = {"dropout_forward", "n p% offset", 0, 0, su_dropout, ru_dropout},
+    [O_FILL_N] = {"fill_normal", "n offset", 2e-6, 2e-6, su_fill, ru_fill_normal},
+    [O_FILL_U] = {"fill_uniform", "n offset", 0, 0, su_fill, ru_fill_uniform},
+    [O_BN_F] = {"batchnorm_forward", "B C", 1e-5, 1e-5, su_bn_f, ru_bn_f},
+    [O_BN_EVAL] = {"batchnorm_forward_eval", "B C", 1e-6, 1e-6, su_bn_eval, ru_bn_eval},
+    [O_BN_RUN] = {"batchnorm_update_running", "B C", 1e-6, 1e-6, su_bn_run, ru_bn_run},
+    /* the CPU adds dgamma/dbeta in float row by row: allow for its own rounding */
+    [O_BN_B] = {"batchnorm_backward", "B C", 5e-5, 5e-5, su_bn_b, ru_bn_b},
+    [O_ACT_F] = {"activate_forward", "B layout tau offset", 2e-6, 1e-5, su_act_f, ru_act_f},
+    [O_ACT_B] = {"activate_backward", "B layout tau", 1e-5, 1e-5, su_act_b, ru_act_b},
+    [O_CE] = {"cross_entropy_rows", "B L grads", 1e-6, 1e-5, su_ce, ru_ce},
+    [O_INTERP] = {"interpolate_groups", "B w pac", 1e-6, 1e-6, su_interp, ru_interp},
+    [O_GP] = {"gp_penalty", "n width zero_row", 1e-6, 1e-5, su_gp, ru_gp},
+    [O_COLSUM] = {"colsum_acc", "rows cols", 2e-5, 2e-5, su_colsum, ru_colsum},
+    [O_REP_F] = {"reparam_forward", "n specials", 1e-6, 1e-6, su_rep_f, ru_rep_f},
+    [O_REP_B] = {"reparam_backward", "n", 1e-6, 1e-6, su_rep_b, ru_rep_b},
+    [O_KL] = {"kl_normal", "n grads", 1e-5, 1e-5, su_kl, ru_kl},
+    [O_RECON] = {"tvae_recon", "B layout grads", 1e-5, 1e-5, su_recon, ru_recon},
+    [O_ADAM] = {"adam", "n t", 1e-6, 1e-5, su_adam, ru_adam},
+    [O_NONFINITE] = {"any_nonfinite", "n where kind", 0, 0, su_nonfinite, ru_nonfinite},
+};
+
+static const pt_case pt_cases[] = {
+    {O_ZERO, {1}}, {O_ZERO, {1025}}, {O_ZERO, {65539}},
+    {O_COPY2D, {1, 1, 0, 0}}, {O_COPY2D, {3, 17, 2, 5}}, {O_COPY2D, {257, 3, 1, 0}},
+    {O_COPY2D, {17, 1025, 0, 3}},
+    /* gemm: every transpose pair on awkward shapes, beta 0 and K = 0 */
+    {O_GEMM, {0, 0, 1, 1, 1, 0}}, {O_GEMM, {0, 1, 3, 17, 257, 0}}, {O_GEMM, {1, 0, 17, 3, 1025, 0}},
+    {O_GEMM, {1, 1, 257, 257, 17, 0}}, {O_GEMM, {0, 0, 1, 1025, 3, 0}},
+    {O_GEMM, {0, 1, 1025, 1, 257, 0}}, {O_GEMM, {1, 0, 257, 17, 3, 1}},
+    {O_GEMM, {1, 1, 3, 1025, 17, 1}}, {O_GEMM, {0, 0, 500, 256, 256, 0}},
+    {O_GEMM, {0, 0, 17, 3, 0, 0}}, {O_GEMM, {1, 1, 1, 257, 1, 1}},
+    {O_LINF, {1, 1, 1, 1}}, {O_LINF, {3, 17, 257, 1}}, {O_LINF, {17, 1025, 3, 0}},
+    {O_LINF, {257, 3, 17, 1}}, {O_LINF, {50, 1600, 256, 1}}, {O_LINF, {100, 256, 1, 1}},
+    {O_LINB, {1, 1, 1, 7}}, {O_LINB, {3, 17, 257, 7}}, {O_LINB, {17, 1025, 3, 6}},
+    {O_LINB, {257, 3, 17, 5}}, {O_LINB, {100, 256, 1, 7}}, {O_LINB, {1025, 17, 3, 3}},
+    {O_LINB, {500, 256, 300, 7}},
+    /* element-wise */
+    {O_RELU_F, {1, 0}}, {O_RELU_F, {1025, 0}}, {O_RELU_F, {65539, 1}},
+    {O_RELU_B, {3, 0}}, {O_RELU_B, {257, 0}}, {O_RELU_B, {65539, 1}},
+    {O_LRELU_F, {17, 0}}, {O_LRELU_F, {1025, 1}},
+    {O_LRELU_B, {1, 0}}, {O_LRELU_B, {257, 0}}, {O_LRELU_B, {65539, 1}},
+    {O_MUL, {3, 0}}, {O_MUL, {1025, 1}}, {O_MUL_ACC, {17, 0}}, {O_MUL_ACC, {65539, 1}},
+    {O_SLOPE, {1, 0}}, {O_SLOPE, {1025, 1}},
+    {O_ROWVEC, {1, 1}}, {O_ROWVEC, {17, 3}}, {O_ROWVEC, {257, 1025}},
+    {O_SUM, {1, 0}}, {O_SUM, {3, 0}}, {O_SUM, {1025, 0}}, {O_SUM, {1000003, 0}}, {O_SUM, {257, 1}},
+    {O_CLAMP, {17, 0}}, {O_CLAMP, {1025, 1}},
+    /* Philox */
+    {O_DROPOUT, {1, 50, 0}}, {O_DROPOUT, {3, 50, 7}}, {O_DROPOUT, {1025, 50, 123}},
+    {O_DROPOUT, {65539, 20, 5}}, {O_DROPOUT, {257, 100, 0}}, {O_DROPOUT, {257, 0, 0}},
+    {O_FILL_N, {1, 0}}, {O_FILL_N, {3, 9}}, {O_FILL_N, {1025, 1}}, {O_FILL_N, {65539, 100000}},
+    {O_FILL_U, {1, 0}}, {O_FILL_U, {17, 3}}, {O_FILL_U, {65539, 77}},
+    /* batch norm */
+    {O_BN_F, {1, 1}}, {O_BN_F, {3, 17}}, {O_BN_F, {17, 3}}, {O_BN_F, {257, 1}},
+    {O_BN_F, {500, 256}}, {O_BN_F, {1025, 33}},
+    {O_BN_EVAL, {1, 1}}, {O_BN_EVAL, {17, 257}}, {O_BN_EVAL, {1025, 3}},
+    {O_BN_RUN, {1, 3}}, {O_BN_RUN, {500, 257}},
+    {O_BN_B, {1, 1}}, {O_BN_B, {3, 17}}, {O_BN_B, {257, 1}}, {O_BN_B, {500, 256}},
+    {O_BN_B, {1025, 33}},
+    /* generator activations */
+    {O_ACT_F, {1, 0, 0, 0}}, {O_ACT_F, {3, 1, 0, 1}}, {O_ACT_F, {17, 2, 0, 5}},
+    {O_ACT_F, {257, 2, 1, 0}}, {O_ACT_F, {17, 3, 0, 11}}, {O_ACT_F, {3, 3, 2, 0}},
+    {O_ACT_F, {5, 4, 0, 2}}, {O_ACT_F, {500, 2, 0, 99}},
+    {O_ACT_B, {1, 0, 0}}, {O_ACT_B, {3, 1, 0}}, {O_ACT_B, {17, 2, 0}}, {O_ACT_B, {257, 2, 1}},
+    {O_ACT_B, {17, 3, 0}}, {O_ACT_B, {5, 4, 2}},
+    {O_CE, {1, 1, 1}}, {O_CE, {3, 17, 1}}, {O_CE, {17, 3, 0}}, {O_CE, {257, 300, 1}},
+    {O_CE, {1025, 17, 1}},
+    /* WGAN-GP */
+    {O_INTERP, {1, 1, 1}}, {O_INTERP, {3, 17, 3}}, {O_INTERP, {20, 257, 10}},
+    {O_INTERP, {1025, 3, 5}},
+    {O_GP, {1, 1, 0}}, {O_GP, {3, 17, 1}}, {O_GP, {17, 1025, 0}}, {O_GP, {257, 3, 1}},
+    {O_GP, {50, 1600, 0}},
+    {O_COLSUM, {1, 1}}, {O_COLSUM, {3, 17}}, {O_COLSUM, {257, 3}}, {O_COLSUM, {100, 256}},
+    {O_COLSUM, {17, 1025}},
+    /* TVAE */
+    {O_REP_F, {1, 0}}, {O_REP_F, {1025, 0}}, {O_REP_F, {257, 1}},
+    {O_REP_B, {3, 0}}, {O_REP_B, {65539, 0}},
+    {O_KL, {1, 1}}, {O_KL, {17, 0}}, {O_KL, {1025, 1}}, {O_KL, {65539, 1}},
+    {O_RECON, {1, 0, 1}}, {O_RECON, {3, 2, 1}}, {O_RECON, {17, 2, 0}}, {O_RECON, {257, 3, 1}},
+    {O_RECON, {500, 2, 1}}, {O_RECON, {1025, 0, 1}},
+    /* Adam */
+    {O_ADAM, {1, 1}}, {O_ADAM, {17, 2}}, {O_ADAM, {1025, 10}}, {O_ADAM, {65539, 1000}},
+    /* any_nonfinite */
+    {O_NONFINITE, {1, -1, 0}}, {O_NONFINITE, {1, 0, 0}}, {O_NONFINITE, {3, 1, 1}},
+    {O_NONFINITE, {257, 2, 2}}, {O_NONFINITE, {1025, -1, 0}}, {O_NONFINITE, {1000003, 1, 0}},
+    {O_NONFINITE, {1000003, -1, 0}},
+};
+#define PT_NCASES ((int)(sizeof pt_cases / sizeof pt_cases[0]))
+
+/* ---- the harness --------------------------------------------------------------------------------- */
+
+typedef struct pt_stat {
+    double maxd, num, den;
+    size_t worst, bad;
+    const char *worst_buf;
+    float worst_a, worst_b;
+} pt_stat;
+
+static int pt_same_class(float a, float b) {
+    if (isnan(a) || isnan(b)) return isnan(a) && isnan(b);
+    if (isinf(a) || isinf(b)) return a == b;
+    return 1;
+}
+
+static void pt_compare(pt_stat *s, const char *name, const float *a, const float *b, size_t n,
+                       double atol, double rtol) {
+    for (size_t i = 0; i < n; i++) {
+        int ok;
+        double d = 0;
+        if (!isfinite(a[i]) || !isfinite(b[i])) {
+            ok = pt_same_class(a[i], b[i]);
+        } else {
+            d = fabs((double)a[i] - (double)b[i]);
+            ok = d <= atol + rtol * fabs((double)b[i]);
+            s->num += d * d;
+            s->den += (double)b[i] * b[i];
+        }
+        /* report the first failure, or (while none) the largest difference */
+        int record = (!ok && s->bad == 0) || (s->bad == 0 && d > s->maxd);
+        if (!ok) s->bad++;
+        if (d > s->maxd) s->maxd = d;
+        if (record) {
+            s->worst = i;
+            s->worst_buf = name;
+            s->worst_a = a[i];
+            s->worst_b = b[i];
+        }
+    }
+}
+
+static void pt_free_env(pt_env *e) {
+    for (int i = 0; i < e->nbuf; i++) {
+        for (int k = 0; k < PT_NBK; k++) {
+            if (e->b[i].dev[k]) g_be[k]->ops->free(g_be[k], e->b[i].dev[k]);
+            free(e->b[i].res[k]);
+        }
+        free(e->b[i].host);
+    }
+}
+
+static void pt_open(void) {
+    if (g_be[0]) return;
+    ck_assert_int_eq(genesis_ctx_create(&g_ctx), GENESIS_OK);
+    ck_assert_int_eq(gen_backend_cpu_create(g_ctx, 1, &g_be[0]), GENESIS_OK);
+    genesis_status st = g_selftest ? gen_backend_cpu_create(g_ctx, 2, &g_be[1])
+                                   : gen_backend_cuda_create(g_ctx, 0, &g_be[1]);
+    ck_assert_msg(st == GENESIS_OK, "CUDA backend: %s", genesis_errmsg(g_ctx));
+    g_be[2] = g_be[1]; /* the second CUDA run uses its own buffers on the same backend */
+}
+
+static void pt_close(void) {
+    if (g_be[1]) gen_backend_free(g_be[1]);
+    if (g_be[0]) gen_backend_free(g_be[0]);
+    genesis_ctx_free(g_ctx);
+    g_be[0] = g_be[1] = g_be[2] = NULL;
+    g_ctx = NULL;
+}
+
+START_TEST(test_op_parity) {
+    pt_open();
+    const pt_case *c = &pt_cases[_i];
+    const pt_op *op = &pt_ops[c->op];
+    pt_env e;
+    memset(&e, 0, sizeof e);
+    e.c = c;
+    e.idx = _i;
+    op->setup(&e);
+    char dims[96];
+    snprintf(dims, sizeof dims, "%s = %d %d %d %d %d %d", op->dims, c->d[0], c->d[1], c->d[2],
+             c->d[3], c->d[4], c->d[5]);
+    /* upload: [sentinels | data | sentinels] on every backend */
+    for (int i = 0; i < e.nbuf; i++) {
+        pt_buf *b = &e.b[i];
+        size_t tot = b->n + 2 * PT_GUARD;
+        uint32_t *img = malloc(tot * sizeof *img);
+        ck_assert(img);
+        for (size_t k = 0; k < tot; k++) img[k] = PT_SENTINEL;
+        memcpy(img + PT_GUARD, b->host, b->n * sizeof *img);
+        for (int k = 0; k < PT_NBK; k++) {
+            b->dev[k] = g_be[k]->ops->alloc(g_be[k], tot * sizeof *img);
+            ck_assert_msg(b->dev[k] != NULL, "alloc %zu bytes on %s", tot * 4,
+                          g_be[k]->ops->name);
+            g_be[k]->ops->upload(g_be[k], b->dev[k], img, tot * sizeof *img);
+            b->res[k] = malloc(tot * sizeof *img);
+            ck_assert(b->res[k]);
+        }
+        free(img);
+    }
+    for (int k = 0; k < PT_NBK; k++) op->run(&e, g_be[k], k);
+    for (int i = 0; i < e.nbuf; i++)
+        for (int k = 0; k < PT_NBK; k++)
+            g_be[k]->ops->download(g_be[k], e.b[i].res[k], e.b[i].dev[k],
+                                   (e.b[i].n + 2 * PT_GUARD) * sizeof(uint32_t));
+    /* guards, inputs, determinism, then the comparison with the CPU */
+    pt_stat s;
+    memset(&s, 0, sizeof s);
+    char fail[512] = "";
+    for (int i = 0; i < e.nbuf && !fail[0]; i++) {
+        pt_buf *b = &e.b[i];
+        for (int k = 0; k < PT_NBK && !fail[0]; k++) {
+            const uint32_t *r = b->res[k];
+            for (size_t g = 0; g < PT_GUARD; g++)
+                if (r[g] != PT_SENTINEL || r[PT_GUARD + b->n + g] != PT_SENTINEL) {
+                    snprintf(fail, sizeof fail, "%s (run %d) wrote outside '%s' (guard word %zu)",
+                             g_be[k]->ops->name, k, b->name, g);
+                    break;
+                }
+            if (!fail[0] && (b->role == PT_IN || b->is_int) &&
+                memcmp(r + PT_GUARD, b->host, b->n * sizeof *r) != 0)
+                snprintf(fail, sizeof fail, "%s (run %d) modified input '%s'", g_be[k]->ops->name,
+                         k, b->name);
+        }
+        if (!fail[0] && memcmp(b->res[1], b->res[2], (b->n + 2 * PT_GUARD) * 4) != 0)
+            snprintf(fail, sizeof fail, "two CUDA runs differ in '%s': not deterministic",
+                     b->name);
+        if (!fail[0] && b->role != PT_IN)
+            pt_compare(&s, b->name, (const float *)(void *)(b->res[1] + PT_GUARD),
+                       (const float *)(void *)(b->res[0] + PT_GUARD), b->n, op->atol, op->rtol);
+    }
+    if (!fail[0] && e.has_iret && (e.iret[0] != e.iret[1] || e.iret[1] != e.iret[2]))
+        snprintf(fail, sizeof fail, "returned %d on the CPU, %d and %d on the GPU", e.iret[0],
+                 e.iret[1], e.iret[2]);
+    double nmse = s.den > 0 ? s.num / s.den : s.num;
+    printf("parity %-26s %-44s max|d| %.3e nmse %.3e  %s\n", op->name, dims, s.maxd, nmse,
+           fail[0] || s.bad ? "FAIL" : "ok");
+    fflush(stdout);
+    pt_free_env(&e);
+    ck_assert_msg(!fail[0], "%s %s: %s [%s]", op->name, dims, fail, genesis_errmsg(g_ctx));
+    ck_assert_msg(s.bad == 0,
+                  "%s %s: %zu values outside atol %g + rtol %g; worst in '%s'[%zu]: gpu %.9g cpu "
+                  "%.9g; max|d| %.3e nmse %.3e [%s]",
+                  op->name, dims, s.bad, op->atol, op->rtol, s.worst_buf ? s.worst_buf : "?",
+                  s.worst, (double)s.worst_a, (double)s.worst_b, s.maxd, nmse,
+                  genesis_errmsg(g_ctx));
+}
+END_TEST
+
+/* The backend keeps working after many allocations and frees, and reports the device. */
+START_TEST(test_backend_basics) {
+    pt_open();
+    gen_backend *gpu = g_be[1];
+    ck_assert_str_eq(gpu->ops->name, g_selftest ? "cpu" : "cuda");
+    float h[5] = {1, 2, 3, 4, 5}, back[5] = {0};
+    for (int it = 0; it < 100; it++) {
+        float *d = gpu->ops->alloc(gpu, sizeof h);
+        ck_assert(d);
+        float z[5];
+        gpu->ops->download(gpu, z, d, sizeof z);
+        for (int i = 0; i < 5; i++) ck_assert(z[i] == 0.0f); /* alloc is zero-filled */
+        gpu->ops->upload(gpu, d, h, sizeof h);
+        h[it % 5] += 1; /* the caller may reuse its buffer at once */
+        gpu->ops->download(gpu, back, d, sizeof back);
+        for (int i = 0; i < 5; i++) ck_assert(back[i] == h[i] - (i == it % 5 ? 1 : 0));
+        gpu->ops->free(gpu, d);
+    }
+    gpu->ops->free(gpu, NULL);
+}
+END_TEST
+
+int main(void) {
+    /* Decide before anything forks or touches CUDA in a child: no device -> skip (77). */
+    genesis_device_info dev[4];
+    int n = 0;
+    char why[256] = "";
+    genesis_detect_devices(dev, 4, &n, why, sizeof why);
+    const char *self = getenv("GENESIS_PARITY_SELFTEST");
+    g_selftest = self && !strcmp(self, "1");
+    if (g_selftest) {
+        n = 1;
+        snprintf(dev[0].name, sizeof dev[0].name, "the CPU backend (self-test of the harness)");
+    }
+    if (n == 0) {
+        printf("test_backend_parity: skipped: %s\n", why);
+        return 77;
+    }
+    setenv("NVIDIA_TF32_OVERRIDE", "0", 1); /* parity is measured in plain FP32 */
+    unsetenv("GENESIS_CUDA_TF32");
+    printf("test_backend_parity: %d cases on %s (compute %d.%d)\n", PT_NCASES, dev[0].name,
+           dev[0].cc_major, dev[0].cc_minor);
+    Suite *s = suite_create("backend_parity");
+    TCase *tc = tcase_create("cuda");
+    tcase_set_tags(tc, "cuda");
+    tcase_set_timeout(tc, 300);
+    tcase_add_unchecked_fixture(tc, NULL, pt_close);
+    tcase_add_test(tc, test_backend_basics);
+    tcase_add_loop_test(tc, test_op_parity, 0, PT_NCASES);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_set_fork_status(sr, CK_NOFORK);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}

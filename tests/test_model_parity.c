@@ -1,0 +1,396 @@
+/*
+ * test_model_parity.c — whole training steps on the CUDA backend against the CPU reference
+ * (llm.c test_gpt2 style): a small CTGAN and a small TVAE are built on each backend from the
+ * same host-drawn initial weights (ctgan_init_weights / tvae_init_weights with one seed),
+ * trained K steps on the same data with the same noise (Philox streams are shared, host-side
+ * sampling uses the same gen_rng), and compared: the losses of every step, and the final
+ * parameter blobs by NMSE (< 1e-6 with TF32 off). Two CUDA runs must give the same bits.
+ * A last case goes through the public API on the default device (AUTO picks the GPU) and
+ * compares sampled encoded rows with a CPU run of the same seed.
+ *
+ * The data is a synthetic table built in memory (two continuous columns, one bimodal and
+ * one integer, and two related categorical columns), fitted and encoded by the real
+ * transformer, with the real conditional sampler.
+ * Without a GPU the executable exits 77 before anything forks (CTest: skipped); with one it
+ * runs in CK_NOFORK mode (STYLE.md 3.7).
+ */
+#include <math.h>
+#include <string.h>
+
+#include "backend.h"
+#include "ctgan.h"
+#include "sampler.h"
+#include "table.h"
+#include "test_util.h"
+#include "transform.h"
+#include "tvae.h"
+
+#define MP_ROWS 240
+#define MP_STEPS 5
+#define MP_NMSE 1e-6
+
+static int g_selftest; /* GENESIS_PARITY_SELFTEST=1: CPU against CPU (checks the test itself) */
+
+typedef struct mp_data {
+    genesis_ctx *ctx;
+    genesis_table *t;
+    gen_transformer tf;
+    gen_encoded enc;
+    gen_cond_sampler s;
+    gen_act_span *spans;
+} mp_data;
+
+static void mp_col_init(gen_column *c, const char *name, genesis_column_type type, int64_t n) {
+    c->name = gen_strdup(name);
+    c->type = type;
+    c->na_text = gen_strdup("");
+    if (type == GENESIS_COLUMN_CONTINUOUS)
+        c->num = calloc((size_t)n, sizeof(double));
+    else
+        c->cat = calloc((size_t)n, sizeof(int32_t));
+    ck_assert(c->name && c->na_text && (c->num || c->cat));
+}
+
+static void mp_levels(gen_column *c, int n, const char *prefix) {
+    c->levels = calloc((size_t)n, sizeof(char *));
+    ck_assert(c->levels);
+    for (int k = 0; k < n; k++) {
+        char buf[32];
+        snprintf(buf, sizeof buf, "%s%d", prefix, k);
+        c->levels[k] = gen_strdup(buf);
+    }
+    c->nlevels = n;
+}
+
+static genesis_table *mp_table(int64_t n) {
+    genesis_table *t = calloc(1, sizeof *t);
+    ck_assert(t);
+    t->ncols = 4;
+    t->nrows = n;
+    t->delimiter = ',';
+    t->cols = calloc(4, sizeof *t->cols);
+    ck_assert(t->cols);
+    mp_col_init(&t->cols[0], "x", GENESIS_COLUMN_CONTINUOUS, n);
+    mp_col_init(&t->cols[1], "kind", GENESIS_COLUMN_CATEGORICAL, n);
+    mp_col_init(&t->cols[2], "count", GENESIS_COLUMN_CONTINUOUS, n);
+    mp_col_init(&t->cols[3], "group", GENESIS_COLUMN_CATEGORICAL, n);
+    mp_levels(&t->cols[1], 3, "k");
+    mp_levels(&t->cols[3], 5, "g");
+    t->cols[2].is_integer = 1;
+    t->cols[0].decimals = 3;
+    gen_rng r;
+    gen_rng_init(&r, 2024, 1);
+    for (int64_t i = 0; i < n; i++) {
+        int kind = (int)gen_rng_below(&r, 3);
+        t->cols[1].cat[i] = kind;
+        t->cols[3].cat[i] = (int32_t)((kind * 2 + gen_rng_below(&r, 2)) % 5);
+        double z = gen_rng_normal(&r);
+        t->cols[0].num[i] = kind == 0 ? -3.0 + z : 5.0 + 0.5 * z;
+        t->cols[2].num[i] = floor(100.0 * gen_rng_uniform(&r)) + 10 * kind;
+    }
+    return t;
+}
+
+static void mp_data_init(mp_data *d) {
+    memset(d, 0, sizeof *d);
+    ck_assert_int_eq(genesis_ctx_create(&d->ctx), GENESIS_OK);
+    d->t = mp_table(MP_ROWS);
+    gen_transform_opts o;
+    gen_transform_opts_default(&o);
+    o.seed = 3;
+    genesis_status st = gen_transformer_fit(d->ctx, &d->tf, d->t, &o);
+    ck_assert_msg(st == GENESIS_OK, "fit: %s", genesis_errmsg(d->ctx));
+    st = gen_transformer_transform(d->ctx, &d->tf, d->t, &d->enc);
+    ck_assert_msg(st == GENESIS_OK, "transform: %s", genesis_errmsg(d->ctx));
+    st = gen_cond_sampler_init(d->ctx, &d->s, &d->tf, &d->enc, 1);
+    ck_assert_msg(st == GENESIS_OK, "sampler: %s", genesis_errmsg(d->ctx));
+    d->spans = gen_model_act_spans(&d->tf);
+    ck_assert(d->spans);
+}
+
+static void mp_data_free(mp_data *d) {
+    free(d->spans);
+    gen_cond_sampler_free(&d->s);
+    gen_encoded_free(&d->enc);
+    gen_transformer_free(&d->tf);
+    gen_table_destroy(d->t);
+    genesis_ctx_free(d->ctx);
+}
+
+static gen_backend *mp_backend(genesis_ctx *ctx, int gpu) {
+    gen_backend *be = NULL;
+    genesis_status st = gpu && !g_selftest ? gen_backend_cuda_create(ctx, 0, &be)
+                                           : gen_backend_cpu_create(ctx, gpu ? 2 : 1, &be);
+    ck_assert_msg(st == GENESIS_OK, "backend: %s", genesis_errmsg(ctx));
+    return be;
+}
+
+static double mp_nmse(const float *a, const float *ref, size_t n, double *maxd) {
+    double num = 0, den = 0;
+    *maxd = 0;
+    for (size_t i = 0; i < n; i++) {
+        double d = (double)a[i] - ref[i];
+        if (!isfinite(d)) return INFINITY;
+        num += d * d;
+        den += (double)ref[i] * ref[i];
+        if (fabs(d) > *maxd) *maxd = fabs(d);
+    }
+    return den > 0 ? num / den : num;
+}
+
+static void mp_check_loss(const char *what, int step, float gpu, float cpu) {
+    double tol = 1e-4 + 1e-3 * fabs((double)cpu);
+    ck_assert_msg(isfinite(gpu) && fabs((double)gpu - cpu) <= tol,
+                  "%s at step %d: gpu %.9g, cpu %.9g (tolerance %.3g)", what, step + 1,
+                  (double)gpu, (double)cpu, tol);
+}
+
+/* ---- CTGAN ---------------------------------------------------------------------------------- */
+
+typedef struct ctgan_run {
+    ctgan_step_losses loss[MP_STEPS];
+    float *g, *d, *stats;
+    size_t gn, dn, sn;
+} ctgan_run;
+
+static void run_ctgan(mp_data *d, int gpu, ctgan_run *out) {
+    gen_backend *be = mp_backend(d->ctx, gpu);
+    ctgan_config cfg = {30, 3, 16, 32, 32, d->tf.data_dim, d->s.cond_dim, 1};
+    ctgan *c = NULL;
+    genesis_status st = ctgan_create(d->ctx, be, &cfg, d->spans, d->tf.nspans, &c);
+    ck_assert_msg(st == GENESIS_OK, "ctgan_create: %s", genesis_errmsg(d->ctx));
+    c->dis_steps = 1;
+    c->gen_lr = c->dis_lr = 2e-4f;
+    c->gen_decay = c->dis_decay = 1e-6f;
+    ck_assert_int_eq(ctgan_init_weights(c, 42), GENESIS_OK);
+    c->seed = 42;
+    c->noise_off = 0;
+    float *scratch = calloc(ctgan_step_scratch(c), sizeof(float));
+    ck_assert(scratch);
+    gen_rng rng;
+    gen_rng_init(&rng, 42, GEN_STREAM_SAMPLER);
+    for (int k = 0; k < MP_STEPS; k++) {
+        st = ctgan_train_step(c, &d->tf, &d->enc, &d->s, &rng, scratch, &out->loss[k]);
+        ck_assert_msg(st == GENESIS_OK, "%s step %d: %s", be->ops->name, k + 1,
+                      genesis_errmsg(d->ctx));
+    }
+    out->gn = c->gcount;
+    out->dn = c->dcount;
+    out->sn = 4 * (size_t)c->gdim;
+    out->g = malloc(out->gn * sizeof(float));
+    out->d = malloc(out->dn * sizeof(float));
+    out->stats = malloc(out->sn * sizeof(float));
+    ck_assert(out->g && out->d && out->stats);
+    be->ops->download(be, out->g, c->gparams, out->gn * sizeof(float));
+    be->ops->download(be, out->d, c->dparams, out->dn * sizeof(float));
+    be->ops->download(be, out->stats, c->gstats, out->sn * sizeof(float));
+    free(scratch);
+    ctgan_free(c);
+    gen_backend_free(be);
+}
+
+static void free_ctgan_run(ctgan_run *r) {
+    free(r->g);
+    free(r->d);
+    free(r->stats);
+}
+
+START_TEST(test_ctgan_steps) {
+    mp_data d;
+    mp_data_init(&d);
+    ctgan_run cpu, gpu, gpu2;
+    memset(&cpu, 0, sizeof cpu);
+    memset(&gpu, 0, sizeof gpu);
+    memset(&gpu2, 0, sizeof gpu2);
+    run_ctgan(&d, 0, &cpu);
+    run_ctgan(&d, 1, &gpu);
+    run_ctgan(&d, 1, &gpu2);
+    for (int k = 0; k < MP_STEPS; k++) {
+        printf("ctgan step %d: loss_d %.7f/%.7f  penalty %.7f/%.7f  loss_g %.7f/%.7f  cond "
+               "%.7f/%.7f (gpu/cpu)\n",
+               k + 1, gpu.loss[k].loss_d, cpu.loss[k].loss_d, gpu.loss[k].penalty,
+               cpu.loss[k].penalty, gpu.loss[k].loss_g, cpu.loss[k].loss_g, gpu.loss[k].cond,
+               cpu.loss[k].cond);
+    }
+    for (int k = 0; k < MP_STEPS; k++) {
+        mp_check_loss("CTGAN loss_d", k, gpu.loss[k].loss_d, cpu.loss[k].loss_d);
+        mp_check_loss("CTGAN penalty", k, gpu.loss[k].penalty, cpu.loss[k].penalty);
+        mp_check_loss("CTGAN loss_g", k, gpu.loss[k].loss_g, cpu.loss[k].loss_g);
+        mp_check_loss("CTGAN cond", k, gpu.loss[k].cond, cpu.loss[k].cond);
+    }
+    double mg, md, ms;
+    double ng = mp_nmse(gpu.g, cpu.g, cpu.gn, &mg), nd = mp_nmse(gpu.d, cpu.d, cpu.dn, &md);
+    double ns = mp_nmse(gpu.stats, cpu.stats, cpu.sn, &ms);
+    printf("ctgan after %d steps: generator nmse %.3e (max|d| %.3e), discriminator nmse %.3e "
+           "(max|d| %.3e), bn stats nmse %.3e (max|d| %.3e)\n",
+           MP_STEPS, ng, mg, nd, md, ns, ms);
+    fflush(stdout);
+    ck_assert_msg(ng < MP_NMSE, "generator parameters: nmse %.3e", ng);
+    ck_assert_msg(nd < MP_NMSE, "discriminator parameters: nmse %.3e", nd);
+    ck_assert_msg(ns < MP_NMSE, "batch-norm running statistics: nmse %.3e", ns);
+    ck_assert_msg(!memcmp(&gpu.loss, &gpu2.loss, sizeof gpu.loss) &&
+                      !memcmp(gpu.g, gpu2.g, gpu.gn * 4) && !memcmp(gpu.d, gpu2.d, gpu.dn * 4) &&
+                      !memcmp(gpu.stats, gpu2.stats, gpu.sn * 4),
+                  "two CUDA runs of CTGAN differ: training is not reproducible");
+    free_ctgan_run(&cpu);
+    free_ctgan_run(&gpu);
+    free_ctgan_run(&gpu2);
+    mp_data_free(&d);
+}
+END_TEST
+
+/* ---- TVAE ------------------------------------------------------------------------------------ */
+
+typedef struct tvae_run {
+    float loss[MP_STEPS];
+    float *p;
+    size_t n;
+} tvae_run;
+
+static void run_tvae(mp_data *d, int gpu, tvae_run *out) {
+    gen_backend *be = mp_backend(d->ctx, gpu);
+    int B = 24, D = d->tf.data_dim;
+    tvae_config cfg = {B, D, 8, 32, 2.0f, 1};
+    tvae *t = NULL;
+    genesis_status st = tvae_create(d->ctx, be, &cfg, d->spans, d->tf.nspans, &t);
+    ck_assert_msg(st == GENESIS_OK, "tvae_create: %s", genesis_errmsg(d->ctx));
+    t->lr = 1e-3f;
+    t->decay = 1e-5f;
+    ck_assert_int_eq(tvae_init_weights(t, 7), GENESIS_OK);
+    t->seed = 7;
+    t->noise_off = 0;
+    float *hx = malloc((size_t)B * D * sizeof(float));
+    int64_t rows[64];
+    ck_assert(hx);
+    for (int k = 0; k < MP_STEPS; k++) {
+        int nb = k == MP_STEPS - 1 ? 10 : B; /* the last step is a partial batch */
+        for (int i = 0; i < nb; i++) rows[i] = ((int64_t)k * B + (int64_t)i * 7) % MP_ROWS;
+        gen_encoded_gather(&d->tf, &d->enc, rows, nb, hx, D);
+        be->ops->upload(be, t->act.x, hx, (size_t)nb * D * sizeof(float));
+        st = tvae_train_step(t, nb, &out->loss[k]);
+        ck_assert_msg(st == GENESIS_OK, "%s step %d: %s", be->ops->name, k + 1,
+                      genesis_errmsg(d->ctx));
+    }
+    out->n = t->count;
+    out->p = malloc(out->n * sizeof(float));
+    ck_assert(out->p);
+    be->ops->download(be, out->p, t->params, out->n * sizeof(float));
+    free(hx);
+    tvae_free(t);
+    gen_backend_free(be);
+}
+
+START_TEST(test_tvae_steps) {
+    mp_data d;
+    mp_data_init(&d);
+    tvae_run cpu, gpu, gpu2;
+    run_tvae(&d, 0, &cpu);
+    run_tvae(&d, 1, &gpu);
+    run_tvae(&d, 1, &gpu2);
+    for (int k = 0; k < MP_STEPS; k++)
+        printf("tvae step %d: loss %.7f / %.7f (gpu/cpu)\n", k + 1, gpu.loss[k], cpu.loss[k]);
+    for (int k = 0; k < MP_STEPS; k++) mp_check_loss("TVAE loss", k, gpu.loss[k], cpu.loss[k]);
+    double mx, n = mp_nmse(gpu.p, cpu.p, cpu.n, &mx);
+    printf("tvae after %d steps: parameter nmse %.3e (max|d| %.3e)\n", MP_STEPS, n, mx);
+    fflush(stdout);
+    ck_assert_msg(n < MP_NMSE, "TVAE parameters: nmse %.3e", n);
+    ck_assert_msg(!memcmp(gpu.loss, gpu2.loss, sizeof gpu.loss) &&
+                      !memcmp(gpu.p, gpu2.p, gpu.n * sizeof(float)),
+                  "two CUDA runs of TVAE differ: training is not reproducible");
+    free(cpu.p);
+    free(gpu.p);
+    free(gpu2.p);
+    mp_data_free(&d);
+}
+END_TEST
+
+/* ---- the public API on the default device ----------------------------------------------------- */
+
+typedef struct enc_sink {
+    float *x;
+    int64_t cap, n;
+    int dim;
+} enc_sink;
+
+static int collect(const float *x, int64_t rows, int dim, void *user) {
+    enc_sink *s = user;
+    s->dim = dim;
+    for (int64_t r = 0; r < rows && s->n < s->cap; r++, s->n++)
+        memcpy(s->x + (size_t)s->n * dim, x + (size_t)r * dim, (size_t)dim * sizeof(float));
+    return 0;
+}
+
+/* fit 2 epochs and sample 200 encoded rows; returns the device name used */
+static const char *api_run(genesis_model_kind kind, genesis_device_kind dev, enc_sink *out) {
+    genesis_ctx *ctx;
+    ck_assert_int_eq(genesis_ctx_create(&ctx), GENESIS_OK);
+    ck_assert_int_eq(genesis_ctx_set_seed(ctx, 11), GENESIS_OK);
+    ck_assert_int_eq(genesis_ctx_set_threads(ctx, 1), GENESIS_OK);
+    ck_assert_int_eq(genesis_ctx_set_device(ctx, dev, 0), GENESIS_OK);
+    genesis_table *t = mp_table(MP_ROWS);
+    genesis_model *m = NULL;
+    ck_assert_int_eq(genesis_model_create(ctx, kind, &m), GENESIS_OK);
+    const char *name = genesis_ctx_device_name(ctx);
+    ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_EPOCHS, 2), GENESIS_OK);
+    ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_BATCH_SIZE, 60), GENESIS_OK);
+    genesis_status st = genesis_model_fit(m, t, NULL, NULL);
+    ck_assert_msg(st == GENESIS_OK, "fit on %s: %s", name, genesis_errmsg(ctx));
+    out->n = 0;
+    st = genesis_model_sample_encoded(m, out->cap, collect, out);
+    ck_assert_msg(st == GENESIS_OK, "sample on %s: %s", name, genesis_errmsg(ctx));
+    ck_assert_int_eq(out->n, out->cap);
+    genesis_model_free(m);
+    gen_table_destroy(t);
+    genesis_ctx_free(ctx);
+    return name;
+}
+
+START_TEST(test_api_default_device) {
+    genesis_model_kind kinds[2] = {GENESIS_MODEL_CTGAN, GENESIS_MODEL_TVAE};
+    genesis_model_kind kind = kinds[_i];
+    enum { N = 200 };
+    static float a[N * 512], b[N * 512];
+    enc_sink sg = {a, N, 0, 0}, sc = {b, N, 0, 0};
+    const char *name = api_run(kind, GENESIS_DEVICE_AUTO, &sg);
+    if (!g_selftest) ck_assert_str_eq(name, "cuda:0");
+    ck_assert_str_eq(api_run(kind, GENESIS_DEVICE_CPU, &sc), "cpu");
+    ck_assert_int_eq(sg.dim, sc.dim);
+    ck_assert_int_le(sg.dim, 512);
+    double mx, n = mp_nmse(a, b, (size_t)N * sg.dim, &mx);
+    printf("%s through the API: %s vs cpu, sampled encoded rows nmse %.3e (max|d| %.3e)\n",
+           kind == GENESIS_MODEL_CTGAN ? "ctgan" : "tvae", name, n, mx);
+    fflush(stdout);
+    /* a few training steps and one sampling pass: small drift only (argmax flips allowed) */
+    ck_assert_msg(n < 1e-2, "sampled rows differ between %s and cpu: nmse %.3e", name, n);
+}
+END_TEST
+
+int main(void) {
+    genesis_device_info dev[4];
+    int n = 0;
+    char why[256] = "";
+    genesis_detect_devices(dev, 4, &n, why, sizeof why);
+    const char *self = getenv("GENESIS_PARITY_SELFTEST");
+    g_selftest = self && !strcmp(self, "1");
+    if (n == 0 && !g_selftest) {
+        printf("test_model_parity: skipped: %s\n", why);
+        return 77;
+    }
+    setenv("NVIDIA_TF32_OVERRIDE", "0", 1);
+    unsetenv("GENESIS_CUDA_TF32");
+    printf("test_model_parity: %s\n", n > 0 ? dev[0].name : "CPU self-test");
+    Suite *s = suite_create("model_parity");
+    TCase *tc = tcase_create("cuda");
+    tcase_set_tags(tc, "cuda");
+    tcase_set_timeout(tc, 300);
+    tcase_add_test(tc, test_ctgan_steps);
+    tcase_add_test(tc, test_tvae_steps);
+    tcase_add_loop_test(tc, test_api_default_device, 0, 2);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_set_fork_status(sr, CK_NOFORK);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}
