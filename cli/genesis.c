@@ -554,7 +554,9 @@ static int cmd_info(int argc, char **argv) {
         printf("  cuda:%d  %s  compute %d.%d  memory %.1f GiB total, %.1f GiB free\n", dev[i].index,
                dev[i].name, dev[i].cc_major, dev[i].cc_minor, dev[i].total_memory / 1073741824.0,
                dev[i].free_memory / 1073741824.0);
-    printf("training device: cpu (this version trains and samples on the CPU)\n");
+    printf("training device: %s\n", n > 0 ? "cuda:0 with --device auto|cuda (the CUDA backend is not yet "
+                                              "validated on a GPU; --device cpu forces the CPU)"
+                                            : "cpu");
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     printf("CPU cores: %ld\n", cores);
     return 0;

@@ -107,14 +107,14 @@ typedef enum genesis_device_kind {
     GENESIS_DEVICE_CPU = 1,
     GENESIS_DEVICE_CUDA = 2
 } genesis_device_kind;
-/*! genesis_ctx_set_device() : where models created afterwards run. In this version every
- *  model trains and samples on the CPU: AUTO and CPU use it; CUDA is refused by a build
- *  without the CUDA backend and, in a CUDA build, falls back to the CPU with a logged notice
- *  (the CUDA training backend is planned). */
+/*! genesis_ctx_set_device() : where models created afterwards run. CPU: the CPU backend.
+ *  AUTO and CUDA: the CUDA backend on GPU `index` when this build has it and a GPU is found,
+ *  else the CPU with a logged notice; CUDA is refused by a build without the CUDA backend.
+ *  (The CUDA backend has not yet been validated on a GPU: docs/cuda.md.) */
 GENESIS_API genesis_status genesis_ctx_set_device(genesis_ctx *ctx, genesis_device_kind kind,
                                                   int index);
-/*! genesis_ctx_device_name() : which backend models of this context actually use ("cpu"
- *  in this version); static storage. */
+/*! genesis_ctx_device_name() : which backend the last model created with this context
+ *  got ("cpu" or "cuda:N"); static storage. */
 GENESIS_API const char *genesis_ctx_device_name(const genesis_ctx *ctx);
 
 typedef enum genesis_log_level {
