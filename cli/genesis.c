@@ -610,6 +610,22 @@ static void ev_line(const char *what, double v, const char *more) {
 }
 
 /* The human summary on stdout. */
+
+/* Indices of the (up to) three smallest non-NaN scores, smallest first; -1 where fewer. */
+static void lowest3(const double *score, int n, int out[3]) {
+    out[0] = out[1] = out[2] = -1;
+    for (int i = 0; i < n; i++) {
+        if (isnan(score[i])) continue;
+        for (int k = 0; k < 3; k++) {
+            if (out[k] < 0 || score[i] < score[out[k]]) {
+                for (int j = 2; j > k; j--) out[j] = out[j - 1];
+                out[k] = i;
+                break;
+            }
+        }
+    }
+}
+
 static void ev_summary(const genesis_eval_result *r, const char *real, const char *syn,
                        const char *target) {
     char buf[256];
@@ -666,21 +682,15 @@ static void ev_summary(const genesis_eval_result *r, const char *real, const cha
         ev_line("MLP (50 hidden)", genesis_eval_result_score(r, GENESIS_EVAL_TSTR_MLP), buf);
     }
     /* the weakest columns and pairs, where a person should look first */
-    int worst[3] = {-1, -1, -1};
+    double *score = malloc(sizeof(double) * (size_t)(ncol > np ? (ncol > 0 ? ncol : 1) : np));
+    if (!score) return;
+    int worst[3];
     for (int i = 0; i < ncol; i++) {
         genesis_eval_column c;
         genesis_eval_result_column(r, i, &c);
-        if (isnan(c.shape)) continue;
-        for (int k = 0; k < 3; k++) {
-            genesis_eval_column w;
-            if (worst[k] >= 0) genesis_eval_result_column(r, worst[k], &w);
-            if (worst[k] < 0 || c.shape < w.shape) {
-                for (int j = 2; j > k; j--) worst[j] = worst[j - 1];
-                worst[k] = i;
-                break;
-            }
-        }
+        score[i] = c.shape;
     }
+    lowest3(score, ncol, worst);
     if (worst[0] >= 0) {
         printf("\nWeakest columns:");
         for (int k = 0; k < 3 && worst[k] >= 0; k++) {
@@ -690,30 +700,22 @@ static void ev_summary(const genesis_eval_result *r, const char *real, const cha
         }
         printf("\n");
     }
-    int wp[3] = {-1, -1, -1};
     for (int i = 0; i < np; i++) {
         genesis_eval_pair p;
         genesis_eval_result_pair(r, i, &p);
-        if (isnan(p.score) || !p.meets_threshold) continue;
-        for (int k = 0; k < 3; k++) {
-            genesis_eval_pair w;
-            if (wp[k] >= 0) genesis_eval_result_pair(r, wp[k], &w);
-            if (wp[k] < 0 || p.score < w.score) {
-                for (int j = 2; j > k; j--) wp[j] = wp[j - 1];
-                wp[k] = i;
-                break;
-            }
-        }
+        score[i] = p.meets_threshold ? p.score : NAN;
     }
-    if (wp[0] >= 0) {
+    lowest3(score, np, worst);
+    if (worst[0] >= 0) {
         printf("Weakest strong pairs:");
-        for (int k = 0; k < 3 && wp[k] >= 0; k++) {
+        for (int k = 0; k < 3 && worst[k] >= 0; k++) {
             genesis_eval_pair p;
-            genesis_eval_result_pair(r, wp[k], &p);
+            genesis_eval_result_pair(r, worst[k], &p);
             printf("%s %s~%s %.3f", k ? "," : "", p.column1, p.column2, ev_show(p.score));
         }
         printf("\n");
     }
+    free(score);
 }
 
 static int ev_rows_flag(const char *flag, const char *arg, int64_t *out, int allow_all) {
