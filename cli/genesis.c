@@ -475,6 +475,15 @@ static genesis_status write_rows(genesis_ctx *ctx, genesis_model *m, const optio
     return st;
 }
 
+/* Frees what a command made and turns its status into the exit code (CANCELLED means a
+ * usage error was already printed, e.g. by check_conditions_early). */
+static int finish(genesis_ctx *ctx, genesis_model *m, genesis_status st) {
+    int rc = st == GENESIS_OK ? 0 : st == GENESIS_ERR_CANCELLED ? EXIT_USAGE : lib_error(ctx, st);
+    genesis_model_free(m);
+    genesis_ctx_free(ctx);
+    return rc;
+}
+
 static int cmd_generate(int argc, char **argv) {
     options o = {0};
     o.device = GENESIS_DEVICE_AUTO;
@@ -489,10 +498,7 @@ static int cmd_generate(int argc, char **argv) {
     if (st == GENESIS_OK && o.model_out) st = genesis_model_save(m, o.model_out);
     if (st == GENESIS_OK) st = apply_conditions(m, &o);
     if (st == GENESIS_OK) st = write_rows(ctx, m, &o, o.rows_set ? o.rows : nrows);
-    rc = st == GENESIS_OK ? 0 : st == GENESIS_ERR_CANCELLED ? EXIT_USAGE : lib_error(ctx, st);
-    genesis_model_free(m);
-    genesis_ctx_free(ctx);
-    return rc;
+    return finish(ctx, m, st);
 }
 
 static int cmd_fit(int argc, char **argv) {
@@ -508,10 +514,7 @@ static int cmd_fit(int argc, char **argv) {
     if (st == GENESIS_OK) st = fit_from_options(ctx, &o, &m, &nrows);
     if (st == GENESIS_OK) st = genesis_model_save(m, o.model_out);
     if (st == GENESIS_OK && !o.quiet) fprintf(stderr, "genesis: saved model to %s\n", o.model_out);
-    rc = st == GENESIS_OK ? 0 : lib_error(ctx, st);
-    genesis_model_free(m);
-    genesis_ctx_free(ctx);
-    return rc;
+    return finish(ctx, m, st);
 }
 
 static int cmd_sample(int argc, char **argv) {
@@ -529,10 +532,7 @@ static int cmd_sample(int argc, char **argv) {
         if (o.pset[p]) st = genesis_model_set_param(m, (genesis_param)p, o.pval[p]);
     if (st == GENESIS_OK) st = apply_conditions(m, &o);
     if (st == GENESIS_OK) st = write_rows(ctx, m, &o, o.rows);
-    rc = st == GENESIS_OK ? 0 : lib_error(ctx, st);
-    genesis_model_free(m);
-    genesis_ctx_free(ctx);
-    return rc;
+    return finish(ctx, m, st);
 }
 
 static int cmd_info(int argc, char **argv) {
