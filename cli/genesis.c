@@ -183,8 +183,8 @@ static void help(const char *cmd) {
     if (!strcmp(cmd, "generate") || !strcmp(cmd, "sample"))
         printf("  -o, --output FILE       the synthetic table (written to a temporary name, then renamed)\n"
                "  -n, --rows N            rows to generate (default: as many as the input had for generate)\n"
-               "      --condition c=v     only rows with categorical column c = v (repeatable; several\n"
-               "                          conditions take turns row by row)\n");
+               "      --condition c=v     only rows with categorical column c = v (repeatable: conditions\n"
+               "                          on different columns all hold; values of one column alternate)\n");
     if (!strcmp(cmd, "fit")) printf("  -m, --model FILE        where to save the model (.gen)\n");
     if (!strcmp(cmd, "sample")) printf("  -m, --model FILE        a model saved by fit or --save\n");
     if (!strcmp(cmd, "generate")) printf("      --save FILE         also save the fitted model\n");

@@ -444,6 +444,12 @@ static void op_destroy(gen_backend *be) {
     free(be);
 }
 
+/* The sampling worker thread: the CUDA runtime's current device is per host thread. */
+static void op_thread_attach(gen_backend *be) {
+    gen_cuda *cu = gen_cuda_of(be);
+    if (cu) cudaSetDevice(cu->device);
+}
+
 /* The table, filled by name (C++17 has no designated initialisers): a field added to
  * gen_backend_ops stays NULL here until it is written, never silently shifted. */
 static void cu_fill_ops(gen_backend_ops *o) {
@@ -488,6 +494,7 @@ static void cu_fill_ops(gen_backend_ops *o) {
     o->fill_uniform = op_fill_uniform;
     o->any_nonfinite = op_any_nonfinite;
     o->destroy = op_destroy;
+    o->thread_attach = op_thread_attach;
 }
 
 static int env_flag(const char *name) {

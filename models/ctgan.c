@@ -77,6 +77,38 @@ static size_t ctgan_point_acts(ctgan *c, float *base) {
 
 /* ---- create / free ------------------------------------------------------------------------ */
 
+/* The derived widths; shared by create and the memory model so that both count the same. */
+static void ctgan_set_dims(ctgan *c, const ctgan_config *cfg) {
+    c->B = cfg->batch; c->pac = cfg->pac; c->emb = cfg->emb; c->gdim = cfg->gdim;
+    c->ddim = cfg->ddim; c->data_dim = cfg->data_dim; c->cond_dim = cfg->cond_dim;
+    c->n = c->B / c->pac;
+    c->d0 = c->emb + c->cond_dim;
+    c->d1 = c->gdim + c->d0;
+    c->d2 = 2 * c->gdim + c->d0;
+    c->w = c->data_dim + c->cond_dim;
+    c->pacw = c->pac * c->w;
+    c->train = cfg->train;
+}
+
+void ctgan_memory(const ctgan_config *cfg, gen_net_bytes *out) {
+    ctgan c;
+    memset(&c, 0, sizeof c);
+    ctgan_set_dims(&c, cfg);
+    size_t gs[CT_G_NT], ds[CT_D_NT], g = 0, d = 0;
+    ctgan_param_sizes(&c, gs, ds);
+    for (int i = 0; i < CT_G_NT; i++) g += gs[i];
+    for (int i = 0; i < CT_D_NT; i++) d += ds[i];
+    memset(out, 0, sizeof *out);
+    /* generator weights + the batch-norm running statistics (gstats) */
+    out->params = 4 * (g + 4 * (size_t)c.gdim) + (c.train ? 4 * d : 0);
+    /* gradients and Adam m, v of both networks, and the cross-entropy index buffer */
+    out->optimizer = c.train ? 4 * 3 * (g + d) + (size_t)c.B * 3 * sizeof(int32_t) : 0;
+    out->acts = 4 * ctgan_point_acts(&c, NULL);
+    /* host: the row/category scratch (host_col) and, training, the step scratch */
+    out->host = (size_t)c.B * 4 * sizeof(int32_t) +
+                (c.train ? 4 * ctgan_step_scratch(&c) : (size_t)c.B * (size_t)(c.cond_dim > 0 ? c.cond_dim : 1) * 4);
+}
+
 void ctgan_free(ctgan *c) {
     if (!c) return;
     gen_backend *be = c->be;
@@ -100,14 +132,7 @@ genesis_status ctgan_create(genesis_ctx *ctx, gen_backend *be, const ctgan_confi
     ctgan *c = calloc(1, sizeof *c);
     GEN_RETURN_IF(!c, ctx, GENESIS_ERR_NOMEM, "out of memory creating CTGAN");
     c->be = be;
-    c->B = cfg->batch; c->pac = cfg->pac; c->emb = cfg->emb; c->gdim = cfg->gdim;
-    c->ddim = cfg->ddim; c->data_dim = cfg->data_dim; c->cond_dim = cfg->cond_dim;
-    c->n = c->B / c->pac;
-    c->d0 = c->emb + c->cond_dim;
-    c->d1 = c->gdim + c->d0;
-    c->d2 = 2 * c->gdim + c->d0;
-    c->w = c->data_dim + c->cond_dim;
-    c->pacw = c->pac * c->w;
+    ctgan_set_dims(c, cfg);
     c->nspans = nspans;
     c->spans = calloc((size_t)(nspans ? nspans : 1), sizeof *spans);
     c->host_col = calloc((size_t)c->B * 4, sizeof(int32_t));
@@ -119,7 +144,6 @@ genesis_status ctgan_create(genesis_ctx *ctx, gen_backend *be, const ctgan_confi
     for (int i = 0; i < CT_G_NT; i++) c->gcount += gs[i];
     for (int i = 0; i < CT_D_NT; i++) c->dcount += ds[i];
     size_t gb = c->gcount * sizeof(float), db = c->dcount * sizeof(float);
-    c->train = cfg->train;
     c->gparams = be->ops->alloc(be, gb);
     c->gstats = be->ops->alloc(be, 4 * (size_t)c->gdim * sizeof(float));
     size_t nacts = ctgan_point_acts(c, NULL);
@@ -513,7 +537,7 @@ genesis_status ctgan_generate(ctgan *c, const gen_cond_sampler *prior, gen_rng *
     if (c->cond_dim > 0) {
         int32_t *col = c->host_col, *cat = col + B;
         if (nconds > 0) {
-            for (int b = 0; b < B; b++) { /* several conditions take turns row by row */
+            for (int b = 0; b < B; b++) { /* one condition per row (sample_stream.c) */
                 col[b] = conds[b % nconds].column;
                 cat[b] = conds[b % nconds].slot;
             }

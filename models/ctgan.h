@@ -5,6 +5,7 @@
 #ifndef GEN_CTGAN_H
 #define GEN_CTGAN_H
 
+#include "memory_model.h"
 #include "backend.h"
 #include "model.h"
 #include "sampler.h"
@@ -91,6 +92,9 @@ void ctgan_dis_backward(ctgan *c, const float *x, const float *dy, float *dx, in
 void ctgan_gp_backward(ctgan *c);
 
 size_t ctgan_step_scratch(const ctgan *c);
+/* Bytes a network of this configuration allocates (memory_model.h); exact, by the same
+ * size tables as ctgan_create. */
+void ctgan_memory(const ctgan_config *cfg, gen_net_bytes *out);
 genesis_status ctgan_train_step(ctgan *c, const gen_transformer *tf, const gen_encoded *enc,
                                 const gen_cond_sampler *s, gen_rng *rng, float *host_buf,
                                 ctgan_step_losses *losses);

@@ -231,6 +231,13 @@ static genesis_status ctgan_model_load(genesis_model *m, gen_reader *r) {
     return GENESIS_OK;
 }
 
+static void ctgan_model_memory(const genesis_model *m, const gen_net_shape *sh, gen_net_bytes *out) {
+    ctgan_config cfg = {sh->batch, gen_param_i(m, GENESIS_P_PAC), gen_param_i(m, GENESIS_P_EMBEDDING_DIM),
+                        gen_param_i(m, GENESIS_P_GEN_DIM), gen_param_i(m, GENESIS_P_DIS_DIM),
+                        sh->data_dim, sh->cond_dim, sh->train};
+    ctgan_memory(&cfg, out);
+}
+
 const gen_model_vtable gen_ctgan_vtable = {
     .kind = GENESIS_MODEL_CTGAN,
     .name = "ctgan",
@@ -240,4 +247,5 @@ const gen_model_vtable gen_ctgan_vtable = {
     .save = ctgan_model_save,
     .load = ctgan_model_load,
     .free = ctgan_model_free,
+    .memory = ctgan_model_memory,
 };

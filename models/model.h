@@ -8,6 +8,7 @@
 #ifndef GEN_MODEL_H
 #define GEN_MODEL_H
 
+#include "memory_model.h"
 #include "backend.h"
 #include "transform.h"
 
@@ -39,6 +40,8 @@ typedef struct gen_model_vtable {
     genesis_status (*save)(const genesis_model *m, gen_bytes *out);
     genesis_status (*load)(genesis_model *m, gen_reader *in);
     void (*free)(genesis_model *m);
+    /* bytes the network allocates for a shape (memory_model.h); NULL = not modelled */
+    void (*memory)(const genesis_model *m, const gen_net_shape *shape, gen_net_bytes *out);
 } gen_model_vtable;
 
 struct genesis_model {
@@ -53,6 +56,10 @@ struct genesis_model {
     gen_condition cond[GEN_MAX_CONDITIONS];
     int nconds;
     void *impl;                /* the network's own state */
+    int loaded;                /* read from a model file: generation-only network */
+    int64_t sample_batch;      /* rows per sampling batch; 0 = sized from the memory budget */
+    genesis_sample_progress_fn sample_progress;
+    void *sample_progress_user;
 };
 
 extern const gen_model_vtable gen_ctgan_vtable;

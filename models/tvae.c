@@ -45,6 +45,26 @@ static size_t point_acts(tvae *t, float *base) {
     return gen_arena_point(base, p, s, (int)(sizeof s / sizeof s[0]));
 }
 
+static void tvae_set_dims(tvae *t, const tvae_config *cfg) {
+    t->B = cfg->batch; t->D = cfg->data_dim; t->emb = cfg->emb; t->hid = cfg->hid;
+    t->loss_factor = cfg->loss_factor;
+}
+
+void tvae_memory(const tvae_config *cfg, gen_net_bytes *out) {
+    tvae t;
+    memset(&t, 0, sizeof t);
+    tvae_set_dims(&t, cfg);
+    size_t s[TV_NT], count = 0;
+    param_sizes(&t, s);
+    for (int i = 0; i < TV_NT; i++) count += s[i];
+    memset(out, 0, sizeof *out);
+    out->params = 4 * count;
+    out->optimizer = cfg->train ? 3 * 4 * count : 0;
+    out->acts = 4 * point_acts(&t, NULL);
+    /* host: sigma copy, and in training the batch staging rows (tvae_model.c) */
+    out->host = 4 * (size_t)t.D + (cfg->train ? 4 * (size_t)t.B * t.D : 0);
+}
+
 void tvae_free(tvae *t) {
     if (!t) return;
     gen_backend *be = t->be;
@@ -63,8 +83,7 @@ genesis_status tvae_create(genesis_ctx *ctx, gen_backend *be, const tvae_config 
     tvae *t = calloc(1, sizeof *t);
     GEN_RETURN_IF(!t, ctx, GENESIS_ERR_NOMEM, "out of memory creating TVAE");
     t->be = be;
-    t->B = cfg->batch; t->D = cfg->data_dim; t->emb = cfg->emb; t->hid = cfg->hid;
-    t->loss_factor = cfg->loss_factor;
+    tvae_set_dims(t, cfg);
     t->nspans = nspans;
     t->spans = calloc((size_t)(nspans ? nspans : 1), sizeof *spans);
     if (!t->spans) goto nomem;

@@ -5,6 +5,7 @@
 #ifndef GEN_TVAE_H
 #define GEN_TVAE_H
 
+#include "memory_model.h"
 #include "backend.h"
 #include "model.h"
 
@@ -54,6 +55,9 @@ typedef struct tvae {
 genesis_status tvae_create(genesis_ctx *ctx, gen_backend *be, const tvae_config *cfg,
                            const gen_act_span *spans, int nspans, tvae **out);
 void tvae_free(tvae *t);
+/* Bytes a network of this configuration allocates (memory_model.h), by tvae_create's own
+ * size tables. */
+void tvae_memory(const tvae_config *cfg, gen_net_bytes *out);
 genesis_status tvae_init_weights(tvae *t, uint64_t seed);
 
 /* Forward of B rows of act.x through encoder, reparameterisation and decoder; returns the

@@ -208,6 +208,15 @@ static genesis_status tvae_model_load(genesis_model *m, gen_reader *r) {
     return st;
 }
 
+/* The network's bytes for a shape, plus the fit's row permutation (int64 per row) is counted
+ * by the caller as encoded data (src/estimate.c). */
+static void tvae_model_memory(const genesis_model *m, const gen_net_shape *sh, gen_net_bytes *out) {
+    tvae_config cfg = {sh->batch, sh->data_dim, gen_param_i(m, GENESIS_P_EMBEDDING_DIM),
+                       gen_param_i(m, GENESIS_P_GEN_DIM), (float)m->param[GENESIS_P_LOSS_FACTOR],
+                       sh->train};
+    tvae_memory(&cfg, out);
+}
+
 const gen_model_vtable gen_tvae_vtable = {
     .kind = GENESIS_MODEL_TVAE,
     .name = "tvae",
@@ -217,4 +226,5 @@ const gen_model_vtable gen_tvae_vtable = {
     .save = tvae_model_save,
     .load = tvae_model_load,
     .free = tvae_model_free,
+    .memory = tvae_model_memory,
 };

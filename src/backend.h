@@ -156,6 +156,10 @@ typedef struct gen_backend_ops {
     int (*any_nonfinite)(gen_backend *be, const float *x, size_t n);
 
     void (*destroy)(gen_backend *be);
+    /* Prepares the calling thread to use this backend (a thread other than the one that
+     * created it: the sampling worker). CPU: single-threaded BLAS calls inside our tiles;
+     * CUDA: the backend's device made current. May be NULL. */
+    void (*thread_attach)(gen_backend *be);
 } gen_backend_ops;
 
 struct gen_backend {

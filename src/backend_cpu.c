@@ -621,6 +621,11 @@ static int cpu_any_nonfinite(gen_backend *be, const float *x, size_t n) {
 
 static void cpu_destroy(gen_backend *be) { free(be); }
 
+static void cpu_thread_attach(gen_backend *be) {
+    (void)be;
+    openblas_set_num_threads(1); /* per calling thread in OpenBLAS's OpenMP build */
+}
+
 static const gen_backend_ops cpu_ops = {
     .name = "cpu",
     .alloc = cpu_alloc,
@@ -662,6 +667,7 @@ static const gen_backend_ops cpu_ops = {
     .fill_uniform = cpu_fill_uniform,
     .any_nonfinite = cpu_any_nonfinite,
     .destroy = cpu_destroy,
+    .thread_attach = cpu_thread_attach,
 };
 
 genesis_status gen_backend_cpu_create(genesis_ctx *ctx, int threads, gen_backend **out) {

@@ -27,6 +27,9 @@ struct genesis_ctx {
     void *log_user;
     genesis_status last_status;
     char errmsg[GEN_ERRMSG_CAP];
+    double mem_fraction;         /* share of available memory workloads may plan for */
+    uint64_t mem_limit;          /* hard limit in bytes, 0 = none */
+    int mem_budget_set;          /* the caller chose a budget (fit then enforces it) */
 };
 
 /* Records an error message in the context (if any) and returns `st`. */

@@ -1,15 +1,14 @@
 /*
  * model.c — the model glue shared by every network: the parameter table (names, bounds,
  * defaults; the CLI's flags are generated from it), create/free, fit (transformer fit,
- * encoding, then the network's own fit), conditions, and the sampling pipeline that
- * streams batches through the inverse transform into a sink or a CSV file in constant
- * memory.
+ * encoding, then the network's own fit) and conditions. Sampling: sample_stream.c.
  */
 #include <math.h>
 #include <string.h>
 
 #include "model.h"
 #include "model_io.h"
+#include "sample_stream.h"
 
 typedef struct param_info {
     const char *name;
@@ -162,6 +161,7 @@ genesis_status genesis_model_fit(genesis_model *m, const genesis_table *t,
     GEN_RETURN_IF(t->nrows < 1 || t->ncols < 1, ctx, GENESIS_ERR_DATA,
                   "the table has no rows or no columns; nothing to learn");
     m->seed = ctx->seed;
+    GEN_TRY(gen_check_fit_budget(m, t));
     gen_transform_opts to;
     gen_transform_opts_default(&to);
     to.max_modes = gen_param_i(m, GENESIS_P_MAX_MODES);
@@ -239,8 +239,9 @@ genesis_status genesis_model_set_condition(genesis_model *m, const char *column,
                   "rare levels); use a value present in the training data",
                   value, column);
     for (int i = 0; i < m->nconds; i++)
-        GEN_RETURN_IF(m->cond[i].column == d, ctx, GENESIS_ERR_INVALID_ARG,
-                      "--condition: column '%s' already has a condition", column);
+        GEN_RETURN_IF(m->cond[i].column == d && m->cond[i].slot == slot, ctx,
+                      GENESIS_ERR_INVALID_ARG, "--condition: '%s=%s' is given twice", column,
+                      value);
     GEN_RETURN_IF(m->nconds >= GEN_MAX_CONDITIONS, ctx, GENESIS_ERR_INVALID_ARG,
                   "too many conditions (at most %d)", GEN_MAX_CONDITIONS);
     m->cond[m->nconds].column = d;
@@ -252,168 +253,4 @@ genesis_status genesis_model_set_condition(genesis_model *m, const char *column,
 
 void genesis_model_clear_conditions(genesis_model *m) {
     if (m) m->nconds = 0;
-}
-
-/* ---- sampling ------------------------------------------------------------------------- */
-
-struct genesis_batch {
-    const gen_transformer *tf;
-    const gen_rowbatch *rb;
-    int64_t nrows;
-};
-
-int64_t genesis_batch_nrows(const genesis_batch *b) { return b ? b->nrows : 0; }
-int genesis_batch_ncols(const genesis_batch *b) { return b ? b->tf->ncols : 0; }
-
-static int batch_ok(const genesis_batch *b, int64_t row, int col) {
-    return b && row >= 0 && row < b->nrows && col >= 0 && col < b->tf->ncols;
-}
-
-int genesis_batch_is_missing(const genesis_batch *b, int64_t row, int col) {
-    if (!batch_ok(b, row, col)) return 1;
-    if (b->tf->cols[col].type == GENESIS_COLUMN_CONTINUOUS) return isnan(b->rb->num[col][row]);
-    return b->rb->cat[col][row] == b->tf->cols[col].missing_slot;
-}
-
-double genesis_batch_number(const genesis_batch *b, int64_t row, int col) {
-    if (!batch_ok(b, row, col) || b->tf->cols[col].type != GENESIS_COLUMN_CONTINUOUS) return NAN;
-    return b->rb->num[col][row];
-}
-
-const char *genesis_batch_text(const genesis_batch *b, int64_t row, int col, char *buf,
-                               size_t cap) {
-    if (!batch_ok(b, row, col) || !buf || cap == 0) return "";
-    size_t len = 0;
-    const char *s = gen_rowbatch_text(b->tf, b->rb, (int)row, col, buf, cap, &len);
-    if (s != buf) {
-        size_t n = len < cap - 1 ? len : cap - 1;
-        memcpy(buf, s, n);
-        buf[n] = 0;
-    }
-    return buf;
-}
-
-/* The sampling pipeline: vt->generate in the model's batch size, inverse transform, the
- * conditioned columns pinned to their value, then `emit` per batch. */
-typedef genesis_status (*emit_fn)(genesis_ctx *ctx, const gen_transformer *tf,
-                                  const gen_rowbatch *rb, const float *x, int rows, int dim,
-                                  void *user);
-
-static genesis_status sample_pipeline(genesis_model *m, int64_t n, emit_fn emit, void *user) {
-    genesis_ctx *ctx = m->ctx;
-    GEN_RETURN_IF(!m->fitted, ctx, GENESIS_ERR_STATE, "the model is not fitted; fit or load one first");
-    GEN_RETURN_IF(n < 0, ctx, GENESIS_ERR_INVALID_ARG, "the number of rows must be >= 0, got %lld",
-                  (long long)n);
-    int B = m->vt->generate_batch(m);
-    int dim = m->tf.data_dim;
-    float *x = gen_calloc(gen_mul_size((size_t)B, (size_t)dim), sizeof(float));
-    gen_rowbatch rb;
-    memset(&rb, 0, sizeof rb);
-    genesis_status st = GENESIS_OK;
-    if (!x) return gen_set_error(ctx, GENESIS_ERR_NOMEM, "out of memory for the sampling buffer");
-    st = gen_rowbatch_alloc(&m->tf, B, &rb);
-    if (st != GENESIS_OK) {
-        free(x);
-        return gen_set_error(ctx, GENESIS_ERR_NOMEM, "out of memory for the sampling buffer");
-    }
-    gen_rng dec;
-    gen_rng_init(&dec, ctx->seed ^ (m->sample_calls * 0x9E3779B97F4A7C15ull), GEN_STREAM_DECODE);
-    m->sample_calls++;
-    for (int64_t done = 0; done < n && st == GENESIS_OK;) {
-        st = m->vt->generate(m, B, m->cond, m->nconds, x);
-        if (st != GENESIS_OK) break;
-        int rows = (int)((n - done) < B ? (n - done) : B);
-        gen_transformer_inverse(&m->tf, x, dim, rows, &dec, &rb);
-        for (int r = 0; r < rows && m->nconds > 0; r++) { /* pin conditioned columns */
-            const gen_condition *c = &m->cond[r % m->nconds];
-            rb.cat[c->table_column][r] = c->slot;
-        }
-        st = emit(ctx, &m->tf, &rb, x, rows, dim, user);
-        if (st != GENESIS_OK) break;
-        done += rows;
-    }
-    gen_rowbatch_free(&rb);
-    free(x);
-    return st;
-}
-
-typedef struct sink_ctx {
-    genesis_sink_fn sink;
-    genesis_encoded_sink_fn esink;
-    void *user;
-} sink_ctx;
-
-static genesis_status cancelled(genesis_ctx *ctx) {
-    return gen_set_error(ctx, GENESIS_ERR_CANCELLED, "sampling stopped by the caller's sink");
-}
-
-static genesis_status emit_rows(genesis_ctx *ctx, const gen_transformer *tf,
-                                const gen_rowbatch *rb, const float *x, int rows, int dim,
-                                void *user) {
-    (void)x; (void)dim;
-    sink_ctx *s = user;
-    genesis_batch b = {tf, rb, rows};
-    return s->sink(&b, s->user) ? cancelled(ctx) : GENESIS_OK;
-}
-
-static genesis_status emit_encoded(genesis_ctx *ctx, const gen_transformer *tf,
-                                   const gen_rowbatch *rb, const float *x, int rows, int dim,
-                                   void *user) {
-    (void)tf; (void)rb;
-    sink_ctx *s = user;
-    return s->esink(x, rows, dim, s->user) ? cancelled(ctx) : GENESIS_OK;
-}
-
-genesis_status genesis_model_sample(genesis_model *m, int64_t n, genesis_sink_fn sink,
-                                    void *user) {
-    if (!m || !sink) return GENESIS_ERR_INVALID_ARG;
-    gen_clear_error(m->ctx);
-    sink_ctx s = {sink, NULL, user};
-    return sample_pipeline(m, n, emit_rows, &s);
-}
-
-genesis_status genesis_model_sample_encoded(genesis_model *m, int64_t n,
-                                            genesis_encoded_sink_fn sink, void *user) {
-    if (!m || !sink) return GENESIS_ERR_INVALID_ARG;
-    gen_clear_error(m->ctx);
-    sink_ctx s = {NULL, sink, user};
-    return sample_pipeline(m, n, emit_encoded, &s);
-}
-
-typedef struct csv_sink {
-    gen_csv_writer *w;
-    char *buf;
-    size_t cap, len;
-} csv_sink;
-
-static genesis_status emit_csv(genesis_ctx *ctx, const gen_transformer *tf,
-                               const gen_rowbatch *rb, const float *x, int rows, int dim,
-                               void *user) {
-    (void)x; (void)dim;
-    csv_sink *s = user;
-    gen_rowbatch part = *rb;
-    part.B = rows;
-    s->len = 0;
-    genesis_status st = gen_rowbatch_format_csv(tf, &part, &s->buf, &s->cap, &s->len);
-    if (st != GENESIS_OK) return gen_set_error(ctx, st, "out of memory formatting CSV rows");
-    return gen_csv_writer_raw(s->w, s->buf, s->len);
-}
-
-genesis_status genesis_model_sample_csv(genesis_model *m, int64_t n, const char *path) {
-    if (!m || !path) return GENESIS_ERR_INVALID_ARG;
-    genesis_ctx *ctx = m->ctx;
-    gen_clear_error(ctx);
-    GEN_RETURN_IF(!m->fitted, ctx, GENESIS_ERR_STATE, "the model is not fitted; fit or load one first");
-    GEN_RETURN_IF(n < 0, ctx, GENESIS_ERR_INVALID_ARG, "the number of rows must be >= 0, got %lld",
-                  (long long)n);
-    csv_sink s = {0};
-    GEN_TRY(gen_csv_writer_open(ctx, path, m->tf.delimiter ? m->tf.delimiter : ',', &s.w));
-    genesis_status st = GENESIS_OK;
-    for (int c = 0; c < m->tf.ncols && st == GENESIS_OK; c++)
-        st = gen_csv_writer_field(s.w, m->tf.cols[c].name, strlen(m->tf.cols[c].name),
-                                  c == m->tf.ncols - 1);
-    if (st == GENESIS_OK) st = sample_pipeline(m, n, emit_csv, &s);
-    free(s.buf);
-    genesis_status cst = gen_csv_writer_close(s.w, st == GENESIS_OK);
-    return st != GENESIS_OK ? st : cst;
 }

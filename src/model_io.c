@@ -490,6 +490,7 @@ genesis_status gen_model_read_file(genesis_ctx *ctx, const char *path, genesis_m
         return st;
     }
     m->fitted = 1;
+    m->loaded = 1;
     *out = m;
     return GENESIS_OK;
 }

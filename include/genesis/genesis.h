@@ -134,6 +134,11 @@ typedef struct genesis_device_info {
     char name[128];
     uint64_t total_memory, free_memory; /* bytes */
     int cc_major, cc_minor;             /* compute capability */
+    int multiprocessors;
+    char pci_bus_id[32];                /* e.g. "0000:3B:00.0" */
+    /* versions as the libraries report them (MAJOR*1000 + MINOR*10 for CUDA, cuBLAS
+     * MAJOR*10000 + MINOR*100 + PATCH, cuDNN/NCCL their own codes); 0 = not in this build */
+    int driver_version, runtime_version, cublas_version, cudnn_version, nccl_version;
 } genesis_device_info;
 
 /*! genesis_detect_devices() : lists up to `cap` GPUs into `out` and sets *count to the number
@@ -259,9 +264,11 @@ GENESIS_API genesis_status genesis_model_fit(genesis_model *m, const genesis_tab
                                              genesis_progress_fn progress, void *user);
 
 /*! genesis_model_set_condition() : the next samples are drawn with `column` == `value`
- *  (a categorical column; several conditions on different columns may be set; one wins per
- *  row in turn through the conditional vector, no reject loop). An unknown column or value
- *  is GENESIS_ERR_INVALID_ARG. genesis_model_clear_conditions() removes them. */
+ *  (a categorical column). Conditions on different columns all hold on every row; several
+ *  values of one column take turns row by row. The conditional vector carries one condition
+ *  per row (the columns take turns) and every conditioned column is set in the decoded row:
+ *  no reject loop. An unknown column or a value never seen is GENESIS_ERR_INVALID_ARG.
+ *  genesis_model_clear_conditions() removes them. */
 GENESIS_API genesis_status genesis_model_set_condition(genesis_model *m, const char *column,
                                                        const char *value);
 GENESIS_API void genesis_model_clear_conditions(genesis_model *m);
@@ -301,6 +308,103 @@ GENESIS_API int genesis_model_encoded_dim(const genesis_model *m);
 GENESIS_API genesis_status genesis_model_sample_encoded(genesis_model *m, int64_t n,
                                                         genesis_encoded_sink_fn sink,
                                                         void *user);
+
+/* ---- sampling in batches: an iterator, batch size and progress ------------------------- *
+ * Every sampling call above runs the same pipeline: a worker thread generates batch k+1
+ * (generator forward and inverse transform) while the caller consumes batch k; the output
+ * is identical for any batch size and thread count (each batch is made of the model's own
+ * generation groups, drawn in the same order). Memory stays constant for any n. */
+typedef struct genesis_sampler genesis_sampler;
+
+/*! genesis_sampler_create() : an iterator over n generated rows. `encoded` = 1 yields the
+ *  generator's activated float matrices (genesis_sampler_next_encoded) and skips the inverse
+ *  transform; 0 yields decoded rows (genesis_sampler_next). The model must outlive it and
+ *  must not be used by another call meanwhile. */
+GENESIS_API genesis_status genesis_sampler_create(genesis_model *m, int64_t n, int encoded,
+                                                  genesis_sampler **out);
+/*! genesis_sampler_next() : the next batch of decoded rows, valid until the next call or
+ *  _free; *batch = NULL after the last one. */
+GENESIS_API genesis_status genesis_sampler_next(genesis_sampler *s, const genesis_batch **batch);
+/*! genesis_sampler_next_encoded() : the next (rows x dim) float matrix; *x = NULL, *rows = 0
+ *  after the last one. */
+GENESIS_API genesis_status genesis_sampler_next_encoded(genesis_sampler *s, const float **x,
+                                                        int64_t *rows, int *dim);
+/*! genesis_sampler_batch_rows() : rows per batch this iterator uses. */
+GENESIS_API int64_t genesis_sampler_batch_rows(const genesis_sampler *s);
+GENESIS_API void genesis_sampler_free(genesis_sampler *s);
+
+/*! genesis_model_set_sample_batch() : rows per sampling batch (rounded up to the model's
+ *  generation group); 0 (default) sizes it from the memory budget (genesis_optimize_batch_size).
+ *  Output does not depend on it. */
+GENESIS_API genesis_status genesis_model_set_sample_batch(genesis_model *m, int64_t rows);
+/* Called after every sampling batch with rows done, rows asked and seconds since the start;
+ * a non-zero return stops sampling with GENESIS_ERR_CANCELLED. */
+typedef int (*genesis_sample_progress_fn)(int64_t done, int64_t total, double seconds,
+                                          void *user);
+GENESIS_API void genesis_model_set_sample_progress(genesis_model *m,
+                                                   genesis_sample_progress_fn fn, void *user);
+
+/* ---- memory model ---------------------------------------------------------------------- *
+ * What a workload needs, term by term (docs/memory.md), and the largest batch that fits the
+ * context's memory budget. Device terms are GPU memory with the CUDA backend and host memory
+ * with the CPU backend (then host_total includes them). */
+typedef enum genesis_workload {
+    GENESIS_WORKLOAD_FIT = 0,     /* training: the table, its encoding, the network */
+    GENESIS_WORKLOAD_SAMPLE = 1   /* generation: the network and the batch buffers */
+} genesis_workload;
+
+typedef struct genesis_memory_estimate {
+    genesis_workload workload;
+    int64_t batch_rows;            /* training batch, or rows per sampling batch */
+    int on_device;                 /* 1: the network is in GPU memory (CUDA backend) */
+    int exact;                     /* 1: from a fitted model's layout; 0: before fit, an upper
+                                      bound on the encoded width (modes are found by fit) */
+    int data_dim, cond_dim;        /* encoded row and conditional vector widths used */
+    /* the network (device) */
+    uint64_t parameters;           /* weights and batch-norm statistics */
+    uint64_t optimizer;            /* gradients, Adam moments, training index buffers */
+    uint64_t activations;          /* the activation arena at batch_rows */
+    uint64_t activations_per_row;
+    uint64_t workspace;            /* cuBLAS workspace (GPU) or BLAS buffers (CPU) */
+    /* host */
+    uint64_t table;                /* the table as read (column store), fit only */
+    uint64_t encoded_data;         /* encoded rows + sampler index (fit), kept while training */
+    uint64_t transform_fit;        /* transient while fitting the column transformers */
+    uint64_t output_buffers;       /* sampling: the double-buffered batches (generator output,
+                                      decoded rows) and the CSV formatting blocks */
+    uint64_t output_per_row;
+    uint64_t runtime;              /* the process itself: code, C and BLAS runtimes */
+    uint64_t device_total;         /* GPU memory needed (0 with the CPU backend) */
+    uint64_t host_total;           /* peak host memory of the process */
+} genesis_memory_estimate;
+
+/*! genesis_estimate_memory() : bytes for `w` with model `m` (its kind and settings; fitted or
+ *  not) on table `t` (needed for FIT and for an unfitted model; may be NULL for SAMPLE with a
+ *  fitted model). batch_rows 0 = the model's batch size (FIT) or the size
+ *  genesis_optimize_batch_size picks (SAMPLE). */
+GENESIS_API genesis_status genesis_estimate_memory(const genesis_model *m, const genesis_table *t,
+                                                   genesis_workload w, int64_t batch_rows,
+                                                   genesis_memory_estimate *out);
+/*! genesis_ctx_set_memory_budget() : the memory workloads of this context may plan for:
+ *  `fraction` (0 < f <= 1, default 0.8) of the memory available now, and at most
+ *  `limit_bytes` (0 = no limit) in all. Sampling sizes its batches to fit; fit refuses, with
+ *  the batch size that would fit, a configuration that does not. */
+GENESIS_API genesis_status genesis_ctx_set_memory_budget(genesis_ctx *ctx, double fraction,
+                                                         uint64_t limit_bytes);
+/*! genesis_memory_budget() : the budget in bytes now for the model's device (GPU memory for
+ *  the CUDA backend, host memory for the CPU backend), and what is available there. */
+GENESIS_API genesis_status genesis_memory_budget(const genesis_model *m, uint64_t *budget,
+                                                 uint64_t *available);
+/*! genesis_optimize_batch_size() : the largest batch that fits the budget: rows per sampling
+ *  batch (SAMPLE: a multiple of the generation group, at most 65536 on the CPU and 1048576
+ *  on a GPU) or the largest training batch (FIT: a multiple of pac, at most the table's
+ *  rows). GENESIS_ERR_NOMEM with the bytes needed when not even the smallest fits. */
+GENESIS_API genesis_status genesis_optimize_batch_size(const genesis_model *m,
+                                                       const genesis_table *t,
+                                                       genesis_workload w, int64_t *batch_rows);
+/*! genesis_parse_bytes() : "8GB", "512MiB", "1.5g", "100000" -> bytes (K/M/G/T = 1024^n).
+ *  @return GENESIS_OK or GENESIS_ERR_INVALID_ARG. */
+GENESIS_API genesis_status genesis_parse_bytes(const char *text, uint64_t *bytes);
 
 /*! genesis_model_save() : writes a .gen model file (versioned, checksummed; temporary name
  *  then rename). genesis_model_load() reads one, checking every length before allocating;

@@ -1,0 +1,336 @@
+/*
+ * estimate.c — the memory model: genesis_estimate_memory (bytes per term for fit and for
+ * sampling), the memory budget of a context, and genesis_optimize_batch_size, which turns
+ * the two into a batch size. Each term counts what the code allocates:
+ *   network      the model's own size tables (ctgan_memory / tvae_memory via the vtable);
+ *   table        the column store of table.h (doubles, int32 codes, level strings);
+ *   encoded      gen_encoded (an int32 slot per cell, a float alpha per continuous cell) and
+ *                the conditional sampler's row lists (CTGAN) or the row permutation (TVAE);
+ *   transform    per continuous column being fitted: the values and remainders (2 doubles
+ *                per row) and the mixture fit on at most vgm-max-rows values (k-means
+ *                buffers, 32 bytes per value, vgm.c); as many columns at once as threads;
+ *   sampling     two batches in flight (generator output floats and decoded rows) and the
+ *                CSV formatting blocks (sample_stream.c).
+ * The derivation and the measured check (peak RSS / cudaMemGetInfo): docs/memory.md.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "backend.h"
+#include "model.h"
+#include "sampler.h"
+#include "sample_stream.h"
+#include "sysmem.h"
+#include "table.h"
+
+#define DEFAULT_FRACTION 0.8
+/* The process before any data: code, libc, OpenMP and OpenBLAS runtimes (measured on the
+ * CPU machine with bench/bench_memory: docs/memory.md). */
+#define RUNTIME_BYTES (UINT64_C(12) << 20)
+/* OpenBLAS's per-thread GEMM buffer, touched by the first product of each thread. */
+#define BLAS_THREAD_BYTES (UINT64_C(2) << 20)
+/* cuBLAS workspace and the CUDA context (unverified on a GPU; docs/memory.md). */
+#define CUBLAS_WORKSPACE_BYTES (UINT64_C(32) << 20)
+#define CUDA_CONTEXT_BYTES (UINT64_C(512) << 20)
+
+static int on_gpu(const genesis_model *m) {
+    return m->be && m->be->ops && strcmp(m->be->ops->name, "cpu") != 0;
+}
+
+/* The column store of table.h: malloc rounds small blocks to 16 bytes plus a header. */
+static uint64_t table_bytes(const genesis_table *t) {
+    uint64_t b = 0, n = (uint64_t)t->nrows;
+    for (int c = 0; c < t->ncols; c++) {
+        const gen_column *col = &t->cols[c];
+        if (col->type == GENESIS_COLUMN_CONTINUOUS) {
+            b += 8 * n;
+        } else {
+            b += 4 * n + 8 * (uint64_t)col->nlevels;
+            for (int32_t l = 0; l < col->nlevels; l++)
+                b += ((col->levels[l] ? strlen(col->levels[l]) : 0) + 1 + 8 + 15) / 16 * 16;
+        }
+    }
+    return b;
+}
+
+/* Encoded widths: exact from a fitted transformer; from a table, categorical widths are exact
+ * (levels kept, pooled rare slot, missing slot) and continuous ones an upper bound (1 + modes
+ * + point masses + null slot). */
+static void widths(const genesis_model *m, const genesis_table *t, int *data_dim, int *cond_dim,
+                   int *max_cat, int *n_disc) {
+    *data_dim = *cond_dim = *max_cat = *n_disc = 0;
+    if (m->fitted) {
+        for (int c = 0; c < m->tf.ncols; c++) {
+            const gen_col_transform *ct = &m->tf.cols[c];
+            if (ct->type != GENESIS_COLUMN_CATEGORICAL) continue;
+            *cond_dim += ct->width;
+            (*n_disc)++;
+            if (ct->width > *max_cat) *max_cat = ct->width;
+        }
+        *data_dim = m->tf.data_dim;
+        return;
+    }
+    int cap = gen_param_i(m, GENESIS_P_MAX_CATEGORIES);
+    int modes = gen_param_i(m, GENESIS_P_MAX_MODES);
+    int points = gen_param_i(m, GENESIS_P_POINT_MASSES) ? GEN_MAX_POINTS : 0;
+    for (int c = 0; c < t->ncols; c++) {
+        const gen_column *col = &t->cols[c];
+        if (col->type == GENESIS_COLUMN_CONTINUOUS) {
+            *data_dim += 1 + modes + points + (col->nmissing > 0);
+        } else {
+            int w = (col->nlevels > cap ? cap : col->nlevels) + (col->nmissing > 0);
+            if (w < 1) w = 1;
+            *data_dim += w;
+            *cond_dim += w;
+            (*n_disc)++;
+            if (w > *max_cat) *max_cat = w;
+        }
+    }
+}
+
+/* Host bytes of the data while training: encoded cells, and the sampler or permutation. */
+static uint64_t encoded_bytes(const genesis_model *m, const genesis_table *t, int max_cat,
+                              int n_disc) {
+    uint64_t n = (uint64_t)t->nrows, b = 0;
+    for (int c = 0; c < t->ncols; c++)
+        b += 4 * n + (t->cols[c].type == GENESIS_COLUMN_CONTINUOUS ? 4 * n : 0);
+    if (m->vt->kind == GENESIS_MODEL_CTGAN) {
+        uint64_t cells = (uint64_t)n_disc * (uint64_t)max_cat;
+        b += 4 * n * (uint64_t)n_disc + 8 * (cells + 1) + 8 * cells;
+    } else if (m->vt->kind == GENESIS_MODEL_TVAE) {
+        b += 8 * n;
+    }
+    return b;
+}
+
+static uint64_t transform_fit_bytes(const genesis_model *m, const genesis_table *t) {
+    int ncont = 0;
+    for (int c = 0; c < t->ncols; c++) ncont += t->cols[c].type == GENESIS_COLUMN_CONTINUOUS;
+    int threads = gen_ctx_threads(m->ctx);
+    int conc = ncont < threads ? ncont : threads;
+    uint64_t n = (uint64_t)t->nrows;
+    int64_t vmax = (int64_t)m->param[GENESIS_P_VGM_MAX_ROWS];
+    uint64_t nv = (vmax > 0 && (uint64_t)vmax < n) ? (uint64_t)vmax : n;
+    return (uint64_t)conc * (16 * n + 32 * nv);
+}
+
+static int table_fits_model(const genesis_model *m, const genesis_table *t) {
+    if (!m->fitted) return 1;
+    if (t->ncols != m->tf.ncols) return 0;
+    for (int c = 0; c < t->ncols; c++)
+        if (t->cols[c].type != m->tf.cols[c].type) return 0;
+    return 1;
+}
+
+genesis_status genesis_estimate_memory(const genesis_model *m, const genesis_table *t,
+                                       genesis_workload w, int64_t batch_rows,
+                                       genesis_memory_estimate *out) {
+    if (!m || !out) return GENESIS_ERR_INVALID_ARG;
+    genesis_ctx *ctx = m->ctx;
+    memset(out, 0, sizeof *out);
+    GEN_RETURN_IF(w != GENESIS_WORKLOAD_FIT && w != GENESIS_WORKLOAD_SAMPLE, ctx,
+                  GENESIS_ERR_INVALID_ARG, "unknown workload %d (FIT = 0, SAMPLE = 1)", (int)w);
+    GEN_RETURN_IF(batch_rows < 0, ctx, GENESIS_ERR_INVALID_ARG,
+                  "batch rows must be >= 0 (0 = automatic), got %lld", (long long)batch_rows);
+    GEN_RETURN_IF(!t && (w == GENESIS_WORKLOAD_FIT || !m->fitted), ctx, GENESIS_ERR_INVALID_ARG,
+                  "estimating %s needs the table (the model is %s)",
+                  w == GENESIS_WORKLOAD_FIT ? "training" : "generation",
+                  m->fitted ? "fitted" : "not fitted yet");
+    GEN_RETURN_IF(t && !table_fits_model(m, t), ctx, GENESIS_ERR_INVALID_ARG,
+                  "the table's columns differ from the ones the model was fitted on");
+    GEN_RETURN_IF(!m->vt->memory, ctx, GENESIS_ERR_UNSUPPORTED,
+                  "the memory model does not cover %s yet", m->vt->name);
+    out->workload = w;
+    out->on_device = on_gpu(m);
+    out->exact = m->fitted;
+    int max_cat, n_disc;
+    widths(m, t, &out->data_dim, &out->cond_dim, &max_cat, &n_disc);
+    int threads = gen_ctx_threads(m->ctx);
+    out->runtime = RUNTIME_BYTES;
+    out->workspace = out->on_device ? CUBLAS_WORKSPACE_BYTES
+                                    : BLAS_THREAD_BYTES * (uint64_t)(threads + 1);
+
+    gen_net_shape sh = {gen_param_i(m, GENESIS_P_BATCH_SIZE), out->data_dim, out->cond_dim,
+                        m->fitted ? !m->loaded : 1};
+    if (w == GENESIS_WORKLOAD_FIT) {
+        if (batch_rows > 0) sh.batch = (int)(batch_rows < (1 << 30) ? batch_rows : (1 << 30));
+        sh.train = 1;
+        out->batch_rows = sh.batch;
+        out->table = table_bytes(t);
+        out->encoded_data = encoded_bytes(m, t, max_cat, n_disc);
+        out->transform_fit = transform_fit_bytes(m, t);
+    } else {
+        int64_t C = batch_rows;
+        if (C == 0) {
+            genesis_status st = genesis_optimize_batch_size(m, t, GENESIS_WORKLOAD_SAMPLE, &C);
+            if (st != GENESIS_OK) return st;
+        }
+        out->batch_rows = gen_sample_round_batch(m, C);
+        out->output_per_row = gen_sample_bytes_per_row(m, out->data_dim, t);
+        out->output_buffers = out->output_per_row * (uint64_t)out->batch_rows +
+                              gen_sample_fixed_bytes(m, threads);
+    }
+    gen_net_bytes nb;
+    m->vt->memory(m, &sh, &nb);
+    out->parameters = nb.params;
+    out->optimizer = nb.optimizer;
+    out->activations = nb.acts;
+    gen_net_shape one = sh;
+    one.batch = 1;
+    gen_net_bytes n1;
+    m->vt->memory(m, &one, &n1);
+    gen_net_shape two = sh;
+    two.batch = 2;
+    gen_net_bytes n2;
+    m->vt->memory(m, &two, &n2);
+    out->activations_per_row = n2.acts - n1.acts;
+    uint64_t net = nb.params + nb.optimizer + nb.acts;
+    /* the phases of fit do not overlap: the transformer's buffers are freed before encoding */
+    uint64_t fit_phase = out->transform_fit > out->encoded_data + nb.host
+                             ? out->transform_fit
+                             : out->encoded_data + nb.host;
+    if (out->on_device) {
+        out->device_total = CUDA_CONTEXT_BYTES + out->workspace + net;
+        out->host_total = out->runtime + out->table + fit_phase + out->output_buffers;
+    } else {
+        out->host_total = out->runtime + out->workspace + net + out->table + fit_phase +
+                          out->output_buffers;
+    }
+    return GENESIS_OK;
+}
+
+/* ---- budget --------------------------------------------------------------------------- */
+
+genesis_status genesis_ctx_set_memory_budget(genesis_ctx *ctx, double fraction,
+                                             uint64_t limit_bytes) {
+    if (!ctx) return GENESIS_ERR_INVALID_ARG;
+    GEN_RETURN_IF(!(fraction > 0 && fraction <= 1), ctx, GENESIS_ERR_INVALID_ARG,
+                  "the memory fraction must be in (0, 1], got %g (e.g. 0.8 = 80%% of free "
+                  "memory)",
+                  fraction);
+    ctx->mem_fraction = fraction;
+    ctx->mem_limit = limit_bytes;
+    ctx->mem_budget_set = 1;
+    return GENESIS_OK;
+}
+
+genesis_status genesis_memory_budget(const genesis_model *m, uint64_t *budget,
+                                     uint64_t *available) {
+    if (!m) return GENESIS_ERR_INVALID_ARG;
+    const genesis_ctx *ctx = m->ctx;
+    double f = ctx->mem_fraction > 0 ? ctx->mem_fraction : DEFAULT_FRACTION;
+    uint64_t avail = 0, ours = 0;
+    if (on_gpu(m)) {
+        genesis_device_info dev[16];
+        int n = 0;
+        genesis_detect_devices(dev, 16, &n, NULL, 0);
+        int idx = ctx->backend_gpu > 0 ? ctx->backend_gpu - 1 : 0;
+        for (int i = 0; i < n; i++)
+            if (dev[i].index == idx) avail = dev[i].free_memory;
+    } else {
+        avail = gen_host_available_bytes();
+        ours = gen_rss_bytes(); /* what this process holds is ours to plan with */
+    }
+    uint64_t b = (uint64_t)(f * (double)(avail + ours));
+    if (ctx->mem_limit > 0 && (b == 0 || ctx->mem_limit < b)) b = ctx->mem_limit;
+    if (budget) *budget = b;
+    if (available) *available = avail;
+    return GENESIS_OK;
+}
+
+static void fmt_bytes(char *buf, size_t cap, uint64_t b) {
+    if (b >= (UINT64_C(1) << 30)) snprintf(buf, cap, "%.2f GiB", (double)b / 1073741824.0);
+    else snprintf(buf, cap, "%.1f MiB", (double)b / 1048576.0);
+}
+
+/* Total bytes the budget is compared with: device memory on a GPU, host memory on the CPU. */
+static uint64_t budget_total(const genesis_memory_estimate *e) {
+    return e->on_device ? e->device_total : e->host_total;
+}
+
+genesis_status genesis_optimize_batch_size(const genesis_model *m, const genesis_table *t,
+                                           genesis_workload w, int64_t *batch_rows) {
+    if (!m || !batch_rows) return GENESIS_ERR_INVALID_ARG;
+    genesis_ctx *ctx = m->ctx;
+    uint64_t budget = 0, avail = 0;
+    GEN_TRY(genesis_memory_budget(m, &budget, &avail));
+    if (budget == 0) budget = UINT64_C(1) << 30; /* unknown: plan for 1 GiB */
+    genesis_memory_estimate lo, hi;
+    char need[32], have[32];
+    if (w == GENESIS_WORKLOAD_SAMPLE) {
+        int64_t g = gen_sample_group(m);
+        int64_t cap = on_gpu(m) ? (INT64_C(1) << 20) : 65536;
+        cap = cap / g * g > g ? cap / g * g : g;
+        GEN_TRY(genesis_estimate_memory(m, t, w, g, &lo));
+        GEN_TRY(genesis_estimate_memory(m, t, w, 2 * g, &hi));
+        uint64_t base = budget_total(&lo), per_group = budget_total(&hi) - base;
+        if (base > budget) {
+            fmt_bytes(need, sizeof need, base);
+            fmt_bytes(have, sizeof have, budget);
+            return gen_set_error(ctx, GENESIS_ERR_NOMEM,
+                                 "generation needs at least %s (the model and one batch of %lld "
+                                 "rows) but the memory budget is %s; raise --memory-limit or "
+                                 "--memory-fraction, or free memory",
+                                 need, (long long)g, have);
+        }
+        int64_t k = per_group ? (int64_t)((budget - base) / per_group) + 1 : cap / g;
+        int64_t rows = k * g;
+        *batch_rows = rows > cap ? cap : rows;
+        return GENESIS_OK;
+    }
+    GEN_RETURN_IF(!t, ctx, GENESIS_ERR_INVALID_ARG, "sizing a training batch needs the table");
+    int64_t step = m->vt->kind == GENESIS_MODEL_CTGAN ? gen_param_i(m, GENESIS_P_PAC) : 1;
+    if (step < 1) step = 1;
+    int64_t maxb = t->nrows < (1 << 20) ? t->nrows : (1 << 20);
+    maxb = maxb / step * step;
+    if (maxb < 2 * step) maxb = 2 * step;
+    GEN_TRY(genesis_estimate_memory(m, t, w, step, &lo));
+    GEN_TRY(genesis_estimate_memory(m, t, w, 2 * step, &hi));
+    uint64_t base = budget_total(&lo), per = budget_total(&hi) - base;
+    if (base > budget) {
+        fmt_bytes(need, sizeof need, base);
+        fmt_bytes(have, sizeof have, budget);
+        return gen_set_error(ctx, GENESIS_ERR_NOMEM,
+                             "training needs at least %s (the table, its encoding and the "
+                             "network) but the memory budget is %s; raise --memory-limit or "
+                             "--memory-fraction, or use fewer rows",
+                             need, have);
+    }
+    int64_t k = per ? (int64_t)((budget - base) / per) + 1 : maxb / step;
+    int64_t b = k * step;
+    *batch_rows = b > maxb ? maxb : b;
+    return GENESIS_OK;
+}
+
+genesis_status genesis_parse_bytes(const char *text, uint64_t *bytes) {
+    if (!text || !bytes) return GENESIS_ERR_INVALID_ARG;
+    return gen_parse_bytes(text, bytes) == 0 ? GENESIS_OK : GENESIS_ERR_INVALID_ARG;
+}
+
+genesis_status gen_check_fit_budget(genesis_model *m, const genesis_table *t) {
+    genesis_ctx *ctx = m->ctx;
+    if (!m->vt->memory) return GENESIS_OK;
+    genesis_memory_estimate e;
+    GEN_TRY(genesis_estimate_memory(m, t, GENESIS_WORKLOAD_FIT, 0, &e));
+    uint64_t budget = 0, avail = 0;
+    GEN_TRY(genesis_memory_budget(m, &budget, &avail));
+    uint64_t need = budget_total(&e);
+    if (budget == 0 || need <= budget) return GENESIS_OK;
+    char nb[32], bb[32];
+    fmt_bytes(nb, sizeof nb, need);
+    fmt_bytes(bb, sizeof bb, budget);
+    if (!ctx->mem_budget_set) { /* no budget asked for: a warning, the run may still fit */
+        gen_log(ctx, GENESIS_LOG_WARN,
+                "training is estimated to need %s, more than 80%% of the memory available "
+                "(%s); it may run out of memory",
+                nb, bb);
+        return GENESIS_OK;
+    }
+    int64_t fit = 0;
+    genesis_status st = genesis_optimize_batch_size(m, t, GENESIS_WORKLOAD_FIT, &fit);
+    if (st != GENESIS_OK) return st;
+    return gen_set_error(ctx, GENESIS_ERR_NOMEM,
+                         "training with batch size %d is estimated to need %s but the memory "
+                         "budget is %s; use --batch-size %lld or less, or raise --memory-limit",
+                         gen_param_i(m, GENESIS_P_BATCH_SIZE), nb, bb, (long long)fit);
+}

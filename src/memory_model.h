@@ -1,0 +1,25 @@
+/*
+ * memory_model.h — the internal side of the memory model (src/estimate.c): what each
+ * network allocates, reported by the network's own code from the same size tables its
+ * create function uses (ctgan_memory, tvae_memory), so the estimate cannot drift from the
+ * allocation. Derivation of every term: docs/memory.md.
+ */
+#ifndef GEN_MEMORY_MODEL_H
+#define GEN_MEMORY_MODEL_H
+
+#include <stdint.h>
+
+typedef struct gen_net_bytes {
+    uint64_t params;     /* weights and batch-norm statistics (backend memory) */
+    uint64_t optimizer;  /* gradients, Adam moments and training index buffers (backend) */
+    uint64_t acts;       /* the activation arena at the configured batch (backend) */
+    uint64_t host;       /* host-side scratch the network keeps or allocates per step */
+} gen_net_bytes;
+
+/* What a network is sized by: rows per batch, the encoded row width, the conditional vector
+ * width (CTGAN), and whether it trains (gradients, optimiser, discriminator/encoder). */
+typedef struct gen_net_shape {
+    int batch, data_dim, cond_dim, train;
+} gen_net_shape;
+
+#endif /* GEN_MEMORY_MODEL_H */

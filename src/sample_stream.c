@@ -1,0 +1,559 @@
+/*
+ * sample_stream.c — the sampling pipeline: genesis_sampler (an iterator over batches of
+ * generated rows), and genesis_model_sample / _sample_encoded / _sample_csv built on it.
+ *
+ * A worker thread fills batch k+1 while the caller consumes batch k (two slots, a mutex and
+ * a condition variable). A batch is a whole number of the model's generation groups; each
+ * group is generated, inverse-transformed and pinned to the conditions exactly as a lone
+ * group would be, in the same order, so the bytes written do not depend on the batch size
+ * or on the thread count. The CSV writer formats each batch in blocks of rows on several
+ * threads and writes the blocks in order, so its memory does not grow with the batch.
+ *
+ * Conditions (genesis_model_set_condition): conditions on different columns all hold on
+ * every row; several values of one column take turns row by row. The generator's
+ * conditional vector carries one condition per row, the columns taking turns; every
+ * conditioned column is set to its value in the decoded row. No rejection loop.
+ */
+#include <math.h>
+#include <pthread.h>
+#include <string.h>
+#include <time.h>
+
+#include "sample_stream.h"
+#include "table.h"
+
+#define FMT_BLOCK_ROWS 4096
+
+int64_t gen_sample_group(const genesis_model *m) {
+    int g = m->fitted ? m->vt->generate_batch(m) : gen_param_i(m, GENESIS_P_BATCH_SIZE);
+    return g > 0 ? g : 1;
+}
+
+int64_t gen_sample_round_batch(const genesis_model *m, int64_t rows) {
+    int64_t g = gen_sample_group(m);
+    if (rows < g) return g;
+    if (rows > INT64_C(1) << 40) rows = INT64_C(1) << 40;
+    return (rows + g - 1) / g * g;
+}
+
+uint64_t gen_sample_bytes_per_row(const genesis_model *m, int data_dim, const genesis_table *t) {
+    uint64_t rb = 0;
+    int ncols = m->fitted ? m->tf.ncols : (t ? t->ncols : 0);
+    for (int c = 0; c < ncols; c++) {
+        int cont, rare;
+        if (m->fitted) {
+            cont = m->tf.cols[c].type == GENESIS_COLUMN_CONTINUOUS;
+            rare = m->tf.cols[c].rare_slot >= 0;
+        } else {
+            cont = t->cols[c].type == GENESIS_COLUMN_CONTINUOUS;
+            rare = !cont && t->cols[c].nlevels > gen_param_i(m, GENESIS_P_MAX_CATEGORIES);
+        }
+        rb += cont ? 8 : 4 + (rare ? 4 : 0);
+    }
+    return 2 * (4 * (uint64_t)data_dim + rb);
+}
+
+/* An upper bound of a formatted row: numbers print in at most 24 characters, categories
+ * are bounded by their longest level (quoted: doubled quotes + 2). */
+static uint64_t row_text_bound(const genesis_model *m) {
+    if (!m->fitted) return 64;
+    uint64_t b = 0;
+    for (int c = 0; c < m->tf.ncols; c++) {
+        const gen_col_transform *ct = &m->tf.cols[c];
+        size_t w = 24;
+        if (ct->type == GENESIS_COLUMN_CATEGORICAL) {
+            w = ct->na_text ? strlen(ct->na_text) : 0;
+            for (int s = 0; s < ct->n_slots; s++)
+                if (ct->slot_text[s] && strlen(ct->slot_text[s]) > w) w = strlen(ct->slot_text[s]);
+            for (int32_t r = 0; r < ct->n_rare; r++)
+                if (strlen(ct->rare_text[r]) > w) w = strlen(ct->rare_text[r]);
+            w = 2 * w + 2;
+        }
+        b += w + 1;
+    }
+    return b;
+}
+
+uint64_t gen_sample_fixed_bytes(const genesis_model *m, int threads) {
+    int cond = 0;
+    if (m->fitted)
+        for (int c = 0; c < m->tf.ncols; c++)
+            if (m->tf.cols[c].type == GENESIS_COLUMN_CATEGORICAL) cond += m->tf.cols[c].width;
+    uint64_t g = (uint64_t)gen_sample_group(m);
+    /* formatting: one block per thread; the buffer grows by doubling (up to 2x) */
+    return (uint64_t)(threads > 0 ? threads : 1) * FMT_BLOCK_ROWS * row_text_bound(m) +
+           g * (uint64_t)cond * 4;
+}
+
+/* ---- batches of decoded rows (the public genesis_batch) -------------------------------- */
+
+struct genesis_batch {
+    const gen_transformer *tf;
+    const gen_rowbatch *rb;
+    int64_t nrows;
+};
+
+int64_t genesis_batch_nrows(const genesis_batch *b) { return b ? b->nrows : 0; }
+int genesis_batch_ncols(const genesis_batch *b) { return b ? b->tf->ncols : 0; }
+
+static int batch_ok(const genesis_batch *b, int64_t row, int col) {
+    return b && row >= 0 && row < b->nrows && col >= 0 && col < b->tf->ncols;
+}
+
+int genesis_batch_is_missing(const genesis_batch *b, int64_t row, int col) {
+    if (!batch_ok(b, row, col)) return 1;
+    if (b->tf->cols[col].type == GENESIS_COLUMN_CONTINUOUS) return isnan(b->rb->num[col][row]);
+    return b->rb->cat[col][row] == b->tf->cols[col].missing_slot;
+}
+
+double genesis_batch_number(const genesis_batch *b, int64_t row, int col) {
+    if (!batch_ok(b, row, col) || b->tf->cols[col].type != GENESIS_COLUMN_CONTINUOUS) return NAN;
+    return b->rb->num[col][row];
+}
+
+const char *genesis_batch_text(const genesis_batch *b, int64_t row, int col, char *buf,
+                               size_t cap) {
+    if (!batch_ok(b, row, col) || !buf || cap == 0) return "";
+    size_t len = 0;
+    const char *s = gen_rowbatch_text(b->tf, b->rb, (int)row, col, buf, cap, &len);
+    if (s != buf) {
+        size_t n = len < cap - 1 ? len : cap - 1;
+        memcpy(buf, s, n);
+        buf[n] = 0;
+    }
+    return buf;
+}
+
+/* A window of rows [off, off + rows) of `src` as a row batch of its own (pointer arrays
+ * owned by `view`, allocated with rb_view_alloc). */
+typedef struct rb_view {
+    gen_rowbatch rb;
+} rb_view;
+
+static int rb_view_alloc(rb_view *v, int ncols) {
+    size_t n = (size_t)(ncols > 0 ? ncols : 1);
+    v->rb.num = calloc(n, sizeof *v->rb.num);
+    v->rb.cat = calloc(n, sizeof *v->rb.cat);
+    v->rb.rare_pick = calloc(n, sizeof *v->rb.rare_pick);
+    return v->rb.num && v->rb.cat && v->rb.rare_pick ? 0 : -1;
+}
+
+static void rb_view_free(rb_view *v) {
+    free(v->rb.num);
+    free(v->rb.cat);
+    free(v->rb.rare_pick);
+}
+
+static const gen_rowbatch *rb_view_set(rb_view *v, const gen_rowbatch *src, int64_t off,
+                                       int rows) {
+    v->rb.B = rows;
+    v->rb.ncols = src->ncols;
+    for (int c = 0; c < src->ncols; c++) {
+        v->rb.num[c] = src->num[c] ? src->num[c] + off : NULL;
+        v->rb.cat[c] = src->cat[c] ? src->cat[c] + off : NULL;
+        v->rb.rare_pick[c] = src->rare_pick[c] ? src->rare_pick[c] + off : NULL;
+    }
+    return &v->rb;
+}
+
+/* ---- the iterator ---------------------------------------------------------------------- */
+
+typedef struct slot {
+    float *x;              /* C x dim generator output */
+    gen_rowbatch rb;       /* C decoded rows (not in encoded mode) */
+    int64_t rows;
+    int full;
+    genesis_status st;
+} slot;
+
+struct genesis_sampler {
+    genesis_model *m;
+    int64_t n, C, G, produced, consumed;
+    int dim, encoded, threaded, holding, next;
+    slot slots[2];
+    rb_view view;
+    gen_rng dec;
+    /* conditions expanded per position in a group */
+    gen_condition *rowcond;   /* [G] the conditional vector's condition for each row */
+    int ncolconds;            /* distinct conditioned columns */
+    int *pin_col;             /* [ncolconds] table column */
+    int32_t *pin_slot;        /* [ncolconds * G] the value of that column on each row */
+    genesis_batch batch;
+    int stop;
+    double t0;
+    pthread_t th;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+};
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Conditions -> per-row conditional vector entries and pinned values (see the top). */
+static genesis_status expand_conditions(genesis_sampler *s) {
+    genesis_model *m = s->m;
+    int nc = m->nconds;
+    if (nc == 0) return GENESIS_OK;
+    int64_t G = s->G;
+    int cols[GEN_MAX_CONDITIONS], cnt[GEN_MAX_CONDITIONS], first[GEN_MAX_CONDITIONS];
+    int ncols = 0;
+    for (int i = 0; i < nc; i++) {
+        int j = 0;
+        while (j < ncols && cols[j] != m->cond[i].table_column) j++;
+        if (j == ncols) {
+            cols[ncols] = m->cond[i].table_column;
+            cnt[ncols] = 0;
+            first[ncols] = i;
+            ncols++;
+        }
+        cnt[j]++;
+    }
+    s->ncolconds = ncols;
+    s->rowcond = calloc((size_t)G, sizeof *s->rowcond);
+    s->pin_col = calloc((size_t)ncols, sizeof *s->pin_col);
+    s->pin_slot = calloc((size_t)ncols * (size_t)G, sizeof *s->pin_slot);
+    if (!s->rowcond || !s->pin_col || !s->pin_slot)
+        return gen_set_error(m->ctx, GENESIS_ERR_NOMEM, "out of memory for the conditions");
+    for (int j = 0; j < ncols; j++) {
+        s->pin_col[j] = cols[j];
+        for (int64_t r = 0; r < G; r++) { /* the (r mod count)-th condition of column j */
+            int k = (int)(r % cnt[j]), i = first[j];
+            for (int seen = 0; i < nc; i++)
+                if (m->cond[i].table_column == cols[j] && seen++ == k) break;
+            s->pin_slot[(size_t)j * (size_t)G + (size_t)r] = m->cond[i].slot;
+            if (r % ncols == j) s->rowcond[r] = m->cond[i];
+        }
+    }
+    return GENESIS_OK;
+}
+
+/* Generates slot `sl`: rows = min(C, n - produced), group by group. */
+static genesis_status produce(genesis_sampler *s, slot *sl, int64_t rows) {
+    genesis_model *m = s->m;
+    for (int64_t off = 0; off < rows; off += s->G) {
+        float *x = sl->x + (size_t)off * (size_t)s->dim;
+        genesis_status st = m->vt->generate(m, (int)s->G, s->rowcond,
+                                            s->rowcond ? (int)s->G : 0, x);
+        if (st != GENESIS_OK) return st;
+        if (s->encoded) continue;
+        int g = (int)(rows - off < s->G ? rows - off : s->G);
+        gen_rowbatch *v = (gen_rowbatch *)rb_view_set(&s->view, &sl->rb, off, g);
+        gen_transformer_inverse(&m->tf, x, s->dim, g, &s->dec, v);
+        for (int j = 0; j < s->ncolconds; j++) {
+            const int32_t *ps = s->pin_slot + (size_t)j * (size_t)s->G;
+            int32_t *cat = v->cat[s->pin_col[j]];
+            for (int r = 0; r < g; r++) cat[r] = ps[r];
+        }
+    }
+    return GENESIS_OK;
+}
+
+static void *worker(void *arg) {
+    genesis_sampler *s = arg;
+    gen_backend *be = s->m->be;
+    if (be->ops->thread_attach) be->ops->thread_attach(be);
+    for (int k = 0;; k ^= 1) {
+        slot *sl = &s->slots[k];
+        pthread_mutex_lock(&s->mu);
+        while (sl->full && !s->stop) pthread_cond_wait(&s->cv, &s->mu);
+        int done = s->stop || s->produced >= s->n;
+        int64_t rows = s->n - s->produced < s->C ? s->n - s->produced : s->C;
+        pthread_mutex_unlock(&s->mu);
+        if (done) break;
+        genesis_status st = produce(s, sl, rows);
+        pthread_mutex_lock(&s->mu);
+        sl->rows = rows;
+        sl->st = st;
+        sl->full = 1;
+        s->produced += rows;
+        pthread_cond_broadcast(&s->cv);
+        pthread_mutex_unlock(&s->mu);
+        if (st != GENESIS_OK) break;
+    }
+    return NULL;
+}
+
+static void slot_free(slot *sl) {
+    free(sl->x);
+    gen_rowbatch_free(&sl->rb);
+}
+
+void genesis_sampler_free(genesis_sampler *s) {
+    if (!s) return;
+    if (s->threaded) {
+        pthread_mutex_lock(&s->mu);
+        s->stop = 1;
+        pthread_cond_broadcast(&s->cv);
+        pthread_mutex_unlock(&s->mu);
+        pthread_join(s->th, NULL);
+        pthread_cond_destroy(&s->cv);
+        pthread_mutex_destroy(&s->mu);
+    }
+    for (int i = 0; i < 2; i++) slot_free(&s->slots[i]);
+    rb_view_free(&s->view);
+    free(s->rowcond);
+    free(s->pin_col);
+    free(s->pin_slot);
+    free(s);
+}
+
+genesis_status genesis_sampler_create(genesis_model *m, int64_t n, int encoded,
+                                      genesis_sampler **out) {
+    if (!m || !out) return GENESIS_ERR_INVALID_ARG;
+    *out = NULL;
+    genesis_ctx *ctx = m->ctx;
+    GEN_RETURN_IF(!m->fitted, ctx, GENESIS_ERR_STATE, "the model is not fitted; fit or load one first");
+    GEN_RETURN_IF(n < 0, ctx, GENESIS_ERR_INVALID_ARG, "the number of rows must be >= 0, got %lld",
+                  (long long)n);
+    int64_t C = m->sample_batch;
+    if (C == 0) GEN_TRY(genesis_optimize_batch_size(m, NULL, GENESIS_WORKLOAD_SAMPLE, &C));
+    C = gen_sample_round_batch(m, C);
+    if (n > 0 && C > n) C = gen_sample_round_batch(m, n); /* no bigger than needed */
+    genesis_sampler *s = calloc(1, sizeof *s);
+    GEN_RETURN_IF(!s, ctx, GENESIS_ERR_NOMEM, "out of memory for the sampler");
+    s->m = m;
+    s->n = n;
+    s->C = C;
+    s->G = gen_sample_group(m);
+    s->dim = m->tf.data_dim;
+    s->encoded = encoded != 0;
+    s->holding = -1;
+    genesis_status st = GENESIS_OK;
+    size_t xs = gen_mul_size(gen_mul_size((size_t)C, (size_t)s->dim), sizeof(float));
+    for (int i = 0; i < 2 && st == GENESIS_OK; i++) {
+        s->slots[i].x = xs ? malloc(xs) : NULL;
+        if (!s->slots[i].x) st = GENESIS_ERR_NOMEM;
+        if (st == GENESIS_OK && !s->encoded) st = gen_rowbatch_alloc(&m->tf, (int)C, &s->slots[i].rb);
+    }
+    if (st == GENESIS_OK && rb_view_alloc(&s->view, m->tf.ncols) != 0) st = GENESIS_ERR_NOMEM;
+    if (st != GENESIS_OK) {
+        genesis_sampler_free(s);
+        return gen_set_error(ctx, GENESIS_ERR_NOMEM,
+                             "out of memory for sampling batches of %lld rows; set a smaller "
+                             "batch (--sample-batch) or --memory-limit",
+                             (long long)C);
+    }
+    st = expand_conditions(s);
+    if (st != GENESIS_OK) {
+        genesis_sampler_free(s);
+        return st;
+    }
+    gen_rng_init(&s->dec, ctx->seed ^ (m->sample_calls * 0x9E3779B97F4A7C15ull), GEN_STREAM_DECODE);
+    m->sample_calls++;
+    s->t0 = now_s();
+    if (pthread_mutex_init(&s->mu, NULL) == 0) {
+        if (pthread_cond_init(&s->cv, NULL) == 0) {
+            if (pthread_create(&s->th, NULL, worker, s) == 0) s->threaded = 1;
+            else pthread_cond_destroy(&s->cv);
+        }
+        if (!s->threaded) pthread_mutex_destroy(&s->mu);
+    }
+    if (!s->threaded) gen_log(ctx, GENESIS_LOG_DEBUG, "sampling without a worker thread");
+    *out = s;
+    return GENESIS_OK;
+}
+
+int64_t genesis_sampler_batch_rows(const genesis_sampler *s) { return s ? s->C : 0; }
+
+/* Releases the slot the caller held and returns the next full one (NULL at the end). */
+static genesis_status next_slot(genesis_sampler *s, slot **out) {
+    *out = NULL;
+    genesis_model *m = s->m;
+    if (!s->threaded) { /* no worker: produce in the caller's thread */
+        if (s->holding >= 0) s->slots[s->holding].full = 0;
+        s->holding = -1;
+        if (s->consumed >= s->n) return GENESIS_OK;
+        slot *sl = &s->slots[0];
+        int64_t rows = s->n - s->consumed < s->C ? s->n - s->consumed : s->C;
+        GEN_TRY(produce(s, sl, rows));
+        sl->rows = rows;
+        sl->full = 1;
+        s->holding = 0;
+        s->consumed += rows;
+        *out = sl;
+    } else {
+        pthread_mutex_lock(&s->mu);
+        if (s->holding >= 0) {
+            s->slots[s->holding].full = 0;
+            s->holding = -1;
+            pthread_cond_broadcast(&s->cv);
+        }
+        if (s->consumed >= s->n) {
+            pthread_mutex_unlock(&s->mu);
+            return GENESIS_OK;
+        }
+        slot *sl = &s->slots[s->next];
+        while (!sl->full) pthread_cond_wait(&s->cv, &s->mu);
+        genesis_status st = sl->st;
+        if (st == GENESIS_OK) {
+            s->holding = s->next;
+            s->next ^= 1;
+            s->consumed += sl->rows;
+        }
+        pthread_mutex_unlock(&s->mu);
+        if (st != GENESIS_OK) return st; /* the worker set the message and stopped */
+        *out = sl;
+    }
+    if (m->sample_progress && m->sample_progress(s->consumed, s->n, now_s() - s->t0,
+                                                 m->sample_progress_user))
+        return gen_set_error(m->ctx, GENESIS_ERR_CANCELLED, "sampling stopped by the caller");
+    return GENESIS_OK;
+}
+
+genesis_status genesis_sampler_next(genesis_sampler *s, const genesis_batch **batch) {
+    if (!s || !batch) return GENESIS_ERR_INVALID_ARG;
+    *batch = NULL;
+    GEN_RETURN_IF(s->encoded, s->m->ctx, GENESIS_ERR_STATE,
+                  "this sampler yields encoded matrices; use genesis_sampler_next_encoded");
+    slot *sl;
+    GEN_TRY(next_slot(s, &sl));
+    if (!sl) return GENESIS_OK;
+    s->batch = (genesis_batch){&s->m->tf, &sl->rb, sl->rows};
+    *batch = &s->batch;
+    return GENESIS_OK;
+}
+
+genesis_status genesis_sampler_next_encoded(genesis_sampler *s, const float **x, int64_t *rows,
+                                            int *dim) {
+    if (!s || !x || !rows) return GENESIS_ERR_INVALID_ARG;
+    *x = NULL;
+    *rows = 0;
+    if (dim) *dim = s->dim;
+    slot *sl;
+    GEN_TRY(next_slot(s, &sl));
+    if (!sl) return GENESIS_OK;
+    *x = sl->x;
+    *rows = sl->rows;
+    return GENESIS_OK;
+}
+
+/* ---- settings -------------------------------------------------------------------------- */
+
+genesis_status genesis_model_set_sample_batch(genesis_model *m, int64_t rows) {
+    if (!m) return GENESIS_ERR_INVALID_ARG;
+    GEN_RETURN_IF(rows < 0 || rows > (INT64_C(1) << 30), m->ctx, GENESIS_ERR_INVALID_ARG,
+                  "the sampling batch must be 0 (automatic) to 2^30 rows, got %lld",
+                  (long long)rows);
+    m->sample_batch = rows;
+    return GENESIS_OK;
+}
+
+void genesis_model_set_sample_progress(genesis_model *m, genesis_sample_progress_fn fn,
+                                       void *user) {
+    if (!m) return;
+    m->sample_progress = fn;
+    m->sample_progress_user = user;
+}
+
+/* ---- sinks and CSV --------------------------------------------------------------------- */
+
+static genesis_status cancelled(genesis_ctx *ctx) {
+    return gen_set_error(ctx, GENESIS_ERR_CANCELLED, "sampling stopped by the caller's sink");
+}
+
+genesis_status genesis_model_sample(genesis_model *m, int64_t n, genesis_sink_fn sink,
+                                    void *user) {
+    if (!m || !sink) return GENESIS_ERR_INVALID_ARG;
+    gen_clear_error(m->ctx);
+    genesis_sampler *s;
+    GEN_TRY(genesis_sampler_create(m, n, 0, &s));
+    genesis_status st;
+    const genesis_batch *b;
+    while ((st = genesis_sampler_next(s, &b)) == GENESIS_OK && b)
+        if (sink(b, user)) {
+            st = cancelled(m->ctx);
+            break;
+        }
+    genesis_sampler_free(s);
+    return st;
+}
+
+genesis_status genesis_model_sample_encoded(genesis_model *m, int64_t n,
+                                            genesis_encoded_sink_fn sink, void *user) {
+    if (!m || !sink) return GENESIS_ERR_INVALID_ARG;
+    gen_clear_error(m->ctx);
+    genesis_sampler *s;
+    GEN_TRY(genesis_sampler_create(m, n, 1, &s));
+    genesis_status st;
+    const float *x;
+    int64_t rows;
+    int dim;
+    while ((st = genesis_sampler_next_encoded(s, &x, &rows, &dim)) == GENESIS_OK && x)
+        if (sink(x, rows, dim, user)) {
+            st = cancelled(m->ctx);
+            break;
+        }
+    genesis_sampler_free(s);
+    return st;
+}
+
+/* Formats rows of `rb` in blocks of FMT_BLOCK_ROWS, `nt` blocks at a time on nt threads,
+ * and writes the blocks in row order. */
+typedef struct fmt_block {
+    char *buf;
+    size_t cap, len;
+    rb_view view;
+    genesis_status st;
+} fmt_block;
+
+static genesis_status write_rows(gen_csv_writer *w, const gen_transformer *tf,
+                                 const gen_rowbatch *rb, int64_t rows, fmt_block *blk, int nt) {
+    for (int64_t base = 0; base < rows; base += (int64_t)nt * FMT_BLOCK_ROWS) {
+        int nb = (int)((rows - base + FMT_BLOCK_ROWS - 1) / FMT_BLOCK_ROWS);
+        if (nb > nt) nb = nt;
+#pragma omp parallel for num_threads(nt) schedule(static, 1) if (nb > 1)
+        for (int i = 0; i < nb; i++) {
+            int64_t off = base + (int64_t)i * FMT_BLOCK_ROWS;
+            int r = (int)(rows - off < FMT_BLOCK_ROWS ? rows - off : FMT_BLOCK_ROWS);
+            blk[i].len = 0;
+            blk[i].st = gen_rowbatch_format_csv(tf, rb_view_set(&blk[i].view, rb, off, r),
+                                                &blk[i].buf, &blk[i].cap, &blk[i].len);
+        }
+        for (int i = 0; i < nb; i++) {
+            if (blk[i].st != GENESIS_OK) return blk[i].st;
+            GEN_TRY(gen_csv_writer_raw(w, blk[i].buf, blk[i].len));
+        }
+    }
+    return GENESIS_OK;
+}
+
+genesis_status genesis_model_sample_csv(genesis_model *m, int64_t n, const char *path) {
+    if (!m || !path) return GENESIS_ERR_INVALID_ARG;
+    genesis_ctx *ctx = m->ctx;
+    gen_clear_error(ctx);
+    GEN_RETURN_IF(!m->fitted, ctx, GENESIS_ERR_STATE, "the model is not fitted; fit or load one first");
+    GEN_RETURN_IF(n < 0, ctx, GENESIS_ERR_INVALID_ARG, "the number of rows must be >= 0, got %lld",
+                  (long long)n);
+    int nt = gen_ctx_threads(ctx);
+    if (nt < 1) nt = 1;
+    fmt_block *blk = calloc((size_t)nt, sizeof *blk);
+    GEN_RETURN_IF(!blk, ctx, GENESIS_ERR_NOMEM, "out of memory for the CSV writer");
+    genesis_status st = GENESIS_OK;
+    for (int i = 0; i < nt && st == GENESIS_OK; i++)
+        if (rb_view_alloc(&blk[i].view, m->tf.ncols) != 0)
+            st = gen_set_error(ctx, GENESIS_ERR_NOMEM, "out of memory for the CSV writer");
+    gen_csv_writer *w = NULL;
+    genesis_sampler *s = NULL;
+    if (st == GENESIS_OK)
+        st = gen_csv_writer_open(ctx, path, m->tf.delimiter ? m->tf.delimiter : ',', &w);
+    for (int c = 0; c < m->tf.ncols && st == GENESIS_OK; c++)
+        st = gen_csv_writer_field(w, m->tf.cols[c].name, strlen(m->tf.cols[c].name),
+                                  c == m->tf.ncols - 1);
+    if (st == GENESIS_OK) st = genesis_sampler_create(m, n, 0, &s);
+    const genesis_batch *b = NULL;
+    while (st == GENESIS_OK && (st = genesis_sampler_next(s, &b)) == GENESIS_OK && b) {
+        st = write_rows(w, &m->tf, b->rb, b->nrows, blk, nt);
+        if (st == GENESIS_ERR_NOMEM) st = gen_set_error(ctx, st, "out of memory formatting CSV rows");
+    }
+    genesis_sampler_free(s);
+    genesis_status cst = w ? gen_csv_writer_close(w, st == GENESIS_OK) : GENESIS_OK;
+    for (int i = 0; i < nt; i++) {
+        free(blk[i].buf);
+        rb_view_free(&blk[i].view);
+    }
+    free(blk);
+    return st != GENESIS_OK ? st : cst;
+}

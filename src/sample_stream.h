@@ -1,0 +1,25 @@
+/*
+ * sample_stream.h — the sampling pipeline behind every sampling call (genesis_sampler and
+ * the sink/CSV functions built on it), and the sizes the memory model needs from it.
+ */
+#ifndef GEN_SAMPLE_STREAM_H
+#define GEN_SAMPLE_STREAM_H
+
+#include "model.h"
+
+/* Rows the model generates per call (its generation group: CTGAN's and TVAE's batch). */
+int64_t gen_sample_group(const genesis_model *m);
+/* `rows` rounded up to a whole number of groups (at least one group). */
+int64_t gen_sample_round_batch(const genesis_model *m, int64_t rows);
+/* Host bytes per row of sampling batch: two batches in flight, each with the generator's
+ * output (data_dim floats) and the decoded row. `t` gives the column types of an unfitted
+ * model (NULL for a fitted one). */
+uint64_t gen_sample_bytes_per_row(const genesis_model *m, int data_dim, const genesis_table *t);
+/* Bytes that do not grow with the batch: CSV formatting blocks for `threads` threads and the
+ * per-call conditional vector. */
+uint64_t gen_sample_fixed_bytes(const genesis_model *m, int threads);
+
+/* Checks the training configuration against the memory budget (src/estimate.c). */
+genesis_status gen_check_fit_budget(genesis_model *m, const genesis_table *t);
+
+#endif /* GEN_SAMPLE_STREAM_H */
