@@ -67,11 +67,16 @@ typedef struct options {
     int nconds;
     int pset[NPARAM_MAX];
     double pval[NPARAM_MAX];
+    double mem_fraction;         /* 0 = library default */
+    unsigned long long mem_limit; /* bytes, 0 = none */
+    long long sample_batch;      /* 0 = sized from memory */
+    int json;
 } options;
 
 enum {
     OPT_DELIM = 1000, OPT_NA, OPT_DISCRETE, OPT_CONTINUOUS, OPT_NOHEADER, OPT_METHOD, OPT_SEED,
     OPT_THREADS, OPT_DEVICE, OPT_QUIET, OPT_SAVE, OPT_COND, OPT_PROGRESS, OPT_VERSION,
+    OPT_MEMFRAC, OPT_MEMLIMIT, OPT_SAMPLEBATCH, OPT_JSON,
     OPT_PARAM_BASE = 2000
 };
 
@@ -116,7 +121,7 @@ static int n_params(void) {
 
 /* Which flags each command takes. */
 enum { F_INPUT = 1, F_OUTPUT = 2, F_MODEL_IN = 4, F_MODEL_OUT = 8, F_ROWS = 16, F_TRAIN = 32,
-       F_COND = 64, F_SAVE = 128, F_RUN = 256 };
+       F_COND = 64, F_SAVE = 128, F_RUN = 256, F_ESTIMATE = 512 };
 
 static void print_param_help(void) {
     int np = n_params();
@@ -150,6 +155,7 @@ static void help(const char *cmd) {
                "  genesis sample   -m model.gen -o synthetic.csv -n ROWS [--condition col=value]\n"
                "  genesis evaluate --real real.csv --synthetic synthetic.csv [--holdout test.csv]\n"
                "                   [--target col] [--json] [--report report.html]\n"
+               "  genesis estimate -i data.csv | -m model.gen [-n ROWS] [--memory-limit 8GB]\n"
                "  genesis info\n\n"
                "Run 'genesis COMMAND --help' for a command's options. 'genesis --version'.\n"
                "Exit codes: 0 success, 1 error, 2 usage error.\n",
@@ -157,7 +163,21 @@ static void help(const char *cmd) {
         return;
     }
     if (!strcmp(cmd, "info")) {
-        printf("Usage: genesis info\n\nPrints the version, the build's features and the GPUs found.\n");
+        printf("Usage: genesis info\n\nPrints the version, the build's features, the host's memory\n"
+               "and every GPU found (memory, compute capability, driver, runtime, cuBLAS, cuDNN,\n"
+               "NCCL), or why none is usable.\n");
+        return;
+    }
+    if (!strcmp(cmd, "estimate")) {
+        printf("Usage: genesis estimate -i data.csv [training options] [-n ROWS]\n"
+               "       genesis estimate -m model.gen [-n ROWS]\n\n"
+               "Prints the memory training and generation need, term by term (parameters,\n"
+               "optimizer state, activations, workspace, the table and its encoding, output\n"
+               "buffers), the memory budget on the device, the largest training batch and the\n"
+               "sampling batch that fit it. Before training the encoded width is an upper bound\n"
+               "(the number of modes per column is found by fit); with -m it is exact.\n\n"
+               "Options: -i, -m, --method, --device, --threads, --memory-fraction, --memory-limit,\n"
+               "--sample-batch, --json, the reading options and the model settings of 'fit'.\n");
         return;
     }
     if (!strcmp(cmd, "generate"))
@@ -188,6 +208,13 @@ static void help(const char *cmd) {
     if (!strcmp(cmd, "fit")) printf("  -m, --model FILE        where to save the model (.gen)\n");
     if (!strcmp(cmd, "sample")) printf("  -m, --model FILE        a model saved by fit or --save\n");
     if (!strcmp(cmd, "generate")) printf("      --save FILE         also save the fitted model\n");
+    printf("      --memory-fraction F share of the free memory (GPU, or host for the CPU) runs may\n"
+           "                          plan for (default 0.8)\n"
+           "      --memory-limit SIZE at most this much in all, e.g. 8GB or 512MiB (default: none);\n"
+           "                          sampling sizes its batches to fit, fit refuses what does not\n");
+    if (strcmp(cmd, "fit") != 0)
+        printf("      --sample-batch N    rows per sampling batch (default 0: sized from the memory\n"
+               "                          budget); never changes the output\n");
     printf("      --seed S            random seed (default 0); the same seed and input give the same\n"
            "                          output, whatever the thread count\n"
            "  -q, --quiet             no progress or notes\n"
@@ -216,6 +243,9 @@ static int parse_args(const char *cmd, int flags, int argc, char **argv, options
         {"seed", required_argument, 0, OPT_SEED}, {"threads", required_argument, 0, OPT_THREADS},
         {"device", required_argument, 0, OPT_DEVICE}, {"save", required_argument, 0, OPT_SAVE},
         {"condition", required_argument, 0, OPT_COND}, {"progress", no_argument, 0, OPT_PROGRESS},
+        {"memory-fraction", required_argument, 0, OPT_MEMFRAC},
+        {"memory-limit", required_argument, 0, OPT_MEMLIMIT},
+        {"sample-batch", required_argument, 0, OPT_SAMPLEBATCH}, {"json", no_argument, 0, OPT_JSON},
     };
     int nb = (int)(sizeof base / sizeof base[0]), np = n_params();
     struct option longopts[sizeof base / sizeof base[0] + NPARAM_MAX + 1];
@@ -280,6 +310,26 @@ static int parse_args(const char *cmd, int flags, int argc, char **argv, options
             o->conds[o->nconds++] = optarg;
             break;
         case OPT_PROGRESS: o->progress = 1; break;
+        case OPT_MEMFRAC: {
+            double f;
+            if (parse_double(optarg, &f) || !(f > 0 && f <= 1))
+                return usage_error(cmd, "--memory-fraction must be a number in (0, 1], e.g. 0.8, got '%s'", optarg);
+            o->mem_fraction = f;
+            break;
+        }
+        case OPT_MEMLIMIT: {
+            uint64_t b;
+            if (genesis_parse_bytes(optarg, &b) != GENESIS_OK || b == 0)
+                return usage_error(cmd, "--memory-limit must be a size such as 8GB, 512MiB or 100000000, got '%s'", optarg);
+            o->mem_limit = b;
+            break;
+        }
+        case OPT_SAMPLEBATCH:
+            if (parse_ll(optarg, &v) || v < 0 || v > (1LL << 30))
+                return usage_error(cmd, "--sample-batch must be between 0 (automatic) and 1073741824 rows, got '%s'", optarg);
+            o->sample_batch = v;
+            break;
+        case OPT_JSON: o->json = 1; break;
         case ':': return usage_error(cmd, "option '%s' needs a value", argv[optind - 1]);
         case '?':
             if (optopt) return usage_error(cmd, "unknown option '-%c'", optopt);
@@ -308,10 +358,13 @@ static int parse_args(const char *cmd, int flags, int argc, char **argv, options
                 genesis_param_bounds((genesis_param)p, NULL, NULL, NULL, &name);
                 return usage_error(cmd, "--%s is a training setting; it applies to fit and generate", name);
             }
-        if (o->input) return usage_error(cmd, "-i/--input does not apply to '%s'", cmd);
+        if (o->input && !(flags & F_ESTIMATE)) return usage_error(cmd, "-i/--input does not apply to '%s'", cmd);
     }
     if (!(flags & F_COND) && o->nconds) return usage_error(cmd, "--condition applies to generate and sample");
-    if (!(flags & F_INPUT) && (o->delimiter || o->na || o->discrete || o->continuous || o->no_header || o->method))
+    if (!(flags & F_ESTIMATE) && o->json) return usage_error(cmd, "--json applies to estimate and evaluate");
+    if (!(flags & (F_OUTPUT | F_ESTIMATE)) && o->sample_batch)
+        return usage_error(cmd, "--sample-batch applies to generate, sample and estimate");
+    if (!(flags & (F_INPUT | F_ESTIMATE)) && (o->delimiter || o->na || o->discrete || o->continuous || o->no_header || o->method))
         return usage_error(cmd, "reading options (--delimiter, --na, --discrete, --continuous, "
                                 "--no-header, --method) apply to fit and generate");
     if (!(flags & F_SAVE) && o->save)
@@ -374,6 +427,10 @@ static genesis_status make_ctx(const options *o, genesis_ctx **ctx) {
     genesis_ctx_set_log(*ctx, log_to_stderr, NULL);
     genesis_ctx_set_seed(*ctx, o->seed);
     if ((st = genesis_ctx_set_threads(*ctx, o->threads)) != GENESIS_OK) return st;
+    if ((o->mem_fraction > 0 || o->mem_limit > 0) &&
+        (st = genesis_ctx_set_memory_budget(*ctx, o->mem_fraction > 0 ? o->mem_fraction : 0.8,
+                                            o->mem_limit)) != GENESIS_OK)
+        return st;
     return genesis_ctx_set_device(*ctx, o->device, o->device_index);
 }
 
@@ -422,8 +479,9 @@ static int check_conditions_early(const options *o, const genesis_table *t) {
     return 0;
 }
 
-static genesis_status fit_from_options(genesis_ctx *ctx, const options *o, genesis_model **m,
-                                       int64_t *nrows) {
+/* Reads the input table and creates the model with the command's settings (not fitted). */
+static genesis_status table_and_model(genesis_ctx *ctx, const options *o, genesis_table **tp,
+                                      genesis_model **m) {
     genesis_csv_options co;
     genesis_csv_options_init(&co);
     co.delimiter = o->delimiter ? o->delimiter[0] : 0;
@@ -434,15 +492,22 @@ static genesis_status fit_from_options(genesis_ctx *ctx, const options *o, genes
     genesis_table *t = NULL;
     genesis_status st = genesis_table_read_csv(ctx, o->input, &co, &t);
     if (st != GENESIS_OK) return st;
-    *nrows = genesis_table_nrows(t);
-    if (check_conditions_early(o, t)) {
-        genesis_table_free(t);
-        return GENESIS_ERR_CANCELLED; /* the usage error is already printed */
-    }
+    *tp = t;
+    if (check_conditions_early(o, t)) return GENESIS_ERR_CANCELLED; /* usage error printed */
     genesis_model_kind kind = o->method && !strcmp(o->method, "tvae") ? GENESIS_MODEL_TVAE : GENESIS_MODEL_CTGAN;
     st = genesis_model_create(ctx, kind, m);
     for (int p = 0; st == GENESIS_OK && p < NPARAM_MAX; p++)
         if (o->pset[p]) st = genesis_model_set_param(*m, (genesis_param)p, o->pval[p]);
+    return st;
+}
+
+static genesis_status fit_from_options(genesis_ctx *ctx, const options *o, genesis_model **m,
+                                       int64_t *nrows) {
+    genesis_table *t = NULL;
+    genesis_status st = table_and_model(ctx, o, &t, m);
+    if (!t) return st;
+    *nrows = genesis_table_nrows(t);
+    genesis_model_kind kind = *m ? genesis_model_get_kind(*m) : GENESIS_MODEL_CTGAN;
     if (st == GENESIS_OK && !o->quiet) {
         int ncont = 0;
         for (int c = 0; c < genesis_table_ncols(t); c++)
@@ -462,11 +527,61 @@ static genesis_status fit_from_options(genesis_ctx *ctx, const options *o, genes
     return st;
 }
 
+static void fmt_mib(char *buf, size_t cap, uint64_t b) {
+    if (b >= (1ULL << 30)) snprintf(buf, cap, "%.2f GiB", (double)b / 1073741824.0);
+    else if (b >= (10ULL << 20)) snprintf(buf, cap, "%.0f MiB", (double)b / 1048576.0);
+    else if (b >= (1ULL << 20)) snprintf(buf, cap, "%.1f MiB", (double)b / 1048576.0);
+    else if (b >= 1024) snprintf(buf, cap, "%.1f KiB", (double)b / 1024.0);
+    else snprintf(buf, cap, "%llu B", (unsigned long long)b);
+}
+
+typedef struct sample_progress {
+    int tty;
+    const genesis_model *m;
+    double last;
+} sample_progress;
+
+/* Rows done, rows/s and memory in use, at most every half second (and at the end). */
+static int show_sample_progress(int64_t done, int64_t total, double sec, void *user) {
+    sample_progress *sp = user;
+    if (done < total && sec - sp->last < 0.5) return 0;
+    sp->last = sec;
+    uint64_t rss = 0, dev = 0;
+    genesis_memory_usage(sp->m, &rss, NULL, &dev);
+    char host[32], gpu[64] = "";
+    fmt_mib(host, sizeof host, rss);
+    if (dev) {
+        char d[32];
+        fmt_mib(d, sizeof d, dev);
+        snprintf(gpu, sizeof gpu, "  GPU memory in use %s", d);
+    }
+    double pct = total > 0 ? 100.0 * (double)done / (double)total : 100.0;
+    fprintf(stderr, "%ssampled %lld/%lld rows (%.0f%%)  %.0f rows/s  host memory %s%s%s",
+            sp->tty ? "\r\033[K" : "", (long long)done, (long long)total, pct,
+            sec > 0 ? (double)done / sec : 0.0, host, gpu, sp->tty && done < total ? "" : "\n");
+    fflush(stderr);
+    return 0;
+}
+
 static genesis_status write_rows(genesis_ctx *ctx, genesis_model *m, const options *o, int64_t n) {
-    (void)ctx;
+    genesis_status st = genesis_model_set_sample_batch(m, o->sample_batch);
+    if (st != GENESIS_OK) return st;
+    sample_progress sp = {isatty(2), m, 0};
+    if (!o->quiet && (sp.tty || o->progress)) genesis_model_set_sample_progress(m, show_sample_progress, &sp);
+    if (!o->quiet && !o->sample_batch && n > 0) {
+        int64_t b = 0;
+        uint64_t budget = 0;
+        genesis_memory_budget(m, &budget, NULL);
+        if (genesis_optimize_batch_size(m, NULL, GENESIS_WORKLOAD_SAMPLE, &b) == GENESIS_OK) {
+            char bb[32];
+            fmt_mib(bb, sizeof bb, budget);
+            fprintf(stderr, "genesis: sampling in batches of %lld rows (memory budget %s on %s)\n",
+                    (long long)(b < n ? b : n), bb, genesis_ctx_device_name(ctx));
+        }
+    }
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    genesis_status st = genesis_model_sample_csv(m, n, o->output);
+    st = genesis_model_sample_csv(m, n, o->output);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     double s = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
     if (st == GENESIS_OK && !o->quiet && strcmp(o->output, "-") != 0)
@@ -547,19 +662,153 @@ static int cmd_info(int argc, char **argv) {
     printf("models: ctgan, tvae\n");
     genesis_device_info dev[16];
     int n = 0;
-    char why[256] = "";
+    char why[512] = "";
     genesis_detect_devices(dev, 16, &n, why, sizeof why);
     printf("GPUs: %s\n", why);
-    for (int i = 0; i < n; i++)
-        printf("  cuda:%d  %s  compute %d.%d  memory %.1f GiB total, %.1f GiB free\n", dev[i].index,
-               dev[i].name, dev[i].cc_major, dev[i].cc_minor, dev[i].total_memory / 1073741824.0,
-               dev[i].free_memory / 1073741824.0);
+    for (int i = 0; i < n; i++) {
+        const genesis_device_info *d = &dev[i];
+        printf("  cuda:%d  %s  (PCI %s)\n", d->index, d->name, d->pci_bus_id);
+        printf("          compute capability %d.%d, %d multiprocessors\n", d->cc_major, d->cc_minor,
+               d->multiprocessors);
+        printf("          memory %.1f GiB total, %.1f GiB free\n", d->total_memory / 1073741824.0,
+               d->free_memory / 1073741824.0);
+        printf("          driver %d.%d, runtime %d.%d, cuBLAS %d.%d.%d", d->driver_version / 1000,
+               (d->driver_version % 1000) / 10, d->runtime_version / 1000,
+               (d->runtime_version % 1000) / 10, d->cublas_version / 10000,
+               (d->cublas_version / 100) % 100, d->cublas_version % 100);
+        if (d->cudnn_version)
+            printf(", cuDNN %d.%d.%d", d->cudnn_version / 10000, (d->cudnn_version / 100) % 100,
+                   d->cudnn_version % 100);
+        else
+            printf(", cuDNN not found");
+        if (d->nccl_version)
+            printf(", NCCL %d.%d.%d", d->nccl_version / 10000, (d->nccl_version / 100) % 100,
+                   d->nccl_version % 100);
+        else
+            printf(", NCCL not found");
+        printf("\n");
+    }
     printf("training device: %s\n", n > 0 ? "cuda:0 with --device auto|cuda (the CUDA backend is not yet "
                                               "validated on a GPU; --device cpu forces the CPU)"
                                             : "cpu");
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    printf("CPU cores: %ld\n", cores);
+    uint64_t tot = 0, avail = 0;
+    genesis_host_memory(&tot, &avail);
+    printf("CPU cores: %ld; host memory %.1f GiB, %.1f GiB available\n", cores,
+           tot / 1073741824.0, avail / 1073741824.0);
     return 0;
+}
+
+/* ---- estimate ------------------------------------------------------------------------- */
+
+static void est_row(const char *what, const uint64_t *v, int nv, int json, int *first) {
+    if (json) {
+        printf("%s\"%s\":[", *first ? "" : ",", what);
+        for (int i = 0; i < nv; i++) printf("%s%llu", i ? "," : "", (unsigned long long)v[i]);
+        printf("]");
+        *first = 0;
+        return;
+    }
+    printf("  %-30s", what);
+    for (int i = 0; i < nv; i++) {
+        char b[32];
+        fmt_mib(b, sizeof b, v[i]);
+        printf(" %14s", b);
+    }
+    printf("\n");
+}
+
+static int cmd_estimate(int argc, char **argv) {
+    options o = {0};
+    o.device = GENESIS_DEVICE_AUTO;
+    int rc = parse_args("estimate", F_ESTIMATE | F_TRAIN | F_ROWS, argc, argv, &o);
+    if (rc) return rc;
+    if (!o.input == !o.model_in)
+        return usage_error("estimate", "give the table (-i data.csv) or a saved model (-m model.gen)");
+    g_quiet = 1;
+    genesis_ctx *ctx = NULL;
+    genesis_model *m = NULL;
+    genesis_table *t = NULL;
+    genesis_status st = make_ctx(&o, &ctx);
+    if (st == GENESIS_OK) st = o.input ? table_and_model(ctx, &o, &t, &m) : genesis_model_load(ctx, o.model_in, &m);
+    if (st == GENESIS_OK) st = genesis_model_set_sample_batch(m, o.sample_batch);
+    genesis_memory_estimate e[2];
+    int ne = 0;
+    if (st == GENESIS_OK && t) st = genesis_estimate_memory(m, t, GENESIS_WORKLOAD_FIT, 0, &e[ne++]);
+    if (st == GENESIS_OK)
+        st = genesis_estimate_memory(m, t, GENESIS_WORKLOAD_SAMPLE, o.sample_batch, &e[ne++]);
+    int64_t maxfit = 0;
+    genesis_status fitst = GENESIS_OK;
+    if (st == GENESIS_OK && t) fitst = genesis_optimize_batch_size(m, t, GENESIS_WORKLOAD_FIT, &maxfit);
+    uint64_t budget = 0, avail = 0;
+    if (st == GENESIS_OK) st = genesis_memory_budget(m, &budget, &avail);
+    if (st != GENESIS_OK) {
+        genesis_table_free(t);
+        return finish(ctx, m, st);
+    }
+    const char *kind = genesis_model_get_kind(m) == GENESIS_MODEL_TVAE ? "tvae" : "ctgan";
+    int first = 1;
+    if (o.json) {
+        printf("{\"method\":\"%s\",\"device\":\"%s\",\"exact\":%d,\"data_dim\":%d,\"cond_dim\":%d,"
+               "\"workloads\":[%s\"sample\"],\"budget\":%llu,\"available\":%llu,"
+               "\"max_training_batch\":%lld,",
+               kind, genesis_ctx_device_name(ctx), e[0].exact, e[0].data_dim, e[0].cond_dim,
+               t ? "\"fit\"," : "", (unsigned long long)budget, (unsigned long long)avail,
+               (long long)maxfit);
+        uint64_t br[2];
+        for (int i = 0; i < ne; i++) br[i] = (uint64_t)e[i].batch_rows;
+        est_row("batch_rows", br, ne, 1, &first);
+    } else {
+        printf("genesis estimate: %s (%s on %s)\n", o.input ? o.input : o.model_in, kind,
+               genesis_ctx_device_name(ctx));
+        if (t)
+            printf("  %lld rows x %d columns; encoded row width %s%d%s, conditional vector %d\n",
+                   (long long)genesis_table_nrows(t), genesis_table_ncols(t),
+                   e[0].exact ? "" : "<= ", e[0].data_dim,
+                   e[0].exact ? "" : " (an upper bound until fit finds the modes)", e[0].cond_dim);
+        printf("\n  %-30s", "");
+        if (t) printf(" %14s", "training");
+        printf(" %14s\n  %-30s", "generation", "batch (rows)");
+        for (int i = 0; i < ne; i++) printf(" %14lld", (long long)e[i].batch_rows);
+        printf("\n");
+    }
+    uint64_t v[2];
+#define EST(field, label)                                        \
+    do {                                                         \
+        for (int i = 0; i < ne; i++) v[i] = e[i].field;          \
+        est_row(o.json ? #field : label, v, ne, o.json, &first); \
+    } while (0)
+    EST(parameters, "parameters");
+    EST(optimizer, "optimizer state");
+    EST(activations, "activations");
+    EST(activations_per_row, "  per batch row");
+    EST(workspace, "workspace (BLAS)");
+    EST(table, "table (as read)");
+    EST(encoded_data, "encoded data + sampler");
+    EST(transform_fit, "transformer fit (transient)");
+    EST(output_buffers, "output buffers");
+    EST(output_per_row, "  per batch row");
+    EST(runtime, "runtime");
+    EST(host_total, "= host memory (peak)");
+    EST(device_total, "= GPU memory");
+#undef EST
+    char b1[32], b2[32];
+    fmt_mib(b1, sizeof b1, budget);
+    fmt_mib(b2, sizeof b2, avail);
+    if (o.json) {
+        printf("}\n");
+    } else {
+        printf("\n  memory budget %s (%s available on %s", b1, b2,
+               e[0].on_device ? "the GPU" : "the host");
+        if (o.mem_limit) printf("; --memory-limit applied");
+        printf(")\n");
+        if (t && fitst == GENESIS_OK) printf("  largest training batch that fits: %lld rows\n", (long long)maxfit);
+        if (t && fitst != GENESIS_OK) printf("  training does not fit: %s\n", genesis_errmsg(ctx));
+        printf("  sampling batch: %lld rows%s\n", (long long)e[ne - 1].batch_rows,
+               o.sample_batch ? " (--sample-batch)" : " (sized from the budget)");
+    }
+    genesis_table_free(t);
+    return finish(ctx, m, GENESIS_OK);
 }
 
 /* ---- evaluate ------------------------------------------------------------------------- */
@@ -884,7 +1133,7 @@ int main(int argc, char **argv) {
     if (!strcmp(cmd, "sample")) return cmd_sample(argc - 1, argv + 1);
     if (!strcmp(cmd, "info")) return cmd_info(argc - 1, argv + 1);
     if (!strcmp(cmd, "evaluate")) return cmd_evaluate(argc - 1, argv + 1);
-    if (!strcmp(cmd, "evaluate") || !strcmp(cmd, "estimate"))
-        return usage_error(NULL, "'%s' is not available in this version yet", cmd);
-    return usage_error(NULL, "unknown command '%s' (commands: generate, fit, sample, info)", cmd);
+    if (!strcmp(cmd, "estimate")) return cmd_estimate(argc - 1, argv + 1);
+    return usage_error(NULL, "unknown command '%s' (commands: generate, fit, sample, estimate, "
+                             "evaluate, info)", cmd);
 }

@@ -56,6 +56,7 @@ static void point_dis(ctgan_dis_tensors *t, float *base, const size_t *ds) {
 static size_t ctgan_point_acts(ctgan *c, float *base) {
     size_t B = c->B, g = c->gdim;
     size_t n = c->train ? (size_t)c->n : 0, n2 = 2 * n, dd = c->train ? (size_t)c->ddim : 0;
+    size_t Bt = c->train ? B : 0; /* buffers only training touches (real rows, gradients) */
     ctgan_acts *a = &c->act;
     float **p[] = {&a->z, &a->zin, &a->X, &a->pre1, &a->bn1, &a->h1, &a->mean1, &a->rstd1,
                    &a->pre2, &a->bn2, &a->h2, &a->mean2, &a->rstd2, &a->gout, &a->fake,
@@ -66,7 +67,7 @@ static size_t ctgan_point_acts(ctgan *c, float *base) {
                    &a->q2, &a->p2, &a->scal, &a->cond};
     size_t sz[] = {B * c->emb, B * c->d0, B * c->d2, B * g, B * g, B * g, g, g,
                    B * g, B * g, B * g, g, g, B * c->data_dim, B * c->w,
-                   B * c->w, B * c->d2, B * g, B * g, B * g, B * c->data_dim, B * c->w,
+                   Bt * c->w, Bt * c->d2, Bt * g, Bt * g, Bt * g, Bt * c->data_dim, Bt * c->w,
                    n2 * dd, n2 * dd, n2 * dd, n2 * dd, n2 * dd, n2 * dd, n2 * dd, n2 * dd, n2,
                    n, n, n2 * dd, n2 * dd, n2 * dd, n2 * dd, n2 * dd, n, B * c->w,
                    n * dd, n * dd, n * dd, n * dd, n * dd, n * c->pacw, n * c->pacw, n * dd, n * dd,

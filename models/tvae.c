@@ -33,13 +33,14 @@ static void point_tensors(tvae_tensors *p, float *base, const size_t *s) {
 static size_t point_acts(tvae *t, float *base) {
     tvae_acts *a = &t->act;
     size_t B = t->B, D = t->D, h = t->hid, e = t->emb;
+    size_t T = t->train ? B : 0; /* rows of the buffers only training touches */
     float **p[] = {&a->x, &a->a1, &a->h1, &a->a2, &a->h2, &a->mu, &a->lv, &a->eps, &a->std, &a->z,
                    &a->c1, &a->k1, &a->c2, &a->k2, &a->r, &a->dr, &a->dk2, &a->dc2, &a->dk1,
                    &a->dc1, &a->dz, &a->dmu, &a->dlv, &a->dh2, &a->da2, &a->dh1, &a->da1, &a->out,
                    &a->scal};
-    size_t s[] = {B * D, B * h, B * h, B * h, B * h, B * e, B * e, B * e, B * e, B * e,
-                  B * h, B * h, B * h, B * h, B * D, B * D, B * h, B * h, B * h,
-                  B * h, B * e, B * e, B * e, B * h, B * h, B * h, B * h, B * D,
+    size_t s[] = {T * D, T * h, T * h, T * h, T * h, T * e, T * e, T * e, T * e, B * e,
+                  B * h, B * h, B * h, B * h, B * D, T * D, T * h, T * h, T * h,
+                  T * h, T * e, T * e, T * e, T * h, T * h, T * h, T * h, B * D,
                   16};
     GEN_ASSERT(sizeof p / sizeof p[0] == sizeof s / sizeof s[0]);
     return gen_arena_point(base, p, s, (int)(sizeof s / sizeof s[0]));
@@ -48,6 +49,7 @@ static size_t point_acts(tvae *t, float *base) {
 static void tvae_set_dims(tvae *t, const tvae_config *cfg) {
     t->B = cfg->batch; t->D = cfg->data_dim; t->emb = cfg->emb; t->hid = cfg->hid;
     t->loss_factor = cfg->loss_factor;
+    t->train = cfg->train;
 }
 
 void tvae_memory(const tvae_config *cfg, gen_net_bytes *out) {

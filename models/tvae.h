@@ -40,6 +40,7 @@ typedef struct tvae {
     gen_backend *be;
     int B, D, emb, hid;
     float loss_factor;
+    int train;                 /* 0: decoder only; the encoder and gradient buffers are empty */
     int nspans;
     gen_act_span *spans;
     size_t count;

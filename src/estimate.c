@@ -26,9 +26,9 @@
 #define DEFAULT_FRACTION 0.8
 /* The process before any data: code, libc, OpenMP and OpenBLAS runtimes (measured on the
  * CPU machine with bench/bench_memory: docs/memory.md). */
-#define RUNTIME_BYTES (UINT64_C(12) << 20)
+#define RUNTIME_BYTES (UINT64_C(5) << 20)
 /* OpenBLAS's per-thread GEMM buffer, touched by the first product of each thread. */
-#define BLAS_THREAD_BYTES (UINT64_C(2) << 20)
+#define BLAS_THREAD_BYTES (UINT64_C(1) << 20)
 /* cuBLAS workspace and the CUDA context (unverified on a GPU; docs/memory.md). */
 #define CUBLAS_WORKSPACE_BYTES (UINT64_C(32) << 20)
 #define CUDA_CONTEXT_BYTES (UINT64_C(512) << 20)
@@ -259,7 +259,7 @@ genesis_status genesis_optimize_batch_size(const genesis_model *m, const genesis
     char need[32], have[32];
     if (w == GENESIS_WORKLOAD_SAMPLE) {
         int64_t g = gen_sample_group(m);
-        int64_t cap = on_gpu(m) ? (INT64_C(1) << 20) : 65536;
+        int64_t cap = on_gpu(m) ? (INT64_C(1) << 20) : 32768;
         cap = cap / g * g > g ? cap / g * g : g;
         GEN_TRY(genesis_estimate_memory(m, t, w, g, &lo));
         GEN_TRY(genesis_estimate_memory(m, t, w, 2 * g, &hi));
@@ -333,4 +333,28 @@ genesis_status gen_check_fit_budget(genesis_model *m, const genesis_table *t) {
                          "training with batch size %d is estimated to need %s but the memory "
                          "budget is %s; use --batch-size %lld or less, or raise --memory-limit",
                          gen_param_i(m, GENESIS_P_BATCH_SIZE), nb, bb, (long long)fit);
+}
+
+genesis_status genesis_memory_usage(const genesis_model *m, uint64_t *host_rss,
+                                    uint64_t *host_peak, uint64_t *device_used) {
+    if (host_rss) *host_rss = gen_rss_bytes();
+    if (host_peak) *host_peak = gen_rss_peak_bytes();
+    if (device_used) {
+        *device_used = 0;
+        if (m && on_gpu(m)) {
+            genesis_device_info dev[16];
+            int n = 0;
+            genesis_detect_devices(dev, 16, &n, NULL, 0);
+            int idx = m->ctx->backend_gpu > 0 ? m->ctx->backend_gpu - 1 : 0;
+            for (int i = 0; i < n; i++)
+                if (dev[i].index == idx) *device_used = dev[i].total_memory - dev[i].free_memory;
+        }
+    }
+    return GENESIS_OK;
+}
+
+genesis_status genesis_host_memory(uint64_t *total, uint64_t *available) {
+    if (total) *total = gen_host_total_bytes();
+    if (available) *available = gen_host_available_bytes();
+    return GENESIS_OK;
 }

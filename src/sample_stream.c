@@ -53,23 +53,27 @@ uint64_t gen_sample_bytes_per_row(const genesis_model *m, int data_dim, const ge
     return 2 * (4 * (uint64_t)data_dim + rb);
 }
 
-/* An upper bound of a formatted row: numbers print in at most 24 characters, categories
- * are bounded by their longest level (quoted: doubled quotes + 2). */
-static uint64_t row_text_bound(const genesis_model *m) {
+/* The typical length of a formatted row: a number takes the digits of the column's range
+ * plus its decimals (24 when printed in shortest round-trip form), a category the mean
+ * length of its levels plus quotes; one separator each. */
+static uint64_t row_text_bytes(const genesis_model *m) {
     if (!m->fitted) return 64;
     uint64_t b = 0;
     for (int c = 0; c < m->tf.ncols; c++) {
         const gen_col_transform *ct = &m->tf.cols[c];
-        size_t w = 24;
+        double w = 24;
         if (ct->type == GENESIS_COLUMN_CATEGORICAL) {
-            w = ct->na_text ? strlen(ct->na_text) : 0;
+            double sum = 0;
+            int k = 0;
             for (int s = 0; s < ct->n_slots; s++)
-                if (ct->slot_text[s] && strlen(ct->slot_text[s]) > w) w = strlen(ct->slot_text[s]);
-            for (int32_t r = 0; r < ct->n_rare; r++)
-                if (strlen(ct->rare_text[r]) > w) w = strlen(ct->rare_text[r]);
-            w = 2 * w + 2;
+                if (ct->slot_text[s]) sum += (double)strlen(ct->slot_text[s]), k++;
+            w = (k ? sum / k : 8) + 2;
+        } else if (ct->decimals >= 0) {
+            double mx = fabs(ct->min) > fabs(ct->max) ? fabs(ct->min) : fabs(ct->max);
+            w = (mx >= 1 ? floor(log10(mx)) + 1 : 1) + (ct->min < 0) +
+                (ct->is_integer ? 0 : ct->decimals + 1);
         }
-        b += w + 1;
+        b += (uint64_t)w + 1;
     }
     return b;
 }
@@ -80,8 +84,8 @@ uint64_t gen_sample_fixed_bytes(const genesis_model *m, int threads) {
         for (int c = 0; c < m->tf.ncols; c++)
             if (m->tf.cols[c].type == GENESIS_COLUMN_CATEGORICAL) cond += m->tf.cols[c].width;
     uint64_t g = (uint64_t)gen_sample_group(m);
-    /* formatting: one block per thread; the buffer grows by doubling (up to 2x) */
-    return (uint64_t)(threads > 0 ? threads : 1) * FMT_BLOCK_ROWS * row_text_bound(m) +
+    /* formatting: one block of text per thread (pages beyond the text are not touched) */
+    return (uint64_t)(threads > 0 ? threads : 1) * FMT_BLOCK_ROWS * row_text_bytes(m) +
            g * (uint64_t)cond * 4;
 }
 

@@ -396,12 +396,20 @@ GENESIS_API genesis_status genesis_ctx_set_memory_budget(genesis_ctx *ctx, doubl
 GENESIS_API genesis_status genesis_memory_budget(const genesis_model *m, uint64_t *budget,
                                                  uint64_t *available);
 /*! genesis_optimize_batch_size() : the largest batch that fits the budget: rows per sampling
- *  batch (SAMPLE: a multiple of the generation group, at most 65536 on the CPU and 1048576
+ *  batch (SAMPLE: a multiple of the generation group, at most 32768 on the CPU and 1048576
  *  on a GPU) or the largest training batch (FIT: a multiple of pac, at most the table's
  *  rows). GENESIS_ERR_NOMEM with the bytes needed when not even the smallest fits. */
 GENESIS_API genesis_status genesis_optimize_batch_size(const genesis_model *m,
                                                        const genesis_table *t,
                                                        genesis_workload w, int64_t *batch_rows);
+/*! genesis_memory_usage() : what the process holds now and at its peak (resident set, from
+ *  /proc), and the GPU memory in use on the model's device (total - free; 0 on the CPU).
+ *  Any pointer may be NULL; `m` may be NULL for the host figures only. */
+GENESIS_API genesis_status genesis_memory_usage(const genesis_model *m, uint64_t *host_rss,
+                                                uint64_t *host_peak, uint64_t *device_used);
+/*! genesis_host_memory() : the host's memory and what is available now (MemAvailable),
+ *  both capped by a cgroup limit when one applies; 0 when unknown. */
+GENESIS_API genesis_status genesis_host_memory(uint64_t *total, uint64_t *available);
 /*! genesis_parse_bytes() : "8GB", "512MiB", "1.5g", "100000" -> bytes (K/M/G/T = 1024^n).
  *  @return GENESIS_OK or GENESIS_ERR_INVALID_ARG. */
 GENESIS_API genesis_status genesis_parse_bytes(const char *text, uint64_t *bytes);

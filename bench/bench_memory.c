@@ -1,0 +1,140 @@
+/*
+ * bench_memory.c — checks the memory model against measured peak usage. Prints one JSON line
+ * with the estimate's total and the measured peak for one workload:
+ *
+ *   bench_memory fit    data.csv [method=ctgan|tvae] [epochs=1] [batch=0] [save=model.gen]
+ *   bench_memory sample model.gen rows [batch=0]     (CSV to $BENCH_MEMORY_OUT, then removed)
+ *
+ * Host (CPU backend): the peak resident set (VmHWM) of this process, reset with
+ * /proc/self/clear_refs after the table is read (fit) or the model is loaded (sample), so the
+ * peak covers the workload plus what the process already held, which the estimate counts too
+ * (runtime, table). GPU (CUDA backend): device memory in use (cudaMemGetInfo) sampled after
+ * every epoch / batch against the estimate's device total. Run each workload in its own
+ * process (bench/memory.sh does): a process that already trained keeps freed heap resident.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <genesis/genesis.h>
+
+static int reset_peak(void) {
+    FILE *f = fopen("/proc/self/clear_refs", "w");
+    if (!f) return -1;
+    int ok = fputs("5", f) >= 0;
+    return (fclose(f) == 0 && ok) ? 0 : -1;
+}
+
+typedef struct dev_peak {
+    const genesis_model *m;
+    uint64_t peak;
+} dev_peak;
+
+static void note_device(dev_peak *d) {
+    uint64_t used = 0;
+    genesis_memory_usage(d->m, NULL, NULL, &used);
+    if (used > d->peak) d->peak = used;
+}
+
+static int on_epoch(const genesis_progress *p, void *user) {
+    (void)p;
+    note_device(user);
+    return 0;
+}
+
+static int on_batch(int64_t done, int64_t total, double s, void *user) {
+    (void)done; (void)total; (void)s;
+    note_device(user);
+    return 0;
+}
+
+static uint64_t g_rss_start;
+
+static void report(const char *what, const char *src, const genesis_memory_estimate *e,
+                   uint64_t host_peak, uint64_t dev_peak_bytes, double seconds) {
+    double host_ratio = host_peak ? (double)e->host_total / (double)host_peak : 0;
+    printf("{\"workload\":\"%s\",\"input\":\"%s\",\"batch_rows\":%lld,\"exact\":%d,"
+           "\"data_dim\":%d,\"estimate_host\":%llu,\"peak_host\":%llu,\"host_ratio\":%.4f,"
+           "\"estimate_device\":%llu,\"peak_device\":%llu,\"table\":%llu,\"encoded\":%llu,"
+           "\"transform_fit\":%llu,\"network\":%llu,\"output_buffers\":%llu,\"runtime\":%llu,"
+           "\"rss_at_start\":%llu,\"seconds\":%.2f}\n",
+           what, src, (long long)e->batch_rows, e->exact, e->data_dim,
+           (unsigned long long)e->host_total, (unsigned long long)host_peak, host_ratio,
+           (unsigned long long)e->device_total, (unsigned long long)dev_peak_bytes,
+           (unsigned long long)e->table, (unsigned long long)e->encoded_data,
+           (unsigned long long)e->transform_fit,
+           (unsigned long long)(e->parameters + e->optimizer + e->activations),
+           (unsigned long long)e->output_buffers,
+           (unsigned long long)(e->runtime + e->workspace), (unsigned long long)g_rss_start, seconds);
+}
+
+#include <time.h>
+static double now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int fail(genesis_ctx *ctx, genesis_status st) {
+    fprintf(stderr, "bench_memory: %s\n", ctx ? genesis_errmsg(ctx) : genesis_status_str(st));
+    return 1;
+}
+
+int main(int argc, char **argv) {
+    if (argc < 3 || (strcmp(argv[1], "fit") && strcmp(argv[1], "sample"))) {
+        fprintf(stderr, "usage: bench_memory fit data.csv [ctgan|tvae] [epochs] [batch] [save]\n"
+                        "       bench_memory sample model.gen rows [batch]\n");
+        return 2;
+    }
+    genesis_ctx *ctx;
+    genesis_ctx_create(&ctx);
+    genesis_ctx_set_seed(ctx, 0);
+    genesis_model *m = NULL;
+    genesis_memory_estimate e;
+    genesis_status st;
+    dev_peak dp = {NULL, 0};
+    uint64_t peak = 0;
+    double t0;
+    if (!strcmp(argv[1], "fit")) {
+        const char *method = argc > 3 ? argv[3] : "ctgan";
+        int epochs = argc > 4 ? atoi(argv[4]) : 1;
+        long long batch = argc > 5 ? atoll(argv[5]) : 0;
+        genesis_table *t;
+        if ((st = genesis_table_read_csv(ctx, argv[2], NULL, &t)) != GENESIS_OK) return fail(ctx, st);
+        st = genesis_model_create(ctx, strcmp(method, "tvae") ? GENESIS_MODEL_CTGAN : GENESIS_MODEL_TVAE, &m);
+        if (st == GENESIS_OK) st = genesis_model_set_param(m, GENESIS_P_EPOCHS, epochs);
+        if (st == GENESIS_OK && batch > 0) st = genesis_model_set_param(m, GENESIS_P_BATCH_SIZE, (double)batch);
+        if (st != GENESIS_OK) return fail(ctx, st);
+        dp.m = m;
+        if (reset_peak() != 0) fprintf(stderr, "bench_memory: cannot reset the peak; it includes reading\n");
+        genesis_memory_usage(NULL, &g_rss_start, NULL, NULL);
+        t0 = now();
+        if ((st = genesis_model_fit(m, t, on_epoch, &dp)) != GENESIS_OK) return fail(ctx, st);
+        genesis_memory_usage(m, NULL, &peak, NULL);
+        /* the estimate from the fitted model's exact widths, for the same table */
+        if ((st = genesis_estimate_memory(m, t, GENESIS_WORKLOAD_FIT, 0, &e)) != GENESIS_OK) return fail(ctx, st);
+        report("fit", argv[2], &e, peak, dp.peak, now() - t0);
+        if (argc > 6 && (st = genesis_model_save(m, argv[6])) != GENESIS_OK) return fail(ctx, st);
+        genesis_table_free(t);
+    } else {
+        long long rows = argc > 3 ? atoll(argv[3]) : 1000000;
+        long long batch = argc > 4 ? atoll(argv[4]) : 0;
+        if ((st = genesis_model_load(ctx, argv[2], &m)) != GENESIS_OK) return fail(ctx, st);
+        if ((st = genesis_model_set_sample_batch(m, batch)) != GENESIS_OK) return fail(ctx, st);
+        if ((st = genesis_estimate_memory(m, NULL, GENESIS_WORKLOAD_SAMPLE, batch, &e)) != GENESIS_OK)
+            return fail(ctx, st);
+        dp.m = m;
+        genesis_model_set_sample_progress(m, on_batch, &dp);
+        if (reset_peak() != 0) fprintf(stderr, "bench_memory: cannot reset the peak\n");
+        genesis_memory_usage(NULL, &g_rss_start, NULL, NULL);
+        t0 = now();
+        const char *out = getenv("BENCH_MEMORY_OUT") ? getenv("BENCH_MEMORY_OUT") : "/tmp/bench_memory_out.csv";
+        if ((st = genesis_model_sample_csv(m, rows, out)) != GENESIS_OK) return fail(ctx, st);
+        remove(out);
+        genesis_memory_usage(m, NULL, &peak, NULL);
+        report("sample", argv[2], &e, peak, dp.peak, now() - t0);
+    }
+    genesis_model_free(m);
+    genesis_ctx_free(ctx);
+    return 0;
+}
