@@ -116,17 +116,29 @@ if [ "$HAVE_MODEL" = 1 ]; then
     csv "[conditioned] other categories from the input" subset "$ADULT" "$OUT/c1.csv"
     run cond_income "$G" sample -q -m "$W/m.gen" -o "$OUT/c3.csv" -n 300 --condition "income=>50K"
     expect_ok && csv "[--condition 'income=>50K'] only ' >50K'" only "$OUT/c3.csv" income " >50K"
-    # two conditions on different columns: each row carries one of them in turn
+    # two conditions on different columns: both hold on every row
     run cond_two "$G" sample -q -m "$W/m.gen" -o "$OUT/c4.csv" -n 300 --condition "sex=Male" --condition "race=White"
     if expect_ok && [ -n "$PY" ]; then
         r=$("$PY" - "$OUT/c4.csv" <<'EOF'
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1], newline="")))
-bad = [i for i, r in enumerate(rows) if r["sex"] != " Male" and r["race"] != " White"]
+bad = [i for i, r in enumerate(rows) if r["sex"] != " Male" or r["race"] != " White"]
 print(len(bad))
 EOF
 )
-        [ "$r" = 0 ] && pass "[two conditions] every row has sex=Male or race=White" || fail "[two conditions] $r rows have neither condition"
+        [ "$r" = 0 ] && pass "[two conditions] every row has sex=Male and race=White" || fail "[two conditions] $r rows miss a condition"
+    fi
+    # two values of one column: they alternate row by row
+    run cond_alt "$G" sample -q -m "$W/m.gen" -o "$OUT/c6.csv" -n 300 --condition "race=White" --condition "race=Black"
+    if expect_ok && [ -n "$PY" ]; then
+        r=$("$PY" - "$OUT/c6.csv" <<'EOF'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+want = [" White", " Black"]
+print(sum(1 for i, r in enumerate(rows) if r["race"] != want[i % 2]))
+EOF
+)
+        [ "$r" = 0 ] && pass "[one column, two values] rows alternate White/Black" || fail "[one column, two values] $r rows out of turn"
     fi
     run cond_generate "$G" generate "${FAST[@]}" -i "$ADULT" -o "$OUT/c5.csv" -n 200 --condition "sex=Female"
     expect_ok && csv "[generate --condition 'sex=Female'] only ' Female'" only "$OUT/c5.csv" sex " Female"
