@@ -4,6 +4,7 @@
  *
  *   bench_memory fit    data.csv [method=ctgan|tvae] [epochs=1] [batch=0] [save=model.gen]
  *   bench_memory sample model.gen rows [batch=0]     (CSV to $BENCH_MEMORY_OUT, then removed)
+ *   GENESIS_DEVICE=cpu|cuda picks the backend (default: AUTO).
  *
  * Host (CPU backend): the peak resident set (VmHWM) of this process, reset with
  * /proc/self/clear_refs after the table is read (fit) or the model is loaded (sample), so the
@@ -89,6 +90,9 @@ int main(int argc, char **argv) {
     genesis_ctx *ctx;
     genesis_ctx_create(&ctx);
     genesis_ctx_set_seed(ctx, 0);
+    const char *dev = getenv("GENESIS_DEVICE"); /* cpu | cuda | auto (default) */
+    if (dev && !strcmp(dev, "cpu")) genesis_ctx_set_device(ctx, GENESIS_DEVICE_CPU, 0);
+    if (dev && !strcmp(dev, "cuda")) genesis_ctx_set_device(ctx, GENESIS_DEVICE_CUDA, 0);
     genesis_model *m = NULL;
     genesis_memory_estimate e;
     genesis_status st;
@@ -121,6 +125,12 @@ int main(int argc, char **argv) {
         long long batch = argc > 4 ? atoll(argv[4]) : 0;
         if ((st = genesis_model_load(ctx, argv[2], &m)) != GENESIS_OK) return fail(ctx, st);
         if ((st = genesis_model_set_sample_batch(m, batch)) != GENESIS_OK) return fail(ctx, st);
+        if (batch == 0) { /* the batch the pipeline will use for n rows */
+            genesis_sampler *probe;
+            if ((st = genesis_sampler_create(m, rows, 0, &probe)) != GENESIS_OK) return fail(ctx, st);
+            batch = genesis_sampler_batch_rows(probe);
+            genesis_sampler_free(probe);
+        }
         if ((st = genesis_estimate_memory(m, NULL, GENESIS_WORKLOAD_SAMPLE, batch, &e)) != GENESIS_OK)
             return fail(ctx, st);
         dp.m = m;

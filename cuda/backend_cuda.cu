@@ -450,6 +450,29 @@ static void op_thread_attach(gen_backend *be) {
     if (cu) cudaSetDevice(cu->device);
 }
 
+static void *op_host_alloc(gen_backend *be, size_t bytes) {
+    gen_cuda *cu = gen_cuda_of(be);
+    void *p = NULL;
+    if (cu) cudaSetDevice(cu->device);
+    if (cudaHostAlloc(&p, bytes ? bytes : 1, cudaHostAllocDefault) != cudaSuccess) {
+        cudaGetLastError(); /* page-locked memory can run out: fall back to pageable memory */
+        p = malloc(bytes ? bytes : 1);
+    }
+    return p;
+}
+
+static void op_host_free(gen_backend *be, void *p) {
+    (void)be;
+    if (!p) return;
+    cudaPointerAttributes a;
+    if (cudaPointerGetAttributes(&a, p) == cudaSuccess && a.type == cudaMemoryTypeHost) {
+        cudaFreeHost(p);
+    } else {
+        cudaGetLastError();
+        free(p);
+    }
+}
+
 /* The table, filled by name (C++17 has no designated initialisers): a field added to
  * gen_backend_ops stays NULL here until it is written, never silently shifted. */
 static void cu_fill_ops(gen_backend_ops *o) {
@@ -495,6 +518,8 @@ static void cu_fill_ops(gen_backend_ops *o) {
     o->any_nonfinite = op_any_nonfinite;
     o->destroy = op_destroy;
     o->thread_attach = op_thread_attach;
+    o->host_alloc = op_host_alloc;
+    o->host_free = op_host_free;
 }
 
 static int env_flag(const char *name) {

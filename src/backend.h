@@ -160,6 +160,10 @@ typedef struct gen_backend_ops {
      * created it: the sampling worker). CPU: single-threaded BLAS calls inside our tiles;
      * CUDA: the backend's device made current. May be NULL. */
     void (*thread_attach)(gen_backend *be);
+    /* Host memory for transfers: page-locked with CUDA (copies run at full PCIe/NVLink speed
+     * and can overlap), plain with the CPU. NULL on failure; host_free accepts NULL. */
+    void *(*host_alloc)(gen_backend *be, size_t bytes);
+    void (*host_free)(gen_backend *be, void *p);
 } gen_backend_ops;
 
 struct gen_backend {

@@ -621,6 +621,16 @@ static int cpu_any_nonfinite(gen_backend *be, const float *x, size_t n) {
 
 static void cpu_destroy(gen_backend *be) { free(be); }
 
+static void *cpu_host_alloc(gen_backend *be, size_t bytes) {
+    (void)be;
+    return malloc(bytes ? bytes : 1);
+}
+
+static void cpu_host_free(gen_backend *be, void *p) {
+    (void)be;
+    free(p);
+}
+
 static void cpu_thread_attach(gen_backend *be) {
     (void)be;
     openblas_set_num_threads(1); /* per calling thread in OpenBLAS's OpenMP build */
@@ -668,6 +678,8 @@ static const gen_backend_ops cpu_ops = {
     .any_nonfinite = cpu_any_nonfinite,
     .destroy = cpu_destroy,
     .thread_attach = cpu_thread_attach,
+    .host_alloc = cpu_host_alloc,
+    .host_free = cpu_host_free,
 };
 
 genesis_status gen_backend_cpu_create(genesis_ctx *ctx, int threads, gen_backend **out) {

@@ -280,8 +280,8 @@ static void *worker(void *arg) {
     return NULL;
 }
 
-static void slot_free(slot *sl) {
-    free(sl->x);
+static void slot_free(gen_backend *be, slot *sl) {
+    if (sl->x) be->ops->host_free(be, sl->x);
     gen_rowbatch_free(&sl->rb);
 }
 
@@ -296,7 +296,7 @@ void genesis_sampler_free(genesis_sampler *s) {
         pthread_cond_destroy(&s->cv);
         pthread_mutex_destroy(&s->mu);
     }
-    for (int i = 0; i < 2; i++) slot_free(&s->slots[i]);
+    for (int i = 0; i < 2; i++) slot_free(s->m->be, &s->slots[i]);
     rb_view_free(&s->view);
     free(s->rowcond);
     free(s->pin_col);
@@ -328,7 +328,7 @@ genesis_status genesis_sampler_create(genesis_model *m, int64_t n, int encoded,
     genesis_status st = GENESIS_OK;
     size_t xs = gen_mul_size(gen_mul_size((size_t)C, (size_t)s->dim), sizeof(float));
     for (int i = 0; i < 2 && st == GENESIS_OK; i++) {
-        s->slots[i].x = xs ? malloc(xs) : NULL;
+        s->slots[i].x = xs ? m->be->ops->host_alloc(m->be, xs) : NULL; /* pinned on a GPU */
         if (!s->slots[i].x) st = GENESIS_ERR_NOMEM;
         if (st == GENESIS_OK && !s->encoded) st = gen_rowbatch_alloc(&m->tf, (int)C, &s->slots[i].rb);
     }
