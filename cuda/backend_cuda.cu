@@ -592,3 +592,22 @@ extern "C" genesis_status gen_backend_cuda_create(genesis_ctx *ctx, int device,
     *out = be;
     return GENESIS_OK;
 }
+
+/* ---- the module's entry points (src/cuda_module.c loads them with dlsym) ---- */
+
+extern "C" int gen_cuda_query_devices(genesis_device_info *out, int cap, int *count, char *why,
+                                      size_t why_cap);
+
+extern "C" __attribute__((visibility("default"))) unsigned long genesis_cuda_module_abi(void) {
+    return GEN_CUDA_MODULE_ABI;
+}
+
+extern "C" __attribute__((visibility("default"))) int genesis_cuda_module_query(
+    genesis_device_info *out, int cap, int *count, char *why, size_t why_cap) {
+    return gen_cuda_query_devices(out, cap, count, why, why_cap);
+}
+
+extern "C" __attribute__((visibility("default"))) genesis_status genesis_cuda_module_create(
+    genesis_ctx *ctx, int device, gen_backend **out) {
+    return gen_backend_cuda_create(ctx, device, out);
+}

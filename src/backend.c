@@ -9,11 +9,6 @@
 
 #include "backend.h"
 
-#ifdef GEN_HAVE_CUDA
-int gen_cuda_query_devices(genesis_device_info *out, int cap, int *count, char *why,
-                           size_t why_cap);
-#endif
-
 genesis_status genesis_detect_devices(genesis_device_info *out, int cap, int *count, char *why,
                                       size_t why_cap) {
     if (!count || cap < 0 || (cap > 0 && !out)) return GENESIS_ERR_INVALID_ARG;

@@ -175,9 +175,20 @@ struct gen_backend {
 
 /* The CPU reference backend. `threads` = BLAS threads (0 = all cores). */
 genesis_status gen_backend_cpu_create(genesis_ctx *ctx, int threads, gen_backend **out);
-/* The CUDA backend on GPU `device` (cuda/backend_cuda.cu). A build without CUDA answers
- * GENESIS_ERR_UNSUPPORTED. */
+/* The CUDA backend on GPU `device` (cuda/backend_cuda.cu, loaded from libgenesis-cuda.so by
+ * src/cuda_module.c). A build without CUDA, or a machine without the driver or the module,
+ * answers GENESIS_ERR_UNSUPPORTED with the reason. */
 genesis_status gen_backend_cuda_create(genesis_ctx *ctx, int device, gen_backend **out);
+/* GPU discovery through the module (cuda/device_query.cu); 0 GPUs with `why` otherwise. */
+int gen_cuda_query_devices(genesis_device_info *out, int cap, int *count, char *why,
+                           size_t why_cap);
+
+/* What the core and the CUDA module must agree on: the version and the shared structures. */
+#define GEN_CUDA_MODULE_ABI                                                                   \
+    ((unsigned long)GENESIS_VERSION_NUMBER * 1000003ul ^                                      \
+     (unsigned long)sizeof(struct genesis_ctx) * 7919ul ^                                     \
+     (unsigned long)sizeof(gen_backend_ops) * 104729ul ^ (unsigned long)sizeof(gen_backend) ^ \
+     (unsigned long)sizeof(genesis_device_info) << 20)
 /* Picks the backend for the context's device choice (CUDA -> CPU fallback, logged). */
 genesis_status gen_backend_create(genesis_ctx *ctx, gen_backend **out);
 void gen_backend_free(gen_backend *be);

@@ -62,6 +62,13 @@ else
     fail "[info] exit $RC, output does not mention GPUs: $(head -5 "$W/info.out" | tr '\n' ' ')"
 fi
 grep -q "$("$G" --version)" "$W/info.out" && pass "[info] shows the version" || fail "[info] does not show '$("$G" --version)'"
+grep -q "host memory" "$W/info.out" && pass "[info] shows the host's memory" || fail "[info] no host memory line"
+# with no GPU the reason is a sentence a user can act on; with one, the versions are listed
+if grep -q "^  cuda:" "$W/info.out"; then
+    grep -q "cuBLAS" "$W/info.out" && pass "[info] GPU versions listed" || fail "[info] GPU listed without versions"
+else
+    grep -Eq "no CUDA backend|driver is not installed|no usable GPU" "$W/info.out" && pass "[info] says why there is no GPU: $(grep GPUs "$W/info.out")" || fail "[info] no reason for the missing GPU: $(grep GPUs "$W/info.out")"
+fi
 run info_extra "$G" info --bogus
 expect_error 2 "--bogus"
 
