@@ -58,6 +58,7 @@ struct genesis_model {
     void *impl;                /* the network's own state */
     int loaded;                /* read from a model file: generation-only network */
     int64_t sample_batch;      /* rows per sampling batch; 0 = sized from the memory budget */
+    int sampling;              /* a genesis_sampler is alive on this model */
     genesis_sample_progress_fn sample_progress;
     void *sample_progress_user;
 };

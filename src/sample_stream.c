@@ -297,6 +297,7 @@ void genesis_sampler_free(genesis_sampler *s) {
         pthread_mutex_destroy(&s->mu);
     }
     for (int i = 0; i < 2; i++) slot_free(s->m->be, &s->slots[i]);
+    s->m->sampling = 0;
     rb_view_free(&s->view);
     free(s->rowcond);
     free(s->pin_col);
@@ -312,6 +313,8 @@ genesis_status genesis_sampler_create(genesis_model *m, int64_t n, int encoded,
     GEN_RETURN_IF(!m->fitted, ctx, GENESIS_ERR_STATE, "the model is not fitted; fit or load one first");
     GEN_RETURN_IF(n < 0, ctx, GENESIS_ERR_INVALID_ARG, "the number of rows must be >= 0, got %lld",
                   (long long)n);
+    GEN_RETURN_IF(m->sampling, ctx, GENESIS_ERR_STATE,
+                  "this model is already sampling (free its genesis_sampler first)");
     int64_t C = m->sample_batch;
     if (C == 0) GEN_TRY(genesis_optimize_batch_size(m, NULL, GENESIS_WORKLOAD_SAMPLE, &C));
     C = gen_sample_round_batch(m, C);
@@ -319,6 +322,7 @@ genesis_status genesis_sampler_create(genesis_model *m, int64_t n, int encoded,
     genesis_sampler *s = calloc(1, sizeof *s);
     GEN_RETURN_IF(!s, ctx, GENESIS_ERR_NOMEM, "out of memory for the sampler");
     s->m = m;
+    m->sampling = 1;
     s->n = n;
     s->C = C;
     s->G = gen_sample_group(m);

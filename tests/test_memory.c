@@ -232,10 +232,13 @@ START_TEST(iterator_encoded_and_early_stop) {
     const genesis_batch *b;
     ck_assert_int_eq(genesis_sampler_next(s, &b), GENESIS_ERR_STATE); /* wrong kind */
     genesis_sampler_free(s);
-    /* stopping early while the worker is ahead must not hang or leak */
+    /* stopping early while the worker is ahead must not hang or leak; meanwhile the model
+     * is busy */
     ck_assert_int_eq(genesis_sampler_create(m, 1000000, 0, &s), GENESIS_OK);
     ck_assert_int_eq(genesis_sampler_next(s, &b), GENESIS_OK);
     ck_assert_ptr_nonnull(b);
+    genesis_sampler *second;
+    ck_assert_int_eq(genesis_sampler_create(m, 10, 0, &second), GENESIS_ERR_STATE);
     genesis_sampler_free(s);
     /* zero rows: no batch at all */
     ck_assert_int_eq(genesis_sampler_create(m, 0, 0, &s), GENESIS_OK);

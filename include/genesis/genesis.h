@@ -319,7 +319,7 @@ typedef struct genesis_sampler genesis_sampler;
 /*! genesis_sampler_create() : an iterator over n generated rows. `encoded` = 1 yields the
  *  generator's activated float matrices (genesis_sampler_next_encoded) and skips the inverse
  *  transform; 0 yields decoded rows (genesis_sampler_next). The model must outlive it and
- *  must not be used by another call meanwhile. */
+ *  must not be used by another call meanwhile (a second sampler on it is GENESIS_ERR_STATE). */
 GENESIS_API genesis_status genesis_sampler_create(genesis_model *m, int64_t n, int encoded,
                                                   genesis_sampler **out);
 /*! genesis_sampler_next() : the next batch of decoded rows, valid until the next call or
