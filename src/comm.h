@@ -1,0 +1,76 @@
+/*
+ * comm.h — the communicator of data-parallel training (docs/distributed.md): rank, world
+ * size, an in-place sum all-reduce on a float buffer in backend memory, small host-side
+ * collectives for control (agreeing on errors, checking that every rank has the same data),
+ * broadcast, barrier and abort. Implementations:
+ *   - none: a context without a communicator is one worker; models test `gen_comm_size`
+ *     once and skip every collective (no per-step cost);
+ *   - MPI (comm_mpi.c, built when CMake finds MPI: GEN_HAVE_MPI): MPI_Allreduce on host
+ *     memory, staged through the host for a GPU backend;
+ *   - NCCL (cuda/comm_nccl.cu, built when NCCL and MPI are found: GEN_HAVE_NCCL): one rank
+ *     per GPU, bootstrapped by broadcasting the ncclUniqueId over the MPI communicator
+ *     (NCCL user guide, "Creating a communicator"); ncclAllReduce on the backend's stream.
+ * The models use one path for every implementation: gen_comm_allreduce_sum on the flat
+ * gradient arena of each network (PyTorch DDP / Horovod fuse tensors into buckets for the
+ * same reason: one call per step instead of one per tensor; specs/scale_out.md E1, E2).
+ */
+#ifndef GEN_COMM_H
+#define GEN_COMM_H
+
+#include <stddef.h>
+
+#include "backend.h"
+
+typedef struct gen_comm gen_comm;
+
+typedef struct gen_comm_ops {
+    const char *name;
+    /* x (n floats of `be`'s memory) = the sum over ranks of x, in place */
+    genesis_status (*allreduce_sum)(gen_comm *c, gen_backend *be, float *x, size_t n);
+    /* x (n host doubles; small control messages) = the sum over ranks, in place */
+    genesis_status (*allreduce_host)(gen_comm *c, double *x, size_t n);
+    genesis_status (*broadcast_host)(gen_comm *c, void *buf, size_t bytes, int root);
+    genesis_status (*barrier)(gen_comm *c);
+    /* stops every rank of the job (MPI_Abort); does not return when it works */
+    void (*abort)(gen_comm *c, int code);
+    void (*destroy)(gen_comm *c);
+} gen_comm_ops;
+
+struct gen_comm {
+    const gen_comm_ops *ops;
+    genesis_ctx *ctx;
+    int rank, size;               /* this process's rank and the number of ranks */
+    int local_rank, local_size;   /* among the ranks on this machine (GPU choice) */
+    /* accounting of gen_comm_allreduce_sum (docs/distributed.md measures with it) */
+    unsigned long long reduce_calls, reduce_floats;
+    double reduce_s;
+    void *impl;
+};
+
+/* Number of ranks of a context's communicator (1 when it has none). */
+static inline int gen_comm_size(const gen_comm *c) { return c ? c->size : 1; }
+static inline int gen_comm_rank(const gen_comm *c) { return c ? c->rank : 0; }
+
+/* In-place sum over ranks of n floats of backend memory (timed into the accounting). */
+genesis_status gen_comm_allreduce_sum(gen_comm *c, gen_backend *be, float *x, size_t n);
+/* Every rank passes its own failure flag; returns how many ranks failed (0 when all are
+ * fine). Ranks then leave together, so no rank waits forever in a later collective. On a
+ * communication failure it returns `size` (every rank treated as failed). */
+int gen_comm_agree(gen_comm *c, int failed);
+/* Checks that `value` is the same on every rank; otherwise returns GENESIS_ERR_DATA on every
+ * rank with a message naming `what`, rank 0's value and this rank's value. */
+genesis_status gen_comm_check_same(gen_comm *c, const char *what, double value);
+void gen_comm_free(gen_comm *c);
+
+/* The MPI communicator over MPI_COMM_WORLD (calls MPI_Init when nobody has; MPI_Finalize
+ * at free in that case). GENESIS_ERR_UNSUPPORTED in a build without MPI. */
+genesis_status gen_comm_mpi_create(genesis_ctx *ctx, gen_comm **out);
+/* The NCCL communicator: one rank per GPU (`device`), bootstrapped over `boot` (which it
+ * takes over and frees). GENESIS_ERR_UNSUPPORTED in a build without NCCL. */
+genesis_status gen_comm_nccl_create(genesis_ctx *ctx, gen_comm *boot, int device, gen_comm **out);
+
+/* Whether the process was started by a launcher with several ranks (mpirun/srun/hydra):
+ * OMPI_COMM_WORLD_SIZE, PMI_SIZE or PMIX/SLURM equivalents > 1. */
+int gen_dist_env_size(void);
+
+#endif /* GEN_COMM_H */
