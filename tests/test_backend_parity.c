@@ -336,7 +336,8 @@ static void su_act_f(pt_env *e) {
 }
 static void ru_act_f(pt_env *e, gen_backend *be, int k) {
     OPS(be)->activate_forward(be, P(e, k, 0), e->W + 3, P(e, k, 1), e->W + 1, D(0), e->spans,
-                              e->nspans, pt_tau(D(2)), 4242, GEN_STREAM_NOISE, (uint64_t)D(3));
+                              e->nspans, pt_tau(D(2)), 4242, GEN_STREAM_NOISE, (uint64_t)D(3),
+                              (uint64_t)D(3) % 5);
 }
 /* activate_backward: B, layout, tau variant ; out holds softmax/tanh-like values */
 static void su_act_b(pt_env *e) {
