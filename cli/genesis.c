@@ -63,6 +63,9 @@ typedef struct options {
     genesis_device_kind device;
     int device_index;
     int quiet, progress;
+    const char *distributed;       /* --distributed auto|none|mpi|nccl (NULL = auto) */
+    int devices[64], ndevices;     /* --devices 0,1,... */
+    int multi_gpu;                 /* --multi-gpu: every GPU found */
     const char *conds[MAX_CONDS];
     int nconds;
     int pset[NPARAM_MAX];
@@ -72,6 +75,7 @@ typedef struct options {
 enum {
     OPT_DELIM = 1000, OPT_NA, OPT_DISCRETE, OPT_CONTINUOUS, OPT_NOHEADER, OPT_METHOD, OPT_SEED,
     OPT_THREADS, OPT_DEVICE, OPT_QUIET, OPT_SAVE, OPT_COND, OPT_PROGRESS, OPT_VERSION,
+    OPT_DISTRIBUTED, OPT_DEVICES, OPT_MULTI_GPU,
     OPT_PARAM_BASE = 2000
 };
 
@@ -106,6 +110,24 @@ static int parse_device(const char *s, genesis_device_kind *k, int *idx) {
         *idx = (int)v;
     } else return -1;
     return 0;
+}
+
+/* "0,1,3": distinct GPU indices 0..255 */
+static int parse_devices(const char *s, int *dev, int cap, int *n) {
+    *n = 0;
+    while (*s) {
+        char *end;
+        errno = 0;
+        long v = strtol(s, &end, 10);
+        if (errno || end == s || v < 0 || v > 255 || *n >= cap) return -1;
+        for (int i = 0; i < *n; i++)
+            if (dev[i] == (int)v) return -1;
+        dev[(*n)++] = (int)v;
+        if (*end == ',') end++;
+        else if (*end) return -1;
+        s = end;
+    }
+    return *n > 0 ? 0 : -1;
 }
 
 static int n_params(void) {
@@ -180,6 +202,13 @@ static void help(const char *cmd) {
                "      --device D          cpu | auto | cuda | cuda:N (default auto)\n"
                "      --threads N         CPU threads (default 0: the cores other work is not using;\n"
                "                          OMP_NUM_THREADS when set); never changes the output\n");
+    if (!strcmp(cmd, "fit") || !strcmp(cmd, "generate"))
+        printf("      --distributed K     auto | none | mpi | nccl: data-parallel training over the ranks\n"
+               "                          of `mpirun -np N genesis ...` (default auto: mpi when started by\n"
+               "                          a launcher with N > 1, nccl when --devices/--multi-gpu is given\n"
+               "                          too); --batch-size is the global batch (docs/distributed.md)\n"
+               "      --devices 0,1,...   GPUs for data-parallel ranks (rank r on a machine uses entry r)\n"
+               "      --multi-gpu         every GPU found (one rank per GPU under mpirun)\n");
     if (!strcmp(cmd, "generate") || !strcmp(cmd, "sample"))
         printf("  -o, --output FILE       the synthetic table (written to a temporary name, then renamed)\n"
                "  -n, --rows N            rows to generate (default: as many as the input had for generate)\n"
@@ -216,6 +245,8 @@ static int parse_args(const char *cmd, int flags, int argc, char **argv, options
         {"seed", required_argument, 0, OPT_SEED}, {"threads", required_argument, 0, OPT_THREADS},
         {"device", required_argument, 0, OPT_DEVICE}, {"save", required_argument, 0, OPT_SAVE},
         {"condition", required_argument, 0, OPT_COND}, {"progress", no_argument, 0, OPT_PROGRESS},
+        {"distributed", required_argument, 0, OPT_DISTRIBUTED},
+        {"devices", required_argument, 0, OPT_DEVICES}, {"multi-gpu", no_argument, 0, OPT_MULTI_GPU},
     };
     int nb = (int)(sizeof base / sizeof base[0]), np = n_params();
     struct option longopts[sizeof base / sizeof base[0] + NPARAM_MAX + 1];
@@ -280,6 +311,18 @@ static int parse_args(const char *cmd, int flags, int argc, char **argv, options
             o->conds[o->nconds++] = optarg;
             break;
         case OPT_PROGRESS: o->progress = 1; break;
+        case OPT_DISTRIBUTED:
+            if (strcmp(optarg, "auto") && strcmp(optarg, "none") && strcmp(optarg, "mpi") &&
+                strcmp(optarg, "nccl"))
+                return usage_error(cmd, "--distributed must be auto, none, mpi or nccl, got '%s'", optarg);
+            o->distributed = optarg;
+            break;
+        case OPT_DEVICES:
+            if (parse_devices(optarg, o->devices, 64, &o->ndevices))
+                return usage_error(cmd, "--devices needs distinct GPU indices 0..255 separated by commas "
+                                        "(at most 64), got '%s'", optarg);
+            break;
+        case OPT_MULTI_GPU: o->multi_gpu = 1; break;
         case ':': return usage_error(cmd, "option '%s' needs a value", argv[optind - 1]);
         case '?':
             if (optopt) return usage_error(cmd, "unknown option '-%c'", optopt);
@@ -311,6 +354,9 @@ static int parse_args(const char *cmd, int flags, int argc, char **argv, options
         if (o->input) return usage_error(cmd, "-i/--input does not apply to '%s'", cmd);
     }
     if (!(flags & F_COND) && o->nconds) return usage_error(cmd, "--condition applies to generate and sample");
+    if (!(flags & F_TRAIN) && (o->distributed || o->ndevices || o->multi_gpu))
+        return usage_error(cmd, "--distributed, --devices and --multi-gpu apply to fit and generate");
+    if (o->ndevices && o->multi_gpu) return usage_error(cmd, "give --devices or --multi-gpu, not both");
     if (!(flags & F_INPUT) && (o->delimiter || o->na || o->discrete || o->continuous || o->no_header || o->method))
         return usage_error(cmd, "reading options (--delimiter, --na, --discrete, --continuous, "
                                 "--no-header, --method) apply to fit and generate");
@@ -368,13 +414,68 @@ static int show_progress(const genesis_progress *p, void *user) {
 
 /* ---- commands --------------------------------------------------------------------------- */
 
-static genesis_status make_ctx(const options *o, genesis_ctx **ctx) {
+/* Data parallel: which communicator the options and the launcher ask for. One process
+ * drives one GPU, so several GPUs need one rank each (mpirun). */
+static genesis_status set_distribution(genesis_ctx *ctx, options *o) {
+    int launched = genesis_dist_launched();
+    const char *d = o->distributed ? o->distributed : "auto";
+    int gpus = o->ndevices > 0 || o->multi_gpu;
+    if (o->multi_gpu) {
+        genesis_device_info dev[64];
+        int n = 0;
+        char why[256] = "";
+        genesis_detect_devices(dev, 64, &n, why, sizeof why);
+        if (n == 0) {
+            fprintf(stderr, "genesis: error: --multi-gpu: no GPU found (%s); drop --multi-gpu to train "
+                            "on the CPU, or run CPU ranks with mpirun -np N ... --distributed mpi\n", why);
+            return GENESIS_ERR_CANCELLED;
+        }
+        for (int i = 0; i < n; i++) o->devices[i] = dev[i].index;
+        o->ndevices = n;
+    }
+    genesis_dist_kind kind = GENESIS_DIST_NONE;
+    if (!strcmp(d, "mpi")) kind = GENESIS_DIST_MPI;
+    else if (!strcmp(d, "nccl")) kind = GENESIS_DIST_NCCL;
+    else if (!strcmp(d, "auto") && launched) kind = gpus ? GENESIS_DIST_NCCL : GENESIS_DIST_MPI;
+    if (kind == GENESIS_DIST_NONE) {
+        if (o->ndevices > 1) {
+            fprintf(stderr, "genesis: error: %s asks for %d GPUs, but one genesis process drives one "
+                            "GPU; start one rank per GPU: mpirun -np %d genesis ... %s (docs/distributed.md)\n",
+                    o->multi_gpu ? "--multi-gpu" : "--devices", o->ndevices, o->ndevices,
+                    o->multi_gpu ? "--multi-gpu" : "--devices LIST");
+            return GENESIS_ERR_CANCELLED;
+        }
+        if (o->ndevices == 1 && o->device == GENESIS_DEVICE_AUTO)
+            return genesis_ctx_set_device(ctx, GENESIS_DEVICE_CUDA, o->devices[0]);
+        return GENESIS_OK;
+    }
+    if (!genesis_dist_supported(kind)) {
+        fprintf(stderr, "genesis: error: --distributed %s: this build has no %s support (%s)\n",
+                kind == GENESIS_DIST_MPI ? "mpi" : "nccl", kind == GENESIS_DIST_MPI ? "MPI" : "NCCL",
+                kind == GENESIS_DIST_MPI ? "install libopenmpi-dev and rebuild: scripts/setup.sh"
+                                         : "it needs CUDA, NCCL and MPI at configure time; use "
+                                           "--distributed mpi on CPU ranks");
+        return GENESIS_ERR_CANCELLED;
+    }
+    genesis_status st = GENESIS_OK;
+    if (o->ndevices) st = genesis_ctx_set_devices(ctx, o->devices, o->ndevices);
+    if (st == GENESIS_OK) st = genesis_ctx_set_distributed(ctx, kind);
+    if (st != GENESIS_OK) return st;
+    if (genesis_ctx_rank(ctx) > 0) { /* rank 0 alone prints progress and notes */
+        o->quiet = 1;
+        g_quiet = 1;
+    }
+    return GENESIS_OK;
+}
+
+static genesis_status make_ctx(options *o, genesis_ctx **ctx) {
     genesis_status st = genesis_ctx_create(ctx);
     if (st != GENESIS_OK) return st;
     genesis_ctx_set_log(*ctx, log_to_stderr, NULL);
     genesis_ctx_set_seed(*ctx, o->seed);
     if ((st = genesis_ctx_set_threads(*ctx, o->threads)) != GENESIS_OK) return st;
-    return genesis_ctx_set_device(*ctx, o->device, o->device_index);
+    if ((st = genesis_ctx_set_device(*ctx, o->device, o->device_index)) != GENESIS_OK) return st;
+    return set_distribution(*ctx, o);
 }
 
 /* Splits "column=value" into buf: the column name with surrounding spaces trimmed (the
@@ -454,6 +555,13 @@ static genesis_status fit_from_options(genesis_ctx *ctx, const options *o, genes
                 o->input, (long long)genesis_table_nrows(t), genesis_table_ncols(t), ncont,
                 genesis_table_ncols(t) - ncont, kind == GENESIS_MODEL_TVAE ? "TVAE" : "CTGAN", ep,
                 genesis_ctx_device_name(ctx));
+        int K = genesis_ctx_world_size(ctx);
+        if (K > 1) {
+            double bs;
+            genesis_model_get_param(*m, GENESIS_P_BATCH_SIZE, &bs);
+            fprintf(stderr, "genesis: data parallel over %d ranks: global batch %g, about %g rows "
+                            "per rank\n", K, bs, bs / K);
+        }
     }
     progress_state ps = {isatty(2), kind == GENESIS_MODEL_CTGAN};
     int want = !o->quiet && (ps.tty || o->progress);
@@ -479,6 +587,13 @@ static genesis_status write_rows(genesis_ctx *ctx, genesis_model *m, const optio
  * usage error was already printed, e.g. by check_conditions_early). */
 static int finish(genesis_ctx *ctx, genesis_model *m, genesis_status st) {
     int rc = st == GENESIS_OK ? 0 : st == GENESIS_ERR_CANCELLED ? EXIT_USAGE : lib_error(ctx, st);
+    if (rc != 0 && genesis_ctx_world_size(ctx) > 1) {
+        /* the other ranks may be waiting for this one in a collective: stop them all */
+        fprintf(stderr, "genesis: rank %d failed; stopping all %d ranks\n", genesis_ctx_rank(ctx),
+                genesis_ctx_world_size(ctx));
+        fflush(stderr);
+        genesis_ctx_abort(ctx, rc);
+    }
     genesis_model_free(m);
     genesis_ctx_free(ctx);
     return rc;
@@ -495,9 +610,10 @@ static int cmd_generate(int argc, char **argv) {
     int64_t nrows = 0;
     genesis_status st = make_ctx(&o, &ctx);
     if (st == GENESIS_OK) st = fit_from_options(ctx, &o, &m, &nrows);
-    if (st == GENESIS_OK && o.model_out) st = genesis_model_save(m, o.model_out);
+    int writer = genesis_ctx_rank(ctx) == 0; /* rank 0 alone writes the model and the rows */
+    if (st == GENESIS_OK && writer && o.model_out) st = genesis_model_save(m, o.model_out);
     if (st == GENESIS_OK) st = apply_conditions(m, &o);
-    if (st == GENESIS_OK) st = write_rows(ctx, m, &o, o.rows_set ? o.rows : nrows);
+    if (st == GENESIS_OK && writer) st = write_rows(ctx, m, &o, o.rows_set ? o.rows : nrows);
     return finish(ctx, m, st);
 }
 
@@ -512,7 +628,7 @@ static int cmd_fit(int argc, char **argv) {
     int64_t nrows = 0;
     genesis_status st = make_ctx(&o, &ctx);
     if (st == GENESIS_OK) st = fit_from_options(ctx, &o, &m, &nrows);
-    if (st == GENESIS_OK) st = genesis_model_save(m, o.model_out);
+    if (st == GENESIS_OK && genesis_ctx_rank(ctx) == 0) st = genesis_model_save(m, o.model_out);
     if (st == GENESIS_OK && !o.quiet) fprintf(stderr, "genesis: saved model to %s\n", o.model_out);
     return finish(ctx, m, st);
 }
@@ -557,6 +673,9 @@ static int cmd_info(int argc, char **argv) {
     printf("training device: %s\n", n > 0 ? "cuda:0 with --device auto|cuda (the CUDA backend is not yet "
                                               "validated on a GPU; --device cpu forces the CPU)"
                                             : "cpu");
+    printf("data parallel: MPI %s, NCCL %s (docs/distributed.md)\n",
+           genesis_dist_supported(GENESIS_DIST_MPI) ? "built in" : "not built in",
+           genesis_dist_supported(GENESIS_DIST_NCCL) ? "built in" : "not built in");
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     printf("CPU cores: %ld\n", cores);
     return 0;

@@ -5,9 +5,10 @@
  * statistics, the generation-time category prior). The discriminator is not saved (the
  * reference does not keep it either).
  * Data parallel (docs/distributed.md): the fit is the same loop on every rank; the network
- * holds the rank's slice of each global batch and sums gradients across ranks. After the fit
- * each rank keeps a generator sized for the global batch, so rank 0 samples and saves
- * exactly what one rank would.
+ * holds the rank's slice of each global batch and sums gradients across ranks. The model
+ * file records the global batch, and the first sampling call swaps the training network for
+ * a generator sized for the global batch, so rank 0 samples and saves exactly what one rank
+ * would.
  */
 #include <math.h>
 #include <string.h>
@@ -89,8 +90,9 @@ static genesis_status check_distributed(genesis_model *m, const gen_encoded *enc
     return GENESIS_OK;
 }
 
-/* After a data-parallel fit: a generator-only network for the global batch, with the fitted
- * weights and batch-norm statistics, replaces the training network (which holds a slice). */
+/* After a data-parallel fit (at the first sampling call): a generator-only network for the
+ * global batch, with the fitted weights and batch-norm statistics, replaces the training
+ * network (which holds a slice). */
 static genesis_status regather_generator(genesis_model *m, ctgan_model *cm) {
     ctgan *c = cm->net, *g = NULL;
     ctgan_config cfg = {c->Bg, c->pac, c->emb, c->gdim, c->ddim, c->data_dim, c->cond_dim, 0, NULL};
@@ -171,7 +173,6 @@ static genesis_status ctgan_model_fit(genesis_model *m, const gen_encoded *enc,
                 K, comm->ops->name, comm->reduce_calls, comm->reduce_floats * 4.0 / 1048576.0,
                 comm->reduce_s, now_s() - t0,
                 1e3 * comm->reduce_s / (double)(epochs * steps > 0 ? epochs * steps : 1));
-    if (st == GENESIS_OK && K > 1) st = regather_generator(m, cm);
     /* the row lists are only for training; keep the category prior */
     free(cm->prior.rows);
     cm->prior.rows = NULL;
@@ -182,12 +183,13 @@ static genesis_status ctgan_model_fit(genesis_model *m, const gen_encoded *enc,
 
 static int ctgan_model_batch(const genesis_model *m) {
     const ctgan_model *cm = m->impl;
-    return cm->net->B;
+    return cm->net->Bg;
 }
 
 static genesis_status ctgan_model_generate(genesis_model *m, int B, const gen_condition *conds,
                                            int nconds, float *out) {
     ctgan_model *cm = m->impl;
+    if (cm->net->K > 1) GEN_TRY(regather_generator(m, cm));
     ctgan *c = cm->net;
     GEN_ASSERT(B == c->B);
     if (cm->call != m->sample_calls) { /* a new sampling call: fresh, reproducible streams */
@@ -205,7 +207,7 @@ static genesis_status ctgan_model_save(const genesis_model *m, gen_bytes *b) {
     const ctgan_model *cm = m->impl;
     const ctgan *c = cm->net;
     gen_backend *be = c->be;
-    gen_wr_u32(b, (uint32_t)c->B);
+    gen_wr_u32(b, (uint32_t)c->Bg); /* the global batch: what one rank would have trained with */
     gen_wr_u32(b, (uint32_t)c->pac);
     gen_wr_u32(b, (uint32_t)c->emb);
     gen_wr_u32(b, (uint32_t)c->gdim);
@@ -302,6 +304,20 @@ static genesis_status ctgan_model_load(genesis_model *m, gen_reader *r) {
     return GENESIS_OK;
 }
 
+static int ctgan_model_state(const genesis_model *m, const float **ptr, size_t *count, int cap) {
+    const ctgan *c = ((const ctgan_model *)m->impl)->net;
+    const float *p[7] = {c->gparams, c->gstats, c->dparams, c->gm, c->gv, c->dm, c->dv};
+    size_t n[7] = {c->gcount, 4 * (size_t)c->gdim, c->dcount, c->gcount, c->gcount, c->dcount,
+                   c->dcount};
+    int k = 0;
+    for (int i = 0; i < 7 && k < cap; i++)
+        if (p[i]) {
+            ptr[k] = p[i];
+            count[k++] = n[i];
+        }
+    return k;
+}
+
 const gen_model_vtable gen_ctgan_vtable = {
     .kind = GENESIS_MODEL_CTGAN,
     .name = "ctgan",
@@ -309,6 +325,7 @@ const gen_model_vtable gen_ctgan_vtable = {
     .generate = ctgan_model_generate,
     .generate_batch = ctgan_model_batch,
     .save = ctgan_model_save,
+    .state = ctgan_model_state,
     .load = ctgan_model_load,
     .free = ctgan_model_free,
 };

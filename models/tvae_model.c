@@ -9,8 +9,9 @@
  * argmax(logits + Gumbel noise) is an exact draw). GENESIS_P_SAMPLE_ARGMAX=1 restores the
  * reference's argmax. Continuous values get the reference's sigma noise on alpha.
  * Data parallel (docs/distributed.md): every rank shuffles the same way and trains on its
- * slice of each global batch; afterwards each rank keeps a decoder sized for the global
- * batch, so rank 0 samples and saves what one rank would.
+ * slice of each global batch; the model file records the global batch and the first
+ * sampling call swaps in a decoder sized for it, so rank 0 samples and saves what one rank
+ * would.
  */
 #include <math.h>
 #include <string.h>
@@ -82,8 +83,8 @@ static genesis_status check_distributed(genesis_model *m, const gen_encoded *enc
     return GENESIS_OK;
 }
 
-/* After a data-parallel fit: a network for the global batch (no training buffers) with the
- * fitted parameters replaces the training network, which holds a slice. */
+/* After a data-parallel fit (at the first sampling call): a network for the global batch (no
+ * training buffers) with the fitted parameters replaces the training network (a slice). */
 static genesis_status regather_net(genesis_model *m, tvae_model *tm) {
     tvae *t = tm->net, *g = NULL;
     tvae_config cfg = {t->Bg, t->D, t->emb, t->hid, t->loss_factor, 0, NULL};
@@ -167,19 +168,19 @@ static genesis_status tvae_model_fit(genesis_model *m, const gen_encoded *enc,
                 K, comm->ops->name, comm->reduce_calls, comm->reduce_floats * 4.0 / 1048576.0,
                 comm->reduce_s, now_s() - t0,
                 1e3 * comm->reduce_s / (double)(epochs * steps > 0 ? epochs * steps : 1));
-    if (st == GENESIS_OK && K > 1) st = regather_net(m, tm);
     return st;
 }
 
 static int tvae_model_batch(const genesis_model *m) {
     const tvae_model *tm = m->impl;
-    return tm->net->B;
+    return tm->net->Bg;
 }
 
 static genesis_status tvae_model_generate(genesis_model *m, int B, const gen_condition *conds,
                                           int nconds, float *out) {
     (void)conds; (void)nconds; /* refused earlier: TVAE has no conditional vector */
     tvae_model *tm = m->impl;
+    if (tm->net->K > 1) GEN_TRY(regather_net(m, tm));
     tvae *t = tm->net;
     gen_backend *be = m->be;
     const gen_backend_ops *o = be->ops;
@@ -215,7 +216,7 @@ static genesis_status tvae_model_generate(genesis_model *m, int B, const gen_con
 static genesis_status tvae_model_save(const genesis_model *m, gen_bytes *b) {
     const tvae_model *tm = m->impl;
     const tvae *t = tm->net;
-    gen_wr_u32(b, (uint32_t)t->B);
+    gen_wr_u32(b, (uint32_t)t->Bg); /* the global batch */
     gen_wr_u32(b, (uint32_t)t->D);
     gen_wr_u32(b, (uint32_t)t->emb);
     gen_wr_u32(b, (uint32_t)t->hid);
@@ -264,6 +265,18 @@ static genesis_status tvae_model_load(genesis_model *m, gen_reader *r) {
     return st;
 }
 
+static int tvae_model_state(const genesis_model *m, const float **ptr, size_t *count, int cap) {
+    const tvae *t = ((const tvae_model *)m->impl)->net;
+    const float *p[3] = {t->params, t->m, t->v};
+    int k = 0;
+    for (int i = 0; i < 3 && k < cap; i++)
+        if (p[i]) {
+            ptr[k] = p[i];
+            count[k++] = t->count;
+        }
+    return k;
+}
+
 const gen_model_vtable gen_tvae_vtable = {
     .kind = GENESIS_MODEL_TVAE,
     .name = "tvae",
@@ -271,6 +284,7 @@ const gen_model_vtable gen_tvae_vtable = {
     .generate = tvae_model_generate,
     .generate_batch = tvae_model_batch,
     .save = tvae_model_save,
+    .state = tvae_model_state,
     .load = tvae_model_load,
     .free = tvae_model_free,
 };

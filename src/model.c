@@ -141,6 +141,26 @@ genesis_status genesis_model_get_param(const genesis_model *m, genesis_param p, 
     return GENESIS_OK;
 }
 
+genesis_status gen_model_state(const genesis_model *m, float **out, size_t *n, size_t *seg,
+                               int *nseg) {
+    const float *ptr[16];
+    size_t cnt[16], tot = 0;
+    *out = NULL;
+    *n = 0;
+    GEN_RETURN_IF(!m->impl || !m->vt->state, m->ctx, GENESIS_ERR_STATE, "the model has no state yet");
+    int k = m->vt->state(m, ptr, cnt, 16);
+    for (int i = 0; i < k; i++) tot += cnt[i];
+    float *h = gen_calloc(tot, sizeof(float));
+    GEN_RETURN_IF(!h, m->ctx, GENESIS_ERR_NOMEM, "out of memory copying the model state");
+    for (int i = 0, off = 0; i < k; off += (int)cnt[i], i++)
+        m->be->ops->download(m->be, h + off, ptr[i], cnt[i] * sizeof(float));
+    *out = h;
+    *n = tot;
+    for (int i = 0; seg && i < k; i++) seg[i] = cnt[i];
+    if (nseg) *nseg = k;
+    return GENESIS_OK;
+}
+
 gen_act_span *gen_model_act_spans(const gen_transformer *tf) {
     gen_act_span *s = calloc((size_t)(tf->nspans ? tf->nspans : 1), sizeof *s);
     if (!s) return NULL;

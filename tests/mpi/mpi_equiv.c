@@ -1,0 +1,187 @@
+/*
+ * mpi_equiv.c — the helper of tests/cli/mpi_equivalence.sh (docs/distributed.md, "The
+ * equivalence contract"). Not a CTest program by itself: the shell test launches it with
+ * and without mpirun.
+ *   mpi_equiv fit ctgan|tvae DATA.csv BATCH EPOCHS OUT
+ *       fits with seed 1 and one thread; when started by mpirun with several ranks, data
+ *       parallel over MPI (--batch-size is the global batch). Each rank writes its whole
+ *       training state (parameters, batch-norm statistics, Adam moments) to OUT.rank<r>.bin.
+ *   mpi_equiv compare A.bin B.bin ATOL RTOL
+ *       exit 0 when, for every array of the state, |a - b| / |b| (L2) <= RTOL and every
+ *       |a - b| <= ATOL; prints both per array.
+ *   mpi_equiv models A.gen B.gen ATOL RTOL
+ *       the same comparison for the weights of two saved model files.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model.h"
+
+static int die(genesis_ctx *ctx, const char *what) {
+    fprintf(stderr, "mpi_equiv: %s: %s\n", what, ctx ? genesis_errmsg(ctx) : "");
+    if (ctx && genesis_ctx_world_size(ctx) > 1) genesis_ctx_abort(ctx, 1);
+    return 1;
+}
+
+#define MAXSEG 16
+
+/* File: segment count, segment lengths (u64 each), then the floats. */
+static int write_state(const char *path, const float *x, const size_t *seg, int nseg) {
+    FILE *f = fopen(path, "wb");
+    if (!f) return -1;
+    unsigned long long k = (unsigned long long)nseg, len[MAXSEG], n = 0;
+    for (int i = 0; i < nseg; i++) n += len[i] = seg[i];
+    int ok = fwrite(&k, sizeof k, 1, f) == 1 && fwrite(len, sizeof len[0], k, f) == k &&
+             fwrite(x, sizeof(float), n, f) == n;
+    return (fclose(f) == 0 && ok) ? 0 : -1;
+}
+
+static float *read_state(const char *path, size_t *seg, int *nseg) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    unsigned long long k = 0, len[MAXSEG], n = 0;
+    float *x = NULL;
+    int ok = fread(&k, sizeof k, 1, f) == 1 && k <= MAXSEG && fread(len, sizeof len[0], k, f) == k;
+    for (unsigned long long i = 0; ok && i < k; i++) {
+        if (len[i] > (1ull << 32)) ok = 0;
+        else n += seg[i] = (size_t)len[i];
+    }
+    if (ok && (x = malloc(n * sizeof(float) + 1)) && fread(x, sizeof(float), n, f) != n) {
+        free(x);
+        x = NULL;
+    }
+    fclose(f);
+    *nseg = ok ? (int)k : 0;
+    return x;
+}
+
+static int fit(int argc, char **argv) {
+    if (argc != 7) return fprintf(stderr, "usage: mpi_equiv fit ctgan|tvae DATA BATCH EPOCHS OUT\n"), 2;
+    genesis_ctx *ctx = NULL;
+    genesis_table *t = NULL;
+    genesis_model *m = NULL;
+    if (genesis_ctx_create(&ctx) != GENESIS_OK) return 1;
+    genesis_ctx_set_seed(ctx, 1);
+    genesis_ctx_set_threads(ctx, 1);
+    genesis_ctx_set_device(ctx, GENESIS_DEVICE_CPU, 0);
+    if (genesis_dist_launched() && genesis_ctx_set_distributed(ctx, GENESIS_DIST_MPI) != GENESIS_OK)
+        return die(ctx, "set_distributed");
+    genesis_csv_options co;
+    genesis_csv_options_init(&co);
+    if (genesis_table_read_csv(ctx, argv[3], &co, &t) != GENESIS_OK) return die(ctx, argv[3]);
+    genesis_model_kind kind = strcmp(argv[2], "tvae") == 0 ? GENESIS_MODEL_TVAE : GENESIS_MODEL_CTGAN;
+    if (genesis_model_create(ctx, kind, &m) != GENESIS_OK ||
+        genesis_model_set_param(m, GENESIS_P_BATCH_SIZE, atof(argv[4])) != GENESIS_OK ||
+        genesis_model_set_param(m, GENESIS_P_EPOCHS, atof(argv[5])) != GENESIS_OK)
+        return die(ctx, "model");
+    if (genesis_model_fit(m, t, NULL, NULL) != GENESIS_OK) return die(ctx, "fit");
+    float *x = NULL;
+    size_t n = 0, seg[MAXSEG];
+    int nseg = 0;
+    if (gen_model_state(m, &x, &n, seg, &nseg) != GENESIS_OK) return die(ctx, "state");
+    char path[4096];
+    snprintf(path, sizeof path, "%s.rank%d.bin", argv[6], genesis_ctx_rank(ctx));
+    int rc = write_state(path, x, seg, nseg);
+    if (rc) fprintf(stderr, "mpi_equiv: cannot write %s\n", path);
+    else
+        printf("mpi_equiv: rank %d of %d wrote %zu floats to %s\n", genesis_ctx_rank(ctx),
+               genesis_ctx_world_size(ctx), n, path);
+    free(x);
+    genesis_model_free(m);
+    genesis_table_free(t);
+    genesis_ctx_free(ctx);
+    return rc ? 1 : 0;
+}
+
+/* Per array of the state: largest |a - b|, and the relative L2 distance |a - b| / |b|
+ * (float rounding gives ~1e-6; a wrong slice, noise or scale gives ~1). Passes when every
+ * array's relative distance is <= rtol and every |a - b| <= atol. */
+static const char *seg_name(int nseg, int i) {
+    static const char *const ct[] = {"G params", "G batch-norm running stats", "D params",
+                                     "G Adam m", "G Adam v", "D Adam m", "D Adam v"};
+    static const char *const tv[] = {"params", "Adam m", "Adam v"};
+    if (nseg == 7) return ct[i];
+    if (nseg == 3) return tv[i];
+    if (nseg == 2) return i == 0 ? "G params" : "G batch-norm running stats";
+    if (nseg == 1) return "params";
+    return "array";
+}
+
+static int compare(const float *a, const float *b, const size_t *seg, int nseg, double atol,
+                   double rtol) {
+    int bad = 0;
+    size_t off = 0;
+    for (int k = 0; k < nseg; off += seg[k], k++) {
+        double max_abs = 0, dd = 0, bb = 0;
+        size_t same = 0, at = off;
+        for (size_t i = off; i < off + seg[k]; i++) {
+            double d = fabs((double)a[i] - (double)b[i]);
+            if (!(d <= max_abs)) {
+                max_abs = d;
+                at = i;
+            }
+            same += a[i] == b[i];
+            dd += d * d;
+            bb += (double)b[i] * b[i];
+        }
+        double rel = bb > 0 ? sqrt(dd / bb) : sqrt(dd);
+        int ok = rel <= rtol && max_abs <= atol;
+        bad += !ok;
+        printf("mpi_equiv: %-27s %8zu floats, %8zu bit-identical, max |a-b| %.3g (%.9g vs %.9g), "
+               "|a-b|/|b| %.3g %s\n",
+               seg_name(nseg, k), seg[k], same, max_abs, seg[k] ? a[at] : 0.0, seg[k] ? b[at] : 0.0,
+               rel, ok ? "ok" : "OUTSIDE TOLERANCE");
+    }
+    printf("mpi_equiv: %s (tolerance: |a-b|/|b| <= %g per array, |a-b| <= %g)\n",
+           bad ? "FAIL" : "pass", rtol, atol);
+    return bad ? 1 : 0;
+}
+
+static int compare_files(int argc, char **argv) {
+    if (argc != 6) return fprintf(stderr, "usage: mpi_equiv compare A B ATOL RTOL\n"), 2;
+    size_t sa[MAXSEG], sb[MAXSEG];
+    int ka = 0, kb = 0;
+    float *a = read_state(argv[2], sa, &ka), *b = read_state(argv[3], sb, &kb);
+    if (!a || !b) return fprintf(stderr, "mpi_equiv: cannot read %s or %s\n", argv[2], argv[3]), 1;
+    int same_shape = ka == kb;
+    for (int i = 0; same_shape && i < ka; i++) same_shape = sa[i] == sb[i];
+    if (!same_shape) return fprintf(stderr, "mpi_equiv: the states have different shapes\n"), 1;
+    int rc = compare(a, b, sa, ka, atof(argv[4]), atof(argv[5]));
+    free(a);
+    free(b);
+    return rc;
+}
+
+static int compare_models(int argc, char **argv) {
+    if (argc != 6) return fprintf(stderr, "usage: mpi_equiv models A.gen B.gen ATOL RTOL\n"), 2;
+    genesis_ctx *ctx = NULL;
+    genesis_model *ma = NULL, *mb = NULL;
+    if (genesis_ctx_create(&ctx) != GENESIS_OK) return 1;
+    genesis_ctx_set_device(ctx, GENESIS_DEVICE_CPU, 0);
+    if (genesis_model_load(ctx, argv[2], &ma) != GENESIS_OK) return die(ctx, argv[2]);
+    if (genesis_model_load(ctx, argv[3], &mb) != GENESIS_OK) return die(ctx, argv[3]);
+    float *a = NULL, *b = NULL;
+    size_t na = 0, nb = 0, sa[MAXSEG], sb[MAXSEG];
+    int ka = 0, kb = 0;
+    if (gen_model_state(ma, &a, &na, sa, &ka) != GENESIS_OK ||
+        gen_model_state(mb, &b, &nb, sb, &kb) != GENESIS_OK)
+        return die(ctx, "state");
+    if (na != nb || ka != kb) return fprintf(stderr, "mpi_equiv: the models have different shapes\n"), 1;
+    int rc = compare(a, b, sa, ka, atof(argv[4]), atof(argv[5]));
+    free(a);
+    free(b);
+    genesis_model_free(ma);
+    genesis_model_free(mb);
+    genesis_ctx_free(ctx);
+    return rc;
+}
+
+int main(int argc, char **argv) {
+    if (argc >= 2 && !strcmp(argv[1], "fit")) return fit(argc, argv);
+    if (argc >= 2 && !strcmp(argv[1], "compare")) return compare_files(argc, argv);
+    if (argc >= 2 && !strcmp(argv[1], "models")) return compare_models(argc, argv);
+    fprintf(stderr, "usage: mpi_equiv fit|compare|models ...\n");
+    return 2;
+}
