@@ -9,6 +9,7 @@
 #     near-zero gradient move a weight by up to ~1.6 lr per step whatever its sign);
 #   - the CLI end to end: `mpirun -np 2 genesis fit` saves (on rank 0 only) a model whose
 #     weights match `genesis fit`'s within the same tolerance; `generate` writes one file;
+#   - the communicator alone: all-reduce of known values, broadcast, agree, check_same;
 #   - a rank that fails (its input is missing) stops every rank with a clear error instead
 #     of hanging; ranks with different seeds are refused with a message naming the seed.
 # adult_sample.csv has 2000 rows: batch 500 gives 4 steps of CTGAN and of TVAE.
@@ -33,6 +34,10 @@ TMO=(timeout 120)
 ATOL=2.5e-3
 RTOL=1e-4
 cd "$W" || exit 1
+
+section "the communicator on 2 ranks"
+run comm "${TMO[@]}" "${MPIRUN[@]}" "$HELPER" comm
+if [ "$RC" = 0 ] && grep -q ': ok' "$W/comm.out"; then pass "$(grep -m1 'ranks:' "$W/comm.out" | sed 's/^mpi_equiv comm: //')"; else fail "communicator test (exit $RC)"; cat "$W/comm.out"; show_err; fi
 
 for method in ctgan tvae; do
     section "$method: 2 ranks x 250 rows vs 1 rank x 500 rows (4 steps)"

@@ -11,12 +11,17 @@
  *       |a - b| <= ATOL; prints both per array.
  *   mpi_equiv models A.gen B.gen ATOL RTOL
  *       the same comparison for the weights of two saved model files.
+ *   mpi_equiv comm
+ *       the communicator on its own (run with 2 or more ranks): all-reduce of known values
+ *       (exact in float: small integers), sizes 1, 3, 1000 and 2^20 + 7, on the CPU backend;
+ *       broadcast; agree; check_same with equal and with different values. Exit 0 = all ok.
  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "comm.h"
 #include "model.h"
 
 static int die(genesis_ctx *ctx, const char *what) {
@@ -178,7 +183,50 @@ static int compare_models(int argc, char **argv) {
     return rc;
 }
 
+static int comm_test(void) {
+    genesis_ctx *ctx = NULL;
+    gen_backend *be = NULL;
+    if (genesis_ctx_create(&ctx) != GENESIS_OK) return 1;
+    if (genesis_ctx_set_distributed(ctx, GENESIS_DIST_MPI) != GENESIS_OK) return die(ctx, "set_distributed");
+    gen_comm *c = ctx->comm;
+    int K = c->size, r = c->rank, bad = 0;
+    if (gen_backend_cpu_create(ctx, 1, &be) != GENESIS_OK) return die(ctx, "backend");
+    size_t sizes[] = {1, 3, 1000, ((size_t)1 << 20) + 7};
+    for (int s = 0; s < 4; s++) {
+        size_t n = sizes[s];
+        float *x = malloc(n * sizeof(float));
+        if (!x) return die(ctx, "malloc");
+        for (size_t i = 0; i < n; i++) x[i] = (float)((r + 1) * (int)(i % 100) - (int)i % 7);
+        if (gen_comm_allreduce_sum(c, be, x, n) != GENESIS_OK) return die(ctx, "allreduce");
+        size_t wrong = 0;
+        for (size_t i = 0; i < n; i++) {
+            /* sum over ranks q of (q + 1) * (i % 100) - i % 7 */
+            float want = (float)((K * (K + 1) / 2) * (int)(i % 100) - K * ((int)i % 7));
+            wrong += x[i] != want;
+        }
+        if (wrong) fprintf(stderr, "mpi_equiv comm: rank %d: all-reduce of %zu floats: %zu wrong\n", r, n, wrong);
+        bad += wrong != 0;
+        free(x);
+    }
+    double v = r == 0 ? 42.5 : -1.0;
+    if (c->ops->broadcast_host(c, &v, sizeof v, 0) != GENESIS_OK || v != 42.5) bad++;
+    if (gen_comm_agree(c, 0) != 0 || gen_comm_agree(c, r == K - 1) != 1 || gen_comm_agree(c, 1) != K) bad++;
+    if (gen_comm_check_same(c, "a value", 7.0) != GENESIS_OK) bad++;
+    genesis_status st = gen_comm_check_same(c, "the answer", r == 1 ? 41.0 : 42.0);
+    if (st != GENESIS_ERR_DATA || !strstr(genesis_errmsg(ctx), "the answer")) bad++;
+    if (r == 1) printf("mpi_equiv comm: rank 1's mismatch message: %s\n", genesis_errmsg(ctx));
+    if (c->reduce_calls != 4) bad++;
+    int total = gen_comm_agree(c, bad != 0);
+    if (r == 0)
+        printf("mpi_equiv comm: %d ranks: all-reduce (4 sizes), broadcast, agree, check_same: %s\n", K,
+               total ? "FAILED" : "ok");
+    gen_backend_free(be);
+    genesis_ctx_free(ctx);
+    return total ? 1 : 0;
+}
+
 int main(int argc, char **argv) {
+    if (argc == 2 && !strcmp(argv[1], "comm")) return comm_test();
     if (argc >= 2 && !strcmp(argv[1], "fit")) return fit(argc, argv);
     if (argc >= 2 && !strcmp(argv[1], "compare")) return compare_files(argc, argv);
     if (argc >= 2 && !strcmp(argv[1], "models")) return compare_models(argc, argv);
