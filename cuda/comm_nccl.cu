@@ -1,14 +1,16 @@
 /*
- * comm_nccl.cu — the NCCL communicator (src/comm.h): one rank per GPU, one process per rank,
- * started with mpirun. Bootstrap as the NCCL user guide's "Example 2: One Device per Process
+ * comm_nccl.cu — the NCCL communicator (src/comm.h): one rank per GPU (or several ranks on one
+ * GPU), one process per rank started with mpirun, or one thread per rank. Bootstrap as the NCCL user guide's "Example 2: One Device per Process
  * or Thread" (docs.nvidia.com/deeplearning/nccl/user-guide/docs/usage/communicators.html):
- * rank 0 calls ncclGetUniqueId, the 128-byte id is broadcast over the MPI communicator
- * (`boot`), every rank calls cudaSetDevice and then ncclCommInitRank. The gradient
+ * rank 0 calls ncclGetUniqueId, the 128-byte id is broadcast over the bootstrap communicator
+ * (`boot`: MPI, or a team of threads), every rank calls cudaSetDevice, then ncclCommInitRank. The gradient
  * all-reduce is ncclAllReduce(ncclFloat, ncclSum) in place on the backend's stream, so it is
  * ordered after the backward pass and before Adam without a host synchronisation. Host-side
- * control collectives (agreeing on errors, checking the data) go through `boot` (MPI).
- * Two ranks on one GPU need NCCL >= 2.30 and NCCL_MULTI_RANK_GPU_ENABLE=1
- * (specs/scale_out.md E4). Compiled when CMake finds NCCL, CUDA and MPI (GEN_HAVE_NCCL).
+ * control collectives (agreeing on errors, checking the data) go through `boot`.
+ * The same code bootstraps ranks that are threads of one process over a genesis_team
+ * (comm_threads.c; NCCL's "one device per thread" case). Two ranks on one GPU need NCCL >= 2.30
+ * and NCCL_MULTI_RANK_GPU_ENABLE=1 (specs/scale_out.md E4). Compiled when CMake finds NCCL
+ * with CUDA (GEN_HAVE_NCCL).
  * Status: compile-checked only; bench/nccl_run.sh is the first GPU run.
  */
 #ifdef GEN_HAVE_NCCL
@@ -90,12 +92,18 @@ extern "C" genesis_status gen_comm_nccl_create(genesis_ctx *ctx, gen_comm *boot,
     *out = NULL;
     int ndev = 0;
     cudaError_t ce = cudaGetDeviceCount(&ndev);
-    if (ce != cudaSuccess || device >= ndev) {
+    int mine = ce != cudaSuccess || device >= ndev;
+    /* every rank learns whether any rank lacks its GPU before anyone waits in NCCL */
+    int bad = gen_comm_agree(boot, mine);
+    if (bad) {
         int rank = boot->rank;
         gen_comm_free(boot);
+        if (!mine)
+            return gen_set_error(ctx, GENESIS_ERR_UNSUPPORTED,
+                                 "NCCL: %d other rank(s) found no GPU for them; see their messages", bad);
         return gen_set_error(ctx, GENESIS_ERR_UNSUPPORTED,
-                             "--distributed nccl: rank %d wants GPU %d but %d GPU(s) are visible "
-                             "(%s); use --distributed mpi on CPU machines",
+                             "NCCL: rank %d wants GPU %d but %d GPU(s) are visible (%s); use "
+                             "--distributed mpi on CPU machines",
                              rank, device, ce == cudaSuccess ? ndev : 0,
                              ce == cudaSuccess ? "check --devices" : cudaGetErrorString(ce));
     }
@@ -121,9 +129,8 @@ extern "C" genesis_status gen_comm_nccl_create(genesis_ctx *ctx, gen_comm *boot,
     ncclResult_t r = ncclSuccess;
     if (c->rank == 0) r = ncclGetUniqueId(&id);
     /* every rank learns whether rank 0 got an id before anyone waits in ncclCommInitRank */
-    int bad = gen_comm_agree(boot, r != ncclSuccess);
     genesis_status st = GENESIS_OK;
-    if (bad) st = gen_set_error(ctx, GENESIS_ERR_CUDA, "ncclGetUniqueId failed on rank 0");
+    if (gen_comm_agree(boot, r != ncclSuccess)) st = gen_set_error(ctx, GENESIS_ERR_CUDA, "ncclGetUniqueId failed on rank 0");
     if (st == GENESIS_OK) st = boot->ops->broadcast_host(boot, &id, sizeof id, 0);
     if (st == GENESIS_OK && cudaSetDevice(device) != cudaSuccess)
         st = gen_set_error(ctx, GENESIS_ERR_CUDA, "cudaSetDevice(%d) failed on rank %d", device, c->rank);

@@ -90,8 +90,8 @@ genesis_status gen_comm_nccl_create(genesis_ctx *ctx, gen_comm *boot, int device
     gen_comm_free(boot);
     *out = NULL;
     return gen_set_error(ctx, GENESIS_ERR_UNSUPPORTED,
-                         "this build has no NCCL support (it needs the CUDA backend, NCCL and "
-                         "MPI at configure time); use --distributed mpi");
+                         "this build has no NCCL support (it needs the CUDA backend and NCCL at "
+                         "configure time); use --distributed mpi");
 }
 #endif
 
@@ -100,6 +100,7 @@ genesis_status gen_comm_nccl_create(genesis_ctx *ctx, gen_comm *boot, int device
 int genesis_dist_supported(genesis_dist_kind kind) {
     switch (kind) {
     case GENESIS_DIST_NONE: return 1;
+    case GENESIS_DIST_THREADS: return 1;
 #ifdef GEN_HAVE_MPI
     case GENESIS_DIST_MPI: return 1;
 #endif
@@ -114,6 +115,8 @@ int genesis_dist_launched(void) { return gen_dist_env_size() > 1; }
 
 genesis_status genesis_ctx_set_distributed(genesis_ctx *ctx, genesis_dist_kind kind) {
     if (!ctx) return GENESIS_ERR_INVALID_ARG;
+    GEN_RETURN_IF(kind == GENESIS_DIST_THREADS, ctx, GENESIS_ERR_INVALID_ARG,
+                  "ranks that are threads join a team: genesis_ctx_join_team");
     GEN_RETURN_IF(kind != GENESIS_DIST_NONE && kind != GENESIS_DIST_MPI && kind != GENESIS_DIST_NCCL,
                   ctx, GENESIS_ERR_INVALID_ARG, "unknown distribution kind %d", (int)kind);
     GEN_RETURN_IF(ctx->comm, ctx, GENESIS_ERR_STATE,
@@ -124,6 +127,29 @@ genesis_status genesis_ctx_set_distributed(genesis_ctx *ctx, genesis_dist_kind k
     if (kind == GENESIS_DIST_NCCL) {
         /* one GPU per rank: the rank's local index picks from the context's device list */
         int dev = ctx->ndevices > 0 ? ctx->devices[c->local_rank % ctx->ndevices] : c->local_rank;
+        gen_comm *nc = NULL;
+        GEN_TRY(gen_comm_nccl_create(ctx, c, dev, &nc));
+        c = nc;
+        ctx->device_kind = GENESIS_DEVICE_CUDA;
+        ctx->device_index = dev;
+    }
+    ctx->comm = c;
+    return GENESIS_OK;
+}
+
+genesis_status genesis_ctx_join_team(genesis_ctx *ctx, genesis_team *team, int rank,
+                                     genesis_dist_kind kind) {
+    if (!ctx || !team) return GENESIS_ERR_INVALID_ARG;
+    GEN_RETURN_IF(kind != GENESIS_DIST_THREADS && kind != GENESIS_DIST_NCCL, ctx,
+                  GENESIS_ERR_INVALID_ARG, "a team's ranks use GENESIS_DIST_THREADS or GENESIS_DIST_NCCL");
+    GEN_RETURN_IF(ctx->comm, ctx, GENESIS_ERR_STATE,
+                  "this context is already distributed; set it once, before creating models");
+    GEN_RETURN_IF(rank < 0 || rank >= gen_team_size(team), ctx, GENESIS_ERR_INVALID_ARG,
+                  "rank %d is outside the team of %d", rank, gen_team_size(team));
+    gen_comm *c = NULL;
+    GEN_TRY(gen_comm_team_create(ctx, team, rank, &c));
+    if (kind == GENESIS_DIST_NCCL) {
+        int dev = ctx->ndevices > 0 ? ctx->devices[rank % ctx->ndevices] : rank;
         gen_comm *nc = NULL;
         GEN_TRY(gen_comm_nccl_create(ctx, c, dev, &nc));
         c = nc;

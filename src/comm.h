@@ -7,9 +7,12 @@
  *     once and skip every collective (no per-step cost);
  *   - MPI (comm_mpi.c, built when CMake finds MPI: GEN_HAVE_MPI): MPI_Allreduce on host
  *     memory, staged through the host for a GPU backend;
- *   - NCCL (cuda/comm_nccl.cu, built when NCCL and MPI are found: GEN_HAVE_NCCL): one rank
- *     per GPU, bootstrapped by broadcasting the ncclUniqueId over the MPI communicator
- *     (NCCL user guide, "Creating a communicator"); ncclAllReduce on the backend's stream.
+ *   - threads (comm_threads.c): ranks that are threads of one process (genesis_team); a
+ *     deterministic shared-memory sum; CPU CI without MPI, and one process driving GPUs;
+ *   - NCCL (cuda/comm_nccl.cu, built when NCCL is found with CUDA: GEN_HAVE_NCCL): one rank
+ *     per GPU, bootstrapped by broadcasting the ncclUniqueId over an MPI or a team
+ *     communicator (NCCL user guide, "Creating a communicator"); ncclAllReduce on the
+ *     backend's stream.
  * The models use one path for every implementation: gen_comm_allreduce_sum on the flat
  * gradient arena of each network (PyTorch DDP / Horovod fuse tensors into buckets for the
  * same reason: one call per step instead of one per tensor; specs/scale_out.md E1, E2).
@@ -65,9 +68,13 @@ void gen_comm_free(gen_comm *c);
 /* The MPI communicator over MPI_COMM_WORLD (calls MPI_Init when nobody has; MPI_Finalize
  * at free in that case). GENESIS_ERR_UNSUPPORTED in a build without MPI. */
 genesis_status gen_comm_mpi_create(genesis_ctx *ctx, gen_comm **out);
-/* The NCCL communicator: one rank per GPU (`device`), bootstrapped over `boot` (which it
- * takes over and frees). GENESIS_ERR_UNSUPPORTED in a build without NCCL. */
+/* The NCCL communicator: one rank per GPU (`device`), bootstrapped over `boot` (MPI or a
+ * team; it takes `boot` over and frees it). GENESIS_ERR_UNSUPPORTED in a build without NCCL. */
 genesis_status gen_comm_nccl_create(genesis_ctx *ctx, gen_comm *boot, int device, gen_comm **out);
+
+/* A rank of a team of threads in this process (comm_threads.c), and the team's size. */
+genesis_status gen_comm_team_create(genesis_ctx *ctx, genesis_team *team, int rank, gen_comm **out);
+int gen_team_size(const genesis_team *team);
 
 /* Whether the process was started by a launcher with several ranks (mpirun/srun/hydra):
  * OMPI_COMM_WORLD_SIZE, PMI_SIZE or PMIX/SLURM equivalents > 1. */

@@ -6,6 +6,9 @@
  *       fits with seed 1 and one thread; when started by mpirun with several ranks, data
  *       parallel over MPI (--batch-size is the global batch). Each rank writes its whole
  *       training state (parameters, batch-norm statistics, Adam moments) to OUT.rank<r>.bin.
+ *   mpi_equiv team ctgan|tvae DATA.csv BATCH EPOCHS OUT K threads|nccl
+ *       the same fit with K ranks that are threads of this process (genesis_team): host
+ *       sums (threads, CPU) or NCCL on the GPU (bench/nccl_run.sh).
  *   mpi_equiv compare A.bin B.bin ATOL RTOL
  *       exit 0 when, for every array of the state, |a - b| / |b| (L2) <= RTOL and every
  *       |a - b| <= ATOL; prints both per array.
@@ -17,6 +20,7 @@
  *       broadcast; agree; check_same with equal and with different values. Exit 0 = all ok.
  */
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,24 +66,35 @@ static float *read_state(const char *path, size_t *seg, int *nseg) {
     return x;
 }
 
-static int fit(int argc, char **argv) {
-    if (argc != 7) return fprintf(stderr, "usage: mpi_equiv fit ctgan|tvae DATA BATCH EPOCHS OUT\n"), 2;
+typedef struct fit_job {
+    const char *kind, *data, *out;
+    double batch, epochs;
+    genesis_team *team;       /* NULL: MPI when launched with several ranks, else one worker */
+    genesis_dist_kind team_kind;
+    int rank, rc;
+} fit_job;
+
+static int fit_one(fit_job *j) {
     genesis_ctx *ctx = NULL;
     genesis_table *t = NULL;
     genesis_model *m = NULL;
     if (genesis_ctx_create(&ctx) != GENESIS_OK) return 1;
     genesis_ctx_set_seed(ctx, 1);
     genesis_ctx_set_threads(ctx, 1);
-    genesis_ctx_set_device(ctx, GENESIS_DEVICE_CPU, 0);
-    if (genesis_dist_launched() && genesis_ctx_set_distributed(ctx, GENESIS_DIST_MPI) != GENESIS_OK)
+    int gpu = j->team && j->team_kind == GENESIS_DIST_NCCL;
+    genesis_ctx_set_device(ctx, gpu ? GENESIS_DEVICE_CUDA : GENESIS_DEVICE_CPU, 0);
+    if (!j->team && genesis_dist_launched() &&
+        genesis_ctx_set_distributed(ctx, GENESIS_DIST_MPI) != GENESIS_OK)
         return die(ctx, "set_distributed");
+    if (j->team && genesis_ctx_join_team(ctx, j->team, j->rank, j->team_kind) != GENESIS_OK)
+        return die(ctx, "join_team");
     genesis_csv_options co;
     genesis_csv_options_init(&co);
-    if (genesis_table_read_csv(ctx, argv[3], &co, &t) != GENESIS_OK) return die(ctx, argv[3]);
-    genesis_model_kind kind = strcmp(argv[2], "tvae") == 0 ? GENESIS_MODEL_TVAE : GENESIS_MODEL_CTGAN;
+    if (genesis_table_read_csv(ctx, j->data, &co, &t) != GENESIS_OK) return die(ctx, j->data);
+    genesis_model_kind kind = strcmp(j->kind, "tvae") == 0 ? GENESIS_MODEL_TVAE : GENESIS_MODEL_CTGAN;
     if (genesis_model_create(ctx, kind, &m) != GENESIS_OK ||
-        genesis_model_set_param(m, GENESIS_P_BATCH_SIZE, atof(argv[4])) != GENESIS_OK ||
-        genesis_model_set_param(m, GENESIS_P_EPOCHS, atof(argv[5])) != GENESIS_OK)
+        genesis_model_set_param(m, GENESIS_P_BATCH_SIZE, j->batch) != GENESIS_OK ||
+        genesis_model_set_param(m, GENESIS_P_EPOCHS, j->epochs) != GENESIS_OK)
         return die(ctx, "model");
     if (genesis_model_fit(m, t, NULL, NULL) != GENESIS_OK) return die(ctx, "fit");
     float *x = NULL;
@@ -87,17 +102,53 @@ static int fit(int argc, char **argv) {
     int nseg = 0;
     if (gen_model_state(m, &x, &n, seg, &nseg) != GENESIS_OK) return die(ctx, "state");
     char path[4096];
-    snprintf(path, sizeof path, "%s.rank%d.bin", argv[6], genesis_ctx_rank(ctx));
+    snprintf(path, sizeof path, "%s.rank%d.bin", j->out, genesis_ctx_rank(ctx));
     int rc = write_state(path, x, seg, nseg);
     if (rc) fprintf(stderr, "mpi_equiv: cannot write %s\n", path);
     else
-        printf("mpi_equiv: rank %d of %d wrote %zu floats to %s\n", genesis_ctx_rank(ctx),
-               genesis_ctx_world_size(ctx), n, path);
+        printf("mpi_equiv: rank %d of %d (%s) wrote %zu floats to %s\n", genesis_ctx_rank(ctx),
+               genesis_ctx_world_size(ctx), genesis_ctx_device_name(ctx), n, path);
     free(x);
     genesis_model_free(m);
     genesis_table_free(t);
     genesis_ctx_free(ctx);
     return rc ? 1 : 0;
+}
+
+static int fit(int argc, char **argv) {
+    if (argc != 7) return fprintf(stderr, "usage: mpi_equiv fit ctgan|tvae DATA BATCH EPOCHS OUT\n"), 2;
+    fit_job j = {argv[2], argv[3], argv[6], atof(argv[4]), atof(argv[5]), NULL, GENESIS_DIST_NONE, 0, 0};
+    return fit_one(&j);
+}
+
+static void *fit_thread(void *arg) {
+    fit_job *j = arg;
+    j->rc = fit_one(j);
+    return NULL;
+}
+
+/* K ranks as threads of this process: host sums (threads) or NCCL on the GPU(s). */
+static int fit_team(int argc, char **argv) {
+    if (argc != 9)
+        return fprintf(stderr, "usage: mpi_equiv team ctgan|tvae DATA BATCH EPOCHS OUT K threads|nccl\n"), 2;
+    int K = atoi(argv[7]);
+    genesis_team *team = NULL;
+    if (K < 1 || K > 64 || genesis_team_create(K, &team) != GENESIS_OK) return 2;
+    genesis_dist_kind kind = strcmp(argv[8], "nccl") == 0 ? GENESIS_DIST_NCCL : GENESIS_DIST_THREADS;
+    fit_job jobs[64];
+    pthread_t th[64];
+    for (int r = 0; r < K; r++) {
+        fit_job j = {argv[2], argv[3], argv[6], atof(argv[4]), atof(argv[5]), team, kind, r, 1};
+        jobs[r] = j;
+        if (pthread_create(&th[r], NULL, fit_thread, &jobs[r]) != 0) return 1;
+    }
+    int rc = 0;
+    for (int r = 0; r < K; r++) {
+        pthread_join(th[r], NULL);
+        rc |= jobs[r].rc;
+    }
+    genesis_team_free(team);
+    return rc;
 }
 
 /* Per array of the state: largest |a - b|, and the relative L2 distance |a - b| / |b|
@@ -228,6 +279,7 @@ static int comm_test(void) {
 int main(int argc, char **argv) {
     if (argc == 2 && !strcmp(argv[1], "comm")) return comm_test();
     if (argc >= 2 && !strcmp(argv[1], "fit")) return fit(argc, argv);
+    if (argc >= 2 && !strcmp(argv[1], "team")) return fit_team(argc, argv);
     if (argc >= 2 && !strcmp(argv[1], "compare")) return compare_files(argc, argv);
     if (argc >= 2 && !strcmp(argv[1], "models")) return compare_models(argc, argv);
     fprintf(stderr, "usage: mpi_equiv fit|compare|models ...\n");
