@@ -8,6 +8,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
+#include <pthread.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -43,9 +44,10 @@ static int lib_error(genesis_ctx *ctx, genesis_status st) {
     return st == GENESIS_ERR_INVALID_ARG ? EXIT_USAGE : 1;
 }
 
+/* user: the command's options' quiet flag (per rank when ranks are threads), or NULL */
 static void log_to_stderr(genesis_log_level lvl, const char *msg, void *user) {
-    (void)user;
-    if (lvl == GENESIS_LOG_DEBUG || (g_quiet && lvl > GENESIS_LOG_ERROR)) return;
+    int quiet = user ? *(const int *)user : g_quiet;
+    if (lvl == GENESIS_LOG_DEBUG || (quiet && lvl > GENESIS_LOG_ERROR)) return;
     fprintf(stderr, "genesis: %s: %s\n",
             lvl == GENESIS_LOG_ERROR ? "error" : lvl == GENESIS_LOG_WARN ? "warning" : "note", msg);
 }
@@ -66,6 +68,8 @@ typedef struct options {
     const char *distributed;       /* --distributed auto|none|mpi|nccl (NULL = auto) */
     int devices[64], ndevices;     /* --devices 0,1,... */
     int multi_gpu;                 /* --multi-gpu: every GPU found */
+    genesis_team *team;            /* ranks that are threads of this process (run_ranks) */
+    int team_rank;
     const char *conds[MAX_CONDS];
     int nconds;
     int pset[NPARAM_MAX];
@@ -414,37 +418,46 @@ static int show_progress(const genesis_progress *p, void *user) {
 
 /* ---- commands --------------------------------------------------------------------------- */
 
-/* Data parallel: which communicator the options and the launcher ask for. One process
- * drives one GPU, so several GPUs need one rank each (mpirun). */
-static genesis_status set_distribution(genesis_ctx *ctx, options *o) {
-    int launched = genesis_dist_launched();
-    const char *d = o->distributed ? o->distributed : "auto";
-    int gpus = o->ndevices > 0 || o->multi_gpu;
+/* --multi-gpu: every GPU found; --devices: each listed GPU must exist. A clear error (and
+ * GENESIS_ERR_CANCELLED: already printed) otherwise. */
+static genesis_status resolve_devices(options *o) {
+    if (!o->multi_gpu && o->ndevices == 0) return GENESIS_OK;
+    genesis_device_info dev[64];
+    int n = 0;
+    char why[256] = "";
+    genesis_detect_devices(dev, 64, &n, why, sizeof why);
+    const char *flag = o->multi_gpu ? "--multi-gpu" : "--devices";
+    if (n == 0) {
+        fprintf(stderr, "genesis: error: %s: no GPU found (%s); drop %s to train on the CPU, or run "
+                        "CPU ranks with mpirun -np N genesis ... (docs/distributed.md)\n",
+                flag, why, flag);
+        return GENESIS_ERR_CANCELLED;
+    }
     if (o->multi_gpu) {
-        genesis_device_info dev[64];
-        int n = 0;
-        char why[256] = "";
-        genesis_detect_devices(dev, 64, &n, why, sizeof why);
-        if (n == 0) {
-            fprintf(stderr, "genesis: error: --multi-gpu: no GPU found (%s); drop --multi-gpu to train "
-                            "on the CPU, or run CPU ranks with mpirun -np N ... --distributed mpi\n", why);
-            return GENESIS_ERR_CANCELLED;
-        }
         for (int i = 0; i < n; i++) o->devices[i] = dev[i].index;
         o->ndevices = n;
     }
+    for (int i = 0; i < o->ndevices; i++)
+        if (o->devices[i] >= n) {
+            fprintf(stderr, "genesis: error: --devices: GPU %d not found (%d GPU(s): cuda:0 .. cuda:%d)\n",
+                    o->devices[i], n, n - 1);
+            return GENESIS_ERR_CANCELLED;
+        }
+    return GENESIS_OK;
+}
+
+/* Data parallel: which communicator the options and the launcher ask for: ranks started by
+ * mpirun (MPI, or NCCL with --devices/--multi-gpu), or ranks that are threads of this
+ * process (o->team: NCCL, one thread per listed GPU). */
+static genesis_status set_distribution(genesis_ctx *ctx, options *o) {
+    int launched = genesis_dist_launched();
+    const char *d = o->distributed ? o->distributed : "auto";
+    int gpus = o->ndevices > 0;
     genesis_dist_kind kind = GENESIS_DIST_NONE;
     if (!strcmp(d, "mpi")) kind = GENESIS_DIST_MPI;
     else if (!strcmp(d, "nccl")) kind = GENESIS_DIST_NCCL;
-    else if (!strcmp(d, "auto") && launched) kind = gpus ? GENESIS_DIST_NCCL : GENESIS_DIST_MPI;
+    else if (!strcmp(d, "auto") && (launched || o->team)) kind = gpus ? GENESIS_DIST_NCCL : GENESIS_DIST_MPI;
     if (kind == GENESIS_DIST_NONE) {
-        if (o->ndevices > 1) {
-            fprintf(stderr, "genesis: error: %s asks for %d GPUs, but one genesis process drives one "
-                            "GPU; start one rank per GPU: mpirun -np %d genesis ... %s (docs/distributed.md)\n",
-                    o->multi_gpu ? "--multi-gpu" : "--devices", o->ndevices, o->ndevices,
-                    o->multi_gpu ? "--multi-gpu" : "--devices LIST");
-            return GENESIS_ERR_CANCELLED;
-        }
         if (o->ndevices == 1 && o->device == GENESIS_DEVICE_AUTO)
             return genesis_ctx_set_device(ctx, GENESIS_DEVICE_CUDA, o->devices[0]);
         return GENESIS_OK;
@@ -453,25 +466,24 @@ static genesis_status set_distribution(genesis_ctx *ctx, options *o) {
         fprintf(stderr, "genesis: error: --distributed %s: this build has no %s support (%s)\n",
                 kind == GENESIS_DIST_MPI ? "mpi" : "nccl", kind == GENESIS_DIST_MPI ? "MPI" : "NCCL",
                 kind == GENESIS_DIST_MPI ? "install libopenmpi-dev and rebuild: scripts/setup.sh"
-                                         : "it needs CUDA, NCCL and MPI at configure time; use "
+                                         : "it needs CUDA and NCCL at configure time; use "
                                            "--distributed mpi on CPU ranks");
         return GENESIS_ERR_CANCELLED;
     }
     genesis_status st = GENESIS_OK;
     if (o->ndevices) st = genesis_ctx_set_devices(ctx, o->devices, o->ndevices);
-    if (st == GENESIS_OK) st = genesis_ctx_set_distributed(ctx, kind);
+    if (st == GENESIS_OK)
+        st = o->team ? genesis_ctx_join_team(ctx, o->team, o->team_rank, GENESIS_DIST_NCCL)
+                     : genesis_ctx_set_distributed(ctx, kind);
     if (st != GENESIS_OK) return st;
-    if (genesis_ctx_rank(ctx) > 0) { /* rank 0 alone prints progress and notes */
-        o->quiet = 1;
-        g_quiet = 1;
-    }
+    if (genesis_ctx_rank(ctx) > 0) o->quiet = 1; /* rank 0 alone prints progress and notes */
     return GENESIS_OK;
 }
 
 static genesis_status make_ctx(options *o, genesis_ctx **ctx) {
     genesis_status st = genesis_ctx_create(ctx);
     if (st != GENESIS_OK) return st;
-    genesis_ctx_set_log(*ctx, log_to_stderr, NULL);
+    genesis_ctx_set_log(*ctx, log_to_stderr, &o->quiet);
     genesis_ctx_set_seed(*ctx, o->seed);
     if ((st = genesis_ctx_set_threads(*ctx, o->threads)) != GENESIS_OK) return st;
     if ((st = genesis_ctx_set_device(*ctx, o->device, o->device_index)) != GENESIS_OK) return st;
@@ -599,22 +611,96 @@ static int finish(genesis_ctx *ctx, genesis_model *m, genesis_status st) {
     return rc;
 }
 
+static int generate_body(options *o) {
+    genesis_ctx *ctx = NULL;
+    genesis_model *m = NULL;
+    int64_t nrows = 0;
+    genesis_status st = make_ctx(o, &ctx);
+    if (st == GENESIS_OK) st = fit_from_options(ctx, o, &m, &nrows);
+    int writer = genesis_ctx_rank(ctx) == 0; /* rank 0 alone writes the model and the rows */
+    if (st == GENESIS_OK && writer && o->model_out) st = genesis_model_save(m, o->model_out);
+    if (st == GENESIS_OK) st = apply_conditions(m, o);
+    if (st == GENESIS_OK && writer) st = write_rows(ctx, m, o, o->rows_set ? o->rows : nrows);
+    return finish(ctx, m, st);
+}
+
+static int fit_body(options *o) {
+    genesis_ctx *ctx = NULL;
+    genesis_model *m = NULL;
+    int64_t nrows = 0;
+    genesis_status st = make_ctx(o, &ctx);
+    if (st == GENESIS_OK) st = fit_from_options(ctx, o, &m, &nrows);
+    if (st == GENESIS_OK && genesis_ctx_rank(ctx) == 0) st = genesis_model_save(m, o->model_out);
+    if (st == GENESIS_OK && !o->quiet) fprintf(stderr, "genesis: saved model to %s\n", o->model_out);
+    return finish(ctx, m, st);
+}
+
+typedef struct rank_job {
+    options o;
+    int (*body)(options *);
+    int rc;
+} rank_job;
+
+static void *rank_thread(void *arg) {
+    rank_job *j = arg;
+    j->rc = j->body(&j->o);
+    return NULL;
+}
+
+/* Runs a training command: as it is (one worker, or one rank of an mpirun job), or, for
+ * --devices/--multi-gpu with several GPUs and no launcher, as one thread per GPU in this
+ * process (a team, NCCL between the GPUs). */
+static int run_ranks(options *o, int (*body)(options *)) {
+    if (resolve_devices(o) != GENESIS_OK) return EXIT_USAGE;
+    const char *d = o->distributed ? o->distributed : "auto";
+    int K = o->ndevices;
+    if (genesis_dist_launched() || K < 2 || (strcmp(d, "auto") && strcmp(d, "nccl"))) return body(o);
+    if (!genesis_dist_supported(GENESIS_DIST_NCCL)) {
+        fprintf(stderr, "genesis: error: %d GPUs in one process need NCCL, which this build lacks (it "
+                        "needs CUDA and NCCL at configure time)\n", K);
+        return EXIT_USAGE;
+    }
+    genesis_team *team = NULL;
+    rank_job *jobs = calloc((size_t)K, sizeof *jobs);
+    pthread_t *th = calloc((size_t)K, sizeof *th);
+    if (!jobs || !th || genesis_team_create(K, &team) != GENESIS_OK) {
+        free(jobs);
+        free(th);
+        fprintf(stderr, "genesis: error: out of memory starting %d ranks\n", K);
+        return 1;
+    }
+    int started = 0, rc = 0;
+    for (int r = 0; r < K; r++) {
+        jobs[r].o = *o;
+        jobs[r].o.team = team;
+        jobs[r].o.team_rank = r;
+        jobs[r].o.quiet = o->quiet || r > 0;
+        jobs[r].body = body;
+        if (pthread_create(&th[r], NULL, rank_thread, &jobs[r]) != 0) {
+            /* the started ranks would wait for this one forever */
+            fprintf(stderr, "genesis: error: cannot start the thread of rank %d\n", r);
+            fflush(stderr);
+            _Exit(1);
+        }
+        started++;
+    }
+    for (int r = 0; r < started; r++) {
+        pthread_join(th[r], NULL);
+        if (jobs[r].rc > rc) rc = jobs[r].rc;
+    }
+    genesis_team_free(team);
+    free(jobs);
+    free(th);
+    return rc;
+}
+
 static int cmd_generate(int argc, char **argv) {
     options o = {0};
     o.device = GENESIS_DEVICE_AUTO;
     int rc = parse_args("generate", F_INPUT | F_OUTPUT | F_ROWS | F_TRAIN | F_COND | F_SAVE, argc, argv, &o);
     if (rc) return rc;
     g_quiet = o.quiet;
-    genesis_ctx *ctx = NULL;
-    genesis_model *m = NULL;
-    int64_t nrows = 0;
-    genesis_status st = make_ctx(&o, &ctx);
-    if (st == GENESIS_OK) st = fit_from_options(ctx, &o, &m, &nrows);
-    int writer = genesis_ctx_rank(ctx) == 0; /* rank 0 alone writes the model and the rows */
-    if (st == GENESIS_OK && writer && o.model_out) st = genesis_model_save(m, o.model_out);
-    if (st == GENESIS_OK) st = apply_conditions(m, &o);
-    if (st == GENESIS_OK && writer) st = write_rows(ctx, m, &o, o.rows_set ? o.rows : nrows);
-    return finish(ctx, m, st);
+    return run_ranks(&o, generate_body);
 }
 
 static int cmd_fit(int argc, char **argv) {
@@ -623,14 +709,7 @@ static int cmd_fit(int argc, char **argv) {
     int rc = parse_args("fit", F_INPUT | F_MODEL_IN | F_TRAIN, argc, argv, &o);
     if (rc) return rc;
     g_quiet = o.quiet;
-    genesis_ctx *ctx = NULL;
-    genesis_model *m = NULL;
-    int64_t nrows = 0;
-    genesis_status st = make_ctx(&o, &ctx);
-    if (st == GENESIS_OK) st = fit_from_options(ctx, &o, &m, &nrows);
-    if (st == GENESIS_OK && genesis_ctx_rank(ctx) == 0) st = genesis_model_save(m, o.model_out);
-    if (st == GENESIS_OK && !o.quiet) fprintf(stderr, "genesis: saved model to %s\n", o.model_out);
-    return finish(ctx, m, st);
+    return run_ranks(&o, fit_body);
 }
 
 static int cmd_sample(int argc, char **argv) {
