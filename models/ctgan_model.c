@@ -69,12 +69,8 @@ static genesis_status check_distributed(genesis_model *m, const gen_encoded *enc
                                         int B, int pac) {
     genesis_ctx *ctx = m->ctx;
     int K = gen_comm_size(comm);
-    GEN_TRY(gen_comm_check_same(comm, "the number of rows", (double)enc->nrows));
+    /* the seed, table shape and settings were checked before the transformer fit (model.c) */
     GEN_TRY(gen_comm_check_same(comm, "the encoded row width", (double)m->tf.data_dim));
-    GEN_TRY(gen_comm_check_same(comm, "the seed (high 32 bits)", (double)(m->seed >> 32)));
-    GEN_TRY(gen_comm_check_same(comm, "the seed (low 32 bits)", (double)(m->seed & 0xFFFFFFFFu)));
-    for (int p = 0; p < GEN_NPARAMS; p++)
-        GEN_TRY(gen_comm_check_same(comm, "a training setting", m->param[p]));
     GEN_RETURN_IF(B % (K * pac) != 0, ctx, GENESIS_ERR_INVALID_ARG,
                   "with %d ranks, batch-size (%d) must be a multiple of ranks x pac = %d (the global "
                   "batch is split into equal slices of whole pac groups); e.g. --batch-size %d",

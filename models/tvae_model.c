@@ -70,12 +70,8 @@ static genesis_status new_impl(genesis_model *m, tvae_model **out) {
 
 /* Data parallel: same data and settings everywhere, and noise slices on Philox blocks. */
 static genesis_status check_distributed(genesis_model *m, const gen_encoded *enc, gen_comm *comm) {
-    GEN_TRY(gen_comm_check_same(comm, "the number of rows", (double)enc->nrows));
+    /* the seed, table shape and settings were checked before the transformer fit (model.c) */
     GEN_TRY(gen_comm_check_same(comm, "the encoded row width", (double)m->tf.data_dim));
-    GEN_TRY(gen_comm_check_same(comm, "the seed (high 32 bits)", (double)(m->seed >> 32)));
-    GEN_TRY(gen_comm_check_same(comm, "the seed (low 32 bits)", (double)(m->seed & 0xFFFFFFFFu)));
-    for (int p = 0; p < GEN_NPARAMS; p++)
-        GEN_TRY(gen_comm_check_same(comm, "a training setting", m->param[p]));
     GEN_RETURN_IF(gen_param_i(m, GENESIS_P_EMBEDDING_DIM) % 4 != 0, m->ctx, GENESIS_ERR_INVALID_ARG,
                   "with %d ranks, embedding-dim (%d) must be a multiple of 4, so that each rank's "
                   "noise starts on a Philox block",

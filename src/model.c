@@ -8,6 +8,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "comm.h"
 #include "model.h"
 #include "model_io.h"
 
@@ -182,6 +183,16 @@ genesis_status genesis_model_fit(genesis_model *m, const genesis_table *t,
     GEN_RETURN_IF(t->nrows < 1 || t->ncols < 1, ctx, GENESIS_ERR_DATA,
                   "the table has no rows or no columns; nothing to learn");
     m->seed = ctx->seed;
+    if (gen_comm_size(ctx->comm) > 1) { /* data parallel: the same table and settings everywhere */
+        gen_comm *c = ctx->comm;
+        GEN_TRY(gen_comm_check_same(c, "the seed (high 32 bits)", (double)(m->seed >> 32)));
+        GEN_TRY(gen_comm_check_same(c, "the seed (low 32 bits)", (double)(m->seed & 0xFFFFFFFFu)));
+        GEN_TRY(gen_comm_check_same(c, "the number of rows", (double)t->nrows));
+        GEN_TRY(gen_comm_check_same(c, "the number of columns", (double)t->ncols));
+        GEN_TRY(gen_comm_check_same(c, "the model kind", (double)m->vt->kind));
+        for (int p = 0; p < GEN_NPARAMS; p++)
+            GEN_TRY(gen_comm_check_same(c, PARAMS[p].name, m->param[p]));
+    }
     gen_transform_opts to;
     gen_transform_opts_default(&to);
     to.max_modes = gen_param_i(m, GENESIS_P_MAX_MODES);
