@@ -8,7 +8,9 @@
  *       training state (parameters, batch-norm statistics, Adam moments) to OUT.rank<r>.bin.
  *   mpi_equiv team ctgan|tvae DATA.csv BATCH EPOCHS OUT K threads|nccl
  *       the same fit with K ranks that are threads of this process (genesis_team): host
- *       sums (threads, CPU) or NCCL on the GPU (bench/nccl_run.sh).
+ *       sums (threads) or NCCL on the GPU (bench/nccl_run.sh). NCCL ranks all use GPU 0
+ *       unless MPI_EQUIV_GPUS=N spreads rank r over GPU r % N; MPI_EQUIV_DEVICE=cuda puts
+ *       `fit` and thread ranks on GPU 0 (host-staged sums).
  *   mpi_equiv compare A.bin B.bin ATOL RTOL
  *       exit 0 when, for every array of the state, |a - b| / |b| (L2) <= RTOL and every
  *       |a - b| <= ATOL; prints both per array.
@@ -81,8 +83,17 @@ static int fit_one(fit_job *j) {
     if (genesis_ctx_create(&ctx) != GENESIS_OK) return 1;
     genesis_ctx_set_seed(ctx, 1);
     genesis_ctx_set_threads(ctx, 1);
-    int gpu = j->team && j->team_kind == GENESIS_DIST_NCCL;
+    /* NCCL ranks run on their GPU; MPI_EQUIV_DEVICE=cuda puts the others on GPU 0 too */
+    const char *dev = getenv("MPI_EQUIV_DEVICE");
+    int gpu = (j->team && j->team_kind == GENESIS_DIST_NCCL) || (dev && !strcmp(dev, "cuda"));
     genesis_ctx_set_device(ctx, gpu ? GENESIS_DEVICE_CUDA : GENESIS_DEVICE_CPU, 0);
+    if (j->team && j->team_kind == GENESIS_DIST_NCCL) {
+        int zero = 0; /* every rank on GPU 0 unless MPI_EQUIV_GPUS says how many to spread over */
+        const char *g = getenv("MPI_EQUIV_GPUS");
+        int ng = g ? atoi(g) : 1, list[64];
+        for (int i = 0; i < 64; i++) list[i] = i;
+        genesis_ctx_set_devices(ctx, ng > 1 ? list : &zero, ng > 1 && ng <= 64 ? ng : 1);
+    }
     if (!j->team && genesis_dist_launched() &&
         genesis_ctx_set_distributed(ctx, GENESIS_DIST_MPI) != GENESIS_OK)
         return die(ctx, "set_distributed");
