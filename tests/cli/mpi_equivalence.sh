@@ -30,6 +30,12 @@ MPIRUN=(mpirun -np 2)
 if mpirun --version 2>&1 | grep -qi 'open mpi'; then
     MPIRUN=(mpirun --oversubscribe --mca mpi_yield_when_idle 1 -np 2)
 fi
+# AddressSanitizer build: keep leak checking for our code, suppress Open MPI's own
+# allocations that it keeps until exit (tests/mpi/lsan_mpi.supp explains)
+if [ "$IS_ASAN" = 1 ]; then
+    export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}fast_unwind_on_malloc=0"
+    export LSAN_OPTIONS="${LSAN_OPTIONS:+$LSAN_OPTIONS:}suppressions=$SRC/tests/mpi/lsan_mpi.supp:print_suppressions=0"
+fi
 TMO=(timeout 120)
 ATOL=2.5e-3
 RTOL=1e-4
