@@ -462,6 +462,14 @@ static genesis_status set_distribution(genesis_ctx *ctx, options *o) {
             return genesis_ctx_set_device(ctx, GENESIS_DEVICE_CUDA, o->devices[0]);
         return GENESIS_OK;
     }
+    if (!genesis_dist_supported(kind) && !o->distributed && launched) {
+        fprintf(stderr, "genesis: error: started by a launcher with several ranks, but this build has "
+                        "no %s support (%s); pass --distributed none to train each process alone\n",
+                kind == GENESIS_DIST_MPI ? "MPI" : "NCCL",
+                kind == GENESIS_DIST_MPI ? "install libopenmpi-dev and rebuild: scripts/setup.sh"
+                                         : "it needs CUDA and NCCL at configure time");
+        return GENESIS_ERR_CANCELLED;
+    }
     if (!genesis_dist_supported(kind)) {
         fprintf(stderr, "genesis: error: --distributed %s: this build has no %s support (%s)\n",
                 kind == GENESIS_DIST_MPI ? "mpi" : "nccl", kind == GENESIS_DIST_MPI ? "MPI" : "NCCL",
