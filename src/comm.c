@@ -132,6 +132,9 @@ genesis_status genesis_ctx_set_distributed(genesis_ctx *ctx, genesis_dist_kind k
         c = nc;
         ctx->device_kind = GENESIS_DEVICE_CUDA;
         ctx->device_index = dev;
+    } else if (ctx->ndevices > 0) { /* MPI ranks on GPUs: each its own, sums through the host */
+        ctx->device_kind = GENESIS_DEVICE_CUDA;
+        ctx->device_index = ctx->devices[c->local_rank % ctx->ndevices];
     }
     ctx->comm = c;
     return GENESIS_OK;

@@ -149,7 +149,7 @@ GENESIS_API int genesis_dist_launched(void);
  *  float rounding) and every rank ends with identical parameters. Every rank must call fit
  *  with the same table and settings (checked). Call once, before creating models. NCCL:
  *  rank r on a machine uses GPU devices[r % n] of genesis_ctx_set_devices (default: its
- *  local rank). @return GENESIS_OK, GENESIS_ERR_UNSUPPORTED (not built in), GENESIS_ERR_IO
+ *  local rank); MPI with a device list: the same GPU choice, sums staged through the host. @return GENESIS_OK, GENESIS_ERR_UNSUPPORTED (not built in), GENESIS_ERR_IO
  *  (MPI/NCCL start-up failed), GENESIS_ERR_STATE (already set) */
 GENESIS_API genesis_status genesis_ctx_set_distributed(genesis_ctx *ctx, genesis_dist_kind kind);
 /*! genesis_team_create() : a team of `size` ranks that are threads of this process (one
