@@ -7,6 +7,7 @@
 #   - 2 ranks vs 1 rank: per array, |a - b| / |b| (L2) <= 1e-4 and every |a - b| <= 2.5e-3
 #     (float rounding: sums are taken in another order; see the doc for why Adam lets a
 #     near-zero gradient move a weight by up to ~1.6 lr per step whatever its sign);
+#   - CTGAN with 4 ranks (batch 400, 5 steps) against 1 rank, the same checks;
 #   - the CLI end to end: `mpirun -np 2 genesis fit` saves (on rank 0 only) a model whose
 #     weights match `genesis fit`'s within the same tolerance; `generate` writes one file;
 #   - the communicator alone: all-reduce of known values, broadcast, agree, check_same;
@@ -60,6 +61,20 @@ for method in ctgan tvae; do
     sed 's/^mpi_equiv: /      | /' "$W/${method}_cmp.out"
     if [ "$RC" = 0 ]; then pass "$method: 2 ranks match 1 rank within tolerance"; else fail "$method: 2 ranks differ from 1 rank beyond tolerance"; fi
 done
+
+section "ctgan: 4 ranks x 100 rows vs 1 rank x 400 rows (5 steps)"
+MPIRUN4=("${MPIRUN[@]}")
+MPIRUN4[${#MPIRUN4[@]}-1]=4
+run ctgan4_np1 "${TMO[@]}" "$HELPER" fit ctgan "$ADULT" 400 1 "$W/ctgan4.np1"
+expect_ok
+run ctgan4_np4 "${TMO[@]}" "${MPIRUN4[@]}" "$HELPER" fit ctgan "$ADULT" 400 1 "$W/ctgan4.np4"
+expect_ok
+same4=1
+for r in 1 2 3; do cmp -s "$W/ctgan4.np4.rank0.bin" "$W/ctgan4.np4.rank$r.bin" || same4=0; done
+if [ "$same4" = 1 ]; then pass "ctgan: all 4 ranks hold bit-identical state"; else fail "ctgan: the 4 ranks differ"; fi
+run ctgan4_cmp "$HELPER" compare "$W/ctgan4.np4.rank0.bin" "$W/ctgan4.np1.rank0.bin" $ATOL $RTOL
+sed 's/^mpi_equiv: /      | /' "$W/ctgan4_cmp.out"
+if [ "$RC" = 0 ]; then pass "ctgan: 4 ranks match 1 rank within tolerance"; else fail "ctgan: 4 ranks differ from 1 rank beyond tolerance"; fi
 
 section "CLI: mpirun -np 2 genesis fit / generate"
 run cli_np1 "$G" fit -q --epochs 1 --seed 3 -i "$ADULT" -m "$OUT/np1.gen"
