@@ -30,6 +30,8 @@ export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1
 MPIRUN=(mpirun -np 2)
 if mpirun --version 2>&1 | grep -qi 'open mpi'; then
     MPIRUN=(mpirun --oversubscribe --mca mpi_yield_when_idle 1 -np 2)
+    # containers often forbid the cross-memory-attach copy (ptrace): use plain shared memory
+    export OMPI_MCA_btl_vader_single_copy_mechanism=${OMPI_MCA_btl_vader_single_copy_mechanism:-none}
 fi
 # AddressSanitizer build: keep leak checking for our code, suppress Open MPI's own
 # allocations that it keeps until exit (tests/mpi/lsan_mpi.supp explains)
