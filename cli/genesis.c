@@ -8,6 +8,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
+#include <pthread.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -43,9 +44,10 @@ static int lib_error(genesis_ctx *ctx, genesis_status st) {
     return st == GENESIS_ERR_INVALID_ARG ? EXIT_USAGE : 1;
 }
 
+/* user: the command's options' quiet flag (per rank when ranks are threads), or NULL */
 static void log_to_stderr(genesis_log_level lvl, const char *msg, void *user) {
-    (void)user;
-    if (lvl == GENESIS_LOG_DEBUG || (g_quiet && lvl > GENESIS_LOG_ERROR)) return;
+    int quiet = user ? *(const int *)user : g_quiet;
+    if (lvl == GENESIS_LOG_DEBUG || (quiet && lvl > GENESIS_LOG_ERROR)) return;
     fprintf(stderr, "genesis: %s: %s\n",
             lvl == GENESIS_LOG_ERROR ? "error" : lvl == GENESIS_LOG_WARN ? "warning" : "note", msg);
 }
@@ -63,6 +65,11 @@ typedef struct options {
     genesis_device_kind device;
     int device_index;
     int quiet, progress;
+    const char *distributed;       /* --distributed auto|none|mpi|nccl (NULL = auto) */
+    int devices[64], ndevices;     /* --devices 0,1,... */
+    int multi_gpu;                 /* --multi-gpu: every GPU found */
+    genesis_team *team;            /* ranks that are threads of this process (run_ranks) */
+    int team_rank;
     const char *conds[MAX_CONDS];
     int nconds;
     int pset[NPARAM_MAX];
@@ -77,6 +84,7 @@ enum {
     OPT_DELIM = 1000, OPT_NA, OPT_DISCRETE, OPT_CONTINUOUS, OPT_NOHEADER, OPT_METHOD, OPT_SEED,
     OPT_THREADS, OPT_DEVICE, OPT_QUIET, OPT_SAVE, OPT_COND, OPT_PROGRESS, OPT_VERSION,
     OPT_MEMFRAC, OPT_MEMLIMIT, OPT_SAMPLEBATCH, OPT_JSON,
+    OPT_DISTRIBUTED, OPT_DEVICES, OPT_MULTI_GPU,
     OPT_PARAM_BASE = 2000
 };
 
@@ -111,6 +119,24 @@ static int parse_device(const char *s, genesis_device_kind *k, int *idx) {
         *idx = (int)v;
     } else return -1;
     return 0;
+}
+
+/* "0,1,3": distinct GPU indices 0..255 */
+static int parse_devices(const char *s, int *dev, int cap, int *n) {
+    *n = 0;
+    while (*s) {
+        char *end;
+        errno = 0;
+        long v = strtol(s, &end, 10);
+        if (errno || end == s || v < 0 || v > 255 || *n >= cap) return -1;
+        for (int i = 0; i < *n; i++)
+            if (dev[i] == (int)v) return -1;
+        dev[(*n)++] = (int)v;
+        if (*end == ',') end++;
+        else if (*end) return -1;
+        s = end;
+    }
+    return *n > 0 ? 0 : -1;
 }
 
 static int n_params(void) {
@@ -200,6 +226,13 @@ static void help(const char *cmd) {
                "      --device D          cpu | auto | cuda | cuda:N (default auto)\n"
                "      --threads N         CPU threads (default 0: the cores other work is not using;\n"
                "                          OMP_NUM_THREADS when set); never changes the output\n");
+    if (!strcmp(cmd, "fit") || !strcmp(cmd, "generate"))
+        printf("      --distributed K     auto | none | mpi | nccl: data-parallel training over the ranks\n"
+               "                          of `mpirun -np N genesis ...` (default auto: mpi when started by\n"
+               "                          a launcher with N > 1, nccl when --devices/--multi-gpu is given\n"
+               "                          too); --batch-size is the global batch (docs/distributed.md)\n"
+               "      --devices 0,1,...   GPUs for data-parallel ranks (rank r on a machine uses entry r)\n"
+               "      --multi-gpu         every GPU found (one rank per GPU under mpirun)\n");
     if (!strcmp(cmd, "generate") || !strcmp(cmd, "sample"))
         printf("  -o, --output FILE       the synthetic table (written to a temporary name, then renamed)\n"
                "  -n, --rows N            rows to generate (default: as many as the input had for generate)\n"
@@ -246,6 +279,8 @@ static int parse_args(const char *cmd, int flags, int argc, char **argv, options
         {"memory-fraction", required_argument, 0, OPT_MEMFRAC},
         {"memory-limit", required_argument, 0, OPT_MEMLIMIT},
         {"sample-batch", required_argument, 0, OPT_SAMPLEBATCH}, {"json", no_argument, 0, OPT_JSON},
+        {"distributed", required_argument, 0, OPT_DISTRIBUTED},
+        {"devices", required_argument, 0, OPT_DEVICES}, {"multi-gpu", no_argument, 0, OPT_MULTI_GPU},
     };
     int nb = (int)(sizeof base / sizeof base[0]), np = n_params();
     struct option longopts[sizeof base / sizeof base[0] + NPARAM_MAX + 1];
@@ -330,6 +365,18 @@ static int parse_args(const char *cmd, int flags, int argc, char **argv, options
             o->sample_batch = v;
             break;
         case OPT_JSON: o->json = 1; break;
+        case OPT_DISTRIBUTED:
+            if (strcmp(optarg, "auto") && strcmp(optarg, "none") && strcmp(optarg, "mpi") &&
+                strcmp(optarg, "nccl"))
+                return usage_error(cmd, "--distributed must be auto, none, mpi or nccl, got '%s'", optarg);
+            o->distributed = optarg;
+            break;
+        case OPT_DEVICES:
+            if (parse_devices(optarg, o->devices, 64, &o->ndevices))
+                return usage_error(cmd, "--devices needs distinct GPU indices 0..255 separated by commas "
+                                        "(at most 64), got '%s'", optarg);
+            break;
+        case OPT_MULTI_GPU: o->multi_gpu = 1; break;
         case ':': return usage_error(cmd, "option '%s' needs a value", argv[optind - 1]);
         case '?':
             if (optopt) return usage_error(cmd, "unknown option '-%c'", optopt);
@@ -364,6 +411,9 @@ static int parse_args(const char *cmd, int flags, int argc, char **argv, options
     if (!(flags & F_ESTIMATE) && o->json) return usage_error(cmd, "--json applies to estimate and evaluate");
     if (!(flags & (F_OUTPUT | F_ESTIMATE)) && o->sample_batch)
         return usage_error(cmd, "--sample-batch applies to generate, sample and estimate");
+    if (!(flags & F_TRAIN) && (o->distributed || o->ndevices || o->multi_gpu))
+        return usage_error(cmd, "--distributed, --devices and --multi-gpu apply to fit and generate");
+    if (o->ndevices && o->multi_gpu) return usage_error(cmd, "give --devices or --multi-gpu, not both");
     if (!(flags & (F_INPUT | F_ESTIMATE)) && (o->delimiter || o->na || o->discrete || o->continuous || o->no_header || o->method))
         return usage_error(cmd, "reading options (--delimiter, --na, --discrete, --continuous, "
                                 "--no-header, --method) apply to fit and generate");
@@ -421,17 +471,88 @@ static int show_progress(const genesis_progress *p, void *user) {
 
 /* ---- commands --------------------------------------------------------------------------- */
 
-static genesis_status make_ctx(const options *o, genesis_ctx **ctx) {
+/* --multi-gpu: every GPU found; --devices: each listed GPU must exist. A clear error (and
+ * GENESIS_ERR_CANCELLED: already printed) otherwise. */
+static genesis_status resolve_devices(options *o) {
+    if (!o->multi_gpu && o->ndevices == 0) return GENESIS_OK;
+    genesis_device_info dev[64];
+    int n = 0;
+    char why[256] = "";
+    genesis_detect_devices(dev, 64, &n, why, sizeof why);
+    const char *flag = o->multi_gpu ? "--multi-gpu" : "--devices";
+    if (n == 0) {
+        fprintf(stderr, "genesis: error: %s: no GPU found (%s); drop %s to train on the CPU, or run "
+                        "CPU ranks with mpirun -np N genesis ... (docs/distributed.md)\n",
+                flag, why, flag);
+        return GENESIS_ERR_CANCELLED;
+    }
+    if (o->multi_gpu) {
+        for (int i = 0; i < n; i++) o->devices[i] = dev[i].index;
+        o->ndevices = n;
+    }
+    for (int i = 0; i < o->ndevices; i++)
+        if (o->devices[i] >= n) {
+            fprintf(stderr, "genesis: error: --devices: GPU %d not found (%d GPU(s): cuda:0 .. cuda:%d)\n",
+                    o->devices[i], n, n - 1);
+            return GENESIS_ERR_CANCELLED;
+        }
+    return GENESIS_OK;
+}
+
+/* Data parallel: which communicator the options and the launcher ask for: ranks started by
+ * mpirun (MPI, or NCCL with --devices/--multi-gpu), or ranks that are threads of this
+ * process (o->team: NCCL, one thread per listed GPU). */
+static genesis_status set_distribution(genesis_ctx *ctx, options *o) {
+    int launched = genesis_dist_launched();
+    const char *d = o->distributed ? o->distributed : "auto";
+    int gpus = o->ndevices > 0;
+    genesis_dist_kind kind = GENESIS_DIST_NONE;
+    if (!strcmp(d, "mpi")) kind = GENESIS_DIST_MPI;
+    else if (!strcmp(d, "nccl")) kind = GENESIS_DIST_NCCL;
+    else if (!strcmp(d, "auto") && (launched || o->team)) kind = gpus ? GENESIS_DIST_NCCL : GENESIS_DIST_MPI;
+    if (kind == GENESIS_DIST_NONE) {
+        if (o->ndevices == 1 && o->device == GENESIS_DEVICE_AUTO)
+            return genesis_ctx_set_device(ctx, GENESIS_DEVICE_CUDA, o->devices[0]);
+        return GENESIS_OK;
+    }
+    if (!genesis_dist_supported(kind) && !o->distributed && launched) {
+        fprintf(stderr, "genesis: error: started by a launcher with several ranks, but this build has "
+                        "no %s support (%s); pass --distributed none to train each process alone\n",
+                kind == GENESIS_DIST_MPI ? "MPI" : "NCCL",
+                kind == GENESIS_DIST_MPI ? "install libopenmpi-dev and rebuild: scripts/setup.sh"
+                                         : "it needs CUDA and NCCL at configure time");
+        return GENESIS_ERR_CANCELLED;
+    }
+    if (!genesis_dist_supported(kind)) {
+        fprintf(stderr, "genesis: error: --distributed %s: this build has no %s support (%s)\n",
+                kind == GENESIS_DIST_MPI ? "mpi" : "nccl", kind == GENESIS_DIST_MPI ? "MPI" : "NCCL",
+                kind == GENESIS_DIST_MPI ? "install libopenmpi-dev and rebuild: scripts/setup.sh"
+                                         : "it needs CUDA and NCCL at configure time; use "
+                                           "--distributed mpi on CPU ranks");
+        return GENESIS_ERR_CANCELLED;
+    }
+    genesis_status st = GENESIS_OK;
+    if (o->ndevices) st = genesis_ctx_set_devices(ctx, o->devices, o->ndevices);
+    if (st == GENESIS_OK)
+        st = o->team ? genesis_ctx_join_team(ctx, o->team, o->team_rank, GENESIS_DIST_NCCL)
+                     : genesis_ctx_set_distributed(ctx, kind);
+    if (st != GENESIS_OK) return st;
+    if (genesis_ctx_rank(ctx) > 0) o->quiet = 1; /* rank 0 alone prints progress and notes */
+    return GENESIS_OK;
+}
+
+static genesis_status make_ctx(options *o, genesis_ctx **ctx) {
     genesis_status st = genesis_ctx_create(ctx);
     if (st != GENESIS_OK) return st;
-    genesis_ctx_set_log(*ctx, log_to_stderr, NULL);
+    genesis_ctx_set_log(*ctx, log_to_stderr, &o->quiet);
     genesis_ctx_set_seed(*ctx, o->seed);
     if ((st = genesis_ctx_set_threads(*ctx, o->threads)) != GENESIS_OK) return st;
     if ((o->mem_fraction > 0 || o->mem_limit > 0) &&
         (st = genesis_ctx_set_memory_budget(*ctx, o->mem_fraction > 0 ? o->mem_fraction : 0.8,
                                             o->mem_limit)) != GENESIS_OK)
         return st;
-    return genesis_ctx_set_device(*ctx, o->device, o->device_index);
+    if ((st = genesis_ctx_set_device(*ctx, o->device, o->device_index)) != GENESIS_OK) return st;
+    return set_distribution(*ctx, o);
 }
 
 /* Splits "column=value" into buf: the column name with surrounding spaces trimmed (the
@@ -519,6 +640,13 @@ static genesis_status fit_from_options(genesis_ctx *ctx, const options *o, genes
                 o->input, (long long)genesis_table_nrows(t), genesis_table_ncols(t), ncont,
                 genesis_table_ncols(t) - ncont, kind == GENESIS_MODEL_TVAE ? "TVAE" : "CTGAN", ep,
                 genesis_ctx_device_name(ctx));
+        int K = genesis_ctx_world_size(ctx);
+        if (K > 1) {
+            double bs;
+            genesis_model_get_param(*m, GENESIS_P_BATCH_SIZE, &bs);
+            fprintf(stderr, "genesis: data parallel over %d ranks: global batch %g, about %g rows "
+                            "per rank\n", K, bs, bs / K);
+        }
     }
     progress_state ps = {isatty(2), kind == GENESIS_MODEL_CTGAN};
     int want = !o->quiet && (ps.tty || o->progress);
@@ -594,8 +722,98 @@ static genesis_status write_rows(genesis_ctx *ctx, genesis_model *m, const optio
  * usage error was already printed, e.g. by check_conditions_early). */
 static int finish(genesis_ctx *ctx, genesis_model *m, genesis_status st) {
     int rc = st == GENESIS_OK ? 0 : st == GENESIS_ERR_CANCELLED ? EXIT_USAGE : lib_error(ctx, st);
+    if (rc != 0 && genesis_ctx_world_size(ctx) > 1) {
+        /* the other ranks may be waiting for this one in a collective: stop them all */
+        fprintf(stderr, "genesis: rank %d failed; stopping all %d ranks\n", genesis_ctx_rank(ctx),
+                genesis_ctx_world_size(ctx));
+        fflush(stderr);
+        genesis_ctx_abort(ctx, rc);
+    }
     genesis_model_free(m);
     genesis_ctx_free(ctx);
+    return rc;
+}
+
+static int generate_body(options *o) {
+    genesis_ctx *ctx = NULL;
+    genesis_model *m = NULL;
+    int64_t nrows = 0;
+    genesis_status st = make_ctx(o, &ctx);
+    if (st == GENESIS_OK) st = fit_from_options(ctx, o, &m, &nrows);
+    int writer = genesis_ctx_rank(ctx) == 0; /* rank 0 alone writes the model and the rows */
+    if (st == GENESIS_OK && writer && o->model_out) st = genesis_model_save(m, o->model_out);
+    if (st == GENESIS_OK) st = apply_conditions(m, o);
+    if (st == GENESIS_OK && writer) st = write_rows(ctx, m, o, o->rows_set ? o->rows : nrows);
+    return finish(ctx, m, st);
+}
+
+static int fit_body(options *o) {
+    genesis_ctx *ctx = NULL;
+    genesis_model *m = NULL;
+    int64_t nrows = 0;
+    genesis_status st = make_ctx(o, &ctx);
+    if (st == GENESIS_OK) st = fit_from_options(ctx, o, &m, &nrows);
+    if (st == GENESIS_OK && genesis_ctx_rank(ctx) == 0) st = genesis_model_save(m, o->model_out);
+    if (st == GENESIS_OK && !o->quiet) fprintf(stderr, "genesis: saved model to %s\n", o->model_out);
+    return finish(ctx, m, st);
+}
+
+typedef struct rank_job {
+    options o;
+    int (*body)(options *);
+    int rc;
+} rank_job;
+
+static void *rank_thread(void *arg) {
+    rank_job *j = arg;
+    j->rc = j->body(&j->o);
+    return NULL;
+}
+
+/* Runs a training command: as it is (one worker, or one rank of an mpirun job), or, for
+ * --devices/--multi-gpu with several GPUs and no launcher, as one thread per GPU in this
+ * process (a team, NCCL between the GPUs). */
+static int run_ranks(options *o, int (*body)(options *)) {
+    if (resolve_devices(o) != GENESIS_OK) return EXIT_USAGE;
+    const char *d = o->distributed ? o->distributed : "auto";
+    int K = o->ndevices;
+    if (genesis_dist_launched() || K < 2 || (strcmp(d, "auto") && strcmp(d, "nccl"))) return body(o);
+    if (!genesis_dist_supported(GENESIS_DIST_NCCL)) {
+        fprintf(stderr, "genesis: error: %d GPUs in one process need NCCL, which this build lacks (it "
+                        "needs CUDA and NCCL at configure time)\n", K);
+        return EXIT_USAGE;
+    }
+    genesis_team *team = NULL;
+    rank_job *jobs = calloc((size_t)K, sizeof *jobs);
+    pthread_t *th = calloc((size_t)K, sizeof *th);
+    if (!jobs || !th || genesis_team_create(K, &team) != GENESIS_OK) {
+        free(jobs);
+        free(th);
+        fprintf(stderr, "genesis: error: out of memory starting %d ranks\n", K);
+        return 1;
+    }
+    int started = 0, rc = 0;
+    for (int r = 0; r < K; r++) {
+        jobs[r].o = *o;
+        jobs[r].o.team = team;
+        jobs[r].o.team_rank = r;
+        jobs[r].o.quiet = o->quiet || r > 0;
+        jobs[r].body = body;
+        if (pthread_create(&th[r], NULL, rank_thread, &jobs[r]) != 0) {
+            /* the started ranks would wait for this one forever */
+            fprintf(stderr, "genesis: error: cannot start the thread of rank %d\n", r);
+            fflush(stderr);
+            _Exit(1);
+        }
+        started++;
+    }
+    for (int r = 0; r < started; r++) {
+        pthread_join(th[r], NULL);
+        if (jobs[r].rc > rc) rc = jobs[r].rc;
+    }
+    genesis_team_free(team);
+    free(jobs);
+    free(th);
     return rc;
 }
 
@@ -605,15 +823,7 @@ static int cmd_generate(int argc, char **argv) {
     int rc = parse_args("generate", F_INPUT | F_OUTPUT | F_ROWS | F_TRAIN | F_COND | F_SAVE, argc, argv, &o);
     if (rc) return rc;
     g_quiet = o.quiet;
-    genesis_ctx *ctx = NULL;
-    genesis_model *m = NULL;
-    int64_t nrows = 0;
-    genesis_status st = make_ctx(&o, &ctx);
-    if (st == GENESIS_OK) st = fit_from_options(ctx, &o, &m, &nrows);
-    if (st == GENESIS_OK && o.model_out) st = genesis_model_save(m, o.model_out);
-    if (st == GENESIS_OK) st = apply_conditions(m, &o);
-    if (st == GENESIS_OK) st = write_rows(ctx, m, &o, o.rows_set ? o.rows : nrows);
-    return finish(ctx, m, st);
+    return run_ranks(&o, generate_body);
 }
 
 static int cmd_fit(int argc, char **argv) {
@@ -622,14 +832,7 @@ static int cmd_fit(int argc, char **argv) {
     int rc = parse_args("fit", F_INPUT | F_MODEL_IN | F_TRAIN, argc, argv, &o);
     if (rc) return rc;
     g_quiet = o.quiet;
-    genesis_ctx *ctx = NULL;
-    genesis_model *m = NULL;
-    int64_t nrows = 0;
-    genesis_status st = make_ctx(&o, &ctx);
-    if (st == GENESIS_OK) st = fit_from_options(ctx, &o, &m, &nrows);
-    if (st == GENESIS_OK) st = genesis_model_save(m, o.model_out);
-    if (st == GENESIS_OK && !o.quiet) fprintf(stderr, "genesis: saved model to %s\n", o.model_out);
-    return finish(ctx, m, st);
+    return run_ranks(&o, fit_body);
 }
 
 static int cmd_sample(int argc, char **argv) {
@@ -691,6 +894,9 @@ static int cmd_info(int argc, char **argv) {
     printf("training device: %s\n", n > 0 ? "cuda:0 with --device auto|cuda (the CUDA backend is not yet "
                                               "validated on a GPU; --device cpu forces the CPU)"
                                             : "cpu");
+    printf("data parallel: MPI %s, NCCL %s (docs/distributed.md)\n",
+           genesis_dist_supported(GENESIS_DIST_MPI) ? "built in" : "not built in",
+           genesis_dist_supported(GENESIS_DIST_NCCL) ? "built in" : "not built in");
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     uint64_t tot = 0, avail = 0;
     genesis_host_memory(&tot, &avail);

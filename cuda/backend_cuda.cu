@@ -340,10 +340,35 @@ static void op_batchnorm_backward(gen_backend *be, float *dinp, float *dgamma, f
 }
 static void op_activate_forward(gen_backend *be, float *out, int ldo, const float *x, int ldx,
                                 int B, const gen_act_span *spans, int nspans, float tau,
-                                uint64_t seed, uint64_t stream, uint64_t offset) {
+                                uint64_t seed, uint64_t stream, uint64_t offset, uint64_t row0) {
     GEN_CUDA_RUN(be, "activate_forward",
                  gen_cu_activate_forward(cu, out, ldo, x, ldx, B, spans, nspans, tau, seed,
-                                         stream, offset));
+                                         stream, offset, row0));
+}
+static void op_batchnorm_stats(gen_backend *be, float *part, const float *inp, const float *mean,
+                               int B, int C, int N) {
+    GEN_CUDA_RUN(be, "batchnorm_stats", gen_cu_batchnorm_stats(cu, part, inp, mean, B, C, N));
+}
+static void op_batchnorm_apply(gen_backend *be, float *out, float *rstd, const float *inp,
+                               const float *mean, const float *gamma, const float *beta, int B,
+                               int C, float eps) {
+    GEN_CUDA_RUN(be, "batchnorm_apply",
+                 gen_cu_batchnorm_apply(cu, out, rstd, inp, mean, gamma, beta, B, C, eps));
+}
+static void op_batchnorm_backward_sums(gen_backend *be, float *sums, float *dgamma, float *dbeta,
+                                       const float *dout, const float *inp, const float *mean,
+                                       const float *rstd, const float *gamma, int B, int C) {
+    GEN_CUDA_RUN(be, "batchnorm_backward_sums",
+                 gen_cu_batchnorm_backward_sums(cu, sums, dgamma, dbeta, dout, inp, mean, rstd,
+                                                gamma, B, C));
+}
+static void op_batchnorm_backward_apply(gen_backend *be, float *dinp, const float *dout,
+                                        const float *inp, const float *mean, const float *rstd,
+                                        const float *gamma, const float *sums, int B, int C,
+                                        int N) {
+    GEN_CUDA_RUN(be, "batchnorm_backward_apply",
+                 gen_cu_batchnorm_backward_apply(cu, dinp, dout, inp, mean, rstd, gamma, sums, B,
+                                                 C, N));
 }
 static void op_activate_backward(gen_backend *be, float *dx, int lddx, const float *dout,
                                  int lddo, const float *out, int ldo, int B,
@@ -501,6 +526,10 @@ static void cu_fill_ops(gen_backend_ops *o) {
     o->batchnorm_forward_eval = op_batchnorm_forward_eval;
     o->batchnorm_update_running = op_batchnorm_update_running;
     o->batchnorm_backward = op_batchnorm_backward;
+    o->batchnorm_stats = op_batchnorm_stats;
+    o->batchnorm_apply = op_batchnorm_apply;
+    o->batchnorm_backward_sums = op_batchnorm_backward_sums;
+    o->batchnorm_backward_apply = op_batchnorm_backward_apply;
     o->activate_forward = op_activate_forward;
     o->activate_backward = op_activate_backward;
     o->cross_entropy_rows = op_cross_entropy_rows;

@@ -202,12 +202,25 @@ genesis_status gen_cu_batchnorm_backward(gen_cuda *cu, float *dinp, float *dgamm
                                          float *dbeta, const float *dout, const float *inp,
                                          const float *mean, const float *rstd,
                                          const float *gamma, int B, int C);
+genesis_status gen_cu_batchnorm_stats(gen_cuda *cu, float *part, const float *inp,
+                                      const float *mean, int B, int C, int N);
+genesis_status gen_cu_batchnorm_apply(gen_cuda *cu, float *out, float *rstd, const float *inp,
+                                      const float *mean, const float *gamma, const float *beta,
+                                      int B, int C, float eps);
+genesis_status gen_cu_batchnorm_backward_sums(gen_cuda *cu, float *sums, float *dgamma,
+                                              float *dbeta, const float *dout, const float *inp,
+                                              const float *mean, const float *rstd,
+                                              const float *gamma, int B, int C);
+genesis_status gen_cu_batchnorm_backward_apply(gen_cuda *cu, float *dinp, const float *dout,
+                                               const float *inp, const float *mean,
+                                               const float *rstd, const float *gamma,
+                                               const float *sums, int B, int C, int N);
 
 /* softmax.cu */
 genesis_status gen_cu_activate_forward(gen_cuda *cu, float *out, int ldo, const float *x,
                                        int ldx, int B, const gen_act_span *spans, int nspans,
                                        float tau, uint64_t seed, uint64_t stream,
-                                       uint64_t offset);
+                                       uint64_t offset, uint64_t row0);
 genesis_status gen_cu_activate_backward(gen_cuda *cu, float *dx, int lddx, const float *dout,
                                         int lddo, const float *out, int ldo, int B,
                                         const gen_act_span *spans, int nspans, float tau);

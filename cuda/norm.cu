@@ -161,3 +161,129 @@ genesis_status gen_cu_batchnorm_backward(gen_cuda *cu, float *dinp, float *dgamm
     GEN_CUDA_LAUNCHED(cu);
     return GENESIS_OK;
 }
+
+/* ---- synchronised batch norm (data-parallel ranks): partial statistics of the global
+ * batch of N rows, summed over ranks by the caller between the steps ---- */
+
+__global__ void k_bn_stats(float *__restrict__ part, const float *__restrict__ inp,
+                           const float *__restrict__ mean, int B, int C, int N) {
+    __shared__ double sh[BN_ROWS][BN_COLS];
+    int c = blockIdx.x * BN_COLS + threadIdx.x;
+    bool col = c < C;
+    double s = 0.0;
+    if (col) {
+        float m = mean ? mean[c] : 0.0f;
+        for (int b = threadIdx.y; b < B; b += BN_ROWS) {
+            double v = inp[(size_t)b * C + c];
+            if (mean) v = (v - m) * (v - m);
+            s += v;
+        }
+    }
+    s = bn_colsum(s, sh);
+    if (col && threadIdx.y == 0) part[c] = (float)(s / N);
+}
+
+genesis_status gen_cu_batchnorm_stats(gen_cuda *cu, float *part, const float *inp,
+                                      const float *mean, int B, int C, int N) {
+    if (C <= 0) return GENESIS_OK;
+    dim3 block(BN_COLS, BN_ROWS), grid((unsigned)((C + BN_COLS - 1) / BN_COLS));
+    k_bn_stats<<<grid, block, 0, cu->stream>>>(part, inp, mean, B, C, N);
+    GEN_CUDA_LAUNCHED(cu);
+    return GENESIS_OK;
+}
+
+__global__ void k_bn_apply(float *__restrict__ out, float *__restrict__ rstd,
+                           const float *__restrict__ inp, const float *__restrict__ mean,
+                           const float *__restrict__ gamma, const float *__restrict__ beta,
+                           int B, int C, float eps) {
+    int c = blockIdx.x * BN_COLS + threadIdx.x;
+    bool col = c < C;
+    float r = col ? (float)(1.0 / sqrt((double)rstd[c] + eps)) : 0.0f;
+    if (col) {
+        float m = mean[c], g = gamma[c], bt = beta[c];
+        for (int b = threadIdx.y; b < B; b += BN_ROWS) {
+            size_t i = (size_t)b * C + c;
+            out[i] = (inp[i] - m) * r * g + bt;
+        }
+    }
+    __syncthreads(); /* every thread has read the variance before it is overwritten */
+    if (col && threadIdx.y == 0) rstd[c] = r;
+}
+
+genesis_status gen_cu_batchnorm_apply(gen_cuda *cu, float *out, float *rstd, const float *inp,
+                                      const float *mean, const float *gamma, const float *beta,
+                                      int B, int C, float eps) {
+    if (C <= 0) return GENESIS_OK;
+    dim3 block(BN_COLS, BN_ROWS), grid((unsigned)((C + BN_COLS - 1) / BN_COLS));
+    k_bn_apply<<<grid, block, 0, cu->stream>>>(out, rstd, inp, mean, gamma, beta, B, C, eps);
+    GEN_CUDA_LAUNCHED(cu);
+    return GENESIS_OK;
+}
+
+__global__ void k_bn_backward_sums(float *__restrict__ sums, float *__restrict__ dgamma,
+                                   float *__restrict__ dbeta, const float *__restrict__ dout,
+                                   const float *__restrict__ inp, const float *__restrict__ mean,
+                                   const float *__restrict__ rstd, const float *__restrict__ gamma,
+                                   int B, int C) {
+    __shared__ double sh[BN_ROWS][BN_COLS];
+    int c = blockIdx.x * BN_COLS + threadIdx.x;
+    bool col = c < C;
+    float m = col ? mean[c] : 0.0f, r = col ? rstd[c] : 0.0f, g = col ? gamma[c] : 0.0f;
+    double sd = 0.0, sdx = 0.0, sg = 0.0, sb = 0.0;
+    if (col)
+        for (int b = threadIdx.y; b < B; b += BN_ROWS) {
+            size_t i = (size_t)b * C + c;
+            float xhat = (inp[i] - m) * r;
+            float dxhat = dout[i] * g;
+            sd += dxhat;
+            sdx += (double)dxhat * xhat;
+            sg += (double)(dout[i] * xhat);
+            sb += dout[i];
+        }
+    sd = bn_colsum(sd, sh);
+    sdx = bn_colsum(sdx, sh);
+    sg = bn_colsum(sg, sh);
+    sb = bn_colsum(sb, sh);
+    if (!col || threadIdx.y != 0) return;
+    sums[c] = (float)sd;
+    sums[C + c] = (float)sdx;
+    dgamma[c] += (float)sg;
+    dbeta[c] += (float)sb;
+}
+
+genesis_status gen_cu_batchnorm_backward_sums(gen_cuda *cu, float *sums, float *dgamma,
+                                              float *dbeta, const float *dout, const float *inp,
+                                              const float *mean, const float *rstd,
+                                              const float *gamma, int B, int C) {
+    if (C <= 0) return GENESIS_OK;
+    dim3 block(BN_COLS, BN_ROWS), grid((unsigned)((C + BN_COLS - 1) / BN_COLS));
+    k_bn_backward_sums<<<grid, block, 0, cu->stream>>>(sums, dgamma, dbeta, dout, inp, mean, rstd,
+                                                       gamma, B, C);
+    GEN_CUDA_LAUNCHED(cu);
+    return GENESIS_OK;
+}
+
+__global__ void k_bn_backward_apply(float *__restrict__ dinp, const float *__restrict__ dout,
+                                    const float *__restrict__ inp, const float *__restrict__ mean,
+                                    const float *__restrict__ rstd, const float *__restrict__ gamma,
+                                    const float *__restrict__ sums, size_t n, int C, int N) {
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x) {
+        int c = (int)(i % (size_t)C);
+        float xhat = (inp[i] - mean[c]) * rstd[c];
+        float dxhat = dout[i] * gamma[c];
+        dinp[i] += rstd[c] * (float)(dxhat - (double)sums[c] / N - xhat * (double)sums[C + c] / N);
+    }
+}
+
+genesis_status gen_cu_batchnorm_backward_apply(gen_cuda *cu, float *dinp, const float *dout,
+                                               const float *inp, const float *mean,
+                                               const float *rstd, const float *gamma,
+                                               const float *sums, int B, int C, int N) {
+    if (B <= 0 || C <= 0) return GENESIS_OK;
+    size_t n = (size_t)B * (size_t)C;
+    k_bn_backward_apply<<<gen_cuda_grid(n, GEN_CUDA_THREADS), GEN_CUDA_THREADS, 0, cu->stream>>>(
+        dinp, dout, inp, mean, rstd, gamma, sums, n, C, N);
+    GEN_CUDA_LAUNCHED(cu);
+    return GENESIS_OK;
+}

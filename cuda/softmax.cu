@@ -26,7 +26,7 @@ __device__ __forceinline__ float gumbel_at(uint64_t seed, uint64_t stream, uint6
 __global__ void k_activate_forward(float *__restrict__ out, int ldo, const float *__restrict__ x,
                                    int ldx, int B, const gen_act_span *__restrict__ spans,
                                    int nspans, int W, float tau, uint64_t seed, uint64_t stream,
-                                   uint64_t offset) {
+                                   uint64_t offset, uint64_t row0) {
     int lane = threadIdx.x & 31;
     long long wid = (long long)blockIdx.x * SM_WARPS + (threadIdx.x >> 5);
     if (wid >= (long long)B * nspans) return; /* whole warps leave together */
@@ -35,7 +35,7 @@ __global__ void k_activate_forward(float *__restrict__ out, int ldo, const float
     const float *xr = x + (size_t)b * ldx;
     float *yr = out + (size_t)b * ldo;
     int j0 = sp.start, j1 = sp.start + sp.len;
-    uint64_t i0 = (uint64_t)b * (uint64_t)W;
+    uint64_t i0 = (row0 + (uint64_t)b) * (uint64_t)W;
     if (tau > 0.0f) { /* noise left in a gap before this span, as the CPU leaves it */
         int g0 = s > 0 ? spans[s - 1].start + spans[s - 1].len : 0;
         for (int j = g0 + lane; j < j0; j += 32) yr[j] = gumbel_at(seed, stream, offset, i0 + j);
@@ -78,7 +78,7 @@ static unsigned warp_blocks(long long warps) {
 genesis_status gen_cu_activate_forward(gen_cuda *cu, float *out, int ldo, const float *x,
                                        int ldx, int B, const gen_act_span *spans, int nspans,
                                        float tau, uint64_t seed, uint64_t stream,
-                                       uint64_t offset) {
+                                       uint64_t offset, uint64_t row0) {
     if (B <= 0 || nspans <= 0) return GENESIS_OK;
     const gen_act_span *dspans = NULL;
     genesis_status st = gen_cuda_spans(cu, spans, nspans, &dspans);
@@ -86,7 +86,7 @@ genesis_status gen_cu_activate_forward(gen_cuda *cu, float *out, int ldo, const 
     int W = spans[nspans - 1].start + spans[nspans - 1].len;
     long long warps = (long long)B * nspans;
     k_activate_forward<<<warp_blocks(warps), 32 * SM_WARPS, 0, cu->stream>>>(
-        out, ldo, x, ldx, B, dspans, nspans, W, tau, seed, stream, offset);
+        out, ldo, x, ldx, B, dspans, nspans, W, tau, seed, stream, offset, row0);
     GEN_CUDA_LAUNCHED(cu);
     return GENESIS_OK;
 }

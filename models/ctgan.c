@@ -12,6 +12,12 @@
  * Memory follows llm.c: one allocation per buffer kind (parameters, gradients, Adam m/v,
  * activations), filled from size tables into named pointers. The row layout of the
  * generator's residual stack is X = [h2 | h1 | z'] so each block's input is a suffix of X.
+ * Data parallel (docs/distributed.md): with K ranks each holds a contiguous slice of the
+ * global batch; every rank draws the whole batch's conditions and row picks (cheap host
+ * draws) and its slice of the counter-based noise (keyed by global position), the losses are
+ * scaled by the global batch so the sum over ranks is the one-rank gradient, batch norm uses
+ * the global batch's statistics (synchronised), and each network's gradient arena is summed
+ * in one all-reduce per step. With K == 1 none of this runs.
  * Derivations: docs/layers.md.
  */
 #include <math.h>
@@ -19,6 +25,7 @@
 #include <time.h>
 
 #include "arena.h"
+#include "comm.h"
 #include "ctgan.h"
 #include "model_io.h"
 #include "sampler.h"
@@ -69,7 +76,8 @@ static size_t ctgan_point_acts(ctgan *c, float *base) {
                    B * g, B * g, B * g, g, g, B * c->data_dim, B * c->w,
                    Bt * c->w, Bt * c->d2, Bt * g, Bt * g, Bt * g, Bt * c->data_dim, Bt * c->w,
                    n2 * dd, n2 * dd, n2 * dd, n2 * dd, n2 * dd, n2 * dd, n2 * dd, n2 * dd, n2,
-                   n, n, n2 * dd, n2 * dd, n2 * dd, n2 * dd, n2 * dd, n, B * c->w,
+                   n, n, n2 * dd, n2 * dd, n2 * dd, n2 * dd, n2 * dd,
+                   c->train ? (size_t)c->ng : 0, B * c->w,
                    n * dd, n * dd, n * dd, n * dd, n * dd, n * c->pacw, n * c->pacw, n * dd, n * dd,
                    n * dd, n * dd, 16, B * (size_t)(c->cond_dim > 0 ? c->cond_dim : 1)};
     GEN_ASSERT(sizeof p / sizeof p[0] == sizeof sz / sizeof sz[0]);
@@ -80,9 +88,15 @@ static size_t ctgan_point_acts(ctgan *c, float *base) {
 
 /* The derived widths; shared by create and the memory model so that both count the same. */
 static void ctgan_set_dims(ctgan *c, const ctgan_config *cfg) {
-    c->B = cfg->batch; c->pac = cfg->pac; c->emb = cfg->emb; c->gdim = cfg->gdim;
+    c->comm = cfg->comm;
+    c->K = gen_comm_size(cfg->comm);
+    c->rank = gen_comm_rank(cfg->comm);
+    c->Bg = cfg->batch;
+    c->B = cfg->batch / c->K; c->pac = cfg->pac; c->emb = cfg->emb; c->gdim = cfg->gdim;
     c->ddim = cfg->ddim; c->data_dim = cfg->data_dim; c->cond_dim = cfg->cond_dim;
+    c->r0 = c->rank * c->B;
     c->n = c->B / c->pac;
+    c->ng = c->n * c->K;
     c->d0 = c->emb + c->cond_dim;
     c->d1 = c->gdim + c->d0;
     c->d2 = 2 * c->gdim + c->d0;
@@ -121,6 +135,7 @@ void ctgan_free(ctgan *c) {
         be->ops->free(be, c->dm); be->ops->free(be, c->dv);
         be->ops->free(be, c->acts);
         be->ops->free(be, c->ce_idx);
+        be->ops->free(be, c->bnred);
     }
     free(c->spans);
     free(c->host_col);
@@ -136,7 +151,7 @@ genesis_status ctgan_create(genesis_ctx *ctx, gen_backend *be, const ctgan_confi
     ctgan_set_dims(c, cfg);
     c->nspans = nspans;
     c->spans = calloc((size_t)(nspans ? nspans : 1), sizeof *spans);
-    c->host_col = calloc((size_t)c->B * 4, sizeof(int32_t));
+    c->host_col = calloc((size_t)c->Bg * 4, sizeof(int32_t));
     if (!c->spans || !c->host_col) goto nomem;
     memcpy(c->spans, spans, (size_t)nspans * sizeof *spans);
 
@@ -153,13 +168,16 @@ genesis_status ctgan_create(genesis_ctx *ctx, gen_backend *be, const ctgan_confi
     point_gen(&c->gp, c->gparams, gs);
     ctgan_point_acts(c, c->acts);
     if (c->train) {
-        c->ggrads = be->ops->alloc(be, gb);
+        /* the gradient arenas end with CT_RED_TAIL floats for the losses (ctgan_reduce) */
+        c->ggrads = be->ops->alloc(be, gb + CT_RED_TAIL * sizeof(float));
         c->gm = be->ops->alloc(be, gb); c->gv = be->ops->alloc(be, gb);
-        c->dparams = be->ops->alloc(be, db); c->dgrads = be->ops->alloc(be, db);
+        c->dparams = be->ops->alloc(be, db);
+        c->dgrads = be->ops->alloc(be, db + CT_RED_TAIL * sizeof(float));
+        if (c->K > 1) c->bnred = be->ops->alloc(be, 2 * (size_t)c->gdim * sizeof(float));
         c->dm = be->ops->alloc(be, db); c->dv = be->ops->alloc(be, db);
         c->ce_idx = be->ops->alloc(be, (size_t)c->B * 3 * sizeof(int32_t));
         if (!c->ggrads || !c->gm || !c->gv || !c->dparams || !c->dgrads || !c->dm || !c->dv ||
-            !c->ce_idx)
+            !c->ce_idx || (c->K > 1 && !c->bnred))
             goto nomem;
         point_gen(&c->gg, c->ggrads, gs);
         point_dis(&c->dp, c->dparams, ds);
@@ -168,9 +186,9 @@ genesis_status ctgan_create(genesis_ctx *ctx, gen_backend *be, const ctgan_confi
     if (c->train) {
         float *h = malloc((size_t)c->n * 2 * sizeof(float));
         if (!h) goto nomem;
-        for (int k = 0; k < c->n; k++) {
-            h[k] = 1.0f / c->n;
-            h[c->n + k] = -1.0f / c->n;
+        for (int k = 0; k < c->n; k++) { /* the WGAN loss is a mean over the global batch */
+            h[k] = 1.0f / c->ng;
+            h[c->n + k] = -1.0f / c->ng;
         }
         be->ops->upload(be, c->act.dy_pos, h, (size_t)c->n * sizeof(float));
         be->ops->upload(be, c->act.dy_neg, h + c->n, (size_t)c->n * sizeof(float));
@@ -234,6 +252,84 @@ static uint64_t noise_offset(ctgan *c, size_t n) {
     return o;
 }
 
+/* ---- data-parallel pieces (no-ops, or the one-rank code, when K == 1) ----------------------- */
+
+static void ct_allreduce(ctgan *c, float *x, size_t n) {
+    if (c->comm_st == GENESIS_OK) c->comm_st = gen_comm_allreduce_sum(c->comm, c->be, x, n);
+}
+
+/* Training-mode batch norm: this batch's statistics (K == 1) or the global batch's (K > 1:
+ * partial mean, all-reduce, partial variance around it, all-reduce), then the running
+ * statistics update with the global row count. */
+static void ct_bn_forward(ctgan *c, float *out, float *mean, float *rstd, const float *inp,
+                          const float *gamma, const float *beta, float *rm, float *rv) {
+    gen_backend *be = c->be;
+    const gen_backend_ops *o = be->ops;
+    int B = c->B, g = c->gdim;
+    if (c->K == 1) {
+        o->batchnorm_forward(be, out, mean, rstd, inp, gamma, beta, B, g, CT_BN_EPS);
+    } else {
+        o->batchnorm_stats(be, mean, inp, NULL, B, g, c->Bg);
+        ct_allreduce(c, mean, (size_t)g);
+        o->batchnorm_stats(be, rstd, inp, mean, B, g, c->Bg);
+        ct_allreduce(c, rstd, (size_t)g);
+        o->batchnorm_apply(be, out, rstd, inp, mean, gamma, beta, B, g, CT_BN_EPS);
+    }
+    o->batchnorm_update_running(be, rm, rv, mean, rstd, c->Bg, g, CT_BN_MOMENTUM, CT_BN_EPS);
+}
+
+/* Batch-norm backward; K > 1: the two column sums of the global batch (one all-reduce of
+ * 2 gdim floats). dgamma/dbeta get this rank's share, summed with the other gradients. */
+static void ct_bn_backward(ctgan *c, float *dinp, float *dgamma, float *dbeta, const float *dout,
+                           const float *inp, const float *mean, const float *rstd,
+                           const float *gamma) {
+    gen_backend *be = c->be;
+    const gen_backend_ops *o = be->ops;
+    int B = c->B, g = c->gdim;
+    if (c->K == 1) {
+        o->batchnorm_backward(be, dinp, dgamma, dbeta, dout, inp, mean, rstd, gamma, B, g);
+        return;
+    }
+    o->batchnorm_backward_sums(be, c->bnred, dgamma, dbeta, dout, inp, mean, rstd, gamma, B, g);
+    ct_allreduce(c, c->bnred, 2 * (size_t)g);
+    o->batchnorm_backward_apply(be, dinp, dout, inp, mean, rstd, gamma, c->bnred, B, g, c->Bg);
+}
+
+/* Dropout on n packed rows. K > 1: the rows are one (or, for the joint fake|real pass, two)
+ * slices of the global packed rows, so each slice takes the mask the whole batch would have
+ * at its global position (the fit checks that positions fall on Philox block boundaries). */
+static void ct_dropout(ctgan *c, float *out, float *mask, const float *inp, int n) {
+    gen_backend *be = c->be;
+    size_t dd = (size_t)c->ddim, nd = (size_t)n * dd;
+    if (c->K == 1) {
+        be->ops->dropout_forward(be, out, mask, inp, nd, CT_DROPOUT, c->seed, GEN_STREAM_NOISE,
+                                 noise_offset(c, nd));
+        return;
+    }
+    int halves = n == 2 * c->n ? 2 : 1;
+    size_t nh = (size_t)n / halves, ngh = nh * (size_t)c->K;
+    uint64_t base = noise_offset(c, (size_t)halves * ngh * dd);
+    for (int h = 0; h < halves; h++) {
+        size_t first = ((size_t)h * ngh + (size_t)c->rank * nh) * dd, at = (size_t)h * nh * dd;
+        be->ops->dropout_forward(be, out + at, mask + at, inp + at, nh * dd, CT_DROPOUT, c->seed,
+                                 GEN_STREAM_NOISE, base + first / 4);
+    }
+}
+
+/* Sums the gradient arena over ranks together with nsc loss sums from act.scal (carried in
+ * the arena's tail), and returns those sums in sc. K == 1: just reads act.scal. */
+static void ct_reduce(ctgan *c, float *grads, size_t count, float *sc, int nsc) {
+    gen_backend *be = c->be;
+    const gen_backend_ops *o = be->ops;
+    if (c->K == 1) {
+        o->download(be, sc, c->act.scal, (size_t)nsc * sizeof(float));
+        return;
+    }
+    o->copy2d(be, grads + count, nsc, c->act.scal, nsc, 1, nsc);
+    ct_allreduce(c, grads, count + (size_t)nsc);
+    o->download(be, sc, grads + count, (size_t)nsc * sizeof(float));
+}
+
 /* ---- generator ------------------------------------------------------------------------------- */
 
 /* act->zin (B x d0) must hold [z, cond]. Writes act->gout (B x data_dim). */
@@ -248,8 +344,7 @@ void ctgan_gen_forward(ctgan *c, int train_bn) {
     /* block 1 */
     o->linear_forward(be, a->pre1, g, a->zin, d0, p->W1, p->b1, B, d0, g);
     if (train_bn) {
-        o->batchnorm_forward(be, a->bn1, a->mean1, a->rstd1, a->pre1, p->bn1g, p->bn1b, B, g, CT_BN_EPS);
-        o->batchnorm_update_running(be, rm1, rv1, a->mean1, a->rstd1, B, g, CT_BN_MOMENTUM, CT_BN_EPS);
+        ct_bn_forward(c, a->bn1, a->mean1, a->rstd1, a->pre1, p->bn1g, p->bn1b, rm1, rv1);
     } else {
         o->batchnorm_forward_eval(be, a->bn1, a->pre1, rm1, rv1, p->bn1g, p->bn1b, B, g, CT_BN_EPS);
     }
@@ -258,8 +353,7 @@ void ctgan_gen_forward(ctgan *c, int train_bn) {
     /* block 2: input X[:, g:] = [h1, z'] */
     o->linear_forward(be, a->pre2, g, a->X + g, d2, p->W2, p->b2, B, d1, g);
     if (train_bn) {
-        o->batchnorm_forward(be, a->bn2, a->mean2, a->rstd2, a->pre2, p->bn2g, p->bn2b, B, g, CT_BN_EPS);
-        o->batchnorm_update_running(be, rm2, rv2, a->mean2, a->rstd2, B, g, CT_BN_MOMENTUM, CT_BN_EPS);
+        ct_bn_forward(c, a->bn2, a->mean2, a->rstd2, a->pre2, p->bn2g, p->bn2b, rm2, rv2);
     } else {
         o->batchnorm_forward_eval(be, a->bn2, a->pre2, rm2, rv2, p->bn2g, p->bn2b, B, g, CT_BN_EPS);
     }
@@ -288,7 +382,7 @@ void ctgan_gen_backward(ctgan *c) {
     o->zero(be, a->dbn, Bg);
     o->relu_backward(be, a->dbn, a->dh, a->h2, Bg);
     o->zero(be, a->dpre, Bg);
-    o->batchnorm_backward(be, a->dpre, d->bn2g, d->bn2b, a->dbn, a->pre2, a->mean2, a->rstd2, p->bn2g, B, g);
+    ct_bn_backward(c, a->dpre, d->bn2g, d->bn2b, a->dbn, a->pre2, a->mean2, a->rstd2, p->bn2g);
     o->linear_backward(be, NULL, 0, d->W2, d->b2, a->dpre, g, a->X + g, d2, p->W2, B, d1, g);
     o->gemm(be, 0, 0, B, g, g, 1.0f, a->dpre, g, p->W2, d1, 1.0f, a->dX + g, d2);
     /* block 1 */
@@ -296,14 +390,15 @@ void ctgan_gen_backward(ctgan *c) {
     o->zero(be, a->dbn, Bg);
     o->relu_backward(be, a->dbn, a->dh, a->h1, Bg);
     o->zero(be, a->dpre, Bg);
-    o->batchnorm_backward(be, a->dpre, d->bn1g, d->bn1b, a->dbn, a->pre1, a->mean1, a->rstd1, p->bn1g, B, g);
+    ct_bn_backward(c, a->dpre, d->bn1g, d->bn1b, a->dbn, a->pre1, a->mean1, a->rstd1, p->bn1g);
     o->linear_backward(be, NULL, 0, d->W1, d->b1, a->dpre, g, a->zin, d0, p->W1, B, d0, g);
 }
 
 /* ---- discriminator -------------------------------------------------------------------------- */
 
 /* x: `n` packed rows of width pac*w (B rows of width w per n = B/pac; up to 2B rows so
- * that the fake and real batches share one pass). Writes act->y (n). */
+ * that the fake and real batches share one pass: then n = 2 c->n, fake rows first).
+ * Writes act->y (n). */
 void ctgan_dis_forward(ctgan *c, const float *x, int n) {
     gen_backend *be = c->be;
     const gen_backend_ops *o = be->ops;
@@ -313,12 +408,10 @@ void ctgan_dis_forward(ctgan *c, const float *x, int n) {
     size_t nd = (size_t)n * dd;
     o->linear_forward(be, a->a1, dd, x, c->pacw, p->W1, p->b1, n, c->pacw, dd);
     o->leaky_relu_forward(be, a->l1, a->a1, nd, CT_LRELU);
-    o->dropout_forward(be, a->o1, a->m1, a->l1, nd, CT_DROPOUT, c->seed, GEN_STREAM_NOISE,
-                       noise_offset(c, nd));
+    ct_dropout(c, a->o1, a->m1, a->l1, n);
     o->linear_forward(be, a->a2, dd, a->o1, dd, p->W2, p->b2, n, dd, dd);
     o->leaky_relu_forward(be, a->l2, a->a2, nd, CT_LRELU);
-    o->dropout_forward(be, a->o2, a->m2, a->l2, nd, CT_DROPOUT, c->seed, GEN_STREAM_NOISE,
-                       noise_offset(c, nd));
+    ct_dropout(c, a->o2, a->m2, a->l2, n);
     o->linear_forward(be, a->y, 1, a->o2, dd, p->W3, p->b3, n, dd, 1);
 }
 
@@ -364,7 +457,9 @@ void ctgan_gp_backward(ctgan *c) {
     o->gemm(be, 0, 0, n, dd, dd, 1.0f, a->r2, dd, p->W2, dd, 0.0f, a->gd1, dd); /* g_d1 */
     o->mul(be, a->r1, a->s1, a->gd1, nd);                                   /* g_a1 */
     o->gemm(be, 0, 0, n, pw, dd, 1.0f, a->r1, dd, p->W1, pw, 0.0f, a->G, pw);   /* dD/dx */
-    o->gp_penalty(be, a->scal + 2, a->U, a->G, n, pw, CT_GP_LAMBDA);
+    /* lambda * mean over the global packed rows: K > 1 scales by this rank's share */
+    float lambda = c->K == 1 ? CT_GP_LAMBDA : CT_GP_LAMBDA * (float)n / (float)c->ng;
+    o->gp_penalty(be, a->scal + 2, a->U, a->G, n, pw, lambda);
     o->gemm(be, 1, 0, dd, pw, n, 1.0f, a->r1, dd, a->U, pw, 1.0f, d->W1, pw);
     o->gemm(be, 0, 1, n, dd, pw, 1.0f, a->U, pw, p->W1, pw, 0.0f, a->q1, dd);
     o->mul(be, a->p1, a->s1, a->q1, nd);
@@ -376,17 +471,19 @@ void ctgan_gp_backward(ctgan *c) {
 
 /* ---- one training step ------------------------------------------------------------------------ */
 
-/* Fills act->zin = [z ~ N(0,1), one-hot cond of (col, cat)] and act->cond. */
+/* Fills act->zin = [z ~ N(0,1), one-hot cond of (col, cat)] and act->cond for this rank's
+ * rows: col/cat hold the global batch; z is the global batch's noise at rows r0 .. */
 static void make_generator_input(ctgan *c, const gen_cond_sampler *s, const int32_t *col,
                                  const int32_t *cat, float *host_cond) {
     gen_backend *be = c->be;
     const gen_backend_ops *o = be->ops;
     ctgan_acts *a = &c->act;
     size_t nz = (size_t)c->B * c->emb;
-    o->fill_normal(be, a->z, nz, c->seed, GEN_STREAM_NOISE, noise_offset(c, nz));
+    uint64_t off = noise_offset(c, (size_t)c->Bg * c->emb) + (uint64_t)c->r0 * c->emb / 4;
+    o->fill_normal(be, a->z, nz, c->seed, GEN_STREAM_NOISE, off);
     o->copy2d(be, a->zin, c->d0, a->z, c->emb, c->B, c->emb);
     if (c->cond_dim > 0) {
-        gen_cond_sampler_onehot(s, col, cat, c->B, host_cond, c->cond_dim);
+        gen_cond_sampler_onehot(s, col + c->r0, cat + c->r0, c->B, host_cond, c->cond_dim);
         o->upload(be, a->cond, host_cond, (size_t)c->B * c->cond_dim * sizeof(float));
         o->copy2d(be, a->zin + c->emb, c->d0, a->cond, c->cond_dim, c->B, c->cond_dim);
     }
@@ -397,9 +494,9 @@ static void make_fake_rows(ctgan *c) {
     gen_backend *be = c->be;
     const gen_backend_ops *o = be->ops;
     ctgan_acts *a = &c->act;
-    size_t ne = (size_t)c->B * c->data_dim;
+    size_t ne = (size_t)c->Bg * c->data_dim;
     o->activate_forward(be, a->fake, c->w, a->gout, c->data_dim, c->B, c->spans, c->nspans, CT_TAU,
-                        c->seed, GEN_STREAM_NOISE, noise_offset(c, ne));
+                        c->seed, GEN_STREAM_NOISE, noise_offset(c, ne), (uint64_t)c->r0);
     if (c->cond_dim > 0)
         o->copy2d(be, a->fake + c->data_dim, c->w, a->cond, c->cond_dim, c->B, c->cond_dim);
 }
@@ -410,31 +507,33 @@ genesis_status ctgan_train_step(ctgan *c, const gen_transformer *tf, const gen_e
     gen_backend *be = c->be;
     const gen_backend_ops *o = be->ops;
     ctgan_acts *a = &c->act;
-    int B = c->B, n = c->n, w = c->w;
-    int32_t *col = c->host_col, *cat = col + B, *perm = cat + B;
+    int B = c->B, Bg = c->Bg, r0 = c->r0, n = c->n, w = c->w;
+    /* col, cat and perm cover the global batch: every rank makes the same host draws, in the
+     * order one rank would, and uses its slice */
+    int32_t *col = c->host_col, *cat = col + Bg, *perm = cat + Bg;
     int64_t *rows = (int64_t *)(void *)host_buf;
-    float *host_real = host_buf + 2 * (size_t)B; /* after the row ids */
+    float *host_real = host_buf + 2 * (size_t)Bg; /* after the row ids */
     float *host_cond = host_real + (size_t)B * w;
     float loss_d = 0, pen = 0;
 
     for (int ds = 0; ds < c->dis_steps; ds++) {
         /* conditions, generator input, and the matching real rows (shuffled, §4.5 step 2) */
         if (s->n_disc > 0) {
-            gen_cond_sampler_draw(s, rng, B, col, cat);
+            gen_cond_sampler_draw(s, rng, Bg, col, cat);
         }
         make_generator_input(c, s, col, cat, host_cond);
-        for (int b = 0; b < B; b++) perm[b] = b;
-        for (int b = B - 1; b > 0; b--) {
+        for (int b = 0; b < Bg; b++) perm[b] = b;
+        for (int b = Bg - 1; b > 0; b--) {
             int j = (int)gen_rng_below(rng, (uint64_t)b + 1);
             int32_t t = perm[b]; perm[b] = perm[j]; perm[j] = t;
         }
-        for (int b = 0; b < B; b++)
+        for (int b = 0; b < Bg; b++)
             rows[b] = s->n_disc > 0 ? gen_cond_sampler_pick_row(s, rng, col[perm[b]], cat[perm[b]])
                                     : (int64_t)gen_rng_below(rng, (uint64_t)enc->nrows);
-        gen_encoded_gather(tf, enc, rows, B, host_real, w);
+        gen_encoded_gather(tf, enc, rows + r0, B, host_real, w);
         for (int b = 0; b < B && c->cond_dim > 0; b++)
-            memcpy(host_real + (size_t)b * w + c->data_dim, host_cond + (size_t)perm[b] * c->cond_dim,
-                   (size_t)c->cond_dim * sizeof(float));
+            gen_cond_sampler_onehot(s, col + perm[r0 + b], cat + perm[r0 + b], 1,
+                                    host_real + (size_t)b * w + c->data_dim, w);
         o->upload(be, a->real, host_real, (size_t)B * w * sizeof(float));
 
         ctgan_gen_forward(c, 1);
@@ -448,14 +547,18 @@ genesis_status ctgan_train_step(ctgan *c, const gen_transformer *tf, const gen_e
         o->sum(be, a->scal, a->y, (size_t)n);
         o->sum(be, a->scal + 1, a->y + n, (size_t)n);
         ctgan_dis_backward(c, a->fake, a->dy_pos, NULL, 1, 2 * n);
-        /* gradient penalty on interpolates, alpha shared per pac group */
-        o->fill_uniform(be, a->alpha, (size_t)n, c->seed, GEN_STREAM_NOISE, noise_offset(c, (size_t)n));
-        o->interpolate_groups(be, a->xhat, a->real, a->fake, a->alpha, B, w, c->pac);
+        /* gradient penalty on interpolates, alpha shared per pac group (drawn for the global
+         * packed rows; this rank uses its slice) */
+        o->fill_uniform(be, a->alpha, (size_t)c->ng, c->seed, GEN_STREAM_NOISE,
+                        noise_offset(c, (size_t)c->ng));
+        o->interpolate_groups(be, a->xhat, a->real, a->fake, a->alpha + (size_t)c->rank * n, B, w,
+                              c->pac);
         ctgan_dis_forward(c, a->xhat, n);
         ctgan_gp_backward(c);
         float sc[3];
-        o->download(be, sc, a->scal, sizeof sc);
-        loss_d = -(sc[1] - sc[0]) / n;
+        ct_reduce(c, c->dgrads, c->dcount, sc, 3);
+        if (c->comm_st != GENESIS_OK) return c->comm_st;
+        loss_d = -(sc[1] - sc[0]) / c->ng;
         pen = sc[2];
         if (!isfinite(loss_d) || !isfinite(pen) || o->any_nonfinite(be, c->dgrads, c->dcount))
             return gen_set_error(be->ctx, GENESIS_ERR_DIVERGED,
@@ -468,7 +571,7 @@ genesis_status ctgan_train_step(ctgan *c, const gen_transformer *tf, const gen_e
     }
 
     /* generator step */
-    if (s->n_disc > 0) gen_cond_sampler_draw(s, rng, B, col, cat);
+    if (s->n_disc > 0) gen_cond_sampler_draw(s, rng, Bg, col, cat);
     make_generator_input(c, s, col, cat, host_cond);
     ctgan_gen_forward(c, 1);
     make_fake_rows(c);
@@ -483,21 +586,22 @@ genesis_status ctgan_train_step(ctgan *c, const gen_transformer *tf, const gen_e
     if (s->n_disc > 0) {
         int32_t *hidx = (int32_t *)(void *)host_cond;
         for (int b = 0; b < B; b++) {
-            int d = col[b];
+            int d = col[r0 + b];
             hidx[b] = s->data_start[d];
             hidx[B + b] = s->n_cat[d];
-            hidx[2 * B + b] = s->data_start[d] + cat[b];
+            hidx[2 * B + b] = s->data_start[d] + cat[r0 + b];
         }
         o->upload(be, c->ce_idx, hidx, (size_t)B * 3 * sizeof(int32_t));
         o->cross_entropy_rows(be, a->scal + 3, a->dgout, c->data_dim, a->gout, c->data_dim, B,
-                              c->ce_idx, c->ce_idx + B, c->ce_idx + 2 * B, 1.0f / B);
+                              c->ce_idx, c->ce_idx + B, c->ce_idx + 2 * B, 1.0f / Bg);
     }
-    float sc[4];
-    o->download(be, sc, a->scal, sizeof sc);
-    if (s->n_disc > 0) ce = sc[3];
-    float loss_g = -sc[0] / n + ce;
     o->zero(be, c->ggrads, c->gcount);
     ctgan_gen_backward(c);
+    float sc[4];
+    ct_reduce(c, c->ggrads, c->gcount, sc, 4);
+    if (c->comm_st != GENESIS_OK) return c->comm_st;
+    if (s->n_disc > 0) ce = sc[3];
+    float loss_g = -sc[0] / c->ng + ce;
     if (!isfinite(loss_g) || o->any_nonfinite(be, c->ggrads, c->gcount))
         return gen_set_error(be->ctx, GENESIS_ERR_DIVERGED,
                              "CTGAN diverged at generator step %lld (loss %g); try a smaller "
@@ -515,11 +619,12 @@ genesis_status ctgan_train_step(ctgan *c, const gen_transformer *tf, const gen_e
     return GENESIS_OK;
 }
 
-/* Host scratch the training step needs (floats). */
+/* Host scratch the training step needs (floats): the global batch's row ids, this rank's
+ * real rows, and its cond rows (or the cross-entropy indices). */
 size_t ctgan_step_scratch(const ctgan *c) {
     size_t B = c->B;
     size_t cond = B * (size_t)(c->cond_dim > 0 ? c->cond_dim : 1);
-    size_t need = 2 * B + B * c->w + (cond > 3 * B ? cond : 3 * B) + B;
+    size_t need = 2 * (size_t)c->Bg + B * c->w + (cond > 3 * B ? cond : 3 * B) + B;
     return need;
 }
 
@@ -555,7 +660,7 @@ genesis_status ctgan_generate(ctgan *c, const gen_cond_sampler *prior, gen_rng *
     ctgan_gen_forward(c, !bn_eval);
     size_t ne = (size_t)B * c->data_dim;
     o->activate_forward(be, a->fake, c->data_dim, a->gout, c->data_dim, B, c->spans, c->nspans,
-                        CT_TAU, c->seed, c->sample_stream, c->sample_off);
+                        CT_TAU, c->seed, c->sample_stream, c->sample_off, 0);
     c->sample_off += (ne + 3) / 4 + 1;
     o->download(be, out, a->fake, ne * sizeof(float));
     if (o->any_nonfinite(be, a->fake, ne))

@@ -16,7 +16,14 @@
 typedef struct ctgan_config {
     int batch, pac, emb, gdim, ddim, data_dim, cond_dim;
     int train;   /* 0: generator only (a loaded model): no discriminator, gradients or Adam */
+    /* data parallel (docs/distributed.md): `batch` is the global batch, split into `ranks`
+     * equal slices; this network holds slice `rank`. 0 or 1 rank: one worker. */
+    struct gen_comm *comm;
 } ctgan_config;
+
+/* Floats after each gradient arena that carry the step's loss sums through the same
+ * all-reduce as the gradients (one call per network per step). */
+#define CT_RED_TAIL 4
 
 /* Named slices of a parameter (or gradient) arena. */
 typedef struct ctgan_gen_tensors {
@@ -73,6 +80,12 @@ typedef struct ctgan {
     float gen_lr, dis_lr, gen_decay, dis_decay;
     /* sampling state */
     uint64_t sample_stream, sample_off;
+    /* data parallel: K ranks; this rank holds global rows r0 .. r0 + B of Bg (packed rows
+     * rank * n .. of ng); with K == 1 every collective is skipped */
+    struct gen_comm *comm;
+    int K, rank, Bg, ng, r0;
+    float *bnred;                  /* (2 gdim) synchronised batch-norm sums (K > 1) */
+    genesis_status comm_st;        /* first failed collective of the step */
 } ctgan;
 
 typedef struct ctgan_step_losses {

@@ -4,11 +4,17 @@
  * generation batches; and the model file section (generator weights, batch-norm running
  * statistics, the generation-time category prior). The discriminator is not saved (the
  * reference does not keep it either).
+ * Data parallel (docs/distributed.md): the fit is the same loop on every rank; the network
+ * holds the rank's slice of each global batch and sums gradients across ranks. The model
+ * file records the global batch, and the first sampling call swaps the training network for
+ * a generator sized for the global batch, so rank 0 samples and saves exactly what one rank
+ * would.
  */
 #include <math.h>
 #include <string.h>
 #include <time.h>
 
+#include "comm.h"
 #include "ctgan.h"
 #include "model_io.h"
 
@@ -56,13 +62,65 @@ static genesis_status make_net(genesis_model *m, const ctgan_config *cfg, ctgan 
     return GENESIS_OK;
 }
 
+/* Data parallel: every rank must hold the same data and settings, and the global batch must
+ * split into equal slices of whole pac groups whose noise starts on Philox block boundaries
+ * (4 values). Every rank computes the same answer, so they fail together. */
+static genesis_status check_distributed(genesis_model *m, const gen_encoded *enc, gen_comm *comm,
+                                        int B, int pac) {
+    genesis_ctx *ctx = m->ctx;
+    int K = gen_comm_size(comm);
+    /* the seed, table shape and settings were checked before the transformer fit (model.c) */
+    GEN_TRY(gen_comm_check_same(comm, "the encoded row width", (double)m->tf.data_dim));
+    GEN_RETURN_IF(B % (K * pac) != 0, ctx, GENESIS_ERR_INVALID_ARG,
+                  "with %d ranks, batch-size (%d) must be a multiple of ranks x pac = %d (the global "
+                  "batch is split into equal slices of whole pac groups); e.g. --batch-size %d",
+                  K, B, K * pac, (B / (K * pac) + 1) * K * pac);
+    int Bl = B / K, nl = Bl / pac;
+    GEN_RETURN_IF((int64_t)Bl * gen_param_i(m, GENESIS_P_EMBEDDING_DIM) % 4 != 0 ||
+                      (int64_t)nl * gen_param_i(m, GENESIS_P_DIS_DIM) % 4 != 0,
+                  ctx, GENESIS_ERR_INVALID_ARG,
+                  "with %d ranks, (batch-size / ranks) x embedding-dim and (batch-size / ranks / "
+                  "pac) x discriminator-dim must be multiples of 4, so that each rank's noise "
+                  "starts on a Philox block; use dimensions that are multiples of 4",
+                  K);
+    return GENESIS_OK;
+}
+
+/* After a data-parallel fit (at the first sampling call): a generator-only network for the
+ * global batch, with the fitted weights and batch-norm statistics, replaces the training
+ * network (which holds a slice). */
+static genesis_status regather_generator(genesis_model *m, ctgan_model *cm) {
+    ctgan *c = cm->net, *g = NULL;
+    ctgan_config cfg = {c->Bg, c->pac, c->emb, c->gdim, c->ddim, c->data_dim, c->cond_dim, 0, NULL};
+    GEN_TRY(make_net(m, &cfg, &g));
+    size_t ns = 4 * (size_t)c->gdim;
+    float *h = malloc((c->gcount + ns) * sizeof(float));
+    if (!h) {
+        ctgan_free(g);
+        return gen_set_error(m->ctx, GENESIS_ERR_NOMEM, "out of memory after training");
+    }
+    gen_backend *be = c->be;
+    be->ops->download(be, h, c->gparams, c->gcount * sizeof(float));
+    be->ops->download(be, h + c->gcount, c->gstats, ns * sizeof(float));
+    be->ops->upload(be, g->gparams, h, c->gcount * sizeof(float));
+    be->ops->upload(be, g->gstats, h + c->gcount, ns * sizeof(float));
+    free(h);
+    g->seed = c->seed;
+    ctgan_free(c);
+    cm->net = g;
+    return GENESIS_OK;
+}
+
 static genesis_status ctgan_model_fit(genesis_model *m, const gen_encoded *enc,
                                       genesis_progress_fn progress, void *user) {
     genesis_ctx *ctx = m->ctx;
+    gen_comm *comm = ctx->comm;
+    int K = gen_comm_size(comm), rank = gen_comm_rank(comm);
     int B = gen_param_i(m, GENESIS_P_BATCH_SIZE), pac = gen_param_i(m, GENESIS_P_PAC);
     GEN_RETURN_IF(B % pac != 0, ctx, GENESIS_ERR_INVALID_ARG,
                   "batch-size (%d) must be a multiple of pac (%d); e.g. --batch-size %d", B, pac,
                   (B / pac + 1) * pac);
+    if (K > 1) GEN_TRY(check_distributed(m, enc, comm, B, pac));
     ctgan_model *cm = calloc(1, sizeof *cm);
     GEN_RETURN_IF(!cm, ctx, GENESIS_ERR_NOMEM, "out of memory");
     m->impl = cm;
@@ -70,7 +128,7 @@ static genesis_status ctgan_model_fit(genesis_model *m, const gen_encoded *enc,
                                   gen_param_i(m, GENESIS_P_LOG_FREQUENCY)));
     ctgan_config cfg = {B, pac, gen_param_i(m, GENESIS_P_EMBEDDING_DIM),
                         gen_param_i(m, GENESIS_P_GEN_DIM), gen_param_i(m, GENESIS_P_DIS_DIM),
-                        m->tf.data_dim, cm->prior.cond_dim, 1};
+                        m->tf.data_dim, cm->prior.cond_dim, 1, comm};
     GEN_TRY(make_net(m, &cfg, &cm->net));
     ctgan *c = cm->net;
     GEN_TRY(ctgan_init_weights(c, m->seed));
@@ -90,17 +148,27 @@ static genesis_status ctgan_model_fit(genesis_model *m, const gen_encoded *enc,
         for (int64_t s = 0; s < steps && st == GENESIS_OK; s++)
             st = ctgan_train_step(c, &m->tf, enc, &cm->prior, &rng, scratch, &L);
         if (st != GENESIS_OK) break;
-        if (progress) {
+        int stop = 0;
+        if (progress && rank == 0) { /* rank 0 reports; the ranks agree on stopping */
             double el = now_s() - t0;
             genesis_progress p = {e + 1, epochs, (int64_t)(e + 1) * steps, (int64_t)epochs * steps,
                                   L.loss_g, L.loss_d, el, el / (e + 1) * (epochs - e - 1),
                                   (double)(e + 1) * steps * B / (el > 0 ? el : 1e-9)};
-            if (progress(&p, user))
-                st = gen_set_error(ctx, GENESIS_ERR_CANCELLED, "training stopped by the caller at epoch %d",
-                                   e + 1);
+            stop = progress(&p, user);
         }
+        if (K > 1) stop = gen_comm_agree(comm, stop);
+        if (stop)
+            st = gen_set_error(ctx, GENESIS_ERR_CANCELLED, "training stopped by the caller at epoch %d",
+                               e + 1);
     }
     free(scratch);
+    if (K > 1 && rank == 0)
+        gen_log(ctx, GENESIS_LOG_INFO,
+                "data parallel over %d ranks (%s): %llu all-reduce calls, %.1f MiB summed, %.3f s "
+                "in all-reduce of %.3f s training (%.3f ms per step)",
+                K, comm->ops->name, comm->reduce_calls, comm->reduce_floats * 4.0 / 1048576.0,
+                comm->reduce_s, now_s() - t0,
+                1e3 * comm->reduce_s / (double)(epochs * steps > 0 ? epochs * steps : 1));
     /* the row lists are only for training; keep the category prior */
     free(cm->prior.rows);
     cm->prior.rows = NULL;
@@ -111,12 +179,13 @@ static genesis_status ctgan_model_fit(genesis_model *m, const gen_encoded *enc,
 
 static int ctgan_model_batch(const genesis_model *m) {
     const ctgan_model *cm = m->impl;
-    return cm->net->B;
+    return cm->net->Bg;
 }
 
 static genesis_status ctgan_model_generate(genesis_model *m, int B, const gen_condition *conds,
                                            int nconds, float *out) {
     ctgan_model *cm = m->impl;
+    if (cm->net->K > 1) GEN_TRY(regather_generator(m, cm));
     ctgan *c = cm->net;
     GEN_ASSERT(B == c->B);
     if (cm->call != m->sample_calls) { /* a new sampling call: fresh, reproducible streams */
@@ -134,7 +203,7 @@ static genesis_status ctgan_model_save(const genesis_model *m, gen_bytes *b) {
     const ctgan_model *cm = m->impl;
     const ctgan *c = cm->net;
     gen_backend *be = c->be;
-    gen_wr_u32(b, (uint32_t)c->B);
+    gen_wr_u32(b, (uint32_t)c->Bg); /* the global batch: what one rank would have trained with */
     gen_wr_u32(b, (uint32_t)c->pac);
     gen_wr_u32(b, (uint32_t)c->emb);
     gen_wr_u32(b, (uint32_t)c->gdim);
@@ -164,7 +233,7 @@ static genesis_status ctgan_model_load(genesis_model *m, gen_reader *r) {
     static const uint32_t hi[7] = {1u << 20, 1000, 4096, 8192, 8192, 1u << 24, 1u << 24};
     for (int i = 0; i < 7; i++)
         GEN_TRY(gen_rd_count(r, i == 6 ? 0 : 1, hi[i], names[i], &cfgv[i]));
-    ctgan_config cfg = {cfgv[0], cfgv[1], cfgv[2], cfgv[3], cfgv[4], cfgv[5], cfgv[6], 0};
+    ctgan_config cfg = {cfgv[0], cfgv[1], cfgv[2], cfgv[3], cfgv[4], cfgv[5], cfgv[6], 0, NULL};
     if (cfg.batch % cfg.pac != 0 || cfg.data_dim != m->tf.data_dim ||
         cfg.cond_dim != cond_dim_of(&m->tf))
         return gen_rd_fail(r, "CTGAN sizes do not match the model's column layout");
@@ -234,8 +303,22 @@ static genesis_status ctgan_model_load(genesis_model *m, gen_reader *r) {
 static void ctgan_model_memory(const genesis_model *m, const gen_net_shape *sh, gen_net_bytes *out) {
     ctgan_config cfg = {sh->batch, gen_param_i(m, GENESIS_P_PAC), gen_param_i(m, GENESIS_P_EMBEDDING_DIM),
                         gen_param_i(m, GENESIS_P_GEN_DIM), gen_param_i(m, GENESIS_P_DIS_DIM),
-                        sh->data_dim, sh->cond_dim, sh->train};
+                        sh->data_dim, sh->cond_dim, sh->train, NULL};
     ctgan_memory(&cfg, out);
+}
+
+static int ctgan_model_state(const genesis_model *m, const float **ptr, size_t *count, int cap) {
+    const ctgan *c = ((const ctgan_model *)m->impl)->net;
+    const float *p[7] = {c->gparams, c->gstats, c->dparams, c->gm, c->gv, c->dm, c->dv};
+    size_t n[7] = {c->gcount, 4 * (size_t)c->gdim, c->dcount, c->gcount, c->gcount, c->dcount,
+                   c->dcount};
+    int k = 0;
+    for (int i = 0; i < 7 && k < cap; i++)
+        if (p[i]) {
+            ptr[k] = p[i];
+            count[k++] = n[i];
+        }
+    return k;
 }
 
 const gen_model_vtable gen_ctgan_vtable = {
@@ -245,6 +328,7 @@ const gen_model_vtable gen_ctgan_vtable = {
     .generate = ctgan_model_generate,
     .generate_batch = ctgan_model_batch,
     .save = ctgan_model_save,
+    .state = ctgan_model_state,
     .load = ctgan_model_load,
     .free = ctgan_model_free,
     .memory = ctgan_model_memory,

@@ -38,6 +38,10 @@ typedef struct gen_model_vtable {
     /* the batch size generate() wants */
     int (*generate_batch)(const genesis_model *m);
     genesis_status (*save)(const genesis_model *m, gen_bytes *out);
+    /* the state's float arrays in backend memory (parameters, batch-norm statistics, Adam
+     * moments): up to cap (pointer, count) pairs; returns how many. Tests compare states
+     * across data-parallel ranks and against one rank (gen_model_state). */
+    int (*state)(const genesis_model *m, const float **ptr, size_t *count, int cap);
     genesis_status (*load)(genesis_model *m, gen_reader *in);
     void (*free)(genesis_model *m);
     /* bytes the network allocates for a shape (memory_model.h); NULL = not modelled */
@@ -70,6 +74,12 @@ extern const gen_model_vtable gen_tvae_vtable;
 static inline int gen_param_i(const genesis_model *m, genesis_param p) {
     return (int)m->param[p];
 }
+
+/* A host copy of the model's whole state, the arrays of vt->state one after another
+ * (*out: caller frees); seg (may be NULL, room for 16) receives each array's length and
+ * *nseg their number. */
+genesis_status gen_model_state(const genesis_model *m, float **out, size_t *n, size_t *seg,
+                               int *nseg);
 
 /* The transformer's activation spans in the backend's form (caller frees). */
 gen_act_span *gen_model_act_spans(const gen_transformer *tf);

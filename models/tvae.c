@@ -10,12 +10,17 @@
  *          + sum over softmax spans of cross entropy(r, argmax x)) / B + KL / B;
  *   one Adam (lr 1e-3, betas 0.9/0.999, L2 decay 1e-5) over every parameter incl. sigma.
  * Memory: one allocation per buffer kind (llm.c), named pointers from size tables.
+ * Data parallel (docs/distributed.md): each rank holds a contiguous slice of the global
+ * batch, draws the global batch's noise at its rows' positions, scales the losses by the
+ * global row count, and sums gradients (and the loss sums, in the arena's tail) in one
+ * all-reduce per step. TVAE has no batch norm, so nothing else crosses ranks.
  * Derivations: docs/layers.md.
  */
 #include <math.h>
 #include <string.h>
 
 #include "arena.h"
+#include "comm.h"
 #include "tvae.h"
 
 static void param_sizes(const tvae *t, size_t s[TV_NT]) {
@@ -47,7 +52,12 @@ static size_t point_acts(tvae *t, float *base) {
 }
 
 static void tvae_set_dims(tvae *t, const tvae_config *cfg) {
-    t->B = cfg->batch; t->D = cfg->data_dim; t->emb = cfg->emb; t->hid = cfg->hid;
+    t->comm = cfg->comm;
+    t->K = gen_comm_size(cfg->comm);
+    t->rank = gen_comm_rank(cfg->comm);
+    t->Bg = cfg->batch;
+    t->B = (cfg->batch + t->K - 1) / t->K;
+    t->D = cfg->data_dim; t->emb = cfg->emb; t->hid = cfg->hid;
     t->loss_factor = cfg->loss_factor;
     t->train = cfg->train;
 }
@@ -99,7 +109,7 @@ genesis_status tvae_create(genesis_ctx *ctx, gen_backend *be, const tvae_config 
     if (!t->params || !t->acts) goto nomem;
     point_tensors(&t->p, t->params, s);
     if (cfg->train) {
-        t->grads = be->ops->alloc(be, bytes);
+        t->grads = be->ops->alloc(be, bytes + TV_RED_TAIL * sizeof(float));
         t->m = be->ops->alloc(be, bytes);
         t->v = be->ops->alloc(be, bytes);
         if (!t->grads || !t->m || !t->v) goto nomem;
@@ -154,12 +164,21 @@ void tvae_decode(tvae *t, int B) {
 }
 
 float tvae_forward_backward(tvae *t, int B, int backward) {
+    return tvae_forward_backward_n(t, B, B, backward);
+}
+
+float tvae_forward_backward_n(tvae *t, int B, int N, int backward) {
     gen_backend *be = t->be;
     const gen_backend_ops *o = be->ops;
     tvae_acts *a = &t->act;
     tvae_tensors *p = &t->p, *g = &t->g;
     int h = t->hid, e = t->emb, D = t->D;
     size_t Bh = (size_t)B * h, Be = (size_t)B * e;
+    if (B == 0) { /* a rank with no rows of a short last batch: contributes nothing */
+        if (backward) o->zero(be, t->grads, t->count);
+        o->zero(be, a->scal, 2);
+        return 0.0f;
+    }
     /* encoder */
     o->linear_forward(be, a->a1, h, a->x, D, p->eW1, p->eb1, B, D, h);
     o->relu_forward(be, a->h1, a->a1, Bh);
@@ -176,9 +195,9 @@ float tvae_forward_backward(tvae *t, int B, int backward) {
         o->zero(be, a->dlv, Be);
     }
     o->tvae_recon(be, a->scal, backward ? a->dr : NULL, backward ? g->sigma : NULL, a->r, a->x,
-                  p->sigma, B, D, t->spans, t->nspans, t->loss_factor / B);
+                  p->sigma, B, D, t->spans, t->nspans, t->loss_factor / N);
     o->kl_normal(be, a->scal + 1, backward ? a->dmu : NULL, backward ? a->dlv : NULL, a->mu, a->lv,
-                 Be, 1.0f / B);
+                 Be, 1.0f / N);
     float sc[2];
     o->download(be, sc, a->scal, sizeof sc);
     if (!backward) return sc[0] + sc[1];
@@ -210,12 +229,27 @@ float tvae_forward_backward(tvae *t, int B, int backward) {
 }
 
 genesis_status tvae_train_step(tvae *t, int B, float *loss) {
+    return tvae_train_step_slice(t, B, B, 0, loss);
+}
+
+genesis_status tvae_train_step_slice(tvae *t, int B, int N, int first, float *loss) {
     gen_backend *be = t->be;
     const gen_backend_ops *o = be->ops;
-    size_t ne = (size_t)B * t->emb;
-    o->fill_normal(be, t->act.eps, ne, t->seed, GEN_STREAM_NOISE, t->noise_off);
-    t->noise_off += (ne + 3) / 4 + 1;
-    float l = tvae_forward_backward(t, B, 1);
+    /* the global batch's noise; this slice starts at element first * emb (a multiple of 4:
+     * the fit checks emb) */
+    size_t ne = (size_t)B * t->emb, neg = (size_t)N * t->emb;
+    o->fill_normal(be, t->act.eps, ne, t->seed, GEN_STREAM_NOISE,
+                   t->noise_off + (uint64_t)first * t->emb / 4);
+    t->noise_off += (neg + 3) / 4 + 1;
+    float l = tvae_forward_backward_n(t, B, N, 1);
+    if (t->K > 1) { /* sum gradients and the two loss sums over ranks in one call */
+        float sc[TV_RED_TAIL];
+        o->copy2d(be, t->grads + t->count, TV_RED_TAIL, t->act.scal, TV_RED_TAIL, 1, TV_RED_TAIL);
+        t->comm_st = gen_comm_allreduce_sum(t->comm, be, t->grads, t->count + TV_RED_TAIL);
+        if (t->comm_st != GENESIS_OK) return t->comm_st;
+        o->download(be, sc, t->grads + t->count, sizeof sc);
+        l = sc[0] + sc[1];
+    }
     if (!isfinite(l) || o->any_nonfinite(be, t->grads, t->count))
         return gen_set_error(be->ctx, GENESIS_ERR_DIVERGED,
                              "TVAE diverged at step %lld (loss %g); try a smaller learning rate or "

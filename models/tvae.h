@@ -15,7 +15,13 @@ typedef struct tvae_config {
     int batch, data_dim, emb, hid;
     float loss_factor;
     int train;   /* 0: decoder use only (a loaded model): no gradient or Adam buffers */
+    /* data parallel (docs/distributed.md): `batch` is the global batch; each rank holds a
+     * slice of at most ceil(batch / ranks) rows. NULL or one rank: one worker. */
+    struct gen_comm *comm;
 } tvae_config;
+
+/* Floats after the gradient arena that carry the loss sums through the gradient all-reduce. */
+#define TV_RED_TAIL 2
 
 /* Named slices of the parameter (or gradient) arena. */
 typedef struct tvae_tensors {
@@ -51,6 +57,10 @@ typedef struct tvae {
     uint64_t seed, noise_off;
     int64_t step;
     float lr, decay;
+    /* data parallel: K ranks (K == 1: no collective), the global batch Bg */
+    struct gen_comm *comm;
+    int K, rank, Bg;
+    genesis_status comm_st;
 } tvae;
 
 genesis_status tvae_create(genesis_ctx *ctx, gen_backend *be, const tvae_config *cfg,
@@ -67,7 +77,13 @@ genesis_status tvae_init_weights(tvae *t, uint64_t seed);
 float tvae_forward_backward(tvae *t, int B, int backward);
 /* Decoder only: act.z (B, emb) -> act.r (B, D). */
 void tvae_decode(tvae *t, int B);
+/* As tvae_forward_backward, with the losses scaled by N rows (the global batch, of which
+ * these B rows are a slice): the sum over ranks is the loss and gradient of all N rows. */
+float tvae_forward_backward_n(tvae *t, int B, int N, int backward);
 /* One optimiser step on the batch already in act.x (B rows); returns the loss. */
 genesis_status tvae_train_step(tvae *t, int B, float *loss);
+/* One optimiser step on this rank's B rows, global rows first .. first + B of a global batch
+ * of N rows (K == 1: first 0, N == B); gradients and losses are summed over ranks. */
+genesis_status tvae_train_step_slice(tvae *t, int B, int N, int first, float *loss);
 
 #endif /* GEN_TVAE_H */

@@ -8,11 +8,16 @@
  * one; by default Genesis draws each category and mode from the decoder's softmax (Gumbel-max:
  * argmax(logits + Gumbel noise) is an exact draw). GENESIS_P_SAMPLE_ARGMAX=1 restores the
  * reference's argmax. Continuous values get the reference's sigma noise on alpha.
+ * Data parallel (docs/distributed.md): every rank shuffles the same way and trains on its
+ * slice of each global batch; the model file records the global batch and the first
+ * sampling call swaps in a decoder sized for it, so rank 0 samples and saves what one rank
+ * would.
  */
 #include <math.h>
 #include <string.h>
 #include <time.h>
 
+#include "comm.h"
 #include "model_io.h"
 #include "tvae.h"
 
@@ -63,14 +68,48 @@ static genesis_status new_impl(genesis_model *m, tvae_model **out) {
     return GENESIS_OK;
 }
 
+/* Data parallel: same data and settings everywhere, and noise slices on Philox blocks. */
+static genesis_status check_distributed(genesis_model *m, const gen_encoded *enc, gen_comm *comm) {
+    /* the seed, table shape and settings were checked before the transformer fit (model.c) */
+    GEN_TRY(gen_comm_check_same(comm, "the encoded row width", (double)m->tf.data_dim));
+    GEN_RETURN_IF(gen_param_i(m, GENESIS_P_EMBEDDING_DIM) % 4 != 0, m->ctx, GENESIS_ERR_INVALID_ARG,
+                  "with %d ranks, embedding-dim (%d) must be a multiple of 4, so that each rank's "
+                  "noise starts on a Philox block",
+                  gen_comm_size(comm), gen_param_i(m, GENESIS_P_EMBEDDING_DIM));
+    return GENESIS_OK;
+}
+
+/* After a data-parallel fit (at the first sampling call): a network for the global batch (no
+ * training buffers) with the fitted parameters replaces the training network (a slice). */
+static genesis_status regather_net(genesis_model *m, tvae_model *tm) {
+    tvae *t = tm->net, *g = NULL;
+    tvae_config cfg = {t->Bg, t->D, t->emb, t->hid, t->loss_factor, 0, NULL};
+    GEN_TRY(make_net(m, &cfg, &g));
+    float *h = malloc(t->count * sizeof(float));
+    if (!h) {
+        tvae_free(g);
+        return gen_set_error(m->ctx, GENESIS_ERR_NOMEM, "out of memory after training");
+    }
+    t->be->ops->download(t->be, h, t->params, t->count * sizeof(float));
+    g->be->ops->upload(g->be, g->params, h, t->count * sizeof(float));
+    free(h);
+    tvae_free(t);
+    tm->net = g;
+    return GENESIS_OK;
+}
+
 static genesis_status tvae_model_fit(genesis_model *m, const gen_encoded *enc,
                                      genesis_progress_fn progress, void *user) {
     genesis_ctx *ctx = m->ctx;
+    gen_comm *comm = ctx->comm;
+    int K = gen_comm_size(comm), rank = gen_comm_rank(comm);
+    if (K > 1) GEN_TRY(check_distributed(m, enc, comm));
     tvae_model *tm = NULL;
     GEN_TRY(new_impl(m, &tm));
     int B = gen_param_i(m, GENESIS_P_BATCH_SIZE);
     tvae_config cfg = {B, m->tf.data_dim, gen_param_i(m, GENESIS_P_EMBEDDING_DIM),
-                       gen_param_i(m, GENESIS_P_GEN_DIM), (float)m->param[GENESIS_P_LOSS_FACTOR], 1};
+                       gen_param_i(m, GENESIS_P_GEN_DIM), (float)m->param[GENESIS_P_LOSS_FACTOR], 1,
+                       comm};
     GEN_TRY(make_net(m, &cfg, &tm->net));
     tvae *t = tm->net;
     GEN_TRY(tvae_init_weights(t, m->seed));
@@ -97,33 +136,47 @@ static genesis_status tvae_model_fit(genesis_model *m, const gen_encoded *enc,
         }
         for (int64_t s = 0; s < steps && st == GENESIS_OK; s++) {
             int rows = (int)((N - s * B) < B ? (N - s * B) : B);
-            gen_encoded_gather(&m->tf, enc, order + s * B, rows, hx, t->D);
-            m->be->ops->upload(m->be, t->act.x, hx, (size_t)rows * t->D * sizeof(float));
-            st = tvae_train_step(t, rows, &loss);
+            /* this rank's slice of the global batch (all of it with one rank) */
+            int lo = (int)((int64_t)rows * rank / K), hi = (int)((int64_t)rows * (rank + 1) / K);
+            gen_encoded_gather(&m->tf, enc, order + s * B + lo, hi - lo, hx, t->D);
+            m->be->ops->upload(m->be, t->act.x, hx, (size_t)(hi - lo) * t->D * sizeof(float));
+            st = tvae_train_step_slice(t, hi - lo, rows, lo, &loss);
         }
-        if (st == GENESIS_OK && progress) {
+        if (st != GENESIS_OK) break;
+        int stop = 0;
+        if (progress && rank == 0) { /* rank 0 reports; the ranks agree on stopping */
             double el = now_s() - t0;
             genesis_progress p = {e + 1, epochs, (int64_t)(e + 1) * steps, (int64_t)epochs * steps,
                                   loss, 0.0, el, el / (e + 1) * (epochs - e - 1),
                                   (double)(e + 1) * N / (el > 0 ? el : 1e-9)};
-            if (progress(&p, user))
-                st = gen_set_error(ctx, GENESIS_ERR_CANCELLED, "training stopped by the caller at epoch %d", e + 1);
+            stop = progress(&p, user);
         }
+        if (K > 1) stop = gen_comm_agree(comm, stop);
+        if (stop)
+            st = gen_set_error(ctx, GENESIS_ERR_CANCELLED, "training stopped by the caller at epoch %d", e + 1);
     }
     free(order);
     free(hx);
+    if (K > 1 && rank == 0)
+        gen_log(ctx, GENESIS_LOG_INFO,
+                "data parallel over %d ranks (%s): %llu all-reduce calls, %.1f MiB summed, %.3f s "
+                "in all-reduce of %.3f s training (%.3f ms per step)",
+                K, comm->ops->name, comm->reduce_calls, comm->reduce_floats * 4.0 / 1048576.0,
+                comm->reduce_s, now_s() - t0,
+                1e3 * comm->reduce_s / (double)(epochs * steps > 0 ? epochs * steps : 1));
     return st;
 }
 
 static int tvae_model_batch(const genesis_model *m) {
     const tvae_model *tm = m->impl;
-    return tm->net->B;
+    return tm->net->Bg;
 }
 
 static genesis_status tvae_model_generate(genesis_model *m, int B, const gen_condition *conds,
                                           int nconds, float *out) {
     (void)conds; (void)nconds; /* refused earlier: TVAE has no conditional vector */
     tvae_model *tm = m->impl;
+    if (tm->net->K > 1) GEN_TRY(regather_net(m, tm));
     tvae *t = tm->net;
     gen_backend *be = m->be;
     const gen_backend_ops *o = be->ops;
@@ -142,7 +195,7 @@ static genesis_status tvae_model_generate(genesis_model *m, int B, const gen_con
     tvae_decode(t, B);
     float tau = gen_param_i(m, GENESIS_P_SAMPLE_ARGMAX) ? 0.0f : 1.0f;
     o->activate_forward(be, t->act.out, t->D, t->act.r, t->D, B, t->spans, t->nspans, tau, t->seed,
-                        stream, t->noise_off);
+                        stream, t->noise_off, 0);
     t->noise_off += (no + 3) / 4 + 1;
     o->download(be, out, t->act.out, no * sizeof(float));
     for (int b = 0; b < B; b++) /* alpha ~ N(tanh(r), sigma), as the reference decodes */
@@ -159,7 +212,7 @@ static genesis_status tvae_model_generate(genesis_model *m, int B, const gen_con
 static genesis_status tvae_model_save(const genesis_model *m, gen_bytes *b) {
     const tvae_model *tm = m->impl;
     const tvae *t = tm->net;
-    gen_wr_u32(b, (uint32_t)t->B);
+    gen_wr_u32(b, (uint32_t)t->Bg); /* the global batch */
     gen_wr_u32(b, (uint32_t)t->D);
     gen_wr_u32(b, (uint32_t)t->emb);
     gen_wr_u32(b, (uint32_t)t->hid);
@@ -192,7 +245,7 @@ static genesis_status tvae_model_load(genesis_model *m, gen_reader *r) {
     m->param[GENESIS_P_GEN_DIM] = hid;
     tvae_model *tm = NULL;
     GEN_TRY(new_impl(m, &tm));
-    tvae_config cfg = {B, D, emb, hid, (float)m->param[GENESIS_P_LOSS_FACTOR], 0};
+    tvae_config cfg = {B, D, emb, hid, (float)m->param[GENESIS_P_LOSS_FACTOR], 0, NULL};
     GEN_TRY(make_net(m, &cfg, &tm->net));
     tvae *t = tm->net;
     float *hp = malloc(t->count * sizeof(float));
@@ -213,8 +266,20 @@ static genesis_status tvae_model_load(genesis_model *m, gen_reader *r) {
 static void tvae_model_memory(const genesis_model *m, const gen_net_shape *sh, gen_net_bytes *out) {
     tvae_config cfg = {sh->batch, sh->data_dim, gen_param_i(m, GENESIS_P_EMBEDDING_DIM),
                        gen_param_i(m, GENESIS_P_GEN_DIM), (float)m->param[GENESIS_P_LOSS_FACTOR],
-                       sh->train};
+                       sh->train, NULL};
     tvae_memory(&cfg, out);
+}
+
+static int tvae_model_state(const genesis_model *m, const float **ptr, size_t *count, int cap) {
+    const tvae *t = ((const tvae_model *)m->impl)->net;
+    const float *p[3] = {t->params, t->m, t->v};
+    int k = 0;
+    for (int i = 0; i < 3 && k < cap; i++)
+        if (p[i]) {
+            ptr[k] = p[i];
+            count[k++] = t->count;
+        }
+    return k;
 }
 
 const gen_model_vtable gen_tvae_vtable = {
@@ -224,6 +289,7 @@ const gen_model_vtable gen_tvae_vtable = {
     .generate = tvae_model_generate,
     .generate_batch = tvae_model_batch,
     .save = tvae_model_save,
+    .state = tvae_model_state,
     .load = tvae_model_load,
     .free = tvae_model_free,
     .memory = tvae_model_memory,

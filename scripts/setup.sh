@@ -3,7 +3,8 @@
 # something is missing. Safe to run again. Needs root (or sudo) only when it installs.
 set -euo pipefail
 
-PKGS=(build-essential cmake pkg-config libcsv-dev check libsubunit-dev libopenblas-openmp-dev zlib1g-dev libcjson-dev)
+PKGS=(build-essential cmake pkg-config libcsv-dev check libsubunit-dev libopenblas-openmp-dev zlib1g-dev libcjson-dev
+      libopenmpi-dev openmpi-bin)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

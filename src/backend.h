@@ -93,13 +93,36 @@ typedef struct gen_backend_ops {
                                const float *dout, const float *inp, const float *mean,
                                const float *rstd, const float *gamma, int B, int C);
 
+    /* ---- batch norm synchronised across data-parallel ranks (docs/distributed.md): the
+     * statistics are those of the global batch of N rows, of which this rank holds B; the
+     * caller sums the partial results over ranks between the steps ---- */
+    /* part[c] = sum_b inp[b,c] / N (mean NULL), else sum_b (inp[b,c] - mean[c])^2 / N */
+    void (*batchnorm_stats)(gen_backend *be, float *part, const float *inp, const float *mean,
+                            int B, int C, int N);
+    /* rstd: the (global, biased) variance on entry, 1/sqrt(var + eps) on return;
+     * out = (inp - mean) * rstd * gamma + beta */
+    void (*batchnorm_apply)(gen_backend *be, float *out, float *rstd, const float *inp,
+                            const float *mean, const float *gamma, const float *beta, int B,
+                            int C, float eps);
+    /* sums[c] = sum_b dout*gamma, sums[C + c] = sum_b dout*gamma*xhat (partial, to be summed
+     * over ranks); dgamma += sum_b dout*xhat; dbeta += sum_b dout (this rank's rows) */
+    void (*batchnorm_backward_sums)(gen_backend *be, float *sums, float *dgamma, float *dbeta,
+                                    const float *dout, const float *inp, const float *mean,
+                                    const float *rstd, const float *gamma, int B, int C);
+    /* dinp += rstd * (dout*gamma - sums[c]/N - xhat * sums[C + c]/N), sums over all ranks */
+    void (*batchnorm_backward_apply)(gen_backend *be, float *dinp, const float *dout,
+                                     const float *inp, const float *mean, const float *rstd,
+                                     const float *gamma, const float *sums, int B, int C, int N);
+
     /* ---- generator output ---- */
     /* tanh spans: out = tanh(x); softmax spans: out = softmax((x + g)/tau), g = -log(E),
-     * E ~ Exp(1) from Philox (element (b, j) uses counter offset + b*ld... see backend_cpu.c).
+     * E ~ Exp(1) from Philox: element (b, j) is stream index (row0 + b) * W + j (W = the
+     * spans' width), word idx%4 of counter offset + idx/4; row0 is the global index of the
+     * first row (a data-parallel rank's slice draws the noise the whole batch would).
      * tau <= 0 means plain softmax without noise. */
     void (*activate_forward)(gen_backend *be, float *out, int ldo, const float *x, int ldx,
                              int B, const gen_act_span *spans, int nspans, float tau,
-                             uint64_t seed, uint64_t stream, uint64_t offset);
+                             uint64_t seed, uint64_t stream, uint64_t offset, uint64_t row0);
     /* dx += d out/dx applied to dout, using the forward's out. */
     void (*activate_backward)(gen_backend *be, float *dx, int lddx, const float *dout,
                               int lddo, const float *out, int ldo, int B,

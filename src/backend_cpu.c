@@ -309,6 +309,69 @@ static void cpu_batchnorm_backward(gen_backend *be, float *dinp, float *dgamma, 
     free(sd);
 }
 
+/* ---- batch norm synchronised across ranks (double sums, like the single-rank version) ---- */
+static void cpu_batchnorm_stats(gen_backend *be, float *part, const float *inp, const float *mean,
+                                int B, int C, int N) {
+    (void)be;
+    double *acc = calloc((size_t)C, sizeof *acc);
+    GEN_ASSERT(acc != NULL);
+    for (int b = 0; b < B; b++)
+        for (int c = 0; c < C; c++) {
+            double v = inp[(size_t)b * C + c];
+            if (mean) v = (v - mean[c]) * (v - mean[c]);
+            acc[c] += v;
+        }
+    for (int c = 0; c < C; c++) part[c] = (float)(acc[c] / N);
+    free(acc);
+}
+static void cpu_batchnorm_apply(gen_backend *be, float *out, float *rstd, const float *inp,
+                                const float *mean, const float *gamma, const float *beta, int B,
+                                int C, float eps) {
+    (void)be;
+    for (int c = 0; c < C; c++) rstd[c] = (float)(1.0 / sqrt((double)rstd[c] + eps));
+    for (int b = 0; b < B; b++)
+        for (int c = 0; c < C; c++) {
+            size_t i = (size_t)b * C + c;
+            out[i] = (inp[i] - mean[c]) * rstd[c] * gamma[c] + beta[c];
+        }
+}
+static void cpu_batchnorm_backward_sums(gen_backend *be, float *sums, float *dgamma, float *dbeta,
+                                        const float *dout, const float *inp, const float *mean,
+                                        const float *rstd, const float *gamma, int B, int C) {
+    (void)be;
+    double *sd = calloc((size_t)2 * C, sizeof *sd);
+    GEN_ASSERT(sd != NULL);
+    double *sdx = sd + C;
+    for (int b = 0; b < B; b++)
+        for (int c = 0; c < C; c++) {
+            size_t i = (size_t)b * C + c;
+            float xhat = (inp[i] - mean[c]) * rstd[c];
+            float dxhat = dout[i] * gamma[c];
+            sd[c] += dxhat;
+            sdx[c] += (double)dxhat * xhat;
+            dgamma[c] += dout[i] * xhat;
+            dbeta[c] += dout[i];
+        }
+    for (int c = 0; c < C; c++) {
+        sums[c] = (float)sd[c];
+        sums[C + c] = (float)sdx[c];
+    }
+    free(sd);
+}
+static void cpu_batchnorm_backward_apply(gen_backend *be, float *dinp, const float *dout,
+                                         const float *inp, const float *mean, const float *rstd,
+                                         const float *gamma, const float *sums, int B, int C,
+                                         int N) {
+    (void)be;
+    for (int b = 0; b < B; b++)
+        for (int c = 0; c < C; c++) {
+            size_t i = (size_t)b * C + c;
+            float xhat = (inp[i] - mean[c]) * rstd[c];
+            float dxhat = dout[i] * gamma[c];
+            dinp[i] += rstd[c] * (float)(dxhat - (double)sums[c] / N - xhat * (double)sums[C + c] / N);
+        }
+}
+
 /* ---- generator output activations ------------------------------------------------------- */
 static int spans_width(const gen_act_span *spans, int nspans) {
     return nspans ? spans[nspans - 1].start + spans[nspans - 1].len : 0;
@@ -316,7 +379,7 @@ static int spans_width(const gen_act_span *spans, int nspans) {
 
 static void cpu_activate_forward(gen_backend *be, float *out, int ldo, const float *x, int ldx,
                                  int B, const gen_act_span *spans, int nspans, float tau,
-                                 uint64_t seed, uint64_t stream, uint64_t offset) {
+                                 uint64_t seed, uint64_t stream, uint64_t offset, uint64_t row0) {
     (void)be;
     int W = spans_width(spans, nspans);
     GEN_OMP_FOR((size_t)B * W)
@@ -325,7 +388,7 @@ static void cpu_activate_forward(gen_backend *be, float *out, int ldo, const flo
         float *yr = out + (size_t)b * ldo;
         if (tau > 0.0f) {
             /* Gumbel noise g = -log(-log(u)) for element (b, j) = stream index b*W + j */
-            uint64_t i0 = (uint64_t)b * (uint64_t)W;
+            uint64_t i0 = (row0 + (uint64_t)b) * (uint64_t)W;
             for (int j = 0; j < W;) {
                 uint64_t idx = i0 + (uint64_t)j;
                 gen_u32x4 r = gen_philox(seed, offset + (idx >> 2), stream);
@@ -661,6 +724,10 @@ static const gen_backend_ops cpu_ops = {
     .batchnorm_forward_eval = cpu_batchnorm_forward_eval,
     .batchnorm_update_running = cpu_batchnorm_update_running,
     .batchnorm_backward = cpu_batchnorm_backward,
+    .batchnorm_stats = cpu_batchnorm_stats,
+    .batchnorm_apply = cpu_batchnorm_apply,
+    .batchnorm_backward_sums = cpu_batchnorm_backward_sums,
+    .batchnorm_backward_apply = cpu_batchnorm_backward_apply,
     .activate_forward = cpu_activate_forward,
     .activate_backward = cpu_activate_backward,
     .cross_entropy_rows = cpu_cross_entropy_rows,

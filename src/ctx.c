@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "comm.h"
 #include "internal.h"
 
 genesis_status genesis_ctx_create(genesis_ctx **out) {
@@ -19,7 +20,11 @@ genesis_status genesis_ctx_create(genesis_ctx **out) {
     return GENESIS_OK;
 }
 
-void genesis_ctx_free(genesis_ctx *ctx) { free(ctx); }
+void genesis_ctx_free(genesis_ctx *ctx) {
+    if (!ctx) return;
+    gen_comm_free(ctx->comm);
+    free(ctx);
+}
 
 genesis_status genesis_ctx_set_seed(genesis_ctx *ctx, uint64_t seed) {
     if (!ctx) return GENESIS_ERR_INVALID_ARG;

@@ -16,6 +16,9 @@
 #define GEN_ERRMSG_CAP 1024
 
 struct gen_backend;
+struct gen_comm;
+
+#define GEN_MAX_DEVICES 64
 
 struct genesis_ctx {
     uint64_t seed;
@@ -23,6 +26,9 @@ struct genesis_ctx {
     genesis_device_kind device_kind;
     int device_index;
     int backend_gpu;             /* backend of the last model created: 0 = CPU, N + 1 = GPU N */
+    struct gen_comm *comm;       /* data-parallel communicator; NULL = one worker (comm.h) */
+    int devices[GEN_MAX_DEVICES];/* --devices list: rank r on a machine uses devices[r % n] */
+    int ndevices;
     genesis_log_fn log_fn;
     void *log_user;
     genesis_status last_status;

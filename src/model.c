@@ -6,6 +6,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "comm.h"
 #include "model.h"
 #include "model_io.h"
 #include "sample_stream.h"
@@ -140,6 +141,26 @@ genesis_status genesis_model_get_param(const genesis_model *m, genesis_param p, 
     return GENESIS_OK;
 }
 
+genesis_status gen_model_state(const genesis_model *m, float **out, size_t *n, size_t *seg,
+                               int *nseg) {
+    const float *ptr[16];
+    size_t cnt[16], tot = 0;
+    *out = NULL;
+    *n = 0;
+    GEN_RETURN_IF(!m->impl || !m->vt->state, m->ctx, GENESIS_ERR_STATE, "the model has no state yet");
+    int k = m->vt->state(m, ptr, cnt, 16);
+    for (int i = 0; i < k; i++) tot += cnt[i];
+    float *h = gen_calloc(tot, sizeof(float));
+    GEN_RETURN_IF(!h, m->ctx, GENESIS_ERR_NOMEM, "out of memory copying the model state");
+    for (int i = 0, off = 0; i < k; off += (int)cnt[i], i++)
+        m->be->ops->download(m->be, h + off, ptr[i], cnt[i] * sizeof(float));
+    *out = h;
+    *n = tot;
+    for (int i = 0; seg && i < k; i++) seg[i] = cnt[i];
+    if (nseg) *nseg = k;
+    return GENESIS_OK;
+}
+
 gen_act_span *gen_model_act_spans(const gen_transformer *tf) {
     gen_act_span *s = calloc((size_t)(tf->nspans ? tf->nspans : 1), sizeof *s);
     if (!s) return NULL;
@@ -161,6 +182,16 @@ genesis_status genesis_model_fit(genesis_model *m, const genesis_table *t,
     GEN_RETURN_IF(t->nrows < 1 || t->ncols < 1, ctx, GENESIS_ERR_DATA,
                   "the table has no rows or no columns; nothing to learn");
     m->seed = ctx->seed;
+    if (gen_comm_size(ctx->comm) > 1) { /* data parallel: the same table and settings everywhere */
+        gen_comm *c = ctx->comm;
+        GEN_TRY(gen_comm_check_same(c, "the seed (high 32 bits)", (double)(m->seed >> 32)));
+        GEN_TRY(gen_comm_check_same(c, "the seed (low 32 bits)", (double)(m->seed & 0xFFFFFFFFu)));
+        GEN_TRY(gen_comm_check_same(c, "the number of rows", (double)t->nrows));
+        GEN_TRY(gen_comm_check_same(c, "the number of columns", (double)t->ncols));
+        GEN_TRY(gen_comm_check_same(c, "the model kind", (double)m->vt->kind));
+        for (int p = 0; p < GEN_NPARAMS; p++)
+            GEN_TRY(gen_comm_check_same(c, PARAMS[p].name, m->param[p]));
+    }
     GEN_TRY(gen_check_fit_budget(m, t));
     gen_transform_opts to;
     gen_transform_opts_default(&to);

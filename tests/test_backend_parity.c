@@ -326,6 +326,60 @@ static void ru_bn_b(pt_env *e, gen_backend *be, int k) {
                                 P(e, k, 5), P(e, k, 6), P(e, k, 7), D(0), D(1));
 }
 
+/* synchronised batch norm (data parallel): B rows of a global batch of N = 3B; B, C, centred */
+static void su_bn_stats(pt_env *e) {
+    int B = D(0), C = D(1);
+    pt_add(e, "part", (size_t)C, PT_OUT, -1, 1);
+    pt_add(e, "inp", (size_t)B * C, PT_IN, -3, 5);
+    pt_add(e, "mean", (size_t)C, PT_IN, 0, 2);
+}
+static void ru_bn_stats(pt_env *e, gen_backend *be, int k) {
+    OPS(be)->batchnorm_stats(be, P(e, k, 0), P(e, k, 1), D(2) ? P(e, k, 2) : NULL, D(0), D(1),
+                             3 * D(0));
+}
+static void su_bn_apply(pt_env *e) {
+    int B = D(0), C = D(1);
+    pt_add(e, "out", (size_t)B * C, PT_OUT, -1, 1);
+    pt_add(e, "rstd", (size_t)C, PT_ACC, 0.1f, 3); /* the variance in, rstd out */
+    pt_add(e, "inp", (size_t)B * C, PT_IN, -3, 5);
+    pt_add(e, "mean", (size_t)C, PT_IN, 0, 2);
+    pt_add(e, "gamma", (size_t)C, PT_IN, 0.5f, 1.5f);
+    pt_add(e, "beta", (size_t)C, PT_IN, -0.5f, 0.5f);
+}
+static void ru_bn_apply(pt_env *e, gen_backend *be, int k) {
+    OPS(be)->batchnorm_apply(be, P(e, k, 0), P(e, k, 1), P(e, k, 2), P(e, k, 3), P(e, k, 4),
+                             P(e, k, 5), D(0), D(1), 1e-5f);
+}
+static void su_bn_bsums(pt_env *e) {
+    int B = D(0), C = D(1);
+    pt_add(e, "sums", 2 * (size_t)C, PT_OUT, -1, 1);
+    pt_add(e, "dgamma", (size_t)C, PT_ACC, -1, 1);
+    pt_add(e, "dbeta", (size_t)C, PT_ACC, -1, 1);
+    pt_add(e, "dout", (size_t)B * C, PT_IN, -1, 1);
+    pt_add(e, "inp", (size_t)B * C, PT_IN, -3, 5);
+    pt_add(e, "mean", (size_t)C, PT_IN, 0, 2);
+    pt_add(e, "rstd", (size_t)C, PT_IN, 0.3f, 1.5f);
+    pt_add(e, "gamma", (size_t)C, PT_IN, 0.5f, 1.5f);
+}
+static void ru_bn_bsums(pt_env *e, gen_backend *be, int k) {
+    OPS(be)->batchnorm_backward_sums(be, P(e, k, 0), P(e, k, 1), P(e, k, 2), P(e, k, 3),
+                                     P(e, k, 4), P(e, k, 5), P(e, k, 6), P(e, k, 7), D(0), D(1));
+}
+static void su_bn_bapply(pt_env *e) {
+    int B = D(0), C = D(1);
+    pt_add(e, "dinp", (size_t)B * C, PT_ACC, -1, 1);
+    pt_add(e, "dout", (size_t)B * C, PT_IN, -1, 1);
+    pt_add(e, "inp", (size_t)B * C, PT_IN, -3, 5);
+    pt_add(e, "mean", (size_t)C, PT_IN, 0, 2);
+    pt_add(e, "rstd", (size_t)C, PT_IN, 0.3f, 1.5f);
+    pt_add(e, "gamma", (size_t)C, PT_IN, 0.5f, 1.5f);
+    pt_add(e, "sums", 2 * (size_t)C, PT_IN, -5, 5);
+}
+static void ru_bn_bapply(pt_env *e, gen_backend *be, int k) {
+    OPS(be)->batchnorm_backward_apply(be, P(e, k, 0), P(e, k, 1), P(e, k, 2), P(e, k, 3),
+                                      P(e, k, 4), P(e, k, 5), P(e, k, 6), D(0), D(1), 3 * D(0));
+}
+
 /* activate_forward: B, layout, tau variant (0: 0.2, 1: 0 = plain softmax, 2: 1.0), offset;
  * ldx = W + 1, ldo = W + 3 */
 static float pt_tau(int v) { return v == 0 ? 0.2f : v == 1 ? 0.0f : 1.0f; }
@@ -336,7 +390,8 @@ static void su_act_f(pt_env *e) {
 }
 static void ru_act_f(pt_env *e, gen_backend *be, int k) {
     OPS(be)->activate_forward(be, P(e, k, 0), e->W + 3, P(e, k, 1), e->W + 1, D(0), e->spans,
-                              e->nspans, pt_tau(D(2)), 4242, GEN_STREAM_NOISE, (uint64_t)D(3));
+                              e->nspans, pt_tau(D(2)), 4242, GEN_STREAM_NOISE, (uint64_t)D(3),
+                              (uint64_t)D(3) % 5);
 }
 /* activate_backward: B, layout, tau variant ; out holds softmax/tanh-like values */
 static void su_act_b(pt_env *e) {
@@ -515,7 +570,8 @@ enum {
     O_ZERO, O_COPY2D, O_GEMM, O_LINF, O_LINB, O_RELU_F, O_RELU_B, O_LRELU_F, O_LRELU_B, O_MUL,
     O_MUL_ACC, O_SLOPE, O_ROWVEC, O_SUM, O_CLAMP, O_DROPOUT, O_FILL_N, O_FILL_U, O_BN_F,
     O_BN_EVAL, O_BN_RUN, O_BN_B, O_ACT_F, O_ACT_B, O_CE, O_INTERP, O_GP, O_COLSUM, O_REP_F,
-    O_REP_B, O_KL, O_RECON, O_ADAM, O_NONFINITE
+    O_REP_B, O_KL, O_RECON, O_ADAM, O_NONFINITE, O_BN_STATS, O_BN_APPLY, O_BN_BSUMS,
+    O_BN_BAPPLY
 };
 
 static const pt_op pt_ops[] = {
@@ -554,6 +610,11 @@ static const pt_op pt_ops[] = {
     [O_RECON] = {"tvae_recon", "B layout grads", 1e-5, 1e-5, su_recon, ru_recon},
     [O_ADAM] = {"adam", "n t", 1e-6, 1e-5, su_adam, ru_adam},
     [O_NONFINITE] = {"any_nonfinite", "n where kind", 0, 0, su_nonfinite, ru_nonfinite},
+    [O_BN_STATS] = {"batchnorm_stats", "B C centred", 1e-5, 1e-5, su_bn_stats, ru_bn_stats},
+    [O_BN_APPLY] = {"batchnorm_apply", "B C", 1e-5, 1e-5, su_bn_apply, ru_bn_apply},
+    /* the CPU adds dgamma/dbeta in float row by row, as batchnorm_backward */
+    [O_BN_BSUMS] = {"batchnorm_backward_sums", "B C", 5e-5, 5e-5, su_bn_bsums, ru_bn_bsums},
+    [O_BN_BAPPLY] = {"batchnorm_backward_apply", "B C", 1e-5, 1e-5, su_bn_bapply, ru_bn_bapply},
 };
 
 static const pt_case pt_cases[] = {
@@ -593,6 +654,11 @@ static const pt_case pt_cases[] = {
     {O_BN_RUN, {1, 3}}, {O_BN_RUN, {500, 257}},
     {O_BN_B, {1, 1}}, {O_BN_B, {3, 17}}, {O_BN_B, {257, 1}}, {O_BN_B, {500, 256}},
     {O_BN_B, {1025, 33}},
+    {O_BN_STATS, {1, 1, 0}}, {O_BN_STATS, {17, 3, 1}}, {O_BN_STATS, {250, 256, 0}},
+    {O_BN_STATS, {250, 256, 1}}, {O_BN_STATS, {1025, 33, 1}},
+    {O_BN_APPLY, {1, 1}}, {O_BN_APPLY, {17, 257}}, {O_BN_APPLY, {250, 256}},
+    {O_BN_BSUMS, {1, 1}}, {O_BN_BSUMS, {3, 17}}, {O_BN_BSUMS, {250, 256}}, {O_BN_BSUMS, {1025, 33}},
+    {O_BN_BAPPLY, {1, 1}}, {O_BN_BAPPLY, {17, 3}}, {O_BN_BAPPLY, {250, 256}},
     /* generator activations */
     {O_ACT_F, {1, 0, 0, 0}}, {O_ACT_F, {3, 1, 0, 1}}, {O_ACT_F, {17, 2, 0, 5}},
     {O_ACT_F, {257, 2, 1, 0}}, {O_ACT_F, {17, 3, 0, 11}}, {O_ACT_F, {3, 3, 2, 0}},

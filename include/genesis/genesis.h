@@ -128,6 +128,59 @@ typedef void (*genesis_log_fn)(genesis_log_level level, const char *msg, void *u
  *  to a callback; by default nothing is printed. */
 GENESIS_API void genesis_ctx_set_log(genesis_ctx *ctx, genesis_log_fn fn, void *user);
 
+/* ---- data-parallel training (docs/distributed.md) --------------------------------------- */
+typedef enum genesis_dist_kind {
+    GENESIS_DIST_NONE = 0,  /* one worker (the default) */
+    GENESIS_DIST_MPI = 1,   /* one process per rank (mpirun); MPI_Allreduce of the gradients */
+    GENESIS_DIST_NCCL = 2,  /* one rank per GPU; NCCL all-reduce (MPI or team bootstrap) */
+    GENESIS_DIST_THREADS = 3 /* ranks are threads of this process (genesis_team); host sums */
+} genesis_dist_kind;
+/*! genesis_dist_supported() : 1 when this build can train with `kind` (MPI and NCCL are
+ *  found at configure time), else 0. */
+GENESIS_API int genesis_dist_supported(genesis_dist_kind kind);
+/*! genesis_dist_launched() : 1 when the process was started by a launcher with more than one
+ *  rank (mpirun / srun: OMPI_COMM_WORLD_SIZE, PMI_SIZE, PMIX_SIZE, SLURM_NTASKS > 1). */
+GENESIS_API int genesis_dist_launched(void);
+/*! genesis_ctx_set_distributed() : joins the job's ranks (calls MPI_Init unless the
+ *  application already did; MPI_Finalize then happens in genesis_ctx_free). Models fitted
+ *  with this context train data-parallel: the global batch (GENESIS_P_BATCH_SIZE) is split
+ *  into equal slices, one per rank; gradients and batch-norm statistics are summed across
+ *  ranks, so K ranks give the same parameters as one rank with the same settings (up to
+ *  float rounding) and every rank ends with identical parameters. Every rank must call fit
+ *  with the same table and settings (checked). Call once, before creating models. NCCL:
+ *  rank r on a machine uses GPU devices[r % n] of genesis_ctx_set_devices (default: its
+ *  local rank); MPI with a device list: the same GPU choice, sums staged through the host. @return GENESIS_OK, GENESIS_ERR_UNSUPPORTED (not built in), GENESIS_ERR_IO
+ *  (MPI/NCCL start-up failed), GENESIS_ERR_STATE (already set) */
+GENESIS_API genesis_status genesis_ctx_set_distributed(genesis_ctx *ctx, genesis_dist_kind kind);
+/*! genesis_team_create() : a team of `size` ranks that are threads of this process (one
+ *  context and model per thread): CPU ranks without MPI, or one process driving several GPUs
+ *  with NCCL. Free it after every member's context is freed. @return GENESIS_OK,
+ *  GENESIS_ERR_INVALID_ARG (size outside 1..4096), GENESIS_ERR_NOMEM */
+typedef struct genesis_team genesis_team;
+GENESIS_API genesis_status genesis_team_create(int size, genesis_team **out);
+GENESIS_API void genesis_team_free(genesis_team *team);
+/*! genesis_ctx_join_team() : makes `ctx` rank `rank` of `team`; every member calls it from
+ *  its own thread (with NCCL it returns once all have joined). kind: GENESIS_DIST_THREADS
+ *  (gradients summed in host memory, deterministic rank order) or GENESIS_DIST_NCCL (rank r
+ *  uses GPU devices[r % n] of genesis_ctx_set_devices, default GPU r; two ranks on one GPU
+ *  need NCCL >= 2.30 and NCCL_MULTI_RANK_GPU_ENABLE=1). Training then behaves as with
+ *  genesis_ctx_set_distributed. @return GENESIS_OK, GENESIS_ERR_INVALID_ARG,
+ *  GENESIS_ERR_UNSUPPORTED (no NCCL in this build), GENESIS_ERR_CUDA, GENESIS_ERR_STATE */
+GENESIS_API genesis_status genesis_ctx_join_team(genesis_ctx *ctx, genesis_team *team, int rank,
+                                                 genesis_dist_kind kind);
+/*! genesis_ctx_set_devices() : the GPUs data-parallel ranks use (at most 64, no repeats);
+ *  set before genesis_ctx_set_distributed. */
+GENESIS_API genesis_status genesis_ctx_set_devices(genesis_ctx *ctx, const int *devices, int n);
+/*! genesis_ctx_rank() / genesis_ctx_world_size() : this process's rank and the number of
+ *  ranks (0 and 1 without distribution). Only rank 0 should write files and print. */
+GENESIS_API int genesis_ctx_rank(const genesis_ctx *ctx);
+GENESIS_API int genesis_ctx_world_size(const genesis_ctx *ctx);
+/*! genesis_ctx_abort() : stops every rank of the job with exit code `code` (MPI_Abort; for a
+ *  team of threads, the process ends with `code`). For an application whose rank failed
+ *  outside fit (e.g. it could not read its input), so that the other ranks do not wait for
+ *  it forever. Does nothing without distribution. */
+GENESIS_API void genesis_ctx_abort(genesis_ctx *ctx, int code);
+
 /* ---- devices -------------------------------------------------------------------------- */
 typedef struct genesis_device_info {
     int index;
