@@ -6,12 +6,14 @@
  *   2. central finite differences of a random linear functional of the outputs w.r.t. the
  *      input, the initial state, the weights and the biases (with and without h0, several
  *      shapes including C = 1 and H = 1);
- *   3. the sigmoid operation's backward.
+ *   3. the sigmoid operation's backward, and the accuracy of the branch-free exp the CPU
+ *      gates use.
  */
 #include <math.h>
 #include <string.h>
 
 #include "backend.h"
+#include "backend_cpu_gru.h"
 #include "test_util.h"
 
 static gen_backend *be;
@@ -170,6 +172,18 @@ START_TEST(test_gru_backward_accumulates_and_skips) {
 }
 END_TEST
 
+START_TEST(test_fast_exp_accuracy) {
+    double worst = 0;
+    for (int i = 0; i <= 200000; i++) {
+        float x = -87.0f + 175.0f * (float)i / 200000.0f;
+        double ref = exp((double)x), got = gen_cpu_expf(x);
+        double rel = fabs(got - ref) / ref;
+        if (rel > worst) worst = rel;
+    }
+    ck_assert_msg(worst < 3e-7, "fast exp: worst relative error %.3g", worst);
+}
+END_TEST
+
 START_TEST(test_sigmoid_backward) {
     float x[7] = {-5, -1, -0.1f, 0, 0.3f, 2, 8}, out[7], d[7] = {0}, dout[7] = {1, 2, 3, 4, 5, 6, 7};
     be->ops->sigmoid_forward(be, out, x, 7);
@@ -190,6 +204,7 @@ int main(void) {
     tcase_add_test(tc, test_gru_forward_matches_tf1_cell);
     tcase_add_test(tc, test_gru_backward_finite_differences);
     tcase_add_test(tc, test_gru_backward_accumulates_and_skips);
+    tcase_add_test(tc, test_fast_exp_accuracy);
     tcase_add_test(tc, test_sigmoid_backward);
     suite_add_tcase(s, tc);
     return tu_run(s);
