@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "evaluate_sequences.h"
+#include "sequence.h"
 #include "timegan.h"
 
 void gen_seq_metric_opts_default(gen_seq_metric_opts *o) {
@@ -256,5 +257,66 @@ genesis_status gen_predictive_score(gen_backend *be, const float *real, int64_t 
 #undef PRED_ROW
     if (st == GENESIS_OK) *mean = mean_std(scores, o->repeats, sd);
     free(hx); free(hy); free(hp); free(idx); free(scores);
+    return st;
+}
+
+/* ---- public entry point ------------------------------------------------------------------------ */
+
+void genesis_seq_eval_options_init(genesis_seq_eval_options *o) {
+    if (!o) return;
+    memset(o, 0, sizeof *o);
+    o->struct_size = sizeof *o;
+    o->seq_len = 24;
+    o->repeats = 10;
+    o->disc_iterations = 2000;
+    o->pred_iterations = 5000;
+}
+
+genesis_status genesis_evaluate_sequences(genesis_ctx *ctx, const genesis_table *real,
+                                          const genesis_table *synthetic,
+                                          const genesis_seq_eval_options *o,
+                                          genesis_seq_eval_result *out) {
+    if (!ctx || !real || !synthetic || !o || !out) return GENESIS_ERR_INVALID_ARG;
+    gen_clear_error(ctx);
+    GEN_RETURN_IF(o->struct_size != sizeof *o, ctx, GENESIS_ERR_INVALID_ARG,
+                  "genesis_seq_eval_options was not set up with genesis_seq_eval_options_init");
+    GEN_RETURN_IF(o->seq_len < 2 || o->repeats < 1 || o->disc_iterations < 1 || o->pred_iterations < 1,
+                  ctx, GENESIS_ERR_INVALID_ARG,
+                  "sequence metrics need seq_len >= 2 and at least one repeat and iteration");
+    out->discriminative = out->discriminative_std = NAN;
+    out->predictive = out->predictive_std = NAN;
+    out->predictive_real = out->predictive_real_std = NAN;
+    gen_seq_schema s;
+    gen_seq_data scaled, dr, ds;
+    memset(&dr, 0, sizeof dr);
+    memset(&ds, 0, sizeof ds);
+    GEN_TRY(gen_seq_build(ctx, real, o->seq_len, o->entity, o->time, ctx->seed, &s, &scaled));
+    gen_seq_data_free(&scaled);
+    gen_backend *be = NULL;
+    genesis_status st = gen_seq_windows_like(ctx, real, &s, 0, &dr);
+    if (st == GENESIS_OK) st = gen_seq_windows_like(ctx, synthetic, &s, 1, &ds);
+    if (st == GENESIS_OK) st = gen_backend_create(ctx, &be);
+    gen_seq_metric_opts mo;
+    gen_seq_metric_opts_default(&mo);
+    mo.repeats = o->repeats;
+    mo.disc_iters = o->disc_iterations;
+    mo.pred_iters = o->pred_iterations;
+    mo.seed = ctx->seed;
+    if (st == GENESIS_OK) {
+        out->real_sequences = dr.n;
+        out->synthetic_sequences = ds.n;
+        st = gen_discriminative_score(be, dr.x, dr.n, ds.x, ds.n, s.T, s.F, &mo,
+                                      &out->discriminative, &out->discriminative_std);
+    }
+    if (st == GENESIS_OK && s.F >= 2)
+        st = gen_predictive_score(be, dr.x, dr.n, ds.x, ds.n, s.T, s.F, &mo, &out->predictive,
+                                  &out->predictive_std);
+    if (st == GENESIS_OK && s.F >= 2 && o->real_baseline)
+        st = gen_predictive_score(be, dr.x, dr.n, dr.x, dr.n, s.T, s.F, &mo, &out->predictive_real,
+                                  &out->predictive_real_std);
+    gen_backend_free(be);
+    gen_seq_data_free(&dr);
+    gen_seq_data_free(&ds);
+    gen_seq_schema_free(&s);
     return st;
 }
