@@ -164,9 +164,10 @@ static genesis_status cut_windows(genesis_ctx *ctx, const genesis_table *t, cons
                                   int64_t ns, int chunk, int drop_last, gen_seq_data *d,
                                   int64_t **first_row) {
     int T = s->T, F = s->F;
-    int64_t n = 0;
+    int64_t n = 0, longest = 0;
     for (int64_t g = 0; g < ns; g++) {
         int64_t len = starts[g + 1] - starts[g];
+        if (len > longest) longest = len;
         if (len < T) continue;
         n += chunk ? len / T : len - T + 1 - drop_last;
     }
@@ -174,7 +175,7 @@ static genesis_status cut_windows(genesis_ctx *ctx, const genesis_table *t, cons
         return gen_set_error(ctx, GENESIS_ERR_DATA,
                              "%s: too few rows for --seq-len %d: %lld rows%s; a sequence needs at "
                              "least %d rows%s; lower --seq-len or add data",
-                             t->source, T, (long long)t->nrows,
+                             t->source, T, (long long)(s->entity ? longest : t->nrows),
                              s->entity ? " in the longest entity" : "", T + drop_last,
                              s->entity ? " per entity" : "");
     float *row = malloc((size_t)F * sizeof(float));
