@@ -43,14 +43,20 @@ typedef struct fit_progress {
 } fit_progress;
 
 /* Phases map to "epochs" 1..3 of the progress record; loss_g is the phase's headline loss
- * (sqrt E_loss_T0, sqrt G_loss_S, then the adversarial G_loss_U), loss_d the D loss. */
+ * (sqrt E_loss_T0, sqrt G_loss_S, then the adversarial G_loss_U), loss_d the D loss. The ETA
+ * weighs an iteration of each phase by its measured cost (1 : 0.6 : 10, docs/timegan.md §7). */
 static int on_progress(int phase, int64_t it, int64_t iters, const tg_losses *ls, void *u) {
     fit_progress *fp = u;
-    double el = now_s() - fp->t0;
+    static const double w[3] = {1.0, 0.6, 10.0};
+    double el = now_s() - fp->t0, wdone = 0, wall = 0;
+    for (int k = 0; k < 3; k++) {
+        wall += w[k] * (double)iters;
+        wdone += w[k] * (double)(k < phase - 1 ? iters : k == phase - 1 ? it : 0);
+    }
     int64_t done = (int64_t)(phase - 1) * iters + it, total = 3 * iters;
     genesis_progress p = {phase, 3, done, total,
                           phase == 1 ? sqrt(ls->e_t0) : phase == 2 ? sqrt(ls->g_s) : ls->g_u,
-                          ls->d, el, el / (double)done * (double)(total - done),
+                          ls->d, el, el / wdone * (wall - wdone),
                           (double)done / (el > 0 ? el : 1e-9)};
     return fp->fn(&p, fp->user);
 }
