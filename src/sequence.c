@@ -283,7 +283,11 @@ genesis_status gen_seq_build(genesis_ctx *ctx, const genesis_table *t, int T, co
     if (tcol >= 0) {
         const gen_column *tc = &t->cols[tcol];
         s->time_integer = tc->type == GENESIS_COLUMN_CONTINUOUS ? tc->is_integer : 1;
-        s->time_decimals = tc->type == GENESIS_COLUMN_CONTINUOUS ? tc->decimals : 0;
+        s->time_decimals = tc->type == GENESIS_COLUMN_CONTINUOUS ? tc->decimals : -1;
+        for (int64_t i = 0; tc->type != GENESIS_COLUMN_CONTINUOUS && i < t->nrows; i++) {
+            double v = col_number(tc, i); /* numbers typed as text: integers only if all are */
+            if (!isnan(v) && v != floor(v)) s->time_integer = 0;
+        }
     }
     st = group_rows(ctx, t, ecol, tcol, s->reversed, entity, time, &order, &starts, &ns);
     if (st == GENESIS_OK)
