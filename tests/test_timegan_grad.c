@@ -105,6 +105,46 @@ END_TEST
 START_TEST(test_grad_discriminator) { check_step(TG_STEP_D, (int[]){0, 0, 0, 0, 1}, 15); }
 END_TEST
 
+/* The embedder step's supervised term on its own: E_loss - E_loss0 = 0.1 G_loss_S, whose
+ * gradient w.r.t. E flows through the target H[:,1:] and through S's input. It is small next
+ * to 10 sqrt(E_loss_T0), so it is checked as the difference of the two steps' gradients
+ * against finite differences of the difference of their losses, with a tight tolerance. */
+START_TEST(test_grad_embedder_supervised_term) {
+    timegan *t = tiny(16);
+    tg_losses ls;
+    const tg_net *E = &t->net[TG_E];
+    float *g = malloc(E->count * sizeof(float));
+    timegan_loss(t, TG_STEP_E, B_, 1, &ls);
+    memcpy(g, t->grads + E->off, E->count * sizeof(float));
+    timegan_loss(t, TG_STEP_E0, B_, 1, &ls);
+    double gmax = 0;
+    for (size_t i = 0; i < E->count; i++) {
+        g[i] -= t->grads[E->off + i];
+        gmax = fmax(gmax, fabs(g[i]));
+    }
+    ck_assert_msg(gmax > 1e-5, "the supervised term's gradient vanishes (%g): the check would be empty", gmax);
+    int bad = 0;
+    char msg[200] = "";
+    for (size_t i = 0; i < E->count; i++) {
+        float *p = &t->params[E->off + i], x0 = *p, eps = 1e-2f;
+        *p = x0 + eps;
+        double lp = timegan_loss(t, TG_STEP_E, B_, 0, &ls) - timegan_loss(t, TG_STEP_E0, B_, 0, &ls);
+        *p = x0 - eps;
+        double lm = timegan_loss(t, TG_STEP_E, B_, 0, &ls) - timegan_loss(t, TG_STEP_E0, B_, 0, &ls);
+        *p = x0;
+        double fd = (lp - lm) / (2.0 * ((double)(x0 + eps) - (double)x0));
+        if (fabs(fd - g[i]) > 2e-3 * gmax + 2e-2 * fabs(fd)) {
+            if (!bad) snprintf(msg, sizeof msg, "E[%zu]: analytic %.6g vs numeric %.6g (largest %.3g)", i, g[i], fd, gmax);
+            bad++;
+        }
+    }
+    ck_assert_msg(bad == 0, "0.1 G_loss_S in the E step: %d of %zu entries differ; first: %s", bad,
+                  E->count, msg);
+    free(g);
+    timegan_free(t);
+}
+END_TEST
+
 /* The loss values against the formulas written out directly from the networks' outputs. */
 START_TEST(test_loss_values) {
     timegan *t = tiny(21);
@@ -171,6 +211,7 @@ int main(void) {
     tcase_add_test(tc, test_grad_supervised);
     tcase_add_test(tc, test_grad_generator);
     tcase_add_test(tc, test_grad_embedder);
+    tcase_add_test(tc, test_grad_embedder_supervised_term);
     tcase_add_test(tc, test_grad_discriminator);
     tcase_add_test(tc, test_loss_values);
     tcase_add_test(tc, test_adam_tf1_form);
