@@ -118,7 +118,8 @@ int main(int argc, char **argv) {
         }
         double fit_s = now_s() - t0;
         float *g = malloc((size_t)n * T * F * 4);
-        timegan_generate(t, n, seed, 5, g);
+        uint64_t off = 0;
+        timegan_generate(t, n, seed, 5, &off, g);
         for (size_t i = 0; i < (size_t)n * T; i++)
             for (int f = 0; f < F; f++) g[i * F + f] = g[i * F + f] * mx[f] + mn[f];
         gen_seq_metric_opts mo;

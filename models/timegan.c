@@ -615,11 +615,12 @@ genesis_status timegan_fit(timegan *t, const float *data, int64_t N, int64_t ite
     return st;
 }
 
-genesis_status timegan_generate(timegan *t, int64_t n, uint64_t seed, uint64_t stream, float *out) {
+genesis_status timegan_generate(timegan *t, int64_t n, uint64_t seed, uint64_t stream,
+                                uint64_t *noise_off, float *out) {
     gen_backend *be = t->be;
     const gen_backend_ops *o = be->ops;
     const int T = t->cfg.T, F = t->cfg.F, B = t->cfg.batch;
-    uint64_t off = 0;
+    uint64_t off = *noise_off;
     for (int64_t done = 0; done < n;) {
         int rows = (int)((n - done) < B ? (n - done) : B);
         size_t nz = (size_t)rows * T * F;
@@ -634,6 +635,7 @@ genesis_status timegan_generate(timegan *t, int64_t n, uint64_t seed, uint64_t s
                     nz * sizeof(float));
         done += rows;
     }
+    *noise_off = off;
     for (size_t i = 0; i < (size_t)n * T * F; i++)
         if (!isfinite(out[i]))
             return gen_set_error(be->ctx, GENESIS_ERR_DIVERGED,

@@ -100,8 +100,11 @@ genesis_status timegan_fit(timegan *t, const float *data, int64_t N, int64_t ite
                            int log_every, tg_progress_fn progress, void *user);
 
 /* X^ = R(S(G(Z))), Z ~ U[0, 1), for n sequences into out (host, (n, T, F)); the noise comes
- * from Philox (seed, stream), so the same arguments give the same sequences. */
-genesis_status timegan_generate(timegan *t, int64_t n, uint64_t seed, uint64_t stream, float *out);
+ * from Philox (seed, stream) starting at counter *noise_off (advanced), so the same
+ * arguments give the same sequences, and consecutive calls whose n are multiples of the
+ * batch size give what one call would. */
+genesis_status timegan_generate(timegan *t, int64_t n, uint64_t seed, uint64_t stream,
+                                uint64_t *noise_off, float *out);
 
 /* A GRU stack + head on its own (the sequence metrics use these). */
 size_t tg_net_layout(tg_net *n, int in, int H, int L, int out, int sigmoid, size_t off);

@@ -4,7 +4,7 @@
  * (src/sequence.c: windows, one-hot, the reference's two min-max scalers) instead of the
  * tabular transformer, trains the three phases (specs/timegan.md §5), and writes generated
  * sequences back as rows (sample_csv; n counts sequences, §6 renormalisation then the
- * loader's inverse). The model file keeps the generator side only (R, G, S weights: what
+ * loader's inverse; streamed in chunks, constant memory). The model file keeps the generator side only (R, G, S weights: what
  * generation runs) and the sequence schema; E and D are not needed after training.
  */
 #include <math.h>
@@ -87,18 +87,27 @@ static genesis_status tgm_fit_table(genesis_model *m, const genesis_table *t,
     return st;
 }
 
+/* Streams n sequences in chunks of a multiple of the batch size (constant memory; the
+ * noise counters continue across chunks, so the output does not depend on the chunk size). */
 static genesis_status tgm_sample_csv(genesis_model *m, int64_t n, const char *path) {
     timegan_model *tm = m->impl;
     const gen_seq_schema *s = &tm->schema;
-    float *x = gen_calloc(gen_mul_size((size_t)(n ? n : 1), (size_t)s->T * s->F), sizeof(float));
-    GEN_RETURN_IF(!x, m->ctx, GENESIS_ERR_NOMEM,
-                  "out of memory for %lld generated sequences; ask for fewer with -n", (long long)n);
-    uint64_t stream = GEN_STREAM_SAMPLE + (m->sample_calls << 8);
-    genesis_status st = timegan_generate(tm->net, n, m->ctx->seed, stream, x);
-    if (st == GENESIS_OK) {
-        gen_rng pick;
-        gen_rng_init(&pick, m->ctx->seed, stream + 1);
-        st = gen_seq_write_csv(m->ctx, s, x, n, &pick, path);
+    int64_t chunk = (int64_t)tm->net->cfg.batch * ((4096 + tm->net->cfg.batch - 1) / tm->net->cfg.batch);
+    float *x = gen_calloc(gen_mul_size((size_t)chunk, (size_t)s->T * s->F), sizeof(float));
+    GEN_RETURN_IF(!x, m->ctx, GENESIS_ERR_NOMEM, "out of memory for the generation buffer");
+    uint64_t stream = GEN_STREAM_SAMPLE + (m->sample_calls << 8), off = 0;
+    gen_rng pick;
+    gen_rng_init(&pick, m->ctx->seed, stream + 1);
+    gen_csv_writer *w = NULL;
+    genesis_status st = gen_seq_csv_open(m->ctx, s, path, &w);
+    for (int64_t done = 0; st == GENESIS_OK && done < n; done += chunk) {
+        int64_t rows = n - done < chunk ? n - done : chunk;
+        st = timegan_generate(tm->net, rows, m->ctx->seed, stream, &off, x);
+        if (st == GENESIS_OK) st = gen_seq_csv_rows(w, s, x, rows, done + 1, &pick);
+    }
+    if (w) {
+        genesis_status cst = gen_csv_writer_close(w, st == GENESIS_OK);
+        if (st == GENESIS_OK) st = cst;
     }
     free(x);
     return st;

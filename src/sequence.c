@@ -348,11 +348,12 @@ genesis_status gen_seq_windows_like(genesis_ctx *ctx, const genesis_table *t,
     for (int c = 0; c < s->ncols; c++) {
         map[c] = gen_table_find_column(t, s->cols[c].name);
         if (map[c] < 0 || (!s->cols[c].categorical && t->cols[map[c]].nmissing > 0)) {
+            const char *why = map[c] < 0 ? "is missing" : "has missing values";
             free(map);
             return gen_set_error(ctx, GENESIS_ERR_DATA,
-                                 "%s: column '%s' of the real data is %s; both files need the "
-                                 "same complete columns",
-                                 t->source, s->cols[c].name, map[c] < 0 ? "missing" : "incomplete");
+                                 "%s: column '%s' (a feature of the real data) %s; both files need "
+                                 "the same complete columns",
+                                 t->source, s->cols[c].name, why);
         }
     }
     /* grouping: the entity column, else a generated file's "sequence" column */
@@ -389,16 +390,26 @@ static int fmt_num(char *buf, size_t cap, double v, int integer, int decimals) {
     return snprintf(buf, cap, "%.17g", v);
 }
 
-genesis_status gen_seq_write_csv(genesis_ctx *ctx, const gen_seq_schema *s, const float *x,
-                                 int64_t n, gen_rng *grid_pick, const char *path) {
+genesis_status gen_seq_csv_open(genesis_ctx *ctx, const gen_seq_schema *s, const char *path,
+                                gen_csv_writer **out) {
     gen_csv_writer *w = NULL;
     GEN_TRY(gen_csv_writer_open(ctx, path, s->delimiter ? s->delimiter : ',', &w));
-    genesis_status st = GENESIS_OK;
     const char *idname = s->entity ? s->entity : "sequence";
-    st = gen_csv_writer_field(w, idname, strlen(idname), 0);
+    genesis_status st = gen_csv_writer_field(w, idname, strlen(idname), 0);
     if (st == GENESIS_OK && s->time) st = gen_csv_writer_field(w, s->time, strlen(s->time), 0);
     for (int c = 0; st == GENESIS_OK && c < s->ncols; c++)
         st = gen_csv_writer_field(w, s->cols[c].name, strlen(s->cols[c].name), c == s->ncols - 1);
+    if (st != GENESIS_OK) {
+        gen_csv_writer_close(w, 0);
+        return st;
+    }
+    *out = w;
+    return GENESIS_OK;
+}
+
+genesis_status gen_seq_csv_rows(gen_csv_writer *w, const gen_seq_schema *s, const float *x,
+                                int64_t n, int64_t first_id, gen_rng *grid_pick) {
+    genesis_status st = GENESIS_OK;
     char buf[96];
     const int T = s->T, F = s->F;
     for (int64_t i = 0; st == GENESIS_OK && i < n; i++) {
@@ -406,7 +417,7 @@ genesis_status gen_seq_write_csv(genesis_ctx *ctx, const gen_seq_schema *s, cons
         for (int k = 0; st == GENESIS_OK && k < T; k++) {
             int j = s->reversed ? T - 1 - k : k; /* back to the input's row order */
             const float *v = x + ((size_t)i * T + j) * F;
-            int len = snprintf(buf, sizeof buf, "%lld", (long long)i + 1);
+            int len = snprintf(buf, sizeof buf, "%lld", (long long)(first_id + i));
             st = gen_csv_writer_field(w, buf, (size_t)len, 0);
             if (st == GENESIS_OK && s->time) {
                 len = fmt_num(buf, sizeof buf, s->grid[g * T + j], s->time_integer, s->time_decimals);
@@ -431,8 +442,7 @@ genesis_status gen_seq_write_csv(genesis_ctx *ctx, const gen_seq_schema *s, cons
             }
         }
     }
-    genesis_status cst = gen_csv_writer_close(w, st == GENESIS_OK);
-    return st != GENESIS_OK ? st : cst;
+    return st;
 }
 
 /* ---- model file section --------------------------------------------------------------------- */

@@ -55,11 +55,14 @@ void gen_seq_data_free(gen_seq_data *d);
 genesis_status gen_seq_windows_like(genesis_ctx *ctx, const genesis_table *t,
                                     const gen_seq_schema *s, int chunk, gen_seq_data *d);
 
-/* Writes n generated sequences x (n, T, F) in the inner [0, 1] scale as CSV rows in raw
- * units: entity (or "sequence") id 1..n, time values, feature columns. `grid_pick` draws the
- * real window whose time values a sequence gets. */
-genesis_status gen_seq_write_csv(genesis_ctx *ctx, const gen_seq_schema *s, const float *x,
-                                 int64_t n, gen_rng *grid_pick, const char *path);
+/* Generated sequences as CSV rows in raw units: open writes the header (id column named after
+ * the entity column or "sequence", time, features); rows appends n sequences x (n, T, F) in
+ * the inner [0, 1] scale with ids first_id, first_id + 1, ...; `grid_pick` draws the real
+ * window whose time values a sequence gets. Close with gen_csv_writer_close. */
+genesis_status gen_seq_csv_open(genesis_ctx *ctx, const gen_seq_schema *s, const char *path,
+                                gen_csv_writer **w);
+genesis_status gen_seq_csv_rows(gen_csv_writer *w, const gen_seq_schema *s, const float *x,
+                                int64_t n, int64_t first_id, gen_rng *grid_pick);
 
 /* Model file section. */
 void gen_seq_schema_save(const gen_seq_schema *s, gen_bytes *b);
