@@ -56,6 +56,7 @@ static void log_to_stderr(genesis_log_level lvl, const char *msg, void *user) {
 
 typedef struct options {
     const char *input, *output, *model_in, *model_out, *save, *method;
+    const char *entity, *time; /* TimeGAN panel data */
     const char *delimiter, *na, *discrete, *continuous;
     int no_header;
     long long rows;
@@ -85,6 +86,7 @@ enum {
     OPT_THREADS, OPT_DEVICE, OPT_QUIET, OPT_SAVE, OPT_COND, OPT_PROGRESS, OPT_VERSION,
     OPT_MEMFRAC, OPT_MEMLIMIT, OPT_SAMPLEBATCH, OPT_JSON,
     OPT_DISTRIBUTED, OPT_DEVICES, OPT_MULTI_GPU,
+    OPT_ENTITY, OPT_TIME,
     OPT_PARAM_BASE = 2000
 };
 
@@ -174,7 +176,7 @@ static void help(const char *cmd) {
         return;
     }
     if (!cmd || !strcmp(cmd, "genesis")) {
-        printf("genesis %s — synthetic tabular data (CTGAN, TVAE) from a real table\n\n"
+        printf("genesis %s — synthetic tabular data (CTGAN, TVAE) and sequences (TimeGAN)\n\n"
                "Usage:\n"
                "  genesis generate -i data.csv -o synthetic.csv -n ROWS [options]\n"
                "  genesis fit      -i data.csv -m model.gen [options]\n"
@@ -182,6 +184,9 @@ static void help(const char *cmd) {
                "  genesis evaluate --real real.csv --synthetic synthetic.csv [--holdout test.csv]\n"
                "                   [--target col] [--json] [--report report.html]\n"
                "  genesis estimate -i data.csv | -m model.gen [-n ROWS] [--memory-limit 8GB]\n"
+               "  genesis generate --method timegan -i series.csv --seq-len 24 -n SEQUENCES -o out.csv\n"
+               "                   [--entity id_col --time time_col]\n"
+               "  genesis evaluate --sequences --real series.csv --synthetic out.csv --seq-len 24\n"
                "  genesis info\n\n"
                "Run 'genesis COMMAND --help' for a command's options. 'genesis --version'.\n"
                "Exit codes: 0 success, 1 error, 2 usage error.\n",
@@ -222,7 +227,9 @@ static void help(const char *cmd) {
                "      --discrete a,b      force these columns categorical\n"
                "      --continuous c,d    force these columns continuous\n"
                "      --no-header         the file has no header row\n"
-               "      --method NAME       ctgan (default) or tvae\n"
+               "      --method NAME       ctgan (default), tvae or timegan (sequences)\n"
+               "      --entity COL        timegan: column identifying each series (panel data)\n"
+               "      --time COL          timegan: numeric column ordering the rows\n"
                "      --device D          cpu | auto | cuda | cuda:N (default auto)\n"
                "      --threads N         CPU threads (default 0: the cores other work is not using;\n"
                "                          OMP_NUM_THREADS when set); never changes the output\n");
@@ -281,6 +288,7 @@ static int parse_args(const char *cmd, int flags, int argc, char **argv, options
         {"sample-batch", required_argument, 0, OPT_SAMPLEBATCH}, {"json", no_argument, 0, OPT_JSON},
         {"distributed", required_argument, 0, OPT_DISTRIBUTED},
         {"devices", required_argument, 0, OPT_DEVICES}, {"multi-gpu", no_argument, 0, OPT_MULTI_GPU},
+        {"entity", required_argument, 0, OPT_ENTITY}, {"time", required_argument, 0, OPT_TIME},
     };
     int nb = (int)(sizeof base / sizeof base[0]), np = n_params();
     struct option longopts[sizeof base / sizeof base[0] + NPARAM_MAX + 1];
@@ -377,6 +385,8 @@ static int parse_args(const char *cmd, int flags, int argc, char **argv, options
                                         "(at most 64), got '%s'", optarg);
             break;
         case OPT_MULTI_GPU: o->multi_gpu = 1; break;
+        case OPT_ENTITY: o->entity = optarg; break;
+        case OPT_TIME: o->time = optarg; break;
         case ':': return usage_error(cmd, "option '%s' needs a value", argv[optind - 1]);
         case '?':
             if (optopt) return usage_error(cmd, "unknown option '-%c'", optopt);
@@ -414,6 +424,8 @@ static int parse_args(const char *cmd, int flags, int argc, char **argv, options
     if (!(flags & F_TRAIN) && (o->distributed || o->ndevices || o->multi_gpu))
         return usage_error(cmd, "--distributed, --devices and --multi-gpu apply to fit and generate");
     if (o->ndevices && o->multi_gpu) return usage_error(cmd, "give --devices or --multi-gpu, not both");
+    if (!(flags & F_INPUT) && (o->entity || o->time))
+        return usage_error(cmd, "--entity and --time apply to fit and generate (a saved TimeGAN model keeps them)");
     if (!(flags & (F_INPUT | F_ESTIMATE)) && (o->delimiter || o->na || o->discrete || o->continuous || o->no_header || o->method))
         return usage_error(cmd, "reading options (--delimiter, --na, --discrete, --continuous, "
                                 "--no-header, --method) apply to fit and generate");
@@ -427,11 +439,20 @@ static int parse_args(const char *cmd, int flags, int argc, char **argv, options
     if ((flags & F_MODEL_IN) && !o->model_in) return usage_error(cmd, "missing -m/--model FILE");
     if (!(flags & F_ROWS) && o->rows_set) return usage_error(cmd, "-n/--rows does not apply to '%s'", cmd);
     if (!(flags & F_OUTPUT) && o->output) return usage_error(cmd, "-o/--output does not apply to '%s'", cmd);
-    if (o->method && strcmp(o->method, "ctgan") != 0 && strcmp(o->method, "tvae") != 0) {
-        if (!strcmp(o->method, "timegan"))
-            return usage_error(cmd, "--method timegan is not available in this version yet; use ctgan or tvae");
-        return usage_error(cmd, "--method must be ctgan or tvae, got '%s'", o->method);
-    }
+    if (o->method && strcmp(o->method, "ctgan") != 0 && strcmp(o->method, "tvae") != 0 &&
+        strcmp(o->method, "timegan") != 0)
+        return usage_error(cmd, "--method must be ctgan, tvae or timegan, got '%s'", o->method);
+    int timegan = o->method && !strcmp(o->method, "timegan");
+    if ((o->entity || o->time) && !timegan)
+        return usage_error(cmd, "--entity and --time apply to --method timegan (sequences)");
+    if (timegan && o->nconds) return usage_error(cmd, "--condition needs --method ctgan (TimeGAN has no conditional vector)");
+    if (!timegan)
+        for (int p = GENESIS_P_SEQ_LEN; p < np && p <= GENESIS_P_ITERATIONS; p++)
+            if (o->pset[p] && (flags & F_INPUT)) {
+                const char *name;
+                genesis_param_bounds((genesis_param)p, NULL, NULL, NULL, &name);
+                return usage_error(cmd, "--%s applies to --method timegan", name);
+            }
     return 0;
 }
 
@@ -446,10 +467,32 @@ static void fmt_duration(char *buf, size_t cap, double s) {
 typedef struct progress_state {
     int tty;
     int gan; /* two losses (CTGAN) or one (TVAE) */
+    int seq; /* TimeGAN: "epochs" are the three phases */
 } progress_state;
+
+/* TimeGAN: one line per phase on a terminal, a line every 10% otherwise. */
+static int show_seq_progress(const genesis_progress *p, const progress_state *ps) {
+    static const char *what[] = {"", "embedding  sqrt(E_T0)", "supervised sqrt(G_S)", "joint      G_U"};
+    int64_t per = p->steps / 3, it = p->step - (int64_t)(p->epoch - 1) * per;
+    char eta[32], el[32], dl[32] = "";
+    fmt_duration(eta, sizeof eta, p->eta_s);
+    fmt_duration(el, sizeof el, p->elapsed_s);
+    if (p->epoch == 3) snprintf(dl, sizeof dl, "  D %.3f", p->loss_d);
+    if (ps->tty) {
+        fprintf(stderr, "\r\033[Kphase %d/3 %s %.4f%s  iteration %lld/%lld  %s elapsed  ETA %s",
+                p->epoch, what[p->epoch], p->loss_g, dl, (long long)it, (long long)per, el, eta);
+        if (it == per) fputc('\n', stderr);
+    } else if (per < 10 || it % (per / 10) == 0 || it == per) {
+        fprintf(stderr, "phase %d/3 %s %.4f%s  iteration %lld/%lld  %s elapsed  ETA %s\n", p->epoch,
+                what[p->epoch], p->loss_g, dl, (long long)it, (long long)per, el, eta);
+    }
+    fflush(stderr);
+    return 0;
+}
 
 static int show_progress(const genesis_progress *p, void *user) {
     const progress_state *ps = user;
+    if (ps->seq) return show_seq_progress(p, ps);
     int tty = ps->tty;
     char losses[64];
     if (ps->gan) snprintf(losses, sizeof losses, "loss G %+.3f  D %+.3f", p->loss_g, p->loss_d);
@@ -616,9 +659,12 @@ static genesis_status table_and_model(genesis_ctx *ctx, const options *o, genesi
     *tp = t;
     if (check_conditions_early(o, t)) return GENESIS_ERR_CANCELLED; /* usage error printed */
     genesis_model_kind kind = o->method && !strcmp(o->method, "tvae") ? GENESIS_MODEL_TVAE : GENESIS_MODEL_CTGAN;
+    if (o->method && !strcmp(o->method, "timegan")) kind = GENESIS_MODEL_TIMEGAN;
     st = genesis_model_create(ctx, kind, m);
     for (int p = 0; st == GENESIS_OK && p < NPARAM_MAX; p++)
         if (o->pset[p]) st = genesis_model_set_param(*m, (genesis_param)p, o->pval[p]);
+    if (st == GENESIS_OK && kind == GENESIS_MODEL_TIMEGAN)
+        st = genesis_model_set_sequence_columns(*m, o->entity, o->time);
     return st;
 }
 
@@ -629,7 +675,17 @@ static genesis_status fit_from_options(genesis_ctx *ctx, const options *o, genes
     if (!t) return st;
     *nrows = genesis_table_nrows(t);
     genesis_model_kind kind = *m ? genesis_model_get_kind(*m) : GENESIS_MODEL_CTGAN;
-    if (st == GENESIS_OK && !o->quiet) {
+    if (st == GENESIS_OK && !o->quiet && kind == GENESIS_MODEL_TIMEGAN) {
+        double sl, it, hd, nl;
+        genesis_model_get_param(*m, GENESIS_P_SEQ_LEN, &sl);
+        genesis_model_get_param(*m, GENESIS_P_ITERATIONS, &it);
+        genesis_model_get_param(*m, GENESIS_P_HIDDEN_DIM, &hd);
+        genesis_model_get_param(*m, GENESIS_P_NUM_LAYERS, &nl);
+        fprintf(stderr, "genesis: %s: %lld rows x %d columns; training TimeGAN (seq-len %g, hidden %g, "
+                        "%g layers) for 3 x %g iterations on %s\n",
+                o->input, (long long)genesis_table_nrows(t), genesis_table_ncols(t), sl, hd, nl, it,
+                genesis_ctx_device_name(ctx));
+    } else if (st == GENESIS_OK && !o->quiet) {
         int ncont = 0;
         for (int c = 0; c < genesis_table_ncols(t); c++)
             ncont += genesis_table_column_type(t, c) == GENESIS_COLUMN_CONTINUOUS;
@@ -648,7 +704,7 @@ static genesis_status fit_from_options(genesis_ctx *ctx, const options *o, genes
                             "per rank\n", K, bs, bs / K);
         }
     }
-    progress_state ps = {isatty(2), kind == GENESIS_MODEL_CTGAN};
+    progress_state ps = {isatty(2), kind == GENESIS_MODEL_CTGAN, kind == GENESIS_MODEL_TIMEGAN};
     int want = !o->quiet && (ps.tty || o->progress);
     if (st == GENESIS_OK) st = genesis_model_fit(*m, t, want ? show_progress : NULL, &ps);
     genesis_table_free(t);
@@ -712,9 +768,11 @@ static genesis_status write_rows(genesis_ctx *ctx, genesis_model *m, const optio
     st = genesis_model_sample_csv(m, n, o->output);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     double s = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    int seq = genesis_model_get_kind(m) == GENESIS_MODEL_TIMEGAN;
     if (st == GENESIS_OK && !o->quiet && strcmp(o->output, "-") != 0)
-        fprintf(stderr, "genesis: wrote %lld rows to %s in %.2f s (%.0f rows/s)\n", (long long)n,
-                o->output, s, s > 0 ? (double)n / s : 0.0);
+        fprintf(stderr, "genesis: wrote %lld %s to %s in %.2f s (%.0f %s/s)\n", (long long)n,
+                seq ? "sequences" : "rows", o->output, s, s > 0 ? (double)n / s : 0.0,
+                seq ? "sequences" : "rows");
     return st;
 }
 
@@ -743,7 +801,13 @@ static int generate_body(options *o) {
     int writer = genesis_ctx_rank(ctx) == 0; /* rank 0 alone writes the model and the rows */
     if (st == GENESIS_OK && writer && o->model_out) st = genesis_model_save(m, o->model_out);
     if (st == GENESIS_OK) st = apply_conditions(m, o);
-    if (st == GENESIS_OK && writer) st = write_rows(ctx, m, o, o->rows_set ? o->rows : nrows);
+    int64_t n = o->rows_set ? o->rows : nrows;
+    if (st == GENESIS_OK && !o->rows_set && genesis_model_get_kind(m) == GENESIS_MODEL_TIMEGAN) {
+        double sl; /* as many sequences as a single series has windows, as the reference */
+        genesis_model_get_param(m, GENESIS_P_SEQ_LEN, &sl);
+        n = nrows - (int64_t)sl > 1 ? nrows - (int64_t)sl : 1;
+    }
+    if (st == GENESIS_OK && writer) st = write_rows(ctx, m, o, n);
     return finish(ctx, m, st);
 }
 
@@ -862,7 +926,7 @@ static int cmd_info(int argc, char **argv) {
         return usage_error("info", "unexpected argument '%s'", argv[i]);
     }
     printf("genesis %s (library %s)\n", GENESIS_VERSION_STRING, genesis_version_string());
-    printf("models: ctgan, tvae\n");
+    printf("models: ctgan, tvae, timegan\n");
     genesis_device_info dev[16];
     int n = 0;
     char why[512] = "";
@@ -1020,7 +1084,11 @@ static int cmd_estimate(int argc, char **argv) {
 /* ---- evaluate ------------------------------------------------------------------------- */
 
 static void help_evaluate(void) {
-    printf("Usage: genesis evaluate --real real.csv --synthetic synthetic.csv [options]\n\n"
+    printf("Usage: genesis evaluate --real real.csv --synthetic synthetic.csv [options]\n"
+           "       genesis evaluate --sequences --real real.csv --synthetic synthetic.csv\n"
+           "                        [--seq-len 24] [--entity COL] [--time COL] [--repeats 10]\n"
+           "                        [--disc-iterations 2000] [--pred-iterations 5000] [--real-baseline]\n"
+           "         TimeGAN's discriminative and predictive scores on sequences (docs/timegan.md)\n\n"
            "Scores a synthetic table against the real table it imitates, as SDMetrics does:\n"
            "quality (column shapes, column pair trends: all pairs and the 2026 strong-pair\n"
            "mode), detection, validity, privacy (exact copies, new rows, distance to the\n"
@@ -1053,7 +1121,8 @@ static void help_evaluate(void) {
 }
 
 enum { EV_REAL = 3000, EV_SYN, EV_HOLD, EV_TARGET, EV_META, EV_JSON, EV_REPORT, EV_SKIP,
-       EV_DCR, EV_DET, EV_TSTR, EV_SUB, EV_DELIM, EV_NA, EV_SEED, EV_THREADS };
+       EV_DCR, EV_DET, EV_TSTR, EV_SUB, EV_DELIM, EV_NA, EV_SEED, EV_THREADS, EV_SEQ,
+       EV_SEQLEN, EV_ENTITY, EV_TIME, EV_REPEATS, EV_DISCIT, EV_PREDIT, EV_BASELINE };
 
 /* -0.000 for a score of -1e-17 (1 - a rounded total variation of 2) helps nobody */
 static double ev_show(double v) { return (v < 0 && v > -5e-4) ? 0.0 : v; }
@@ -1182,6 +1251,60 @@ static int ev_rows_flag(const char *flag, const char *arg, int64_t *out, int all
     return 0;
 }
 
+/* genesis evaluate --sequences: TimeGAN's discriminative and predictive scores. */
+static int evaluate_sequences(const char *real, const char *syn, const genesis_seq_eval_options *so,
+                              const char *delim, const char *na, unsigned long long seed,
+                              int threads, int json) {
+    genesis_ctx *ctx = NULL;
+    genesis_table *tr = NULL, *ts = NULL;
+    genesis_status st = genesis_ctx_create(&ctx);
+    if (st != GENESIS_OK) {
+        fprintf(stderr, "genesis: error: %s\n", genesis_status_str(st));
+        return 1;
+    }
+    genesis_ctx_set_log(ctx, log_to_stderr, NULL);
+    genesis_ctx_set_seed(ctx, seed);
+    st = genesis_ctx_set_threads(ctx, threads);
+    genesis_csv_options co;
+    genesis_csv_options_init(&co);
+    co.delimiter = delim ? delim[0] : 0;
+    co.na_tokens = na;
+    if (st == GENESIS_OK) st = genesis_table_read_csv(ctx, real, &co, &tr);
+    if (st == GENESIS_OK) st = genesis_table_read_csv(ctx, syn, &co, &ts);
+    genesis_seq_eval_result r;
+    if (st == GENESIS_OK) st = genesis_evaluate_sequences(ctx, tr, ts, so, &r);
+    if (st == GENESIS_OK && json) {
+        printf("{\"real_sequences\": %lld, \"synthetic_sequences\": %lld, \"seq_len\": %d, "
+               "\"repeats\": %d, \"discriminative\": %.6g, \"discriminative_std\": %.6g",
+               (long long)r.real_sequences, (long long)r.synthetic_sequences, so->seq_len,
+               so->repeats, r.discriminative, r.discriminative_std);
+        if (!isnan(r.predictive))
+            printf(", \"predictive\": %.6g, \"predictive_std\": %.6g", r.predictive, r.predictive_std);
+        if (!isnan(r.predictive_real))
+            printf(", \"predictive_real\": %.6g, \"predictive_real_std\": %.6g", r.predictive_real,
+                   r.predictive_real_std);
+        printf("}\n");
+    } else if (st == GENESIS_OK) {
+        printf("genesis evaluate --sequences: %s vs %s\n", syn, real);
+        printf("  %lld real and %lld synthetic sequences of %d steps; %d repeats (mean +- std)\n\n",
+               (long long)r.real_sequences, (long long)r.synthetic_sequences, so->seq_len, so->repeats);
+        printf("  discriminative score  %.4f +- %.4f  (|0.5 - accuracy| of a GRU classifier; 0 best)\n",
+               r.discriminative, r.discriminative_std);
+        if (isnan(r.predictive)) printf("  predictive score         n/a    (needs at least 2 features)\n");
+        else printf("  predictive score      %.4f +- %.4f  (MAE, train on synthetic, test on real; lower is better)\n",
+                    r.predictive, r.predictive_std);
+        if (!isnan(r.predictive_real))
+            printf("  predictive, real data %.4f +- %.4f  (the same model trained on the real sequences)\n",
+                   r.predictive_real, r.predictive_real_std);
+    }
+    fflush(stdout);
+    int rc = st == GENESIS_OK ? 0 : lib_error(ctx, st);
+    genesis_table_free(tr);
+    genesis_table_free(ts);
+    genesis_ctx_free(ctx);
+    return rc;
+}
+
 static int cmd_evaluate(int argc, char **argv) {
     static struct option lo[] = {
         {"real", required_argument, 0, EV_REAL}, {"synthetic", required_argument, 0, EV_SYN},
@@ -1193,7 +1316,16 @@ static int cmd_evaluate(int argc, char **argv) {
         {"subsample-rows", required_argument, 0, EV_SUB},
         {"delimiter", required_argument, 0, EV_DELIM}, {"na", required_argument, 0, EV_NA},
         {"seed", required_argument, 0, EV_SEED}, {"threads", required_argument, 0, EV_THREADS},
+        {"sequences", no_argument, 0, EV_SEQ}, {"seq-len", required_argument, 0, EV_SEQLEN},
+        {"entity", required_argument, 0, EV_ENTITY}, {"time", required_argument, 0, EV_TIME},
+        {"repeats", required_argument, 0, EV_REPEATS},
+        {"disc-iterations", required_argument, 0, EV_DISCIT},
+        {"pred-iterations", required_argument, 0, EV_PREDIT},
+        {"real-baseline", no_argument, 0, EV_BASELINE},
         {"quiet", no_argument, 0, 'q'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+    genesis_seq_eval_options so;
+    genesis_seq_eval_options_init(&so);
+    int sequences = 0, seq_only = 0;
     const char *real = NULL, *syn = NULL, *hold = NULL, *report = NULL, *delim = NULL, *na = NULL;
     int json = 0, threads = 0;
     unsigned long long seed = 0;
@@ -1254,6 +1386,21 @@ static int cmd_evaluate(int argc, char **argv) {
                 return usage_error("evaluate", "--threads must be between 0 and 1024, got '%s'", optarg);
             threads = (int)v;
             break;
+        case EV_SEQ: sequences = 1; break;
+        case EV_SEQLEN: case EV_REPEATS: case EV_DISCIT: case EV_PREDIT: {
+            static const char *names[] = {"--seq-len", "--repeats", "--disc-iterations", "--pred-iterations"};
+            int k = c == EV_SEQLEN ? 0 : c == EV_REPEATS ? 1 : c == EV_DISCIT ? 2 : 3;
+            if (parse_ll(optarg, &v) || v < (k == 0 ? 2 : 1) || v > 100000000)
+                return usage_error("evaluate", "%s must be a whole number >= %d, got '%s'", names[k],
+                                   k == 0 ? 2 : 1, optarg);
+            int *dst[] = {&so.seq_len, &so.repeats, &so.disc_iterations, &so.pred_iterations};
+            *dst[k] = (int)v;
+            seq_only = 1;
+            break;
+        }
+        case EV_ENTITY: so.entity = optarg; seq_only = 1; break;
+        case EV_TIME: so.time = optarg; seq_only = 1; break;
+        case EV_BASELINE: so.real_baseline = 1; seq_only = 1; break;
         case ':': return usage_error("evaluate", "option '%s' needs a value", argv[optind - 1]);
         default:
             if (optopt) return usage_error("evaluate", "unknown option '-%c'", optopt);
@@ -1263,6 +1410,15 @@ static int cmd_evaluate(int argc, char **argv) {
     if (optind < argc) return usage_error("evaluate", "unexpected argument '%s'", argv[optind]);
     if (!real) return usage_error("evaluate", "missing --real FILE (the real table)");
     if (!syn) return usage_error("evaluate", "missing --synthetic FILE (the synthetic table)");
+    if (seq_only && !sequences)
+        return usage_error("evaluate", "--seq-len, --entity, --time, --repeats, --disc-iterations, "
+                                       "--pred-iterations and --real-baseline need --sequences");
+    if (sequences) {
+        if (hold || eo.target || report || skip)
+            return usage_error("evaluate", "--sequences computes the two sequence scores only; "
+                                           "--holdout, --target, --report and --skip do not apply");
+        return evaluate_sequences(real, syn, &so, delim, na, seed, threads, json);
+    }
     if (eo.target && !hold)
         return usage_error("evaluate", "--target needs --holdout: usefulness is tested on real "
                                        "rows the generator never saw");

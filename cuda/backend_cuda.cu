@@ -4,7 +4,7 @@
  * handle with its own workspace, STYLE.md 3.4: no globals, no per-call creation), memory
  * (alloc/free/upload/download/zero/copy2d), the GEMMs (cuBLAS, FP32; TF32 only when
  * GENESIS_CUDA_TF32=1) and linear forward/backward. The other operations live in one file
- * per family (elementwise.cu, rng.cu, norm.cu, softmax.cu, gan.cu, vae.cu, adam.cu).
+ * per family (elementwise.cu, rng.cu, norm.cu, softmax.cu, gan.cu, vae.cu, adam.cu, gru.cu).
  *
  * Every operation is queued on the backend's stream and returns at once, except download
  * and any_nonfinite (they synchronise: the host reads their result) and free (it waits for
@@ -229,6 +229,12 @@ static genesis_status cu_gemm_impl(gen_cuda *cu, int ta, int tb, int M, int N, i
                                    lda, &beta, C, ldc));
     return GENESIS_OK;
 }
+genesis_status gen_cu_gemm(gen_cuda *cu, int ta, int tb, int M, int N, int K, float alpha,
+                           const float *A, int lda, const float *B, int ldb, float beta, float *C,
+                           int ldc) {
+    return cu_gemm_impl(cu, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
 static void op_gemm(gen_backend *be, int ta, int tb, int M, int N, int K, float alpha,
                     const float *A, int lda, const float *B, int ldb, float beta, float *C,
                     int ldc) {
@@ -441,6 +447,25 @@ static int op_any_nonfinite(gen_backend *be, const float *x, size_t n) {
     return found;
 }
 
+static void op_sigmoid_forward(gen_backend *be, float *out, const float *inp, size_t n) {
+    GEN_CUDA_RUN(be, "sigmoid_forward", gen_cu_sigmoid_forward(cu, out, inp, n));
+}
+static void op_sigmoid_backward(gen_backend *be, float *dinp, const float *dout, const float *out,
+                                size_t n) {
+    GEN_CUDA_RUN(be, "sigmoid_backward", gen_cu_sigmoid_backward(cu, dinp, dout, out, n));
+}
+static void op_gru_forward(gen_backend *be, float *y, float *save, const float *x, const float *h0,
+                           const float *W, const float *b, int B, int T, int C, int H) {
+    GEN_CUDA_RUN(be, "gru_forward", gen_cu_gru_forward(cu, y, save, x, h0, W, b, B, T, C, H));
+}
+static void op_gru_backward(gen_backend *be, float *dx, float *dh0, float *dW, float *db,
+                            float *work, const float *dy, const float *x, const float *h0,
+                            const float *y, const float *save, const float *W, int B, int T,
+                            int C, int H) {
+    GEN_CUDA_RUN(be, "gru_backward",
+                 gen_cu_gru_backward(cu, dx, dh0, dW, db, work, dy, x, h0, y, save, W, B, T, C, H));
+}
+
 /* ---- create / destroy -------------------------------------------------------------------------- */
 
 static void cu_release(gen_cuda *cu) {
@@ -541,6 +566,10 @@ static void cu_fill_ops(gen_backend_ops *o) {
     o->kl_normal = op_kl_normal;
     o->tvae_recon = op_tvae_recon;
     o->clamp = op_clamp;
+    o->sigmoid_forward = op_sigmoid_forward;
+    o->sigmoid_backward = op_sigmoid_backward;
+    o->gru_forward = op_gru_forward;
+    o->gru_backward = op_gru_backward;
     o->adam = op_adam;
     o->fill_normal = op_fill_normal;
     o->fill_uniform = op_fill_uniform;

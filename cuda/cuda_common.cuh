@@ -239,6 +239,23 @@ genesis_status gen_cu_gp_penalty(gen_cuda *cu, float *pen, float *U, const float
 genesis_status gen_cu_colsum_acc(gen_cuda *cu, float *dv, const float *a, int lda, int rows,
                                  int cols);
 
+/* backend_cuda.cu: C (M x N) = alpha op(A) op(B) + beta C, row-major (the gemm operation) */
+genesis_status gen_cu_gemm(gen_cuda *cu, int ta, int tb, int M, int N, int K, float alpha,
+                           const float *A, int lda, const float *B, int ldb, float beta, float *C,
+                           int ldc);
+
+/* gru.cu (TF1 GRUCell; semantics in backend.h) */
+genesis_status gen_cu_sigmoid_forward(gen_cuda *cu, float *out, const float *inp, size_t n);
+genesis_status gen_cu_sigmoid_backward(gen_cuda *cu, float *dinp, const float *dout,
+                                       const float *out, size_t n);
+genesis_status gen_cu_gru_forward(gen_cuda *cu, float *y, float *save, const float *x,
+                                  const float *h0, const float *W, const float *b, int B, int T,
+                                  int C, int H);
+genesis_status gen_cu_gru_backward(gen_cuda *cu, float *dx, float *dh0, float *dW, float *db,
+                                   float *work, const float *dy, const float *x,
+                                   const float *h0, const float *y, const float *save,
+                                   const float *W, int B, int T, int C, int H);
+
 /* vae.cu */
 genesis_status gen_cu_reparam_forward(gen_cuda *cu, float *z, float *std, const float *mu,
                                       const float *logvar, const float *eps, size_t n);

@@ -12,7 +12,7 @@
 #include "backend.h"
 #include "transform.h"
 
-#define GEN_NPARAMS 20
+#define GEN_NPARAMS 24
 #define GEN_MAX_CONDITIONS 64
 
 typedef struct gen_bytes gen_bytes;       /* growable output buffer (model_io.c) */
@@ -46,6 +46,13 @@ typedef struct gen_model_vtable {
     void (*free)(genesis_model *m);
     /* bytes the network allocates for a shape (memory_model.h); NULL = not modelled */
     void (*memory)(const genesis_model *m, const gen_net_shape *shape, gen_net_bytes *out);
+    /* Optional (sequence models): learns from the table itself, without the tabular
+     * transformer (genesis_model_fit calls it instead of fit), and writes n generated units
+     * to a CSV file (genesis_model_sample_csv). Such models have no transformer section in
+     * their model file. */
+    genesis_status (*fit_table)(genesis_model *m, const genesis_table *t,
+                                genesis_progress_fn progress, void *user);
+    genesis_status (*sample_csv)(genesis_model *m, int64_t n, const char *path);
 } gen_model_vtable;
 
 struct genesis_model {
@@ -65,10 +72,12 @@ struct genesis_model {
     int sampling;              /* a genesis_sampler is alive on this model */
     genesis_sample_progress_fn sample_progress;
     void *sample_progress_user;
+    char *seq_entity, *seq_time; /* TimeGAN: genesis_model_set_sequence_columns */
 };
 
 extern const gen_model_vtable gen_ctgan_vtable;
 extern const gen_model_vtable gen_tvae_vtable;
+extern const gen_model_vtable gen_timegan_vtable;
 
 /* Parameter value as int (for the integer-valued ones). */
 static inline int gen_param_i(const genesis_model *m, genesis_param p) {

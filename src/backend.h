@@ -166,6 +166,36 @@ typedef struct gen_backend_ops {
     /* x = min(max(x, lo), hi) */
     void (*clamp)(gen_backend *be, float *x, size_t n, float lo, float hi);
 
+    /* ---- sigmoid (TimeGAN heads) ---- */
+    /* out = 1 / (1 + exp(-inp)) */
+    void (*sigmoid_forward)(gen_backend *be, float *out, const float *inp, size_t n);
+    /* dinp += dout * out * (1 - out) */
+    void (*sigmoid_backward)(gen_backend *be, float *dinp, const float *dout, const float *out,
+                             size_t n);
+
+    /* ---- GRU: one layer over a whole sequence (TimeGAN; specs/timegan.md §2, §9.6) ----
+     * TF1 tf.nn.rnn_cell.GRUCell, batch-major data, equal lengths (every sample runs T
+     * steps), per step t (h_{-1} = h0, zeros when h0 is NULL):
+     *   [r, u] = sigmoid([x_t, h_{t-1}] . W[:, 0:2H] + b[0:2H])
+     *   c      = tanh([x_t, r * h_{t-1}] . W[:, 2H:3H] + b[2H:3H])      (reset BEFORE the matmul)
+     *   h_t    = u * h_{t-1} + (1 - u) * c
+     * W ((C + H) x 3H, row-major): rows [0, C) multiply x_t, rows [C, C + H) multiply h_{t-1}
+     * (gate columns) or r * h_{t-1} (candidate columns); columns [0, H) reset gate r,
+     * [H, 2H) update gate u, [2H, 3H) candidate (TF1's gate kernel and candidate kernel side
+     * by side). b (3H). Derivation of the backward pass: docs/timegan.md.
+     * y (B, T, H) = h_0..h_{T-1} of every step; save (B, T, 4H) = r, u, c, r * h_{t-1} per step
+     * (written by forward, read by backward); x (B, T, C). */
+    void (*gru_forward)(gen_backend *be, float *y, float *save, const float *x, const float *h0,
+                        const float *W, const float *b, int B, int T, int C, int H);
+    /* Backward through time from dy (B, T, H) (the loss's gradient w.r.t. every step's
+     * output; no gradient enters through the final state). dx (B, T, C) += (NULL: skip),
+     * dh0 (B, H) += (NULL: skip), dW += and db += (both NULL: skip the weight gradients).
+     * work: B * T * 3H + 2 * B * H floats of scratch. */
+    void (*gru_backward)(gen_backend *be, float *dx, float *dh0, float *dW, float *db,
+                         float *work, const float *dy, const float *x, const float *h0,
+                         const float *y, const float *save, const float *W, int B, int T,
+                         int C, int H);
+
     /* ---- optimiser: torch Adam with L2-coupled weight decay ---- */
     void (*adam)(gen_backend *be, float *param, const float *grad, float *m, float *v, size_t n,
                  float lr, float beta1, float beta2, float eps, float weight_decay, int64_t t);
@@ -217,6 +247,11 @@ genesis_status gen_backend_create(genesis_ctx *ctx, gen_backend **out);
 void gen_backend_free(gen_backend *be);
 
 /* Reference (plain loop) GEMM, used by tests to check the BLAS fast path. */
+/* GRU scratch the backward pass needs (floats). */
+static inline size_t gen_gru_work_floats(int B, int T, int H) {
+    return (size_t)B * T * 3 * H + 2 * (size_t)B * H;
+}
+
 void gen_gemm_reference(int ta, int tb, int M, int N, int K, float alpha, const float *A,
                         int lda, const float *B, int ldb, float beta, float *C, int ldc);
 

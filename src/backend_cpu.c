@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "backend.h"
+#include "backend_cpu_gru.h"
 #include "rng.h"
 
 /* Element-wise loops run on the OpenMP pool that OpenBLAS (Debian's OpenMP build) also
@@ -739,6 +740,10 @@ static const gen_backend_ops cpu_ops = {
     .kl_normal = cpu_kl_normal,
     .tvae_recon = cpu_tvae_recon,
     .clamp = cpu_clamp,
+    .sigmoid_forward = gen_cpu_sigmoid_forward,
+    .sigmoid_backward = gen_cpu_sigmoid_backward,
+    .gru_forward = gen_cpu_gru_forward,
+    .gru_backward = gen_cpu_gru_backward,
     .adam = cpu_adam,
     .fill_normal = cpu_fill_normal,
     .fill_uniform = cpu_fill_uniform,

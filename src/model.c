@@ -38,15 +38,24 @@ static const param_info PARAMS[GEN_NPARAMS] = {
     [GENESIS_P_VGM_MAX_ROWS] = {"vgm-max-rows", 0, 2147483647.0, 200000, 1},
     [GENESIS_P_LOSS_FACTOR] = {"loss-factor", 0, 1000, 2, 0},
     [GENESIS_P_SAMPLE_ARGMAX] = {"sample-argmax", 0, 1, 0, 1},
+    [GENESIS_P_SEQ_LEN] = {"seq-len", 2, 100000, 24, 1},
+    [GENESIS_P_HIDDEN_DIM] = {"hidden-dim", 1, 4096, 24, 1},
+    [GENESIS_P_NUM_LAYERS] = {"num-layers", 2, 8, 3, 1},
+    [GENESIS_P_ITERATIONS] = {"iterations", 1, 1e9, 50000, 1},
 };
 
 /* TVAE's own defaults (specs/ctgan_tvae.md §5: 128-wide networks, torch Adam's lr 1e-3,
- * l2scale 1e-5); every other setting keeps the table's default. */
+ * l2scale 1e-5) and TimeGAN's (specs/timegan.md §1); every other setting keeps the table's
+ * default. */
 static double kind_default(genesis_model_kind kind, genesis_param p) {
     if (kind == GENESIS_MODEL_TVAE) {
         if (p == GENESIS_P_GEN_DIM) return 128;
         if (p == GENESIS_P_GEN_LR) return 1e-3;
         if (p == GENESIS_P_GEN_DECAY) return 1e-5;
+    }
+    if (kind == GENESIS_MODEL_TIMEGAN) { /* specs/timegan.md §1: batch 128, TF1 Adam lr 1e-3 */
+        if (p == GENESIS_P_BATCH_SIZE) return 128;
+        if (p == GENESIS_P_GEN_LR) return 1e-3;
     }
     return PARAMS[p].def;
 }
@@ -73,6 +82,7 @@ static const gen_model_vtable *vtable_for(genesis_model_kind kind) {
     switch (kind) {
     case GENESIS_MODEL_CTGAN: return &gen_ctgan_vtable;
     case GENESIS_MODEL_TVAE: return &gen_tvae_vtable;
+    case GENESIS_MODEL_TIMEGAN: return &gen_timegan_vtable;
     default: return NULL;
     }
 }
@@ -80,8 +90,7 @@ static const gen_model_vtable *vtable_for(genesis_model_kind kind) {
 genesis_status gen_model_new(genesis_ctx *ctx, genesis_model_kind kind, genesis_model **out) {
     const gen_model_vtable *vt = vtable_for(kind);
     GEN_RETURN_IF(!vt, ctx, GENESIS_ERR_UNSUPPORTED,
-                  "model kind %d is not available in this version (CTGAN and TVAE are; TimeGAN "
-                  "is planned)",
+                  "model kind %d is not available in this version (CTGAN, TVAE and TimeGAN are)",
                   (int)kind);
     genesis_model *m = calloc(1, sizeof *m);
     GEN_RETURN_IF(!m, ctx, GENESIS_ERR_NOMEM, "out of memory creating a model");
@@ -110,7 +119,30 @@ void genesis_model_free(genesis_model *m) {
     if (m->vt && m->vt->free) m->vt->free(m);
     gen_transformer_free(&m->tf);
     gen_backend_free(m->be);
+    free(m->seq_entity);
+    free(m->seq_time);
     free(m);
+}
+
+genesis_status genesis_model_set_sequence_columns(genesis_model *m, const char *entity,
+                                                  const char *time) {
+    if (!m) return GENESIS_ERR_INVALID_ARG;
+    gen_clear_error(m->ctx);
+    GEN_RETURN_IF(m->vt->kind != GENESIS_MODEL_TIMEGAN, m->ctx, GENESIS_ERR_UNSUPPORTED,
+                  "entity and time columns apply to sequence models (TimeGAN), not %s", m->vt->name);
+    GEN_RETURN_IF(m->fitted, m->ctx, GENESIS_ERR_STATE,
+                  "the sequence columns cannot change after the model is fitted");
+    char *e = entity ? gen_strdup(entity) : NULL, *t = time ? gen_strdup(time) : NULL;
+    if ((entity && !e) || (time && !t)) {
+        free(e);
+        free(t);
+        return gen_set_error(m->ctx, GENESIS_ERR_NOMEM, "out of memory");
+    }
+    free(m->seq_entity);
+    free(m->seq_time);
+    m->seq_entity = e;
+    m->seq_time = t;
+    return GENESIS_OK;
 }
 
 genesis_model_kind genesis_model_get_kind(const genesis_model *m) {
@@ -191,6 +223,15 @@ genesis_status genesis_model_fit(genesis_model *m, const genesis_table *t,
         GEN_TRY(gen_comm_check_same(c, "the model kind", (double)m->vt->kind));
         for (int p = 0; p < GEN_NPARAMS; p++)
             GEN_TRY(gen_comm_check_same(c, PARAMS[p].name, m->param[p]));
+    }
+    if (m->vt->fit_table) { /* sequence models read the table themselves */
+        genesis_status fst = m->vt->fit_table(m, t, progress, user);
+        if (fst != GENESIS_OK) {
+            if (m->vt->free) m->vt->free(m);
+            return fst;
+        }
+        m->fitted = 1;
+        return GENESIS_OK;
     }
     GEN_TRY(gen_check_fit_budget(m, t));
     gen_transform_opts to;

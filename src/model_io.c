@@ -341,7 +341,7 @@ genesis_status gen_model_write_file(const genesis_model *m, const char *path) {
     gen_wr_u32(&b, GEN_NPARAMS);
     gen_wr_f64s(&b, m->param, GEN_NPARAMS);
     gen_wr_u64(&b, m->seed);
-    genesis_status st = gen_transformer_save(&m->tf, &b);
+    genesis_status st = m->vt->fit_table ? GENESIS_OK : gen_transformer_save(&m->tf, &b);
     if (st == GENESIS_OK) st = m->vt->save(m, &b);
     if (st == GENESIS_OK && b.oom) st = gen_set_error(ctx, GENESIS_ERR_NOMEM, "out of memory saving the model");
     if (st != GENESIS_OK) {
@@ -479,8 +479,9 @@ genesis_status gen_model_read_file(genesis_ctx *ctx, const char *path, genesis_m
         else m->param[i] = params[i];
     }
     if (st == GENESIS_OK) st = gen_rd_u64(&r, &m->seed);
-    if (st == GENESIS_OK) st = gen_transformer_load(&m->tf, &r);
-    if (st == GENESIS_OK && m->tf.clamp_range != (int)m->param[GENESIS_P_CLAMP_RANGE])
+    int tabular = !m->vt->fit_table; /* sequence models have no transformer section */
+    if (st == GENESIS_OK && tabular) st = gen_transformer_load(&m->tf, &r);
+    if (st == GENESIS_OK && tabular && m->tf.clamp_range != (int)m->param[GENESIS_P_CLAMP_RANGE])
         st = gen_rd_fail(&r, "the clamp setting disagrees with the transformer's");
     if (st == GENESIS_OK) st = m->vt->load(m, &r);
     if (st == GENESIS_OK && r.pos != r.len) st = gen_rd_fail(&r, "unexpected bytes after the model");

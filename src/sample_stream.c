@@ -313,6 +313,9 @@ genesis_status genesis_sampler_create(genesis_model *m, int64_t n, int encoded,
     GEN_RETURN_IF(!m->fitted, ctx, GENESIS_ERR_STATE, "the model is not fitted; fit or load one first");
     GEN_RETURN_IF(n < 0, ctx, GENESIS_ERR_INVALID_ARG, "the number of rows must be >= 0, got %lld",
                   (long long)n);
+    GEN_RETURN_IF(m->vt->sample_csv, ctx, GENESIS_ERR_UNSUPPORTED,
+                  "%s generates whole sequences; use genesis_model_sample_csv (genesis sample)",
+                  m->vt->name);
     GEN_RETURN_IF(m->sampling, ctx, GENESIS_ERR_STATE,
                   "this model is already sampling (free its genesis_sampler first)");
     int64_t C = m->sample_batch;
@@ -535,6 +538,11 @@ genesis_status genesis_model_sample_csv(genesis_model *m, int64_t n, const char 
     GEN_RETURN_IF(!m->fitted, ctx, GENESIS_ERR_STATE, "the model is not fitted; fit or load one first");
     GEN_RETURN_IF(n < 0, ctx, GENESIS_ERR_INVALID_ARG, "the number of rows must be >= 0, got %lld",
                   (long long)n);
+    if (m->vt->sample_csv) { /* sequence models write their own rows (TimeGAN) */
+        genesis_status sst = m->vt->sample_csv(m, n, path);
+        m->sample_calls++;
+        return sst;
+    }
     int nt = gen_ctx_threads(ctx);
     if (nt < 1) nt = 1;
     fmt_block *blk = calloc((size_t)nt, sizeof *blk);

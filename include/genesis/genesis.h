@@ -275,12 +275,19 @@ typedef enum genesis_param {
                                       as the reference does; 1: running statistics */
     GENESIS_P_VGM_MAX_ROWS = 17,   /* rows used to fit each column's GMM; 0 = all rows */
     GENESIS_P_LOSS_FACTOR = 18,    /* TVAE: weight of the reconstruction loss, 2 */
-    GENESIS_P_SAMPLE_ARGMAX = 19   /* TVAE: 0 draws categories and modes from the decoder's
+    GENESIS_P_SAMPLE_ARGMAX = 19,  /* TVAE: 0 draws categories and modes from the decoder's
                                       softmax; 1 takes the argmax, as the reference does */
+    GENESIS_P_SEQ_LEN = 20,        /* TimeGAN: steps per sequence (window length), 24 */
+    GENESIS_P_HIDDEN_DIM = 21,     /* TimeGAN: GRU width of all five networks, 24 */
+    GENESIS_P_NUM_LAYERS = 22,     /* TimeGAN: GRU layers per network (supervisor: one
+                                      fewer), 3 */
+    GENESIS_P_ITERATIONS = 23      /* TimeGAN: iterations of each of the three training
+                                      phases, 50000 */
 } genesis_param;
 
 /*! genesis_param_default() : the default of `p` for a model kind (TVAE's differ from
- *  CTGAN's: hidden width 128, learning rate 1e-3, decay 1e-5). */
+ *  CTGAN's: hidden width 128, learning rate 1e-3, decay 1e-5; TimeGAN's: batch 128,
+ *  learning rate 1e-3, specs/timegan.md §1). */
 GENESIS_API genesis_status genesis_param_default(genesis_model_kind kind, genesis_param p,
                                                  double *def);
 
@@ -466,6 +473,18 @@ GENESIS_API genesis_status genesis_host_memory(uint64_t *total, uint64_t *availa
 /*! genesis_parse_bytes() : "8GB", "512MiB", "1.5g", "100000" -> bytes (K/M/G/T = 1024^n).
  *  @return GENESIS_OK or GENESIS_ERR_INVALID_ARG. */
 GENESIS_API genesis_status genesis_parse_bytes(const char *text, uint64_t *bytes);
+/*! genesis_model_set_sequence_columns() : TimeGAN only, before fit: `entity` names the
+ *  column that identifies each series of panel data (NULL: the file is one long series),
+ *  `time` the numeric column that orders rows (NULL: file order; a single series without
+ *  it is reversed as the reference's loader does). Names are copied. Sequences are
+ *  GENESIS_P_SEQ_LEN steps long; docs/timegan.md §5 has the preprocessing. TimeGAN models
+ *  generate with genesis_model_sample_csv, where n counts sequences (each written as
+ *  seq_len rows); _sample and _sample_encoded answer GENESIS_ERR_UNSUPPORTED for them.
+ *  @return GENESIS_OK, GENESIS_ERR_UNSUPPORTED (not TimeGAN), GENESIS_ERR_STATE (fitted),
+ *  GENESIS_ERR_NOMEM */
+GENESIS_API genesis_status genesis_model_set_sequence_columns(genesis_model *m,
+                                                              const char *entity,
+                                                              const char *time);
 
 /*! genesis_model_save() : writes a .gen model file (versioned, checksummed; temporary name
  *  then rename). genesis_model_load() reads one, checking every length before allocating;
@@ -473,6 +492,40 @@ GENESIS_API genesis_status genesis_parse_bytes(const char *text, uint64_t *bytes
 GENESIS_API genesis_status genesis_model_save(const genesis_model *m, const char *path);
 GENESIS_API genesis_status genesis_model_load(genesis_ctx *ctx, const char *path,
                                               genesis_model **out);
+
+/* ---- sequence metrics (genesis evaluate --sequences) ------------------------------------ *
+ * TimeGAN's discriminative and predictive scores (specs/timegan.md §8) between a real and a
+ * synthetic table of sequences, both cut into seq_len windows the way TimeGAN's fit does
+ * (docs/timegan.md §5) and scaled to [0, 1] with the real table's column ranges, as the
+ * reference compares them. The synthetic table is grouped by the entity column (or by a
+ * generated file's "sequence" column) into consecutive blocks of seq_len rows. */
+typedef struct genesis_seq_eval_options {
+    size_t struct_size;        /* set by _init */
+    int seq_len;               /* 24 */
+    const char *entity, *time; /* as genesis_model_set_sequence_columns; NULL = none */
+    int repeats;               /* fresh post-hoc models per score, mean reported (10) */
+    int disc_iterations;       /* 2000 */
+    int pred_iterations;       /* 5000 */
+    int real_baseline;         /* 1: also the predictive score of a model trained on the real
+                                  sequences ("Original data" in the paper's Table 2); 0 */
+} genesis_seq_eval_options;
+
+GENESIS_API void genesis_seq_eval_options_init(genesis_seq_eval_options *o);
+
+typedef struct genesis_seq_eval_result {
+    double discriminative, discriminative_std; /* |0.5 - accuracy|, lower is better */
+    double predictive, predictive_std;         /* MAE, lower is better; NaN if < 2 features */
+    double predictive_real, predictive_real_std; /* the real-data baseline (NaN unless asked) */
+    int64_t real_sequences, synthetic_sequences;
+} genesis_seq_eval_result;
+
+/*! genesis_evaluate_sequences() : both scores, on the context's device and seed.
+ *  @return GENESIS_OK, GENESIS_ERR_DATA (too few sequences, missing columns),
+ *  GENESIS_ERR_INVALID_ARG, GENESIS_ERR_NOMEM */
+GENESIS_API genesis_status genesis_evaluate_sequences(genesis_ctx *ctx, const genesis_table *real,
+                                                      const genesis_table *synthetic,
+                                                      const genesis_seq_eval_options *o,
+                                                      genesis_seq_eval_result *out);
 
 /* ---- evaluation (genesis evaluate) ----------------------------------------------------- *
  * Quality, validity, privacy, detection and usefulness of a synthetic table against the

@@ -1,0 +1,124 @@
+/*
+ * timegan.h — TimeGAN's networks, losses, update steps and the three-phase training loop
+ * (timegan.c), exposed to the model glue (timegan_model.c), the sequence metrics and the
+ * gradient tests. The math follows the official TF1 code (specs/timegan.md §2, §4, §5).
+ */
+#ifndef GEN_TIMEGAN_H
+#define GEN_TIMEGAN_H
+
+#include "backend.h"
+#include "rng.h"
+
+#define TG_MAX_LAYERS 8
+
+/* One GRU stack (TF1 GRUCell layers of width H) with a per-step fully connected head,
+ * optionally followed by a sigmoid. Pointers into the model's parameter/gradient arenas. */
+typedef struct tg_net {
+    int in, H, L, out, sigmoid;
+    size_t off, count;                         /* slice of the arenas, in floats */
+    float *W[TG_MAX_LAYERS], *b[TG_MAX_LAYERS]; /* layer l: ((in_l + H) x 3H), (3H) */
+    float *fW, *fb;                             /* head (out x H), (out) */
+    float *gW[TG_MAX_LAYERS], *gb[TG_MAX_LAYERS], *gfW, *gfb;
+} tg_net;
+
+/* Activations of one application of a net, for up to Bmax sequences. */
+typedef struct tg_run {
+    int Bmax;
+    float *y[TG_MAX_LAYERS], *save[TG_MAX_LAYERS]; /* (B, T, H), (B, T, 4H) */
+    float *pre, *out;                               /* head (B, T, out) before / after sigmoid */
+} tg_run;
+
+enum { TG_E, TG_R, TG_G, TG_S, TG_D, TG_NNETS };
+
+/* The update steps of specs/timegan.md §5, one per optimiser. */
+typedef enum tg_step {
+    TG_STEP_E0 = 0,  /* phase 1: E_loss0 = 10 sqrt(E_loss_T0) on E, R */
+    TG_STEP_SUP = 1, /* phase 2: G_loss_S on S (G gets no gradient) */
+    TG_STEP_G = 2,   /* phase 3: G_loss on G, S */
+    TG_STEP_E = 3,   /* phase 3: E_loss = E_loss0 + 0.1 G_loss_S on E, R */
+    TG_STEP_D = 4,   /* phase 3: D_loss on D */
+    TG_NSTEPS = 5
+} tg_step;
+
+typedef struct tg_losses {
+    double e_t0;      /* mean (X - X~)^2 */
+    double g_s;       /* supervised loss */
+    double g_u, g_ue; /* adversarial terms */
+    double g_v;       /* moments loss V1 + V2 */
+    double d;         /* discriminator loss */
+    double total;     /* the loss the step minimises */
+} tg_losses;
+
+typedef struct timegan_config {
+    int batch, T, F, H, L;
+    float lr, gamma;
+    int train; /* 0: generation only (a loaded model): no gradients, Adam or E/D runs */
+} timegan_config;
+
+typedef struct timegan {
+    gen_backend *be;
+    timegan_config cfg;
+    tg_net net[TG_NNETS];
+    size_t count;                 /* all parameters */
+    float *params, *grads;
+    float *m[TG_NSTEPS], *v[TG_NSTEPS];
+    int64_t t[TG_NSTEPS];         /* Adam steps per optimiser */
+    tg_run run[TG_NNETS];
+    float *acts;                  /* every activation and device scratch */
+    /* device buffers */
+    float *X, *Z;                 /* (B, T, F) batch and noise */
+    float *Sin, *Din;             /* (2B, T, H), (3B, T, H) concatenated inputs */
+    float *dXt, *dSout, *dY, *dDin, *dRin, *dSin, *dGout, *dH, *ones;
+    float *scratch;               /* tg_net_backward scratch, sized for the widest use */
+    /* host mirrors for the losses */
+    float *hX, *hXt, *hH, *hHs, *hY, *gXt, *gH, *gHs, *gY;
+    uint64_t seed, noise_off;
+} timegan;
+
+genesis_status timegan_create(genesis_ctx *ctx, gen_backend *be, const timegan_config *cfg,
+                              timegan **out);
+void timegan_free(timegan *t);
+/* TF1 init: Glorot-uniform kernels, gate biases 1, candidate and head biases 0; Adam reset. */
+genesis_status timegan_init_weights(timegan *t, uint64_t seed);
+
+/* Forward of one update step on the batch already in t->X (and noise in t->Z), rows B
+ * (<= batch). Returns the step's loss; fills *ls. With `backward`, zeroes t->grads and
+ * accumulates the gradient of that loss w.r.t. the parameters of the networks the step
+ * updates (others stay zero). */
+double timegan_loss(timegan *t, tg_step step, int B, int backward, tg_losses *ls);
+
+/* One optimiser step: loss + backward + Adam (TF1 form, eps 1e-8) on the step's networks. */
+genesis_status timegan_update(timegan *t, tg_step step, int B, tg_losses *ls);
+
+/* Progress callback of timegan_fit: phase 1..3, iteration (1-based). Nonzero stops. */
+typedef int (*tg_progress_fn)(int phase, int64_t it, int64_t iters, const tg_losses *ls,
+                              void *user);
+
+/* The three phases of specs/timegan.md §5 on `data` (N sequences, host, (N, T, F), scaled to
+ * [0, 1]), `iters` iterations each; `log_every` iterations between progress calls. */
+genesis_status timegan_fit(timegan *t, const float *data, int64_t N, int64_t iters,
+                           int log_every, tg_progress_fn progress, void *user);
+
+/* X^ = R(S(G(Z))), Z ~ U[0, 1), for n sequences into out (host, (n, T, F)); the noise comes
+ * from Philox (seed, stream) starting at counter *noise_off (advanced), so the same
+ * arguments give the same sequences, and consecutive calls whose n are multiples of the
+ * batch size give what one call would. */
+genesis_status timegan_generate(timegan *t, int64_t n, uint64_t seed, uint64_t stream,
+                                uint64_t *noise_off, float *out);
+
+/* A GRU stack + head on its own (the sequence metrics use these). */
+size_t tg_net_layout(tg_net *n, int in, int H, int L, int out, int sigmoid, size_t off);
+void tg_net_point(tg_net *n, float *params, float *grads);
+size_t tg_run_floats(const tg_net *n, int Bmax, int T);
+void tg_run_point(tg_run *r, const tg_net *n, float *base, int Bmax, int T);
+void tg_net_init(const tg_net *n, float *host_params, gen_rng *r);
+void tg_net_forward(gen_backend *be, const tg_net *n, tg_run *r, const float *x, int B, int T);
+/* Output of the last forward: the sigmoid's output, or the head's pre-activation. */
+static inline float *tg_run_out(const tg_net *n, tg_run *r) { return n->sigmoid ? r->out : r->pre; }
+/* Scratch for tg_net_backward, floats. */
+size_t tg_net_scratch_floats(const tg_net *n, int Bmax, int T);
+/* dx += d/dx (NULL: skip), weight gradients += when wgrad; dout (B, T, out). */
+void tg_net_backward(gen_backend *be, const tg_net *n, tg_run *r, float *dx, const float *dout,
+                     const float *x, int B, int T, int wgrad, float *scratch);
+
+#endif /* GEN_TIMEGAN_H */

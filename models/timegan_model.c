@@ -1,0 +1,210 @@
+/*
+ * timegan_model.c — TimeGAN as a genesis model: the vtable that connects the network
+ * (timegan.c) to the shared glue (src/model.c). TimeGAN reads the table itself
+ * (src/sequence.c: windows, one-hot, the reference's two min-max scalers) instead of the
+ * tabular transformer, trains the three phases (specs/timegan.md §5), and writes generated
+ * sequences back as rows (sample_csv; n counts sequences, §6 renormalisation then the
+ * loader's inverse; streamed in chunks, constant memory). The model file keeps the generator side only (R, G, S weights: what
+ * generation runs) and the sequence schema; E and D are not needed after training.
+ */
+#include <math.h>
+#include <string.h>
+#include <time.h>
+
+#include "model_io.h"
+#include "sequence.h"
+#include "timegan.h"
+
+typedef struct timegan_model {
+    timegan *net;
+    gen_seq_schema schema;
+    int64_t ntrain;
+} timegan_model;
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void tgm_free(genesis_model *m) {
+    timegan_model *tm = m->impl;
+    if (!tm) return;
+    timegan_free(tm->net);
+    gen_seq_schema_free(&tm->schema);
+    free(tm);
+    m->impl = NULL;
+}
+
+typedef struct fit_progress {
+    genesis_progress_fn fn;
+    void *user;
+    double t0;
+} fit_progress;
+
+/* Phases map to "epochs" 1..3 of the progress record; loss_g is the phase's headline loss
+ * (sqrt E_loss_T0, sqrt G_loss_S, then the adversarial G_loss_U), loss_d the D loss. The ETA
+ * weighs an iteration of each phase by its measured cost (1 : 0.6 : 10, docs/timegan.md §7). */
+static int on_progress(int phase, int64_t it, int64_t iters, const tg_losses *ls, void *u) {
+    fit_progress *fp = u;
+    static const double w[3] = {1.0, 0.6, 10.0};
+    double el = now_s() - fp->t0, wdone = 0, wall = 0;
+    for (int k = 0; k < 3; k++) {
+        wall += w[k] * (double)iters;
+        wdone += w[k] * (double)(k < phase - 1 ? iters : k == phase - 1 ? it : 0);
+    }
+    int64_t done = (int64_t)(phase - 1) * iters + it, total = 3 * iters;
+    genesis_progress p = {phase, 3, done, total,
+                          phase == 1 ? sqrt(ls->e_t0) : phase == 2 ? sqrt(ls->g_s) : ls->g_u,
+                          ls->d, el, el / wdone * (wall - wdone),
+                          (double)done / (el > 0 ? el : 1e-9)};
+    return fp->fn(&p, fp->user);
+}
+
+static genesis_status tgm_fit_table(genesis_model *m, const genesis_table *t,
+                                    genesis_progress_fn progress, void *user) {
+    genesis_ctx *ctx = m->ctx;
+    timegan_model *tm = calloc(1, sizeof *tm);
+    GEN_RETURN_IF(!tm, ctx, GENESIS_ERR_NOMEM, "out of memory");
+    m->impl = tm;
+    int T = gen_param_i(m, GENESIS_P_SEQ_LEN);
+    gen_seq_data d;
+    GEN_TRY(gen_seq_build(ctx, t, T, m->seq_entity, m->seq_time, m->seed, &tm->schema, &d));
+    tm->ntrain = d.n;
+    timegan_config cfg = {gen_param_i(m, GENESIS_P_BATCH_SIZE), T, tm->schema.F,
+                          gen_param_i(m, GENESIS_P_HIDDEN_DIM), gen_param_i(m, GENESIS_P_NUM_LAYERS),
+                          (float)m->param[GENESIS_P_GEN_LR], 1.0f, 1};
+    genesis_status st = timegan_create(ctx, m->be, &cfg, &tm->net);
+    if (st == GENESIS_OK) st = timegan_init_weights(tm->net, m->seed);
+    if (st == GENESIS_OK) {
+        tm->net->seed = m->seed;
+        int64_t iters = (int64_t)m->param[GENESIS_P_ITERATIONS];
+        int every = iters >= 100 ? (int)(iters / 100) : 1;
+        fit_progress fp = {progress, user, now_s()};
+        st = timegan_fit(tm->net, d.x, d.n, iters, every, progress ? on_progress : NULL, &fp);
+    }
+    gen_seq_data_free(&d);
+    return st;
+}
+
+/* Streams n sequences in chunks of a multiple of the batch size (constant memory; the
+ * noise counters continue across chunks, so the output does not depend on the chunk size). */
+static genesis_status tgm_sample_csv(genesis_model *m, int64_t n, const char *path) {
+    timegan_model *tm = m->impl;
+    const gen_seq_schema *s = &tm->schema;
+    int64_t chunk = (int64_t)tm->net->cfg.batch * ((4096 + tm->net->cfg.batch - 1) / tm->net->cfg.batch);
+    float *x = gen_calloc(gen_mul_size((size_t)chunk, (size_t)s->T * s->F), sizeof(float));
+    GEN_RETURN_IF(!x, m->ctx, GENESIS_ERR_NOMEM, "out of memory for the generation buffer");
+    uint64_t stream = GEN_STREAM_SAMPLE + (m->sample_calls << 8), off = 0;
+    gen_rng pick;
+    gen_rng_init(&pick, m->ctx->seed, stream + 1);
+    gen_csv_writer *w = NULL;
+    genesis_status st = gen_seq_csv_open(m->ctx, s, path, &w);
+    for (int64_t done = 0; st == GENESIS_OK && done < n; done += chunk) {
+        int64_t rows = n - done < chunk ? n - done : chunk;
+        st = timegan_generate(tm->net, rows, m->ctx->seed, stream, &off, x);
+        if (st == GENESIS_OK) st = gen_seq_csv_rows(w, s, x, rows, done + 1, &pick);
+    }
+    if (w) {
+        genesis_status cst = gen_csv_writer_close(w, st == GENESIS_OK);
+        if (st == GENESIS_OK) st = cst;
+    }
+    free(x);
+    return st;
+}
+
+/* Not used: sample_pipeline refuses sequence models before calling these. */
+static int tgm_batch(const genesis_model *m) {
+    const timegan_model *tm = m->impl;
+    return tm->net->cfg.batch;
+}
+static genesis_status tgm_generate(genesis_model *m, int B, const gen_condition *c, int nc, float *out) {
+    (void)B; (void)c; (void)nc; (void)out;
+    return gen_set_error(m->ctx, GENESIS_ERR_UNSUPPORTED, "TimeGAN generates whole sequences");
+}
+static genesis_status tgm_fit(genesis_model *m, const gen_encoded *enc, genesis_progress_fn p, void *u) {
+    (void)enc; (void)p; (void)u;
+    return gen_set_error(m->ctx, GENESIS_ERR_UNSUPPORTED, "TimeGAN learns from the table (fit_table)");
+}
+
+/* the generator side: R, G, S are adjacent in the arena (order E, R, G, S, D) */
+static void gen_side(const timegan *t, size_t *off, size_t *count) {
+    *off = t->net[TG_R].off;
+    *count = t->net[TG_S].off + t->net[TG_S].count - *off;
+}
+
+static genesis_status tgm_save(const genesis_model *m, gen_bytes *b) {
+    const timegan_model *tm = m->impl;
+    const timegan *t = tm->net;
+    gen_wr_u32(b, (uint32_t)t->cfg.batch);
+    gen_wr_u32(b, (uint32_t)t->cfg.T);
+    gen_wr_u32(b, (uint32_t)t->cfg.F);
+    gen_wr_u32(b, (uint32_t)t->cfg.H);
+    gen_wr_u32(b, (uint32_t)t->cfg.L);
+    gen_wr_u64(b, (uint64_t)tm->ntrain);
+    size_t off, cnt;
+    gen_side(t, &off, &cnt);
+    float *h = malloc(cnt * sizeof(float));
+    GEN_RETURN_IF(!h, m->ctx, GENESIS_ERR_NOMEM, "out of memory saving the model");
+    m->be->ops->download(m->be, h, t->params + off, cnt * sizeof(float));
+    gen_wr_u64(b, (uint64_t)cnt);
+    gen_wr_f32s(b, h, cnt);
+    free(h);
+    gen_seq_schema_save(&tm->schema, b);
+    return b->oom ? gen_set_error(m->ctx, GENESIS_ERR_NOMEM, "out of memory saving the model") : GENESIS_OK;
+}
+
+static genesis_status tgm_load(genesis_model *m, gen_reader *r) {
+    int B, T, F, H, L;
+    GEN_TRY(gen_rd_count(r, 1, 1u << 16, "batch size", &B));
+    GEN_TRY(gen_rd_count(r, 2, 100000, "sequence length", &T));
+    GEN_TRY(gen_rd_count(r, 1, 1u << 16, "feature width", &F));
+    GEN_TRY(gen_rd_count(r, 1, 4096, "hidden width", &H));
+    GEN_TRY(gen_rd_count(r, 2, TG_MAX_LAYERS, "layer count", &L));
+    /* activations grow with batch x length x widths, which the file size does not bound */
+    if ((uint64_t)B * T * (40 * (uint64_t)H * L + 8 * (uint64_t)F) > ((uint64_t)1 << 30))
+        return gen_rd_fail(r, "TimeGAN batch size, sequence length and widths are implausibly large");
+    uint64_t ntrain, cnt;
+    GEN_TRY(gen_rd_u64(r, &ntrain));
+    timegan_model *tm = calloc(1, sizeof *tm);
+    GEN_RETURN_IF(!tm, m->ctx, GENESIS_ERR_NOMEM, "out of memory");
+    m->impl = tm;
+    tm->ntrain = (int64_t)(ntrain > ((uint64_t)1 << 40) ? 0 : ntrain);
+    timegan_config cfg = {B, T, F, H, L, (float)m->param[GENESIS_P_GEN_LR], 1.0f, 0};
+    GEN_TRY(timegan_create(m->ctx, m->be, &cfg, &tm->net));
+    size_t off, need;
+    gen_side(tm->net, &off, &need);
+    GEN_TRY(gen_rd_u64(r, &cnt));
+    if (cnt != need) return gen_rd_fail(r, "TimeGAN parameter count does not match its sizes");
+    if (cnt * 4 > r->len - r->pos) return gen_rd_fail(r, "TimeGAN weights extend past the end of the file");
+    float *h = malloc(cnt * sizeof(float));
+    GEN_RETURN_IF(!h, m->ctx, GENESIS_ERR_NOMEM, "out of memory loading the model");
+    genesis_status st = gen_rd_f32s(r, h, cnt);
+    for (size_t i = 0; st == GENESIS_OK && i < cnt; i++)
+        if (!isfinite(h[i])) st = gen_rd_fail(r, "a TimeGAN weight is NaN or infinite");
+    if (st == GENESIS_OK) m->be->ops->upload(m->be, tm->net->params + off, h, cnt * sizeof(float));
+    free(h);
+    if (st == GENESIS_OK) st = gen_seq_schema_load(&tm->schema, r);
+    if (st == GENESIS_OK && (tm->schema.T != T || tm->schema.F != F))
+        st = gen_rd_fail(r, "the sequence schema disagrees with the network's sizes");
+    if (st == GENESIS_OK) {
+        m->param[GENESIS_P_BATCH_SIZE] = B;
+        m->param[GENESIS_P_SEQ_LEN] = T;
+        m->param[GENESIS_P_HIDDEN_DIM] = H;
+        m->param[GENESIS_P_NUM_LAYERS] = L;
+    }
+    return st;
+}
+
+const gen_model_vtable gen_timegan_vtable = {
+    .kind = GENESIS_MODEL_TIMEGAN,
+    .name = "timegan",
+    .fit = tgm_fit,
+    .generate = tgm_generate,
+    .generate_batch = tgm_batch,
+    .save = tgm_save,
+    .load = tgm_load,
+    .free = tgm_free,
+    .fit_table = tgm_fit_table,
+    .sample_csv = tgm_sample_csv,
+};

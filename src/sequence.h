@@ -1,0 +1,71 @@
+/*
+ * sequence.h — tables <-> fixed-length sequences for TimeGAN (sequence.c; choices in
+ * docs/timegan.md §5): one long series cut into stride-1 windows (the reference's row
+ * reversal, N_rows - seq_len windows and two-stage min-max scaling), or panel data with an
+ * entity column (windows within each entity, ordered by a numeric time column); categorical
+ * columns one-hot; generated sequences written back as rows in raw units.
+ */
+#ifndef GEN_SEQUENCE_H
+#define GEN_SEQUENCE_H
+
+#include "model_io.h"
+#include "table.h"
+
+typedef struct gen_seq_col {
+    char *name;
+    int categorical;
+    int offset, width;       /* slice of the feature vector (1 for continuous) */
+    double min, max;         /* continuous: the loader's min-max (raw units) */
+    int is_integer, decimals;
+    int nlevels;
+    char **levels;           /* categorical */
+} gen_seq_col;
+
+typedef struct gen_seq_schema {
+    int T, F;                /* window length, feature width */
+    int ncols;
+    gen_seq_col *cols;       /* feature columns in table order */
+    float *inner_min, *inner_max; /* [F] the reference's second scaler */
+    char *entity, *time;     /* names of the entity / time columns, or NULL */
+    int reversed;            /* rows were reversed (single series without --time) */
+    int time_integer, time_decimals;
+    int64_t ngrid;
+    double *grid;            /* [ngrid][T] time values of real windows (time column only) */
+    char delimiter;
+} gen_seq_schema;
+
+typedef struct gen_seq_data {
+    int64_t n;               /* windows */
+    float *x;                /* (n, T, F), both scalers applied: [0, 1] */
+} gen_seq_data;
+
+/* Builds the schema and the scaled windows from a table. entity/time may be NULL. Errors
+ * name the file (t->source) and say what to do. `shuffle_seed`: the reference shuffles the
+ * windows once (order matters for nothing but the batches; kept for parity). */
+genesis_status gen_seq_build(genesis_ctx *ctx, const genesis_table *t, int T, const char *entity,
+                             const char *time, uint64_t shuffle_seed, gen_seq_schema *s,
+                             gen_seq_data *d);
+void gen_seq_schema_free(gen_seq_schema *s);
+void gen_seq_data_free(gen_seq_data *d);
+
+/* Windows of a table in the loader's [0, 1] scale of `s` (the same columns; used by the
+ * metrics to scale real and synthetic files alike). With `chunk`, consecutive
+ * non-overlapping blocks of T rows per entity (how generated files are laid out); otherwise
+ * stride-1 windows as gen_seq_build cuts them. */
+genesis_status gen_seq_windows_like(genesis_ctx *ctx, const genesis_table *t,
+                                    const gen_seq_schema *s, int chunk, gen_seq_data *d);
+
+/* Generated sequences as CSV rows in raw units: open writes the header (id column named after
+ * the entity column or "sequence", time, features); rows appends n sequences x (n, T, F) in
+ * the inner [0, 1] scale with ids first_id, first_id + 1, ...; `grid_pick` draws the real
+ * window whose time values a sequence gets. Close with gen_csv_writer_close. */
+genesis_status gen_seq_csv_open(genesis_ctx *ctx, const gen_seq_schema *s, const char *path,
+                                gen_csv_writer **w);
+genesis_status gen_seq_csv_rows(gen_csv_writer *w, const gen_seq_schema *s, const float *x,
+                                int64_t n, int64_t first_id, gen_rng *grid_pick);
+
+/* Model file section. */
+void gen_seq_schema_save(const gen_seq_schema *s, gen_bytes *b);
+genesis_status gen_seq_schema_load(gen_seq_schema *s, gen_reader *r);
+
+#endif /* GEN_SEQUENCE_H */
