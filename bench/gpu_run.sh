@@ -47,60 +47,18 @@ say "GPU: ${GPU_LINE:-?}"
 nvidia-smi 2>/dev/null | head -20
 
 # ---- 1. dependencies from .deb files, configure, build -----------------------------------------
-DEBDIR=""
-for d in "$ROOT/shared/debs" "$ROOT/bench/debs" "$ROOT/../shared/debs"; do
-  if ls "$d"/*.deb >/dev/null 2>&1; then DEBDIR=$d; break; fi
-done
-if [ -z "$DEBDIR" ]; then
+. "$ROOT/bench/gpu_deps.sh"
+if ! gpu_deps_setup; then
   say "no .deb files in shared/debs or bench/debs: run bench/fetch_debs.sh on the CPU machine and carry bench/debs"
   sum "- FAILED: no .deb files (run bench/fetch_debs.sh, carry bench/debs)"
   exit 1
 fi
-say "unpacking $(find "$DEBDIR" -maxdepth 1 -name '*.deb' | wc -l) packages from $DEBDIR into $DEPS"
-rm -rf "$DEPS"
-mkdir -p "$DEPS"
-for f in "$DEBDIR"/*.deb; do
-  if command -v dpkg >/dev/null 2>&1; then
-    dpkg -x "$f" "$DEPS" || { say "dpkg -x $f failed"; exit 1; }
-  else # ar + tar, for a machine without dpkg
-    member=$(ar t "$f" | grep '^data\.tar')
-    case $member in
-      *.xz) ar p "$f" "$member" | tar -xJ -C "$DEPS" ;;
-      *.zst) ar p "$f" "$member" | zstd -dc | tar -x -C "$DEPS" ;;
-      *.gz) ar p "$f" "$member" | tar -xz -C "$DEPS" ;;
-      *) ar p "$f" "$member" | tar -x -C "$DEPS" ;;
-    esac
-  fi
-done
-MA=x86_64-linux-gnu
-# absolute symlinks (zlib's libz.so -> /lib/...) point into the unpacked tree instead
-find "$DEPS" -type l | while read -r l; do
-  t=$(readlink "$l")
-  case $t in /*) [ -e "$DEPS$t" ] && ln -sfn "$DEPS$t" "$l" ;; esac
-done
-# the .pc files name /usr: make them name the unpacked tree
-for pc in "$DEPS/usr/lib/$MA"/pkgconfig/*.pc "$DEPS/usr/lib/$MA"/openblas-openmp/pkgconfig/*.pc \
-          "$DEPS"/usr/share/pkgconfig/*.pc; do
-  [ -f "$pc" ] && sed -i "s#=/usr#=$DEPS/usr#g; s#-I/usr/#-I$DEPS/usr/#g; s#-L/usr/#-L$DEPS/usr/#g" "$pc"
-done
-export PKG_CONFIG_PATH="$DEPS/usr/lib/$MA/openblas-openmp/pkgconfig:$DEPS/usr/lib/$MA/pkgconfig:$DEPS/usr/share/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
-export LD_LIBRARY_PATH="$DEPS/usr/lib/$MA:$DEPS/usr/lib/$MA/openblas-openmp:$DEPS/lib/$MA${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-CMAKE_EXTRA=()
-if ! command -v pkg-config >/dev/null 2>&1; then
-  CMAKE_EXTRA+=("-DPKG_CONFIG_EXECUTABLE=$DEPS/usr/bin/pkgconf")
-  export PATH="$PATH:$DEPS/usr/bin"
-  say "no pkg-config on this machine: using the unpacked pkgconf"
-fi
-NVCC=/usr/local/cuda/bin/nvcc
-[ -x "$NVCC" ] || NVCC=$(command -v nvcc || true)
-[ -n "$NVCC" ] && CMAKE_EXTRA+=("-DCMAKE_CUDA_COMPILER=$NVCC")
+DEBDIR=$(dirname "$(ls "$ROOT"/shared/debs/*.deb "$ROOT"/bench/debs/*.deb 2>/dev/null | head -1)")
 GEN=()
 command -v ninja >/dev/null 2>&1 && GEN=(-G Ninja)
 say "configure"
 if ! cmake -S . -B "$BUILD" "${GEN[@]}" -DCMAKE_BUILD_TYPE=Release -DGENESIS_CUDA=ON \
-    -DCMAKE_CUDA_ARCHITECTURES=90 -DGENESIS_WERROR=ON \
-    -DCMAKE_PREFIX_PATH="$DEPS/usr" -DCMAKE_INCLUDE_PATH="$DEPS/usr/include" \
-    -DCMAKE_LIBRARY_PATH="$DEPS/usr/lib/$MA;$DEPS/lib/$MA" "${CMAKE_EXTRA[@]}"; then
+    -DCMAKE_CUDA_ARCHITECTURES=90 -DGENESIS_WERROR=ON "${CMAKE_EXTRA[@]}"; then
   sum "- FAILED: cmake configure (see run.log)"
   exit 1
 fi

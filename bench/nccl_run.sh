@@ -55,46 +55,8 @@ sum "- NCCL: ${NCCL_VER:-not found} ($NCCL_H)"
 sum "- MPI: $(command -v mpirun >/dev/null && mpirun --version 2>&1 | head -1 || echo 'none (team of threads only)')"
 
 # ---- 1. dependencies, configure, build ----------------------------------------------------------
-DEBDIR=""
-for d in "$ROOT/shared/debs" "$ROOT/bench/debs" "$ROOT/../shared/debs"; do
-  if ls "$d"/*.deb >/dev/null 2>&1; then DEBDIR=$d; break; fi
-done
-CMAKE_EXTRA=()
-if [ -n "$DEBDIR" ]; then
-  say "unpacking $(find "$DEBDIR" -maxdepth 1 -name '*.deb' | wc -l) packages from $DEBDIR"
-  rm -rf "$DEPS"; mkdir -p "$DEPS"
-  for f in "$DEBDIR"/*.deb; do
-    if command -v dpkg >/dev/null 2>&1; then dpkg -x "$f" "$DEPS"
-    else
-      member=$(ar t "$f" | grep '^data\.tar')
-      case $member in
-        *.xz) ar p "$f" "$member" | tar -xJ -C "$DEPS" ;;
-        *.zst) ar p "$f" "$member" | zstd -dc | tar -x -C "$DEPS" ;;
-        *) ar p "$f" "$member" | tar -xz -C "$DEPS" ;;
-      esac
-    fi
-  done
-  find "$DEPS" -type l | while read -r l; do
-    t=$(readlink "$l"); case $t in /*) [ -e "$DEPS$t" ] && ln -sfn "$DEPS$t" "$l" ;; esac
-  done
-  for pc in "$DEPS/usr/lib/$MA"/pkgconfig/*.pc "$DEPS/usr/lib/$MA"/openblas-openmp/pkgconfig/*.pc \
-            "$DEPS"/usr/share/pkgconfig/*.pc; do
-    [ -f "$pc" ] && sed -i "s#=/usr#=$DEPS/usr#g; s#-I/usr/#-I$DEPS/usr/#g; s#-L/usr/#-L$DEPS/usr/#g" "$pc"
-  done
-  export PKG_CONFIG_PATH="$DEPS/usr/lib/$MA/openblas-openmp/pkgconfig:$DEPS/usr/lib/$MA/pkgconfig:$DEPS/usr/share/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
-  export LD_LIBRARY_PATH="$DEPS/usr/lib/$MA:$DEPS/usr/lib/$MA/openblas-openmp:$DEPS/lib/$MA${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-  if ! command -v pkg-config >/dev/null 2>&1; then
-    CMAKE_EXTRA+=("-DPKG_CONFIG_EXECUTABLE=$DEPS/usr/bin/pkgconf")
-    export PATH="$PATH:$DEPS/usr/bin"
-  fi
-  CMAKE_EXTRA+=("-DCMAKE_PREFIX_PATH=$DEPS/usr" "-DCMAKE_INCLUDE_PATH=$DEPS/usr/include"
-                "-DCMAKE_LIBRARY_PATH=$DEPS/usr/lib/$MA;$DEPS/lib/$MA")
-else
-  say "no .deb files: assuming the build dependencies are installed"
-fi
-NVCC=/usr/local/cuda/bin/nvcc
-[ -x "$NVCC" ] || NVCC=$(command -v nvcc || true)
-[ -n "$NVCC" ] && CMAKE_EXTRA+=("-DCMAKE_CUDA_COMPILER=$NVCC")
+. "$ROOT/bench/gpu_deps.sh"
+gpu_deps_setup || say "no .deb files: assuming the build dependencies are installed"
 GEN=()
 command -v ninja >/dev/null 2>&1 && GEN=(-G Ninja)
 say "configure"
@@ -103,7 +65,7 @@ if ! cmake -S . -B "$BUILD" "${GEN[@]}" -DCMAKE_BUILD_TYPE=Release -DGENESIS_CUD
   sum "- FAILED: cmake configure (see run.log)"; exit 1
 fi
 say "build"
-if ! timeout 300 cmake --build "$BUILD" -j"$JOBS" --target genesis_cli mpi_equiv bench_allreduce test_dist; then
+if ! timeout 300 cmake --build "$BUILD" -j"$JOBS" --target genesis_cli genesis_cuda mpi_equiv bench_allreduce test_dist; then
   sum "- FAILED: build (see run.log)"; exit 1
 fi
 sum "- build: OK in $(elapsed) s"

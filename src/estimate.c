@@ -248,58 +248,51 @@ static uint64_t budget_total(const genesis_memory_estimate *e) {
     return e->on_device ? e->device_total : e->host_total;
 }
 
+/* The largest multiple of `step` (at most `cap`) whose total fits `budget`: totals are linear
+ * in the batch, so two estimates give the base and the cost per step. */
+static genesis_status largest_fitting(const genesis_model *m, const genesis_table *t,
+                                      genesis_workload w, int64_t step, int64_t cap,
+                                      uint64_t budget, const char *what, int64_t *out) {
+    genesis_memory_estimate lo, hi;
+    GEN_TRY(genesis_estimate_memory(m, t, w, step, &lo));
+    GEN_TRY(genesis_estimate_memory(m, t, w, 2 * step, &hi));
+    uint64_t base = budget_total(&lo), per = budget_total(&hi) - base;
+    if (base > budget) {
+        char need[32], have[32];
+        fmt_bytes(need, sizeof need, base);
+        fmt_bytes(have, sizeof have, budget);
+        return gen_set_error(m->ctx, GENESIS_ERR_NOMEM,
+                             "%s needs at least %s but the memory budget is %s; raise "
+                             "--memory-limit or --memory-fraction, or free memory",
+                             what, need, have);
+    }
+    int64_t k = per ? (int64_t)((budget - base) / per) + 1 : cap / step;
+    *out = k * step > cap ? cap : k * step;
+    return GENESIS_OK;
+}
+
 genesis_status genesis_optimize_batch_size(const genesis_model *m, const genesis_table *t,
                                            genesis_workload w, int64_t *batch_rows) {
     if (!m || !batch_rows) return GENESIS_ERR_INVALID_ARG;
-    genesis_ctx *ctx = m->ctx;
     uint64_t budget = 0, avail = 0;
     GEN_TRY(genesis_memory_budget(m, &budget, &avail));
     if (budget == 0) budget = UINT64_C(1) << 30; /* unknown: plan for 1 GiB */
-    genesis_memory_estimate lo, hi;
-    char need[32], have[32];
+    char what[160];
     if (w == GENESIS_WORKLOAD_SAMPLE) {
         int64_t g = gen_sample_group(m);
         int64_t cap = on_gpu(m) ? (INT64_C(1) << 20) : 32768;
         cap = cap / g * g > g ? cap / g * g : g;
-        GEN_TRY(genesis_estimate_memory(m, t, w, g, &lo));
-        GEN_TRY(genesis_estimate_memory(m, t, w, 2 * g, &hi));
-        uint64_t base = budget_total(&lo), per_group = budget_total(&hi) - base;
-        if (base > budget) {
-            fmt_bytes(need, sizeof need, base);
-            fmt_bytes(have, sizeof have, budget);
-            return gen_set_error(ctx, GENESIS_ERR_NOMEM,
-                                 "generation needs at least %s (the model and one batch of %lld "
-                                 "rows) but the memory budget is %s; raise --memory-limit or "
-                                 "--memory-fraction, or free memory",
-                                 need, (long long)g, have);
-        }
-        int64_t k = per_group ? (int64_t)((budget - base) / per_group) + 1 : cap / g;
-        int64_t rows = k * g;
-        *batch_rows = rows > cap ? cap : rows;
-        return GENESIS_OK;
+        snprintf(what, sizeof what, "generation (the model and one batch of %lld rows)", (long long)g);
+        return largest_fitting(m, t, w, g, cap, budget, what, batch_rows);
     }
-    GEN_RETURN_IF(!t, ctx, GENESIS_ERR_INVALID_ARG, "sizing a training batch needs the table");
+    GEN_RETURN_IF(!t, m->ctx, GENESIS_ERR_INVALID_ARG, "sizing a training batch needs the table");
     int64_t step = m->vt->kind == GENESIS_MODEL_CTGAN ? gen_param_i(m, GENESIS_P_PAC) : 1;
     if (step < 1) step = 1;
     int64_t maxb = t->nrows < (1 << 20) ? t->nrows : (1 << 20);
     maxb = maxb / step * step;
     if (maxb < 2 * step) maxb = 2 * step;
-    GEN_TRY(genesis_estimate_memory(m, t, w, step, &lo));
-    GEN_TRY(genesis_estimate_memory(m, t, w, 2 * step, &hi));
-    uint64_t base = budget_total(&lo), per = budget_total(&hi) - base;
-    if (base > budget) {
-        fmt_bytes(need, sizeof need, base);
-        fmt_bytes(have, sizeof have, budget);
-        return gen_set_error(ctx, GENESIS_ERR_NOMEM,
-                             "training needs at least %s (the table, its encoding and the "
-                             "network) but the memory budget is %s; raise --memory-limit or "
-                             "--memory-fraction, or use fewer rows",
-                             need, have);
-    }
-    int64_t k = per ? (int64_t)((budget - base) / per) + 1 : maxb / step;
-    int64_t b = k * step;
-    *batch_rows = b > maxb ? maxb : b;
-    return GENESIS_OK;
+    snprintf(what, sizeof what, "training (the table, its encoding and the network)");
+    return largest_fitting(m, t, w, step, maxb, budget, what, batch_rows);
 }
 
 genesis_status genesis_parse_bytes(const char *text, uint64_t *bytes) {
