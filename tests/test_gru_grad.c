@@ -15,18 +15,8 @@
 #include "backend.h"
 #include "backend_cpu_gru.h"
 #include "test_util.h"
+#include "cpu_fixture.h"
 
-static gen_backend *be;
-static genesis_ctx *ctx;
-
-static void setup(void) {
-    genesis_ctx_create(&ctx);
-    ck_assert_int_eq(gen_backend_cpu_create(ctx, 1, &be), GENESIS_OK);
-}
-static void teardown(void) {
-    gen_backend_free(be);
-    genesis_ctx_free(ctx);
-}
 
 typedef struct gru_case {
     int B, T, C, H, use_h0;

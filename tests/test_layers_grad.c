@@ -17,18 +17,8 @@
 #include "ctgan.h"
 #include "tvae.h"
 #include "test_util.h"
+#include "cpu_fixture.h"
 
-static gen_backend *be;
-static genesis_ctx *ctx;
-
-static void setup(void) {
-    genesis_ctx_create(&ctx);
-    ck_assert_int_eq(gen_backend_cpu_create(ctx, 1, &be), GENESIS_OK);
-}
-static void teardown(void) {
-    gen_backend_free(be);
-    genesis_ctx_free(ctx);
-}
 
 /* ---- GEMM ------------------------------------------------------------------------------ */
 
