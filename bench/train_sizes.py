@@ -109,6 +109,11 @@ def run_genesis(args, model, table, rows, log):
         rec["status"] = f"fit failed ({rc}); see {errlog}"
         return rec
     text = open(errlog, errors="replace").read()
+    on = re.findall(r"training \w+ for \d+ epochs? on (.+)", text)
+    if on:  # the device genesis says it trained on (a CUDA fallback says cpu here)
+        rec["trained_on"] = on[-1].strip()
+    if "falling back" in text:
+        rec["fallback"] = True
     m = re.findall(r"epoch \d+/\d+ .*?([0-9.]+) rows/s", text)
     if m:
         rps = float(m[-1])

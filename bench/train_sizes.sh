@@ -16,7 +16,7 @@
 # built here with CUDA off when missing), GENESIS_PYREF (reference virtualenv, default
 # /work/pyref/venv; the reference is skipped when it is missing), SIZES_DATA (where the tables
 # go, default /tmp/genesis_sizes; 10M rows take 2.7 GB; tables of 1M rows and more are removed
-# after use).
+# after use), SIZES_PLOT=0 (no .svg/.md beside the results).
 # On the GPU machine (bench/gpu_run.sh step 4): BUILD=build-gpu bash bench/train_sizes.sh --device cuda
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
@@ -62,7 +62,9 @@ echo "train_sizes: device $DEVICE, results $OUTFILE, load $(cut -d' ' -f1-3 /pro
   --make-table "$BUILD/bench_make_table" --ref-python "$REFPY" --data-dir "$DATA" \
   --device "$DEVICE" --out "$OUTFILE" "${PASS[@]}"
 rc=$?
-"$PY" bench/plot_sizes.py "$OUTFILE" --svg "${OUTFILE%.jsonl}.svg" --md "${OUTFILE%.jsonl}.md" ||
-  echo "train_sizes: plot failed"
+if [ "${SIZES_PLOT:-1}" = 1 ]; then
+  "$PY" bench/plot_sizes.py "$OUTFILE" --svg "${OUTFILE%.jsonl}.svg" --md "${OUTFILE%.jsonl}.md" ||
+    echo "train_sizes: plot failed"
+fi
 echo "train_sizes: results in $OUTFILE"
 exit $rc
