@@ -14,6 +14,7 @@ the same machine load. One JSON line per run goes to --out:
   kind "projection": a size not run because the time projected from the largest measured
                      size of the same engine is over the limit (or over the time left);
                      projected_* fields, measured: false.
+  kind "skipped":    a size not run because the same engine and model failed at a smaller one.
 
 Genesis runs as two processes (`genesis fit` then `genesis sample -o -` into /dev/null); the
 reference runs bench/ref/ref_ctgan.py once (fit, sample, write to /dev/null), and its fit_s
@@ -222,6 +223,7 @@ def main():
         print(line, flush=True)
 
     measured = {}  # (engine, model) -> list of ok runs, with those already in --out
+    failed = {}  # (engine, model) -> the size it failed at; larger sizes are skipped
     if os.path.exists(args.out):
         for line in open(args.out):
             try:
@@ -242,6 +244,10 @@ def main():
             run_no = {}
             for engine in order:
                 key = (engine, model)
+                if key in failed:
+                    emit(dict(base, kind="skipped", engine=engine, model=model, rows=rows,
+                              reason=f"failed at {failed[key]:,} rows"))
+                    continue
                 limit = args.genesis_limit if engine == "genesis" else args.ref_limit
                 left = args.budget - (time.time() - t_start)
                 if measured.get(key) and rows > max(r["rows"] for r in measured[key]):
@@ -285,6 +291,8 @@ def main():
                         rec["steps"] = steps
                         rec["s_per_step"] = round(rec["train_s"] / steps, 5)
                     measured.setdefault(key, []).append(rec)
+                else:
+                    failed[key] = rows
                 emit(rec)
         if table and not args.keep_tables and rows >= 1000000:
             os.remove(table)
