@@ -140,6 +140,7 @@ def svg(runs, proj, title):
     pts = [(k[3], a["total_s"]) for k, a in agg.items()]
     pts += [(p["rows"], p["projected_total_s"]) for p in proj]
     pts += [xy for v in GUIDE.values() for xy in v]
+    pts += [(x, y / 10) for x, y in GUIDE["guide: RTX 3090"]]
     xmin, xmax = 10 ** math.floor(math.log10(min(x for x, _ in pts))), 10 ** math.ceil(math.log10(max(x for x, _ in pts)))
     ymin = 10 ** math.floor(math.log10(min(y for _, y in pts if y > 0)))
     ymax = 10 ** math.ceil(math.log10(max(y for _, y in pts)))
@@ -153,7 +154,11 @@ def svg(runs, proj, title):
     o = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" viewBox="0 0 {W} {H}" '
          f'font-family="sans-serif" font-size="12">',
          f'<rect width="{W}" height="{H}" fill="white"/>',
-         f'<text x="{L}" y="22" font-size="14" font-weight="bold">{title}</text>']
+         f'<text x="{L}" y="18" font-size="14" font-weight="bold">{title}</text>']
+    settings = sorted({(r["epochs"], r["batch_size"]) for r in runs} | {(p["epochs"], p["batch_size"]) for p in proj})
+    sub = "; ".join(f"{e} epoch{'s' if e != 1 else ''}, batch {b}" for e, b in settings)
+    o.append(f'<text x="{L}" y="33" font-size="11" fill="#444">{sub}, the same for every engine; '
+             f'the guide does not state its settings</text>')
     # grid and axes
     e = int(math.log10(xmin))
     while 10 ** e <= xmax:
