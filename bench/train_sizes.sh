@@ -14,10 +14,12 @@
 #        [--out FILE: appended to; its earlier runs count for the projections]
 # Environment: GENESIS_DEVICE (default for --device), BUILD (build folder, default build-bench;
 # built here with CUDA off when missing), GENESIS_PYREF (reference virtualenv, default
-# /work/pyref/venv; the reference is skipped when it is missing), SIZES_DATA (where the tables
+# /work/pyref/venv; the reference is skipped when it is missing), GENESIS_PYREF_PYTHON (an
+# interpreter that imports ctgan, instead of the venv: e.g. python3 with PYTHONPATH set to
+# carried wheels on the GPU machine), SIZES_DATA (where the tables
 # go, default /tmp/genesis_sizes; 10M rows take 2.7 GB; tables of 1M rows and more are removed
 # after use), SIZES_PLOT=0 (no .svg/.md beside the results).
-# On the GPU machine (bench/gpu_run.sh step 4): BUILD=build-gpu bash bench/train_sizes.sh --device cuda
+# On the GPU machine: bench/gpu_sizes.sh runs it (BUILD=build-gpu ... --device cuda).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 ROOT=$PWD
@@ -36,7 +38,7 @@ while [ $# -gt 0 ]; do
     --sizes|--models|--engines|--epochs|--batch-size|--threads|--budget|--genesis-limit|--ref-limit|--timeout|--repeat-upto|--seed|--table-seed)
       PASS+=("$1" "$2"); shift 2 ;;
     --keep-tables) PASS+=("$1"); shift ;;
-    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
     *) echo "train_sizes: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -51,10 +53,11 @@ fi
 REFPY=""
 if [ "$NOREF" = 1 ]; then
   echo "train_sizes: reference not run (--no-ref)"
-elif [ -x "$PYREF/bin/python" ] && "$PYREF/bin/python" -c "import ctgan" 2>/dev/null; then
-  REFPY=$PYREF/bin/python
+elif CAND=${GENESIS_PYREF_PYTHON:-$PYREF/bin/python} && command -v "$CAND" >/dev/null &&
+     "$CAND" -c "import ctgan" 2>/dev/null; then
+  REFPY=$(command -v "$CAND")
 else
-  echo "train_sizes: no reference virtualenv with ctgan at $PYREF; reference skipped"
+  echo "train_sizes: no Python with ctgan (${GENESIS_PYREF_PYTHON:-$PYREF/bin/python}); reference skipped"
 fi
 mkdir -p bench/results "$DATA"
 echo "train_sizes: device $DEVICE, results $OUTFILE, load $(cut -d' ' -f1-3 /proc/loadavg)"
