@@ -100,7 +100,7 @@ def markdown(runs, proj):
             g = agg.get(("genesis", model, device, rows))
             if g:
                 ratio = f"**{a['total_s'] / g['total_s']:.1f}×**; {a['fit_s'] / g['fit_s']:.1f}×"
-        name = "Genesis" if engine == "genesis" else "reference (SDV ctgan)"
+        name = "Genesis" if engine == "genesis" else "reference (SDV ctgan package)"
         thr = "/".join(a["threads"])
         name += f", {thr} thread{'s' if thr not in ('1',) else ''}" if device == "cpu" else ""
         totals = " / ".join(f"{t:.1f}" for t in a["totals"]) if a["runs"] > 1 else ""
