@@ -271,6 +271,8 @@ def main():
                 la0 = loadavg()
                 print(f"[train_sizes] {engine} {model} {rows} rows, run {run_no[engine]}, "
                       f"load {la0}", flush=True)
+                # no process may outlast the budget (the device tool stops a command at 10 min)
+                args.timeout = max(10.0, min(args.timeout, args.budget - (time.time() - t_start)))
                 if engine == "genesis":
                     rec = run_genesis(args, model, table, rows, log)
                     rec["threads"] = args.threads
