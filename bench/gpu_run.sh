@@ -11,8 +11,10 @@
 #      fits on the CPU through the CLI (--device cpu, all cores), and, while the time budget
 #      allows, a full 300-epoch CTGAN and TVAE fit on the GPU with sampling and the SDMetrics
 #      quality score from `genesis evaluate`;
-#   4. writes everything under $OUT (at most 8 files: summary.md, run.log, parity.log,
-#      sanitizer.log, ctest.log, bench.jsonl).
+#   4. with the time left, training across dataset sizes (bench/gpu_sizes.sh; it is also
+#      the next command to run, with its own budget, when little time was left here);
+#   5. writes everything under $OUT (at most 8 files: summary.md, run.log, parity.log,
+#      sanitizer.log, ctest.log, bench.jsonl, train_sizes_gpu.jsonl).
 # The whole run stays under 10 minutes: every step has a timeout and the optional steps
 # check the clock first.
 #
@@ -175,6 +177,14 @@ PY
       sum "| $M | auto (GPU) | 300 | skipped: ~${need}s predicted, $(left)s left | | | |"
     fi
   done
+fi
+# ---- 4. training across dataset sizes (bench/gpu_sizes.sh) -----------------------------------
+if [ "$(left)" -gt 90 ]; then
+  say "training across dataset sizes with the $(( $(left) - 15 )) s left (bench/gpu_sizes.sh)"
+  GPU_SIZES_BUDGET=$(( $(left) - 15 )) OUT=$OUT BUILD=$BUILD bash bench/gpu_sizes.sh || true
+else
+  say "time budget: training across dataset sizes not run here; run bash bench/gpu_sizes.sh next"
+  sum "- training across dataset sizes: not run (budget); run bash bench/gpu_sizes.sh next"
 fi
 sum ""
 sum "Total script time: $(elapsed) s. Logs: run.log, parity.log, sanitizer.log, ctest.log, bench.jsonl."

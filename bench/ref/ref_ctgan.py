@@ -115,6 +115,8 @@ def main():
     ap.add_argument("--timing-only", action="store_true",
                     help="fit --epochs epochs and report timings; no sampling")
     ap.add_argument("--json-out", help="also write the JSON line to this file")
+    ap.add_argument("--device", choices=["cpu", "cuda"], default="cpu",
+                    help="cuda: enable_gpu=True (torch must see a GPU); default cpu")
     args = ap.parse_args()
 
     if not args.timing_only and not args.output:
@@ -131,12 +133,13 @@ def main():
     if missing:
         sys.exit(f"discrete columns not in input: {missing}")
     rows = args.rows if args.rows is not None else len(data)
+    gpu = args.device == "cuda"
 
     if args.model == "tvae":
-        model = ctgan.TVAE(epochs=args.epochs, batch_size=args.batch_size, enable_gpu=False)
+        model = ctgan.TVAE(epochs=args.epochs, batch_size=args.batch_size, enable_gpu=gpu)
     else:
         model = ctgan.CTGAN(epochs=args.epochs, batch_size=args.batch_size,
-                            enable_gpu=False, verbose=False)
+                            enable_gpu=gpu, verbose=False)
     model.set_random_state(args.seed)
 
     with warnings.catch_warnings():
@@ -154,6 +157,7 @@ def main():
         "ctgan_version": ctgan.__version__,
         "torch_version": torch.__version__,
         "torch_threads": torch.get_num_threads(),
+        "device": args.device,
         "machine": cpu_name(),
         "input": args.input,
         "input_rows": len(data),
