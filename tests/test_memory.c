@@ -33,6 +33,9 @@ static void setup(void) {
     ck_assert_int_eq(genesis_ctx_create(&g_ctx), GENESIS_OK);
     genesis_ctx_set_seed(g_ctx, 3);
     genesis_ctx_set_threads(g_ctx, 1);
+    /* host memory against the resident set: the CPU backend (the GPU's device memory is
+     * checked by bench/gen_sizes.sh on the GPU machine) */
+    genesis_ctx_set_device(g_ctx, GENESIS_DEVICE_CPU, 0);
     ck_assert_msg(genesis_table_read_csv(g_ctx, tu_path("data/adult_sample.csv"), NULL, &g_table) ==
                       GENESIS_OK,
                   "%s", genesis_errmsg(g_ctx));
