@@ -178,7 +178,7 @@ def svg(runs, proj, title):
         if ymin < sec < ymax:
             y = Y(sec)
             o.append(f'<line x1="{L}" y1="{y:.1f}" x2="{W - R}" y2="{y:.1f}" stroke="#bbb" stroke-dasharray="2,3"/>')
-            o.append(f'<text x="{W - R - 4}" y="{y - 3:.1f}" text-anchor="end" fill="#888">{lab}</text>')
+            o.append(f'<text x="{W - R - 4}" y="{y + 12:.1f}" text-anchor="end" fill="#888">{lab}</text>')
     o.append(f'<rect x="{L}" y="{T}" width="{W - L - R}" height="{H - T - B}" fill="none" stroke="#444"/>')
     o.append(f'<text x="{(L + W - R) / 2:.0f}" y="{H - 18}" text-anchor="middle">rows in the table '
              f'(= rows generated)</text>')
