@@ -1252,23 +1252,32 @@ static int ev_rows_flag(const char *flag, const char *arg, int64_t *out, int all
 }
 
 /* genesis evaluate --sequences: TimeGAN's discriminative and predictive scores. */
+/* The context and reading options both evaluate paths start from; *ctx stays NULL (with the
+ * error printed) when no context could be made. */
+static genesis_status eval_setup(unsigned long long seed, int threads, const char *delim,
+                                 const char *na, genesis_ctx **ctx, genesis_csv_options *co) {
+    genesis_status st = genesis_ctx_create(ctx);
+    if (st != GENESIS_OK) {
+        *ctx = NULL;
+        fprintf(stderr, "genesis: error: %s\n", genesis_status_str(st));
+        return st;
+    }
+    genesis_ctx_set_log(*ctx, log_to_stderr, NULL);
+    genesis_ctx_set_seed(*ctx, seed);
+    genesis_csv_options_init(co);
+    co->delimiter = delim ? delim[0] : 0;
+    co->na_tokens = na;
+    return genesis_ctx_set_threads(*ctx, threads);
+}
+
 static int evaluate_sequences(const char *real, const char *syn, const genesis_seq_eval_options *so,
                               const char *delim, const char *na, unsigned long long seed,
                               int threads, int json) {
     genesis_ctx *ctx = NULL;
     genesis_table *tr = NULL, *ts = NULL;
-    genesis_status st = genesis_ctx_create(&ctx);
-    if (st != GENESIS_OK) {
-        fprintf(stderr, "genesis: error: %s\n", genesis_status_str(st));
-        return 1;
-    }
-    genesis_ctx_set_log(ctx, log_to_stderr, NULL);
-    genesis_ctx_set_seed(ctx, seed);
-    st = genesis_ctx_set_threads(ctx, threads);
     genesis_csv_options co;
-    genesis_csv_options_init(&co);
-    co.delimiter = delim ? delim[0] : 0;
-    co.na_tokens = na;
+    genesis_status st = eval_setup(seed, threads, delim, na, &ctx, &co);
+    if (!ctx) return 1;
     if (st == GENESIS_OK) st = genesis_table_read_csv(ctx, real, &co, &tr);
     if (st == GENESIS_OK) st = genesis_table_read_csv(ctx, syn, &co, &ts);
     genesis_seq_eval_result r;
@@ -1430,18 +1439,9 @@ static int cmd_evaluate(int argc, char **argv) {
     genesis_ctx *ctx = NULL;
     genesis_table *tr = NULL, *ts = NULL, *th = NULL;
     genesis_eval_result *res = NULL;
-    genesis_status st = genesis_ctx_create(&ctx);
-    if (st != GENESIS_OK) {
-        fprintf(stderr, "genesis: error: %s\n", genesis_status_str(st));
-        return 1;
-    }
-    genesis_ctx_set_log(ctx, log_to_stderr, NULL);
-    genesis_ctx_set_seed(ctx, seed);
-    st = genesis_ctx_set_threads(ctx, threads);
     genesis_csv_options co;
-    genesis_csv_options_init(&co);
-    co.delimiter = delim ? delim[0] : 0;
-    co.na_tokens = na;
+    genesis_status st = eval_setup(seed, threads, delim, na, &ctx, &co);
+    if (!ctx) return 1;
     /* the real table typed by the reader; the others read with every column categorical so
      * each value keeps its exact text, then typed like the real table */
     if (st == GENESIS_OK) st = genesis_table_read_csv(ctx, real, &co, &tr);

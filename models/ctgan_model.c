@@ -162,13 +162,7 @@ static genesis_status ctgan_model_fit(genesis_model *m, const gen_encoded *enc,
                                e + 1);
     }
     free(scratch);
-    if (K > 1 && rank == 0)
-        gen_log(ctx, GENESIS_LOG_INFO,
-                "data parallel over %d ranks (%s): %llu all-reduce calls, %.1f MiB summed, %.3f s "
-                "in all-reduce of %.3f s training (%.3f ms per step)",
-                K, comm->ops->name, comm->reduce_calls, comm->reduce_floats * 4.0 / 1048576.0,
-                comm->reduce_s, now_s() - t0,
-                1e3 * comm->reduce_s / (double)(epochs * steps > 0 ? epochs * steps : 1));
+    gen_comm_log_fit(ctx, comm, now_s() - t0, (long long)epochs * steps);
     /* the row lists are only for training; keep the category prior */
     free(cm->prior.rows);
     cm->prior.rows = NULL;

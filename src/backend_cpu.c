@@ -283,12 +283,10 @@ static void cpu_batchnorm_update_running(gen_backend *be, float *rmean, float *r
         rvar[c] = (float)((1 - momentum) * rvar[c] + momentum * unbiased);
     }
 }
-static void cpu_batchnorm_backward(gen_backend *be, float *dinp, float *dgamma, float *dbeta,
-                                   const float *dout, const float *inp, const float *mean,
-                                   const float *rstd, const float *gamma, int B, int C) {
-    (void)be;
-    double *sd = calloc((size_t)2 * C, sizeof *sd); /* sum dxhat, sum dxhat*xhat */
-    GEN_ASSERT(sd != NULL);
+/* sd[c] = sum_b dxhat, sd[C + c] = sum_b dxhat * xhat (double); dgamma, dbeta += their sums */
+static void bn_backward_sums(double *sd, float *dgamma, float *dbeta, const float *dout,
+                             const float *inp, const float *mean, const float *rstd,
+                             const float *gamma, int B, int C) {
     double *sdx = sd + C;
     for (int b = 0; b < B; b++)
         for (int c = 0; c < C; c++) {
@@ -300,6 +298,15 @@ static void cpu_batchnorm_backward(gen_backend *be, float *dinp, float *dgamma, 
             dgamma[c] += dout[i] * xhat;
             dbeta[c] += dout[i];
         }
+}
+static void cpu_batchnorm_backward(gen_backend *be, float *dinp, float *dgamma, float *dbeta,
+                                   const float *dout, const float *inp, const float *mean,
+                                   const float *rstd, const float *gamma, int B, int C) {
+    (void)be;
+    double *sd = calloc((size_t)2 * C, sizeof *sd); /* sum dxhat, sum dxhat*xhat */
+    GEN_ASSERT(sd != NULL);
+    bn_backward_sums(sd, dgamma, dbeta, dout, inp, mean, rstd, gamma, B, C);
+    const double *sdx = sd + C;
     for (int b = 0; b < B; b++)
         for (int c = 0; c < C; c++) {
             size_t i = (size_t)b * C + c;
@@ -342,21 +349,8 @@ static void cpu_batchnorm_backward_sums(gen_backend *be, float *sums, float *dga
     (void)be;
     double *sd = calloc((size_t)2 * C, sizeof *sd);
     GEN_ASSERT(sd != NULL);
-    double *sdx = sd + C;
-    for (int b = 0; b < B; b++)
-        for (int c = 0; c < C; c++) {
-            size_t i = (size_t)b * C + c;
-            float xhat = (inp[i] - mean[c]) * rstd[c];
-            float dxhat = dout[i] * gamma[c];
-            sd[c] += dxhat;
-            sdx[c] += (double)dxhat * xhat;
-            dgamma[c] += dout[i] * xhat;
-            dbeta[c] += dout[i];
-        }
-    for (int c = 0; c < C; c++) {
-        sums[c] = (float)sd[c];
-        sums[C + c] = (float)sdx[c];
-    }
+    bn_backward_sums(sd, dgamma, dbeta, dout, inp, mean, rstd, gamma, B, C);
+    for (int c = 0; c < 2 * C; c++) sums[c] = (float)sd[c];
     free(sd);
 }
 static void cpu_batchnorm_backward_apply(gen_backend *be, float *dinp, const float *dout,

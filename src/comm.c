@@ -46,6 +46,15 @@ genesis_status gen_comm_check_same(gen_comm *c, const char *what, double value) 
                          bad, what, root);
 }
 
+void gen_comm_log_fit(genesis_ctx *ctx, const gen_comm *c, double seconds, long long steps) {
+    if (!c || c->size <= 1 || c->rank != 0) return;
+    gen_log(ctx, GENESIS_LOG_INFO,
+            "data parallel over %d ranks (%s): %llu all-reduce calls, %.1f MiB summed, %.3f s "
+            "in all-reduce of %.3f s training (%.3f ms per step)",
+            c->size, c->ops->name, c->reduce_calls, c->reduce_floats * 4.0 / 1048576.0,
+            c->reduce_s, seconds, 1e3 * c->reduce_s / (double)(steps > 0 ? steps : 1));
+}
+
 static int env_int(const char *name) {
     const char *s = getenv(name);
     if (!s || !*s) return 0;

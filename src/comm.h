@@ -68,6 +68,9 @@ static inline int gen_comm_agree(gen_comm *c, int failed) {
 /* Checks that `value` is the same on every rank; otherwise returns GENESIS_ERR_DATA on every
  * rank with a message naming `what`, rank 0's value and this rank's value. */
 genesis_status gen_comm_check_same(gen_comm *c, const char *what, double value);
+/* Rank 0 logs the all-reduce accounting of a finished fit (`seconds` of training, `steps`). */
+void gen_comm_log_fit(genesis_ctx *ctx, const gen_comm *c, double seconds, long long steps);
+
 /* (inline, like gen_comm_agree: the CUDA module's NCCL communicator uses both) */
 static inline void gen_comm_free(gen_comm *c) {
     if (c && c->ops && c->ops->destroy) c->ops->destroy(c);
