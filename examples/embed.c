@@ -1,7 +1,9 @@
 /*
- * embed.c — a small C program that embeds libgenesis: it learns a CSV table, then pulls
- * synthetic rows in batches through a callback (the way a training tool would feed its own
- * loop), printing the first few rows and a per-column summary.
+ * embed.c — a small C program that embeds libgenesis: it learns a CSV table, then
+ *   1. receives synthetic rows in batches through a callback, printing the first few;
+ *   2. pulls the same number of rows as encoded float matrices with the iterator
+ *      (genesis_sampler), the way a training tool would feed its own loop, and reports the
+ *      mean of the matrices' first column.
  *
  *   cc embed.c $(pkg-config --cflags --libs genesis) -o embed
  *   ./embed data/adult_sample.csv 1000 [epochs]
@@ -47,8 +49,28 @@ int main(int argc, char **argv) {
     if (st == GENESIS_OK && argc > 3) st = genesis_model_set_param(m, GENESIS_P_EPOCHS, atof(argv[3]));
     if (st == GENESIS_OK) st = genesis_model_fit(m, t, NULL, NULL);
     if (st == GENESIS_OK) st = genesis_model_sample(m, atoll(argv[2]), on_batch, &s);
-    if (st != GENESIS_OK) fprintf(stderr, "error: %s\n", genesis_errmsg(ctx));
-    else printf("pulled %lld synthetic rows with %d columns\n", s.rows, genesis_table_ncols(t));
+    /* a pull loop over encoded batches (rows x dim floats, valid until the next call) */
+    genesis_sampler *it = NULL;
+    long long pulled = 0;
+    double first = 0;
+    int dim = 0;
+    if (st == GENESIS_OK) st = genesis_sampler_create(m, atoll(argv[2]), 1, &it);
+    while (st == GENESIS_OK) {
+        const float *x;
+        int64_t rows;
+        st = genesis_sampler_next_encoded(it, &x, &rows, &dim);
+        if (st != GENESIS_OK || !x) break;
+        for (int64_t r = 0; r < rows; r++) first += x[r * dim];
+        pulled += rows;
+    }
+    genesis_sampler_free(it);
+    if (st != GENESIS_OK) {
+        fprintf(stderr, "error: %s\n", genesis_errmsg(ctx));
+    } else {
+        printf("pulled %lld synthetic rows with %d columns\n", s.rows, genesis_table_ncols(t));
+        printf("pulled %lld encoded rows of width %d (mean of the first value %.4f)\n", pulled,
+               dim, pulled ? first / (double)pulled : 0.0);
+    }
     genesis_model_free(m);
     genesis_table_free(t);
     genesis_ctx_free(ctx);

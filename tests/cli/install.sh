@@ -170,7 +170,10 @@ else
         if [ -x "$W/embed" ]; then
             run embed_run env LD_LIBRARY_PATH="$LIBDIR" "$W/embed" "$ADULT" 50 1
             if [ "$RC" = 0 ] && grep -q 'pulled 50 synthetic rows' "$W/embed_run.out"; then
-                pass "[embed] $(grep 'pulled' "$W/embed_run.out")"
+                pass "[embed] $(grep 'pulled' "$W/embed_run.out" | head -1)"
+                grep -q 'pulled 50 encoded rows of width [1-9]' "$W/embed_run.out" \
+                    && pass "[embed] the encoded iterator: $(grep 'encoded' "$W/embed_run.out")" \
+                    || fail "[embed] no encoded rows pulled: $(tail -2 "$W/embed_run.out")"
             else
                 fail "[embed] exit $RC, expected 'pulled 50 synthetic rows': $(tail -2 "$W/embed_run.out" "$W/embed_run.err" | tr '\n' ' ')"
             fi
