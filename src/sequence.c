@@ -227,6 +227,9 @@ genesis_status gen_seq_build(genesis_ctx *ctx, const genesis_table *t, int T, co
         st = gen_set_error(ctx, GENESIS_ERR_NOMEM, "out of memory");
         goto done;
     }
+    /* the written columns keep the input's order; a generated "sequence" id comes first */
+    s->entity_pos = ecol >= 0 ? ecol : 0;
+    s->time_pos = tcol < 0 ? -1 : ecol >= 0 ? tcol : tcol + 1;
     /* feature columns */
     for (int c = 0; c < t->ncols; c++) {
         if (c == ecol || c == tcol) continue;
@@ -390,15 +393,20 @@ static int fmt_num(char *buf, size_t cap, double v, int integer, int decimals) {
     return snprintf(buf, cap, "%.17g", v);
 }
 
+/* id, the time column when there is one, and the features */
+static int seq_written_cols(const gen_seq_schema *s) { return s->ncols + 1 + (s->time ? 1 : 0); }
+
 genesis_status gen_seq_csv_open(genesis_ctx *ctx, const gen_seq_schema *s, const char *path,
                                 gen_csv_writer **out) {
     gen_csv_writer *w = NULL;
     GEN_TRY(gen_csv_writer_open(ctx, path, s->delimiter ? s->delimiter : ',', &w));
     const char *idname = s->entity ? s->entity : "sequence";
-    genesis_status st = gen_csv_writer_field(w, idname, strlen(idname), 0);
-    if (st == GENESIS_OK && s->time) st = gen_csv_writer_field(w, s->time, strlen(s->time), 0);
-    for (int c = 0; st == GENESIS_OK && c < s->ncols; c++)
-        st = gen_csv_writer_field(w, s->cols[c].name, strlen(s->cols[c].name), c == s->ncols - 1);
+    int total = seq_written_cols(s);
+    genesis_status st = GENESIS_OK;
+    for (int p = 0, c = 0; st == GENESIS_OK && p < total; p++) {
+        const char *name = p == s->entity_pos ? idname : p == s->time_pos ? s->time : s->cols[c++].name;
+        st = gen_csv_writer_field(w, name, strlen(name), p == total - 1);
+    }
     if (st != GENESIS_OK) {
         gen_csv_writer_close(w, 0);
         return st;
@@ -417,15 +425,20 @@ genesis_status gen_seq_csv_rows(gen_csv_writer *w, const gen_seq_schema *s, cons
         for (int k = 0; st == GENESIS_OK && k < T; k++) {
             int j = s->reversed ? T - 1 - k : k; /* back to the input's row order */
             const float *v = x + ((size_t)i * T + j) * F;
-            int len = snprintf(buf, sizeof buf, "%lld", (long long)(first_id + i));
-            st = gen_csv_writer_field(w, buf, (size_t)len, 0);
-            if (st == GENESIS_OK && s->time) {
-                len = fmt_num(buf, sizeof buf, s->grid[g * T + j], s->time_integer, s->time_decimals);
-                st = gen_csv_writer_field(w, buf, (size_t)len, 0);
-            }
-            for (int c = 0; st == GENESIS_OK && c < s->ncols; c++) {
-                const gen_seq_col *sc = &s->cols[c];
-                int last = c == s->ncols - 1;
+            int total = seq_written_cols(s), len;
+            for (int p = 0, c = 0; st == GENESIS_OK && p < total; p++) {
+                int last = p == total - 1;
+                if (p == s->entity_pos) {
+                    len = snprintf(buf, sizeof buf, "%lld", (long long)(first_id + i));
+                    st = gen_csv_writer_field(w, buf, (size_t)len, last);
+                    continue;
+                }
+                if (p == s->time_pos) {
+                    len = fmt_num(buf, sizeof buf, s->grid[g * T + j], s->time_integer, s->time_decimals);
+                    st = gen_csv_writer_field(w, buf, (size_t)len, last);
+                    continue;
+                }
+                const gen_seq_col *sc = &s->cols[c++];
                 if (!sc->categorical) {
                     int f = sc->offset;
                     double u = (double)v[f] * s->inner_max[f] + s->inner_min[f]; /* loader scale */
@@ -469,6 +482,8 @@ void gen_seq_schema_save(const gen_seq_schema *s, gen_bytes *b) {
         gen_wr_u32(b, (uint32_t)sc->nlevels);
         for (int k = 0; k < sc->nlevels; k++) gen_wr_str(b, sc->levels[k]);
     }
+    gen_wr_u32(b, (uint32_t)s->entity_pos);
+    gen_wr_u32(b, (uint32_t)(s->time_pos + 1));
     gen_wr_f32s(b, s->inner_min, (size_t)s->F);
     gen_wr_f32s(b, s->inner_max, (size_t)s->F);
     gen_wr_u64(b, (uint64_t)s->ngrid);
@@ -523,6 +538,16 @@ genesis_status gen_seq_schema_load(gen_seq_schema *s, gen_reader *r) {
         }
     }
     if (off != s->F) { st = gen_rd_fail(r, "sequence columns do not tile the feature vector"); goto fail; }
+    {
+        int total = seq_written_cols(s), tp;
+        SEQ_TRY(gen_rd_count(r, 0, total - 1, "id column position", &s->entity_pos));
+        SEQ_TRY(gen_rd_count(r, 0, total, "time column position", &tp));
+        s->time_pos = tp - 1;
+        if ((s->time != NULL) != (s->time_pos >= 0) || s->time_pos == s->entity_pos) {
+            st = gen_rd_fail(r, "the id and time column positions are inconsistent");
+            goto fail;
+        }
+    }
     if ((size_t)s->F * 8 > r->len - r->pos) { st = gen_rd_fail(r, "sequence scalers are truncated"); goto fail; }
     s->inner_min = malloc((size_t)s->F * sizeof(float));
     s->inner_max = malloc((size_t)s->F * sizeof(float));

@@ -27,6 +27,9 @@ typedef struct gen_seq_schema {
     gen_seq_col *cols;       /* feature columns in table order */
     float *inner_min, *inner_max; /* [F] the reference's second scaler */
     char *entity, *time;     /* names of the entity / time columns, or NULL */
+    int entity_pos, time_pos; /* where the id and time columns stand among the written ones
+                                (the input's order; without an entity the id column
+                                "sequence" comes first); time_pos -1 without a time column */
     int reversed;            /* rows were reversed (single series without --time) */
     int time_integer, time_decimals;
     int64_t ngrid;
