@@ -10,10 +10,10 @@
  *   windows. Panel (--entity): one series per entity ordered by time (or file order), stride-1
  *   windows within each entity (entities shorter than seq_len are left out); every window has
  *   seq_len steps, so the GRUs never need ragged lengths.
- *   Categorical feature columns are one-hot (decoded by argmax). Output: an id column (the
- *   entity column's name, or "sequence") numbering the generated sequences 1..n, the time
- *   column with the time values of a randomly drawn real window (the real time grid), then
- *   the feature columns in raw units.
+ *   Categorical feature columns are one-hot (decoded by argmax). Output, in the input's
+ *   column order: the entity column (or a new first column "sequence") numbering the
+ *   generated sequences 1..n, the time column with the time values of a randomly drawn real
+ *   window (the real time grid), the feature columns in raw units.
  */
 #include <math.h>
 #include <stdio.h>

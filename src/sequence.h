@@ -58,8 +58,8 @@ void gen_seq_data_free(gen_seq_data *d);
 genesis_status gen_seq_windows_like(genesis_ctx *ctx, const genesis_table *t,
                                     const gen_seq_schema *s, int chunk, gen_seq_data *d);
 
-/* Generated sequences as CSV rows in raw units: open writes the header (id column named after
- * the entity column or "sequence", time, features); rows appends n sequences x (n, T, F) in
+/* Generated sequences as CSV rows in raw units: open writes the header in the input's column
+ * order (the id column named after the entity column, or "sequence" first; time; features); rows appends n sequences x (n, T, F) in
  * the inner [0, 1] scale with ids first_id, first_id + 1, ...; `grid_pick` draws the real
  * window whose time values a sequence gets. Close with gen_csv_writer_close. */
 genesis_status gen_seq_csv_open(genesis_ctx *ctx, const gen_seq_schema *s, const char *path,
