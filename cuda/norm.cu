@@ -111,17 +111,13 @@ genesis_status gen_cu_batchnorm_update_running(gen_cuda *cu, float *rmean, float
     return GENESIS_OK;
 }
 
-/* dgamma += sum dout * xhat; dbeta += sum dout;
- * dinp += rstd * (dxhat - sum(dxhat)/B - xhat * sum(dxhat * xhat)/B), dxhat = dout * gamma */
-__global__ void k_bn_backward(float *__restrict__ dinp, float *__restrict__ dgamma,
-                              float *__restrict__ dbeta, const float *__restrict__ dout,
-                              const float *__restrict__ inp, const float *__restrict__ mean,
-                              const float *__restrict__ rstd, const float *__restrict__ gamma,
-                              int B, int C) {
-    __shared__ double sh[BN_ROWS][BN_COLS];
-    int c = blockIdx.x * BN_COLS + threadIdx.x;
-    bool col = c < C;
-    float m = col ? mean[c] : 0.0f, r = col ? rstd[c] : 0.0f, g = col ? gamma[c] : 0.0f;
+/* Column c's backward sums over B rows (a BN_COLS x BN_ROWS block per BN_COLS columns):
+ * s[0] = sum dxhat, s[1] = sum dxhat * xhat, s[2] = sum dout * xhat, s[3] = sum dout
+ * (dxhat = dout * gamma); every thread of the column gets them. */
+__device__ __forceinline__ void bn_backward_colsums(double s[4], const float *__restrict__ dout,
+                                                    const float *__restrict__ inp, int c, bool col,
+                                                    float m, float r, float g, int B, int C,
+                                                    double (*sh)[BN_COLS]) {
     double sd = 0.0, sdx = 0.0, sg = 0.0, sb = 0.0;
     if (col)
         for (int b = threadIdx.y; b < B; b += BN_ROWS) {
@@ -133,10 +129,26 @@ __global__ void k_bn_backward(float *__restrict__ dinp, float *__restrict__ dgam
             sg += (double)(dout[i] * xhat);
             sb += dout[i];
         }
-    sd = bn_colsum(sd, sh);
-    sdx = bn_colsum(sdx, sh);
-    sg = bn_colsum(sg, sh);
-    sb = bn_colsum(sb, sh);
+    s[0] = bn_colsum(sd, sh);
+    s[1] = bn_colsum(sdx, sh);
+    s[2] = bn_colsum(sg, sh);
+    s[3] = bn_colsum(sb, sh);
+}
+
+/* dgamma += sum dout * xhat; dbeta += sum dout;
+ * dinp += rstd * (dxhat - sum(dxhat)/B - xhat * sum(dxhat * xhat)/B), dxhat = dout * gamma */
+__global__ void k_bn_backward(float *__restrict__ dinp, float *__restrict__ dgamma,
+                              float *__restrict__ dbeta, const float *__restrict__ dout,
+                              const float *__restrict__ inp, const float *__restrict__ mean,
+                              const float *__restrict__ rstd, const float *__restrict__ gamma,
+                              int B, int C) {
+    __shared__ double sh[BN_ROWS][BN_COLS];
+    int c = blockIdx.x * BN_COLS + threadIdx.x;
+    bool col = c < C;
+    float m = col ? mean[c] : 0.0f, r = col ? rstd[c] : 0.0f, g = col ? gamma[c] : 0.0f;
+    double sums4[4];
+    bn_backward_colsums(sums4, dout, inp, c, col, m, r, g, B, C, sh);
+    double sd = sums4[0], sdx = sums4[1], sg = sums4[2], sb = sums4[3];
     if (!col) return;
     if (threadIdx.y == 0) {
         dgamma[c] += (float)sg;
@@ -229,21 +241,9 @@ __global__ void k_bn_backward_sums(float *__restrict__ sums, float *__restrict__
     int c = blockIdx.x * BN_COLS + threadIdx.x;
     bool col = c < C;
     float m = col ? mean[c] : 0.0f, r = col ? rstd[c] : 0.0f, g = col ? gamma[c] : 0.0f;
-    double sd = 0.0, sdx = 0.0, sg = 0.0, sb = 0.0;
-    if (col)
-        for (int b = threadIdx.y; b < B; b += BN_ROWS) {
-            size_t i = (size_t)b * C + c;
-            float xhat = (inp[i] - m) * r;
-            float dxhat = dout[i] * g;
-            sd += dxhat;
-            sdx += (double)dxhat * xhat;
-            sg += (double)(dout[i] * xhat);
-            sb += dout[i];
-        }
-    sd = bn_colsum(sd, sh);
-    sdx = bn_colsum(sdx, sh);
-    sg = bn_colsum(sg, sh);
-    sb = bn_colsum(sb, sh);
+    double sums4[4];
+    bn_backward_colsums(sums4, dout, inp, c, col, m, r, g, B, C, sh);
+    double sd = sums4[0], sdx = sums4[1], sg = sums4[2], sb = sums4[3];
     if (!col || threadIdx.y != 0) return;
     sums[c] = (float)sd;
     sums[C + c] = (float)sdx;
