@@ -7,10 +7,11 @@
  * warp/block reductions, and the launchers each family file defines (gen_cu_*).
  *
  * Every operation of gen_backend_ops returns void, so a failure is recorded once in
- * gen_cuda.status (the first error wins, its message goes to the context and the log) and
- * every later operation does nothing; downloads then fill their destination with NaN and
- * any_nonfinite() answers 1, so the models stop with a non-finite loss instead of running
- * on garbage. Launchers check cudaGetLastError() after every kernel launch (llm.c), and
+ * gen_cuda.status (the first error wins; its message, naming the operation, the CUDA call
+ * and the library's error text, goes to the context and the log) and every later
+ * operation does nothing; downloads then fill their destination with NaN and
+ * any_nonfinite() answers 1. The models see the non-finite value, ask the backend's status
+ * op (gen_diverged in backend.h) and return the CUDA error, not a divergence. Launchers check cudaGetLastError() after every kernel launch (llm.c), and
  * GENESIS_CUDA_SYNC=1 synchronises after every operation so errors point at the right one.
  *
  * Determinism: no float atomics anywhere. Sums go through fixed-shape trees
@@ -59,6 +60,12 @@ typedef struct gen_cuda {
     int tf32;              /* GENESIS_CUDA_TF32=1: cuBLAS may use TF32 tensor cores */
     int sync_each;         /* GENESIS_CUDA_SYNC=1: synchronise after every operation */
     genesis_status status; /* sticky: the first failure; later operations do nothing */
+    const char *op;        /* the gen_backend_ops entry running (named in error messages) */
+    /* The host wait (gen_cuda_sync) of a backend whose stream carries NCCL collectives:
+     * polls so that a peer's failure is noticed instead of waiting forever
+     * (comm_nccl.cu); NULL: plain cudaStreamSynchronize. */
+    genesis_status (*wait)(struct gen_cuda *cu, cudaEvent_t ev, void *arg); /* ev NULL: stream */
+    void *wait_arg;
     /* device scratch for partial sums (grown on demand, never shrunk) */
     void *scratch;
     size_t scratch_bytes;
@@ -77,6 +84,19 @@ static inline gen_cuda *gen_cuda_of(gen_backend *be) { return (gen_cuda *)be->im
 genesis_status gen_cuda_fail(gen_cuda *cu, genesis_status code, const char *call,
                              const char *file, int line, const char *detail);
 
+/* Waits for the backend's stream: the one host synchronisation every download, flag read
+ * and GENESIS_CUDA_SYNC check goes through. */
+genesis_status gen_cuda_sync(gen_cuda *cu);
+/* Waits for an event recorded on the backend's stream (the same rules). */
+genesis_status gen_cuda_wait_event(gen_cuda *cu, cudaEvent_t ev);
+
+/* comm_nccl.cu: a backend being destroyed leaves the communicators that watched it. */
+#ifdef GEN_HAVE_NCCL
+extern "C" void gen_nccl_forget_backend(gen_cuda *cu);
+#else
+static inline void gen_nccl_forget_backend(gen_cuda *cu) { (void)cu; }
+#endif
+
 /* Generic checker (ggml style); the wrappers below name the library. Use only in functions
  * that return genesis_status. */
 #define GEN_GPU_TRY_GEN(cu, call, success, strfn, code)                                     \
@@ -91,6 +111,12 @@ genesis_status gen_cuda_fail(gen_cuda *cu, genesis_status code, const char *call
     GEN_GPU_TRY_GEN(cu, call, CUBLAS_STATUS_SUCCESS, cublasGetStatusString, GENESIS_ERR_CUBLAS)
 /* After every kernel launch. */
 #define GEN_CUDA_LAUNCHED(cu) GEN_CUDA_TRY(cu, cudaGetLastError())
+/* Pass on a failure already recorded. */
+#define GEN_CUDA_PASS(call)                              \
+    do {                                                 \
+        genesis_status gen_pass_st_ = (call);            \
+        if (gen_pass_st_ != GENESIS_OK) return gen_pass_st_; \
+    } while (0)
 
 /* Blocks for a grid-stride loop over n items with `threads` threads (n > 0). */
 static inline unsigned gen_cuda_grid(size_t n, unsigned threads) {

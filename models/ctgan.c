@@ -561,7 +561,7 @@ genesis_status ctgan_train_step(ctgan *c, const gen_transformer *tf, const gen_e
         loss_d = -(sc[1] - sc[0]) / c->ng;
         pen = sc[2];
         if (!isfinite(loss_d) || !isfinite(pen) || o->any_nonfinite(be, c->dgrads, c->dcount))
-            return gen_set_error(be->ctx, GENESIS_ERR_DIVERGED,
+            return gen_diverged(be,
                                  "CTGAN diverged at discriminator step %lld (loss %g, penalty %g); "
                                  "try a smaller learning rate or another seed",
                                  (long long)c->dstep + 1, loss_d, pen);
@@ -603,7 +603,7 @@ genesis_status ctgan_train_step(ctgan *c, const gen_transformer *tf, const gen_e
     if (s->n_disc > 0) ce = sc[3];
     float loss_g = -sc[0] / c->ng + ce;
     if (!isfinite(loss_g) || o->any_nonfinite(be, c->ggrads, c->gcount))
-        return gen_set_error(be->ctx, GENESIS_ERR_DIVERGED,
+        return gen_diverged(be,
                              "CTGAN diverged at generator step %lld (loss %g); try a smaller "
                              "learning rate or another seed",
                              (long long)c->gstep + 1, loss_g);
@@ -664,7 +664,7 @@ genesis_status ctgan_generate(ctgan *c, const gen_cond_sampler *prior, gen_rng *
     c->sample_off += (ne + 3) / 4 + 1;
     o->download(be, out, a->fake, ne * sizeof(float));
     if (o->any_nonfinite(be, a->fake, ne))
-        return gen_set_error(be->ctx, GENESIS_ERR_DIVERGED,
+        return gen_diverged(be,
                              "the generator produced non-finite values; the model is unusable");
     return GENESIS_OK;
 }

@@ -527,7 +527,7 @@ static void adam_tf1(timegan *t, tg_step s) {
 static genesis_status apply_step(timegan *t, tg_step step, double loss) {
     gen_backend *be = t->be;
     if (!isfinite(loss) || be->ops->any_nonfinite(be, t->grads, t->count))
-        return gen_set_error(be->ctx, GENESIS_ERR_DIVERGED,
+        return gen_diverged(be,
                              "TimeGAN diverged (update step %d, loss %g); try a smaller learning "
                              "rate or another seed",
                              (int)step, loss);
@@ -638,7 +638,7 @@ genesis_status timegan_generate(timegan *t, int64_t n, uint64_t seed, uint64_t s
     *noise_off = off;
     for (size_t i = 0; i < (size_t)n * T * F; i++)
         if (!isfinite(out[i]))
-            return gen_set_error(be->ctx, GENESIS_ERR_DIVERGED,
+            return gen_diverged(be,
                                  "the TimeGAN generator produced non-finite values; the model is unusable");
     return GENESIS_OK;
 }

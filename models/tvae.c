@@ -251,7 +251,7 @@ genesis_status tvae_train_step_slice(tvae *t, int B, int N, int first, float *lo
         l = sc[0] + sc[1];
     }
     if (!isfinite(l) || o->any_nonfinite(be, t->grads, t->count))
-        return gen_set_error(be->ctx, GENESIS_ERR_DIVERGED,
+        return gen_diverged(be,
                              "TVAE diverged at step %lld (loss %g); try a smaller learning rate or "
                              "another seed",
                              (long long)t->step + 1, l);

@@ -199,7 +199,7 @@ static genesis_status tvae_model_generate(genesis_model *m, int B, const gen_con
                     out[(size_t)b * t->D + j] += tm->sigma_host[j] * (float)gen_rng_normal(&tm->rng);
     for (size_t i = 0; i < no; i++)
         if (!isfinite(out[i]))
-            return gen_set_error(m->ctx, GENESIS_ERR_DIVERGED, "the decoder produced non-finite values; the model is unusable");
+            return gen_diverged(m->be, "the decoder produced non-finite values; the model is unusable");
     return GENESIS_OK;
 }
 

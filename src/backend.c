@@ -4,6 +4,7 @@
  * log callback), device discovery (genesis_detect_devices) and the name of the backend in
  * use (genesis_ctx_device_name).
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -21,6 +22,17 @@ genesis_status genesis_detect_devices(genesis_device_info *out, int cap, int *co
                                "or no nvcc was found)");
 #endif
     return GENESIS_OK;
+}
+
+genesis_status gen_diverged(gen_backend *be, const char *fmt, ...) {
+    genesis_status st = gen_backend_status(be);
+    if (st != GENESIS_OK) return st;
+    char msg[GEN_ERRMSG_CAP];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return gen_set_error(be->ctx, GENESIS_ERR_DIVERGED, "%s", msg);
 }
 
 #ifndef GEN_HAVE_CUDA

@@ -207,6 +207,11 @@ typedef struct gen_backend_ops {
                          uint64_t offset);
     /* returns 1 if any of x[0..n) is NaN or infinite */
     int (*any_nonfinite)(gen_backend *be, const float *x, size_t n);
+    /* The backend's first failure (sticky: a CUDA, cuBLAS or NCCL error), GENESIS_OK while
+     * none. After a failure every operation does nothing, downloads give NaN, and the
+     * context's message names the operation and the library's error text. NULL: the
+     * backend cannot fail once created (the CPU). */
+    genesis_status (*status)(gen_backend *be);
 
     void (*destroy)(gen_backend *be);
     /* Prepares the calling thread to use this backend (a thread other than the one that
@@ -242,6 +247,18 @@ int gen_cuda_query_devices(genesis_device_info *out, int cap, int *count, char *
      (unsigned long)sizeof(struct genesis_ctx) * 7919ul ^                                     \
      (unsigned long)sizeof(gen_backend_ops) * 104729ul ^ (unsigned long)sizeof(gen_backend) ^ \
      (unsigned long)sizeof(genesis_device_info) << 20)
+/* The backend's failure, or GENESIS_OK (backends without a status op never fail). */
+static inline genesis_status gen_backend_status(gen_backend *be) {
+    return be->ops->status ? be->ops->status(be) : GENESIS_OK;
+}
+/* A non-finite loss, gradient or output: returns the backend's own failure when it has one
+ * (its message, naming the operation and the CUDA error, stays in the context: a broken GPU
+ * is not a diverged model), else records `fmt` as GENESIS_ERR_DIVERGED. */
+genesis_status gen_diverged(gen_backend *be, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
 /* Picks the backend for the context's device choice (CUDA -> CPU fallback, logged). */
 genesis_status gen_backend_create(genesis_ctx *ctx, gen_backend **out);
 void gen_backend_free(gen_backend *be);

@@ -343,6 +343,8 @@ genesis_status gen_model_write_file(const genesis_model *m, const char *path) {
     gen_wr_u64(&b, m->seed);
     genesis_status st = m->vt->fit_table ? GENESIS_OK : gen_transformer_save(&m->tf, &b);
     if (st == GENESIS_OK) st = m->vt->save(m, &b);
+    /* a failed GPU hands out NaN weights: never write them as a model */
+    if (st == GENESIS_OK && m->be) st = gen_backend_status(m->be);
     if (st == GENESIS_OK && b.oom) st = gen_set_error(ctx, GENESIS_ERR_NOMEM, "out of memory saving the model");
     if (st != GENESIS_OK) {
         free(b.p);
