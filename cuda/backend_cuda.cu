@@ -463,6 +463,18 @@ static int op_any_nonfinite(gen_backend *be, const float *x, size_t n) {
     return found;
 }
 
+static void op_gather_rows(gen_backend *be, float *out, int ldo, const gen_dev_table *t,
+                           const int32_t *rows, int B) {
+    GEN_CUDA_RUN(be, "gather_rows", gen_cu_gather_rows(cu, out, ldo, t, rows, B));
+}
+static void op_onehot_rows(gen_backend *be, float *out, int ldo, int w, const int32_t *pos,
+                           int B) {
+    GEN_CUDA_RUN(be, "onehot_rows", gen_cu_onehot_rows(cu, out, ldo, w, pos, B));
+}
+static void op_accumulate(gen_backend *be, float *acc, const float *x, int n) {
+    GEN_CUDA_RUN(be, "accumulate", gen_cu_accumulate(cu, acc, x, n));
+}
+
 static genesis_status op_status(gen_backend *be) { return gen_cuda_of(be)->status; }
 
 static void op_sigmoid_forward(gen_backend *be, float *out, const float *inp, size_t n) {
@@ -556,6 +568,9 @@ static void cu_fill_ops(gen_backend_ops *o) {
     o->gemm = op_gemm;
     o->linear_forward = op_linear_forward;
     o->linear_backward = op_linear_backward;
+    o->gather_rows = op_gather_rows;
+    o->onehot_rows = op_onehot_rows;
+    o->accumulate = op_accumulate;
     o->relu_forward = op_relu_forward;
     o->relu_backward = op_relu_backward;
     o->leaky_relu_forward = op_leaky_relu_forward;

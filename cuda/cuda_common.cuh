@@ -20,7 +20,8 @@
  *
  * Files: backend_cuda.cu (table, memory, GEMM), elementwise.cu, rng.cu (Philox fills and
  * dropout), norm.cu (batch norm), softmax.cu (generator activations, cross entropy),
- * gan.cu (WGAN-GP pieces, column sums), vae.cu (TVAE pieces), adam.cu.
+ * gan.cu (WGAN-GP pieces, column sums), vae.cu (TVAE pieces), adam.cu, batch.cu
+ * (training batches from the device-resident table), gru.cu, comm_nccl.cu, device_query.cu.
  */
 #ifndef GEN_CUDA_COMMON_CUH
 #define GEN_CUDA_COMMON_CUH
@@ -293,6 +294,13 @@ genesis_status gen_cu_kl_normal(gen_cuda *cu, float *loss, float *dmu, float *dl
 genesis_status gen_cu_tvae_recon(gen_cuda *cu, float *loss, float *dr, float *dsigma,
                                  const float *r, const float *x, const float *sigma, int B,
                                  int D, const gen_act_span *spans, int nspans, float scale);
+
+/* batch.cu */
+genesis_status gen_cu_gather_rows(gen_cuda *cu, float *out, int ldo, const gen_dev_table *t,
+                                  const int32_t *rows, int B);
+genesis_status gen_cu_onehot_rows(gen_cuda *cu, float *out, int ldo, int w, const int32_t *pos,
+                                  int B);
+genesis_status gen_cu_accumulate(gen_cuda *cu, float *acc, const float *x, int n);
 
 /* adam.cu */
 genesis_status gen_cu_adam(gen_cuda *cu, float *param, const float *grad, float *m, float *v,

@@ -27,6 +27,19 @@ typedef struct gen_act_span {
     int softmax;              /* 0 = tanh, 1 = (Gumbel-)softmax */
 } gen_act_span;
 
+/* The encoded training table in backend memory (uploaded once per fit): for column c and
+ * row r, slot[c * nrows + r] and, for continuous columns, alpha[c * nrows + r]; offset[c]
+ * is the column's first output position, cont[c] 1 for a continuous column (alpha at
+ * offset, the one-hot of the mode at offset + 1 + slot) and 0 for a categorical one (the
+ * one-hot at offset + slot). The struct itself lives on the host. */
+typedef struct gen_dev_table {
+    const int32_t *slot;
+    const float *alpha;
+    const int32_t *offset, *cont;
+    int ncols, width;         /* width: the encoded row's length (data_dim) */
+    int64_t nrows;
+} gen_dev_table;
+
 typedef struct gen_backend_ops {
     const char *name;
 
@@ -39,6 +52,17 @@ typedef struct gen_backend_ops {
     /* dst (rows x cols, ld ldd) = src (rows x cols, ld lds) */
     void (*copy2d)(gen_backend *be, float *dst, int ldd, const float *src, int lds, int rows,
                    int cols);
+
+    /* ---- training batches from backend memory (no per-step host copies) ---- */
+    /* out (B rows, ld ldo): columns [0, t->width) of row b = encoded row rows[b] of t (one-hots
+     * and alphas, zeros elsewhere); columns past width untouched */
+    void (*gather_rows)(gen_backend *be, float *out, int ldo, const gen_dev_table *t,
+                        const int32_t *rows, int B);
+    /* out (B rows, ld ldo): columns [0, w) = 0, then out[b * ldo + pos[b]] = 1 where
+     * 0 <= pos[b] < w (the conditional vector's one-hots) */
+    void (*onehot_rows)(gen_backend *be, float *out, int ldo, int w, const int32_t *pos, int B);
+    /* acc[0..n) += x[0..n) (loss sums kept on the device across steps) */
+    void (*accumulate)(gen_backend *be, float *acc, const float *x, int n);
 
     /* ---- dense ---- */
     /* C (M x N) = alpha * op(A) * op(B) + beta * C; op = transpose when ta/tb. */
