@@ -10,20 +10,19 @@
 
 /* One block per row (grid-stride over rows): zero the row's encoded columns, then write the
  * alphas and one-hots of each table column. */
-__global__ void k_gather_rows(float *__restrict__ out, int ldo, const int32_t *__restrict__ slot,
-                              const float *__restrict__ alpha, const int32_t *__restrict__ offset,
+__global__ void k_gather_rows(float *__restrict__ out, int ldo, const int32_t *const *slot,
+                              const float *const *alpha, const int32_t *__restrict__ offset,
                               const int32_t *__restrict__ cont, int ncols, int width,
-                              long long nrows, const int32_t *__restrict__ rows, int B) {
+                              const int32_t *__restrict__ rows, int B) {
     for (int b = blockIdx.x; b < B; b += gridDim.x) {
         float *o = out + (size_t)b * ldo;
         for (int j = threadIdx.x; j < width; j += blockDim.x) o[j] = 0.0f;
         __syncthreads();
         long long r = rows[b];
         for (int c = threadIdx.x; c < ncols; c += blockDim.x) {
-            size_t at = (size_t)c * (size_t)nrows + (size_t)r;
-            int s = slot[at];
+            int s = slot[c][r];
             if (cont[c]) {
-                o[offset[c]] = alpha[at];
+                o[offset[c]] = alpha[c][r];
                 o[offset[c] + 1 + s] = 1.0f;
             } else {
                 o[offset[c] + s] = 1.0f;
@@ -38,8 +37,7 @@ genesis_status gen_cu_gather_rows(gen_cuda *cu, float *out, int ldo, const gen_d
     if (B <= 0 || t->width <= 0) return GENESIS_OK;
     unsigned grid = (unsigned)(B < (int)GEN_CUDA_MAX_BLOCKS ? B : (int)GEN_CUDA_MAX_BLOCKS);
     k_gather_rows<<<grid, GR_THREADS, 0, cu->stream>>>(out, ldo, t->slot, t->alpha, t->offset,
-                                                         t->cont, t->ncols, t->width,
-                                                         (long long)t->nrows, rows, B);
+                                                         t->cont, t->ncols, t->width, rows, B);
     GEN_CUDA_LAUNCHED(cu);
     return GENESIS_OK;
 }

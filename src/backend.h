@@ -27,14 +27,15 @@ typedef struct gen_act_span {
     int softmax;              /* 0 = tanh, 1 = (Gumbel-)softmax */
 } gen_act_span;
 
-/* The encoded training table in backend memory (uploaded once per fit): for column c and
- * row r, slot[c * nrows + r] and, for continuous columns, alpha[c * nrows + r]; offset[c]
- * is the column's first output position, cont[c] 1 for a continuous column (alpha at
- * offset, the one-hot of the mode at offset + 1 + slot) and 0 for a categorical one (the
- * one-hot at offset + slot). The struct itself lives on the host. */
+/* The encoded training table in backend memory (dev_table.c builds it once per fit): for
+ * column c and row r, slot[c][r] and, for continuous columns, alpha[c][r] (slot and alpha
+ * are arrays of column pointers in backend memory); offset[c] is the column's first output
+ * position, cont[c] 1 for a continuous column (alpha at offset, the one-hot of the mode at
+ * offset + 1 + slot) and 0 for a categorical one (the one-hot at offset + slot). The struct
+ * itself lives on the host. */
 typedef struct gen_dev_table {
-    const int32_t *slot;
-    const float *alpha;
+    const int32_t *const *slot;
+    const float *const *alpha;
     const int32_t *offset, *cont;
     int ncols, width;         /* width: the encoded row's length (data_dim) */
     int64_t nrows;
@@ -42,6 +43,8 @@ typedef struct gen_dev_table {
 
 typedef struct gen_backend_ops {
     const char *name;
+    int host_memory;          /* 1: backend memory is host memory (the CPU), so host arrays
+                                 serve as backend buffers without a copy */
 
     /* ---- memory ---- */
     void *(*alloc)(gen_backend *be, size_t bytes);          /* zero-filled; NULL on failure */

@@ -177,10 +177,9 @@ static void cpu_gather_rows(gen_backend *be, float *out, int ldo, const gen_dev_
         memset(o, 0, (size_t)t->width * sizeof *o);
         int64_t r = rows[b];
         for (int c = 0; c < t->ncols; c++) {
-            size_t at = (size_t)c * (size_t)t->nrows + (size_t)r;
-            int32_t s = t->slot[at];
+            int32_t s = t->slot[c][r];
             if (t->cont[c]) {
-                o[t->offset[c]] = t->alpha[at];
+                o[t->offset[c]] = t->alpha[c][r];
                 o[t->offset[c] + 1 + s] = 1.0f;
             } else {
                 o[t->offset[c] + s] = 1.0f;
@@ -742,6 +741,7 @@ static const gen_backend_ops cpu_ops = {
     .gemm = cpu_gemm,
     .linear_forward = cpu_linear_forward,
     .linear_backward = cpu_linear_backward,
+    .host_memory = 1,
     .gather_rows = cpu_gather_rows,
     .onehot_rows = cpu_onehot_rows,
     .accumulate = cpu_accumulate,

@@ -634,9 +634,28 @@ static void su_gather(pt_env *e) {
         rows[b] = b % 5 == 4 ? nr - 1 : (int32_t)gen_rng_below(&r, (uint64_t)nr);
 }
 static void ru_gather(pt_env *e, gen_backend *be, int k) {
-    gen_dev_table t = {PI(e, k, 1), P(e, k, 2), PI(e, k, 3), PI(e, k, 4), D(1),
-                       gr_width(D(1), NULL, NULL), D(2)};
+    /* the column pointer arrays, in this backend's memory (categorical columns get a valid
+     * alpha pointer too, which the operation must not need) */
+    int nc = D(1), nr = D(2);
+    const int32_t **sp = malloc((size_t)nc * sizeof *sp);
+    const float **ap = malloc((size_t)nc * sizeof *ap);
+    ck_assert(sp && ap);
+    for (int c = 0; c < nc; c++) {
+        sp[c] = PI(e, k, 1) + (size_t)c * nr;
+        ap[c] = c % 3 == 0 ? P(e, k, 2) + (size_t)c * nr : NULL;
+    }
+    void *dsp = OPS(be)->alloc(be, (size_t)nc * sizeof *sp);
+    void *dap = OPS(be)->alloc(be, (size_t)nc * sizeof *ap);
+    ck_assert(dsp && dap);
+    OPS(be)->upload(be, dsp, sp, (size_t)nc * sizeof *sp);
+    OPS(be)->upload(be, dap, ap, (size_t)nc * sizeof *ap);
+    gen_dev_table t = {(const int32_t *const *)dsp, (const float *const *)dap, PI(e, k, 3),
+                       PI(e, k, 4), nc, gr_width(nc, NULL, NULL), nr};
     OPS(be)->gather_rows(be, P(e, k, 0), t.width + D(3), &t, PI(e, k, 5), D(0));
+    OPS(be)->free(be, dsp);
+    OPS(be)->free(be, dap);
+    free(sp);
+    free(ap);
 }
 
 /* onehot_rows: B, w, ld pad; positions include -1 and w (both leave the row zero) */
