@@ -5,6 +5,7 @@
  * slots (4 bytes a row) and alphas (4 bytes a row, continuous columns only) are uploaded
  * once, so a training step moves no rows across the bus.
  */
+#include <stdint.h>
 #include <string.h>
 
 #include "dev_table.h"
@@ -31,6 +32,9 @@ void gen_resident_table_free(gen_resident_table *r) {
 genesis_status gen_resident_table_create(gen_backend *be, const gen_transformer *tf,
                                          const gen_encoded *enc, gen_resident_table *out) {
     memset(out, 0, sizeof *out);
+    GEN_RETURN_IF(enc->nrows > INT32_MAX, be->ctx, GENESIS_ERR_UNSUPPORTED,
+                  "%lld training rows: at most %d rows per fit are supported (row ids are 32-bit)",
+                  (long long)enc->nrows, INT32_MAX);
     out->be = be;
     const gen_backend_ops *o = be->ops;
     int nc = enc->ncols, ncont = 0;
