@@ -2,7 +2,7 @@
 # timegan_run.sh — TimeGAN on Stocks (and Sines) end to end through the CLI: fit, generate,
 # evaluate --sequences (discriminative and predictive scores, 10 repeats, and the real-data
 # predictive baseline), with the wall time of each step, into $OUT/timegan_<data>.md.
-# Defaults are the reference's (specs/timegan.md §1: seq-len 24, hidden 24, 3 layers, batch
+# Defaults are the reference's (docs/algorithms.md §S1: seq-len 24, hidden 24, 3 layers, batch
 # 128, 50,000 iterations per phase), which is a GPU-sized job; ITERS lowers it for a CPU run.
 #
 #   bash bench/timegan_run.sh                         # reference settings, Stocks + Sines

@@ -2,7 +2,7 @@
  * cuda_common.cuh — what every file of the CUDA backend shares: the backend's private state
  * (struct gen_cuda: device, stream, cuBLAS handle and workspace, scratch, the device copy
  * of the activation spans, the pinned staging ring for uploads, the sticky error), the
- * error macros (STYLE.md 3.3: GEN_GPU_TRY_GEN with GEN_CUDA_TRY / GEN_CUBLAS_TRY wrappers
+ * error macros (docs/style.md §3: GEN_GPU_TRY_GEN with GEN_CUDA_TRY / GEN_CUBLAS_TRY wrappers
  * that RETURN a genesis_status, never exit), launch-size helpers, the deterministic
  * warp/block reductions, and the launchers each family file defines (gen_cu_*).
  *

@@ -1,5 +1,5 @@
 /*
- * evaluate_privacy.c — leak checks of a synthetic table (specs/metrics.md C4). They are
+ * evaluate_privacy.c — leak checks of a synthetic table (docs/algorithms.md §C4). They are
  * not anonymity guarantees (metrics.md D4): they catch copies and near copies.
  *
  *   Exact-copy rate        fraction of synthetic rows equal, in every column, to some real

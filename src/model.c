@@ -44,8 +44,8 @@ static const param_info PARAMS[GEN_NPARAMS] = {
     [GENESIS_P_ITERATIONS] = {"iterations", 1, 1e9, 50000, 1},
 };
 
-/* TVAE's own defaults (specs/ctgan_tvae.md §5: 128-wide networks, torch Adam's lr 1e-3,
- * l2scale 1e-5) and TimeGAN's (specs/timegan.md §1); every other setting keeps the table's
+/* TVAE's own defaults (docs/algorithms.md §T5: 128-wide networks, torch Adam's lr 1e-3,
+ * l2scale 1e-5) and TimeGAN's (docs/algorithms.md §S1); every other setting keeps the table's
  * default. */
 static double kind_default(genesis_model_kind kind, genesis_param p) {
     if (kind == GENESIS_MODEL_TVAE) {
@@ -53,7 +53,7 @@ static double kind_default(genesis_model_kind kind, genesis_param p) {
         if (p == GENESIS_P_GEN_LR) return 1e-3;
         if (p == GENESIS_P_GEN_DECAY) return 1e-5;
     }
-    if (kind == GENESIS_MODEL_TIMEGAN) { /* specs/timegan.md §1: batch 128, TF1 Adam lr 1e-3 */
+    if (kind == GENESIS_MODEL_TIMEGAN) { /* docs/algorithms.md §S1: batch 128, TF1 Adam lr 1e-3 */
         if (p == GENESIS_P_BATCH_SIZE) return 128;
         if (p == GENESIS_P_GEN_LR) return 1e-3;
     }

@@ -1,7 +1,7 @@
 /*
  * model_io.c — reading and writing .gen model files (layout in docs/file-format.md).
- * Defences, following what safetensors and GGUF's CVE history teach (specs/reliability.md
- * D1): the file size must equal header + payload + checksum exactly; the CRC-32 (zlib) is
+ * Defences, following what safetensors and GGUF's CVE history teach (docs/algorithms.md
+ * §D1): the file size must equal header + payload + checksum exactly; the CRC-32 (zlib) is
  * checked before any field is parsed; every count is bounded and checked against the bytes
  * left before allocation; every index read from the file is range-checked against the
  * structures it points into; weights must be finite. Files from a newer format version are

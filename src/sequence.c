@@ -1,5 +1,5 @@
 /*
- * sequence.c — tables <-> fixed-length sequences for TimeGAN (specs/timegan.md §3, §6;
+ * sequence.c — tables <-> fixed-length sequences for TimeGAN (docs/algorithms.md §S3, §S6;
  * choices in docs/timegan.md §5).
  *   Single series (no --entity, no --time): the reference's loader exactly: rows reversed
  *   (`ori[::-1]`), column min-max (x - min) / (max - min + 1e-7), stride-1 windows, N_rows -
@@ -296,7 +296,7 @@ genesis_status gen_seq_build(genesis_ctx *ctx, const genesis_table *t, int T, co
     if (st == GENESIS_OK)
         st = cut_windows(ctx, t, s, map, order, starts, ns, 0, s->reversed, d, &first);
     if (st != GENESIS_OK) goto done;
-    /* the reference's second scaler (specs/timegan.md §3) */
+    /* the reference's second scaler (docs/algorithms.md §S3) */
     s->inner_min = malloc((size_t)s->F * sizeof(float));
     s->inner_max = malloc((size_t)s->F * sizeof(float));
     if (!s->inner_min || !s->inner_max) { st = gen_set_error(ctx, GENESIS_ERR_NOMEM, "out of memory"); goto done; }

@@ -287,7 +287,7 @@ typedef enum genesis_param {
 
 /*! genesis_param_default() : the default of `p` for a model kind (TVAE's differ from
  *  CTGAN's: hidden width 128, learning rate 1e-3, decay 1e-5; TimeGAN's: batch 128,
- *  learning rate 1e-3, specs/timegan.md §1). */
+ *  learning rate 1e-3, docs/algorithms.md §S1). */
 GENESIS_API genesis_status genesis_param_default(genesis_model_kind kind, genesis_param p,
                                                  double *def);
 
@@ -494,7 +494,7 @@ GENESIS_API genesis_status genesis_model_load(genesis_ctx *ctx, const char *path
                                               genesis_model **out);
 
 /* ---- sequence metrics (genesis evaluate --sequences) ------------------------------------ *
- * TimeGAN's discriminative and predictive scores (specs/timegan.md §8) between a real and a
+ * TimeGAN's discriminative and predictive scores (docs/algorithms.md §S8) between a real and a
  * synthetic table of sequences, both cut into seq_len windows the way TimeGAN's fit does
  * (docs/timegan.md §5) and scaled to [0, 1] with the real table's column ranges, as the
  * reference compares them. The synthetic table is grouped by the entity column (or by a
