@@ -10,7 +10,9 @@
 #
 # Environment: GENESIS (binary; default build-tg/genesis, then build/genesis), ITERS (50000),
 # DATA ("stock sine"), DEVICE (auto), THREADS (0 = all), REPEATS (10), SEED (0), OUT (bench/results).
-# Stocks is read from ../shared/data/stock_data.csv (skipped when missing); Sines is
+# Stocks (TimeGAN's stock_data.csv, GOOG daily prices; not shipped with the repository) is read
+# from $GENESIS_DATA/stock_data.csv, GENESIS_DATA defaulting to ../shared/data, a sibling folder
+# of the developers' setup; without it Stocks is skipped with a message. Sines is
 # generated as the reference does (10,000 samples, 5 features, freq and phase ~ U(0, 0.1)).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
@@ -37,9 +39,8 @@ secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
 for d in $DATA; do
     case $d in
     stock)
-        REAL=$ROOT/../shared/data/stock_data.csv
-        [ -r "$REAL" ] || REAL=/work/shared/data/stock_data.csv
-        if [ ! -r "$REAL" ]; then echo "timegan_run.sh: stock_data.csv not found; skipping Stocks"; continue; fi
+        REAL=${GENESIS_DATA:-$ROOT/../shared/data}/stock_data.csv
+        if [ ! -r "$REAL" ]; then echo "timegan_run.sh: $REAL not found (set GENESIS_DATA); skipping Stocks"; continue; fi
         FLAGS=()
         EVAL=()
         ;;
