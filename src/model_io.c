@@ -75,7 +75,7 @@ genesis_status gen_rd_fail(gen_reader *r, const char *what) {
     r->failed = 1;
     return gen_set_error(r->ctx, GENESIS_ERR_MODEL_FORMAT,
                          "%s: corrupted model file: %s (at byte %zu); re-create it with "
-                         "`genesis fit`",
+                         "`genesis_model_save`",
                          r->path, what, r->pos + GEN_FILE_HEADER);
 }
 
@@ -398,7 +398,7 @@ genesis_status gen_model_read_file(genesis_ctx *ctx, const char *path, genesis_m
         fclose(f);
         return gen_set_error(ctx, GENESIS_ERR_MODEL_FORMAT,
                              "%s: not a genesis model file (wrong magic bytes); give a file "
-                             "written by `genesis fit` or `--save`",
+                             "written by `genesis_model_save`",
                              path);
     }
     gen_reader hr = {head, GEN_FILE_HEADER, 8, path, ctx, 0};
@@ -450,7 +450,7 @@ genesis_status gen_model_read_file(genesis_ctx *ctx, const char *path, genesis_m
         free(buf);
         return gen_set_error(ctx, GENESIS_ERR_MODEL_FORMAT,
                              "%s: model file is corrupted (checksum mismatch); re-create it with "
-                             "`genesis fit`",
+                             "`genesis_model_save`",
                              path);
     }
     genesis_model *m = NULL;
