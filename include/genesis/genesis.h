@@ -1,8 +1,8 @@
 /*
  * genesis.h — the one public header of libgenesis, a synthetic tabular data engine.
  *
- * Genesis learns a real table (CTGAN; TVAE and TimeGAN follow) and generates new rows that
- * keep the columns' distributions and the relations between them. This header is the whole
+ * Genesis learns a real table (CTGAN, TVAE) or a set of sequences (TimeGAN) and generates new
+ * rows that keep the columns' distributions and the relations between them. This header is the whole
  * public surface: opaque handles, status codes, version, parameters, and the entry points.
  *
  * Conventions (zstd / sqlite style):
@@ -292,7 +292,7 @@ GENESIS_API genesis_status genesis_param_default(genesis_model_kind kind, genesi
                                                  double *def);
 
 /*! genesis_model_create() : an untrained model of `kind` on the context's device.
- *  @return GENESIS_OK, GENESIS_ERR_UNSUPPORTED (kind not built yet), GENESIS_ERR_NOMEM */
+ *  @return GENESIS_OK, GENESIS_ERR_UNSUPPORTED (a kind this version does not have), GENESIS_ERR_NOMEM */
 GENESIS_API genesis_status genesis_model_create(genesis_ctx *ctx, genesis_model_kind kind,
                                                 genesis_model **out);
 GENESIS_API void genesis_model_free(genesis_model *m);
