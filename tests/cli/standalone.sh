@@ -2,9 +2,10 @@
 # standalone.sh — the repository stands alone: no file in it refers to material outside it.
 # A clone has no sibling ../shared folder and no steering documents, so code comments, docs,
 # scripts and tests must cite files in the repository (docs/algorithms.md, docs/style.md, …)
-# or public sources, never `../shared`, `/work/shared`, `specs/…`, `STYLE.md`, `DESIGN.md` or
-# `GPU.md`. The files checked are the tracked ones (`git ls-files`) when the source folder is
-# a git checkout, else every file under it except build folders and caches. The only
+# or public sources, never `../shared`, `/work/shared`, `specs/…` (or a spec's file name such
+# as `metrics.md`), `STYLE.md`, `DESIGN.md` or `GPU.md`. The files checked are the tracked ones
+# (`git ls-files`) when the source folder is a git checkout, else every file under it except
+# build folders and caches. The only
 # exceptions are the ALLOW list below: a file may contain the one token listed for it, and
 # every other forbidden reference in that file still fails.
 #
@@ -14,8 +15,10 @@
 #   bash tests/cli/standalone.sh <genesis-binary> <source-dir> <build-dir>
 . "$(dirname "$0")/common.bash" "$@"
 
-# Forbidden references (extended regular expressions).
+# Forbidden references (extended regular expressions): the folder, its documents, and the
+# names of its spec files cited without their folder.
 FORBID='\.\./shared|/work/shared|(^|[^A-Za-z0-9_.-])specs/|(^|[^A-Za-z0-9_])(STYLE|DESIGN|GPU)\.md'
+FORBID+='|(^|[^A-Za-z0-9_])(ctgan_tvae|metrics|reliability|scale_out|peers)\.md'
 
 # ALLOW: "path-glob<TAB>token". Matching files may contain `token` (a fixed string); it is
 # removed from a line before the line is checked again.
@@ -91,14 +94,16 @@ printf 'DATA=${1:-${GENESIS_DATA:-../shared/data}/adult.csv}\n' >"$T/bench/run_c
 printf '# ../shared/specs/timegan.md\n' >>"$T/bench/run_cpu.sh"
 printf '{"table":"/work/shared/data/adult.csv"}\n' >"$T/bench/results/r.jsonl"
 printf 'cat /work/shared/README.md\n' >"$T/src/c.sh"
+printf '/* leak checks (metrics.md D4) */\n' >"$T/src/d.c"
 printf 'docs/style.md and docs/algorithms.md; inspecs/ no; gpu.md no\n' >"$T/src/ok.c"
 printf 'specs/x.md\n' >"$T/build/x/ignored.c"
 got=$(scan "$T" | sort)
 want=$(printf '%s\n' "bench/run_cpu.sh:2: # ../shared/specs/timegan.md" \
     "docs/b.md:1: as STYLE.md says" "docs/b.md:2: and DESIGN.md" "docs/b.md:3: GPU.md too" \
-    "src/a.c:1: /* see specs/ctgan_tvae.md §2.3 */" "src/c.sh:1: cat /work/shared/README.md" | sort)
+    "src/a.c:1: /* see specs/ctgan_tvae.md §2.3 */" "src/c.sh:1: cat /work/shared/README.md" \
+    "src/d.c:1: /* leak checks (metrics.md D4) */" | sort)
 if [ "$got" = "$want" ]; then
-    pass "made-up tree: 6 references found, the allowed ones and build/ left alone"
+    pass "made-up tree: 7 references found, the allowed ones and build/ left alone"
 else
     fail "made-up tree: scanner output differs"
     diff <(echo "$want") <(echo "$got") | sed 's/^/      | /'
