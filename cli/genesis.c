@@ -1,8 +1,9 @@
 /*
- * genesis.c — the `genesis` command: generate | fit | sample | info. It includes only the
- * public header, so everything it does a C program embedding libgenesis can do too.
- * Model settings flags (--epochs, --generator-lr, ...) are generated from the library's
- * parameter table (genesis_param_bounds), so the CLI and the API cannot drift apart.
+ * genesis.c — the `genesis` command: generate | fit | sample | estimate | evaluate | info. It
+ * includes only the public header, so everything it does a C program embedding libgenesis
+ * can do too. Model settings flags (--epochs, --generator-lr, ...) are generated from the
+ * library's parameter table (genesis_param_bounds), so the CLI and the API cannot drift
+ * apart; the API names in library messages are printed as the flags (put_message).
  * Exit codes: 0 success, 1 error, 2 usage error. Errors read "genesis: error: <what>".
  */
 #include <ctype.h>

@@ -19,7 +19,8 @@
  *
  * Files: backend_cuda.cu (table, memory, GEMM), elementwise.cu, rng.cu (Philox fills and
  * dropout), norm.cu (batch norm), softmax.cu (generator activations, cross entropy),
- * gan.cu (WGAN-GP pieces, column sums), vae.cu (TVAE pieces), adam.cu.
+ * gan.cu (WGAN-GP pieces, column sums), vae.cu (TVAE pieces), adam.cu, gru.cu (GRU and
+ * sigmoid, TimeGAN).
  */
 #ifndef GEN_CUDA_COMMON_CUH
 #define GEN_CUDA_COMMON_CUH
