@@ -8,8 +8,9 @@
 #   bash bench/gen_sizes.sh [device=cpu|cuda] [sizes="10000 100000 1000000 10000000"]
 #
 # Environment: BUILD (default build), ADULT (default $GENESIS_DATA/adult.csv, GENESIS_DATA
-# defaulting to ../shared/data, a sibling folder of the developers' setup; the full Adult table
-# is not shipped, so without it the script uses the repository's data/adult_sample.csv), EPOCHS for the model (default 5: the generator's size, not its
+# defaulting to ../shared/data, a sibling folder of the developers' setup; the full Adult
+# table is not shipped, so without it the script says so and uses the repository's
+# data/adult_sample.csv), EPOCHS for the model (default 5: the generator's size, not its
 # quality, sets the speed), OUTDIR for the CSV files (default /tmp; each is deleted after
 # timing), RESULTS (default bench/results/gen_sizes_<device>_<date>.jsonl).
 set -euo pipefail
