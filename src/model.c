@@ -309,13 +309,13 @@ genesis_status genesis_model_set_condition(genesis_model *m, const char *column,
         }
     }
     GEN_RETURN_IF(slot < 0, ctx, GENESIS_ERR_INVALID_ARG,
-                  "`genesis_model_set_condition`: value '%s' was never seen in column '%s' (or is one "
-                  "of its pooled rare levels); use a value present in the training data",
+                  "`genesis_model_set_condition`: value '%s' was never seen in column '%s' (or is "
+                  "one of its pooled rare levels); use a value present in the training data",
                   value, column);
     for (int i = 0; i < m->nconds; i++)
         GEN_RETURN_IF(m->cond[i].column == d && m->cond[i].slot == slot, ctx,
-                      GENESIS_ERR_INVALID_ARG, "`genesis_model_set_condition`: '%s=%s' is given twice",
-                      column, value);
+                      GENESIS_ERR_INVALID_ARG,
+                      "`genesis_model_set_condition`: '%s=%s' is given twice", column, value);
     GEN_RETURN_IF(m->nconds >= GEN_MAX_CONDITIONS, ctx, GENESIS_ERR_INVALID_ARG,
                   "too many conditions (at most %d)", GEN_MAX_CONDITIONS);
     m->cond[m->nconds].column = d;
