@@ -1,7 +1,7 @@
 /*
  * backend_cuda.cu — the CUDA backend: gen_backend_ops filled with GPU launchers. This file
  * holds the table, the per-backend handles (device, one non-blocking stream, a cuBLAS
- * handle with its own workspace, STYLE.md 3.4: no globals, no per-call creation), memory
+ * handle with its own workspace, docs/style.md §4: no globals, no per-call creation), memory
  * (alloc/free/upload/download/zero/copy2d), the GEMMs (cuBLAS, FP32; TF32 only when
  * GENESIS_CUDA_TF32=1) and linear forward/backward. The other operations live in one file
  * per family (elementwise.cu, rng.cu, norm.cu, softmax.cu, gan.cu, vae.cu, adam.cu, gru.cu).

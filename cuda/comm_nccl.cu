@@ -9,7 +9,7 @@
  * control collectives (agreeing on errors, checking the data) go through `boot`.
  * The same code bootstraps ranks that are threads of one process over a genesis_team
  * (comm_threads.c; NCCL's "one device per thread" case). Two ranks on one GPU need NCCL >= 2.30
- * and NCCL_MULTI_RANK_GPU_ENABLE=1 (specs/scale_out.md E4). Compiled when CMake finds NCCL
+ * and NCCL_MULTI_RANK_GPU_ENABLE=1 (docs/algorithms.md §E4). Compiled when CMake finds NCCL
  * with CUDA (GEN_HAVE_NCCL).
  * Failures: every rank enters every collective. A rank whose backend has failed still takes
  * part in the all-reduce with a buffer of NaN (its peers then see a non-finite sum and stop

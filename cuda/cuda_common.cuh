@@ -2,7 +2,7 @@
  * cuda_common.cuh — what every file of the CUDA backend shares: the backend's private state
  * (struct gen_cuda: device, stream, cuBLAS handle and workspace, scratch, the device copy
  * of the activation spans, the pinned staging ring for uploads, the sticky error), the
- * error macros (STYLE.md 3.3: GEN_GPU_TRY_GEN with GEN_CUDA_TRY / GEN_CUBLAS_TRY wrappers
+ * error macros (docs/style.md §3: GEN_GPU_TRY_GEN with GEN_CUDA_TRY / GEN_CUBLAS_TRY wrappers
  * that RETURN a genesis_status, never exit), launch-size helpers, the deterministic
  * warp/block reductions, and the launchers each family file defines (gen_cu_*).
  *
@@ -21,7 +21,8 @@
  * Files: backend_cuda.cu (table, memory, GEMM), elementwise.cu, rng.cu (Philox fills and
  * dropout), norm.cu (batch norm), softmax.cu (generator activations, cross entropy),
  * gan.cu (WGAN-GP pieces, column sums), vae.cu (TVAE pieces), adam.cu, batch.cu
- * (training batches from the device-resident table), gru.cu, comm_nccl.cu, device_query.cu.
+ * (training batches from the device-resident table), gru.cu (GRU and sigmoid, TimeGAN),
+ * comm_nccl.cu, device_query.cu.
  */
 #ifndef GEN_CUDA_COMMON_CUH
 #define GEN_CUDA_COMMON_CUH

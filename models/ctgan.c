@@ -1,13 +1,14 @@
 /*
  * ctgan.c — CTGAN (Xu et al., "Modeling Tabular Data using Conditional GAN", NeurIPS 2019)
  * written once against gen_backend_ops, exactly as the reference behaves
- * (specs/ctgan_tvae.md §4):
+ * (docs/algorithms.md §T4):
  *   generator: z' = [z (emb), cond]; two residual blocks h = ReLU(BN(Linear(in))),
  *     out = [h, in]; a final Linear to data_dim; tanh / Gumbel-softmax (tau 0.2) per span;
  *   discriminator: pac rows packed into one input; Linear-LeakyReLU(0.2)-Dropout(0.5) twice,
  *     Linear to 1; WGAN loss + gradient penalty (lambda 10) whose gradient w.r.t. the
- *     discriminator's weights is the explicit double-backward of §4.6 (ctgan_gp_backward);
- *   conditional loss: cross entropy of the selected discrete column's logits (§4.7);
+ *     discriminator's weights is the explicit double-backward of docs/algorithms.md §T4.6
+ *     (ctgan_gp_backward);
+ *   conditional loss: cross entropy of the selected discrete column's logits (§T4.5);
  *   Adam (lr 2e-4, betas 0.5/0.9, L2 decay 1e-6) for both networks.
  * Memory follows llm.c: one allocation per buffer kind (parameters, gradients, Adam m/v,
  * activations), filled from size tables into named pointers. The row layout of the
@@ -456,7 +457,7 @@ void ctgan_dis_backward(ctgan *c, const float *x, const float *dy, float *dx, in
 
 /* Gradient penalty on act->xhat (after ctgan_dis_forward(c, act->xhat) filled a1, m1, a2,
  * m2): pen = lambda * mean_g (|dD/dxhat_g| - 1)^2; adds d pen / d weights to c->dg and
- * returns pen in act->scal[2]. The explicit double-backward of specs/ctgan_tvae.md §4.6. */
+ * returns pen in act->scal[2]. The explicit double-backward of docs/algorithms.md §T4.6. */
 void ctgan_gp_backward(ctgan *c) {
     gen_backend *be = c->be;
     const gen_backend_ops *o = be->ops;
@@ -539,7 +540,7 @@ void ctgan_draw_steps(ctgan *c, const gen_cond_sampler *s, int64_t nrows, gen_rn
         int32_t *blk = host + (size_t)k * ctgan_draw_ints(c);
         for (int ds = 0; ds < c->dis_steps; ds++) {
             int32_t *gpos = draw_block(c, blk, ds), *rows = gpos + B, *rpos = rows + B;
-            /* conditions, generator input, and the matching real rows (shuffled, §4.5 step 2) */
+            /* conditions, generator input, and the matching real rows (shuffled, §T4.5) */
             if (s->n_disc > 0) gen_cond_sampler_draw(s, rng, Bg, col, cat);
             for (int b = 0; b < B; b++)
                 gpos[b] = s->n_disc > 0 && col[r0 + b] >= 0 ? s->cond_start[col[r0 + b]] + cat[r0 + b] : -1;

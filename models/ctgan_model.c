@@ -72,8 +72,9 @@ static genesis_status check_distributed(genesis_model *m, const gen_encoded *enc
     /* the seed, table shape and settings were checked before the transformer fit (model.c) */
     GEN_TRY(gen_comm_check_same(comm, "the encoded row width", (double)m->tf.data_dim));
     GEN_RETURN_IF(B % (K * pac) != 0, ctx, GENESIS_ERR_INVALID_ARG,
-                  "with %d ranks, batch-size (%d) must be a multiple of ranks x pac = %d (the global "
-                  "batch is split into equal slices of whole pac groups); e.g. --batch-size %d",
+                  "with %d ranks, `batch-size` (%d) must be a multiple of ranks x `pac` = %d (the "
+                  "global batch is split into equal slices of whole pac groups); e.g. `batch-size` "
+                  "%d",
                   K, B, K * pac, (B / (K * pac) + 1) * K * pac);
     int Bl = B / K, nl = Bl / pac;
     GEN_RETURN_IF((int64_t)Bl * gen_param_i(m, GENESIS_P_EMBEDDING_DIM) % 4 != 0 ||
@@ -118,7 +119,8 @@ static genesis_status ctgan_model_fit(genesis_model *m, const gen_encoded *enc,
     int K = gen_comm_size(comm), rank = gen_comm_rank(comm);
     int B = gen_param_i(m, GENESIS_P_BATCH_SIZE), pac = gen_param_i(m, GENESIS_P_PAC);
     GEN_RETURN_IF(B % pac != 0, ctx, GENESIS_ERR_INVALID_ARG,
-                  "batch-size (%d) must be a multiple of pac (%d); e.g. --batch-size %d", B, pac,
+                  "`batch-size` (%d) must be a multiple of `pac` (%d); e.g. `batch-size` %d", B,
+                  pac,
                   (B / pac + 1) * pac);
     if (K > 1) GEN_TRY(check_distributed(m, enc, comm, B, pac));
     ctgan_model *cm = calloc(1, sizeof *cm);

@@ -1,7 +1,7 @@
 /*
  * tvae.c — TVAE (Xu et al., "Modeling Tabular Data using Conditional GAN", NeurIPS 2019,
  * the VAE baseline of §4) written once against gen_backend_ops, as the reference behaves
- * (specs/ctgan_tvae.md §5):
+ * (docs/algorithms.md §T5):
  *   encoder Linear(D, hid)-ReLU-Linear(hid, hid)-ReLU, heads mu and logvar (emb each);
  *   z = mu + eps * exp(logvar / 2);
  *   decoder Linear(emb, hid)-ReLU-Linear(hid, hid)-ReLU-Linear(hid, D), plus a learned

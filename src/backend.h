@@ -184,7 +184,7 @@ typedef struct gen_backend_ops {
     void (*kl_normal)(gen_backend *be, float *loss, float *dmu, float *dlogvar, const float *mu,
                       const float *logvar, size_t n, float scale);
     /* TVAE reconstruction loss of B rows r (decoder output) against encoded rows x, span by
-     * span (specs/ctgan_tvae.md §5): tanh span s: sum_b (x - tanh(r))^2 / (2 sigma_s^2) +
+     * span (docs/algorithms.md §T5): tanh span s: sum_b (x - tanh(r))^2 / (2 sigma_s^2) +
      * B log sigma_s; softmax span: sum_b cross entropy(r_span, argmax x_span).
      * loss[0] = scale * total; dr += scale * d/dr; dsigma += scale * d/dsigma (tanh spans). */
     void (*tvae_recon)(gen_backend *be, float *loss, float *dr, float *dsigma, const float *r,
@@ -200,7 +200,7 @@ typedef struct gen_backend_ops {
     void (*sigmoid_backward)(gen_backend *be, float *dinp, const float *dout, const float *out,
                              size_t n);
 
-    /* ---- GRU: one layer over a whole sequence (TimeGAN; specs/timegan.md §2, §9.6) ----
+    /* ---- GRU: one layer over a whole sequence (TimeGAN; docs/algorithms.md §S2, §S9.6) ----
      * TF1 tf.nn.rnn_cell.GRUCell, batch-major data, equal lengths (every sample runs T
      * steps), per step t (h_{-1} = h0, zeros when h0 is NULL):
      *   [r, u] = sigmoid([x_t, h_{t-1}] . W[:, 0:2H] + b[0:2H])

@@ -1,8 +1,8 @@
 /*
  * backend_cpu.c — the CPU reference backend: every operation of gen_backend_ops as plain
- * loops, with OpenBLAS's cblas_sgemm as the GEMM fast path (tests/test_backend_cpu.c checks
+ * loops, with OpenBLAS's cblas_sgemm as the GEMM fast path (tests/test_layers_grad.c checks
  * it against gen_gemm_reference). This file is the specification the CUDA backend is
- * compared with. Formulas: torch.nn semantics as in specs/ctgan_tvae.md §6; derivations of
+ * compared with. Formulas: torch.nn semantics as in docs/algorithms.md §T6; derivations of
  * the backward passes in docs/layers.md.
  */
 #include <cblas.h>

@@ -267,7 +267,8 @@ static genesis_status largest_fitting(const genesis_model *m, const genesis_tabl
         fmt_bytes(have, sizeof have, budget);
         return gen_set_error(m->ctx, GENESIS_ERR_NOMEM,
                              "%s needs at least %s but the memory budget is %s; raise "
-                             "--memory-limit or --memory-fraction, or free memory",
+                             "`genesis_ctx_set_memory_budget(limit_bytes)` or "
+                             "`genesis_ctx_set_memory_budget(fraction)`, or free memory",
                              what, need, have);
     }
     int64_t k = per ? (int64_t)((budget - base) / per) + 1 : cap / step;
@@ -328,7 +329,8 @@ genesis_status gen_check_fit_budget(genesis_model *m, const genesis_table *t) {
     if (st != GENESIS_OK) return st;
     return gen_set_error(ctx, GENESIS_ERR_NOMEM,
                          "training with batch size %d is estimated to need %s but the memory "
-                         "budget is %s; use --batch-size %lld or less, or raise --memory-limit",
+                         "budget is %s; use `batch-size` %lld or less, or raise "
+                         "`genesis_ctx_set_memory_budget(limit_bytes)`",
                          gen_param_i(m, GENESIS_P_BATCH_SIZE), nb, bb, (long long)fit);
 }
 

@@ -1,7 +1,7 @@
 /*
  * model_io.c — reading and writing .gen model files (layout in docs/file-format.md).
- * Defences, following what safetensors and GGUF's CVE history teach (specs/reliability.md
- * D1): the file size must equal header + payload + checksum exactly; the CRC-32 (zlib) is
+ * Defences, following what safetensors and GGUF's CVE history teach (docs/algorithms.md
+ * §D1): the file size must equal header + payload + checksum exactly; the CRC-32 (zlib) is
  * checked before any field is parsed; every count is bounded and checked against the bytes
  * left before allocation; every index read from the file is range-checked against the
  * structures it points into; weights must be finite. Files from a newer format version are
@@ -75,7 +75,7 @@ genesis_status gen_rd_fail(gen_reader *r, const char *what) {
     r->failed = 1;
     return gen_set_error(r->ctx, GENESIS_ERR_MODEL_FORMAT,
                          "%s: corrupted model file: %s (at byte %zu); re-create it with "
-                         "`genesis fit`",
+                         "`genesis_model_save`",
                          r->path, what, r->pos + GEN_FILE_HEADER);
 }
 
@@ -400,7 +400,7 @@ genesis_status gen_model_read_file(genesis_ctx *ctx, const char *path, genesis_m
         fclose(f);
         return gen_set_error(ctx, GENESIS_ERR_MODEL_FORMAT,
                              "%s: not a genesis model file (wrong magic bytes); give a file "
-                             "written by `genesis fit` or `--save`",
+                             "written by `genesis_model_save`",
                              path);
     }
     gen_reader hr = {head, GEN_FILE_HEADER, 8, path, ctx, 0};
@@ -452,7 +452,7 @@ genesis_status gen_model_read_file(genesis_ctx *ctx, const char *path, genesis_m
         free(buf);
         return gen_set_error(ctx, GENESIS_ERR_MODEL_FORMAT,
                              "%s: model file is corrupted (checksum mismatch); re-create it with "
-                             "`genesis fit`",
+                             "`genesis_model_save`",
                              path);
     }
     genesis_model *m = NULL;

@@ -14,8 +14,8 @@
  *   - awkward sizes (1, 3, 17, 257, 1025, 65539) exercise the tails; element-wise cases
  *     also run with NaN, infinities and signed zeros sprinkled in.
  * Without a GPU (or in a build without CUDA) the executable exits 77 before anything forks,
- * and CTest reports it as skipped. With one, the suite runs in CK_NOFORK mode (STYLE.md
- * 3.7: a forked child must not use CUDA) with TF32 off.
+ * and CTest reports it as skipped. With one, the suite runs in CK_NOFORK mode
+ * (docs/style.md §7: a forked child must not use CUDA) with TF32 off.
  */
 #include <float.h>
 #include <math.h>

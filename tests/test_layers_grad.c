@@ -5,7 +5,7 @@
  *   2. central finite differences for every operation's backward pass (linear, ReLU,
  *      LeakyReLU, dropout, batch norm, tanh and Gumbel-softmax spans, cross entropy, the
  *      gradient-penalty norm), then for whole CTGAN paths: the generator, the discriminator
- *      (weights and input) and the gradient penalty's double backward (specs §4.6).
+ *      (weights and input) and the gradient penalty's double backward (docs/algorithms.md §T4.6).
  * A finite difference is trusted only where two step sizes agree (away from the kinks of
  * ReLU / LeakyReLU); each check requires most probed entries to be trusted.
  */

@@ -12,7 +12,7 @@
  * one integer, and two related categorical columns), fitted and encoded by the real
  * transformer, with the real conditional sampler.
  * Without a GPU the executable exits 77 before anything forks (CTest: skipped); with one it
- * runs in CK_NOFORK mode (STYLE.md 3.7).
+ * runs in CK_NOFORK mode (docs/style.md §7).
  */
 #include <math.h>
 #include <string.h>
