@@ -284,6 +284,13 @@ static void tvae_model_memory(const genesis_model *m, const gen_net_shape *sh, g
                        gen_param_i(m, GENESIS_P_GEN_DIM), (float)m->param[GENESIS_P_LOSS_FACTOR],
                        sh->train, NULL};
     tvae_memory(&cfg, out);
+    if (sh->train && sh->nrows > 0) { /* the epoch order's chunk: a host and a backend copy */
+        int64_t rows = (int64_t)(TV_ORDER_CHUNK_BYTES / sizeof(int32_t)) / sh->batch * sh->batch;
+        if (rows < sh->batch) rows = sh->batch;
+        if (rows > sh->nrows) rows = sh->nrows;
+        out->optimizer += 4 * (uint64_t)rows;
+        out->host += 4 * (uint64_t)rows;
+    }
 }
 
 static int tvae_model_state(const genesis_model *m, const float **ptr, size_t *count, int cap) {
