@@ -34,6 +34,17 @@ fi
 for flag in --input --output --rows --seed --condition --save; do
     grep -q -- "$flag" "$W/help_generate.out" || fail "[generate --help] does not mention $flag"
 done
+# one method's settings with its own defaults (the parameter table's, per kind)
+check_help help_timegan "genesis generate" generate --method timegan --help
+if grep -Eq -- '--batch-size +128 ' "$W/help_timegan.out" && grep -q -- '--seq-len' "$W/help_timegan.out" &&
+    ! grep -q -- '--epochs' "$W/help_timegan.out" && ! grep -q -- '--condition' "$W/help_timegan.out"; then
+    pass "[generate --method timegan --help] TimeGAN's settings and defaults only (batch 128, no --epochs)"
+else
+    fail "[generate --method timegan --help] expected --batch-size 128 and --seq-len, no --epochs or --condition"
+fi
+check_help help_tvae "genesis fit" fit --help --method tvae
+grep -Eq -- '--generator-dim +128 ' "$W/help_tvae.out" && pass "[fit --help --method tvae] TVAE's default width 128" \
+    || fail "[fit --help --method tvae] no '--generator-dim 128'"
 
 section "version"
 HV=""
