@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,51 +36,54 @@ typedef struct flag {
     unsigned cmds;     /* the commands that take it */
     unsigned models;   /* GENESIS_MODEL_BIT of the kinds it applies to; 0 = all */
     const char *help;
+    size_t at;         /* OPT(field): the text (or, without a value, 1) is stored there as it
+                          is; 0: apply_flag checks and converts it */
 } flag;
+#define OPT(field) offsetof(options, field)
 
 static const flag FLAGS[NFLAGS] = {
-    [F_INPUT] = {"input", 'i', "FILE", G | F | E, 0, "the real table (CSV with a header row; '-' = stdin)"},
-    [F_OUTPUT] = {"output", 'o', "FILE", G | S, 0, "the synthetic table ('-' = stdout; else written to a temporary name, then renamed)"},
-    [F_MODEL] = {"model", 'm', "FILE", G | F | S | E, 0, "the model file (.gen): fit and generate save to it, sample and estimate read it"},
+    [F_INPUT] = {"input", 'i', "FILE", G | F | E, 0, "the real table (CSV with a header row; '-' = stdin)", OPT(input)},
+    [F_OUTPUT] = {"output", 'o', "FILE", G | S, 0, "the synthetic table ('-' = stdout; else written to a temporary name, then renamed)", OPT(output)},
+    [F_MODEL] = {"model", 'm', "FILE", G | F | S | E, 0, "the model file (.gen): fit and generate save to it, sample and estimate read it", OPT(model)},
     [F_ROWS] = {"rows", 'n', "N", G | S | E, 0, "rows to write (TimeGAN: sequences); generate's default: as many as the input had (TimeGAN: rows - seq-len)"},
-    [F_SAVE] = {"save", 0, "FILE", G, 0, "also save the fitted model"},
+    [F_SAVE] = {"save", 0, "FILE", G, 0, "also save the fitted model", OPT(save)},
     [F_COND] = {"condition", 0, "c=v", G | S, GENESIS_MODEL_BIT(GENESIS_MODEL_CTGAN), "only rows with categorical column c = v (repeatable: conditions on different columns all hold; values of one column alternate)"},
     [F_DELIM] = {"delimiter", 0, "C", G | F | E | V, 0, "',' ';' 'tab' '|' (default: sniffed)"},
-    [F_NA] = {"na", 0, "TOKEN[,TOKEN]", G | F | E | V, 0, "extra missing-value tokens (always: empty ? NA N/A NaN nan null NULL None)"},
-    [F_DISCRETE] = {"discrete", 0, "a,b", G | F | E, 0, "force these columns categorical"},
-    [F_CONTINUOUS] = {"continuous", 0, "c,d", G | F | E, 0, "force these columns continuous"},
-    [F_NOHEADER] = {"no-header", 0, NULL, G | F | E, 0, "the file has no header row"},
+    [F_NA] = {"na", 0, "TOKEN[,TOKEN]", G | F | E | V, 0, "extra missing-value tokens (always: empty ? NA N/A NaN nan null NULL None)", OPT(na)},
+    [F_DISCRETE] = {"discrete", 0, "a,b", G | F | E, 0, "force these columns categorical", OPT(discrete)},
+    [F_CONTINUOUS] = {"continuous", 0, "c,d", G | F | E, 0, "force these columns continuous", OPT(continuous)},
+    [F_NOHEADER] = {"no-header", 0, NULL, G | F | E, 0, "the file has no header row", OPT(no_header)},
     [F_METHOD] = {"method", 0, "NAME", G | F | E, 0, NULL /* the kinds, from the library */},
     [F_ENTITY] = {"entity", 0, "COL", G | F | V, TIMEGAN, "column identifying each series (panel data)"},
     [F_TIME] = {"time", 0, "COL", G | F | V, TIMEGAN, "numeric column ordering the rows"},
-    [F_REAL] = {"real", 0, "FILE", V, 0, "the real (training) table"},
-    [F_SYN] = {"synthetic", 0, "FILE", V, 0, "the synthetic table"},
-    [F_HOLD] = {"holdout", 0, "FILE", V, 0, "real rows the generator never saw: DCR overfitting protection, and the test set of --target"},
-    [F_TARGET] = {"target", 0, "COLUMN", V, 0, "categorical column for usefulness (needs --holdout)"},
-    [F_META] = {"metadata", 0, "FILE", V, 0, "JSON column types overriding the real table's: {\"columns\":[{\"name\":\"age\",\"type\":\"continuous\"},...]}"},
-    [F_JSON] = {"json", 0, NULL, E | V, 0, "print the result as JSON on stdout"},
-    [F_REPORT] = {"report", 0, "FILE", V, 0, "write a self-contained HTML report"},
+    [F_REAL] = {"real", 0, "FILE", V, 0, "the real (training) table", OPT(real)},
+    [F_SYN] = {"synthetic", 0, "FILE", V, 0, "the synthetic table", OPT(synthetic)},
+    [F_HOLD] = {"holdout", 0, "FILE", V, 0, "real rows the generator never saw: DCR overfitting protection, and the test set of --target", OPT(holdout)},
+    [F_TARGET] = {"target", 0, "COLUMN", V, 0, "categorical column for usefulness (needs --holdout)", OPT(eval.target)},
+    [F_META] = {"metadata", 0, "FILE", V, 0, "JSON column types overriding the real table's: {\"columns\":[{\"name\":\"age\",\"type\":\"continuous\"},...]}", OPT(eval.metadata_path)},
+    [F_JSON] = {"json", 0, NULL, E | V, 0, "print the result as JSON on stdout", OPT(json)},
+    [F_REPORT] = {"report", 0, "FILE", V, 0, "write a self-contained HTML report", OPT(report)},
     [F_SKIP] = {"skip", 0, "PART[,PART]", V, 0, "leave out quality, validity, privacy, detection, usefulness"},
     [F_DCR] = {"dcr-rows", 0, "N", V, 0, "synthetic rows used for distances (default 20000; 0 = all)"},
     [F_DET] = {"detection-rows", 0, "N", V, 0, "rows per table for detection (default 20000)"},
     [F_TSTR] = {"tstr-rows", 0, "N", V, 0, "training rows for usefulness (default 50000)"},
     [F_SUB] = {"subsample-rows", 0, "N", V, 0, "contingency pairs above this many rows are subsampled (default 50000, as SDMetrics)"},
-    [F_SEQ] = {"sequences", 0, NULL, V, 0, "TimeGAN's discriminative and predictive scores on sequences (docs/timegan.md)"},
+    [F_SEQ] = {"sequences", 0, NULL, V, 0, "TimeGAN's discriminative and predictive scores on sequences (docs/timegan.md)", OPT(sequences)},
     [F_REPEATS] = {"repeats", 0, "N", V, 0, "--sequences: fresh post-hoc models per score, mean reported (default 10)"},
     [F_DISCIT] = {"disc-iterations", 0, "N", V, 0, "--sequences: iterations of the classifier (default 2000)"},
     [F_PREDIT] = {"pred-iterations", 0, "N", V, 0, "--sequences: iterations of the predictor (default 5000)"},
-    [F_BASELINE] = {"real-baseline", 0, NULL, V, 0, "--sequences: also the predictive score of a model trained on the real sequences"},
+    [F_BASELINE] = {"real-baseline", 0, NULL, V, 0, "--sequences: also the predictive score of a model trained on the real sequences", OPT(seq.real_baseline)},
     [F_DEVICE] = {"device", 0, "D", G | F | S | E, 0, "cpu | auto | cuda | cuda:N (default auto)"},
     [F_THREADS] = {"threads", 0, "N", G | F | S | E | V, 0, "CPU threads (default 0: the cores other work is not using; OMP_NUM_THREADS when set); never changes the output"},
     [F_DIST] = {"distributed", 0, "K", G | F, 0, "auto | none | mpi | nccl: data-parallel training over the ranks of `mpirun -np N genesis ...` (default auto); --batch-size is the global batch (docs/distributed.md)"},
     [F_DEVICES] = {"devices", 0, "0,1,...", G | F, 0, "GPUs for data-parallel ranks; without a launcher, one thread per GPU"},
-    [F_MULTIGPU] = {"multi-gpu", 0, NULL, G | F, 0, "every GPU found (as --devices would list them)"},
+    [F_MULTIGPU] = {"multi-gpu", 0, NULL, G | F, 0, "every GPU found (as --devices would list them)", OPT(multi_gpu)},
     [F_MEMFRAC] = {"memory-fraction", 0, "F", G | F | S | E, 0, "share of the free memory (GPU, or host for the CPU) runs may plan for (default 0.8)"},
     [F_MEMLIMIT] = {"memory-limit", 0, "SIZE", G | F | S | E, 0, "at most this much in all, e.g. 8GB or 512MiB (default: none); sampling sizes its batches to fit, fit refuses what does not"},
     [F_SAMPLEBATCH] = {"sample-batch", 0, "N", G | S | E, 0, "rows per sampling batch (default 0: sized from the memory budget); never changes the output"},
     [F_SEED] = {"seed", 0, "S", G | F | S | E | V, 0, "random seed (default 0); the same seed and input give the same output, whatever the thread count"},
-    [F_QUIET] = {"quiet", 'q', NULL, G | F | S | E | V, 0, "no progress or notes"},
-    [F_PROGRESS] = {"progress", 0, NULL, G | F | S | E, 0, "progress lines even when stderr is not a terminal"},
+    [F_QUIET] = {"quiet", 'q', NULL, G | F | S | E | V, 0, "no progress or notes", OPT(quiet)},
+    [F_PROGRESS] = {"progress", 0, NULL, G | F | S | E, 0, "progress lines even when stderr is not a terminal", OPT(progress)},
     [F_HELP] = {"help", 'h', NULL, G | F | S | E | V, 0, "this help; with --method NAME, that method's settings and defaults"},
 };
 
@@ -147,22 +151,22 @@ static unsigned all_kinds(void) {
 /* ---- help -------------------------------------------------------------------------------- */
 
 static void help_settings(unsigned cmd, genesis_model_kind only) {
-    printf("\n%s settings%s (architecture and optimiser defaults are the reference\n"
-           "implementations'; point-masses, clamp-range, max-categories, vgm-max-rows and\n"
-           "sample-argmax 0 are Genesis additions):\n",
-           cmd == S ? "Sampling" : "Model", cmd == S ? " (override the model's)" : "");
+    if (cmd == S) printf("\nSampling settings (override the model's; the others are fixed by fit):\n");
+    else printf("\nModel settings (architecture and optimiser defaults are the reference implementations';\n"
+                "point-masses, clamp-range, max-categories, vgm-max-rows and sample-argmax 0 are Genesis\n"
+                "additions):\n");
     for (int k = 1; genesis_model_kind_name((genesis_model_kind)k); k++) {
-        if (only && (int)only != k) continue;
-        printf("  --method %s:\n", genesis_model_kind_name((genesis_model_kind)k));
         genesis_param_info pi;
-        for (int p = 0; genesis_param_get_info((genesis_param)p, (genesis_model_kind)k, &pi) == GENESIS_OK; p++) {
-            if (!(pi.models & GENESIS_MODEL_BIT(k)) || (cmd == S && !pi.after_fit)) continue;
+        for (int p = 0, shown = 0; genesis_param_get_info((genesis_param)p, (genesis_model_kind)k, &pi) == GENESIS_OK; p++) {
+            if ((only && (int)only != k) || !(pi.models & GENESIS_MODEL_BIT(k)) || (cmd == S && !pi.after_fit))
+                continue;
+            if (!shown++) printf("  --method %s:\n", genesis_model_kind_name((genesis_model_kind)k));
             char range[48];
             snprintf(range, sizeof range, "(%.10g .. %.10g)", pi.lo, pi.hi);
             printf("    --%-20s %-8g %-20s %s\n", pi.name, pi.def, range, pi.help);
         }
     }
-    if (!only)
+    if (!only && cmd != S)
         printf("'genesis %s --method NAME --help' lists one method's settings.\n", cmd_name(cmd));
 }
 
@@ -186,23 +190,16 @@ void cli_help(const char *cmd, genesis_model_kind kind) {
             c = COMMANDS[i].cmd;
             fputs(COMMANDS[i].usage, stdout);
         }
-    if (!c) {
-        printf("genesis %s — synthetic tabular data (CTGAN, TVAE) and sequences (TimeGAN)\n\n"
-               "Usage:\n"
-               "  genesis generate -i data.csv -o synthetic.csv -n ROWS [options]\n"
-               "  genesis fit      -i data.csv -m model.gen [options]\n"
-               "  genesis sample   -m model.gen -o synthetic.csv -n ROWS [--condition col=value]\n"
-               "  genesis evaluate --real real.csv --synthetic synthetic.csv [--holdout test.csv]\n"
-               "                   [--target col] [--json] [--report report.html]\n"
-               "  genesis estimate -i data.csv | -m model.gen [-n ROWS] [--memory-limit 8GB]\n"
-               "  genesis generate --method timegan -i series.csv --seq-len 24 -n SEQUENCES -o out.csv\n"
-               "                   [--entity id_col --time time_col]\n"
-               "  genesis evaluate --sequences --real series.csv --synthetic out.csv --seq-len 24\n"
-               "  genesis info\n\n"
-               "Run 'genesis COMMAND --help' for a command's options, 'genesis COMMAND --method NAME\n"
-               "--help' for one method's settings. 'genesis --version'.\n"
-               "Exit codes: 0 success, 1 error, 2 usage error.\n",
+    if (!c) { /* the overview: every command's usage lines */
+        printf("genesis %s — synthetic tabular data (CTGAN, TVAE) and sequences (TimeGAN)\n\nUsage:\n",
                genesis_version_string());
+        for (size_t i = 0; i < sizeof COMMANDS / sizeof COMMANDS[0]; i++)
+            for (const char *u = COMMANDS[i].usage + 7, *nl = u; nl[1] != '\n'; u = nl + 8)
+                printf("  %.*s", (int)((nl = strchr(u, '\n')) - u + 1), u);
+        printf("  genesis generate --method timegan -i series.csv --seq-len 24 -n SEQUENCES -o out.csv\n"
+               "  genesis info\n\nRun 'genesis COMMAND --help' for a command's options, 'genesis COMMAND\n"
+               "--method NAME --help' for one method's settings. 'genesis --version'.\n"
+               "Exit codes: 0 success, 1 error, 2 usage error.\n");
         return;
     }
     printf("\nOptions:\n");
@@ -259,30 +256,20 @@ static int parse_devices(const char *s, int *dev, int cap, int *n) {
     return *n > 0 ? 0 : -1;
 }
 
-/* a count flag: a whole number in [lo, hi] */
-static int count_flag(const char *cmd, const flag *f, const char *arg, long long lo, long long hi,
-                      long long *out) {
-    if (parse_ll(arg, out) || *out < lo || *out > hi)
-        return usage_error(cmd, "--%s must be a whole number >= %lld, got '%s'", f->name, lo, arg);
-    return 0;
-}
-
 /* the value of flag `id` into o */
 static int apply_flag(options *o, int id, const char *arg) {
     const char *cmd = o->cmd_name;
     const flag *f = &FLAGS[id];
     long long v = 0;
+    if (f->at && f->value) *(const char **)((char *)o + f->at) = arg;
+    else if (f->at) *(int *)((char *)o + f->at) = 1;
     switch (id) {
-    case F_INPUT: o->input = arg; break;
-    case F_OUTPUT: o->output = arg; break;
-    case F_MODEL: o->model = arg; break;
     case F_ROWS:
         if (parse_ll(arg, &v) || v < 0)
             return usage_error(cmd, "-n/--rows must be a whole number >= 0, got '%s'", arg);
         o->rows = v;
         o->rows_set = 1;
         break;
-    case F_SAVE: o->save = arg; break;
     case F_COND:
         if (!strchr(arg, '=')) return usage_error(cmd, "--condition needs column=value, got '%s'", arg);
         if (o->nconds >= MAX_CONDS) return usage_error(cmd, "at most %d --condition flags", MAX_CONDS);
@@ -294,10 +281,6 @@ static int apply_flag(options *o, int id, const char *arg) {
             return usage_error(cmd, "--delimiter must be one character (or 'tab'), got '%s'", arg);
         else o->delimiter = arg;
         break;
-    case F_NA: o->na = arg; break;
-    case F_DISCRETE: o->discrete = arg; break;
-    case F_CONTINUOUS: o->continuous = arg; break;
-    case F_NOHEADER: o->no_header = 1; break;
     case F_METHOD:
         if (genesis_model_kind_from_name(arg, &o->kind) != GENESIS_OK) {
             char kinds[64];
@@ -308,13 +291,6 @@ static int apply_flag(options *o, int id, const char *arg) {
         break;
     case F_ENTITY: o->entity = o->seq.entity = arg; break;
     case F_TIME: o->time = o->seq.time = arg; break;
-    case F_REAL: o->real = arg; break;
-    case F_SYN: o->synthetic = arg; break;
-    case F_HOLD: o->holdout = arg; break;
-    case F_TARGET: o->eval.target = arg; break;
-    case F_META: o->eval.metadata_path = arg; break;
-    case F_JSON: o->json = 1; break;
-    case F_REPORT: o->report = arg; break;
     case F_SKIP: {
         static const char *parts[] = {"quality", "validity", "privacy", "detection", "usefulness"};
         char buf[256];
@@ -339,14 +315,13 @@ static int apply_flag(options *o, int id, const char *arg) {
         *dst[id - F_DCR] = all && v == 0 ? -1 : v;
         break;
     }
-    case F_SEQ: o->sequences = 1; break;
     case F_REPEATS: case F_DISCIT: case F_PREDIT: {
         int *dst[] = {&o->seq.repeats, &o->seq.disc_iterations, &o->seq.pred_iterations};
-        if (count_flag(cmd, f, arg, 1, 100000000, &v)) return EXIT_USAGE;
+        if (parse_ll(arg, &v) || v < 1 || v > 100000000)
+            return usage_error(cmd, "--%s must be a whole number >= 1, got '%s'", f->name, arg);
         *dst[id - F_REPEATS] = (int)v;
         break;
     }
-    case F_BASELINE: o->seq.real_baseline = 1; break;
     case F_DEVICE:
         o->device_index = 0;
         if (!strcmp(arg, "cpu")) o->device = GENESIS_DEVICE_CPU;
@@ -372,7 +347,6 @@ static int apply_flag(options *o, int id, const char *arg) {
             return usage_error(cmd, "--devices needs distinct GPU indices 0..255 separated by commas "
                                     "(at most 64), got '%s'", arg);
         break;
-    case F_MULTIGPU: o->multi_gpu = 1; break;
     case F_MEMFRAC:
         if (parse_double(arg, &o->mem_fraction) || !(o->mem_fraction > 0 && o->mem_fraction <= 1))
             return usage_error(cmd, "--memory-fraction must be a number in (0, 1], e.g. 0.8, got '%s'", arg);
@@ -397,8 +371,6 @@ static int apply_flag(options *o, int id, const char *arg) {
             return usage_error(cmd, "--seed must be a whole number >= 0, got '%s'", arg);
         break;
     }
-    case F_QUIET: o->quiet = 1; break;
-    case F_PROGRESS: o->progress = 1; break;
     }
     return 0;
 }
@@ -450,6 +422,15 @@ static int flag_id(int c) {
     for (int i = 0; i < NFLAGS; i++)
         if (FLAGS[i].letter && FLAGS[i].letter == c) return i;
     return c;
+}
+
+/* "--X applies to --method ...": a flag given that the chosen method does not use */
+static int check_kind(const options *o, const char *name, unsigned models) {
+    if (!models || (models & GENESIS_MODEL_BIT(o->kind))) return 0;
+    char kinds[64];
+    names_text(models, 1, "or", kinds, sizeof kinds);
+    return usage_error(o->cmd_name, "--%s applies to --method %s, not %s", name, kinds,
+                       genesis_model_kind_name(o->kind));
 }
 
 /* --help anywhere on the line wins: then only --method is read, for its settings */
@@ -509,21 +490,15 @@ int cli_parse(unsigned cmd, int argc, char **argv, options *o) {
     }
     if (optind < argc) return usage_error(name, "unexpected argument '%s'", argv[optind]);
     /* a flag or setting the chosen method does not use (the method is known when training) */
-    if (cmd & (G | F) || (cmd == E && o->input)) {
-        const char *k = genesis_model_kind_name(o->kind);
-        char kinds[64];
-        for (int i = 0; i < NFLAGS; i++)
-            if (given[i] && FLAGS[i].models && !(FLAGS[i].models & GENESIS_MODEL_BIT(o->kind))) {
-                names_text(FLAGS[i].models, 1, "or", kinds, sizeof kinds);
-                return usage_error(name, "--%s applies to --method %s, not %s", FLAGS[i].name, kinds, k);
-            }
-        genesis_param_info pi;
-        for (int p = 0; p < NPARAM_MAX && genesis_param_get_info((genesis_param)p, 0, &pi) == GENESIS_OK; p++)
-            if (o->pset[p] && !(pi.models & GENESIS_MODEL_BIT(o->kind))) {
-                names_text(pi.models, 1, "or", kinds, sizeof kinds);
-                return usage_error(name, "--%s applies to --method %s, not %s", pi.name, kinds, k);
-            }
+    int rc = 0;
+    genesis_param_info pi;
+    for (int i = 0; (cmd & (G | F) || (cmd == E && o->input)) && !rc && i < NFLAGS + NPARAM_MAX; i++) {
+        if (i < NFLAGS && given[i]) rc = check_kind(o, FLAGS[i].name, FLAGS[i].models);
+        else if (i >= NFLAGS && o->pset[i - NFLAGS] &&
+                 genesis_param_get_info((genesis_param)(i - NFLAGS), 0, &pi) == GENESIS_OK)
+            rc = check_kind(o, pi.name, pi.models);
     }
+    if (rc) return rc;
     if (o->ndevices && o->multi_gpu) return usage_error(name, "give --devices or --multi-gpu, not both");
     if (cmd == G && o->save && o->model) return usage_error(name, "give the model file once: --save FILE");
     if (cmd == G && !o->save) o->save = o->model;
