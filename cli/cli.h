@@ -25,22 +25,17 @@ typedef struct options {
     genesis_model_kind kind;       /* from --method (default CTGAN) */
     const char *entity, *time;     /* TimeGAN panel data (and evaluate --sequences) */
     const char *delimiter, *na, *discrete, *continuous;
-    int no_header;
+    int no_header, rows_set, threads, device_index, quiet, progress, json;
     long long rows;
-    int rows_set;
     unsigned long long seed;
-    int threads;
     genesis_device_kind device;
-    int device_index;
-    int quiet, progress, json;
     const char *distributed;       /* --distributed auto|none|mpi|nccl (NULL = auto) */
     int devices[64], ndevices;     /* --devices 0,1,... */
     int multi_gpu;                 /* --multi-gpu: every GPU found */
     genesis_team *team;            /* ranks that are threads of this process (run_ranks) */
     int team_rank;
     const char *conds[MAX_CONDS];
-    int nconds;
-    int pset[NPARAM_MAX];
+    int nconds, pset[NPARAM_MAX];
     double pval[NPARAM_MAX];
     double mem_fraction;           /* 0 = library default */
     unsigned long long mem_limit;  /* bytes, 0 = none */
@@ -60,12 +55,9 @@ int cli_parse(unsigned cmd, int argc, char **argv, options *o);
  * `kind` (0: of every kind) */
 void cli_help(const char *cmd, genesis_model_kind kind);
 
-/* messages.c */
-int usage_error(const char *cmd, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
+/* messages.c: a usage error (exit 2) with the command's help hint; a library message with its
+ * API names printed as flags; a library error (exit 1, or 2 for an invalid argument) */
+int usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void put_message(FILE *f, const char *msg);
 int lib_error(genesis_ctx *ctx, genesis_status st);
 void log_to_stderr(genesis_log_level lvl, const char *msg, void *user);

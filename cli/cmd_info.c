@@ -8,6 +8,12 @@
 
 #include "cli.h"
 
+/* ", NAME M.m.p" of a MAJOR*10000 + MINOR*100 + PATCH version; ", NAME not found" for 0 */
+static void version3(const char *name, int v) {
+    if (v) printf(", %s %d.%d.%d", name, v / 10000, (v / 100) % 100, v % 100);
+    else printf(", %s not found", name);
+}
+
 int cmd_info(int argc, char **argv) {
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
@@ -35,20 +41,12 @@ int cmd_info(int argc, char **argv) {
                d->multiprocessors);
         printf("          memory %.1f GiB total, %.1f GiB free\n", d->total_memory / 1073741824.0,
                d->free_memory / 1073741824.0);
-        printf("          driver %d.%d, runtime %d.%d, cuBLAS %d.%d.%d", d->driver_version / 1000,
+        printf("          driver %d.%d, runtime %d.%d", d->driver_version / 1000,
                (d->driver_version % 1000) / 10, d->runtime_version / 1000,
-               (d->runtime_version % 1000) / 10, d->cublas_version / 10000,
-               (d->cublas_version / 100) % 100, d->cublas_version % 100);
-        if (d->cudnn_version)
-            printf(", cuDNN %d.%d.%d", d->cudnn_version / 10000, (d->cudnn_version / 100) % 100,
-                   d->cudnn_version % 100);
-        else
-            printf(", cuDNN not found");
-        if (d->nccl_version)
-            printf(", NCCL %d.%d.%d", d->nccl_version / 10000, (d->nccl_version / 100) % 100,
-                   d->nccl_version % 100);
-        else
-            printf(", NCCL not found");
+               (d->runtime_version % 1000) / 10);
+        version3("cuBLAS", d->cublas_version);
+        version3("cuDNN", d->cudnn_version);
+        version3("NCCL", d->nccl_version);
         printf("\n");
     }
     printf("training device: %s\n", n > 0 ? "cuda:0 with --device auto|cuda (the CUDA backend is not yet "

@@ -22,9 +22,13 @@ int main(int argc, char **argv) {
         return EXIT_USAGE;
     }
     const char *cmd = argv[1];
-    if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
-        if (argc > 2 && !strcmp(argv[2], "info")) return cmd_info(2, (char *[]){"info", "--help", NULL});
-        cli_help(argc > 2 ? argv[2] : NULL, 0);
+    int help = !strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help");
+    if (help && argc > 2) { /* help COMMAND [args] = COMMAND [args] --help */
+        argv[argc] = "--help";
+        cmd = argv[2];
+        argv++;
+    } else if (help) {
+        cli_help(NULL, 0);
         return 0;
     }
     if (!strcmp(cmd, "--version") || !strcmp(cmd, "-V") || !strcmp(cmd, "version")) {
@@ -36,6 +40,10 @@ int main(int argc, char **argv) {
                 GENESIS_VERSION_STRING, genesis_version_string());
     for (size_t i = 0; i < sizeof COMMANDS / sizeof COMMANDS[0]; i++)
         if (!strcmp(cmd, COMMANDS[i].name)) return COMMANDS[i].run(argc - 1, argv + 1);
+    if (help) {
+        cli_help(NULL, 0);
+        return 0;
+    }
     return usage_error(NULL, "unknown command '%s' (commands: generate, fit, sample, estimate, "
                              "evaluate, info)", cmd);
 }
