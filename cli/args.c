@@ -212,10 +212,11 @@ void cli_help(const char *cmd, genesis_model_kind kind) {
                  f->letter ? ", " : "  ", f->name, f->value ? " " : "", f->value ? f->value : "");
         names_text(all_kinds(), 1, "or", kinds, sizeof kinds);
         snprintf(help, sizeof help, "the model: %s (default %s)", kinds, genesis_model_kind_name(GENESIS_MODEL_CTGAN));
-        print_wrapped(left, f->help ? f->help : help);
+        print_wrapped(left, i == F_HELP && !(FLAGS[F_METHOD].cmds & c) ? "this help" : f->help ? f->help : help);
+        if (c == V && i == F_TIME) print_wrapped("    --seq-len N", "--sequences: steps per sequence (default 24)");
     }
-    if (c == V) printf("      --seq-len N            --sequences: steps per sequence (default 24)\n");
-    else help_settings(c, kind);
+    if (c != V) help_settings(c, kind);
+    printf("Exit codes: 0 success, 1 error, 2 usage error.\n");
 }
 
 /* ---- values ------------------------------------------------------------------------------ */

@@ -40,10 +40,6 @@ int main(int argc, char **argv) {
                 GENESIS_VERSION_STRING, genesis_version_string());
     for (size_t i = 0; i < sizeof COMMANDS / sizeof COMMANDS[0]; i++)
         if (!strcmp(cmd, COMMANDS[i].name)) return COMMANDS[i].run(argc - 1, argv + 1);
-    if (help) {
-        cli_help(NULL, 0);
-        return 0;
-    }
     return usage_error(NULL, "unknown command '%s' (commands: generate, fit, sample, estimate, "
                              "evaluate, info)", cmd);
 }
