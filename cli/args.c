@@ -18,7 +18,7 @@
 #include "cli.h"
 
 enum { G = CMD_GENERATE, F = CMD_FIT, S = CMD_SAMPLE, E = CMD_ESTIMATE, V = CMD_EVALUATE,
-       TIMEGAN = 1u << GENESIS_MODEL_TIMEGAN };
+       COND = GENESIS_FEATURE_CONDITIONS, SEQ = GENESIS_FEATURE_SEQUENCES };
 
 enum flag_id {
     F_INPUT, F_OUTPUT, F_MODEL, F_ROWS, F_SAVE, F_COND, F_DELIM, F_NA, F_DISCRETE, F_CONTINUOUS,
@@ -34,7 +34,7 @@ typedef struct flag {
     char letter;       /* short form, 0 = none */
     const char *value; /* the value's name in the help; NULL = takes none */
     unsigned cmds;     /* the commands that take it */
-    unsigned models;   /* GENESIS_MODEL_BIT of the kinds it applies to; 0 = all */
+    unsigned needs;    /* the genesis_model_feature it needs of the method; 0 = none */
     const char *help;
     size_t at;         /* OPT(field): the text (or, without a value, 1) is stored there as it
                           is; 0: apply_flag checks and converts it */
@@ -47,15 +47,15 @@ static const flag FLAGS[NFLAGS] = {
     [F_MODEL] = {"model", 'm', "FILE", G | F | S | E, 0, "the model file (.gen): fit and generate save to it, sample and estimate read it", OPT(model)},
     [F_ROWS] = {"rows", 'n', "N", G | S | E, 0, "rows to write (TimeGAN: sequences); generate's default: as many as the input had (TimeGAN: rows - seq-len)"},
     [F_SAVE] = {"save", 0, "FILE", G, 0, "also save the fitted model", OPT(save)},
-    [F_COND] = {"condition", 0, "c=v", G | S, GENESIS_MODEL_BIT(GENESIS_MODEL_CTGAN), "only rows with categorical column c = v (repeatable: conditions on different columns all hold; values of one column alternate)"},
+    [F_COND] = {"condition", 0, "c=v", G | S, COND, "only rows with categorical column c = v (repeatable: conditions on different columns all hold; values of one column alternate)"},
     [F_DELIM] = {"delimiter", 0, "C", G | F | E | V, 0, "',' ';' 'tab' '|' (default: sniffed)"},
     [F_NA] = {"na", 0, "TOKEN[,TOKEN]", G | F | E | V, 0, "extra missing-value tokens (always: empty ? NA N/A NaN nan null NULL None)", OPT(na)},
     [F_DISCRETE] = {"discrete", 0, "a,b", G | F | E, 0, "force these columns categorical", OPT(discrete)},
     [F_CONTINUOUS] = {"continuous", 0, "c,d", G | F | E, 0, "force these columns continuous", OPT(continuous)},
     [F_NOHEADER] = {"no-header", 0, NULL, G | F | E, 0, "the file has no header row", OPT(no_header)},
     [F_METHOD] = {"method", 0, "NAME", G | F | E, 0, NULL /* the kinds, from the library */},
-    [F_ENTITY] = {"entity", 0, "COL", G | F | V, TIMEGAN, "column identifying each series (panel data)"},
-    [F_TIME] = {"time", 0, "COL", G | F | V, TIMEGAN, "numeric column ordering the rows"},
+    [F_ENTITY] = {"entity", 0, "COL", G | F | V, SEQ, "column identifying each series (panel data)"},
+    [F_TIME] = {"time", 0, "COL", G | F | V, SEQ, "numeric column ordering the rows"},
     [F_REAL] = {"real", 0, "FILE", V, 0, "the real (training) table", OPT(real)},
     [F_SYN] = {"synthetic", 0, "FILE", V, 0, "the synthetic table", OPT(synthetic)},
     [F_HOLD] = {"holdout", 0, "FILE", V, 0, "real rows the generator never saw: DCR overfitting protection, and the test set of --target", OPT(holdout)},
@@ -142,9 +142,11 @@ static void names_text(unsigned mask, int kinds, const char *last, char *buf, si
     }
 }
 
-static unsigned all_kinds(void) {
+/* the GENESIS_MODEL_BIT of the kinds that have the features `needs` (0: every kind) */
+static unsigned kinds_with(unsigned needs) {
     unsigned m = 0;
-    for (int k = 1; genesis_model_kind_name((genesis_model_kind)k); k++) m |= GENESIS_MODEL_BIT(k);
+    for (int k = 1; genesis_model_kind_name((genesis_model_kind)k); k++)
+        if ((genesis_model_kind_features((genesis_model_kind)k) & needs) == needs) m |= GENESIS_MODEL_BIT(k);
     return m;
 }
 
@@ -205,12 +207,12 @@ void cli_help(const char *cmd, genesis_model_kind kind) {
     printf("\nOptions:\n");
     for (int i = 0; i < NFLAGS; i++) {
         const flag *f = &FLAGS[i];
-        if (!(f->cmds & c) || (kind && f->models && !(f->models & GENESIS_MODEL_BIT(kind))))
+        if (!(f->cmds & c) || (kind && !(kinds_with(f->needs) & GENESIS_MODEL_BIT(kind))))
             continue;
         char left[64], kinds[64], help[128];
         snprintf(left, sizeof left, "%c%c%s--%s%s%s", f->letter ? '-' : ' ', f->letter ? f->letter : ' ',
                  f->letter ? ", " : "  ", f->name, f->value ? " " : "", f->value ? f->value : "");
-        names_text(all_kinds(), 1, "or", kinds, sizeof kinds);
+        names_text(kinds_with(0), 1, "or", kinds, sizeof kinds);
         snprintf(help, sizeof help, "the model: %s (default %s)", kinds, genesis_model_kind_name(GENESIS_MODEL_CTGAN));
         print_wrapped(left, i == F_HELP && !(FLAGS[F_METHOD].cmds & c) ? "this help" : f->help ? f->help : help);
         if (c == V && i == F_TIME) print_wrapped("    --seq-len N", "--sequences: steps per sequence (default 24)");
@@ -285,7 +287,7 @@ static int apply_flag(options *o, int id, const char *arg) {
     case F_METHOD:
         if (genesis_model_kind_from_name(arg, &o->kind) != GENESIS_OK) {
             char kinds[64];
-            names_text(all_kinds(), 1, "or", kinds, sizeof kinds);
+            names_text(kinds_with(0), 1, "or", kinds, sizeof kinds);
             return usage_error(cmd, "--method must be %s, got '%s'", kinds, arg);
         }
         o->method = arg;
@@ -494,7 +496,7 @@ int cli_parse(unsigned cmd, int argc, char **argv, options *o) {
     int rc = 0;
     genesis_param_info pi;
     for (int i = 0; (cmd & (G | F) || (cmd == E && o->input)) && !rc && i < NFLAGS + NPARAM_MAX; i++) {
-        if (i < NFLAGS && given[i]) rc = check_kind(o, FLAGS[i].name, FLAGS[i].models);
+        if (i < NFLAGS && given[i]) rc = check_kind(o, FLAGS[i].name, kinds_with(FLAGS[i].needs));
         else if (i >= NFLAGS && o->pset[i - NFLAGS] &&
                  genesis_param_get_info((genesis_param)(i - NFLAGS), 0, &pi) == GENESIS_OK)
             rc = check_kind(o, pi.name, pi.models);

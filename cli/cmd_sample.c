@@ -81,7 +81,8 @@ genesis_status write_rows(genesis_ctx *ctx, genesis_model *m, const options *o, 
     st = genesis_model_sample_csv(m, n, o->output);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     double s = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
-    const char *unit = genesis_model_get_kind(m) == GENESIS_MODEL_TIMEGAN ? "sequences" : "rows";
+    int seq = genesis_model_kind_features(genesis_model_get_kind(m)) & GENESIS_FEATURE_SEQUENCES;
+    const char *unit = seq ? "sequences" : "rows";
     if (st == GENESIS_OK && !o->quiet && strcmp(o->output, "-") != 0)
         fprintf(stderr, "genesis: wrote %lld %s to %s in %.2f s (%.0f %s/s)\n", (long long)n, unit,
                 o->output, s, s > 0 ? (double)n / s : 0.0, unit);

@@ -106,7 +106,7 @@ static int show_progress(const genesis_progress *p, void *user) {
 /* what is about to be trained, on stderr */
 static void summary(genesis_ctx *ctx, const options *o, const genesis_table *t, genesis_model *m) {
     double v[4];
-    if (o->kind == GENESIS_MODEL_TIMEGAN) {
+    if (genesis_model_kind_features(o->kind) & GENESIS_FEATURE_SEQUENCES) {
         genesis_param which[4] = {GENESIS_P_SEQ_LEN, GENESIS_P_HIDDEN_DIM, GENESIS_P_NUM_LAYERS,
                                   GENESIS_P_ITERATIONS};
         for (int i = 0; i < 4; i++) genesis_model_get_param(m, which[i], &v[i]);
@@ -142,7 +142,8 @@ static genesis_status fit_from_options(genesis_ctx *ctx, const options *o, genes
     if (!t) return st;
     *nrows = genesis_table_nrows(t);
     if (st == GENESIS_OK && !o->quiet) summary(ctx, o, t, *m);
-    progress_state ps = {isatty(2), o->kind == GENESIS_MODEL_CTGAN, o->kind == GENESIS_MODEL_TIMEGAN};
+    progress_state ps = {isatty(2), o->kind == GENESIS_MODEL_CTGAN,
+                         (genesis_model_kind_features(o->kind) & GENESIS_FEATURE_SEQUENCES) != 0};
     int want = !o->quiet && (ps.tty || o->progress);
     if (st == GENESIS_OK) st = genesis_model_fit(*m, t, want ? show_progress : NULL, &ps);
     genesis_table_free(t);

@@ -62,7 +62,8 @@ genesis_status genesis_model_set_sequence_columns(genesis_model *m, const char *
                                                   const char *time) {
     if (!m) return GENESIS_ERR_INVALID_ARG;
     gen_clear_error(m->ctx);
-    GEN_RETURN_IF(m->vt->kind != GENESIS_MODEL_TIMEGAN, m->ctx, GENESIS_ERR_UNSUPPORTED,
+    GEN_RETURN_IF(!(genesis_model_kind_features(m->vt->kind) & GENESIS_FEATURE_SEQUENCES), m->ctx,
+                  GENESIS_ERR_UNSUPPORTED,
                   "entity and time columns apply to sequence models (TimeGAN), not %s", m->vt->name);
     GEN_RETURN_IF(m->fitted, m->ctx, GENESIS_ERR_STATE,
                   "the sequence columns cannot change after the model is fitted");
@@ -194,7 +195,8 @@ genesis_status genesis_model_set_condition(genesis_model *m, const char *column,
     if (!m || !column || !value) return GENESIS_ERR_INVALID_ARG;
     genesis_ctx *ctx = m->ctx;
     GEN_RETURN_IF(!m->fitted, ctx, GENESIS_ERR_STATE, "the model is not fitted; fit or load one first");
-    GEN_RETURN_IF(m->vt->kind != GENESIS_MODEL_CTGAN, ctx, GENESIS_ERR_UNSUPPORTED,
+    GEN_RETURN_IF(!(genesis_model_kind_features(m->vt->kind) & GENESIS_FEATURE_CONDITIONS), ctx,
+                  GENESIS_ERR_UNSUPPORTED,
                   "conditions need a conditional model (CTGAN); %s has no conditional vector",
                   m->vt->name);
     int col = -1, disc = 0, d = -1;

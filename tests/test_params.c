@@ -1,6 +1,6 @@
 /*
  * test_params.c — the self-describing parameter table (src/params.c, genesis_param_get_info)
- * and the model kinds by name (src/model_kind.c): every parameter has a name, help, a range
+ * and the model kinds by name and features (src/model_kind.c): every parameter has a name, help, a range
  * holding each kind's default and at least one kind; the sampling-time settings are the ones
  * genesis_model_set_param accepts on a fitted model; a setting a kind does not use is refused
  * with a message naming it; kind names round-trip; TimeGAN's default count is the windows of
@@ -56,6 +56,10 @@ START_TEST(test_kind_names) {
     ck_assert_int_eq(genesis_model_kind_from_name("gpt", &k), GENESIS_ERR_INVALID_ARG);
     ck_assert_int_eq(genesis_model_kind_from_name(NULL, &k), GENESIS_ERR_INVALID_ARG);
     ck_assert_ptr_null(genesis_model_kind_name((genesis_model_kind)0));
+    ck_assert_uint_eq(genesis_model_kind_features(GENESIS_MODEL_CTGAN), GENESIS_FEATURE_CONDITIONS);
+    ck_assert_uint_eq(genesis_model_kind_features(GENESIS_MODEL_TVAE), 0);
+    ck_assert_uint_eq(genesis_model_kind_features(GENESIS_MODEL_TIMEGAN), GENESIS_FEATURE_SEQUENCES);
+    ck_assert_uint_eq(genesis_model_kind_features((genesis_model_kind)0), 0);
 }
 END_TEST
 

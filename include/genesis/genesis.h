@@ -350,6 +350,15 @@ GENESIS_API const char *genesis_model_kind_name(genesis_model_kind kind);
  *  @return GENESIS_OK, GENESIS_ERR_INVALID_ARG (no such kind) */
 GENESIS_API genesis_status genesis_model_kind_from_name(const char *name,
                                                         genesis_model_kind *kind);
+/* What a model kind can do beyond fit and sample (bits of genesis_model_kind_features). */
+typedef enum genesis_model_feature {
+    GENESIS_FEATURE_CONDITIONS = 1, /* genesis_model_set_condition: a conditional vector */
+    GENESIS_FEATURE_SEQUENCES = 2   /* genesis_model_set_sequence_columns; sampling counts
+                                       sequences of seq_len rows, through _sample_csv only */
+} genesis_model_feature;
+/*! genesis_model_kind_features() : the genesis_model_feature bits of `kind` (CTGAN:
+ *  conditions; TimeGAN: sequences; TVAE: none); 0 for an unknown kind. */
+GENESIS_API unsigned genesis_model_kind_features(genesis_model_kind kind);
 /*! genesis_model_default_rows() : how much model `m` generates when the caller does not
  *  say, for a training table of `table_rows` rows: that many rows for CTGAN and TVAE; for
  *  TimeGAN the sequences a single series of that length has windows (table_rows - seq_len,
