@@ -1,12 +1,13 @@
 /*
  * args.c — the one argument parser of every command, and the help generated from the same
  * tables. FLAGS lists each flag once: its letter, value, the commands that take it, the model
- * kinds it applies to, its help. The model settings (--epochs, --seq-len, ...) come from the
- * library's parameter table (genesis_param_get_info): which kinds use each, whether `sample`
- * may change it on a fitted model, each kind's default and range. So a flag given to a command
- * or method it does not apply to is refused with a message generated from the tables, and
- * `genesis COMMAND --method NAME --help` prints that method's settings and defaults. Parsing
- * uses getopt_long (unique prefixes, --flag=value).
+ * feature it needs (genesis_model_kind_features: conditions, sequences), its help. The model
+ * settings (--epochs, --seq-len, ...) come from the library's parameter table
+ * (genesis_param_get_info): which kinds use each, whether `sample` may change it on a fitted
+ * model, each kind's default and range. So a flag given to a command or method it does not
+ * apply to is refused with a message generated from the tables, and `genesis COMMAND --method
+ * NAME --help` prints that method's settings and defaults. Parsing uses getopt_long (unique
+ * prefixes, --flag=value).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -125,7 +126,7 @@ static const char *cmd_name(unsigned cmd) {
 }
 
 /* "generate and fit", "ctgan, tvae or timegan": the names of the bits of a mask (commands,
- * or model kinds), the last one after `last` */
+ * or model kinds), the last one after `last` (" and ", " or ") */
 static void names_text(unsigned mask, int kinds, const char *last, char *buf, size_t cap) {
     const char *name[8];
     int n = 0;
@@ -137,8 +138,7 @@ static void names_text(unsigned mask, int kinds, const char *last, char *buf, si
     buf[0] = 0;
     for (int i = 0; i < n; i++) {
         size_t l = strlen(buf);
-        snprintf(buf + l, cap - l, "%s%s%s%s", i == 0 ? "" : i == n - 1 ? " " : ", ",
-                 i && i == n - 1 ? last : "", i && i == n - 1 ? " " : "", name[i]);
+        snprintf(buf + l, cap - l, "%s%s", i == 0 ? "" : i < n - 1 ? ", " : last, name[i]);
     }
 }
 
@@ -212,7 +212,7 @@ void cli_help(const char *cmd, genesis_model_kind kind) {
         char left[64], kinds[64], help[128];
         snprintf(left, sizeof left, "%c%c%s--%s%s%s", f->letter ? '-' : ' ', f->letter ? f->letter : ' ',
                  f->letter ? ", " : "  ", f->name, f->value ? " " : "", f->value ? f->value : "");
-        names_text(kinds_with(0), 1, "or", kinds, sizeof kinds);
+        names_text(kinds_with(0), 1, " or ", kinds, sizeof kinds);
         snprintf(help, sizeof help, "the model: %s (default %s)", kinds, genesis_model_kind_name(GENESIS_MODEL_CTGAN));
         print_wrapped(left, i == F_HELP && !(FLAGS[F_METHOD].cmds & c) ? "this help" : f->help ? f->help : help);
         if (c == V && i == F_TIME) print_wrapped("    --seq-len N", "--sequences: steps per sequence (default 24)");
@@ -287,7 +287,7 @@ static int apply_flag(options *o, int id, const char *arg) {
     case F_METHOD:
         if (genesis_model_kind_from_name(arg, &o->kind) != GENESIS_OK) {
             char kinds[64];
-            names_text(kinds_with(0), 1, "or", kinds, sizeof kinds);
+            names_text(kinds_with(0), 1, " or ", kinds, sizeof kinds);
             return usage_error(cmd, "--method must be %s, got '%s'", kinds, arg);
         }
         o->method = arg;
@@ -387,7 +387,7 @@ static int apply_param(options *o, int p, const char *arg) {
         return usage_error(o->cmd_name, "--%s is a training setting; it applies to fit and generate", pi.name);
     if (o->cmd == V && p != GENESIS_P_SEQ_LEN)
         return usage_error(o->cmd_name, "--%s does not apply to 'evaluate' (it applies to generate, fit and estimate)", pi.name);
-    if (parse_double(arg, &val) || val < pi.lo || val > pi.hi || (pi.integer && val != floor(val)))
+    if (parse_double(arg, &val) || val < pi.lo || val > pi.hi || (pi.integer && val != (double)(long long)val))
         return usage_error(o->cmd_name, "--%s must be a %s between %g and %g, got '%s'", pi.name,
                            pi.integer ? "whole number" : "number", pi.lo, pi.hi, arg);
     o->pset[p] = 1;
@@ -431,7 +431,7 @@ static int flag_id(int c) {
 static int check_kind(const options *o, const char *name, unsigned models) {
     if (!models || (models & GENESIS_MODEL_BIT(o->kind))) return 0;
     char kinds[64];
-    names_text(models, 1, "or", kinds, sizeof kinds);
+    names_text(models, 1, " or ", kinds, sizeof kinds);
     return usage_error(o->cmd_name, "--%s applies to --method %s, not %s", name, kinds,
                        genesis_model_kind_name(o->kind));
 }
@@ -481,7 +481,7 @@ int cli_parse(unsigned cmd, int argc, char **argv, options *o) {
         } else {
             if (!(FLAGS[c].cmds & cmd)) {
                 char cmds[96], label[40] = "";
-                names_text(FLAGS[c].cmds, 0, "and", cmds, sizeof cmds);
+                names_text(FLAGS[c].cmds, 0, " and ", cmds, sizeof cmds);
                 if (FLAGS[c].letter) snprintf(label, sizeof label, "-%c/", FLAGS[c].letter);
                 return usage_error(name, "%s--%s does not apply to '%s' (it applies to %s)", label,
                                    FLAGS[c].name, name, cmds);
