@@ -290,7 +290,6 @@ static int apply_flag(options *o, int id, const char *arg) {
             names_text(kinds_with(0), 1, " or ", kinds, sizeof kinds);
             return usage_error(cmd, "--method must be %s, got '%s'", kinds, arg);
         }
-        o->method = arg;
         break;
     case F_ENTITY: o->entity = o->seq.entity = arg; break;
     case F_TIME: o->time = o->seq.time = arg; break;
@@ -383,10 +382,17 @@ static int apply_param(options *o, int p, const char *arg) {
     genesis_param_info pi;
     genesis_param_get_info((genesis_param)p, 0, &pi);
     double val;
-    if (o->cmd == S && !pi.after_fit)
+    /* training commands take every setting, sample the sampling-time ones, and evaluate
+     * --sequences reads sequences as --seq-len cuts them */
+    unsigned takes = G | F | E | (pi.after_fit ? S : 0) | (p == GENESIS_P_SEQ_LEN ? V : 0);
+    if (!(takes & o->cmd) && o->cmd == S)
         return usage_error(o->cmd_name, "--%s is a training setting; it applies to fit and generate", pi.name);
-    if (o->cmd == V && p != GENESIS_P_SEQ_LEN)
-        return usage_error(o->cmd_name, "--%s does not apply to 'evaluate' (it applies to generate, fit and estimate)", pi.name);
+    if (!(takes & o->cmd)) {
+        char cmds[96];
+        names_text(takes, 0, " and ", cmds, sizeof cmds);
+        return usage_error(o->cmd_name, "--%s does not apply to '%s' (it applies to %s)", pi.name,
+                           o->cmd_name, cmds);
+    }
     if (parse_double(arg, &val) || val < pi.lo || val > pi.hi || (pi.integer && val != (double)(long long)val))
         return usage_error(o->cmd_name, "--%s must be a %s between %g and %g, got '%s'", pi.name,
                            pi.integer ? "whole number" : "number", pi.lo, pi.hi, arg);

@@ -21,7 +21,7 @@ enum { CMD_GENERATE = 1, CMD_FIT = 2, CMD_SAMPLE = 4, CMD_ESTIMATE = 8, CMD_EVAL
 typedef struct options {
     unsigned cmd;                  /* CMD_* */
     const char *cmd_name;
-    const char *input, *output, *model, *save, *method;
+    const char *input, *output, *model, *save;
     genesis_model_kind kind;       /* from --method (default CTGAN) */
     const char *entity, *time;     /* TimeGAN panel data (and evaluate --sequences) */
     const char *delimiter, *na, *discrete, *continuous;
