@@ -70,10 +70,10 @@ static const flag FLAGS[NFLAGS] = {
     [F_TSTR] = {"tstr-rows", 0, "N", V, 0, "training rows for usefulness (default 50000)"},
     [F_SUB] = {"subsample-rows", 0, "N", V, 0, "contingency pairs above this many rows are subsampled (default 50000, as SDMetrics)"},
     [F_SEQ] = {"sequences", 0, NULL, V, 0, "TimeGAN's discriminative and predictive scores on sequences (docs/timegan.md)", OPT(sequences)},
-    [F_REPEATS] = {"repeats", 0, "N", V, 0, "--sequences: fresh post-hoc models per score, mean reported (default 10)"},
-    [F_DISCIT] = {"disc-iterations", 0, "N", V, 0, "--sequences: iterations of the classifier (default 2000)"},
-    [F_PREDIT] = {"pred-iterations", 0, "N", V, 0, "--sequences: iterations of the predictor (default 5000)"},
-    [F_BASELINE] = {"real-baseline", 0, NULL, V, 0, "--sequences: also the predictive score of a model trained on the real sequences", OPT(seq.real_baseline)},
+    [F_REPEATS] = {"repeats", 0, "N", V, SEQ, "--sequences: fresh post-hoc models per score, mean reported (default 10)"},
+    [F_DISCIT] = {"disc-iterations", 0, "N", V, SEQ, "--sequences: iterations of the classifier (default 2000)"},
+    [F_PREDIT] = {"pred-iterations", 0, "N", V, SEQ, "--sequences: iterations of the predictor (default 5000)"},
+    [F_BASELINE] = {"real-baseline", 0, NULL, V, SEQ, "--sequences: also the predictive score of a model trained on the real sequences", OPT(seq.real_baseline)},
     [F_DEVICE] = {"device", 0, "D", G | F | S | E, 0, "cpu | auto | cuda | cuda:N (default auto)"},
     [F_THREADS] = {"threads", 0, "N", G | F | S | E | V, 0, "CPU threads (default 0: the cores other work is not using; OMP_NUM_THREADS when set); never changes the output"},
     [F_DIST] = {"distributed", 0, "K", G | F, 0, "auto | none | mpi | nccl: data-parallel training over the ranks of `mpirun -np N genesis ...` (default auto); --batch-size is the global batch (docs/distributed.md)"},
@@ -517,11 +517,17 @@ int cli_parse(unsigned cmd, int argc, char **argv, options *o) {
     if (cmd == S && !o->rows_set) return usage_error(name, "missing -n/--rows N");
     if (cmd == E && !o->input == !o->model)
         return usage_error(name, "give the table (-i data.csv) or a saved model (-m model.gen)");
-    if (cmd == V) {
-        o->seq_only = given[F_ENTITY] || given[F_TIME] || given[F_REPEATS] || given[F_DISCIT] ||
-                      given[F_PREDIT] || given[F_BASELINE] || o->pset[GENESIS_P_SEQ_LEN];
+    if (cmd == V) { /* for evaluate, the flags that need sequences need --sequences */
+        char list[160] = "--seq-len";
+        int seq_only = o->pset[GENESIS_P_SEQ_LEN];
+        for (int i = 0; i < NFLAGS; i++)
+            if ((FLAGS[i].cmds & V) && (FLAGS[i].needs & SEQ)) {
+                seq_only |= given[i];
+                snprintf(list + strlen(list), sizeof list - strlen(list), ", --%s", FLAGS[i].name);
+            }
         if (!o->real) return usage_error(name, "missing --real FILE (the real table)");
         if (!o->synthetic) return usage_error(name, "missing --synthetic FILE (the synthetic table)");
+        if (seq_only && !o->sequences) return usage_error(name, "%s need --sequences", list);
     }
     return 0;
 }

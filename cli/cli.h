@@ -44,7 +44,7 @@ typedef struct options {
     const char *real, *synthetic, *holdout, *report;
     genesis_eval_options eval;
     unsigned skip;                 /* genesis_eval_part bits left out */
-    int sequences, seq_only;       /* --sequences; a flag that needs it was given */
+    int sequences;                 /* --sequences */
     genesis_seq_eval_options seq;
 } options;
 

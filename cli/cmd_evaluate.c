@@ -160,9 +160,6 @@ int cmd_evaluate(int argc, char **argv) {
     int rc = cli_parse(CMD_EVALUATE, argc, argv, &o);
     if (rc) return rc < 0 ? 0 : rc;
     const char *cmd = "evaluate";
-    if (o.seq_only && !o.sequences)
-        return usage_error(cmd, "--seq-len, --entity, --time, --repeats, --disc-iterations, "
-                                "--pred-iterations and --real-baseline need --sequences");
     if (o.sequences && (o.holdout || o.eval.target || o.report || o.skip))
         return usage_error(cmd, "--sequences computes the two sequence scores only; "
                                 "--holdout, --target, --report and --skip do not apply");
