@@ -19,7 +19,6 @@ static void ev_line(const char *what, double v, const char *more) {
     else printf("  %-30s %6.3f  %s\n", what, v, more ? more : "");
 }
 
-
 /* Indices of the (up to) three smallest non-NaN scores, smallest first; -1 where fewer. */
 static void lowest3(const double *score, int n, int out[3]) {
     out[0] = out[1] = out[2] = -1;
