@@ -1,7 +1,7 @@
 /*
- * model.c — the model glue shared by every network: the parameter table (names, bounds,
- * defaults; the CLI's flags are generated from it), create/free, fit (transformer fit,
- * encoding, then the network's own fit) and conditions. Sampling: sample_stream.c.
+ * model.c — the model glue shared by every network: create/free, settings (checked against
+ * the parameter table, src/params.c), fit (transformer fit, encoding, then the network's own
+ * fit) and conditions. Sampling: sample_stream.c.
  */
 #include <math.h>
 #include <string.h>
@@ -9,74 +9,8 @@
 #include "comm.h"
 #include "model.h"
 #include "model_io.h"
+#include "params.h"
 #include "sample_stream.h"
-
-typedef struct param_info {
-    const char *name;
-    double lo, hi, def;
-    int integer;
-} param_info;
-
-static const param_info PARAMS[GEN_NPARAMS] = {
-    [GENESIS_P_EPOCHS] = {"epochs", 1, 1e6, 300, 1},
-    [GENESIS_P_BATCH_SIZE] = {"batch-size", 2, 1 << 20, 500, 1},
-    [GENESIS_P_EMBEDDING_DIM] = {"embedding-dim", 1, 4096, 128, 1},
-    [GENESIS_P_GEN_DIM] = {"generator-dim", 1, 8192, 256, 1},
-    [GENESIS_P_DIS_DIM] = {"discriminator-dim", 1, 8192, 256, 1},
-    [GENESIS_P_GEN_LR] = {"generator-lr", 0, 1, 2e-4, 0},
-    [GENESIS_P_DIS_LR] = {"discriminator-lr", 0, 1, 2e-4, 0},
-    [GENESIS_P_GEN_DECAY] = {"generator-decay", 0, 1, 1e-6, 0},
-    [GENESIS_P_DIS_DECAY] = {"discriminator-decay", 0, 1, 1e-6, 0},
-    [GENESIS_P_PAC] = {"pac", 1, 1000, 10, 1},
-    [GENESIS_P_DIS_STEPS] = {"discriminator-steps", 1, 100, 1, 1},
-    [GENESIS_P_LOG_FREQUENCY] = {"log-frequency", 0, 1, 1, 1},
-    [GENESIS_P_MAX_MODES] = {"max-modes", 1, GEN_MAX_MODES, 10, 1},
-    [GENESIS_P_MAX_CATEGORIES] = {"max-categories", 2, 1 << 20, 500, 1},
-    [GENESIS_P_POINT_MASSES] = {"point-masses", 0, 1, 1, 1},
-    [GENESIS_P_CLAMP_RANGE] = {"clamp-range", 0, 1, 1, 1},
-    [GENESIS_P_BN_EVAL_SAMPLE] = {"bn-eval-sample", 0, 1, 0, 1},
-    [GENESIS_P_VGM_MAX_ROWS] = {"vgm-max-rows", 0, 2147483647.0, 200000, 1},
-    [GENESIS_P_LOSS_FACTOR] = {"loss-factor", 0, 1000, 2, 0},
-    [GENESIS_P_SAMPLE_ARGMAX] = {"sample-argmax", 0, 1, 0, 1},
-    [GENESIS_P_SEQ_LEN] = {"seq-len", 2, 100000, 24, 1},
-    [GENESIS_P_HIDDEN_DIM] = {"hidden-dim", 1, 4096, 24, 1},
-    [GENESIS_P_NUM_LAYERS] = {"num-layers", 2, 8, 3, 1},
-    [GENESIS_P_ITERATIONS] = {"iterations", 1, 1e9, 50000, 1},
-};
-
-/* TVAE's own defaults (docs/algorithms.md §T5: 128-wide networks, torch Adam's lr 1e-3,
- * l2scale 1e-5) and TimeGAN's (docs/algorithms.md §S1); every other setting keeps the table's
- * default. */
-static double kind_default(genesis_model_kind kind, genesis_param p) {
-    if (kind == GENESIS_MODEL_TVAE) {
-        if (p == GENESIS_P_GEN_DIM) return 128;
-        if (p == GENESIS_P_GEN_LR) return 1e-3;
-        if (p == GENESIS_P_GEN_DECAY) return 1e-5;
-    }
-    if (kind == GENESIS_MODEL_TIMEGAN) { /* docs/algorithms.md §S1: batch 128, TF1 Adam lr 1e-3 */
-        if (p == GENESIS_P_BATCH_SIZE) return 128;
-        if (p == GENESIS_P_GEN_LR) return 1e-3;
-    }
-    return PARAMS[p].def;
-}
-
-genesis_status genesis_param_default(genesis_model_kind kind, genesis_param p, double *def) {
-    if ((int)p < 0 || (int)p >= GEN_NPARAMS || !def) return GENESIS_ERR_INVALID_ARG;
-    *def = kind_default(kind, p);
-    return GENESIS_OK;
-}
-
-genesis_status genesis_param_bounds(genesis_param p, double *lo, double *hi, double *def,
-                                    const char **name) {
-    if ((int)p < 0 || (int)p >= GEN_NPARAMS) return GENESIS_ERR_INVALID_ARG;
-    if (lo) *lo = PARAMS[p].lo;
-    if (hi) *hi = PARAMS[p].hi;
-    if (def) *def = PARAMS[p].def;
-    if (name) *name = PARAMS[p].name;
-    return GENESIS_OK;
-}
-
-int genesis_param_is_integer(int p) { return p >= 0 && p < GEN_NPARAMS && PARAMS[p].integer; }
 
 static const gen_model_vtable *vtable_for(genesis_model_kind kind) {
     switch (kind) {
@@ -96,7 +30,7 @@ genesis_status gen_model_new(genesis_ctx *ctx, genesis_model_kind kind, genesis_
     GEN_RETURN_IF(!m, ctx, GENESIS_ERR_NOMEM, "out of memory creating a model");
     m->ctx = ctx;
     m->vt = vt;
-    for (int i = 0; i < GEN_NPARAMS; i++) m->param[i] = kind_default(kind, (genesis_param)i);
+    for (int i = 0; i < GEN_NPARAMS; i++) m->param[i] = gen_param_kind_default(kind, i);
     genesis_status st = gen_backend_create(ctx, &m->be);
     if (st != GENESIS_OK) {
         free(m);
@@ -128,7 +62,8 @@ genesis_status genesis_model_set_sequence_columns(genesis_model *m, const char *
                                                   const char *time) {
     if (!m) return GENESIS_ERR_INVALID_ARG;
     gen_clear_error(m->ctx);
-    GEN_RETURN_IF(m->vt->kind != GENESIS_MODEL_TIMEGAN, m->ctx, GENESIS_ERR_UNSUPPORTED,
+    GEN_RETURN_IF(!(genesis_model_kind_features(m->vt->kind) & GENESIS_FEATURE_SEQUENCES), m->ctx,
+                  GENESIS_ERR_UNSUPPORTED,
                   "entity and time columns apply to sequence models (TimeGAN), not %s", m->vt->name);
     GEN_RETURN_IF(m->fitted, m->ctx, GENESIS_ERR_STATE,
                   "the sequence columns cannot change after the model is fitted");
@@ -151,18 +86,7 @@ genesis_model_kind genesis_model_get_kind(const genesis_model *m) {
 
 genesis_status genesis_model_set_param(genesis_model *m, genesis_param p, double v) {
     if (!m) return GENESIS_ERR_INVALID_ARG;
-    GEN_RETURN_IF((int)p < 0 || (int)p >= GEN_NPARAMS, m->ctx, GENESIS_ERR_INVALID_ARG,
-                  "unknown parameter %d", (int)p);
-    const param_info *pi = &PARAMS[p];
-    GEN_RETURN_IF(!(v >= pi->lo && v <= pi->hi), m->ctx, GENESIS_ERR_INVALID_ARG,
-                  "`%s` must be between %g and %g, got %g", pi->name, pi->lo, pi->hi, v);
-    GEN_RETURN_IF(pi->integer && v != floor(v), m->ctx, GENESIS_ERR_INVALID_ARG,
-                  "`%s` must be a whole number, got %g", pi->name, v);
-    GEN_RETURN_IF(m->fitted && p != GENESIS_P_BN_EVAL_SAMPLE && p != GENESIS_P_CLAMP_RANGE &&
-                      p != GENESIS_P_SAMPLE_ARGMAX,
-                  m->ctx, GENESIS_ERR_STATE,
-                  "`%s` cannot change after the model is fitted; set it before fit",
-                  pi->name);
+    GEN_TRY(gen_param_check(m->ctx, m->vt->kind, m->fitted, (int)p, v));
     m->param[p] = v;
     if (p == GENESIS_P_CLAMP_RANGE) m->tf.clamp_range = (int)v;
     return GENESIS_OK;
@@ -223,7 +147,7 @@ genesis_status genesis_model_fit(genesis_model *m, const genesis_table *t,
         GEN_TRY(gen_comm_check_same(c, "the number of columns", (double)t->ncols));
         GEN_TRY(gen_comm_check_same(c, "the model kind", (double)m->vt->kind));
         for (int p = 0; p < GEN_NPARAMS; p++)
-            GEN_TRY(gen_comm_check_same(c, PARAMS[p].name, m->param[p]));
+            GEN_TRY(gen_comm_check_same(c, gen_param_name(p), m->param[p]));
     }
     if (m->vt->fit_table) { /* sequence models read the table themselves */
         genesis_status fst = m->vt->fit_table(m, t, progress, user);
@@ -271,7 +195,8 @@ genesis_status genesis_model_set_condition(genesis_model *m, const char *column,
     if (!m || !column || !value) return GENESIS_ERR_INVALID_ARG;
     genesis_ctx *ctx = m->ctx;
     GEN_RETURN_IF(!m->fitted, ctx, GENESIS_ERR_STATE, "the model is not fitted; fit or load one first");
-    GEN_RETURN_IF(m->vt->kind != GENESIS_MODEL_CTGAN, ctx, GENESIS_ERR_UNSUPPORTED,
+    GEN_RETURN_IF(!(genesis_model_kind_features(m->vt->kind) & GENESIS_FEATURE_CONDITIONS), ctx,
+                  GENESIS_ERR_UNSUPPORTED,
                   "conditions need a conditional model (CTGAN); %s has no conditional vector",
                   m->vt->name);
     int col = -1, disc = 0, d = -1;

@@ -168,6 +168,17 @@ GENESIS_API void genesis_team_free(genesis_team *team);
  *  GENESIS_ERR_UNSUPPORTED (no NCCL in this build), GENESIS_ERR_CUDA, GENESIS_ERR_STATE */
 GENESIS_API genesis_status genesis_ctx_join_team(genesis_ctx *ctx, genesis_team *team, int rank,
                                                  genesis_dist_kind kind);
+/*! genesis_team_run() : the launcher for a team: creates a team of `size` ranks, runs
+ *  fn(team, r, user) for r = 0 .. size-1, each on its own thread of this process, and
+ *  returns when all have returned, after freeing the team. Each fn makes its own context
+ *  and calls genesis_ctx_join_team(ctx, team, r, kind) before fit, and frees the context
+ *  before it returns. No rank starts before every thread exists, so a thread that cannot be
+ *  created fails the call without leaving a rank waiting. `rcs` (may be NULL, `size`
+ *  entries) receives each fn's return value. @return GENESIS_OK (whatever the fns returned),
+ *  GENESIS_ERR_INVALID_ARG (fn NULL, size outside 1..4096), GENESIS_ERR_NOMEM (memory or
+ *  threads; then no fn ran) */
+typedef int (*genesis_rank_fn)(genesis_team *team, int rank, void *user);
+GENESIS_API genesis_status genesis_team_run(int size, genesis_rank_fn fn, void *user, int *rcs);
 /*! genesis_ctx_set_devices() : the GPUs data-parallel ranks use (at most 64, no repeats);
  *  set before genesis_ctx_set_distributed. */
 GENESIS_API genesis_status genesis_ctx_set_devices(genesis_ctx *ctx, const int *devices, int n);
@@ -307,6 +318,52 @@ GENESIS_API genesis_status genesis_model_get_param(const genesis_model *m, genes
  *  spells it (static storage). @return GENESIS_ERR_INVALID_ARG for an unknown parameter. */
 GENESIS_API genesis_status genesis_param_bounds(genesis_param p, double *lo, double *hi,
                                                 double *def, const char **name);
+
+/* ---- the parameter table: what each setting is, which models use it ------------------ */
+/* A bit per model kind, for genesis_param_info.models. */
+#define GENESIS_MODEL_BIT(kind) (1u << (unsigned)(kind))
+
+typedef struct genesis_param_info {
+    const char *name;   /* as the CLI spells its flag without "--" ("batch-size"); static */
+    const char *help;   /* one line saying what it does; static */
+    double lo, hi;      /* range, both included */
+    double def;         /* the default for the kind asked for */
+    int integer;        /* 1: whole numbers only */
+    unsigned models;    /* GENESIS_MODEL_BIT of every kind that uses it */
+    int after_fit;      /* 1: a sampling-time setting, which may change on a fitted model;
+                           0: a training setting, fixed by fit */
+} genesis_param_info;
+
+/*! genesis_param_count() : the number of parameters; they are numbered 0 .. count - 1. */
+GENESIS_API int genesis_param_count(void);
+/*! genesis_param_get_info() : everything the library knows about parameter `p`, with the
+ *  default of a model of `kind` (0: the value genesis_param_bounds gives). A program builds
+ *  its settings, help and checks from it, as the CLI does. Thread-safe; no context.
+ *  @return GENESIS_OK, GENESIS_ERR_INVALID_ARG (unknown parameter or kind, NULL out) */
+GENESIS_API genesis_status genesis_param_get_info(genesis_param p, genesis_model_kind kind,
+                                                  genesis_param_info *out);
+/*! genesis_model_kind_name() : "ctgan", "tvae" or "timegan"; NULL for a kind this version
+ *  does not have (kinds are numbered from 1: a loop over kinds stops at the first NULL).
+ *  Static storage. */
+GENESIS_API const char *genesis_model_kind_name(genesis_model_kind kind);
+/*! genesis_model_kind_from_name() : the kind genesis_model_kind_name spells `name`.
+ *  @return GENESIS_OK, GENESIS_ERR_INVALID_ARG (no such kind) */
+GENESIS_API genesis_status genesis_model_kind_from_name(const char *name,
+                                                        genesis_model_kind *kind);
+/* What a model kind can do beyond fit and sample (bits of genesis_model_kind_features). */
+typedef enum genesis_model_feature {
+    GENESIS_FEATURE_CONDITIONS = 1, /* genesis_model_set_condition: a conditional vector */
+    GENESIS_FEATURE_SEQUENCES = 2   /* genesis_model_set_sequence_columns; sampling counts
+                                       sequences of seq_len rows, through _sample_csv only */
+} genesis_model_feature;
+/*! genesis_model_kind_features() : the genesis_model_feature bits of `kind` (CTGAN:
+ *  conditions; TimeGAN: sequences; TVAE: none); 0 for an unknown kind. */
+GENESIS_API unsigned genesis_model_kind_features(genesis_model_kind kind);
+/*! genesis_model_default_rows() : how much model `m` generates when the caller does not
+ *  say, for a training table of `table_rows` rows: that many rows for CTGAN and TVAE; for
+ *  TimeGAN the sequences a single series of that length has windows (table_rows - seq_len,
+ *  at least 1). The unit is genesis_model_sample_csv's n. 0 for NULL or a negative count. */
+GENESIS_API int64_t genesis_model_default_rows(const genesis_model *m, int64_t table_rows);
 
 /* Progress: called once per epoch; return non-zero to cancel. */
 typedef struct genesis_progress {

@@ -357,17 +357,19 @@ expect_error 2 "batch-size" "pac"
 # --method tvae / timegan: a clear "not available yet" usage error until `genesis info`
 # lists the model; once listed, it must train and write rows. TimeGAN gets tiny settings, -n
 # counts its sequences (7 x seq-len 4 rows), and it trains on a complete numeric table
-# (Adult has missing values, which TimeGAN refuses).
+# (Adult has missing values, which TimeGAN refuses). Each method gets only the settings the
+# parameter table says it uses (others are refused: checked below).
 MODELS=$("$G" info 2>/dev/null | sed -n 's/^models: //p')
 awk 'BEGIN { print "a,b,c"; for (i = 0; i < 60; i++) printf "%.3f,%d,%s\n", sin(i / 5), i % 7, (i % 3 ? "x" : "y") }' >seq.csv
 for meth in tvae timegan; do
     if [[ ",$(echo "$MODELS" | tr -d ' ')," == *",$meth,"* ]]; then
-        EXTRA=(); FITIN=$ADULT; FITEXTRA=("${SMALL[@]}"); WANT=7
+        MFAST=("${FAST[@]}"); EXTRA=(); FITIN=$ADULT; FITEXTRA=(--generator-dim 64 --embedding-dim 32); WANT=7
         if [ "$meth" = timegan ]; then
+            MFAST=(-q --threads 1)
             EXTRA=(--iterations 2 --seq-len 4 --hidden-dim 4 --num-layers 2 --batch-size 8)
             FITIN=seq.csv; FITEXTRA=(); WANT=28
         fi
-        run "method_$meth" "$G" generate "${FAST[@]}" "${EXTRA[@]}" -i constant.csv -o "$OUT/$meth.csv" -n 7 --method "$meth"
+        run "method_$meth" "$G" generate "${MFAST[@]}" "${EXTRA[@]}" -i constant.csv -o "$OUT/$meth.csv" -n 7 --method "$meth"
         if expect_ok; then
             no_tmp_left
             [ "$(nrecords "$OUT/$meth.csv")" = "$WANT" ] && pass "[method_$meth] listed by info ($MODELS): trains and writes $WANT rows" \
@@ -375,7 +377,7 @@ for meth in tvae timegan; do
         fi
         rm -f "$OUT"/*
         # its model files get the same corrupted-file treatment
-        run "fit_$meth" "$G" fit "${FAST[@]}" "${FITEXTRA[@]}" "${EXTRA[@]}" --method "$meth" -i "$FITIN" -m "$W/$meth.gen"
+        run "fit_$meth" "$G" fit "${MFAST[@]}" "${FITEXTRA[@]}" "${EXTRA[@]}" --method "$meth" -i "$FITIN" -m "$W/$meth.gen"
         if expect_ok; then
             mutate_and_load "$W/$meth.gen" "$meth"
             S2=$(stat -c %s "$W/$meth.gen")
@@ -390,6 +392,21 @@ for meth in tvae timegan; do
 done
 run method_unknown "$G" generate -q -i one_row.csv -o "$OUT/o.csv" -n 5 --method gpt
 expect_error 2 "--method" "gpt"
+# a setting or flag the chosen method does not use is refused before any work, with the
+# methods that use it (from the library's parameter table)
+run timegan_epochs "$G" generate -q -i one_row.csv -o "$OUT/o.csv" --method timegan --epochs 3
+expect_error 2 "--epochs" "ctgan or tvae" "not timegan"
+run tvae_pac "$G" fit -q -i one_row.csv -m "$OUT/m.gen" --method tvae --pac 5
+expect_error 2 "--pac" "ctgan" "not tvae"
+run tvae_condition_early "$G" generate -q -i one_row.csv -o "$OUT/o.csv" --method tvae --condition "y=two"
+expect_error 2 "--condition" "ctgan" "not tvae"
+run save_on_fit "$G" fit -q -i one_row.csv -m "$OUT/m.gen" --save "$OUT/x.gen"
+expect_error 2 "--save" "generate"
+if [ "$HAVE_MODEL" = 1 ]; then
+    # sampling-time settings of another method are refused by the library, named as flags
+    run sample_other_method "$G" sample -q -m m.gen -o "$OUT/o.csv" -n 5 --sample-argmax 1
+    expect_error 2 "--sample-argmax" "ctgan"
+fi
 run seed_negative "$G" generate -q -i one_row.csv -o "$OUT/o.csv" -n 5 --seed -1
 expect_error 2 "--seed"
 run unknown_command "$G" frobnicate

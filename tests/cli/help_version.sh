@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # help_version.sh — `genesis --help` and every command's --help exit 0 and print usage on
-# stdout; `genesis --version` prints the library version; `genesis info` exits 0 and says
+# stdout (with --method NAME: that method's settings and defaults, from the parameter table;
+# `genesis help COMMAND --method NAME` is the same); `genesis --version` prints the library
+# version; `genesis info` exits 0 and says
 # what it found about GPUs; no arguments is a usage error (2).
 #
 #   bash tests/cli/help_version.sh <genesis-binary> <source-dir> <build-dir>
@@ -34,6 +36,20 @@ fi
 for flag in --input --output --rows --seed --condition --save; do
     grep -q -- "$flag" "$W/help_generate.out" || fail "[generate --help] does not mention $flag"
 done
+# one method's settings with its own defaults (the parameter table's, per kind)
+check_help help_timegan "genesis generate" generate --method timegan --help
+if grep -Eq -- '--batch-size +128 ' "$W/help_timegan.out" && grep -q -- '--seq-len' "$W/help_timegan.out" &&
+    ! grep -q -- '--epochs' "$W/help_timegan.out" && ! grep -q -- '--condition' "$W/help_timegan.out"; then
+    pass "[generate --method timegan --help] TimeGAN's settings and defaults only (batch 128, no --epochs)"
+else
+    fail "[generate --method timegan --help] expected --batch-size 128 and --seq-len, no --epochs or --condition"
+fi
+run help_form2 "$G" help generate --method timegan
+cmp -s "$W/help_timegan.out" "$W/help_form2.out" && pass "[help generate --method timegan] = [generate --method timegan --help]" \
+    || fail "[help generate --method timegan] differs from [generate --method timegan --help]"
+check_help help_tvae "genesis fit" fit --help --method tvae
+grep -Eq -- '--generator-dim +128 ' "$W/help_tvae.out" && pass "[fit --help --method tvae] TVAE's default width 128" \
+    || fail "[fit --help --method tvae] no '--generator-dim 128'"
 
 section "version"
 HV=""

@@ -7,7 +7,7 @@
  *       parallel over MPI (--batch-size is the global batch). Each rank writes its whole
  *       training state (parameters, batch-norm statistics, Adam moments) to OUT.rank<r>.bin.
  *   mpi_equiv team ctgan|tvae DATA.csv BATCH EPOCHS OUT K threads|nccl
- *       the same fit with K ranks that are threads of this process (genesis_team): host
+ *       the same fit with K ranks that are threads of this process (genesis_team_run): host
  *       sums (threads) or NCCL on the GPU (bench/nccl_run.sh). NCCL ranks all use GPU 0
  *       unless MPI_EQUIV_GPUS=N spreads rank r over GPU r % N; MPI_EQUIV_DEVICE=cuda puts
  *       `fit` and thread ranks on GPU 0 (host-staged sums).
@@ -22,7 +22,6 @@
  *       broadcast; agree; check_same with equal and with different values. Exit 0 = all ok.
  */
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -132,33 +131,28 @@ static int fit(int argc, char **argv) {
     return fit_one(&j);
 }
 
-static void *fit_thread(void *arg) {
-    fit_job *j = arg;
-    j->rc = fit_one(j);
-    return NULL;
+typedef struct team_args {
+    char **argv;
+    genesis_dist_kind kind;
+} team_args;
+
+/* one rank of the team (genesis_team_run calls it on its own thread) */
+static int fit_rank(genesis_team *team, int rank, void *user) {
+    const team_args *a = user;
+    fit_job j = {a->argv[2], a->argv[3], a->argv[6], atof(a->argv[4]), atof(a->argv[5]), team,
+                 a->kind, rank, 1};
+    return fit_one(&j);
 }
 
-/* K ranks as threads of this process: host sums (threads) or NCCL on the GPU(s). */
+/* K ranks as threads of this process (genesis_team_run): host sums (threads) or NCCL on the
+ * GPU(s). */
 static int fit_team(int argc, char **argv) {
     if (argc != 9)
         return fprintf(stderr, "usage: mpi_equiv team ctgan|tvae DATA BATCH EPOCHS OUT K threads|nccl\n"), 2;
-    int K = atoi(argv[7]);
-    genesis_team *team = NULL;
-    if (K < 1 || K > 64 || genesis_team_create(K, &team) != GENESIS_OK) return 2;
-    genesis_dist_kind kind = strcmp(argv[8], "nccl") == 0 ? GENESIS_DIST_NCCL : GENESIS_DIST_THREADS;
-    fit_job jobs[64];
-    pthread_t th[64];
-    for (int r = 0; r < K; r++) {
-        fit_job j = {argv[2], argv[3], argv[6], atof(argv[4]), atof(argv[5]), team, kind, r, 1};
-        jobs[r] = j;
-        if (pthread_create(&th[r], NULL, fit_thread, &jobs[r]) != 0) return 1;
-    }
-    int rc = 0;
-    for (int r = 0; r < K; r++) {
-        pthread_join(th[r], NULL);
-        rc |= jobs[r].rc;
-    }
-    genesis_team_free(team);
+    int K = atoi(argv[7]), rcs[64], rc = 0;
+    team_args a = {argv, strcmp(argv[8], "nccl") == 0 ? GENESIS_DIST_NCCL : GENESIS_DIST_THREADS};
+    if (K < 1 || K > 64 || genesis_team_run(K, fit_rank, &a, rcs) != GENESIS_OK) return 2;
+    for (int r = 0; r < K; r++) rc |= rcs[r];
     return rc;
 }
 

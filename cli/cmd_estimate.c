@@ -1,0 +1,118 @@
+/*
+ * cmd_estimate.c — `genesis estimate`: the memory training and generation need, term by
+ * term (docs/memory.md), the budget on the device, the largest training batch and the
+ * sampling batch that fit, from the table (-i, before any training) or a saved model (-m);
+ * as a table or, with --json, one JSON object.
+ */
+#include "cli.h"
+
+static void est_row(const char *what, const uint64_t *v, int nv, int json, int *first) {
+    if (json) {
+        printf("%s\"%s\":[", *first ? "" : ",", what);
+        for (int i = 0; i < nv; i++) printf("%s%llu", i ? "," : "", (unsigned long long)v[i]);
+        printf("]");
+        *first = 0;
+        return;
+    }
+    printf("  %-30s", what);
+    for (int i = 0; i < nv; i++) {
+        char b[32];
+        fmt_mib(b, sizeof b, v[i]);
+        printf(" %14s", b);
+    }
+    printf("\n");
+}
+
+int cmd_estimate(int argc, char **argv) {
+    options o;
+    int rc = cli_parse(CMD_ESTIMATE, argc, argv, &o);
+    if (rc) return rc < 0 ? 0 : rc;
+    o.quiet = 1;
+    genesis_ctx *ctx = NULL;
+    genesis_model *m = NULL;
+    genesis_table *t = NULL;
+    genesis_status st = make_ctx(&o, &ctx);
+    if (st == GENESIS_OK) st = o.input ? table_and_model(ctx, &o, &t, &m) : genesis_model_load(ctx, o.model, &m);
+    if (st == GENESIS_OK) st = genesis_model_set_sample_batch(m, o.sample_batch);
+    genesis_memory_estimate e[2];
+    int ne = 0;
+    if (st == GENESIS_OK && t) st = genesis_estimate_memory(m, t, GENESIS_WORKLOAD_FIT, 0, &e[ne++]);
+    if (st == GENESIS_OK)
+        st = genesis_estimate_memory(m, t, GENESIS_WORKLOAD_SAMPLE, o.sample_batch, &e[ne++]);
+    int64_t maxfit = 0;
+    genesis_status fitst = GENESIS_OK;
+    if (st == GENESIS_OK && t) fitst = genesis_optimize_batch_size(m, t, GENESIS_WORKLOAD_FIT, &maxfit);
+    uint64_t budget = 0, avail = 0;
+    if (st == GENESIS_OK) st = genesis_memory_budget(m, &budget, &avail);
+    if (st != GENESIS_OK) {
+        genesis_table_free(t);
+        return finish(ctx, m, st);
+    }
+    const char *kind = genesis_model_kind_name(genesis_model_get_kind(m));
+    int first = 1;
+    if (o.json) {
+        printf("{\"method\":\"%s\",\"device\":\"%s\",\"exact\":%d,\"data_dim\":%d,\"cond_dim\":%d,"
+               "\"workloads\":[%s\"sample\"],\"budget\":%llu,\"available\":%llu,"
+               "\"max_training_batch\":%lld,",
+               kind, genesis_ctx_device_name(ctx), e[0].exact, e[0].data_dim, e[0].cond_dim,
+               t ? "\"fit\"," : "", (unsigned long long)budget, (unsigned long long)avail,
+               (long long)maxfit);
+        uint64_t br[2];
+        for (int i = 0; i < ne; i++) br[i] = (uint64_t)e[i].batch_rows;
+        est_row("batch_rows", br, ne, 1, &first);
+    } else {
+        printf("genesis estimate: %s (%s on %s)\n", o.input ? o.input : o.model, kind,
+               genesis_ctx_device_name(ctx));
+        if (t)
+            printf("  %lld rows x %d columns; encoded row width %s%d%s, conditional vector %d\n",
+                   (long long)genesis_table_nrows(t), genesis_table_ncols(t),
+                   e[0].exact ? "" : "<= ", e[0].data_dim,
+                   e[0].exact ? "" : " (an upper bound until fit finds the modes)", e[0].cond_dim);
+        printf("\n  %-30s", "");
+        if (t) printf(" %14s", "training");
+        printf(" %14s\n  %-30s", "generation", "batch (rows)");
+        for (int i = 0; i < ne; i++) printf(" %14lld", (long long)e[i].batch_rows);
+        printf("\n");
+    }
+    uint64_t v[2];
+#define EST(field, label)                                        \
+    do {                                                         \
+        for (int i = 0; i < ne; i++) v[i] = e[i].field;          \
+        est_row(o.json ? #field : label, v, ne, o.json, &first); \
+    } while (0)
+    EST(parameters, "parameters");
+    EST(optimizer, "optimizer state");
+    EST(activations, "activations");
+    EST(activations_per_row, "  per batch row");
+    EST(workspace, "workspace (BLAS)");
+    EST(table, "table (as read)");
+    EST(encoded_data, "encoded data + sampler");
+    EST(transform_fit, "transformer fit (transient)");
+    EST(output_buffers, "output buffers");
+    EST(output_per_row, "  per batch row");
+    EST(runtime, "runtime");
+    EST(host_total, "= host memory (peak)");
+    EST(device_total, "= GPU memory");
+#undef EST
+    char b1[32], b2[32];
+    fmt_mib(b1, sizeof b1, budget);
+    fmt_mib(b2, sizeof b2, avail);
+    if (o.json) {
+        printf("}\n");
+    } else {
+        printf("\n  memory budget %s (%s available on %s", b1, b2,
+               e[0].on_device ? "the GPU" : "the host");
+        if (o.mem_limit) printf("; --memory-limit applied");
+        printf(")\n");
+        if (t && fitst == GENESIS_OK) printf("  largest training batch that fits: %lld rows\n", (long long)maxfit);
+        if (t && fitst != GENESIS_OK) {
+            fputs("  training does not fit: ", stdout);
+            put_message(stdout, genesis_errmsg(ctx));
+            fputc('\n', stdout);
+        }
+        printf("  sampling batch: %lld rows%s\n", (long long)e[ne - 1].batch_rows,
+               o.sample_batch ? " (--sample-batch)" : " (sized from the budget)");
+    }
+    genesis_table_free(t);
+    return finish(ctx, m, GENESIS_OK);
+}

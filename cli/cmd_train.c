@@ -1,0 +1,188 @@
+/*
+ * cmd_train.c — `genesis generate` (fit, then write rows) and `genesis fit` (fit, then save):
+ * reading the table, the model with the command's settings, the summary line and the
+ * training progress (epochs; TimeGAN's three phases). With --devices/--multi-gpu each rank
+ * runs the command's body (setup.c, run_ranks).
+ */
+#include <ctype.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+genesis_status apply_settings(genesis_model *m, const options *o) {
+    genesis_status st = GENESIS_OK;
+    for (int p = 0; st == GENESIS_OK && p < NPARAM_MAX; p++)
+        if (o->pset[p]) st = genesis_model_set_param(m, (genesis_param)p, o->pval[p]);
+    return st;
+}
+
+/* Before training: every --condition names a categorical column of the table, so a typo
+ * does not cost a whole training run. */
+static int check_conditions_early(const options *o, const genesis_table *t) {
+    for (int i = 0; i < o->nconds; i++) {
+        char buf[4096];
+        const char *value, *name = split_condition(o->conds[i], buf, sizeof buf, &value);
+        int found = -1;
+        for (int c = 0; c < genesis_table_ncols(t); c++)
+            if (!strcmp(genesis_table_column_name(t, c), name)) found = c;
+        if (found < 0) return usage_error(o->cmd_name, "--condition: no column named '%s' in %s", name, o->input);
+        if (genesis_table_column_type(t, found) != GENESIS_COLUMN_CATEGORICAL)
+            return usage_error(o->cmd_name, "--condition: column '%s' is continuous; conditions apply to "
+                                            "categorical columns", name);
+    }
+    return 0;
+}
+
+genesis_status table_and_model(genesis_ctx *ctx, const options *o, genesis_table **tp,
+                               genesis_model **m) {
+    genesis_csv_options co;
+    genesis_csv_options_init(&co);
+    co.delimiter = o->delimiter ? o->delimiter[0] : 0;
+    co.has_header = !o->no_header;
+    co.na_tokens = o->na;
+    co.discrete = o->discrete;
+    co.continuous = o->continuous;
+    genesis_status st = genesis_table_read_csv(ctx, o->input, &co, tp);
+    if (st != GENESIS_OK) return st;
+    if (check_conditions_early(o, *tp)) return GENESIS_ERR_CANCELLED; /* usage error printed */
+    st = genesis_model_create(ctx, o->kind, m);
+    if (st == GENESIS_OK) st = apply_settings(*m, o);
+    if (st == GENESIS_OK && (o->entity || o->time))
+        st = genesis_model_set_sequence_columns(*m, o->entity, o->time);
+    return st;
+}
+
+/* ---- progress ---------------------------------------------------------------------------- */
+
+typedef struct progress_state {
+    int tty;
+    int gan; /* two losses (CTGAN) or one */
+    int seq; /* TimeGAN: "epochs" are the three phases */
+} progress_state;
+
+/* TimeGAN: one line per phase on a terminal, a line every 10% otherwise. */
+static int show_seq_progress(const genesis_progress *p, const progress_state *ps) {
+    static const char *what[] = {"", "embedding  sqrt(E_T0)", "supervised sqrt(G_S)", "joint      G_U"};
+    int64_t per = p->steps / 3, it = p->step - (int64_t)(p->epoch - 1) * per;
+    char eta[32], el[32], dl[32] = "";
+    fmt_duration(eta, sizeof eta, p->eta_s);
+    fmt_duration(el, sizeof el, p->elapsed_s);
+    if (p->epoch == 3) snprintf(dl, sizeof dl, "  D %.3f", p->loss_d);
+    if (ps->tty) {
+        fprintf(stderr, "\r\033[Kphase %d/3 %s %.4f%s  iteration %lld/%lld  %s elapsed  ETA %s",
+                p->epoch, what[p->epoch], p->loss_g, dl, (long long)it, (long long)per, el, eta);
+        if (it == per) fputc('\n', stderr);
+    } else if (per < 10 || it % (per / 10) == 0 || it == per) {
+        fprintf(stderr, "phase %d/3 %s %.4f%s  iteration %lld/%lld  %s elapsed  ETA %s\n", p->epoch,
+                what[p->epoch], p->loss_g, dl, (long long)it, (long long)per, el, eta);
+    }
+    fflush(stderr);
+    return 0;
+}
+
+static int show_progress(const genesis_progress *p, void *user) {
+    const progress_state *ps = user;
+    if (ps->seq) return show_seq_progress(p, ps);
+    char losses[64], eta[32], el[32];
+    if (ps->gan) snprintf(losses, sizeof losses, "loss G %+.3f  D %+.3f", p->loss_g, p->loss_d);
+    else snprintf(losses, sizeof losses, "loss %+.3f", p->loss_g);
+    fmt_duration(eta, sizeof eta, p->eta_s);
+    fmt_duration(el, sizeof el, p->elapsed_s);
+    if (ps->tty) {
+        fprintf(stderr, "\r\033[Kepoch %d/%d  %s  %.0f rows/s  %s elapsed  ETA %s", p->epoch,
+                p->epochs, losses, p->rows_per_s, el, eta);
+        if (p->epoch == p->epochs) fputc('\n', stderr);
+    } else if (p->epoch == p->epochs || p->epoch % 10 == 0 || p->epoch == 1) {
+        fprintf(stderr, "epoch %d/%d  %s  %.0f rows/s  %s elapsed  ETA %s\n", p->epoch, p->epochs,
+                losses, p->rows_per_s, el, eta);
+    }
+    fflush(stderr);
+    return 0;
+}
+
+/* ---- fit --------------------------------------------------------------------------------- */
+
+/* what is about to be trained, on stderr */
+static void summary(genesis_ctx *ctx, const options *o, const genesis_table *t, genesis_model *m) {
+    double v[4];
+    if (genesis_model_kind_features(o->kind) & GENESIS_FEATURE_SEQUENCES) {
+        genesis_param which[4] = {GENESIS_P_SEQ_LEN, GENESIS_P_HIDDEN_DIM, GENESIS_P_NUM_LAYERS,
+                                  GENESIS_P_ITERATIONS};
+        for (int i = 0; i < 4; i++) genesis_model_get_param(m, which[i], &v[i]);
+        fprintf(stderr, "genesis: %s: %lld rows x %d columns; training TimeGAN (seq-len %g, hidden %g, "
+                        "%g layers) for 3 x %g iterations on %s\n",
+                o->input, (long long)genesis_table_nrows(t), genesis_table_ncols(t), v[0], v[1], v[2],
+                v[3], genesis_ctx_device_name(ctx));
+        return;
+    }
+    int ncont = 0;
+    for (int c = 0; c < genesis_table_ncols(t); c++)
+        ncont += genesis_table_column_type(t, c) == GENESIS_COLUMN_CONTINUOUS;
+    char kind[16];
+    snprintf(kind, sizeof kind, "%s", genesis_model_kind_name(o->kind));
+    for (char *q = kind; *q; q++) *q = (char)toupper((unsigned char)*q);
+    genesis_model_get_param(m, GENESIS_P_EPOCHS, &v[0]);
+    fprintf(stderr, "genesis: %s: %lld rows x %d columns (%d continuous, %d categorical); "
+                    "training %s for %g epochs on %s\n",
+            o->input, (long long)genesis_table_nrows(t), genesis_table_ncols(t), ncont,
+            genesis_table_ncols(t) - ncont, kind, v[0], genesis_ctx_device_name(ctx));
+    int K = genesis_ctx_world_size(ctx);
+    if (K > 1) {
+        genesis_model_get_param(m, GENESIS_P_BATCH_SIZE, &v[1]);
+        fprintf(stderr, "genesis: data parallel over %d ranks: global batch %g, about %g rows "
+                        "per rank\n", K, v[1], v[1] / K);
+    }
+}
+
+static genesis_status fit_from_options(genesis_ctx *ctx, const options *o, genesis_model **m,
+                                       int64_t *nrows) {
+    genesis_table *t = NULL;
+    genesis_status st = table_and_model(ctx, o, &t, m);
+    if (!t) return st;
+    *nrows = genesis_table_nrows(t);
+    if (st == GENESIS_OK && !o->quiet) summary(ctx, o, t, *m);
+    progress_state ps = {isatty(2), o->kind == GENESIS_MODEL_CTGAN,
+                         (genesis_model_kind_features(o->kind) & GENESIS_FEATURE_SEQUENCES) != 0};
+    int want = !o->quiet && (ps.tty || o->progress);
+    if (st == GENESIS_OK) st = genesis_model_fit(*m, t, want ? show_progress : NULL, &ps);
+    genesis_table_free(t);
+    return st;
+}
+
+static int generate_body(options *o) {
+    genesis_ctx *ctx = NULL;
+    genesis_model *m = NULL;
+    int64_t nrows = 0;
+    genesis_status st = make_ctx(o, &ctx);
+    if (st == GENESIS_OK) st = fit_from_options(ctx, o, &m, &nrows);
+    int writer = genesis_ctx_rank(ctx) == 0; /* rank 0 alone writes the model and the rows */
+    if (st == GENESIS_OK && writer && o->save) st = genesis_model_save(m, o->save);
+    if (st == GENESIS_OK) st = apply_conditions(m, o);
+    int64_t n = o->rows_set ? o->rows : genesis_model_default_rows(m, nrows);
+    if (st == GENESIS_OK && writer) st = write_rows(ctx, m, o, n);
+    return finish(ctx, m, st);
+}
+
+static int fit_body(options *o) {
+    genesis_ctx *ctx = NULL;
+    genesis_model *m = NULL;
+    int64_t nrows = 0;
+    genesis_status st = make_ctx(o, &ctx);
+    if (st == GENESIS_OK) st = fit_from_options(ctx, o, &m, &nrows);
+    if (st == GENESIS_OK && genesis_ctx_rank(ctx) == 0) st = genesis_model_save(m, o->model);
+    if (st == GENESIS_OK && !o->quiet) fprintf(stderr, "genesis: saved model to %s\n", o->model);
+    return finish(ctx, m, st);
+}
+
+int cmd_generate(int argc, char **argv) {
+    options o;
+    int rc = cli_parse(CMD_GENERATE, argc, argv, &o);
+    return rc < 0 ? 0 : rc ? rc : run_ranks(&o, generate_body);
+}
+
+int cmd_fit(int argc, char **argv) {
+    options o;
+    int rc = cli_parse(CMD_FIT, argc, argv, &o);
+    return rc < 0 ? 0 : rc ? rc : run_ranks(&o, fit_body);
+}

@@ -1,0 +1,152 @@
+/*
+ * params.c — the self-describing parameter table: for every genesis_param its name (the CLI
+ * flag without "--"), range, whether it takes whole numbers, the model kinds that use it,
+ * whether it may change on a fitted model (the sampling-time settings), its default per kind
+ * and a one-line help. The CLI builds its flags, its help and its per-method checks from this
+ * table (genesis_param_get_info), and genesis_model_set_param checks values against it.
+ * Defaults: CTGAN's and TVAE's are the reference implementation's (docs/algorithms.md §T5:
+ * TVAE 128-wide, torch Adam lr 1e-3, l2scale 1e-5), TimeGAN's docs/algorithms.md §S1 (batch
+ * 128, TF1 Adam lr 1e-3). A kind keeps a value for every setting, used or not, because model
+ * files store them all (docs/file-format.md).
+ */
+#include <math.h>
+#include <string.h>
+
+#include "model.h"
+#include "params.h"
+
+#define C GENESIS_MODEL_BIT(GENESIS_MODEL_CTGAN)
+#define T GENESIS_MODEL_BIT(GENESIS_MODEL_TVAE)
+#define S GENESIS_MODEL_BIT(GENESIS_MODEL_TIMEGAN)
+
+typedef struct param_row {
+    const char *name;
+    double lo, hi;
+    int integer;
+    unsigned models;  /* GENESIS_MODEL_BIT of the kinds that use it */
+    int after_fit;    /* may change on a fitted model (sampling only) */
+    double def[3];    /* CTGAN, TVAE, TimeGAN */
+    const char *help;
+} param_row;
+
+static const param_row PARAMS[GEN_NPARAMS] = {
+    [GENESIS_P_EPOCHS] = {"epochs", 1, 1e6, 1, C | T, 0, {300, 300, 300}, "training epochs"},
+    [GENESIS_P_BATCH_SIZE] = {"batch-size", 2, 1 << 20, 1, C | T | S, 0, {500, 500, 128},
+                              "rows (TimeGAN: sequences) per step; CTGAN: a multiple of pac"},
+    [GENESIS_P_EMBEDDING_DIM] = {"embedding-dim", 1, 4096, 1, C | T, 0, {128, 128, 128},
+                                 "latent (noise) width"},
+    [GENESIS_P_GEN_DIM] = {"generator-dim", 1, 8192, 1, C | T, 0, {256, 128, 256},
+                           "generator (TVAE: encoder and decoder) hidden width, two layers"},
+    [GENESIS_P_DIS_DIM] = {"discriminator-dim", 1, 8192, 1, C, 0, {256, 256, 256},
+                           "discriminator hidden width, two layers"},
+    [GENESIS_P_GEN_LR] = {"generator-lr", 0, 1, 0, C | T | S, 0, {2e-4, 1e-3, 1e-3},
+                          "generator learning rate (TVAE, TimeGAN: of every Adam)"},
+    [GENESIS_P_DIS_LR] = {"discriminator-lr", 0, 1, 0, C, 0, {2e-4, 2e-4, 2e-4},
+                          "discriminator learning rate"},
+    [GENESIS_P_GEN_DECAY] = {"generator-decay", 0, 1, 0, C | T, 0, {1e-6, 1e-5, 1e-6},
+                             "generator weight decay (L2)"},
+    [GENESIS_P_DIS_DECAY] = {"discriminator-decay", 0, 1, 0, C, 0, {1e-6, 1e-6, 1e-6},
+                             "discriminator weight decay (L2)"},
+    [GENESIS_P_PAC] = {"pac", 1, 1000, 1, C, 0, {10, 10, 10}, "rows per discriminator input"},
+    [GENESIS_P_DIS_STEPS] = {"discriminator-steps", 1, 100, 1, C, 0, {1, 1, 1},
+                             "discriminator updates per generator update"},
+    [GENESIS_P_LOG_FREQUENCY] = {"log-frequency", 0, 1, 1, C, 0, {1, 1, 1},
+                                 "1: conditions drawn by log frequency; 0: by frequency"},
+    [GENESIS_P_MAX_MODES] = {"max-modes", 1, GEN_MAX_MODES, 1, C | T, 0, {10, 10, 10},
+                             "mixture modes per continuous column"},
+    [GENESIS_P_MAX_CATEGORIES] = {"max-categories", 2, 1 << 20, 1, C | T, 0, {500, 500, 500},
+                                  "levels kept per categorical column; rarer ones are pooled"},
+    [GENESIS_P_POINT_MASSES] = {"point-masses", 0, 1, 1, C | T, 0, {1, 1, 1},
+                                "1: heavily repeated values get exact slots"},
+    [GENESIS_P_CLAMP_RANGE] = {"clamp-range", 0, 1, 1, C | T, 1, {1, 1, 1},
+                               "1: outputs stay inside the real column's range"},
+    [GENESIS_P_BN_EVAL_SAMPLE] = {"bn-eval-sample", 0, 1, 1, C, 1, {0, 0, 0},
+                                  "1: batch norm uses running statistics when sampling"},
+    [GENESIS_P_VGM_MAX_ROWS] = {"vgm-max-rows", 0, 2147483647.0, 1, C | T, 0,
+                                {200000, 200000, 200000},
+                                "rows used to fit each column's mixture; 0 = all"},
+    [GENESIS_P_LOSS_FACTOR] = {"loss-factor", 0, 1000, 0, T, 0, {2, 2, 2},
+                               "weight of the reconstruction loss"},
+    [GENESIS_P_SAMPLE_ARGMAX] = {"sample-argmax", 0, 1, 1, T, 1, {0, 0, 0},
+                                 "1: categories by argmax (the reference); 0: drawn"},
+    [GENESIS_P_SEQ_LEN] = {"seq-len", 2, 100000, 1, S, 0, {24, 24, 24},
+                           "steps per sequence (window length)"},
+    [GENESIS_P_HIDDEN_DIM] = {"hidden-dim", 1, 4096, 1, S, 0, {24, 24, 24},
+                              "GRU width of all five networks"},
+    [GENESIS_P_NUM_LAYERS] = {"num-layers", 2, 8, 1, S, 0, {3, 3, 3},
+                              "GRU layers per network (supervisor: one fewer)"},
+    [GENESIS_P_ITERATIONS] = {"iterations", 1, 1e9, 1, S, 0, {50000, 50000, 50000},
+                              "iterations of each of the three training phases"},
+};
+
+static int known(int p) { return p >= 0 && p < GEN_NPARAMS; }
+static int kind_ok(genesis_model_kind k) { return k >= GENESIS_MODEL_CTGAN && k <= GENESIS_MODEL_TIMEGAN; }
+
+double gen_param_kind_default(genesis_model_kind kind, int p) {
+    return PARAMS[p].def[kind_ok(kind) ? kind - 1 : 0];
+}
+
+const char *gen_param_name(int p) { return known(p) ? PARAMS[p].name : NULL; }
+
+int genesis_param_is_integer(int p) { return known(p) && PARAMS[p].integer; }
+
+int genesis_param_count(void) { return GEN_NPARAMS; }
+
+genesis_status genesis_param_get_info(genesis_param p, genesis_model_kind kind,
+                                      genesis_param_info *out) {
+    if (!known((int)p) || !out || (kind && !kind_ok(kind))) return GENESIS_ERR_INVALID_ARG;
+    const param_row *r = &PARAMS[p];
+    out->name = r->name;
+    out->help = r->help;
+    out->lo = r->lo;
+    out->hi = r->hi;
+    out->def = gen_param_kind_default(kind, (int)p);
+    out->integer = r->integer;
+    out->models = r->models;
+    out->after_fit = r->after_fit;
+    return GENESIS_OK;
+}
+
+genesis_status genesis_param_default(genesis_model_kind kind, genesis_param p, double *def) {
+    if (!known((int)p) || !def) return GENESIS_ERR_INVALID_ARG;
+    *def = gen_param_kind_default(kind, (int)p);
+    return GENESIS_OK;
+}
+
+genesis_status genesis_param_bounds(genesis_param p, double *lo, double *hi, double *def,
+                                    const char **name) {
+    if (!known((int)p)) return GENESIS_ERR_INVALID_ARG;
+    if (lo) *lo = PARAMS[p].lo;
+    if (hi) *hi = PARAMS[p].hi;
+    if (def) *def = PARAMS[p].def[0];
+    if (name) *name = PARAMS[p].name;
+    return GENESIS_OK;
+}
+
+/* "ctgan and tvae": the kinds of a mask, for messages */
+static void kinds_text(unsigned models, char *buf, size_t cap) {
+    buf[0] = 0;
+    for (int k = GENESIS_MODEL_CTGAN; k <= GENESIS_MODEL_TIMEGAN; k++) {
+        if (!(models & GENESIS_MODEL_BIT(k))) continue;
+        size_t n = strlen(buf);
+        snprintf(buf + n, cap - n, "%s%s", n ? " and " : "", genesis_model_kind_name(k));
+    }
+}
+
+genesis_status gen_param_check(genesis_ctx *ctx, genesis_model_kind kind, int fitted, int p,
+                               double v) {
+    GEN_RETURN_IF(!known(p), ctx, GENESIS_ERR_INVALID_ARG, "unknown parameter %d", p);
+    const param_row *r = &PARAMS[p];
+    char kinds[64];
+    kinds_text(r->models, kinds, sizeof kinds);
+    GEN_RETURN_IF(!(r->models & GENESIS_MODEL_BIT(kind)), ctx, GENESIS_ERR_INVALID_ARG,
+                  "`%s` does not apply to %s models (it applies to %s)", r->name,
+                  genesis_model_kind_name(kind), kinds);
+    GEN_RETURN_IF(!(v >= r->lo && v <= r->hi), ctx, GENESIS_ERR_INVALID_ARG,
+                  "`%s` must be between %g and %g, got %g", r->name, r->lo, r->hi, v);
+    GEN_RETURN_IF(r->integer && v != floor(v), ctx, GENESIS_ERR_INVALID_ARG,
+                  "`%s` must be a whole number, got %g", r->name, v);
+    GEN_RETURN_IF(fitted && !r->after_fit, ctx, GENESIS_ERR_STATE,
+                  "`%s` cannot change after the model is fitted; set it before fit", r->name);
+    return GENESIS_OK;
+}
