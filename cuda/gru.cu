@@ -20,8 +20,8 @@
 #define GEN_LAUNCH1D(cu, n, kernel, ...)                                               \
     do {                                                                               \
         if ((n) > 0) {                                                                 \
-            kernel<<<gen_cuda_grid((n), GEN_CUDA_THREADS), GEN_CUDA_THREADS, 0,           \
-                     (cu)->stream>>>(__VA_ARGS__);                                        \
+            GEN_LAUNCH(kernel, gen_cuda_grid((n), GEN_CUDA_THREADS), GEN_CUDA_THREADS, 0,           \
+                     (cu)->stream)(__VA_ARGS__);                                        \
             GEN_CUDA_LAUNCHED(cu);                                                     \
         }                                                                              \
     } while (0)
