@@ -54,14 +54,16 @@ size_t gen_cuemu_static_shared(void);
 /* ---- fiber.cc --------------------------------------------------------------------------- */
 /* Takes a stack from the pool for `t` (NULL when out of memory). */
 void *gen_cuemu_stack_get(void);
-void gen_cuemu_stack_put(void *stack);
+/* Returns a stack to the pool; abandoned: its fiber was dropped mid-kernel (a fault). */
+void gen_cuemu_stack_put(void *stack, int abandoned);
 /* Prepares `t` (whose t->stack is set) to run fn() from the top of its stack. */
 void gen_cuemu_fiber_start(gen_cuemu_thread *t, void (*fn)(void));
 /* Scheduler -> t; returns when t yields or exits. */
 void gen_cuemu_fiber_resume(gen_cuemu_thread *t);
 /* t -> scheduler (t waits); returns when the scheduler resumes t. */
 void gen_cuemu_fiber_yield(gen_cuemu_thread *t);
-/* t -> scheduler for good. */
-__attribute__((noreturn)) void gen_cuemu_fiber_exit(gen_cuemu_thread *t);
+/* t -> scheduler for good; never returns. (Not declared noreturn: under ASan a call to a
+ * noreturn function first unpoisons the whole stack, which costs more than the thread.) */
+void gen_cuemu_fiber_exit(gen_cuemu_thread *t);
 
 #endif /* GEN_CUEMU_INTERNAL_H */

@@ -237,7 +237,7 @@ static int deadlock(char *msg, size_t cap, int live) {
 static void release_stacks(void) {
     for (int i = 0; i < g_n; i++)
         if (g_th[i].stack) {
-            gen_cuemu_stack_put(g_th[i].stack);
+            gen_cuemu_stack_put(g_th[i].stack, 1);
             g_th[i].stack = NULL;
         }
 }
@@ -266,7 +266,7 @@ static int run_block(char *msg, size_t cap) {
             gen_cuemu_self = t;
             gen_cuemu_fiber_resume(t);
             if (t->state == TS_DONE) { /* its stack serves the next thread */
-                gen_cuemu_stack_put(t->stack);
+                gen_cuemu_stack_put(t->stack, 0);
                 t->stack = NULL;
                 live--;
             }

@@ -30,6 +30,7 @@
 #endif /* __SANITIZE_ADDRESS__ */
 
 #ifdef GEN_CUEMU_ASAN
+#include <sanitizer/asan_interface.h>
 #include <sanitizer/common_interface_defs.h>
 #define GEN_CUEMU_STACK_BYTES ((size_t)512 << 10) /* ASan's frames are several times larger */
 #else
@@ -46,6 +47,7 @@ typedef struct gen_cuemu_stack {
     struct gen_cuemu_stack *next; /* free list */
     char *lo;                     /* usable stack: [lo, lo + size) */
     size_t size;
+    int abandoned; /* its last fiber never finished: all of it may carry stale redzones */
 #ifndef GEN_CUEMU_ASM_SWITCH
     ucontext_t uc;
 #endif /* GEN_CUEMU_ASM_SWITCH */
@@ -60,9 +62,18 @@ static void *g_sched_fake;
 #ifdef GEN_CUEMU_ASAN
 #define ASAN_START(save, bottom, size) __sanitizer_start_switch_fiber((save), (bottom), (size))
 #define ASAN_FINISH(fake, bottom, size) __sanitizer_finish_switch_fiber((fake), (bottom), (size))
+/* A reused stack still carries the redzones of the frames that never returned: the few
+ * at its top (fiber_first, the thread's entry) after a normal exit, any after a fault. */
+#define ASAN_CLEAN(s)                                                                   \
+    do {                                                                                \
+        size_t top_ = (s)->abandoned || (s)->size < 8192 ? (s)->size : 8192;            \
+        __asan_unpoison_memory_region((s)->lo + (s)->size - top_, top_);                 \
+        (s)->abandoned = 0;                                                             \
+    } while (0)
 #else
 #define ASAN_START(save, bottom, size) ((void)(save), (void)(bottom), (void)(size))
 #define ASAN_FINISH(fake, bottom, size) ((void)(fake), (void)(bottom), (void)(size))
+#define ASAN_CLEAN(s) ((void)(s))
 #endif /* GEN_CUEMU_ASAN */
 
 void *gen_cuemu_stack_get(void) {
@@ -87,8 +98,9 @@ void *gen_cuemu_stack_get(void) {
     return s;
 }
 
-void gen_cuemu_stack_put(void *stack) {
+void gen_cuemu_stack_put(void *stack, int abandoned) {
     gen_cuemu_stack *s = (gen_cuemu_stack *)stack;
+    s->abandoned |= abandoned;
     s->next = g_free;
     g_free = s;
 }
@@ -140,6 +152,7 @@ static void *g_sched_sp;
 void gen_cuemu_fiber_start(gen_cuemu_thread *t, void (*fn)(void)) {
     gen_cuemu_stack *s = (gen_cuemu_stack *)t->stack;
     g_entry = fn;
+    ASAN_CLEAN(s);
     uintptr_t top = ((uintptr_t)(s->lo + s->size)) & ~(uintptr_t)15;
     /* after the six pops and the ret, rsp = top - 16: 16-byte aligned before the call */
     uint64_t *sp = (uint64_t *)(top - 72);
@@ -183,6 +196,7 @@ static ucontext_t g_sched_uc;
 void gen_cuemu_fiber_start(gen_cuemu_thread *t, void (*fn)(void)) {
     gen_cuemu_stack *s = (gen_cuemu_stack *)t->stack;
     g_entry = fn;
+    ASAN_CLEAN(s);
     getcontext(&s->uc);
     s->uc.uc_stack.ss_sp = s->lo;
     s->uc.uc_stack.ss_size = s->size;
