@@ -44,6 +44,10 @@ enum {
     GEN_CUEMU_STAT_N
 };
 void gen_cuemu_count(int which);
+/* Clears the sticky error (tests/cuemu/test_cuemu.cc only: a GPU never forgets one). */
+void gen_cuemu_reset_sticky(void);
+/* The module's exported counters (runtime.cc). */
+extern "C" int genesis_cuda_module_emu_stats(unsigned long long *out, int cap);
 
 /* ---- exec.cc ---------------------------------------------------------------------------- */
 /* Runs every block of a launch; 0, or -1 with "kernel K: block (..) thread (..): why". */

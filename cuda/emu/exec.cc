@@ -169,12 +169,13 @@ static int resolve_warps(char *msg, size_t cap) {
             for (int j = 0; j < 32 && ready; j++) {
                 if (!((m >> j) & 1u)) continue;
                 if (j >= lanes)
-                    return fault(msg, cap, t, "%s with mask 0x%08x names lane %d, which does not "
-                                 "exist (block of %d threads)", op_name(t->wop), m, j, g_n);
+                    return fault(msg, cap, t, "%s with mask 0x%08x names lane %d (thread %d), "
+                                 "which does not exist (block of %d threads)", op_name(t->wop), m,
+                                 j, base + j, g_n);
                 const gen_cuemu_thread *o = &w[j];
                 if (o->state == TS_DONE)
-                    return fault(msg, cap, t, "%s with mask 0x%08x names lane %d, which has "
-                                 "exited", op_name(t->wop), m, j);
+                    return fault(msg, cap, t, "%s with mask 0x%08x names lane %d (thread %d), "
+                                 "which has exited", op_name(t->wop), m, j, base + j);
                 if (o->state != TS_WARP || o->wmask != m) ready = 0;
                 else if (o->wop != t->wop)
                     return fault(msg, cap, t, "%s meets %s of lane %d under the same mask",

@@ -97,6 +97,7 @@ void gen_cuemu_lock(void) { pthread_mutex_lock(&g_mu); }
 void gen_cuemu_unlock(void) { pthread_mutex_unlock(&g_mu); }
 void gen_cuemu_count(int which) { g_stats[which]++; }
 cudaError_t gen_cuemu_sticky(void) { return g_sticky; }
+void gen_cuemu_reset_sticky(void) { g_sticky = cudaSuccess; }
 
 cudaError_t gen_cuemu_error(cudaError_t e, const char *fmt, ...) {
     if (fmt) {
