@@ -71,7 +71,8 @@ static int try_path(const char *path, int want_emu, char *err, size_t cap) {
         snprintf(err, cap,
                  emulated ? "%s is the emulated CUDA runtime (for tests, not a GPU); it is used "
                             "only with GENESIS_CUDA_EMULATOR=1"
-                          : "%s is not the emulated CUDA module that GENESIS_CUDA_EMULATOR=1 asks for",
+                          : "%s is not the emulated CUDA module that GENESIS_CUDA_EMULATOR=1 asks "
+                            "for",
                  path);
         dlclose(h);
         return 0;

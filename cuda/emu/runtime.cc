@@ -126,7 +126,7 @@ static int ndevices(void) {
     return g_ndev;
 }
 
-/* ---- allocations ------------------------------------------------------------------------- */
+/* ---- allocations ----------------------------------------------------------------------------- */
 
 static std::map<uintptr_t, alloc_rec> &allocs(void) {
     if (!g_allocs) g_allocs = new std::map<uintptr_t, alloc_rec>();
@@ -155,7 +155,7 @@ static int in_range(const void *p, size_t bytes, int pinned) {
 
 int gen_cuemu_device_range(const void *p, size_t bytes) { return in_range(p, bytes, 0); }
 
-/* ---- streams and deferred work -------------------------------------------------------------- */
+/* ---- streams and deferred work --------------------------------------------------------------- */
 
 static gen_cuemu_stream *stream_of(cudaStream_t s) {
     if (!s) return &g_legacy[t_device];
@@ -250,7 +250,7 @@ cudaError_t gen_cuemu_enqueue_fn(cudaStream_t s, const char *what, gen_cuemu_fn 
     return cudaSuccess;
 }
 
-/* ---- kernels ---------------------------------------------------------------------------- */
+/* ---- kernels --------------------------------------------------------------------------------- */
 
 void gen_cuemu_launch_nomem(const char *name) {
     gen_cuemu_lock();
@@ -295,7 +295,7 @@ void gen_cuemu_enqueue_kernel(gen_cuemu_kernel *k, cudaStream_t s) {
     gen_cuemu_unlock();
 }
 
-/* ---- errors ------------------------------------------------------------------------------ */
+/* ---- errors ---------------------------------------------------------------------------------- */
 
 const char *cudaGetErrorString(cudaError_t e) {
     switch (e) {
@@ -357,7 +357,7 @@ cudaError_t cudaPeekAtLastError(void) {
     return e;
 }
 
-/* ---- devices ------------------------------------------------------------------------------ */
+/* ---- devices --------------------------------------------------------------------------------- */
 
 cudaError_t cudaGetDeviceCount(int *n) {
     gen_cuemu_lock();
@@ -429,7 +429,7 @@ cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total_bytes) {
     return cudaSuccess;
 }
 
-/* ---- synchronisation ------------------------------------------------------------------------ */
+/* ---- synchronisation ------------------------------------------------------------------------- */
 
 cudaError_t cudaDeviceSynchronize(void) {
     gen_cuemu_lock();
@@ -446,7 +446,8 @@ cudaError_t cudaStreamSynchronize(cudaStream_t s) {
     gen_cuemu_stream *st = stream_of(s);
     cudaError_t e = cudaSuccess;
     if (!st) {
-        e = gen_cuemu_error(cudaErrorInvalidResourceHandle, "cudaStreamSynchronize: unknown stream");
+        e = gen_cuemu_error(cudaErrorInvalidResourceHandle,
+                            "cudaStreamSynchronize: unknown stream");
     } else {
         g_stats[GEN_CUEMU_STAT_STREAM_SYNCS]++;
         g_stats[GEN_CUEMU_STAT_SYNCS]++;
@@ -548,7 +549,7 @@ cudaError_t cudaEventQuery(cudaEvent_t e) {
     return r;
 }
 
-/* ---- memory ----------------------------------------------------------------------------------- */
+/* ---- memory ---------------------------------------------------------------------------------- */
 
 cudaError_t cudaMalloc(void **p, size_t bytes) {
     *p = NULL;
@@ -634,7 +635,7 @@ cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *a, const void
     return cudaSuccess;
 }
 
-/* ---- copies and memsets ----------------------------------------------------------------------- */
+/* ---- copies and memsets ---------------------------------------------------------------------- */
 
 static const char *kind_name(cudaMemcpyKind k) {
     switch (k) {
@@ -797,7 +798,7 @@ cudaError_t cudaMemset(void *p, int value, size_t bytes) {
     return r;
 }
 
-/* ---- what the module exports besides the backend ---------------------------------------------- */
+/* ---- what the module exports besides the backend --------------------------------------------- */
 
 /* Present only in the emulated module: src/cuda_module.c refuses a module that has it unless
  * GENESIS_CUDA_EMULATOR=1 asks for the emulator. */

@@ -77,7 +77,8 @@ enum {
 void __syncthreads(void);
 uint64_t gen_cuemu_warp_op(int op, unsigned mask, uint64_t value, int arg, int width);
 
-template <typename T> static inline T gen_cuemu_shfl(int op, unsigned mask, T v, int arg, int width) {
+template <typename T>
+static inline T gen_cuemu_shfl(int op, unsigned mask, T v, int arg, int width) {
     static_assert(sizeof(T) <= sizeof(uint64_t), "a shuffled value is at most 8 bytes");
     uint64_t bits = 0;
     memcpy(&bits, &v, sizeof v);
