@@ -7,6 +7,7 @@
 #ifndef GEN_CUEMU_INTERNAL_H
 #define GEN_CUEMU_INTERNAL_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -18,6 +19,8 @@
 /* ---- runtime.cc ---------------------------------------------------------------------- */
 void gen_cuemu_lock(void);
 void gen_cuemu_unlock(void);
+/* Waits on `cv` with the global lock released meanwhile (the emulated NCCL's rendezvous). */
+void gen_cuemu_wait(pthread_cond_t *cv);
 /* Records the calling thread's last error and returns it; `fmt` (may be NULL) goes to stderr. */
 cudaError_t gen_cuemu_error(cudaError_t e, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

@@ -64,6 +64,7 @@ struct gen_cuemu_stream {
     int device;
     unsigned flags;
     int legacy;
+    int busy; /* a thread is running its work (and may wait in an all-reduce, unlocked) */
     gen_cuemu_work *head, *tail;
     uint64_t seq; /* of the last work queued */
     struct gen_cuemu_stream *next;
@@ -197,8 +198,12 @@ static void exec_work(gen_cuemu_work *w) {
     }
 }
 
-/* Runs the queued work of `s` up to sequence number `upto`. */
+/* Runs the queued work of `s` up to sequence number `upto`. A stream another thread is
+ * running (its owner, waiting in an emulated all-reduce with the lock released) is left to
+ * that thread: its order stays intact. */
 static void drain(gen_cuemu_stream *s, uint64_t upto) {
+    if (s->busy) return;
+    s->busy = 1;
     while (s->head && s->head->seq <= upto) {
         gen_cuemu_work *w = s->head;
         s->head = w->next;
@@ -206,7 +211,10 @@ static void drain(gen_cuemu_stream *s, uint64_t upto) {
         exec_work(w);
         free_work(w);
     }
+    s->busy = 0;
 }
+
+void gen_cuemu_wait(pthread_cond_t *cv) { pthread_cond_wait(cv, &g_mu); }
 
 /* Every stream of a device (blocking_only: the legacy stream's implicit synchronisation,
  * which skips streams created with cudaStreamNonBlocking). */
