@@ -146,8 +146,12 @@ int gen_cuda_query_devices(genesis_device_info *out, int cap, int *count, char *
     int n = g_mod.query(out, cap, count, why, why_cap);
     if (g_mod.emulated && why && why_cap) {
         size_t len = strlen(why);
-        snprintf(why + len, why_cap - len, " [the emulated CUDA runtime "
-                 "(GENESIS_CUDA_EMULATOR=1), not a GPU]");
+        if (*count == 0) /* the module's reason talks about a driver */
+            snprintf(why, why_cap, "the emulated CUDA runtime reports no device "
+                     "(GENESIS_CUEMU_DEVICES=0?); runs use the CPU");
+        else
+            snprintf(why + len, why_cap - len, " [the emulated CUDA runtime "
+                     "(GENESIS_CUDA_EMULATOR=1), not a GPU]");
     }
     return n;
 }
