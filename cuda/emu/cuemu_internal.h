@@ -39,7 +39,7 @@ enum {
     GEN_CUEMU_STAT_STREAM_SYNCS, /* cudaStreamSynchronize */
     GEN_CUEMU_STAT_DEVICE_SYNCS, /* cudaDeviceSynchronize */
     GEN_CUEMU_STAT_EVENT_SYNCS,  /* cudaEventSynchronize */
-    GEN_CUEMU_STAT_SYNC_COPIES,  /* cudaMemcpy/cudaMemset, and async copies into pageable memory */
+    GEN_CUEMU_STAT_SYNC_COPIES,  /* cudaMemcpy, and async copies into pageable memory */
     GEN_CUEMU_STAT_KERNELS,      /* kernels executed */
     GEN_CUEMU_STAT_BLOCKS,       /* blocks executed */
     GEN_CUEMU_STAT_GEMMS,        /* cublasSgemm executed */

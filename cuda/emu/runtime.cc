@@ -8,7 +8,7 @@
  * page; where the emulator is stricter than a GPU it is so on purpose, to make bugs show:
  *   - all stream work (kernels, async copies and memsets, cuBLAS calls) waits in its
  *     stream's queue until a synchronisation point runs it (cudaStreamSynchronize,
- *     cudaDeviceSynchronize, cudaEventSynchronize, synchronous cudaMemcpy/cudaMemset on the
+ *     cudaDeviceSynchronize, cudaEventSynchronize, synchronous cudaMemcpy on the
  *     legacy stream, an async copy into pageable memory, cudaFree/cudaFreeHost, stream
  *     destruction), so a result read without a synchronisation is stale;
  *   - async host-to-device copies from pageable memory take a snapshot of the source at call
@@ -768,21 +768,13 @@ cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t 
 }
 
 static cudaError_t memset_locked(const char *fn, void *p, int value, size_t bytes,
-                                 gen_cuemu_stream *st, int sync) {
+                                 gen_cuemu_stream *st) {
     if (g_sticky != cudaSuccess) return gen_cuemu_error(g_sticky, NULL);
     if (!st) return gen_cuemu_error(cudaErrorInvalidResourceHandle, "%s: unknown stream", fn);
     if (bytes == 0) return cudaSuccess;
     if (!in_range(p, bytes, 0))
         return gen_cuemu_error(cudaErrorInvalidValue, "%s(%p, %zu bytes): not inside one live "
                                "device allocation", fn, p, bytes);
-    if (sync) {
-        g_stats[GEN_CUEMU_STAT_SYNC_COPIES]++;
-        g_stats[GEN_CUEMU_STAT_SYNCS]++;
-        drain_device(st->device, 1);
-        if (g_sticky != cudaSuccess) return gen_cuemu_error(g_sticky, NULL);
-        memset(p, value, bytes);
-        return cudaSuccess;
-    }
     gen_cuemu_work *w = new_work(W_MEMSET);
     if (!w) return gen_cuemu_error(cudaErrorMemoryAllocation, NULL);
     w->dst = p;
@@ -794,14 +786,17 @@ static cudaError_t memset_locked(const char *fn, void *p, int value, size_t byte
 
 cudaError_t cudaMemsetAsync(void *p, int value, size_t bytes, cudaStream_t s) {
     gen_cuemu_lock();
-    cudaError_t r = memset_locked("cudaMemsetAsync", p, value, bytes, stream_of(s), 0);
+    cudaError_t r = memset_locked("cudaMemsetAsync", p, value, bytes, stream_of(s));
     gen_cuemu_unlock();
     return r;
 }
 
+/* "The cudaMemset functions are asynchronous with respect to the host except when the
+ * target memory is pinned host memory" (API synchronization behavior): device memory only
+ * here, so it is queued on the legacy stream. */
 cudaError_t cudaMemset(void *p, int value, size_t bytes) {
     gen_cuemu_lock();
-    cudaError_t r = memset_locked("cudaMemset", p, value, bytes, &g_legacy[t_device], 1);
+    cudaError_t r = memset_locked("cudaMemset", p, value, bytes, &g_legacy[t_device]);
     gen_cuemu_unlock();
     return r;
 }
