@@ -119,7 +119,7 @@ static size_t extent(int rows, int cols, int ld) {
  * AddressSanitizer's instrumentation is left out of these loops (it would dominate). */
 #if defined(__GNUC__)
 __attribute__((no_sanitize("address")))
-#endif
+#endif /* __GNUC__ */
 static void gemm_compute(const gemm_args *g, float alpha, float beta, int need_ab, float *pa,
                          float *pb, float *acc) {
     int m = g->m, n = g->n, k = g->k;
