@@ -44,6 +44,7 @@ enum {
     GEN_CUEMU_STAT_BLOCKS,       /* blocks executed */
     GEN_CUEMU_STAT_GEMMS,        /* cublasSgemm executed */
     GEN_CUEMU_STAT_FREE_SYNCS,   /* implicit synchronisations of cudaFree/cudaFreeHost */
+    GEN_CUEMU_STAT_QUERIES,      /* cudaStreamQuery/cudaEventQuery that found work pending */
     GEN_CUEMU_STAT_N
 };
 void gen_cuemu_count(int which);

@@ -549,10 +549,34 @@ cudaError_t cudaEventSynchronize(cudaEvent_t e) {
     return r;
 }
 
+/* Polling (cudaStreamQuery/cudaEventQuery) is how a host waits without blocking, so a query
+ * must let the work progress: a query that finds work pending runs it and answers
+ * cudaErrorNotReady ("not yet"); the next query answers cudaSuccess. Code that polls until
+ * success is thus synchronised; code that reads results after one query is not. */
 cudaError_t cudaEventQuery(cudaEvent_t e) {
     if (!e) return gen_cuemu_error(cudaErrorInvalidResourceHandle, NULL);
     gen_cuemu_lock();
-    cudaError_t r = g_sticky != cudaSuccess ? g_sticky : e->item ? cudaErrorNotReady : cudaSuccess;
+    cudaError_t r = g_sticky;
+    if (r == cudaSuccess && e->item) {
+        g_stats[GEN_CUEMU_STAT_QUERIES]++;
+        drain(e->stream, e->seq);
+        r = g_sticky != cudaSuccess ? g_sticky : cudaErrorNotReady;
+    }
+    gen_cuemu_unlock();
+    return r;
+}
+
+cudaError_t cudaStreamQuery(cudaStream_t s) {
+    gen_cuemu_lock();
+    gen_cuemu_stream *st = stream_of(s);
+    cudaError_t r = g_sticky;
+    if (!st) {
+        r = gen_cuemu_error(cudaErrorInvalidResourceHandle, "cudaStreamQuery: unknown stream");
+    } else if (r == cudaSuccess && (st->head || st->busy)) {
+        g_stats[GEN_CUEMU_STAT_QUERIES]++;
+        drain(st, UINT64_MAX);
+        r = g_sticky != cudaSuccess ? g_sticky : cudaErrorNotReady;
+    }
     gen_cuemu_unlock();
     return r;
 }
@@ -811,7 +835,7 @@ extern "C" __attribute__((visibility("default"))) int genesis_cuda_module_emulat
 
 /* Copies up to `cap` counters into out (order: the GEN_CUEMU_STAT_* enum of cuemu_internal.h:
  * syncs, stream syncs, device syncs, event syncs, synchronous copies, kernels, blocks, gemms,
- * implicit syncs of cudaFree) and returns how many exist. */
+ * implicit syncs of cudaFree, queries that found work pending) and returns how many exist. */
 extern "C" __attribute__((visibility("default"))) int genesis_cuda_module_emu_stats(
     unsigned long long *out, int cap) {
     gen_cuemu_lock();

@@ -237,9 +237,20 @@ static void check_streams(void) {
     GEN_LAUNCH(k_set, 1, 32, 0, s)(d, 44);
     cudaMemcpyAsync(pin, d, sizeof(int), cudaMemcpyDeviceToHost, s);
     cudaEventRecord(ev, s);
-    CHECK(cudaEventQuery(ev) == cudaErrorNotReady, "event pending before a sync");
+    CHECK(pin[0] != 44, "event work ran before a sync or query");
     CHECK(cudaEventSynchronize(ev) == cudaSuccess && pin[0] == 44, "event sync: %d", pin[0]);
     CHECK(cudaEventQuery(ev) == cudaSuccess, "event complete");
+    /* polling: the first query runs the pending work and says "not ready", the next "done" */
+    GEN_LAUNCH(k_set, 1, 32, 0, s)(d, 45);
+    cudaMemcpyAsync(pin, d, sizeof(int), cudaMemcpyDeviceToHost, s);
+    cudaEventRecord(ev, s);
+    CHECK(cudaEventQuery(ev) == cudaErrorNotReady, "event query with work pending");
+    CHECK(cudaEventQuery(ev) == cudaSuccess && pin[0] == 45, "event query progressed: %d", pin[0]);
+    GEN_LAUNCH(k_set, 1, 32, 0, s)(d, 46);
+    cudaMemcpyAsync(pin, d, sizeof(int), cudaMemcpyDeviceToHost, s);
+    int polls = 0;
+    while (cudaStreamQuery(s) == cudaErrorNotReady && polls < 10) polls++;
+    CHECK(polls == 1 && pin[0] == 46, "stream query: %d polls, %d", polls, pin[0]);
     cudaEventDestroy(ev);
     /* range checks */
     printf("(the next three range messages are expected)\n");
