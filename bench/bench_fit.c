@@ -1,6 +1,7 @@
 /*
  * bench_fit.c — end-to-end CPU timings through the public API: seconds per training epoch
- * (steps/s, rows/s) and sampling rows/s to CSV, on a given table (Adult by default).
+ * (steps/s, rows/s) and sampling rows/s to CSV, on a given table (default
+ * data/adult_sample.csv, 2,000 rows of Adult).
  * Prints one JSON line. Used by bench/run_cpu.sh, which runs the Python reference beside it.
  *
  *   bench_fit data.csv [epochs=3] [sample_rows=100000] [threads=0] [out.csv=/dev/null]

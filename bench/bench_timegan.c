@@ -1,5 +1,5 @@
 /*
- * bench_timegan.c — TimeGAN on Sines (specs/timegan.md §7: freq, phase ~ U(0, 0.1),
+ * bench_timegan.c — TimeGAN on Sines (docs/algorithms.md §S7: freq, phase ~ U(0, 0.1),
  * x = (sin(freq j + phase) + 1) / 2, 5 features, 24 steps) on the CPU backend: seconds per
  * 1,000 iterations of each phase, then (unless --iters 0) a full fit of the given length,
  * generation and the discriminative / predictive scores, with the real-data predictive
@@ -32,7 +32,7 @@ static void sines(float *x, int n, int T, int F, uint64_t seed) {
         }
 }
 
-/* the reference's inner scaler (specs/timegan.md §3): per feature, min over (samples, time),
+/* the reference's inner scaler (docs/algorithms.md §S3): per feature, min over (samples, time),
  * then max of the shifted data; x = (x - min) / (max + 1e-7); renormalise x * max + min */
 static void inner_scale(float *x, int n, int T, int F, float *mn, float *mx) {
     for (int f = 0; f < F; f++) {

@@ -7,11 +7,14 @@
 # files are never committed.
 #
 #   bash bench/fetch_debs.sh [adult.csv]
+# adult.csv defaults to $GENESIS_DATA/adult.csv (GENESIS_DATA defaults to ../shared/data, a
+# sibling folder of the developers' setup); without it the .deb files are still fetched and
+# gpu_run.sh skips the Adult timings.
 # Then give the device run `carry: ["bench/debs"]` and run `bash bench/gpu_run.sh` there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DEST=bench/debs
-ADULT=${1:-../shared/data/adult.csv}
+ADULT=${1:-${GENESIS_DATA:-../shared/data}/adult.csv}
 # runtime + -dev of every library CMakeLists.txt needs, and their runtime dependencies that a
 # CUDA image may miss (OpenBLAS's Fortran runtime), plus pkg-config itself
 PKGS="libcsv3 libcsv-dev check libsubunit0 libsubunit-dev

@@ -7,7 +7,9 @@
 #
 #   bash bench/gen_sizes.sh [device=cpu|cuda] [sizes="10000 100000 1000000 10000000"]
 #
-# Environment: BUILD (default build), ADULT (default ../shared/data/adult.csv, else
+# Environment: BUILD (default build), ADULT (default $GENESIS_DATA/adult.csv, GENESIS_DATA
+# defaulting to ../shared/data, a sibling folder of the developers' setup; the full Adult
+# table is not shipped, so without it the script says so and uses the repository's
 # data/adult_sample.csv), EPOCHS for the model (default 5: the generator's size, not its
 # quality, sets the speed), OUTDIR for the CSV files (default /tmp; each is deleted after
 # timing), RESULTS (default bench/results/gen_sizes_<device>_<date>.jsonl).
@@ -17,8 +19,8 @@ DEVICE=${1:-cpu}
 SIZES=${2:-10000 100000 1000000 10000000}
 BUILD=${BUILD:-build}
 EPOCHS=${EPOCHS:-5}
-ADULT=${ADULT:-../shared/data/adult.csv}
-[ -f "$ADULT" ] || { echo "gen_sizes: $ADULT not found (needs ../shared/data); using data/adult_sample.csv"; ADULT=data/adult_sample.csv; }
+ADULT=${ADULT:-${GENESIS_DATA:-../shared/data}/adult.csv}
+[ -f "$ADULT" ] || { echo "gen_sizes: $ADULT not found (set ADULT or GENESIS_DATA); using data/adult_sample.csv"; ADULT=data/adult_sample.csv; }
 OUTDIR=${OUTDIR:-/tmp}
 mkdir -p bench/results
 RESULTS=${RESULTS:-bench/results/gen_sizes_${DEVICE}_$(date -u +%Y%m%dT%H%M%SZ).jsonl}

@@ -1,5 +1,5 @@
 # gpu_deps.sh — sourced by the GPU session scripts (gpu_run.sh, nccl_run.sh): unpacks the .deb
-# files that bench/fetch_debs.sh downloaded (shared/debs or bench/debs) into $DEPS with
+# files that bench/fetch_debs.sh downloaded (bench/debs) into $DEPS with
 # `dpkg -x` (or ar + tar where dpkg is missing; never into /), points pkg-config, CMake and the
 # dynamic loader at them, and fills the array CMAKE_EXTRA with the flags configure needs
 # (including nvcc's path). Needs ROOT, DEPS and a `say` function.
@@ -9,7 +9,7 @@ MA=x86_64-linux-gnu
 CMAKE_EXTRA=()
 gpu_deps_setup() {
   local d f member l t pc debdir=""
-  for d in "$ROOT/shared/debs" "$ROOT/bench/debs" "$ROOT/../shared/debs"; do
+  for d in "$ROOT/bench/debs"; do
     if ls "$d"/*.deb >/dev/null 2>&1; then debdir=$d; break; fi
   done
   local nvcc=/usr/local/cuda/bin/nvcc

@@ -8,6 +8,9 @@
 #      10K .. 10M rows: time, rows/s, peak host memory, peak device memory beside the
 #      estimate; 100M only while the time budget allows.
 #
+# Adult (not shipped) comes from bench/debs/adult.csv or $GENESIS_DATA/adult.csv (default
+# ../shared/data, a sibling folder of the developers' setup), else data/adult_sample.csv.
+#
 #   device tool: run(command="bash bench/gpu_generate.sh", carry=["bench/debs"])
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
@@ -29,7 +32,7 @@ if [ ! -x "$BUILD/genesis" ] || [ ! -x "$BUILD/bench_memory" ]; then
 fi
 [ -x "$BUILD/genesis" ] || { say "build failed; see $OUT/gpu_run"; exit 1; }
 ADULT=""
-for f in "$ROOT/shared/data/adult.csv" "$ROOT/bench/debs/adult.csv" "$ROOT/../shared/data/adult.csv"; do
+for f in "$ROOT/bench/debs/adult.csv" "${GENESIS_DATA:-$ROOT/../shared/data}/adult.csv"; do
   [ -f "$f" ] && { ADULT=$f; break; }
 done
 [ -n "$ADULT" ] || ADULT=$ROOT/data/adult_sample.csv

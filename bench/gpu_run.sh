@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # gpu_run.sh — the ONE script to run on the GPU machine (H100/H200, CUDA 13, nvcc + CMake +
 # ninja, no Debian -dev packages, no network). It:
-#   1. unpacks the .deb files that bench/fetch_debs.sh downloaded (bench/debs or shared/debs)
+#   1. unpacks the .deb files that bench/fetch_debs.sh downloaded (bench/debs)
 #      into the build tree with dpkg -x (never into /), points CMake and pkg-config at them,
 #      configures with -DGENESIS_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 and builds;
 #   2. runs the CUDA parity tests (test_backend_parity, test_model_parity), then
@@ -17,6 +17,10 @@
 #      sanitizer.log, ctest.log, bench.jsonl, train_sizes_gpu.jsonl).
 # The whole run stays under 10 minutes: every step has a timeout and the optional steps
 # check the clock first.
+#
+# Adult (not shipped with the repository) is taken from bench/debs/adult.csv (fetch_debs.sh
+# copies it there) or $GENESIS_DATA/adult.csv (GENESIS_DATA defaults to ../shared/data, a
+# sibling folder of the developers' setup); without it the timings are skipped with a note.
 #
 #   On this (CPU) machine, once:   bash bench/fetch_debs.sh
 #   On the GPU machine (device tool run, carry ["bench/debs"]):   bash bench/gpu_run.sh
@@ -51,11 +55,11 @@ nvidia-smi 2>/dev/null | head -20
 # ---- 1. dependencies from .deb files, configure, build -----------------------------------------
 . "$ROOT/bench/gpu_deps.sh"
 if ! gpu_deps_setup; then
-  say "no .deb files in shared/debs or bench/debs: run bench/fetch_debs.sh on the CPU machine and carry bench/debs"
+  say "no .deb files in bench/debs: run bench/fetch_debs.sh on the CPU machine and carry bench/debs"
   sum "- FAILED: no .deb files (run bench/fetch_debs.sh, carry bench/debs)"
   exit 1
 fi
-DEBDIR=$(dirname "$(ls "$ROOT"/shared/debs/*.deb "$ROOT"/bench/debs/*.deb 2>/dev/null | head -1)")
+DEBDIR=$(dirname "$(ls "$ROOT"/bench/debs/*.deb 2>/dev/null | head -1)")
 GEN=()
 command -v ninja >/dev/null 2>&1 && GEN=(-G Ninja)
 say "configure"
@@ -101,13 +105,13 @@ grep -E "\(Failed\)|\(Timeout\)|\(SEGFAULT\)|Skipped" "$OUT/ctest.log" | sed 's/
 
 # ---- 3. Adult timings ----------------------------------------------------------------------------
 ADULT=""
-for f in "$ROOT/shared/data/adult.csv" "$DEBDIR/adult.csv" "$ROOT/../shared/data/adult.csv" "$ROOT/bench/debs/adult.csv"; do
+for f in "$DEBDIR/adult.csv" "${GENESIS_DATA:-$ROOT/../shared/data}/adult.csv" "$ROOT/bench/debs/adult.csv"; do
   [ -f "$f" ] && { ADULT=$f; break; }
 done
 BJ=$OUT/bench.jsonl
 : >"$BJ"
 if [ -z "$ADULT" ]; then
-  say "no adult.csv (shared/data or bench/debs): timings skipped"
+  say "no adult.csv (bench/debs or GENESIS_DATA): timings skipped"
   sum "- Adult timings: skipped (no adult.csv)"
 else
   sum ""

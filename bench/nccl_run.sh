@@ -10,7 +10,7 @@
 #      b. 2 thread ranks on GPU 0 with host-staged sums (the GPU kernels of the data-parallel
 #         path: synchronised batch norm, noise slices) — works with any NCCL;
 #      c. 2 NCCL ranks: on GPUs 0 and 1 when there are two, else both on GPU 0 with
-#         NCCL_MULTI_RANK_GPU_ENABLE=1 (NCCL >= 2.30; specs/scale_out.md E4; older NCCL
+#         NCCL_MULTI_RANK_GPU_ENABLE=1 (NCCL >= 2.30; docs/algorithms.md §E4; older NCCL
 #         refuses: "Duplicate GPU detected"), NCCL_NVLS_ENABLE=0;
 #      each compared: ranks bit-identical, 2 ranks vs 1 rank within the CI tolerance
 #      (|a-b|/|b| <= 1e-4 per array, |a-b| <= 2.5e-3), and GPU vs CPU for information;

@@ -2,7 +2,7 @@
 # timegan_run.sh — TimeGAN on Stocks (and Sines) end to end through the CLI: fit, generate,
 # evaluate --sequences (discriminative and predictive scores, 10 repeats, and the real-data
 # predictive baseline), with the wall time of each step, into $OUT/timegan_<data>.md.
-# Defaults are the reference's (specs/timegan.md §1: seq-len 24, hidden 24, 3 layers, batch
+# Defaults are the reference's (docs/algorithms.md §S1: seq-len 24, hidden 24, 3 layers, batch
 # 128, 50,000 iterations per phase), which is a GPU-sized job; ITERS lowers it for a CPU run.
 #
 #   bash bench/timegan_run.sh                         # reference settings, Stocks + Sines
@@ -10,7 +10,9 @@
 #
 # Environment: GENESIS (binary; default build-tg/genesis, then build/genesis), ITERS (50000),
 # DATA ("stock sine"), DEVICE (auto), THREADS (0 = all), REPEATS (10), SEED (0), OUT (bench/results).
-# Stocks is read from ../shared/data/stock_data.csv (skipped when missing); Sines is
+# Stocks (TimeGAN's stock_data.csv, GOOG daily prices; not shipped with the repository) is read
+# from $GENESIS_DATA/stock_data.csv, GENESIS_DATA defaulting to ../shared/data, a sibling folder
+# of the developers' setup; without it Stocks is skipped with a message. Sines is
 # generated as the reference does (10,000 samples, 5 features, freq and phase ~ U(0, 0.1)).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
@@ -37,9 +39,8 @@ secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
 for d in $DATA; do
     case $d in
     stock)
-        REAL=$ROOT/../shared/data/stock_data.csv
-        [ -r "$REAL" ] || REAL=/work/shared/data/stock_data.csv
-        if [ ! -r "$REAL" ]; then echo "timegan_run.sh: stock_data.csv not found; skipping Stocks"; continue; fi
+        REAL=${GENESIS_DATA:-$ROOT/../shared/data}/stock_data.csv
+        if [ ! -r "$REAL" ]; then echo "timegan_run.sh: $REAL not found (set GENESIS_DATA); skipping Stocks"; continue; fi
         FLAGS=()
         EVAL=()
         ;;

@@ -1,8 +1,9 @@
 /*
- * genesis.c — the `genesis` command: generate | fit | sample | info. It includes only the
- * public header, so everything it does a C program embedding libgenesis can do too.
- * Model settings flags (--epochs, --generator-lr, ...) are generated from the library's
- * parameter table (genesis_param_bounds), so the CLI and the API cannot drift apart.
+ * genesis.c — the `genesis` command: generate | fit | sample | estimate | evaluate | info. It
+ * includes only the public header, so everything it does a C program embedding libgenesis
+ * can do too. Model settings flags (--epochs, --generator-lr, ...) are generated from the
+ * library's parameter table (genesis_param_bounds), so the CLI and the API cannot drift
+ * apart; the API names in library messages are printed as the flags (put_message).
  * Exit codes: 0 success, 1 error, 2 usage error. Errors read "genesis: error: <what>".
  */
 #include <ctype.h>
@@ -38,9 +39,68 @@ static int usage_error(const char *cmd, const char *fmt, ...) {
     return EXIT_USAGE;
 }
 
+/* The library's messages name what a caller can change by its API name, in backquotes: a
+ * model setting by its parameter-table name (`batch-size`: genesis_param_bounds), a function,
+ * an argument or an enum value (`genesis_model_set_condition`, `entity`, `GENESIS_DEVICE_CPU`).
+ * The CLI prints its own flag instead: settings through the parameter table, the rest through
+ * this list. A name it does not know is printed as the library wrote it. */
+static const struct {
+    const char *api, *cli;
+} API_FLAGS[] = {
+    {"genesis_model_set_condition", "--condition"},
+    {"entity", "--entity"},
+    {"time", "--time"},
+    {"GENESIS_DEVICE_CUDA", "--device cuda"},
+    {"GENESIS_DEVICE_CPU", "--device cpu"},
+    {"GENESIS_DEVICE_AUTO", "--device auto"},
+    {"GENESIS_DIST_MPI", "--distributed mpi"},
+    {"genesis_model_set_sample_batch", "--sample-batch"},
+    {"genesis_ctx_set_memory_budget(limit_bytes)", "--memory-limit"},
+    {"genesis_ctx_set_memory_budget(fraction)", "--memory-fraction"},
+    {"genesis_model_save", "'genesis fit' (or --save)"},
+};
+
+/* the flag for the API name api[0 .. n), or NULL */
+static const char *api_flag(const char *api, size_t n, char *buf, size_t cap) {
+    const char *name;
+    for (int p = 0; genesis_param_bounds((genesis_param)p, NULL, NULL, NULL, &name) == GENESIS_OK;
+         p++) {
+        if (strlen(name) == n && memcmp(name, api, n) == 0) {
+            snprintf(buf, cap, "--%s", name);
+            return buf;
+        }
+    }
+    for (size_t i = 0; i < sizeof API_FLAGS / sizeof API_FLAGS[0]; i++)
+        if (strlen(API_FLAGS[i].api) == n && memcmp(API_FLAGS[i].api, api, n) == 0)
+            return API_FLAGS[i].cli;
+    return NULL;
+}
+
+/* writes a library message with its API names replaced by the CLI's flags */
+static void put_message(FILE *f, const char *msg) {
+    char buf[96];
+    const char *p = msg;
+    for (;;) {
+        const char *a = strchr(p, '`'), *b = a ? strchr(a + 1, '`') : NULL;
+        if (!b) {
+            fputs(p, f);
+            return;
+        }
+        fwrite(p, 1, (size_t)(a - p), f);
+        const char *flag = api_flag(a + 1, (size_t)(b - a - 1), buf, sizeof buf);
+        if (flag) fputs(flag, f);
+        else fwrite(a, 1, (size_t)(b - a + 1), f);
+        p = b + 1;
+    }
+}
+
 static int lib_error(genesis_ctx *ctx, genesis_status st) {
     const char *msg = ctx ? genesis_errmsg(ctx) : "";
-    fprintf(stderr, "genesis: error: %s\n", msg && *msg ? msg : genesis_status_str(st));
+    flockfile(stderr);
+    fputs("genesis: error: ", stderr);
+    put_message(stderr, msg && *msg ? msg : genesis_status_str(st));
+    fputc('\n', stderr);
+    funlockfile(stderr);
     return st == GENESIS_ERR_INVALID_ARG ? EXIT_USAGE : 1;
 }
 
@@ -48,8 +108,12 @@ static int lib_error(genesis_ctx *ctx, genesis_status st) {
 static void log_to_stderr(genesis_log_level lvl, const char *msg, void *user) {
     int quiet = user ? *(const int *)user : g_quiet;
     if (lvl == GENESIS_LOG_DEBUG || (quiet && lvl > GENESIS_LOG_ERROR)) return;
-    fprintf(stderr, "genesis: %s: %s\n",
-            lvl == GENESIS_LOG_ERROR ? "error" : lvl == GENESIS_LOG_WARN ? "warning" : "note", msg);
+    flockfile(stderr); /* one line, even when ranks are threads */
+    fprintf(stderr, "genesis: %s: ",
+            lvl == GENESIS_LOG_ERROR ? "error" : lvl == GENESIS_LOG_WARN ? "warning" : "note");
+    put_message(stderr, msg);
+    fputc('\n', stderr);
+    funlockfile(stderr);
 }
 
 /* ---- options -------------------------------------------------------------------------- */
@@ -1073,7 +1137,11 @@ static int cmd_estimate(int argc, char **argv) {
         if (o.mem_limit) printf("; --memory-limit applied");
         printf(")\n");
         if (t && fitst == GENESIS_OK) printf("  largest training batch that fits: %lld rows\n", (long long)maxfit);
-        if (t && fitst != GENESIS_OK) printf("  training does not fit: %s\n", genesis_errmsg(ctx));
+        if (t && fitst != GENESIS_OK) {
+            fputs("  training does not fit: ", stdout);
+            put_message(stdout, genesis_errmsg(ctx));
+            fputc('\n', stdout);
+        }
         printf("  sampling batch: %lld rows%s\n", (long long)e[ne - 1].batch_rows,
                o.sample_batch ? " (--sample-batch)" : " (sized from the budget)");
     }

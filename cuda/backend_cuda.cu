@@ -1,7 +1,7 @@
 /*
  * backend_cuda.cu — the CUDA backend: gen_backend_ops filled with GPU launchers. This file
  * holds the table, the per-backend handles (device, one non-blocking stream, a cuBLAS
- * handle with its own workspace, STYLE.md 3.4: no globals, no per-call creation), memory
+ * handle with its own workspace, docs/style.md §4: no globals, no per-call creation), memory
  * (alloc/free/upload/download/zero/copy2d), the GEMMs (cuBLAS, FP32; TF32 only when
  * GENESIS_CUDA_TF32=1) and linear forward/backward. The other operations live in one file
  * per family (elementwise.cu, rng.cu, norm.cu, softmax.cu, gan.cu, vae.cu, adam.cu, gru.cu).
@@ -29,19 +29,40 @@ genesis_status gen_cuda_fail(gen_cuda *cu, genesis_status code, const char *call
     if (cu->status != GENESIS_OK) return code;
     cu->status = code;
     const char *base = strrchr(file, '/');
-    gen_log(cu->ctx, GENESIS_LOG_ERROR, "CUDA backend on GPU %d: %s failed: %s (%s:%d)",
-            cu->device, call, detail ? detail : "?", base ? base + 1 : file, line);
+    const char *op = cu->op ? cu->op : "setup";
+    /* a kernel's fault is reported by the next call that waits for the stream: name that */
+    int async = strstr(call, "Synchronize") || strstr(call, "gen_cuda_sync");
+    gen_log(cu->ctx, GENESIS_LOG_ERROR, "CUDA backend on GPU %d: operation %s: %s failed: %s (%s:%d)",
+            cu->device, op, call, detail ? detail : "?", base ? base + 1 : file, line);
     gen_set_error(cu->ctx, code,
-                  "the CUDA backend on GPU %d failed: %s: %s (%s:%d); set GENESIS_CUDA_SYNC=1 "
-                  "to find the operation, or use --device cpu",
-                  cu->device, call, detail ? detail : "?", base ? base + 1 : file, line);
+                  "the CUDA backend on GPU %d failed in operation %s: %s: %s (%s:%d)%s; or run "
+                  "on the CPU (device cpu)",
+                  cu->device, op, call, detail ? detail : "?", base ? base + 1 : file, line,
+                  async && !cu->sync_each
+                      ? "; found while waiting for the GPU, so an earlier operation may have "
+                        "raised it: GENESIS_CUDA_SYNC=1 charges each error to its own operation"
+                      : "");
     return code;
 }
 
-/* Every entry point: nothing after a failure; make the backend's GPU current (CUDA's
- * current device is per host thread, and a context may be used from another thread). */
-static genesis_status cu_enter(gen_cuda *cu) {
+genesis_status gen_cuda_sync(gen_cuda *cu) {
+    if (cu->wait) return cu->wait(cu, NULL, cu->wait_arg);
+    GEN_CUDA_TRY(cu, cudaStreamSynchronize(cu->stream));
+    return GENESIS_OK;
+}
+
+genesis_status gen_cuda_wait_event(gen_cuda *cu, cudaEvent_t ev) {
+    if (cu->wait) return cu->wait(cu, ev, cu->wait_arg);
+    GEN_CUDA_TRY(cu, cudaEventSynchronize(ev));
+    return GENESIS_OK;
+}
+
+/* Every entry point: nothing after a failure; note the operation for error messages; make
+ * the backend's GPU current (CUDA's current device is per host thread, and a context may be
+ * used from another thread). */
+static genesis_status cu_enter(gen_cuda *cu, const char *op) {
     if (cu->status != GENESIS_OK) return cu->status;
+    cu->op = op;
     GEN_CUDA_TRY(cu, cudaSetDevice(cu->device));
     return GENESIS_OK;
 }
@@ -51,13 +72,8 @@ static genesis_status cu_enter(gen_cuda *cu) {
 #define GEN_CUDA_RUN(be, name, call)                                                  \
     do {                                                                              \
         gen_cuda *cu = gen_cuda_of(be);                                               \
-        if (cu_enter(cu) != GENESIS_OK) return;                                       \
-        if ((call) == GENESIS_OK && cu->sync_each) {                                  \
-            cudaError_t e_ = cudaStreamSynchronize(cu->stream);                       \
-            if (e_ != cudaSuccess)                                                    \
-                gen_cuda_fail(cu, GENESIS_ERR_CUDA, name, __FILE__, __LINE__,         \
-                              cudaGetErrorString(e_));                                \
-        }                                                                             \
+        if (cu_enter(cu, name) != GENESIS_OK) return;                                 \
+        if ((call) == GENESIS_OK && cu->sync_each) gen_cuda_sync(cu);                 \
     } while (0)
 
 /* ---- shared helpers (cuda_common.cuh) ------------------------------------------------------ */
@@ -68,7 +84,7 @@ genesis_status gen_cuda_scratch(gen_cuda *cu, size_t bytes, void **out) {
     if (bytes > cu->scratch_bytes) {
         size_t want = cu->scratch_bytes * 2 > bytes ? cu->scratch_bytes * 2 : bytes;
         if (cu->scratch) { /* queued kernels may still read the old one */
-            GEN_CUDA_TRY(cu, cudaStreamSynchronize(cu->stream));
+            GEN_CUDA_PASS(gen_cuda_sync(cu));
             GEN_CUDA_TRY(cu, cudaFree(cu->scratch));
             cu->scratch = NULL;
             cu->scratch_bytes = 0;
@@ -84,13 +100,13 @@ genesis_status gen_cuda_upload(gen_cuda *cu, void *dst, const void *src, size_t 
     if (bytes == 0) return GENESIS_OK;
     if (bytes > GEN_CUDA_STAGE_MAX) { /* large (weights, whole tables): copy and wait */
         GEN_CUDA_TRY(cu, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, cu->stream));
-        GEN_CUDA_TRY(cu, cudaStreamSynchronize(cu->stream));
+        GEN_CUDA_PASS(gen_cuda_sync(cu));
         return GENESIS_OK;
     }
     gen_cuda_stage *s = &cu->stage[cu->stage_next];
     cu->stage_next = (cu->stage_next + 1) % GEN_CUDA_STAGES;
     if (s->pending) { /* the copy that last read this buffer must be done */
-        GEN_CUDA_TRY(cu, cudaEventSynchronize(s->done));
+        GEN_CUDA_PASS(gen_cuda_wait_event(cu, s->done));
         s->pending = 0;
     }
     if (s->cap < bytes) {
@@ -124,7 +140,7 @@ genesis_status gen_cuda_spans(gen_cuda *cu, const gen_act_span *spans, int n,
                                  "out of host memory for the span table");
         cu->spans_host = h;
         if (cu->spans_dev) {
-            GEN_CUDA_TRY(cu, cudaStreamSynchronize(cu->stream));
+            GEN_CUDA_PASS(gen_cuda_sync(cu));
             GEN_CUDA_TRY(cu, cudaFree(cu->spans_dev));
             cu->spans_dev = NULL;
         }
@@ -163,7 +179,7 @@ static genesis_status cu_alloc_impl(gen_cuda *cu, size_t bytes, void **out) {
 
 static void *op_alloc(gen_backend *be, size_t bytes) {
     gen_cuda *cu = gen_cuda_of(be);
-    if (cu_enter(cu) != GENESIS_OK) return NULL;
+    if (cu_enter(cu, "alloc") != GENESIS_OK) return NULL;
     void *p = NULL;
     cu_alloc_impl(cu, bytes, &p);
     return p;
@@ -173,7 +189,7 @@ static void op_free(gen_backend *be, void *p) {
     if (!p) return;
     gen_cuda *cu = gen_cuda_of(be);
     cudaSetDevice(cu->device);
-    cudaStreamSynchronize(cu->stream); /* queued work may still use it */
+    gen_cuda_sync(cu); /* queued work may still use it */
     cudaFree(p);
 }
 
@@ -183,14 +199,14 @@ static void op_upload(gen_backend *be, void *dst, const void *src, size_t bytes)
 
 static genesis_status cu_download_impl(gen_cuda *cu, void *dst, const void *src, size_t bytes) {
     GEN_CUDA_TRY(cu, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, cu->stream));
-    GEN_CUDA_TRY(cu, cudaStreamSynchronize(cu->stream));
+    GEN_CUDA_PASS(gen_cuda_sync(cu));
     return GENESIS_OK;
 }
 
 static void op_download(gen_backend *be, void *dst, const void *src, size_t bytes) {
     gen_cuda *cu = gen_cuda_of(be);
     if (bytes == 0) return;
-    if (cu_enter(cu) == GENESIS_OK && cu_download_impl(cu, dst, src, bytes) == GENESIS_OK) return;
+    if (cu_enter(cu, "download") == GENESIS_OK && cu_download_impl(cu, dst, src, bytes) == GENESIS_OK) return;
     memset(dst, 0xff, bytes); /* NaN: a failed backend never hands out plausible numbers */
 }
 
@@ -441,11 +457,25 @@ static void op_fill_uniform(gen_backend *be, float *x, size_t n, uint64_t seed, 
 }
 static int op_any_nonfinite(gen_backend *be, const float *x, size_t n) {
     gen_cuda *cu = gen_cuda_of(be);
-    if (cu_enter(cu) != GENESIS_OK) return 1;
+    if (cu_enter(cu, "any_nonfinite") != GENESIS_OK) return 1;
     int found = 1;
     if (gen_cu_any_nonfinite(cu, x, n, &found) != GENESIS_OK) return 1;
     return found;
 }
+
+static void op_gather_rows(gen_backend *be, float *out, int ldo, const gen_dev_table *t,
+                           const int32_t *rows, int B) {
+    GEN_CUDA_RUN(be, "gather_rows", gen_cu_gather_rows(cu, out, ldo, t, rows, B));
+}
+static void op_onehot_rows(gen_backend *be, float *out, int ldo, int w, const int32_t *pos,
+                           int B) {
+    GEN_CUDA_RUN(be, "onehot_rows", gen_cu_onehot_rows(cu, out, ldo, w, pos, B));
+}
+static void op_accumulate(gen_backend *be, float *acc, const float *x, int n) {
+    GEN_CUDA_RUN(be, "accumulate", gen_cu_accumulate(cu, acc, x, n));
+}
+
+static genesis_status op_status(gen_backend *be) { return gen_cuda_of(be)->status; }
 
 static void op_sigmoid_forward(gen_backend *be, float *out, const float *inp, size_t n) {
     GEN_CUDA_RUN(be, "sigmoid_forward", gen_cu_sigmoid_forward(cu, out, inp, n));
@@ -470,7 +500,8 @@ static void op_gru_backward(gen_backend *be, float *dx, float *dh0, float *dW, f
 
 static void cu_release(gen_cuda *cu) {
     if (!cu) return;
-    if (cu->stream) cudaStreamSynchronize(cu->stream);
+    if (cu->stream) gen_cuda_sync(cu); /* polls NCCL's errors while a communicator watches */
+    gen_nccl_forget_backend(cu);
     for (int i = 0; i < GEN_CUDA_STAGES; i++) {
         if (cu->stage[i].host) cudaFreeHost(cu->stage[i].host);
         if (cu->stage[i].done) cudaEventDestroy(cu->stage[i].done);
@@ -537,6 +568,9 @@ static void cu_fill_ops(gen_backend_ops *o) {
     o->gemm = op_gemm;
     o->linear_forward = op_linear_forward;
     o->linear_backward = op_linear_backward;
+    o->gather_rows = op_gather_rows;
+    o->onehot_rows = op_onehot_rows;
+    o->accumulate = op_accumulate;
     o->relu_forward = op_relu_forward;
     o->relu_backward = op_relu_backward;
     o->leaky_relu_forward = op_leaky_relu_forward;
@@ -574,6 +608,7 @@ static void cu_fill_ops(gen_backend_ops *o) {
     o->fill_normal = op_fill_normal;
     o->fill_uniform = op_fill_uniform;
     o->any_nonfinite = op_any_nonfinite;
+    o->status = op_status;
     o->destroy = op_destroy;
     o->thread_attach = op_thread_attach;
     o->host_alloc = op_host_alloc;
@@ -583,6 +618,38 @@ static void cu_fill_ops(gen_backend_ops *o) {
 static int env_flag(const char *name) {
     const char *v = getenv(name);
     return v && *v && strcmp(v, "0") != 0;
+}
+
+#ifndef GEN_CUDA_ARCHS
+#define GEN_CUDA_ARCHS "?"
+#endif
+
+static __global__ void k_probe(int *flag) { *flag = 0x600d; }
+
+/* One kernel launched and read back before the backend is handed out: a GPU this build has
+ * no machine code or PTX for (an older CUDA, a narrower CMAKE_CUDA_ARCHITECTURES) fails here,
+ * with a message that says so, and the run falls back to the CPU, instead of failing at the
+ * first kernel of training. */
+static genesis_status cu_probe(gen_cuda *cu, const cudaDeviceProp *prop) {
+    cu->op = "the start-up check";
+    GEN_LAUNCH(k_probe, 1, 1, 0, cu->stream)(cu->flag_dev);
+    cudaError_t e = cudaGetLastError();
+    if (e == cudaSuccess)
+        e = cudaMemcpyAsync(cu->flag_host, cu->flag_dev, sizeof(int), cudaMemcpyDeviceToHost,
+                            cu->stream);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(cu->stream);
+    cu->op = NULL;
+    if (e == cudaSuccess && *cu->flag_host == 0x600d) return GENESIS_OK;
+    char detail[512];
+    snprintf(detail, sizeof detail,
+             "the kernels of this build cannot run on %s (compute capability %d.%d): %s; this "
+             "build was compiled for CUDA architectures %s; rebuild with "
+             "-DCMAKE_CUDA_ARCHITECTURES=%d%d (or a list that includes it)",
+             prop->name, prop->major, prop->minor,
+             e == cudaSuccess ? "the check kernel wrote nothing" : cudaGetErrorString(e),
+             GEN_CUDA_ARCHS, prop->major, prop->minor);
+    cudaGetLastError();
+    return gen_cuda_fail(cu, GENESIS_ERR_CUDA, "kernel launch", __FILE__, __LINE__, detail);
 }
 
 static genesis_status cu_init(gen_cuda *cu) {
@@ -608,7 +675,8 @@ static genesis_status cu_init(gen_cuda *cu) {
     for (int i = 0; i < GEN_CUDA_STAGES; i++)
         GEN_CUDA_TRY(cu, cudaEventCreateWithFlags(&cu->stage[i].done, cudaEventDisableTiming));
     void *p = NULL;
-    return gen_cuda_scratch(cu, (size_t)GEN_CUDA_REDUCE_BLOCKS * sizeof(double), &p);
+    GEN_CUDA_PASS(gen_cuda_scratch(cu, (size_t)GEN_CUDA_REDUCE_BLOCKS * sizeof(double), &p));
+    return cu_probe(cu, &prop);
 }
 
 extern "C" genesis_status gen_backend_cuda_create(genesis_ctx *ctx, int device,

@@ -9,13 +9,21 @@
  * control collectives (agreeing on errors, checking the data) go through `boot`.
  * The same code bootstraps ranks that are threads of one process over a genesis_team
  * (comm_threads.c; NCCL's "one device per thread" case). Two ranks on one GPU need NCCL >= 2.30
- * and NCCL_MULTI_RANK_GPU_ENABLE=1 (specs/scale_out.md E4). Compiled when CMake finds NCCL
+ * and NCCL_MULTI_RANK_GPU_ENABLE=1 (docs/algorithms.md §E4). Compiled when CMake finds NCCL
  * with CUDA (GEN_HAVE_NCCL).
+ * Failures: every rank enters every collective. A rank whose backend has failed still takes
+ * part in the all-reduce with a buffer of NaN (its peers then see a non-finite sum and stop
+ * with it, as for a diverged step); when even that cannot be queued it aborts the
+ * communicator. The backend's host waits poll ncclCommGetAsyncError (nccl_wait), so a
+ * collective that can never finish ends in an error with NCCL's text, never in a wait
+ * without end.
  * Status: compile-checked only; bench/nccl_run.sh is the first GPU run.
  */
 #ifdef GEN_HAVE_NCCL
 #include <nccl.h>
+#include <pthread.h>
 #include <stdio.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,11 +36,83 @@ typedef struct nccl_comm {
     ncclComm_t comm;
     gen_comm *boot;  /* the MPI communicator: bootstrap and host collectives */
     int device;
+    gen_cuda *cu;    /* the backend whose host waits watch this communicator (or NULL) */
+    struct nccl_comm *next; /* the module's list of live communicators (g_live) */
 } nccl_comm;
+
+/* Live communicators, so that a backend destroyed before its communicator is forgotten. */
+static pthread_mutex_t g_live_mu = PTHREAD_MUTEX_INITIALIZER;
+static nccl_comm *g_live;
+
+static void live_remove(nccl_comm *m) {
+    pthread_mutex_lock(&g_live_mu);
+    for (nccl_comm **p = &g_live; *p; p = &(*p)->next)
+        if (*p == m) {
+            *p = m->next;
+            break;
+        }
+    if (m->cu && m->cu->wait_arg == m) {
+        m->cu->wait = NULL;
+        m->cu->wait_arg = NULL;
+    }
+    m->cu = NULL;
+    pthread_mutex_unlock(&g_live_mu);
+}
+
+extern "C" void gen_nccl_forget_backend(gen_cuda *cu) {
+    pthread_mutex_lock(&g_live_mu);
+    for (nccl_comm *m = g_live; m; m = m->next)
+        if (m->cu == cu) m->cu = NULL;
+    pthread_mutex_unlock(&g_live_mu);
+}
 
 static genesis_status nccl_fail(gen_comm *c, ncclResult_t r, const char *what) {
     return gen_set_error(c->ctx, GENESIS_ERR_CUDA, "NCCL %s failed on rank %d: %s (%s)", what,
                          c->rank, ncclGetErrorString(r), ncclGetLastError(NULL));
+}
+
+/* Aborts the communicator (NCCL's way out of a collective that cannot finish: its kernels
+ * return and every later call on it fails) and records `what` on the backend. */
+static genesis_status nccl_give_up(nccl_comm *m, gen_comm *c, gen_cuda *cu, ncclResult_t r,
+                                   const char *what) {
+    if (m->comm) ncclCommAbort(m->comm);
+    m->comm = NULL;
+    char detail[512];
+    snprintf(detail, sizeof detail, "NCCL %s on rank %d of %d: %s", what, c->rank, c->size,
+             ncclGetErrorString(r));
+    if (cu) return gen_cuda_fail(cu, GENESIS_ERR_CUDA, "nccl", __FILE__, __LINE__, detail);
+    return gen_set_error(c->ctx, GENESIS_ERR_CUDA, "%s", detail);
+}
+
+/* The backend's host wait while NCCL work may be on its stream: poll the stream (or event)
+ * and the communicator's asynchronous error, so a collective that a failed peer never
+ * joins ends in an error here instead of a wait without end (NCCL user guide, "Fault
+ * tolerance": poll ncclCommGetAsyncError, then ncclCommAbort). */
+static genesis_status nccl_wait(gen_cuda *cu, cudaEvent_t ev, void *arg) {
+    nccl_comm *m = (nccl_comm *)arg;
+    for (unsigned polls = 0;; polls++) {
+        cudaError_t e = ev ? cudaEventQuery(ev) : cudaStreamQuery(cu->stream);
+        if (e == cudaSuccess) return GENESIS_OK;
+        if (e != cudaErrorNotReady)
+            return gen_cuda_fail(cu, GENESIS_ERR_CUDA,
+                                 ev ? "cudaEventSynchronize (polled)" : "cudaStreamSynchronize (polled)",
+                                 __FILE__, __LINE__, cudaGetErrorString(e));
+        ncclResult_t async = ncclSuccess;
+        if (m->comm && ncclCommGetAsyncError(m->comm, &async) == ncclSuccess &&
+            async != ncclSuccess && async != ncclInProgress) {
+            if (m->comm) ncclCommAbort(m->comm);
+            m->comm = NULL;
+            char detail[512];
+            snprintf(detail, sizeof detail,
+                     "NCCL reported an asynchronous error while this rank waited for its GPU "
+                     "(a peer rank failed or the network broke): %s", ncclGetErrorString(async));
+            return gen_cuda_fail(cu, GENESIS_ERR_CUDA, "ncclCommGetAsyncError", __FILE__, __LINE__,
+                                 detail);
+        }
+        if (polls < 64) continue; /* short waits: spin */
+        struct timespec ts = {0, 20000}; /* then every 20 us */
+        nanosleep(&ts, NULL);
+    }
 }
 
 static genesis_status nccl_allreduce_sum(gen_comm *c, gen_backend *be, float *x, size_t n) {
@@ -40,13 +120,38 @@ static genesis_status nccl_allreduce_sum(gen_comm *c, gen_backend *be, float *x,
     if (strcmp(be->ops->name, "cpu") == 0) /* a CPU backend: host memory, so use MPI */
         return m->boot->ops->allreduce_sum(m->boot, be, x, n);
     gen_cuda *cu = gen_cuda_of(be);
-    if (cu->status != GENESIS_OK) return cu->status;
+    if (!m->comm) /* aborted earlier: the peers know (their waits failed) */
+        return cu->status != GENESIS_OK ? cu->status
+                                        : gen_set_error(c->ctx, GENESIS_ERR_CUDA,
+                                                        "NCCL: the communicator was aborted");
+    if (cu->wait_arg != m) { /* this backend's host waits now watch the communicator */
+        pthread_mutex_lock(&g_live_mu);
+        m->cu = cu;
+        cu->wait = nccl_wait;
+        cu->wait_arg = m;
+        pthread_mutex_unlock(&g_live_mu);
+    }
+    if (cu->status != GENESIS_OK) {
+        /* Every rank enters every collective (docs/distributed.md): a rank whose backend
+         * failed still takes part, with NaN, so its peers see a non-finite sum and stop with
+         * it; when even that cannot be queued, abort, so no peer waits forever. */
+        cudaSetDevice(cu->device);
+        cudaGetLastError();
+        cudaError_t e = cudaMemsetAsync(x, 0xff, n * sizeof(float), cu->stream);
+        ncclResult_t r = e == cudaSuccess
+                             ? ncclAllReduce(x, x, n, ncclFloat, ncclSum, m->comm, cu->stream)
+                             : ncclUnhandledCudaError;
+        if (e != cudaSuccess || r != ncclSuccess) nccl_give_up(m, c, NULL, r, "abort after a GPU failure");
+        return cu->status;
+    }
     ncclResult_t r = ncclAllReduce(x, x, n, ncclFloat, ncclSum, m->comm, cu->stream);
-    if (r != ncclSuccess) return nccl_fail(c, r, "ncclAllReduce");
-    /* asynchronous NCCL errors (a peer died, a network failure) surface here */
+    if (r != ncclSuccess) return nccl_give_up(m, c, cu, r, "ncclAllReduce failed");
+    /* asynchronous NCCL errors (a peer died, a network failure) surface here and in every
+     * later host wait (nccl_wait) */
     ncclResult_t async = ncclSuccess;
-    if (ncclCommGetAsyncError(m->comm, &async) == ncclSuccess && async != ncclSuccess)
-        return nccl_fail(c, async, "all-reduce (asynchronous error)");
+    if (ncclCommGetAsyncError(m->comm, &async) == ncclSuccess && async != ncclSuccess &&
+        async != ncclInProgress)
+        return nccl_give_up(m, c, cu, async, "all-reduce (asynchronous error)");
     return GENESIS_OK;
 }
 
@@ -67,6 +172,7 @@ static genesis_status nccl_barrier(gen_comm *c) {
 
 static void nccl_abort(gen_comm *c, int code) {
     nccl_comm *m = (nccl_comm *)c->impl;
+    live_remove(m);
     if (m->comm) ncclCommAbort(m->comm);
     m->comm = NULL;
     m->boot->ops->abort(m->boot, code);
@@ -75,6 +181,7 @@ static void nccl_abort(gen_comm *c, int code) {
 static void nccl_destroy(gen_comm *c) {
     nccl_comm *m = (nccl_comm *)c->impl;
     if (m) {
+        live_remove(m);
         if (m->comm) ncclCommDestroy(m->comm);
         gen_comm_free(m->boot);
         free(m);
@@ -124,6 +231,10 @@ extern "C" genesis_status gen_comm_nccl_create(genesis_ctx *ctx, gen_comm *boot,
     c->impl = m;
     m->boot = boot;
     m->device = device;
+    pthread_mutex_lock(&g_live_mu);
+    m->next = g_live;
+    g_live = m;
+    pthread_mutex_unlock(&g_live_mu);
     ncclUniqueId id;
     memset(&id, 0, sizeof id);
     ncclResult_t r = ncclSuccess;

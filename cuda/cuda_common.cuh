@@ -2,15 +2,16 @@
  * cuda_common.cuh — what every file of the CUDA backend shares: the backend's private state
  * (struct gen_cuda: device, stream, cuBLAS handle and workspace, scratch, the device copy
  * of the activation spans, the pinned staging ring for uploads, the sticky error), the
- * error macros (STYLE.md 3.3: GEN_GPU_TRY_GEN with GEN_CUDA_TRY / GEN_CUBLAS_TRY wrappers
+ * error macros (docs/style.md §3: GEN_GPU_TRY_GEN with GEN_CUDA_TRY / GEN_CUBLAS_TRY wrappers
  * that RETURN a genesis_status, never exit), launch-size helpers, the deterministic
  * warp/block reductions, and the launchers each family file defines (gen_cu_*).
  *
  * Every operation of gen_backend_ops returns void, so a failure is recorded once in
- * gen_cuda.status (the first error wins, its message goes to the context and the log) and
- * every later operation does nothing; downloads then fill their destination with NaN and
- * any_nonfinite() answers 1, so the models stop with a non-finite loss instead of running
- * on garbage. Launchers check cudaGetLastError() after every kernel launch (llm.c), and
+ * gen_cuda.status (the first error wins; its message, naming the operation, the CUDA call
+ * and the library's error text, goes to the context and the log) and every later
+ * operation does nothing; downloads then fill their destination with NaN and
+ * any_nonfinite() answers 1. The models see the non-finite value, ask the backend's status
+ * op (gen_diverged in backend.h) and return the CUDA error, not a divergence. Launchers check cudaGetLastError() after every kernel launch (llm.c), and
  * GENESIS_CUDA_SYNC=1 synchronises after every operation so errors point at the right one.
  *
  * Determinism: no float atomics anywhere. Sums go through fixed-shape trees
@@ -19,7 +20,9 @@
  *
  * Files: backend_cuda.cu (table, memory, GEMM), elementwise.cu, rng.cu (Philox fills and
  * dropout), norm.cu (batch norm), softmax.cu (generator activations, cross entropy),
- * gan.cu (WGAN-GP pieces, column sums), vae.cu (TVAE pieces), adam.cu.
+ * gan.cu (WGAN-GP pieces, column sums), vae.cu (TVAE pieces), adam.cu, batch.cu
+ * (training batches from the device-resident table), gru.cu (GRU and sigmoid, TimeGAN),
+ * comm_nccl.cu, device_query.cu.
  */
 #ifndef GEN_CUDA_COMMON_CUH
 #define GEN_CUDA_COMMON_CUH
@@ -59,6 +62,12 @@ typedef struct gen_cuda {
     int tf32;              /* GENESIS_CUDA_TF32=1: cuBLAS may use TF32 tensor cores */
     int sync_each;         /* GENESIS_CUDA_SYNC=1: synchronise after every operation */
     genesis_status status; /* sticky: the first failure; later operations do nothing */
+    const char *op;        /* the gen_backend_ops entry running (named in error messages) */
+    /* The host wait (gen_cuda_sync) of a backend whose stream carries NCCL collectives:
+     * polls so that a peer's failure is noticed instead of waiting forever
+     * (comm_nccl.cu); NULL: plain cudaStreamSynchronize. */
+    genesis_status (*wait)(struct gen_cuda *cu, cudaEvent_t ev, void *arg); /* ev NULL: stream */
+    void *wait_arg;
     /* device scratch for partial sums (grown on demand, never shrunk) */
     void *scratch;
     size_t scratch_bytes;
@@ -77,6 +86,19 @@ static inline gen_cuda *gen_cuda_of(gen_backend *be) { return (gen_cuda *)be->im
 genesis_status gen_cuda_fail(gen_cuda *cu, genesis_status code, const char *call,
                              const char *file, int line, const char *detail);
 
+/* Waits for the backend's stream: the one host synchronisation every download, flag read
+ * and GENESIS_CUDA_SYNC check goes through. */
+genesis_status gen_cuda_sync(gen_cuda *cu);
+/* Waits for an event recorded on the backend's stream (the same rules). */
+genesis_status gen_cuda_wait_event(gen_cuda *cu, cudaEvent_t ev);
+
+/* comm_nccl.cu: a backend being destroyed leaves the communicators that watched it. */
+#ifdef GEN_HAVE_NCCL
+extern "C" void gen_nccl_forget_backend(gen_cuda *cu);
+#else
+static inline void gen_nccl_forget_backend(gen_cuda *cu) { (void)cu; }
+#endif
+
 /* Generic checker (ggml style); the wrappers below name the library. Use only in functions
  * that return genesis_status. */
 #define GEN_GPU_TRY_GEN(cu, call, success, strfn, code)                                     \
@@ -91,6 +113,12 @@ genesis_status gen_cuda_fail(gen_cuda *cu, genesis_status code, const char *call
     GEN_GPU_TRY_GEN(cu, call, CUBLAS_STATUS_SUCCESS, cublasGetStatusString, GENESIS_ERR_CUBLAS)
 /* After every kernel launch. */
 #define GEN_CUDA_LAUNCHED(cu) GEN_CUDA_TRY(cu, cudaGetLastError())
+/* Pass on a failure already recorded. */
+#define GEN_CUDA_PASS(call)                              \
+    do {                                                 \
+        genesis_status gen_pass_st_ = (call);            \
+        if (gen_pass_st_ != GENESIS_OK) return gen_pass_st_; \
+    } while (0)
 
 /* Every kernel launch: GEN_LAUNCH(kernel, grid, block, shared_bytes, stream)(args...).
  * nvcc: kernel<<<grid, block, shared_bytes, stream>>>(args...). The host compiler (the
@@ -277,6 +305,13 @@ genesis_status gen_cu_kl_normal(gen_cuda *cu, float *loss, float *dmu, float *dl
 genesis_status gen_cu_tvae_recon(gen_cuda *cu, float *loss, float *dr, float *dsigma,
                                  const float *r, const float *x, const float *sigma, int B,
                                  int D, const gen_act_span *spans, int nspans, float scale);
+
+/* batch.cu */
+genesis_status gen_cu_gather_rows(gen_cuda *cu, float *out, int ldo, const gen_dev_table *t,
+                                  const int32_t *rows, int B);
+genesis_status gen_cu_onehot_rows(gen_cuda *cu, float *out, int ldo, int w, const int32_t *pos,
+                                  int B);
+genesis_status gen_cu_accumulate(gen_cuda *cu, float *acc, const float *x, int n);
 
 /* adam.cu */
 genesis_status gen_cu_adam(gen_cuda *cu, float *param, const float *grad, float *m, float *v,

@@ -205,7 +205,7 @@ genesis_status gen_cu_any_nonfinite(gen_cuda *cu, const float *x, size_t n, int 
     }
     GEN_CUDA_TRY(cu, cudaMemcpyAsync(cu->flag_host, cu->flag_dev, sizeof(int),
                                      cudaMemcpyDeviceToHost, cu->stream));
-    GEN_CUDA_TRY(cu, cudaStreamSynchronize(cu->stream));
+    GEN_CUDA_PASS(gen_cuda_sync(cu));
     *result = *cu->flag_host != 0;
     return GENESIS_OK;
 }

@@ -1,7 +1,7 @@
 /*
  * gru.cu — the GRU and sigmoid operations of the CUDA backend, in the SAME TF1 GRUCell
  * convention as the CPU reference (src/backend_cpu_gru.c; layout in backend.h; reset gate
- * applied to h_{t-1} before the candidate's recurrent matmul, specs/timegan.md §9.6). The
+ * applied to h_{t-1} before the candidate's recurrent matmul, docs/algorithms.md §S9.6). The
  * structure mirrors the CPU code call for call: cuBLAS GEMMs (gen_cu_gemm, FP32) for the
  * input projections of all B*T rows and the two recurrent products per step, and small
  * element-wise kernels for the gates. cuDNN's GRU (CUDNN_GRU) applies the reset gate AFTER

@@ -5,7 +5,7 @@
  * not wired into the backend table or the TimeGAN model, because a model trained with one
  * cell cannot run with the other: using it means a second cell type with its own weights.
  *
- * Calls (specs/timegan.md §9, cuDNN 9.19 cudnn_adv.h): cudnnSetRNNDescriptor_v8 (STANDARD
+ * Calls (docs/algorithms.md §S9, cuDNN 9.19 cudnn_adv.h): cudnnSetRNNDescriptor_v8 (STANDARD
  * algo, DOUBLE_BIAS, unidirectional, LINEAR_INPUT, FP32 with FMA math so results are
  * reproducible, projSize = hiddenSize, PADDED_IO_ENABLED for the batch-major unpacked layout),
  * RNN data descriptors for [B][T][vec], cudnnGetRNNTempSpaceSizes, cudnnRNNForward,
@@ -15,7 +15,7 @@
  *
  * Status: compile-checked only (no GPU in the session that wrote it); the NULL semantics of
  * hx/dhy/dhx/devSeqLengths follow PyTorch's usage and must be verified with a
- * finite-difference test on a device (spec §9.8 item 9) before anything builds on it.
+ * finite-difference test on a device (docs/algorithms.md §S9.6) before anything builds on it.
  */
 #ifdef GEN_HAVE_CUDNN
 #include <cudnn.h>

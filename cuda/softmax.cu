@@ -109,9 +109,9 @@ __global__ void k_activate_backward(float *__restrict__ dx, int lddx,
         for (int j = j0 + lane; j < j1; j += 32) dxr[j] += dyr[j] * (1.0f - yr[j] * yr[j]);
         return;
     }
-    float dot = 0.0f;
-    for (int j = j0 + lane; j < j1; j += 32) dot += yr[j] * dyr[j];
-    dot = gen_warp_allsum(dot);
+    double acc = 0.0; /* double, as the CPU: rounded once, whatever the order */
+    for (int j = j0 + lane; j < j1; j += 32) acc += (double)yr[j] * dyr[j];
+    float dot = (float)gen_warp_allsum(acc);
     for (int j = j0 + lane; j < j1; j += 32) dxr[j] += itau * yr[j] * (dyr[j] - dot);
 }
 

@@ -1,13 +1,14 @@
 /*
  * ctgan.c — CTGAN (Xu et al., "Modeling Tabular Data using Conditional GAN", NeurIPS 2019)
  * written once against gen_backend_ops, exactly as the reference behaves
- * (specs/ctgan_tvae.md §4):
+ * (docs/algorithms.md §T4):
  *   generator: z' = [z (emb), cond]; two residual blocks h = ReLU(BN(Linear(in))),
  *     out = [h, in]; a final Linear to data_dim; tanh / Gumbel-softmax (tau 0.2) per span;
  *   discriminator: pac rows packed into one input; Linear-LeakyReLU(0.2)-Dropout(0.5) twice,
  *     Linear to 1; WGAN loss + gradient penalty (lambda 10) whose gradient w.r.t. the
- *     discriminator's weights is the explicit double-backward of §4.6 (ctgan_gp_backward);
- *   conditional loss: cross entropy of the selected discrete column's logits (§4.7);
+ *     discriminator's weights is the explicit double-backward of docs/algorithms.md §T4.6
+ *     (ctgan_gp_backward);
+ *   conditional loss: cross entropy of the selected discrete column's logits (§T4.5);
  *   Adam (lr 2e-4, betas 0.5/0.9, L2 decay 1e-6) for both networks.
  * Memory follows llm.c: one allocation per buffer kind (parameters, gradients, Adam m/v,
  * activations), filled from size tables into named pointers. The row layout of the
@@ -103,6 +104,7 @@ static void ctgan_set_dims(ctgan *c, const ctgan_config *cfg) {
     c->w = c->data_dim + c->cond_dim;
     c->pacw = c->pac * c->w;
     c->train = cfg->train;
+    c->dis_steps = cfg->train ? (cfg->dis_steps > 0 ? cfg->dis_steps : 1) : 0;
 }
 
 void ctgan_memory(const ctgan_config *cfg, gen_net_bytes *out) {
@@ -116,11 +118,11 @@ void ctgan_memory(const ctgan_config *cfg, gen_net_bytes *out) {
     memset(out, 0, sizeof *out);
     /* generator weights + the batch-norm running statistics (gstats) */
     out->params = 4 * (g + 4 * (size_t)c.gdim) + (c.train ? 4 * d : 0);
-    /* gradients and Adam m, v of both networks, and the cross-entropy index buffer */
-    out->optimizer = c.train ? 4 * 3 * (g + d) + (size_t)c.B * 3 * sizeof(int32_t) : 0;
+    /* gradients and Adam m, v of both networks, a chunk of draws and the ledger */
+    out->optimizer = c.train ? 4 * 3 * (g + d) + 4 * ctgan_step_scratch(&c) + 4 * CT_LEDGER : 0;
     out->acts = 4 * ctgan_point_acts(&c, NULL);
-    /* host: the row/category scratch (host_col) and, training, the step scratch */
-    out->host = (size_t)c.B * 4 * sizeof(int32_t) +
+    /* host: the row/category scratch (host_col) and, training, a chunk of draws */
+    out->host = (size_t)c.Bg * 4 * sizeof(int32_t) +
                 (c.train ? 4 * ctgan_step_scratch(&c) : (size_t)c.B * (size_t)(c.cond_dim > 0 ? c.cond_dim : 1) * 4);
 }
 
@@ -134,7 +136,8 @@ void ctgan_free(ctgan *c) {
         be->ops->free(be, c->dparams); be->ops->free(be, c->dgrads);
         be->ops->free(be, c->dm); be->ops->free(be, c->dv);
         be->ops->free(be, c->acts);
-        be->ops->free(be, c->ce_idx);
+        be->ops->free(be, c->draws);
+        be->ops->free(be, c->ledger);
         be->ops->free(be, c->bnred);
     }
     free(c->spans);
@@ -175,9 +178,10 @@ genesis_status ctgan_create(genesis_ctx *ctx, gen_backend *be, const ctgan_confi
         c->dgrads = be->ops->alloc(be, db + CT_RED_TAIL * sizeof(float));
         if (c->K > 1) c->bnred = be->ops->alloc(be, 2 * (size_t)c->gdim * sizeof(float));
         c->dm = be->ops->alloc(be, db); c->dv = be->ops->alloc(be, db);
-        c->ce_idx = be->ops->alloc(be, (size_t)c->B * 3 * sizeof(int32_t));
+        c->draws = be->ops->alloc(be, ctgan_step_scratch(c) * sizeof(int32_t));
+        c->ledger = be->ops->alloc(be, CT_LEDGER * sizeof(float));
         if (!c->ggrads || !c->gm || !c->gv || !c->dparams || !c->dgrads || !c->dm || !c->dv ||
-            !c->ce_idx || (c->K > 1 && !c->bnred))
+            !c->draws || !c->ledger || (c->K > 1 && !c->bnred))
             goto nomem;
         point_gen(&c->gg, c->ggrads, gs);
         point_dis(&c->dp, c->dparams, ds);
@@ -316,18 +320,28 @@ static void ct_dropout(ctgan *c, float *out, float *mask, const float *inp, int 
     }
 }
 
-/* Sums the gradient arena over ranks together with nsc loss sums from act.scal (carried in
- * the arena's tail), and returns those sums in sc. K == 1: just reads act.scal. */
-static void ct_reduce(ctgan *c, float *grads, size_t count, float *sc, int nsc) {
+/* Sums the gradient arena over ranks together with the nsc loss sums of act.scal (carried
+ * in the arena's tail) and returns where the summed scalars are (backend memory; K == 1:
+ * act.scal itself). Nothing is read back: the ledger keeps them (ct_ledger). */
+static float *ct_reduce(ctgan *c, float *grads, size_t count, int nsc) {
+    gen_backend *be = c->be;
+    if (c->K == 1) return c->act.scal;
+    be->ops->copy2d(be, grads + count, nsc, c->act.scal, nsc, 1, nsc);
+    ct_allreduce(c, grads, count + (size_t)nsc);
+    return grads + count;
+}
+
+/* The step's bookkeeping, all in backend memory: the network's loss sums (4 floats at
+ * `at`) and the sum of its gradient arena (non-finite iff any gradient is, short of an
+ * overflow that is a divergence too) go to the ledger, and into the epoch's running sum,
+ * which ctgan_epoch_end reads once. */
+static void ct_ledger(ctgan *c, const float *sums, const float *grads, size_t count, int at) {
     gen_backend *be = c->be;
     const gen_backend_ops *o = be->ops;
-    if (c->K == 1) {
-        o->download(be, sc, c->act.scal, (size_t)nsc * sizeof(float));
-        return;
-    }
-    o->copy2d(be, grads + count, nsc, c->act.scal, nsc, 1, nsc);
-    ct_allreduce(c, grads, count + (size_t)nsc);
-    o->download(be, sc, grads + count, (size_t)nsc * sizeof(float));
+    o->copy2d(be, c->ledger + at, 4, sums, 4, 1, 4);
+    o->sum(be, c->ledger + at + 4, grads, count);
+    o->sum(be, c->ledger + CT_LEDGER_TMP, c->ledger + at, 5);
+    o->accumulate(be, c->ledger + CT_LEDGER_ACC, c->ledger + CT_LEDGER_TMP, 1);
 }
 
 /* ---- generator ------------------------------------------------------------------------------- */
@@ -443,7 +457,7 @@ void ctgan_dis_backward(ctgan *c, const float *x, const float *dy, float *dx, in
 
 /* Gradient penalty on act->xhat (after ctgan_dis_forward(c, act->xhat) filled a1, m1, a2,
  * m2): pen = lambda * mean_g (|dD/dxhat_g| - 1)^2; adds d pen / d weights to c->dg and
- * returns pen in act->scal[2]. The explicit double-backward of specs/ctgan_tvae.md §4.6. */
+ * returns pen in act->scal[2]. The explicit double-backward of docs/algorithms.md §T4.6. */
 void ctgan_gp_backward(ctgan *c) {
     gen_backend *be = c->be;
     const gen_backend_ops *o = be->ops;
@@ -471,10 +485,10 @@ void ctgan_gp_backward(ctgan *c) {
 
 /* ---- one training step ------------------------------------------------------------------------ */
 
-/* Fills act->zin = [z ~ N(0,1), one-hot cond of (col, cat)] and act->cond for this rank's
- * rows: col/cat hold the global batch; z is the global batch's noise at rows r0 .. */
-static void make_generator_input(ctgan *c, const gen_cond_sampler *s, const int32_t *col,
-                                 const int32_t *cat, float *host_cond) {
+/* Fills act->zin = [z ~ N(0,1), one-hot cond] and act->cond for this rank's rows: gpos
+ * holds each row's position in the conditional vector (-1: none); z is the global batch's
+ * noise at rows r0 .. */
+static void make_generator_input(ctgan *c, const int32_t *gpos) {
     gen_backend *be = c->be;
     const gen_backend_ops *o = be->ops;
     ctgan_acts *a = &c->act;
@@ -483,8 +497,7 @@ static void make_generator_input(ctgan *c, const gen_cond_sampler *s, const int3
     o->fill_normal(be, a->z, nz, c->seed, GEN_STREAM_NOISE, off);
     o->copy2d(be, a->zin, c->d0, a->z, c->emb, c->B, c->emb);
     if (c->cond_dim > 0) {
-        gen_cond_sampler_onehot(s, col + c->r0, cat + c->r0, c->B, host_cond, c->cond_dim);
-        o->upload(be, a->cond, host_cond, (size_t)c->B * c->cond_dim * sizeof(float));
+        o->onehot_rows(be, a->cond, c->cond_dim, c->cond_dim, gpos, c->B);
         o->copy2d(be, a->zin + c->emb, c->d0, a->cond, c->cond_dim, c->B, c->cond_dim);
     }
 }
@@ -501,40 +514,82 @@ static void make_fake_rows(ctgan *c) {
         o->copy2d(be, a->fake + c->data_dim, c->w, a->cond, c->cond_dim, c->B, c->cond_dim);
 }
 
-genesis_status ctgan_train_step(ctgan *c, const gen_transformer *tf, const gen_encoded *enc,
-                                const gen_cond_sampler *s, gen_rng *rng, float *host_buf,
-                                ctgan_step_losses *losses) {
+/* The draws of one step, ints in a block of c->draw_ints: per discriminator step the
+ * generator's cond positions, the real rows and the real rows' cond positions (B each, this
+ * rank's slice), then the generator step's cond positions and cross-entropy start, length
+ * and target (B each). */
+static int32_t *draw_block(const ctgan *c, int32_t *base, int ds) {
+    return base + (size_t)ds * 3 * (size_t)c->B;
+}
+
+int ctgan_draw_ints(const ctgan *c) { return (3 * c->dis_steps + 4) * c->B; }
+
+int ctgan_chunk_steps(const ctgan *c) {
+    int per = ctgan_draw_ints(c);
+    int k = (int)(CT_DRAW_CHUNK_BYTES / ((size_t)per * sizeof(int32_t)));
+    return k > 0 ? k : 1;
+}
+
+void ctgan_draw_steps(ctgan *c, const gen_cond_sampler *s, int64_t nrows, gen_rng *rng,
+                      int nsteps, int32_t *host) {
+    int B = c->B, Bg = c->Bg, r0 = c->r0;
+    /* col, cat and perm cover the global batch: every rank makes the same host draws, in the
+     * order one rank would, and keeps its slice */
+    int32_t *col = c->host_col, *cat = col + Bg, *perm = cat + Bg;
+    for (int k = 0; k < nsteps; k++) {
+        int32_t *blk = host + (size_t)k * ctgan_draw_ints(c);
+        for (int ds = 0; ds < c->dis_steps; ds++) {
+            int32_t *gpos = draw_block(c, blk, ds), *rows = gpos + B, *rpos = rows + B;
+            /* conditions, generator input, and the matching real rows (shuffled, §T4.5) */
+            if (s->n_disc > 0) gen_cond_sampler_draw(s, rng, Bg, col, cat);
+            for (int b = 0; b < B; b++)
+                gpos[b] = s->n_disc > 0 && col[r0 + b] >= 0 ? s->cond_start[col[r0 + b]] + cat[r0 + b] : -1;
+            for (int b = 0; b < Bg; b++) perm[b] = b;
+            for (int b = Bg - 1; b > 0; b--) {
+                int j = (int)gen_rng_below(rng, (uint64_t)b + 1);
+                int32_t t = perm[b]; perm[b] = perm[j]; perm[j] = t;
+            }
+            for (int b = 0; b < Bg; b++) {
+                int64_t r = s->n_disc > 0 ? gen_cond_sampler_pick_row(s, rng, col[perm[b]], cat[perm[b]])
+                                          : (int64_t)gen_rng_below(rng, (uint64_t)nrows);
+                if (b >= r0 && b < r0 + B) rows[b - r0] = (int32_t)r;
+            }
+            for (int b = 0; b < B; b++) {
+                int p = perm[r0 + b];
+                rpos[b] = s->n_disc > 0 && col[p] >= 0 ? s->cond_start[col[p]] + cat[p] : -1;
+            }
+        }
+        int32_t *gpos = draw_block(c, blk, c->dis_steps);
+        int32_t *ce_start = gpos + B, *ce_len = ce_start + B, *ce_tgt = ce_len + B;
+        if (s->n_disc > 0) gen_cond_sampler_draw(s, rng, Bg, col, cat);
+        for (int b = 0; b < B; b++) {
+            int d = s->n_disc > 0 ? col[r0 + b] : -1;
+            gpos[b] = d >= 0 ? s->cond_start[d] + cat[r0 + b] : -1;
+            ce_start[b] = d >= 0 ? s->data_start[d] : 0;
+            ce_len[b] = d >= 0 ? s->n_cat[d] : 0;
+            ce_tgt[b] = d >= 0 ? s->data_start[d] + cat[r0 + b] : 0;
+        }
+    }
+}
+
+void ctgan_upload_draws(ctgan *c, const int32_t *host, int nsteps) {
+    c->be->ops->upload(c->be, c->draws, host,
+                       (size_t)nsteps * (size_t)ctgan_draw_ints(c) * sizeof(int32_t));
+}
+
+genesis_status ctgan_train_step(ctgan *c, const gen_dev_table *table, int n_disc, int k) {
     gen_backend *be = c->be;
     const gen_backend_ops *o = be->ops;
     ctgan_acts *a = &c->act;
-    int B = c->B, Bg = c->Bg, r0 = c->r0, n = c->n, w = c->w;
-    /* col, cat and perm cover the global batch: every rank makes the same host draws, in the
-     * order one rank would, and uses its slice */
-    int32_t *col = c->host_col, *cat = col + Bg, *perm = cat + Bg;
-    int64_t *rows = (int64_t *)(void *)host_buf;
-    float *host_real = host_buf + 2 * (size_t)Bg; /* after the row ids */
-    float *host_cond = host_real + (size_t)B * w;
-    float loss_d = 0, pen = 0;
+    int B = c->B, n = c->n, w = c->w;
+    int32_t *blk = c->draws + (size_t)k * ctgan_draw_ints(c);
 
     for (int ds = 0; ds < c->dis_steps; ds++) {
-        /* conditions, generator input, and the matching real rows (shuffled, §4.5 step 2) */
-        if (s->n_disc > 0) {
-            gen_cond_sampler_draw(s, rng, Bg, col, cat);
-        }
-        make_generator_input(c, s, col, cat, host_cond);
-        for (int b = 0; b < Bg; b++) perm[b] = b;
-        for (int b = Bg - 1; b > 0; b--) {
-            int j = (int)gen_rng_below(rng, (uint64_t)b + 1);
-            int32_t t = perm[b]; perm[b] = perm[j]; perm[j] = t;
-        }
-        for (int b = 0; b < Bg; b++)
-            rows[b] = s->n_disc > 0 ? gen_cond_sampler_pick_row(s, rng, col[perm[b]], cat[perm[b]])
-                                    : (int64_t)gen_rng_below(rng, (uint64_t)enc->nrows);
-        gen_encoded_gather(tf, enc, rows + r0, B, host_real, w);
-        for (int b = 0; b < B && c->cond_dim > 0; b++)
-            gen_cond_sampler_onehot(s, col + perm[r0 + b], cat + perm[r0 + b], 1,
-                                    host_real + (size_t)b * w + c->data_dim, w);
-        o->upload(be, a->real, host_real, (size_t)B * w * sizeof(float));
+        int32_t *gpos = draw_block(c, blk, ds), *rows = gpos + B, *rpos = rows + B;
+        make_generator_input(c, gpos);
+        /* the real rows [encoded row, its cond] straight from the resident table */
+        o->gather_rows(be, a->real, w, table, rows, B);
+        if (c->cond_dim > 0) o->onehot_rows(be, a->real + c->data_dim, w, c->cond_dim, rpos, B);
 
         ctgan_gen_forward(c, 1);
         make_fake_rows(c);
@@ -555,24 +610,19 @@ genesis_status ctgan_train_step(ctgan *c, const gen_transformer *tf, const gen_e
                               c->pac);
         ctgan_dis_forward(c, a->xhat, n);
         ctgan_gp_backward(c);
-        float sc[3];
-        ct_reduce(c, c->dgrads, c->dcount, sc, 3);
+        o->zero(be, a->scal + 3, 1);
+        float *sums = ct_reduce(c, c->dgrads, c->dcount, CT_RED_TAIL);
         if (c->comm_st != GENESIS_OK) return c->comm_st;
-        loss_d = -(sc[1] - sc[0]) / c->ng;
-        pen = sc[2];
-        if (!isfinite(loss_d) || !isfinite(pen) || o->any_nonfinite(be, c->dgrads, c->dcount))
-            return gen_set_error(be->ctx, GENESIS_ERR_DIVERGED,
-                                 "CTGAN diverged at discriminator step %lld (loss %g, penalty %g); "
-                                 "try a smaller learning rate or another seed",
-                                 (long long)c->dstep + 1, loss_d, pen);
+        ct_ledger(c, sums, c->dgrads, c->dcount, CT_LEDGER_D);
         c->dstep++;
         o->adam(be, c->dparams, c->dgrads, c->dm, c->dv, c->dcount, c->dis_lr, 0.5f, 0.9f, 1e-8f,
                 c->dis_decay, c->dstep);
     }
 
     /* generator step */
-    if (s->n_disc > 0) gen_cond_sampler_draw(s, rng, Bg, col, cat);
-    make_generator_input(c, s, col, cat, host_cond);
+    int32_t *gpos = draw_block(c, blk, c->dis_steps);
+    int32_t *ce_start = gpos + B, *ce_len = ce_start + B, *ce_tgt = ce_len + B;
+    make_generator_input(c, gpos);
     ctgan_gen_forward(c, 1);
     make_fake_rows(c);
     ctgan_dis_forward(c, a->fake, n);
@@ -582,34 +632,34 @@ genesis_status ctgan_train_step(ctgan *c, const gen_transformer *tf, const gen_e
     o->zero(be, a->dgout, (size_t)B * c->data_dim);
     o->activate_backward(be, a->dgout, c->data_dim, a->dfake, w, a->fake, w, B, c->spans, c->nspans,
                          CT_TAU);
-    float ce = 0;
-    if (s->n_disc > 0) {
-        int32_t *hidx = (int32_t *)(void *)host_cond;
-        for (int b = 0; b < B; b++) {
-            int d = col[r0 + b];
-            hidx[b] = s->data_start[d];
-            hidx[B + b] = s->n_cat[d];
-            hidx[2 * B + b] = s->data_start[d] + cat[r0 + b];
-        }
-        o->upload(be, c->ce_idx, hidx, (size_t)B * 3 * sizeof(int32_t));
+    o->zero(be, a->scal + 1, 3);
+    if (n_disc > 0)
         o->cross_entropy_rows(be, a->scal + 3, a->dgout, c->data_dim, a->gout, c->data_dim, B,
-                              c->ce_idx, c->ce_idx + B, c->ce_idx + 2 * B, 1.0f / Bg);
-    }
+                              ce_start, ce_len, ce_tgt, 1.0f / c->Bg);
     o->zero(be, c->ggrads, c->gcount);
     ctgan_gen_backward(c);
-    float sc[4];
-    ct_reduce(c, c->ggrads, c->gcount, sc, 4);
+    float *sums = ct_reduce(c, c->ggrads, c->gcount, CT_RED_TAIL);
     if (c->comm_st != GENESIS_OK) return c->comm_st;
-    if (s->n_disc > 0) ce = sc[3];
-    float loss_g = -sc[0] / c->ng + ce;
-    if (!isfinite(loss_g) || o->any_nonfinite(be, c->ggrads, c->gcount))
-        return gen_set_error(be->ctx, GENESIS_ERR_DIVERGED,
-                             "CTGAN diverged at generator step %lld (loss %g); try a smaller "
-                             "learning rate or another seed",
-                             (long long)c->gstep + 1, loss_g);
+    ct_ledger(c, sums, c->ggrads, c->gcount, CT_LEDGER_G);
     c->gstep++;
     o->adam(be, c->gparams, c->ggrads, c->gm, c->gv, c->gcount, c->gen_lr, 0.5f, 0.9f, 1e-8f,
             c->gen_decay, c->gstep);
+    return GENESIS_OK;
+}
+
+genesis_status ctgan_epoch_end(ctgan *c, int epoch, ctgan_step_losses *losses) {
+    gen_backend *be = c->be;
+    float l[CT_LEDGER];
+    be->ops->download(be, l, c->ledger, sizeof l); /* the epoch's one synchronisation */
+    be->ops->zero(be, c->ledger + CT_LEDGER_ACC, 1);
+    float loss_d = -(l[CT_LEDGER_D + 1] - l[CT_LEDGER_D]) / c->ng, pen = l[CT_LEDGER_D + 2];
+    float ce = l[CT_LEDGER_G + 3], loss_g = -l[CT_LEDGER_G] / c->ng + ce;
+    if (!isfinite(l[CT_LEDGER_ACC]))
+        return gen_diverged(be,
+                            "CTGAN diverged in epoch %d (by generator step %lld; last losses: "
+                            "discriminator %g, penalty %g, generator %g); try a smaller learning "
+                            "rate or another seed",
+                            epoch, (long long)c->gstep, loss_d, pen, loss_g);
     if (losses) {
         losses->loss_d = loss_d;
         losses->penalty = pen;
@@ -619,13 +669,9 @@ genesis_status ctgan_train_step(ctgan *c, const gen_transformer *tf, const gen_e
     return GENESIS_OK;
 }
 
-/* Host scratch the training step needs (floats): the global batch's row ids, this rank's
- * real rows, and its cond rows (or the cross-entropy indices). */
+/* Host ints for one chunk of draws (and the same in backend memory). */
 size_t ctgan_step_scratch(const ctgan *c) {
-    size_t B = c->B;
-    size_t cond = B * (size_t)(c->cond_dim > 0 ? c->cond_dim : 1);
-    size_t need = 2 * (size_t)c->Bg + B * c->w + (cond > 3 * B ? cond : 3 * B) + B;
-    return need;
+    return (size_t)ctgan_chunk_steps(c) * (size_t)ctgan_draw_ints(c);
 }
 
 /* ---- generation -------------------------------------------------------------------------------- */
@@ -664,7 +710,7 @@ genesis_status ctgan_generate(ctgan *c, const gen_cond_sampler *prior, gen_rng *
     c->sample_off += (ne + 3) / 4 + 1;
     o->download(be, out, a->fake, ne * sizeof(float));
     if (o->any_nonfinite(be, a->fake, ne))
-        return gen_set_error(be->ctx, GENESIS_ERR_DIVERGED,
+        return gen_diverged(be,
                              "the generator produced non-finite values; the model is unusable");
     return GENESIS_OK;
 }

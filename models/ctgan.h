@@ -19,7 +19,21 @@ typedef struct ctgan_config {
     /* data parallel (docs/distributed.md): `batch` is the global batch, split into `ranks`
      * equal slices; this network holds slice `rank`. 0 or 1 rank: one worker. */
     struct gen_comm *comm;
+    int dis_steps; /* discriminator steps per generator step (training: sizes the draws) */
 } ctgan_config;
+
+/* The ledger: a few floats of backend memory where each step leaves its loss sums and the
+ * sums of its gradient arenas (discriminator at CT_LEDGER_D, generator at CT_LEDGER_G: four
+ * loss sums and the gradient sum), and the epoch's running sum of them all (CT_LEDGER_ACC,
+ * non-finite once any step was). Read once per epoch (ctgan_epoch_end). */
+#define CT_LEDGER 16
+#define CT_LEDGER_D 0
+#define CT_LEDGER_G 5
+#define CT_LEDGER_TMP 10
+#define CT_LEDGER_ACC 11
+/* Host draws (row ids, cond positions) are uploaded in chunks of at most this many bytes:
+ * an epoch of Adult at the default batch is one chunk. */
+#define CT_DRAW_CHUNK_BYTES ((size_t)4 << 20)
 
 /* Floats after each gradient arena that carry the step's loss sums through the same
  * all-reduce as the gradients (one call per network per step). */
@@ -71,7 +85,8 @@ typedef struct ctgan {
     ctgan_dis_tensors dp, dg;
     float *acts;
     ctgan_acts act;
-    int32_t *ce_idx;               /* backend copy of (start, len, target) per row */
+    int32_t *draws;                /* backend copy of a chunk of steps' draws (ctgan_draw_steps) */
+    float *ledger;                 /* CT_LEDGER floats of backend memory */
     int32_t *host_col;             /* host scratch: col, cat, perm (B each) + spare */
     /* training state */
     uint64_t seed, noise_off;
@@ -104,13 +119,24 @@ void ctgan_dis_backward(ctgan *c, const float *x, const float *dy, float *dx, in
                         int n);
 void ctgan_gp_backward(ctgan *c);
 
-size_t ctgan_step_scratch(const ctgan *c);
+/* Training is split so that a step needs nothing from the host: the host draws a chunk of
+ * steps' conditions and row ids (ctgan_draw_steps, the same host RNG sequence as one step
+ * at a time), they are uploaded at once (ctgan_upload_draws), each step reads its block
+ * (ctgan_train_step, k = the step's index in the chunk) and gathers its real rows from the
+ * resident table, and the losses and the divergence check are read once per epoch
+ * (ctgan_epoch_end). */
+int ctgan_draw_ints(const ctgan *c);   /* ints of draws per step */
+int ctgan_chunk_steps(const ctgan *c); /* steps per upload */
+size_t ctgan_step_scratch(const ctgan *c); /* host ints for one chunk of draws */
+void ctgan_draw_steps(ctgan *c, const gen_cond_sampler *s, int64_t nrows, gen_rng *rng,
+                      int nsteps, int32_t *host);
+void ctgan_upload_draws(ctgan *c, const int32_t *host, int nsteps);
+genesis_status ctgan_train_step(ctgan *c, const gen_dev_table *table, int n_disc, int k);
+/* Reads the ledger: the last step's losses into *losses, or the divergence of the epoch. */
+genesis_status ctgan_epoch_end(ctgan *c, int epoch, ctgan_step_losses *losses);
 /* Bytes a network of this configuration allocates (memory_model.h); exact, by the same
  * size tables as ctgan_create. */
 void ctgan_memory(const ctgan_config *cfg, gen_net_bytes *out);
-genesis_status ctgan_train_step(ctgan *c, const gen_transformer *tf, const gen_encoded *enc,
-                                const gen_cond_sampler *s, gen_rng *rng, float *host_buf,
-                                ctgan_step_losses *losses);
 genesis_status ctgan_generate(ctgan *c, const gen_cond_sampler *prior, gen_rng *rng,
                               const gen_condition *conds, int nconds, int bn_eval, float *out);
 

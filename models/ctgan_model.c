@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "comm.h"
+#include "dev_table.h"
 #include "ctgan.h"
 #include "model_io.h"
 
@@ -54,7 +55,6 @@ static genesis_status make_net(genesis_model *m, const ctgan_config *cfg, ctgan 
     free(spans);
     if (st != GENESIS_OK) return st;
     ctgan *c = *out;
-    c->dis_steps = gen_param_i(m, GENESIS_P_DIS_STEPS);
     c->gen_lr = (float)m->param[GENESIS_P_GEN_LR];
     c->dis_lr = (float)m->param[GENESIS_P_DIS_LR];
     c->gen_decay = (float)m->param[GENESIS_P_GEN_DECAY];
@@ -72,8 +72,9 @@ static genesis_status check_distributed(genesis_model *m, const gen_encoded *enc
     /* the seed, table shape and settings were checked before the transformer fit (model.c) */
     GEN_TRY(gen_comm_check_same(comm, "the encoded row width", (double)m->tf.data_dim));
     GEN_RETURN_IF(B % (K * pac) != 0, ctx, GENESIS_ERR_INVALID_ARG,
-                  "with %d ranks, batch-size (%d) must be a multiple of ranks x pac = %d (the global "
-                  "batch is split into equal slices of whole pac groups); e.g. --batch-size %d",
+                  "with %d ranks, `batch-size` (%d) must be a multiple of ranks x `pac` = %d (the "
+                  "global batch is split into equal slices of whole pac groups); e.g. `batch-size` "
+                  "%d",
                   K, B, K * pac, (B / (K * pac) + 1) * K * pac);
     int Bl = B / K, nl = Bl / pac;
     GEN_RETURN_IF((int64_t)Bl * gen_param_i(m, GENESIS_P_EMBEDDING_DIM) % 4 != 0 ||
@@ -91,7 +92,7 @@ static genesis_status check_distributed(genesis_model *m, const gen_encoded *enc
  * network (which holds a slice). */
 static genesis_status regather_generator(genesis_model *m, ctgan_model *cm) {
     ctgan *c = cm->net, *g = NULL;
-    ctgan_config cfg = {c->Bg, c->pac, c->emb, c->gdim, c->ddim, c->data_dim, c->cond_dim, 0, NULL};
+    ctgan_config cfg = {c->Bg, c->pac, c->emb, c->gdim, c->ddim, c->data_dim, c->cond_dim, 0, NULL, 0};
     GEN_TRY(make_net(m, &cfg, &g));
     size_t ns = 4 * (size_t)c->gdim;
     float *h = malloc((c->gcount + ns) * sizeof(float));
@@ -118,7 +119,8 @@ static genesis_status ctgan_model_fit(genesis_model *m, const gen_encoded *enc,
     int K = gen_comm_size(comm), rank = gen_comm_rank(comm);
     int B = gen_param_i(m, GENESIS_P_BATCH_SIZE), pac = gen_param_i(m, GENESIS_P_PAC);
     GEN_RETURN_IF(B % pac != 0, ctx, GENESIS_ERR_INVALID_ARG,
-                  "batch-size (%d) must be a multiple of pac (%d); e.g. --batch-size %d", B, pac,
+                  "`batch-size` (%d) must be a multiple of `pac` (%d); e.g. `batch-size` %d", B,
+                  pac,
                   (B / pac + 1) * pac);
     if (K > 1) GEN_TRY(check_distributed(m, enc, comm, B, pac));
     ctgan_model *cm = calloc(1, sizeof *cm);
@@ -128,25 +130,40 @@ static genesis_status ctgan_model_fit(genesis_model *m, const gen_encoded *enc,
                                   gen_param_i(m, GENESIS_P_LOG_FREQUENCY)));
     ctgan_config cfg = {B, pac, gen_param_i(m, GENESIS_P_EMBEDDING_DIM),
                         gen_param_i(m, GENESIS_P_GEN_DIM), gen_param_i(m, GENESIS_P_DIS_DIM),
-                        m->tf.data_dim, cm->prior.cond_dim, 1, comm};
+                        m->tf.data_dim, cm->prior.cond_dim, 1, comm,
+                        gen_param_i(m, GENESIS_P_DIS_STEPS)};
     GEN_TRY(make_net(m, &cfg, &cm->net));
     ctgan *c = cm->net;
     GEN_TRY(ctgan_init_weights(c, m->seed));
     c->seed = m->seed;
     c->noise_off = 0;
 
-    float *scratch = gen_calloc(ctgan_step_scratch(c), sizeof(float));
-    GEN_RETURN_IF(!scratch, ctx, GENESIS_ERR_NOMEM, "out of memory for the training batch");
+    /* the encoded table stays in backend memory; the host draws a chunk of steps at a time
+     * and the backend is waited for once per epoch (docs/cuda.md, "Synchronisations") */
+    gen_resident_table table;
+    GEN_TRY(gen_resident_table_create(m->be, &m->tf, enc, &table));
+    int32_t *draws = gen_calloc(ctgan_step_scratch(c), sizeof(int32_t));
+    if (!draws) {
+        gen_resident_table_free(&table);
+        return gen_set_error(ctx, GENESIS_ERR_NOMEM, "out of memory for the training draws");
+    }
     gen_rng rng;
     gen_rng_init(&rng, m->seed, GEN_STREAM_SAMPLER);
     int epochs = gen_param_i(m, GENESIS_P_EPOCHS);
     int64_t steps = enc->nrows / B > 1 ? enc->nrows / B : 1;
+    int chunk = ctgan_chunk_steps(c);
     double t0 = now_s();
     genesis_status st = GENESIS_OK;
     ctgan_step_losses L = {0};
     for (int e = 0; e < epochs && st == GENESIS_OK; e++) {
-        for (int64_t s = 0; s < steps && st == GENESIS_OK; s++)
-            st = ctgan_train_step(c, &m->tf, enc, &cm->prior, &rng, scratch, &L);
+        for (int64_t s0 = 0; s0 < steps && st == GENESIS_OK; s0 += chunk) {
+            int ns = steps - s0 < chunk ? (int)(steps - s0) : chunk;
+            ctgan_draw_steps(c, &cm->prior, enc->nrows, &rng, ns, draws);
+            ctgan_upload_draws(c, draws, ns);
+            for (int k = 0; k < ns && st == GENESIS_OK; k++)
+                st = ctgan_train_step(c, &table.t, cm->prior.n_disc, k);
+        }
+        if (st == GENESIS_OK) st = ctgan_epoch_end(c, e + 1, &L);
         if (st != GENESIS_OK) break;
         int stop = 0;
         if (progress && rank == 0) { /* rank 0 reports; the ranks agree on stopping */
@@ -161,7 +178,8 @@ static genesis_status ctgan_model_fit(genesis_model *m, const gen_encoded *enc,
             st = gen_set_error(ctx, GENESIS_ERR_CANCELLED, "training stopped by the caller at epoch %d",
                                e + 1);
     }
-    free(scratch);
+    free(draws);
+    gen_resident_table_free(&table);
     gen_comm_log_fit(ctx, comm, now_s() - t0, (long long)epochs * steps);
     /* the row lists are only for training; keep the category prior */
     free(cm->prior.rows);
@@ -227,7 +245,7 @@ static genesis_status ctgan_model_load(genesis_model *m, gen_reader *r) {
     static const uint32_t hi[7] = {1u << 20, 1000, 4096, 8192, 8192, 1u << 24, 1u << 24};
     for (int i = 0; i < 7; i++)
         GEN_TRY(gen_rd_count(r, i == 6 ? 0 : 1, hi[i], names[i], &cfgv[i]));
-    ctgan_config cfg = {cfgv[0], cfgv[1], cfgv[2], cfgv[3], cfgv[4], cfgv[5], cfgv[6], 0, NULL};
+    ctgan_config cfg = {cfgv[0], cfgv[1], cfgv[2], cfgv[3], cfgv[4], cfgv[5], cfgv[6], 0, NULL, 0};
     if (cfg.batch % cfg.pac != 0 || cfg.data_dim != m->tf.data_dim ||
         cfg.cond_dim != cond_dim_of(&m->tf))
         return gen_rd_fail(r, "CTGAN sizes do not match the model's column layout");
@@ -297,7 +315,8 @@ static genesis_status ctgan_model_load(genesis_model *m, gen_reader *r) {
 static void ctgan_model_memory(const genesis_model *m, const gen_net_shape *sh, gen_net_bytes *out) {
     ctgan_config cfg = {sh->batch, gen_param_i(m, GENESIS_P_PAC), gen_param_i(m, GENESIS_P_EMBEDDING_DIM),
                         gen_param_i(m, GENESIS_P_GEN_DIM), gen_param_i(m, GENESIS_P_DIS_DIM),
-                        sh->data_dim, sh->cond_dim, sh->train, NULL};
+                        sh->data_dim, sh->cond_dim, sh->train, NULL,
+                        gen_param_i(m, GENESIS_P_DIS_STEPS)};
     ctgan_memory(&cfg, out);
 }
 

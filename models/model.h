@@ -1,5 +1,5 @@
 /*
- * model.h — what every model (CTGAN now; TVAE and TimeGAN later) plugs into: the
+ * model.h — what every model (CTGAN, TVAE, TimeGAN) plugs into: the
  * genesis_model object, its parameter table and the per-model vtable. The shared code in
  * src/model.c does everything that is not network-specific: parameters and bounds, the
  * transformer fit, the sampling loop (batches -> inverse transform -> sink), conditions,

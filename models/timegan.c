@@ -1,16 +1,16 @@
 /*
  * timegan.c — TimeGAN (Yoon, Jarrett, van der Schaar, "Time-series Generative Adversarial
- * Networks", NeurIPS 2019) as the official TF1 code runs it (specs/timegan.md; where paper
- * and code differ we follow the code, docs/timegan.md §4):
- *   five GRU stacks (TF1 GRUCell, width H) with per-step FC heads (§2): embedder E (L layers,
+ * Networks", NeurIPS 2019) as the official TF1 code runs it (docs/algorithms.md §S; where
+ * paper and code differ we follow the code, docs/timegan.md §4):
+ *   five GRU stacks (TF1 GRUCell, width H) with per-step FC heads (§S2): embedder E (L layers,
  *   sigmoid), recovery R (L, sigmoid), generator G (L, sigmoid), supervisor S (L-1, sigmoid),
  *   discriminator D (L, logit per step);
- *   losses (§4): E_loss_T0 = mean (X - X~)^2, E_loss0 = 10 sqrt(E_loss_T0),
+ *   losses (§S4): E_loss_T0 = mean (X - X~)^2, E_loss0 = 10 sqrt(E_loss_T0),
  *   E_loss = E_loss0 + 0.1 G_loss_S; G_loss_S = mean (H[:,1:] - S(H)[:,:-1])^2;
  *   G_loss = BCE(1, D(H^)) + gamma BCE(1, D(E^)) + 100 sqrt(G_loss_S) + 100 (V1 + V2);
  *   D_loss = BCE(1, D(H)) + BCE(0, D(H^)) + gamma BCE(0, D(E^)), BCE on logits, element means;
  *   five Adam instances (TF1: lr 1e-3, betas 0.9/0.999, eps 1e-8 outside the bias correction);
- *   three phases of `iters` iterations (§5): embedding, supervised, joint (2 x (G, E) then D
+ *   three phases of `iters` iterations (§S5): embedding, supervised, joint (2 x (G, E) then D
  *   if D_loss > 0.15).
  * Forward/backward are explicit (llm.c); every matmul runs on the backend (gen_backend_ops
  * gemm, gru_*, linear_*). The scalar losses and their gradients w.r.t. the networks' outputs
@@ -279,7 +279,7 @@ genesis_status timegan_init_weights(timegan *t, uint64_t seed) {
     return GENESIS_OK;
 }
 
-/* ---- losses on the host (specs/timegan.md §4) ------------------------------------------------ */
+/* ---- losses on the host (docs/algorithms.md §S4) ---------------------------------------------- */
 
 /* mean over n logits of BCE-with-logits against label y; g += scale * d mean / d logit */
 static double bce_mean(const float *l, size_t n, float y, float *g, double scale) {
@@ -527,7 +527,7 @@ static void adam_tf1(timegan *t, tg_step s) {
 static genesis_status apply_step(timegan *t, tg_step step, double loss) {
     gen_backend *be = t->be;
     if (!isfinite(loss) || be->ops->any_nonfinite(be, t->grads, t->count))
-        return gen_set_error(be->ctx, GENESIS_ERR_DIVERGED,
+        return gen_diverged(be,
                              "TimeGAN diverged (update step %d, loss %g); try a smaller learning "
                              "rate or another seed",
                              (int)step, loss);
@@ -539,7 +539,7 @@ genesis_status timegan_update(timegan *t, tg_step step, int B, tg_losses *ls) {
     return apply_step(t, step, timegan_loss(t, step, B, 1, ls));
 }
 
-/* ---- training loop (specs/timegan.md §5) ------------------------------------------------------ */
+/* ---- training loop (docs/algorithms.md §S5) ---------------------------------------------------- */
 
 typedef struct tg_batcher {
     const float *data;
@@ -638,7 +638,7 @@ genesis_status timegan_generate(timegan *t, int64_t n, uint64_t seed, uint64_t s
     *noise_off = off;
     for (size_t i = 0; i < (size_t)n * T * F; i++)
         if (!isfinite(out[i]))
-            return gen_set_error(be->ctx, GENESIS_ERR_DIVERGED,
+            return gen_diverged(be,
                                  "the TimeGAN generator produced non-finite values; the model is unusable");
     return GENESIS_OK;
 }

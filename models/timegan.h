@@ -1,7 +1,7 @@
 /*
  * timegan.h — TimeGAN's networks, losses, update steps and the three-phase training loop
  * (timegan.c), exposed to the model glue (timegan_model.c), the sequence metrics and the
- * gradient tests. The math follows the official TF1 code (specs/timegan.md §2, §4, §5).
+ * gradient tests. The math follows the official TF1 code (docs/algorithms.md §S2, §S4, §S5).
  */
 #ifndef GEN_TIMEGAN_H
 #define GEN_TIMEGAN_H
@@ -30,7 +30,7 @@ typedef struct tg_run {
 
 enum { TG_E, TG_R, TG_G, TG_S, TG_D, TG_NNETS };
 
-/* The update steps of specs/timegan.md §5, one per optimiser. */
+/* The update steps of docs/algorithms.md §S5, one per optimiser. */
 typedef enum tg_step {
     TG_STEP_E0 = 0,  /* phase 1: E_loss0 = 10 sqrt(E_loss_T0) on E, R */
     TG_STEP_SUP = 1, /* phase 2: G_loss_S on S (G gets no gradient) */
@@ -94,7 +94,7 @@ genesis_status timegan_update(timegan *t, tg_step step, int B, tg_losses *ls);
 typedef int (*tg_progress_fn)(int phase, int64_t it, int64_t iters, const tg_losses *ls,
                               void *user);
 
-/* The three phases of specs/timegan.md §5 on `data` (N sequences, host, (N, T, F), scaled to
+/* The three phases of docs/algorithms.md §S5 on `data` (N sequences, host, (N, T, F), scaled to
  * [0, 1]), `iters` iterations each; `log_every` iterations between progress calls. */
 genesis_status timegan_fit(timegan *t, const float *data, int64_t N, int64_t iters,
                            int log_every, tg_progress_fn progress, void *user);

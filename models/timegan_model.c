@@ -2,8 +2,8 @@
  * timegan_model.c — TimeGAN as a genesis model: the vtable that connects the network
  * (timegan.c) to the shared glue (src/model.c). TimeGAN reads the table itself
  * (src/sequence.c: windows, one-hot, the reference's two min-max scalers) instead of the
- * tabular transformer, trains the three phases (specs/timegan.md §5), and writes generated
- * sequences back as rows (sample_csv; n counts sequences, §6 renormalisation then the
+ * tabular transformer, trains the three phases (docs/algorithms.md §S5), and writes generated
+ * sequences back as rows (sample_csv; n counts sequences, §S6 renormalisation then the
  * loader's inverse; streamed in chunks, constant memory). The model file keeps the generator side only (R, G, S weights: what
  * generation runs) and the sequence schema; E and D are not needed after training.
  */

@@ -1,7 +1,7 @@
 /*
  * tvae.c — TVAE (Xu et al., "Modeling Tabular Data using Conditional GAN", NeurIPS 2019,
  * the VAE baseline of §4) written once against gen_backend_ops, as the reference behaves
- * (specs/ctgan_tvae.md §5):
+ * (docs/algorithms.md §T5):
  *   encoder Linear(D, hid)-ReLU-Linear(hid, hid)-ReLU, heads mu and logvar (emb each);
  *   z = mu + eps * exp(logvar / 2);
  *   decoder Linear(emb, hid)-ReLU-Linear(hid, hid)-ReLU-Linear(hid, D), plus a learned
@@ -71,10 +71,10 @@ void tvae_memory(const tvae_config *cfg, gen_net_bytes *out) {
     for (int i = 0; i < TV_NT; i++) count += s[i];
     memset(out, 0, sizeof *out);
     out->params = 4 * count;
-    out->optimizer = cfg->train ? 3 * 4 * count : 0;
+    out->optimizer = cfg->train ? 3 * 4 * count + 4 * TV_LEDGER : 0;
     out->acts = 4 * point_acts(&t, NULL);
-    /* host: sigma copy, and in training the batch staging rows (tvae_model.c) */
-    out->host = 4 * (size_t)t.D + (cfg->train ? 4 * (size_t)t.B * t.D : 0);
+    /* host: sigma copy (the training rows come from the resident table, tvae_model.c) */
+    out->host = 4 * (size_t)t.D;
 }
 
 void tvae_free(tvae *t) {
@@ -84,6 +84,7 @@ void tvae_free(tvae *t) {
         be->ops->free(be, t->params); be->ops->free(be, t->grads);
         be->ops->free(be, t->m); be->ops->free(be, t->v);
         be->ops->free(be, t->acts);
+        be->ops->free(be, t->ledger);
     }
     free(t->spans);
     free(t);
@@ -112,7 +113,8 @@ genesis_status tvae_create(genesis_ctx *ctx, gen_backend *be, const tvae_config 
         t->grads = be->ops->alloc(be, bytes + TV_RED_TAIL * sizeof(float));
         t->m = be->ops->alloc(be, bytes);
         t->v = be->ops->alloc(be, bytes);
-        if (!t->grads || !t->m || !t->v) goto nomem;
+        t->ledger = be->ops->alloc(be, TV_LEDGER * sizeof(float));
+        if (!t->grads || !t->m || !t->v || !t->ledger) goto nomem;
         point_tensors(&t->g, t->grads, s);
     }
     point_acts(t, t->acts);
@@ -164,10 +166,17 @@ void tvae_decode(tvae *t, int B) {
 }
 
 float tvae_forward_backward(tvae *t, int B, int backward) {
-    return tvae_forward_backward_n(t, B, B, backward);
+    tvae_forward_backward_n(t, B, B, backward);
+    return tvae_read_loss(t);
 }
 
-float tvae_forward_backward_n(tvae *t, int B, int N, int backward) {
+float tvae_read_loss(tvae *t) {
+    float sc[2];
+    t->be->ops->download(t->be, sc, t->act.scal, sizeof sc);
+    return sc[0] + sc[1];
+}
+
+void tvae_forward_backward_n(tvae *t, int B, int N, int backward) {
     gen_backend *be = t->be;
     const gen_backend_ops *o = be->ops;
     tvae_acts *a = &t->act;
@@ -177,7 +186,7 @@ float tvae_forward_backward_n(tvae *t, int B, int N, int backward) {
     if (B == 0) { /* a rank with no rows of a short last batch: contributes nothing */
         if (backward) o->zero(be, t->grads, t->count);
         o->zero(be, a->scal, 2);
-        return 0.0f;
+        return;
     }
     /* encoder */
     o->linear_forward(be, a->a1, h, a->x, D, p->eW1, p->eb1, B, D, h);
@@ -198,9 +207,7 @@ float tvae_forward_backward_n(tvae *t, int B, int N, int backward) {
                   p->sigma, B, D, t->spans, t->nspans, t->loss_factor / N);
     o->kl_normal(be, a->scal + 1, backward ? a->dmu : NULL, backward ? a->dlv : NULL, a->mu, a->lv,
                  Be, 1.0f / N);
-    float sc[2];
-    o->download(be, sc, a->scal, sizeof sc);
-    if (!backward) return sc[0] + sc[1];
+    if (!backward) return;
     /* decoder */
     o->zero(be, a->dk2, Bh);
     o->linear_backward(be, a->dk2, h, g->dW3, g->db3, a->dr, D, a->k2, h, p->dW3, B, h, D);
@@ -225,14 +232,14 @@ float tvae_forward_backward_n(tvae *t, int B, int N, int backward) {
     o->zero(be, a->da1, Bh);
     o->relu_backward(be, a->da1, a->dh1, a->h1, Bh);
     o->linear_backward(be, NULL, 0, g->eW1, g->eb1, a->da1, h, a->x, D, p->eW1, B, D, h);
-    return sc[0] + sc[1];
 }
 
 genesis_status tvae_train_step(tvae *t, int B, float *loss) {
-    return tvae_train_step_slice(t, B, B, 0, loss);
+    GEN_TRY(tvae_train_step_slice(t, B, B, 0));
+    return tvae_epoch_end(t, 0, loss);
 }
 
-genesis_status tvae_train_step_slice(tvae *t, int B, int N, int first, float *loss) {
+genesis_status tvae_train_step_slice(tvae *t, int B, int N, int first) {
     gen_backend *be = t->be;
     const gen_backend_ops *o = be->ops;
     /* the global batch's noise; this slice starts at element first * emb (a multiple of 4:
@@ -241,24 +248,37 @@ genesis_status tvae_train_step_slice(tvae *t, int B, int N, int first, float *lo
     o->fill_normal(be, t->act.eps, ne, t->seed, GEN_STREAM_NOISE,
                    t->noise_off + (uint64_t)first * t->emb / 4);
     t->noise_off += (neg + 3) / 4 + 1;
-    float l = tvae_forward_backward_n(t, B, N, 1);
+    tvae_forward_backward_n(t, B, N, 1);
+    const float *sums = t->act.scal;
     if (t->K > 1) { /* sum gradients and the two loss sums over ranks in one call */
-        float sc[TV_RED_TAIL];
         o->copy2d(be, t->grads + t->count, TV_RED_TAIL, t->act.scal, TV_RED_TAIL, 1, TV_RED_TAIL);
         t->comm_st = gen_comm_allreduce_sum(t->comm, be, t->grads, t->count + TV_RED_TAIL);
         if (t->comm_st != GENESIS_OK) return t->comm_st;
-        o->download(be, sc, t->grads + t->count, sizeof sc);
-        l = sc[0] + sc[1];
+        sums = t->grads + t->count;
     }
-    if (!isfinite(l) || o->any_nonfinite(be, t->grads, t->count))
-        return gen_set_error(be->ctx, GENESIS_ERR_DIVERGED,
-                             "TVAE diverged at step %lld (loss %g); try a smaller learning rate or "
-                             "another seed",
-                             (long long)t->step + 1, l);
+    /* the ledger (backend memory): the loss sums, the gradient arena's sum (non-finite iff a
+     * gradient is), and the epoch's running sum of them, read once by tvae_epoch_end */
+    o->copy2d(be, t->ledger, 2, sums, 2, 1, 2);
+    o->sum(be, t->ledger + 2, t->grads, t->count);
+    o->sum(be, t->ledger + 3, t->ledger, 3);
+    o->accumulate(be, t->ledger + 4, t->ledger + 3, 1);
     t->step++;
     o->adam(be, t->params, t->grads, t->m, t->v, t->count, t->lr, 0.9f, 0.999f, 1e-8f, t->decay,
             t->step);
     o->clamp(be, t->p.sigma, (size_t)t->D, 0.01f, 1.0f);
-    *loss = l;
+    return GENESIS_OK;
+}
+
+genesis_status tvae_epoch_end(tvae *t, int epoch, float *loss) {
+    gen_backend *be = t->be;
+    float l[TV_LEDGER];
+    be->ops->download(be, l, t->ledger, sizeof l); /* the epoch's one synchronisation */
+    be->ops->zero(be, t->ledger + 4, 1);
+    if (!isfinite(l[4]))
+        return gen_diverged(be,
+                            "TVAE diverged in epoch %d (by step %lld; last loss %g); try a "
+                            "smaller learning rate or another seed",
+                            epoch, (long long)t->step, l[0] + l[1]);
+    if (loss) *loss = l[0] + l[1];
     return GENESIS_OK;
 }

@@ -22,6 +22,11 @@ typedef struct tvae_config {
 
 /* Floats after the gradient arena that carry the loss sums through the gradient all-reduce. */
 #define TV_RED_TAIL 2
+/* Backend floats where each step leaves its two loss sums, its gradient sum and the epoch's
+ * running sum (index 4; non-finite once any step was), read once per epoch. */
+#define TV_LEDGER 8
+/* Each epoch's shuffled row order is uploaded in chunks of at most this many bytes. */
+#define TV_ORDER_CHUNK_BYTES ((size_t)4 << 20)
 
 /* Named slices of the parameter (or gradient) arena. */
 typedef struct tvae_tensors {
@@ -53,6 +58,7 @@ typedef struct tvae {
     float *params, *grads, *m, *v;
     tvae_tensors p, g;
     float *acts;
+    float *ledger;                    /* TV_LEDGER floats of backend memory (training) */
     tvae_acts act;
     uint64_t seed, noise_off;
     int64_t step;
@@ -78,12 +84,17 @@ float tvae_forward_backward(tvae *t, int B, int backward);
 /* Decoder only: act.z (B, emb) -> act.r (B, D). */
 void tvae_decode(tvae *t, int B);
 /* As tvae_forward_backward, with the losses scaled by N rows (the global batch, of which
- * these B rows are a slice): the sum over ranks is the loss and gradient of all N rows. */
-float tvae_forward_backward_n(tvae *t, int B, int N, int backward);
-/* One optimiser step on the batch already in act.x (B rows); returns the loss. */
+ * these B rows are a slice): the sum over ranks is the loss and gradient of all N rows. The
+ * loss sums stay in act.scal (nothing is read back; tvae_read_loss reads them). */
+void tvae_forward_backward_n(tvae *t, int B, int N, int backward);
+float tvae_read_loss(tvae *t);
+/* One optimiser step on the batch already in act.x (B rows), and its loss read back (tests). */
 genesis_status tvae_train_step(tvae *t, int B, float *loss);
 /* One optimiser step on this rank's B rows, global rows first .. first + B of a global batch
- * of N rows (K == 1: first 0, N == B); gradients and losses are summed over ranks. */
-genesis_status tvae_train_step_slice(tvae *t, int B, int N, int first, float *loss);
+ * of N rows (K == 1: first 0, N == B); gradients and losses are summed over ranks. Reads
+ * nothing back: the losses and the divergence check wait in the ledger for tvae_epoch_end. */
+genesis_status tvae_train_step_slice(tvae *t, int B, int N, int first);
+/* Reads the ledger once: the last step's loss, or the epoch's divergence. */
+genesis_status tvae_epoch_end(tvae *t, int epoch, float *loss);
 
 #endif /* GEN_TVAE_H */

@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include "comm.h"
+#include "dev_table.h"
 #include "model_io.h"
 #include "tvae.h"
 
@@ -115,10 +116,21 @@ static genesis_status tvae_model_fit(genesis_model *m, const gen_encoded *enc,
     GEN_TRY(tvae_init_weights(t, m->seed));
     t->seed = m->seed;
     int64_t N = enc->nrows;
+    /* the encoded table stays in backend memory; each epoch's shuffled order goes up in
+     * chunks of whole batches, and the backend is waited for once per epoch */
+    int64_t chunk_rows = (int64_t)(TV_ORDER_CHUNK_BYTES / sizeof(int32_t)) / B * B;
+    if (chunk_rows < B) chunk_rows = B;
+    if (chunk_rows > N) chunk_rows = N;
+    gen_resident_table table;
+    GEN_TRY(gen_resident_table_create(m->be, &m->tf, enc, &table));
     int64_t *order = malloc((size_t)N * sizeof(int64_t));
-    float *hx = malloc((size_t)B * t->D * sizeof(float));
-    if (!order || !hx) {
-        free(order); free(hx);
+    int32_t *chunk = malloc((size_t)chunk_rows * sizeof(int32_t));
+    int32_t *chunk_dev = m->be->ops->alloc(m->be, (size_t)chunk_rows * sizeof(int32_t));
+    if (!order || !chunk || !chunk_dev) {
+        free(order);
+        free(chunk);
+        m->be->ops->free(m->be, chunk_dev);
+        gen_resident_table_free(&table);
         return gen_set_error(ctx, GENESIS_ERR_NOMEM, "out of memory for the training batch");
     }
     for (int64_t i = 0; i < N; i++) order[i] = i;
@@ -134,14 +146,22 @@ static genesis_status tvae_model_fit(genesis_model *m, const gen_encoded *enc,
             int64_t j = (int64_t)gen_rng_below(&rng, (uint64_t)i + 1);
             int64_t tmp = order[i]; order[i] = order[j]; order[j] = tmp;
         }
+        int64_t c0 = -1; /* first row of the chunk in backend memory */
         for (int64_t s = 0; s < steps && st == GENESIS_OK; s++) {
+            if (c0 < 0 || s * B >= c0 + chunk_rows) {
+                c0 = s * B;
+                int64_t nc = N - c0 < chunk_rows ? N - c0 : chunk_rows;
+                for (int64_t i = 0; i < nc; i++) chunk[i] = (int32_t)order[c0 + i];
+                m->be->ops->upload(m->be, chunk_dev, chunk, (size_t)nc * sizeof(int32_t));
+            }
             int rows = (int)((N - s * B) < B ? (N - s * B) : B);
             /* this rank's slice of the global batch (all of it with one rank) */
             int lo = (int)((int64_t)rows * rank / K), hi = (int)((int64_t)rows * (rank + 1) / K);
-            gen_encoded_gather(&m->tf, enc, order + s * B + lo, hi - lo, hx, t->D);
-            m->be->ops->upload(m->be, t->act.x, hx, (size_t)(hi - lo) * t->D * sizeof(float));
-            st = tvae_train_step_slice(t, hi - lo, rows, lo, &loss);
+            m->be->ops->gather_rows(m->be, t->act.x, t->D, &table.t, chunk_dev + (s * B - c0) + lo,
+                                    hi - lo);
+            st = tvae_train_step_slice(t, hi - lo, rows, lo);
         }
+        if (st == GENESIS_OK) st = tvae_epoch_end(t, e + 1, &loss);
         if (st != GENESIS_OK) break;
         int stop = 0;
         if (progress && rank == 0) { /* rank 0 reports; the ranks agree on stopping */
@@ -156,7 +176,9 @@ static genesis_status tvae_model_fit(genesis_model *m, const gen_encoded *enc,
             st = gen_set_error(ctx, GENESIS_ERR_CANCELLED, "training stopped by the caller at epoch %d", e + 1);
     }
     free(order);
-    free(hx);
+    free(chunk);
+    m->be->ops->free(m->be, chunk_dev);
+    gen_resident_table_free(&table);
     gen_comm_log_fit(ctx, comm, now_s() - t0, (long long)epochs * steps);
     return st;
 }
@@ -199,7 +221,7 @@ static genesis_status tvae_model_generate(genesis_model *m, int B, const gen_con
                     out[(size_t)b * t->D + j] += tm->sigma_host[j] * (float)gen_rng_normal(&tm->rng);
     for (size_t i = 0; i < no; i++)
         if (!isfinite(out[i]))
-            return gen_set_error(m->ctx, GENESIS_ERR_DIVERGED, "the decoder produced non-finite values; the model is unusable");
+            return gen_diverged(m->be, "the decoder produced non-finite values; the model is unusable");
     return GENESIS_OK;
 }
 
@@ -262,6 +284,13 @@ static void tvae_model_memory(const genesis_model *m, const gen_net_shape *sh, g
                        gen_param_i(m, GENESIS_P_GEN_DIM), (float)m->param[GENESIS_P_LOSS_FACTOR],
                        sh->train, NULL};
     tvae_memory(&cfg, out);
+    if (sh->train && sh->nrows > 0) { /* the epoch order's chunk: a host and a backend copy */
+        int64_t rows = (int64_t)(TV_ORDER_CHUNK_BYTES / sizeof(int32_t)) / sh->batch * sh->batch;
+        if (rows < sh->batch) rows = sh->batch;
+        if (rows > sh->nrows) rows = sh->nrows;
+        out->optimizer += 4 * (uint64_t)rows;
+        out->host += 4 * (uint64_t)rows;
+    }
 }
 
 static int tvae_model_state(const genesis_model *m, const float **ptr, size_t *count, int cap) {

@@ -4,6 +4,7 @@
  * log callback), device discovery (genesis_detect_devices) and the name of the backend in
  * use (genesis_ctx_device_name).
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -21,6 +22,17 @@ genesis_status genesis_detect_devices(genesis_device_info *out, int cap, int *co
                                "or no nvcc was found)");
 #endif
     return GENESIS_OK;
+}
+
+genesis_status gen_diverged(gen_backend *be, const char *fmt, ...) {
+    genesis_status st = gen_backend_status(be);
+    if (st != GENESIS_OK) return st;
+    char msg[GEN_ERRMSG_CAP];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return gen_set_error(be->ctx, GENESIS_ERR_DIVERGED, "%s", msg);
 }
 
 #ifndef GEN_HAVE_CUDA
@@ -47,15 +59,19 @@ genesis_status gen_backend_create(genesis_ctx *ctx, gen_backend **out) {
 #ifndef GEN_HAVE_CUDA
         if (ctx->device_kind == GENESIS_DEVICE_CUDA)
             return gen_set_error(ctx, GENESIS_ERR_UNSUPPORTED,
-                                 "--device cuda: %s; use --device cpu or auto", why);
+                                 "`GENESIS_DEVICE_CUDA`: %s; use `GENESIS_DEVICE_CPU` or "
+                                 "`GENESIS_DEVICE_AUTO`",
+                                 why);
 #else
         int idx = ctx->device_index;
         if (ctx->device_kind == GENESIS_DEVICE_CUDA) {
             if (n == 0)
-                gen_log(ctx, GENESIS_LOG_WARN, "--device cuda: %s; falling back to the CPU", why);
+                gen_log(ctx, GENESIS_LOG_WARN, "`GENESIS_DEVICE_CUDA`: %s; falling back to the CPU",
+                        why);
             else if (idx >= n)
                 return gen_set_error(ctx, GENESIS_ERR_INVALID_ARG,
-                                     "--device cuda:%d: only %d GPU(s) found", idx, n);
+                                     "GPU %d (`GENESIS_DEVICE_CUDA`): only %d GPU(s) found", idx,
+                                     n);
         } else if (idx >= n) {
             idx = 0;
         }
@@ -87,7 +103,7 @@ genesis_status genesis_ctx_set_device(genesis_ctx *ctx, genesis_device_kind kind
 #ifndef GEN_HAVE_CUDA
     GEN_RETURN_IF(kind == GENESIS_DEVICE_CUDA, ctx, GENESIS_ERR_UNSUPPORTED,
                   "this build has no CUDA backend (rebuild with nvcc present or "
-                  "GENESIS_CUDA=ON); use --device cpu or auto");
+                  "GENESIS_CUDA=ON); use `GENESIS_DEVICE_CPU` or `GENESIS_DEVICE_AUTO`");
 #endif
     ctx->device_kind = kind;
     ctx->device_index = index;

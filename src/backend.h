@@ -27,8 +27,24 @@ typedef struct gen_act_span {
     int softmax;              /* 0 = tanh, 1 = (Gumbel-)softmax */
 } gen_act_span;
 
+/* The encoded training table in backend memory (dev_table.c builds it once per fit): for
+ * column c and row r, slot[c][r] and, for continuous columns, alpha[c][r] (slot and alpha
+ * are arrays of column pointers in backend memory); offset[c] is the column's first output
+ * position, cont[c] 1 for a continuous column (alpha at offset, the one-hot of the mode at
+ * offset + 1 + slot) and 0 for a categorical one (the one-hot at offset + slot). The struct
+ * itself lives on the host. */
+typedef struct gen_dev_table {
+    const int32_t *const *slot;
+    const float *const *alpha;
+    const int32_t *offset, *cont;
+    int ncols, width;         /* width: the encoded row's length (data_dim) */
+    int64_t nrows;
+} gen_dev_table;
+
 typedef struct gen_backend_ops {
     const char *name;
+    int host_memory;          /* 1: backend memory is host memory (the CPU), so host arrays
+                                 serve as backend buffers without a copy */
 
     /* ---- memory ---- */
     void *(*alloc)(gen_backend *be, size_t bytes);          /* zero-filled; NULL on failure */
@@ -39,6 +55,17 @@ typedef struct gen_backend_ops {
     /* dst (rows x cols, ld ldd) = src (rows x cols, ld lds) */
     void (*copy2d)(gen_backend *be, float *dst, int ldd, const float *src, int lds, int rows,
                    int cols);
+
+    /* ---- training batches from backend memory (no per-step host copies) ---- */
+    /* out (B rows, ld ldo): columns [0, t->width) of row b = encoded row rows[b] of t (one-hots
+     * and alphas, zeros elsewhere); columns past width untouched */
+    void (*gather_rows)(gen_backend *be, float *out, int ldo, const gen_dev_table *t,
+                        const int32_t *rows, int B);
+    /* out (B rows, ld ldo): columns [0, w) = 0, then out[b * ldo + pos[b]] = 1 where
+     * 0 <= pos[b] < w (the conditional vector's one-hots) */
+    void (*onehot_rows)(gen_backend *be, float *out, int ldo, int w, const int32_t *pos, int B);
+    /* acc[0..n) += x[0..n) (loss sums kept on the device across steps) */
+    void (*accumulate)(gen_backend *be, float *acc, const float *x, int n);
 
     /* ---- dense ---- */
     /* C (M x N) = alpha * op(A) * op(B) + beta * C; op = transpose when ta/tb. */
@@ -157,7 +184,7 @@ typedef struct gen_backend_ops {
     void (*kl_normal)(gen_backend *be, float *loss, float *dmu, float *dlogvar, const float *mu,
                       const float *logvar, size_t n, float scale);
     /* TVAE reconstruction loss of B rows r (decoder output) against encoded rows x, span by
-     * span (specs/ctgan_tvae.md §5): tanh span s: sum_b (x - tanh(r))^2 / (2 sigma_s^2) +
+     * span (docs/algorithms.md §T5): tanh span s: sum_b (x - tanh(r))^2 / (2 sigma_s^2) +
      * B log sigma_s; softmax span: sum_b cross entropy(r_span, argmax x_span).
      * loss[0] = scale * total; dr += scale * d/dr; dsigma += scale * d/dsigma (tanh spans). */
     void (*tvae_recon)(gen_backend *be, float *loss, float *dr, float *dsigma, const float *r,
@@ -173,7 +200,7 @@ typedef struct gen_backend_ops {
     void (*sigmoid_backward)(gen_backend *be, float *dinp, const float *dout, const float *out,
                              size_t n);
 
-    /* ---- GRU: one layer over a whole sequence (TimeGAN; specs/timegan.md §2, §9.6) ----
+    /* ---- GRU: one layer over a whole sequence (TimeGAN; docs/algorithms.md §S2, §S9.6) ----
      * TF1 tf.nn.rnn_cell.GRUCell, batch-major data, equal lengths (every sample runs T
      * steps), per step t (h_{-1} = h0, zeros when h0 is NULL):
      *   [r, u] = sigmoid([x_t, h_{t-1}] . W[:, 0:2H] + b[0:2H])
@@ -207,6 +234,11 @@ typedef struct gen_backend_ops {
                          uint64_t offset);
     /* returns 1 if any of x[0..n) is NaN or infinite */
     int (*any_nonfinite)(gen_backend *be, const float *x, size_t n);
+    /* The backend's first failure (sticky: a CUDA, cuBLAS or NCCL error), GENESIS_OK while
+     * none. After a failure every operation does nothing, downloads give NaN, and the
+     * context's message names the operation and the library's error text. NULL: the
+     * backend cannot fail once created (the CPU). */
+    genesis_status (*status)(gen_backend *be);
 
     void (*destroy)(gen_backend *be);
     /* Prepares the calling thread to use this backend (a thread other than the one that
@@ -242,6 +274,18 @@ int gen_cuda_query_devices(genesis_device_info *out, int cap, int *count, char *
      (unsigned long)sizeof(struct genesis_ctx) * 7919ul ^                                     \
      (unsigned long)sizeof(gen_backend_ops) * 104729ul ^ (unsigned long)sizeof(gen_backend) ^ \
      (unsigned long)sizeof(genesis_device_info) << 20)
+/* The backend's failure, or GENESIS_OK (backends without a status op never fail). */
+static inline genesis_status gen_backend_status(gen_backend *be) {
+    return be->ops->status ? be->ops->status(be) : GENESIS_OK;
+}
+/* A non-finite loss, gradient or output: returns the backend's own failure when it has one
+ * (its message, naming the operation and the CUDA error, stays in the context: a broken GPU
+ * is not a diverged model), else records `fmt` as GENESIS_ERR_DIVERGED. */
+genesis_status gen_diverged(gen_backend *be, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
 /* Picks the backend for the context's device choice (CUDA -> CPU fallback, logged). */
 genesis_status gen_backend_create(genesis_ctx *ctx, gen_backend **out);
 void gen_backend_free(gen_backend *be);

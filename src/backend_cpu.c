@@ -1,8 +1,8 @@
 /*
  * backend_cpu.c — the CPU reference backend: every operation of gen_backend_ops as plain
- * loops, with OpenBLAS's cblas_sgemm as the GEMM fast path (tests/test_backend_cpu.c checks
+ * loops, with OpenBLAS's cblas_sgemm as the GEMM fast path (tests/test_layers_grad.c checks
  * it against gen_gemm_reference). This file is the specification the CUDA backend is
- * compared with. Formulas: torch.nn semantics as in specs/ctgan_tvae.md §6; derivations of
+ * compared with. Formulas: torch.nn semantics as in docs/algorithms.md §T6; derivations of
  * the backward passes in docs/layers.md.
  */
 #include <cblas.h>
@@ -166,6 +166,39 @@ static GEN_KERNEL void slope_mask_range(float *restrict s, const float *restrict
                                         const float *restrict mask, float slope, size_t lo,
                                         size_t hi) {
     for (size_t i = lo; i < hi; i++) s[i] = mask[i] * (inp[i] > 0.0f ? 1.0f : slope);
+}
+
+static void cpu_gather_rows(gen_backend *be, float *out, int ldo, const gen_dev_table *t,
+                            const int32_t *rows, int B) {
+    (void)be;
+    GEN_OMP_FOR((size_t)B * (size_t)t->width)
+    for (int b = 0; b < B; b++) {
+        float *o = out + (size_t)b * ldo;
+        memset(o, 0, (size_t)t->width * sizeof *o);
+        int64_t r = rows[b];
+        for (int c = 0; c < t->ncols; c++) {
+            int32_t s = t->slot[c][r];
+            if (t->cont[c]) {
+                o[t->offset[c]] = t->alpha[c][r];
+                o[t->offset[c] + 1 + s] = 1.0f;
+            } else {
+                o[t->offset[c] + s] = 1.0f;
+            }
+        }
+    }
+}
+static void cpu_onehot_rows(gen_backend *be, float *out, int ldo, int w, const int32_t *pos,
+                            int B) {
+    (void)be;
+    for (int b = 0; b < B; b++) {
+        float *o = out + (size_t)b * ldo;
+        memset(o, 0, (size_t)w * sizeof *o);
+        if (pos[b] >= 0 && pos[b] < w) o[pos[b]] = 1.0f;
+    }
+}
+static void cpu_accumulate(gen_backend *be, float *acc, const float *x, int n) {
+    (void)be;
+    for (int i = 0; i < n; i++) acc[i] += x[i];
 }
 
 static void cpu_relu_forward(gen_backend *be, float *out, const float *inp, size_t n) {
@@ -434,8 +467,11 @@ static void cpu_activate_backward(gen_backend *be, float *dx, int lddx, const fl
                     dxr[j] += dyr[j] * (1.0f - yr[j] * yr[j]);
                 continue;
             }
-            float dot = 0.0f;
-            for (int j = sp->start; j < sp->start + sp->len; j++) dot += yr[j] * dyr[j];
+            /* the dot product in double: one rounding, so any summation order (the GPU's
+             * warp tree) agrees to a unit of float roundoff on the widest spans */
+            double acc = 0.0;
+            for (int j = sp->start; j < sp->start + sp->len; j++) acc += (double)yr[j] * dyr[j];
+            float dot = (float)acc;
             for (int j = sp->start; j < sp->start + sp->len; j++)
                 dxr[j] += itau * yr[j] * (dyr[j] - dot);
         }
@@ -705,6 +741,10 @@ static const gen_backend_ops cpu_ops = {
     .gemm = cpu_gemm,
     .linear_forward = cpu_linear_forward,
     .linear_backward = cpu_linear_backward,
+    .host_memory = 1,
+    .gather_rows = cpu_gather_rows,
+    .onehot_rows = cpu_onehot_rows,
+    .accumulate = cpu_accumulate,
     .relu_forward = cpu_relu_forward,
     .relu_backward = cpu_relu_backward,
     .leaky_relu_forward = cpu_leaky_relu_forward,

@@ -1,6 +1,6 @@
 /*
  * backend_cpu_gru.c — the CPU reference of the GRU and sigmoid operations of
- * gen_backend_ops (TimeGAN, specs/timegan.md §2 and §9.6): TF1 tf.nn.rnn_cell.GRUCell, the
+ * gen_backend_ops (TimeGAN, docs/algorithms.md §S2 and §S9.6): TF1 tf.nn.rnn_cell.GRUCell, the
  * reset gate applied to h_{t-1} BEFORE the candidate's recurrent matmul, one bias per gate
  * column. Layout and equations: backend.h; derivation of backward-through-time:
  * docs/timegan.md §2.
@@ -10,7 +10,7 @@
  * sequential part. Backward batches the input-side and candidate-side weight gradients
  * over all steps; only the gate-side recurrent ones are per step (they need h_{t-1}, which
  * for t = 0 is h0). Equal lengths only (every sample runs T steps): TimeGAN's data always
- * has them (§3), and src/sequence.c builds fixed-length windows.
+ * has them (docs/algorithms.md §S3), and src/sequence.c builds fixed-length windows.
  */
 #include <math.h>
 #include <string.h>

@@ -89,7 +89,7 @@ genesis_status gen_comm_nccl_create(genesis_ctx *ctx, gen_comm *boot, int device
     *out = NULL;
     return gen_set_error(ctx, GENESIS_ERR_UNSUPPORTED,
                          "this build has no NCCL support (it needs the CUDA backend and NCCL at "
-                         "configure time); use --distributed mpi");
+                         "configure time); use `GENESIS_DIST_MPI`");
 }
 #endif
 

@@ -15,7 +15,7 @@
  *     backend's stream.
  * The models use one path for every implementation: gen_comm_allreduce_sum on the flat
  * gradient arena of each network (PyTorch DDP / Horovod fuse tensors into buckets for the
- * same reason: one call per step instead of one per tensor; specs/scale_out.md E1, E2).
+ * same reason: one call per step instead of one per tensor; docs/algorithms.md §E1, §E2).
  */
 #ifndef GEN_COMM_H
 #define GEN_COMM_H

@@ -1,5 +1,5 @@
 /*
- * comm_threads.c — ranks that are threads of one process (comm.h; specs/scale_out.md E4 (a)):
+ * comm_threads.c — ranks that are threads of one process (comm.h; docs/algorithms.md §E4):
  * a genesis_team holds what the K threads share. The all-reduce is a reduce-scatter then
  * all-gather through one shared buffer, summing every element over ranks in rank order
  * 0, 1, ..., K-1, so every rank gets the same bits on every run, whatever the scheduling.

@@ -1,7 +1,8 @@
 /*
  * error.c — status strings, the per-context last-error message and the log callback.
  * Messages follow the CLI's convention: what went wrong, where (file:line:column), and
- * what to do about it.
+ * what to do about it; what the caller can change is named by its API name in backquotes
+ * (docs/style.md §3), which the CLI prints as its flag.
  */
 #include <stdarg.h>
 #include <string.h>

@@ -6,6 +6,7 @@
  *   table        the column store of table.h (doubles, int32 codes, level strings);
  *   encoded      gen_encoded (an int32 slot per cell, a float alpha per continuous cell) and
  *                the conditional sampler's row lists (CTGAN) or the row permutation (TVAE);
+ *                on a GPU a second copy of the encoded cells in device memory (dev_table.c);
  *   transform    per continuous column being fitted: the values and remainders (2 doubles
  *                per row) and the mixture fit on at most vgm-max-rows values (k-means
  *                buffers, 32 bytes per value, vgm.c); as many columns at once as threads;
@@ -17,6 +18,7 @@
 #include <string.h>
 
 #include "backend.h"
+#include "dev_table.h"
 #include "model.h"
 #include "sampler.h"
 #include "sample_stream.h"
@@ -154,10 +156,11 @@ genesis_status genesis_estimate_memory(const genesis_model *m, const genesis_tab
                                     : BLAS_THREAD_BYTES * (uint64_t)(threads + 1);
 
     gen_net_shape sh = {gen_param_i(m, GENESIS_P_BATCH_SIZE), out->data_dim, out->cond_dim,
-                        m->fitted ? !m->loaded : 1};
+                        m->fitted ? !m->loaded : 1, 0};
     if (w == GENESIS_WORKLOAD_FIT) {
         if (batch_rows > 0) sh.batch = (int)(batch_rows < (1 << 30) ? batch_rows : (1 << 30));
         sh.train = 1;
+        sh.nrows = t->nrows;
         out->batch_rows = sh.batch;
         out->table = table_bytes(t);
         out->encoded_data = encoded_bytes(m, t, max_cat, n_disc);
@@ -193,6 +196,13 @@ genesis_status genesis_estimate_memory(const genesis_model *m, const genesis_tab
                              ? out->transform_fit
                              : out->encoded_data + nb.host;
     if (out->on_device) {
+        /* training on a GPU keeps the encoded table there too (dev_table.c) */
+        if (w == GENESIS_WORKLOAD_FIT) {
+            int ncont = 0;
+            for (int c = 0; c < t->ncols; c++)
+                ncont += t->cols[c].type == GENESIS_COLUMN_CONTINUOUS;
+            net += gen_resident_table_bytes(0, t->nrows, t->ncols, ncont);
+        }
         out->device_total = CUDA_CONTEXT_BYTES + out->workspace + net;
         out->runtime += CUDA_HOST_RUNTIME_BYTES;
         out->host_total = out->runtime + out->table + fit_phase + out->output_buffers;
@@ -267,7 +277,8 @@ static genesis_status largest_fitting(const genesis_model *m, const genesis_tabl
         fmt_bytes(have, sizeof have, budget);
         return gen_set_error(m->ctx, GENESIS_ERR_NOMEM,
                              "%s needs at least %s but the memory budget is %s; raise "
-                             "--memory-limit or --memory-fraction, or free memory",
+                             "`genesis_ctx_set_memory_budget(limit_bytes)` or "
+                             "`genesis_ctx_set_memory_budget(fraction)`, or free memory",
                              what, need, have);
     }
     int64_t k = per ? (int64_t)((budget - base) / per) + 1 : cap / step;
@@ -328,7 +339,8 @@ genesis_status gen_check_fit_budget(genesis_model *m, const genesis_table *t) {
     if (st != GENESIS_OK) return st;
     return gen_set_error(ctx, GENESIS_ERR_NOMEM,
                          "training with batch size %d is estimated to need %s but the memory "
-                         "budget is %s; use --batch-size %lld or less, or raise --memory-limit",
+                         "budget is %s; use `batch-size` %lld or less, or raise "
+                         "`genesis_ctx_set_memory_budget(limit_bytes)`",
                          gen_param_i(m, GENESIS_P_BATCH_SIZE), nb, bb, (long long)fit);
 }
 

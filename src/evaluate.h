@@ -18,7 +18,7 @@
  * Why pandas dtypes: SDMetrics reads tables with pandas, and pandas' typing decides which
  * values are equal (1 == 1.0 in a numeric column, " ?" is a category and not a missing
  * value, "True" is a boolean) and what TableStructure compares. Definitions of every metric:
- * ../shared/specs/metrics.md (C1-C5); docs/evaluate.md says where Genesis deviates.
+ * docs/algorithms.md §C1-§C5; docs/evaluate.md says where Genesis deviates.
  */
 #ifndef GEN_EVALUATE_H
 #define GEN_EVALUATE_H

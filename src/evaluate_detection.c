@@ -1,6 +1,6 @@
 /*
  * evaluate_detection.c — SDMetrics' LogisticDetection (single_table/detection/base.py and
- * sklearn.py; specs/metrics.md C5): can a logistic regression tell real rows (label 1) from
+ * sklearn.py; docs/algorithms.md §C5): can a logistic regression tell real rows (label 1) from
  * synthetic rows (label 0)?
  *
  *   1. each table is cut to at most detection_rows rows (default 20,000; seeded subsample,

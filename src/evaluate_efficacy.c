@@ -1,7 +1,7 @@
 /*
  * evaluate_efficacy.c — usefulness: train on synthetic, test on real (TSTR), after SDMetrics'
- * ML efficacy metrics (single_table/efficacy/base.py, binary.py, multiclass.py; specs/
- * metrics.md C5), compared with the same models trained on the real table (TRTR).
+ * ML efficacy metrics (single_table/efficacy/base.py, binary.py, multiclass.py;
+ * docs/algorithms.md §C5), compared with the same models trained on the real table (TRTR).
  *
  *   target     a categorical column. Labels are compared after removing surrounding spaces
  *              and one trailing '.' (Adult's test split writes " >50K." for " >50K"); rows

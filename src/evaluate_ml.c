@@ -1,6 +1,6 @@
 /*
  * evaluate_ml.c — the classifiers SDMetrics' detection and efficacy metrics use
- * (specs/metrics.md C5; sdmetrics/utils.py HyperTransformer, single_table/detection,
+ * (docs/algorithms.md §C5; sdmetrics/utils.py HyperTransformer, single_table/detection,
  * single_table/efficacy), re-implemented:
  *   - features: HyperTransformer (numeric: NaN -> mean; object: one-hot fitted on the
  *     training rows) -> SimpleImputer (mean; nothing left to impute) -> RobustScaler

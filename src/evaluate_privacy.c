@@ -1,6 +1,6 @@
 /*
- * evaluate_privacy.c — leak checks of a synthetic table (specs/metrics.md C4). They are
- * not anonymity guarantees (metrics.md D4): they catch copies and near copies.
+ * evaluate_privacy.c — leak checks of a synthetic table (docs/algorithms.md §C4). They are
+ * not anonymity guarantees (§D4): they catch copies and near copies.
  *
  *   Exact-copy rate        fraction of synthetic rows equal, in every column, to some real
  *                          row (missing equal to missing). Exact over all rows: real rows go

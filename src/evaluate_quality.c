@@ -1,5 +1,5 @@
 /*
- * evaluate_quality.c — SDMetrics' single-table QualityReport (specs/metrics.md C1, C2):
+ * evaluate_quality.c — SDMetrics' single-table QualityReport (docs/algorithms.md §C1, §C2):
  *
  *   Column Shapes       KSComplement (continuous): 1 - D of the two-sample KS test on the
  *                       non-missing values rounded to 14 decimals (kscomplement.py);

@@ -1,5 +1,5 @@
 /*
- * evaluate_sequences.c — TimeGAN's two sequence metrics (specs/timegan.md §8, the official
+ * evaluate_sequences.c — TimeGAN's two sequence metrics (docs/algorithms.md §S8, the official
  * code's metrics/discriminative_metrics.py and predictive_metrics.py), on sequences already
  * scaled to [0, 1] as the reference compares them, with the same GRU operations as the model
  * (one TF1 GRUCell layer, hidden max(1, F/2), models/timegan.c's tg_net):

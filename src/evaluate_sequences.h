@@ -1,6 +1,6 @@
 /*
  * evaluate_sequences.h — TimeGAN's discriminative and predictive scores
- * (evaluate_sequences.c, specs/timegan.md §8) on host arrays of sequences (n, T, F) already
+ * (evaluate_sequences.c, docs/algorithms.md §S8) on host arrays of sequences (n, T, F) already
  * scaled to [0, 1].
  */
 #ifndef GEN_EVALUATE_SEQUENCES_H

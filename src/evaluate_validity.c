@@ -1,5 +1,5 @@
 /*
- * evaluate_validity.c — SDMetrics' single-table DiagnosticReport (specs/metrics.md C3):
+ * evaluate_validity.c — SDMetrics' single-table DiagnosticReport (docs/algorithms.md §C3):
  *
  *   Data Validity    per column, mean of the non-NaN scores:
  *                    BoundaryAdherence (continuous; boundary_adherence.py): the fraction of

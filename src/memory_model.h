@@ -20,6 +20,7 @@ typedef struct gen_net_bytes {
  * width (CTGAN), and whether it trains (gradients, optimiser, discriminator/encoder). */
 typedef struct gen_net_shape {
     int batch, data_dim, cond_dim, train;
+    int64_t nrows;       /* training rows (fit; 0 otherwise): per-fit index buffers */
 } gen_net_shape;
 
 #endif /* GEN_MEMORY_MODEL_H */

@@ -44,8 +44,8 @@ static const param_info PARAMS[GEN_NPARAMS] = {
     [GENESIS_P_ITERATIONS] = {"iterations", 1, 1e9, 50000, 1},
 };
 
-/* TVAE's own defaults (specs/ctgan_tvae.md §5: 128-wide networks, torch Adam's lr 1e-3,
- * l2scale 1e-5) and TimeGAN's (specs/timegan.md §1); every other setting keeps the table's
+/* TVAE's own defaults (docs/algorithms.md §T5: 128-wide networks, torch Adam's lr 1e-3,
+ * l2scale 1e-5) and TimeGAN's (docs/algorithms.md §S1); every other setting keeps the table's
  * default. */
 static double kind_default(genesis_model_kind kind, genesis_param p) {
     if (kind == GENESIS_MODEL_TVAE) {
@@ -53,7 +53,7 @@ static double kind_default(genesis_model_kind kind, genesis_param p) {
         if (p == GENESIS_P_GEN_LR) return 1e-3;
         if (p == GENESIS_P_GEN_DECAY) return 1e-5;
     }
-    if (kind == GENESIS_MODEL_TIMEGAN) { /* specs/timegan.md §1: batch 128, TF1 Adam lr 1e-3 */
+    if (kind == GENESIS_MODEL_TIMEGAN) { /* docs/algorithms.md §S1: batch 128, TF1 Adam lr 1e-3 */
         if (p == GENESIS_P_BATCH_SIZE) return 128;
         if (p == GENESIS_P_GEN_LR) return 1e-3;
     }
@@ -155,13 +155,14 @@ genesis_status genesis_model_set_param(genesis_model *m, genesis_param p, double
                   "unknown parameter %d", (int)p);
     const param_info *pi = &PARAMS[p];
     GEN_RETURN_IF(!(v >= pi->lo && v <= pi->hi), m->ctx, GENESIS_ERR_INVALID_ARG,
-                  "%s must be between %g and %g, got %g", pi->name, pi->lo, pi->hi, v);
+                  "`%s` must be between %g and %g, got %g", pi->name, pi->lo, pi->hi, v);
     GEN_RETURN_IF(pi->integer && v != floor(v), m->ctx, GENESIS_ERR_INVALID_ARG,
-                  "%s must be a whole number, got %g", pi->name, v);
+                  "`%s` must be a whole number, got %g", pi->name, v);
     GEN_RETURN_IF(m->fitted && p != GENESIS_P_BN_EVAL_SAMPLE && p != GENESIS_P_CLAMP_RANGE &&
                       p != GENESIS_P_SAMPLE_ARGMAX,
                   m->ctx, GENESIS_ERR_STATE,
-                  "%s cannot change after the model is fitted; set it before fit", pi->name);
+                  "`%s` cannot change after the model is fitted; set it before fit",
+                  pi->name);
     m->param[p] = v;
     if (p == GENESIS_P_CLAMP_RANGE) m->tf.clamp_range = (int)v;
     return GENESIS_OK;
@@ -284,10 +285,11 @@ genesis_status genesis_model_set_condition(genesis_model *m, const char *column,
         disc += is_disc;
     }
     GEN_RETURN_IF(col < 0, ctx, GENESIS_ERR_INVALID_ARG,
-                  "--condition: no column named '%s' in the model", column);
+                  "`genesis_model_set_condition`: no column named '%s' in the model", column);
     const gen_col_transform *ct = &m->tf.cols[col];
     GEN_RETURN_IF(d < 0, ctx, GENESIS_ERR_INVALID_ARG,
-                  "--condition: column '%s' is continuous; conditions apply to categorical columns",
+                  "`genesis_model_set_condition`: column '%s' is continuous; conditions apply to "
+                  "categorical columns",
                   column);
     int slot = -1;
     for (int pass = 0; pass < 2 && slot < 0; pass++) {
@@ -307,13 +309,13 @@ genesis_status genesis_model_set_condition(genesis_model *m, const char *column,
         }
     }
     GEN_RETURN_IF(slot < 0, ctx, GENESIS_ERR_INVALID_ARG,
-                  "--condition: value '%s' was never seen in column '%s' (or is one of its pooled "
-                  "rare levels); use a value present in the training data",
+                  "`genesis_model_set_condition`: value '%s' was never seen in column '%s' (or is "
+                  "one of its pooled rare levels); use a value present in the training data",
                   value, column);
     for (int i = 0; i < m->nconds; i++)
         GEN_RETURN_IF(m->cond[i].column == d && m->cond[i].slot == slot, ctx,
-                      GENESIS_ERR_INVALID_ARG, "--condition: '%s=%s' is given twice", column,
-                      value);
+                      GENESIS_ERR_INVALID_ARG,
+                      "`genesis_model_set_condition`: '%s=%s' is given twice", column, value);
     GEN_RETURN_IF(m->nconds >= GEN_MAX_CONDITIONS, ctx, GENESIS_ERR_INVALID_ARG,
                   "too many conditions (at most %d)", GEN_MAX_CONDITIONS);
     m->cond[m->nconds].column = d;

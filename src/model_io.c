@@ -1,7 +1,7 @@
 /*
  * model_io.c — reading and writing .gen model files (layout in docs/file-format.md).
- * Defences, following what safetensors and GGUF's CVE history teach (specs/reliability.md
- * D1): the file size must equal header + payload + checksum exactly; the CRC-32 (zlib) is
+ * Defences, following what safetensors and GGUF's CVE history teach (docs/algorithms.md
+ * §D1): the file size must equal header + payload + checksum exactly; the CRC-32 (zlib) is
  * checked before any field is parsed; every count is bounded and checked against the bytes
  * left before allocation; every index read from the file is range-checked against the
  * structures it points into; weights must be finite. Files from a newer format version are
@@ -75,7 +75,7 @@ genesis_status gen_rd_fail(gen_reader *r, const char *what) {
     r->failed = 1;
     return gen_set_error(r->ctx, GENESIS_ERR_MODEL_FORMAT,
                          "%s: corrupted model file: %s (at byte %zu); re-create it with "
-                         "`genesis fit`",
+                         "`genesis_model_save`",
                          r->path, what, r->pos + GEN_FILE_HEADER);
 }
 
@@ -343,6 +343,8 @@ genesis_status gen_model_write_file(const genesis_model *m, const char *path) {
     gen_wr_u64(&b, m->seed);
     genesis_status st = m->vt->fit_table ? GENESIS_OK : gen_transformer_save(&m->tf, &b);
     if (st == GENESIS_OK) st = m->vt->save(m, &b);
+    /* a failed GPU hands out NaN weights: never write them as a model */
+    if (st == GENESIS_OK && m->be) st = gen_backend_status(m->be);
     if (st == GENESIS_OK && b.oom) st = gen_set_error(ctx, GENESIS_ERR_NOMEM, "out of memory saving the model");
     if (st != GENESIS_OK) {
         free(b.p);
@@ -398,7 +400,7 @@ genesis_status gen_model_read_file(genesis_ctx *ctx, const char *path, genesis_m
         fclose(f);
         return gen_set_error(ctx, GENESIS_ERR_MODEL_FORMAT,
                              "%s: not a genesis model file (wrong magic bytes); give a file "
-                             "written by `genesis fit` or `--save`",
+                             "written by `genesis_model_save`",
                              path);
     }
     gen_reader hr = {head, GEN_FILE_HEADER, 8, path, ctx, 0};
@@ -450,7 +452,7 @@ genesis_status gen_model_read_file(genesis_ctx *ctx, const char *path, genesis_m
         free(buf);
         return gen_set_error(ctx, GENESIS_ERR_MODEL_FORMAT,
                              "%s: model file is corrupted (checksum mismatch); re-create it with "
-                             "`genesis fit`",
+                             "`genesis_model_save`",
                              path);
     }
     genesis_model *m = NULL;

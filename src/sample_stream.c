@@ -314,7 +314,7 @@ genesis_status genesis_sampler_create(genesis_model *m, int64_t n, int encoded,
     GEN_RETURN_IF(n < 0, ctx, GENESIS_ERR_INVALID_ARG, "the number of rows must be >= 0, got %lld",
                   (long long)n);
     GEN_RETURN_IF(m->vt->sample_csv, ctx, GENESIS_ERR_UNSUPPORTED,
-                  "%s generates whole sequences; use genesis_model_sample_csv (genesis sample)",
+                  "%s generates whole sequences; use `genesis_model_sample_csv`",
                   m->vt->name);
     GEN_RETURN_IF(m->sampling, ctx, GENESIS_ERR_STATE,
                   "this model is already sampling (free its genesis_sampler first)");
@@ -344,7 +344,8 @@ genesis_status genesis_sampler_create(genesis_model *m, int64_t n, int encoded,
         genesis_sampler_free(s);
         return gen_set_error(ctx, GENESIS_ERR_NOMEM,
                              "out of memory for sampling batches of %lld rows; set a smaller "
-                             "batch (--sample-batch) or --memory-limit",
+                             "batch (`genesis_model_set_sample_batch`) or memory limit "
+                             "(`genesis_ctx_set_memory_budget(limit_bytes)`)",
                              (long long)C);
     }
     st = expand_conditions(s);

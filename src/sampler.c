@@ -1,7 +1,7 @@
 /*
  * sampler.c — conditional vectors and training-by-sampling for CTGAN
  * (Xu et al., "Modeling Tabular Data using Conditional GAN", NeurIPS 2019, §4.3;
- * reference behaviour in specs/ctgan_tvae.md §3). Everything is O(1) per draw after an
+ * reference behaviour in docs/algorithms.md §T3). Everything is O(1) per draw after an
  * O(rows x discrete columns) CSR build: the cdf search is a binary search, and the row pick
  * is one uniform index into the category's row list.
  */

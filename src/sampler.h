@@ -1,9 +1,9 @@
 /*
- * sampler.h — CTGAN's conditional vector and training-by-sampling (specs/ctgan_tvae.md §3).
+ * sampler.h — CTGAN's conditional vector and training-by-sampling (docs/algorithms.md §T3).
  * Discrete columns are the categorical columns (one softmax span each). For training, a
  * discrete column is picked uniformly, then a category with probability proportional to
  * log(count + 1) (or count), then a real row holding that category uniformly. For
- * generation without conditions the same column-then-category prior is used (§3.4).
+ * generation without conditions the same column-then-category prior is used (§T3).
  * Row lists are kept in CSR form (category -> row ids), built once from the encoded table.
  */
 #ifndef GEN_SAMPLER_H

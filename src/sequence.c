@@ -1,5 +1,5 @@
 /*
- * sequence.c — tables <-> fixed-length sequences for TimeGAN (specs/timegan.md §3, §6;
+ * sequence.c — tables <-> fixed-length sequences for TimeGAN (docs/algorithms.md §S3, §S6;
  * choices in docs/timegan.md §5).
  *   Single series (no --entity, no --time): the reference's loader exactly: rows reversed
  *   (`ori[::-1]`), column min-max (x - min) / (max - min + 1e-7), stride-1 windows, N_rows -
@@ -102,7 +102,7 @@ static genesis_status group_rows(genesis_ctx *ctx, const genesis_table *t, int e
                 free(k); free(order); free(starts);
                 return gen_set_error(ctx, GENESIS_ERR_DATA,
                                      "%s: the time column '%s' is not numeric or is missing at row "
-                                     "%lld; --time needs numbers (e.g. a step index or a Unix time)",
+                                     "%lld; `time` needs numbers (e.g. a step index or a Unix time)",
                                      t->source, tname, (long long)i + 2);
             }
         }
@@ -173,8 +173,8 @@ static genesis_status cut_windows(genesis_ctx *ctx, const genesis_table *t, cons
     }
     if (n < 1)
         return gen_set_error(ctx, GENESIS_ERR_DATA,
-                             "%s: too few rows for --seq-len %d: %lld rows%s; a sequence needs at "
-                             "least %d rows%s; lower --seq-len or add data",
+                             "%s: too few rows for `seq-len` %d: %lld rows%s; a sequence needs at "
+                             "least %d rows%s; lower `seq-len` or add data",
                              t->source, T, (long long)(s->entity ? longest : t->nrows),
                              s->entity ? " in the longest entity" : "", T + drop_last,
                              s->entity ? " per entity" : "");
@@ -210,10 +210,10 @@ genesis_status gen_seq_build(genesis_ctx *ctx, const genesis_table *t, int T, co
     memset(s, 0, sizeof *s);
     memset(d, 0, sizeof *d);
     int ecol, tcol;
-    GEN_TRY(find_col(ctx, t, entity, "--entity", &ecol));
-    GEN_TRY(find_col(ctx, t, time, "--time", &tcol));
+    GEN_TRY(find_col(ctx, t, entity, "`entity`", &ecol));
+    GEN_TRY(find_col(ctx, t, time, "`time`", &tcol));
     GEN_RETURN_IF(ecol >= 0 && ecol == tcol, ctx, GENESIS_ERR_INVALID_ARG,
-                  "--entity and --time name the same column '%s'", entity);
+                  "`entity` and `time` name the same column '%s'", entity);
     s->T = T;
     s->delimiter = t->delimiter;
     s->reversed = ecol < 0 && tcol < 0;
@@ -262,7 +262,7 @@ genesis_status gen_seq_build(genesis_ctx *ctx, const genesis_table *t, int T, co
                 st = gen_set_error(ctx, GENESIS_ERR_DATA,
                                    "%s: column '%s' has %d distinct text values (at most %d are "
                                    "one-hot encoded for TimeGAN); if it is a date or an id, name "
-                                   "it with --time or --entity, or drop it",
+                                   "it with `time` or `entity`, or drop it",
                                    t->source, col->name, (int)col->nlevels, SEQ_MAX_LEVELS);
                 goto done;
             }
@@ -296,7 +296,7 @@ genesis_status gen_seq_build(genesis_ctx *ctx, const genesis_table *t, int T, co
     if (st == GENESIS_OK)
         st = cut_windows(ctx, t, s, map, order, starts, ns, 0, s->reversed, d, &first);
     if (st != GENESIS_OK) goto done;
-    /* the reference's second scaler (specs/timegan.md §3) */
+    /* the reference's second scaler (docs/algorithms.md §S3) */
     s->inner_min = malloc((size_t)s->F * sizeof(float));
     s->inner_max = malloc((size_t)s->F * sizeof(float));
     if (!s->inner_min || !s->inner_max) { st = gen_set_error(ctx, GENESIS_ERR_NOMEM, "out of memory"); goto done; }
@@ -365,7 +365,7 @@ genesis_status gen_seq_windows_like(genesis_ctx *ctx, const genesis_table *t,
     int tcol = s->time ? gen_table_find_column(t, s->time) : -1;
     if (s->entity && ecol < 0) {
         free(map);
-        return gen_set_error(ctx, GENESIS_ERR_INVALID_ARG, "%s: no column named '%s' (--entity)", t->source, s->entity);
+        return gen_set_error(ctx, GENESIS_ERR_INVALID_ARG, "%s: no column named '%s' (`entity`)", t->source, s->entity);
     }
     int64_t *order = NULL, *starts = NULL, ns = 0;
     int reverse = s->reversed && !chunk;

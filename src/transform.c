@@ -3,11 +3,11 @@
  * see, and the decoded rows back to CSV text.
  *
  * Continuous columns follow the reference's mode-specific normalisation (CTGAN, Xu et al.
- * 2019, §4.2; specs/ctgan_tvae.md §2.2): a variational Bayesian GMM (vgm.c, scikit-learn's
+ * 2019, §4.2; docs/algorithms.md §T2.2): a variational Bayesian GMM (vgm.c, scikit-learn's
  * BayesianGaussianMixture; Bishop PRML ch. 10) with up to 10 components; the modes whose
  * weight exceeds 0.005 become slots; each value is encoded as alpha = (x - mu_k) / (4 sigma_k)
  * clipped to +-0.99 plus the one-hot of a mode k *sampled* from the posterior restricted to
- * the valid modes (+1e-6 smoothing, renormalised), exactly as the reference (§8 quirk 1).
+ * the valid modes (+1e-6 smoothing, renormalised), exactly as the reference.
  * Deliberate extensions beyond the reference:
  *   - point masses: a value holding >= 10% of the non-missing rows, or the column's min or
  *     max holding >= 1%, gets its own slot (at most GEN_MAX_POINTS, most frequent first) and
@@ -15,7 +15,7 @@
  *     is fitted on the remaining values only (if fewer than 2 remain or they are all equal
  *     there is no GMM; a single remaining value becomes one more point mass);
  *   - missing values get a null slot (the last slot of the softmax span) instead of being
- *     rejected or mean-imputed (§2.5);
+ *     rejected or mean-imputed (§T2.5);
  *   - decoding clamps to the real [min, max] (opts.clamp_range) and rounds integer columns
  *     half-to-even and decimal columns to their number of decimals;
  *   - the GMM may be fitted on a random subsample of vgm_max_rows values.
@@ -23,7 +23,7 @@
  * slot (when the column had missing values). alpha is 0 for points and nulls.
  *
  * Categorical columns: one-hot over the levels in order of first appearance (RDT's
- * OneHotEncoder, §2.4), a missing slot last; when a column has more than max_categories
+ * OneHotEncoder, §T2.4), a missing slot last; when a column has more than max_categories
  * levels, the max_categories-1 most frequent are kept and the rest pooled into one rare slot
  * (before the missing slot) that decodes to a pooled level drawn by its real frequency.
  *

@@ -1,7 +1,7 @@
 /*
  * transform.h — the data transformer: a table <-> the encoded matrix the networks see.
  *
- * Continuous column (specs/ctgan_tvae.md §2.2, extended):
+ * Continuous column (docs/algorithms.md §T2.2, extended):
  *   spans: tanh(1) = alpha, then softmax(n_modes + n_points + has_null) = which component.
  *   - GMM modes: a variational Bayesian GMM (vgm.h) fitted on the values that are neither
  *     missing nor a point mass; alpha = (x - mu_k)/(4 sigma_k) clipped to +-0.99, the mode k

@@ -4,7 +4,7 @@
  *
  * What it reproduces: scikit-learn's BayesianGaussianMixture (covariance_type='full' with one
  * feature, weight_concentration_prior_type='dirichlet_process', init_params='kmeans') as the
- * reference transformer configures it; specs/ctgan_tvae.md §2.3 writes out every formula.
+ * reference transformer configures it; docs/algorithms.md §T2.3 writes out every formula.
  * The variational updates are the standard ones for a Gaussian mixture with a
  * Normal-Wishart prior on each component and a truncated stick-breaking (Dirichlet process)
  * prior on the weights: Bishop, "Pattern Recognition and Machine Learning", ch. 10.2

@@ -1,7 +1,7 @@
 /*
  * vgm.h — the variational Bayesian Gaussian mixture for one continuous column, exactly as
  * scikit-learn's BayesianGaussianMixture runs with the settings the reference transformer
- * uses (specs/ctgan_tvae.md §2.3): Dirichlet-process weight prior 0.001, mean precision
+ * uses (docs/algorithms.md §T2.3): Dirichlet-process weight prior 0.001, mean precision
  * prior 1, dof prior 1, covariance prior = sample variance, reg 1e-6, tol 1e-3, 100
  * iterations, k-means++ initialisation (greedy, 2 + floor(ln K) local trials) followed by
  * Lloyd iterations, all in float64. The k-means seeding draws from gen_rng (not NumPy's

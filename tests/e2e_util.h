@@ -1,7 +1,7 @@
 /*
  * e2e_util.h — shared by the end-to-end model tests: synthetic rows collected as text
  * through the public batch API, the real table read as text, and SDMetrics-style scores
- * (specs/metrics.md C2: KS complement, TV complement, contingency similarity) small enough
+ * (docs/algorithms.md §C2: KS complement, TV complement, contingency similarity) small enough
  * for test tables.
  */
 #ifndef GEN_E2E_UTIL_H
@@ -82,7 +82,7 @@ static void read_real(genesis_ctx *ctx, const char *path, text_table *out, genes
     fclose(f);
 }
 
-/* ---- SDMetrics-style scores (specs/metrics.md C2) ---------------------------------------------- */
+/* ---- SDMetrics-style scores (docs/algorithms.md §C2) -------------------------------------------- */
 
 static int cmp_double(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;

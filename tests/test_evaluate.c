@@ -1,6 +1,6 @@
 /*
  * test_evaluate.c — genesis_evaluate end to end on tiny CSV tables whose scores are worked out
- * by hand in the comments (SDMetrics definitions, specs/metrics.md): column shapes (KS, TV
+ * by hand in the comments (SDMetrics definitions, docs/algorithms.md §C): column shapes (KS, TV
  * with synthetic-only categories), pair trends (constant columns skipped, the report's own
  * binning per table, threshold mode), validity (boundary / category adherence, table
  * structure by pandas dtype), privacy (exact copies, NewRowSynthesis, DCR on three rows,

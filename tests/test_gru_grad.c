@@ -2,7 +2,7 @@
  * test_gru_grad.c — the CPU GRU operation (TF1 GRUCell, backend.h) checked three ways:
  *   1. forward against a plain double-precision transcription of TF1's GRUCell.call
  *      (gate kernel [in+H, 2H], candidate kernel [in+H, H], reset applied to h BEFORE the
- *      candidate matmul, new_h = u*h + (1-u)*c; specs/timegan.md §9.6);
+ *      candidate matmul, new_h = u*h + (1-u)*c; docs/algorithms.md §S9.6);
  *   2. central finite differences of a random linear functional of the outputs w.r.t. the
  *      input, the initial state, the weights and the biases (with and without h0, several
  *      shapes including C = 1 and H = 1);

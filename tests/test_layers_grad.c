@@ -5,7 +5,7 @@
  *   2. central finite differences for every operation's backward pass (linear, ReLU,
  *      LeakyReLU, dropout, batch norm, tanh and Gumbel-softmax spans, cross entropy, the
  *      gradient-penalty norm), then for whole CTGAN paths: the generator, the discriminator
- *      (weights and input) and the gradient penalty's double backward (specs §4.6).
+ *      (weights and input) and the gradient penalty's double backward (docs/algorithms.md §T4.6).
  * A finite difference is trusted only where two step sizes agree (away from the kinks of
  * ReLU / LeakyReLU); each check requires most probed entries to be trusted.
  */
@@ -274,7 +274,7 @@ static double net_loss(void *u) {
 
 static ctgan *small_net(void) {
     gen_act_span spans[4] = {{0, 1, 0}, {1, 3, 1}, {4, 4, 1}, {8, 2, 1}};
-    ctgan_config cfg = {20, 5, 4, 8, 8, 10, 6, 1, NULL};
+    ctgan_config cfg = {20, 5, 4, 8, 8, 10, 6, 1, NULL, 1};
     ctgan *c;
     ck_assert_int_eq(ctgan_create(ctx, be, &cfg, spans, 4, &c), GENESIS_OK);
     ck_assert_int_eq(ctgan_init_weights(c, 5), GENESIS_OK);

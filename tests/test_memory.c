@@ -290,7 +290,7 @@ START_TEST(memory_limit_shrinks_batch) {
     ck_assert_int_eq(genesis_estimate_memory(m, g_table, GENESIS_WORKLOAD_FIT, 0, &fe), GENESIS_OK);
     ck_assert_int_eq(genesis_ctx_set_memory_budget(g_ctx, 0.8, fe.host_total - fe.activations / 2), GENESIS_OK);
     ck_assert_int_eq(genesis_model_fit(m, g_table, NULL, NULL), GENESIS_ERR_NOMEM);
-    ck_assert_ptr_nonnull(strstr(genesis_errmsg(g_ctx), "--batch-size"));
+    ck_assert_ptr_nonnull(strstr(genesis_errmsg(g_ctx), "`batch-size`"));
     genesis_model_free(m);
     ck_assert_int_eq(genesis_ctx_set_memory_budget(g_ctx, 1.5, 0), GENESIS_ERR_INVALID_ARG);
 }

@@ -12,13 +12,14 @@
  * one integer, and two related categorical columns), fitted and encoded by the real
  * transformer, with the real conditional sampler.
  * Without a GPU the executable exits 77 before anything forks (CTest: skipped); with one it
- * runs in CK_NOFORK mode (STYLE.md 3.7).
+ * runs in CK_NOFORK mode (docs/style.md §7).
  */
 #include <math.h>
 #include <string.h>
 
 #include "backend.h"
 #include "ctgan.h"
+#include "dev_table.h"
 #include "sampler.h"
 #include "table.h"
 #include "test_util.h"
@@ -155,25 +156,31 @@ typedef struct ctgan_run {
 
 static void run_ctgan(mp_data *d, int gpu, ctgan_run *out) {
     gen_backend *be = mp_backend(d->ctx, gpu);
-    ctgan_config cfg = {30, 3, 16, 32, 32, d->tf.data_dim, d->s.cond_dim, 1, NULL};
+    ctgan_config cfg = {30, 3, 16, 32, 32, d->tf.data_dim, d->s.cond_dim, 1, NULL, 1};
     ctgan *c = NULL;
     genesis_status st = ctgan_create(d->ctx, be, &cfg, d->spans, d->tf.nspans, &c);
     ck_assert_msg(st == GENESIS_OK, "ctgan_create: %s", genesis_errmsg(d->ctx));
-    c->dis_steps = 1;
     c->gen_lr = c->dis_lr = 2e-4f;
     c->gen_decay = c->dis_decay = 1e-6f;
     ck_assert_int_eq(ctgan_init_weights(c, 42), GENESIS_OK);
     c->seed = 42;
     c->noise_off = 0;
-    float *scratch = calloc(ctgan_step_scratch(c), sizeof(float));
-    ck_assert(scratch);
+    gen_resident_table table;
+    ck_assert_int_eq(gen_resident_table_create(be, &d->tf, &d->enc, &table), GENESIS_OK);
+    int32_t *draws = calloc(ctgan_step_scratch(c), sizeof(int32_t));
+    ck_assert(draws);
     gen_rng rng;
     gen_rng_init(&rng, 42, GEN_STREAM_SAMPLER);
-    for (int k = 0; k < MP_STEPS; k++) {
-        st = ctgan_train_step(c, &d->tf, &d->enc, &d->s, &rng, scratch, &out->loss[k]);
+    for (int k = 0; k < MP_STEPS; k++) { /* one step per "epoch": the losses of each step */
+        ctgan_draw_steps(c, &d->s, d->enc.nrows, &rng, 1, draws);
+        ctgan_upload_draws(c, draws, 1);
+        st = ctgan_train_step(c, &table.t, d->s.n_disc, 0);
+        if (st == GENESIS_OK) st = ctgan_epoch_end(c, k + 1, &out->loss[k]);
         ck_assert_msg(st == GENESIS_OK, "%s step %d: %s", be->ops->name, k + 1,
                       genesis_errmsg(d->ctx));
     }
+    free(draws);
+    gen_resident_table_free(&table);
     out->gn = c->gcount;
     out->dn = c->dcount;
     out->sn = 4 * (size_t)c->gdim;
@@ -184,7 +191,6 @@ static void run_ctgan(mp_data *d, int gpu, ctgan_run *out) {
     be->ops->download(be, out->g, c->gparams, out->gn * sizeof(float));
     be->ops->download(be, out->d, c->dparams, out->dn * sizeof(float));
     be->ops->download(be, out->stats, c->gstats, out->sn * sizeof(float));
-    free(scratch);
     ctgan_free(c);
     gen_backend_free(be);
 }

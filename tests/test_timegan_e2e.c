@@ -1,6 +1,6 @@
 /*
  * test_timegan_e2e.c — TimeGAN end to end through the public API on Sines
- * (specs/timegan.md §7: per sample and feature freq, phase ~ U(0, 0.1), x_j =
+ * (docs/algorithms.md §S7: per sample and feature freq, phase ~ U(0, 0.1), x_j =
  * (sin(freq j + phase) + 1) / 2, 24 steps, 5 features), written as panel data (entity =
  * sample, time = step) so that the CSV, sequence and model-file paths all run: a reduced
  * fit (hidden 12, batch 64, 300 iterations per phase instead of 50,000; one thread), then

@@ -1,6 +1,6 @@
 /*
- * test_timegan_grad.c — TimeGAN's five update steps (models/timegan.c, specs/timegan.md §4,
- * §5) checked by central finite differences on tiny networks (B 3, T 4, F 2, H 3, L 2):
+ * test_timegan_grad.c — TimeGAN's five update steps (models/timegan.c, docs/algorithms.md §S4,
+ * §S5) checked by central finite differences on tiny networks (B 3, T 4, F 2, H 3, L 2):
  * for E0 (10 sqrt(E_loss_T0) on E, R), the supervised step (G_loss_S on S), the generator
  * step (adversarial + 100 sqrt(G_loss_S) + 100 moments on G, S, through frozen D and R), the
  * embedder step (E_loss0 + 0.1 G_loss_S on E, R, through frozen S, both paths of H) and the

@@ -2,7 +2,7 @@
  * test_vgm.c — the Bayesian Gaussian mixture (src/vgm.c) against scikit-learn.
  *
  * tests/fixtures/vgm_fixture.txt (written by tests/fixtures/make_vgm_fixture.py with
- * scikit-learn's BayesianGaussianMixture, settings of specs/ctgan_tvae.md §2.3) holds four
+ * scikit-learn's BayesianGaussianMixture, settings of docs/algorithms.md §T2.3) holds four
  * columns with the k-means labels sklearn initialised from and the fitted weights_, means_,
  * covariances_, n_iter_, lower_bound_ and predict_proba at 20 points. Starting from the same
  * labels, gen_vgm_fit_from_labels must agree to 1e-6 relative and run the same number of

@@ -7,12 +7,16 @@
 # over all columns, for both decodings of the same trained model.
 #
 #   bash bench/tvae_argmax/run.sh [adult.csv] [epochs=300]
+# Data: Adult (UCI, 32,561 rows) is not shipped with the repository (data/ holds a sample).
+# Pass a path, or set GENESIS_DATA to a folder holding adult.csv; the default, ../shared/data,
+# is a sibling folder of the developers' setup. Without the table the script prints a message
+# and exits 0.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-DATA=${1:-../shared/data/adult.csv}
+DATA=${1:-${GENESIS_DATA:-../shared/data}/adult.csv}
 EPOCHS=${2:-300}
 GEN=${GENESIS:-build/genesis}
-[ -f "$DATA" ] || { echo "tvae_argmax: $DATA not found (needs ../shared/data); skipping"; exit 0; }
+[ -f "$DATA" ] || { echo "tvae_argmax: $DATA not found (pass adult.csv or set GENESIS_DATA); skipping"; exit 0; }
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
 python3 - "$DATA" "$W/table.csv" <<'PY'

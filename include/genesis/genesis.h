@@ -1,8 +1,8 @@
 /*
  * genesis.h — the one public header of libgenesis, a synthetic tabular data engine.
  *
- * Genesis learns a real table (CTGAN; TVAE and TimeGAN follow) and generates new rows that
- * keep the columns' distributions and the relations between them. This header is the whole
+ * Genesis learns a real table (CTGAN, TVAE) or a set of sequences (TimeGAN) and generates new
+ * rows that keep the columns' distributions and the relations between them. This header is the whole
  * public surface: opaque handles, status codes, version, parameters, and the entry points.
  *
  * Conventions (zstd / sqlite style):
@@ -287,12 +287,12 @@ typedef enum genesis_param {
 
 /*! genesis_param_default() : the default of `p` for a model kind (TVAE's differ from
  *  CTGAN's: hidden width 128, learning rate 1e-3, decay 1e-5; TimeGAN's: batch 128,
- *  learning rate 1e-3, specs/timegan.md §1). */
+ *  learning rate 1e-3, docs/algorithms.md §S1). */
 GENESIS_API genesis_status genesis_param_default(genesis_model_kind kind, genesis_param p,
                                                  double *def);
 
 /*! genesis_model_create() : an untrained model of `kind` on the context's device.
- *  @return GENESIS_OK, GENESIS_ERR_UNSUPPORTED (kind not built yet), GENESIS_ERR_NOMEM */
+ *  @return GENESIS_OK, GENESIS_ERR_UNSUPPORTED (a kind this version does not have), GENESIS_ERR_NOMEM */
 GENESIS_API genesis_status genesis_model_create(genesis_ctx *ctx, genesis_model_kind kind,
                                                 genesis_model **out);
 GENESIS_API void genesis_model_free(genesis_model *m);
@@ -494,7 +494,7 @@ GENESIS_API genesis_status genesis_model_load(genesis_ctx *ctx, const char *path
                                               genesis_model **out);
 
 /* ---- sequence metrics (genesis evaluate --sequences) ------------------------------------ *
- * TimeGAN's discriminative and predictive scores (specs/timegan.md §8) between a real and a
+ * TimeGAN's discriminative and predictive scores (docs/algorithms.md §S8) between a real and a
  * synthetic table of sequences, both cut into seq_len windows the way TimeGAN's fit does
  * (docs/timegan.md §5) and scaled to [0, 1] with the real table's column ranges, as the
  * reference compares them. The synthetic table is grouped by the entity column (or by a

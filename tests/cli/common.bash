@@ -128,6 +128,11 @@ expect_error() {
     fi
     local line
     line=$(grep -m1 '^genesis: error: ' "$W/$LAST.err")
+    # the library names settings and functions in backquotes; the CLI must print its flags
+    if [[ "$line" == *'`'* ]]; then
+        fail "[$LAST] error message names an API name the CLI did not translate into a flag: $line"
+        ok=0
+    fi
     for p in "$@"; do
         if [[ "$line" != *"$p"* ]]; then
             fail "[$LAST] error message does not mention '$p': $line"

@@ -113,7 +113,7 @@ else
     fail "different seeds: exit $RC"; show_err
 fi
 run fail_batch "${TMO[@]}" "${MPIRUN[@]}" "$G" fit -q --epochs 1 --batch-size 510 -i "$ADULT" -m "$W/b.gen"
-if [ "$RC" != 0 ] && [ "$RC" != 124 ] && grep -q 'multiple of ranks x pac = 20' "$W/fail_batch.err"; then
+if [ "$RC" != 0 ] && [ "$RC" != 124 ] && grep -q 'multiple of ranks x --pac = 20' "$W/fail_batch.err"; then
     pass "a batch that does not split is refused: $(grep -m1 'genesis: error' "$W/fail_batch.err")"
 else
     fail "batch 510 on 2 ranks: exit $RC"; show_err
