@@ -29,7 +29,7 @@ test: setup
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 sanitize: setup
-	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DGENESIS_SANITIZE=ON -DGENESIS_CUDA=OFF -DGENESIS_BUILD_BENCH=OFF
+	cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DGENESIS_SANITIZE=ON -DGENESIS_CUDA=OFF -DGENESIS_CUDA_EMU=ON -DGENESIS_BUILD_BENCH=OFF
 	cmake --build build-asan -j $(JOBS)
 	cd build-asan && GENESIS_SLOW_TESTS=0 ctest --output-on-failure -j $(JOBS)
 

@@ -30,8 +30,8 @@ genesis_status gen_cu_adam(gen_cuda *cu, float *param, const float *grad, float 
     double bc1 = 1.0 - pow(beta1, (double)t), bc2 = 1.0 - pow(beta2, (double)t);
     float step = (float)(lr / bc1);
     float isbc2 = (float)(1.0 / sqrt(bc2));
-    k_adam<<<gen_cuda_grid(n, GEN_CUDA_THREADS), GEN_CUDA_THREADS, 0, cu->stream>>>(
-        param, grad, m, v, n, beta1, beta2, eps, weight_decay, step, isbc2);
+    GEN_LAUNCH(k_adam, gen_cuda_grid(n, GEN_CUDA_THREADS), GEN_CUDA_THREADS, 0, cu->stream)(param,
+               grad, m, v, n, beta1, beta2, eps, weight_decay, step, isbc2);
     GEN_CUDA_LAUNCHED(cu);
     return GENESIS_OK;
 }

@@ -632,7 +632,7 @@ static __global__ void k_probe(int *flag) { *flag = 0x600d; }
  * first kernel of training. */
 static genesis_status cu_probe(gen_cuda *cu, const cudaDeviceProp *prop) {
     cu->op = "the start-up check";
-    k_probe<<<1, 1, 0, cu->stream>>>(cu->flag_dev);
+    GEN_LAUNCH(k_probe, 1, 1, 0, cu->stream)(cu->flag_dev);
     cudaError_t e = cudaGetLastError();
     if (e == cudaSuccess)
         e = cudaMemcpyAsync(cu->flag_host, cu->flag_dev, sizeof(int), cudaMemcpyDeviceToHost,

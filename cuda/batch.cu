@@ -36,8 +36,8 @@ genesis_status gen_cu_gather_rows(gen_cuda *cu, float *out, int ldo, const gen_d
                                   const int32_t *rows, int B) {
     if (B <= 0 || t->width <= 0) return GENESIS_OK;
     unsigned grid = (unsigned)(B < (int)GEN_CUDA_MAX_BLOCKS ? B : (int)GEN_CUDA_MAX_BLOCKS);
-    k_gather_rows<<<grid, GR_THREADS, 0, cu->stream>>>(out, ldo, t->slot, t->alpha, t->offset,
-                                                         t->cont, t->ncols, t->width, rows, B);
+    GEN_LAUNCH(k_gather_rows, grid, GR_THREADS, 0, cu->stream)(out, ldo, t->slot, t->alpha,
+               t->offset, t->cont, t->ncols, t->width, rows, B);
     GEN_CUDA_LAUNCHED(cu);
     return GENESIS_OK;
 }
@@ -56,8 +56,8 @@ genesis_status gen_cu_onehot_rows(gen_cuda *cu, float *out, int ldo, int w, cons
                                   int B) {
     size_t n = (size_t)B * (size_t)(w > 0 ? w : 0);
     if (n == 0) return GENESIS_OK;
-    k_onehot_rows<<<gen_cuda_grid(n, GEN_CUDA_THREADS), GEN_CUDA_THREADS, 0, cu->stream>>>(
-        out, ldo, w, pos, B);
+    GEN_LAUNCH(k_onehot_rows, gen_cuda_grid(n, GEN_CUDA_THREADS), GEN_CUDA_THREADS, 0,
+               cu->stream)(out, ldo, w, pos, B);
     GEN_CUDA_LAUNCHED(cu);
     return GENESIS_OK;
 }
@@ -69,8 +69,8 @@ __global__ void k_accumulate(float *__restrict__ acc, const float *__restrict__ 
 
 genesis_status gen_cu_accumulate(gen_cuda *cu, float *acc, const float *x, int n) {
     if (n <= 0) return GENESIS_OK;
-    k_accumulate<<<gen_cuda_grid((size_t)n, GEN_CUDA_THREADS), GEN_CUDA_THREADS, 0, cu->stream>>>(
-        acc, x, n);
+    GEN_LAUNCH(k_accumulate, gen_cuda_grid((size_t)n, GEN_CUDA_THREADS), GEN_CUDA_THREADS, 0,
+               cu->stream)(acc, x, n);
     GEN_CUDA_LAUNCHED(cu);
     return GENESIS_OK;
 }

@@ -120,6 +120,16 @@ static inline void gen_nccl_forget_backend(gen_cuda *cu) { (void)cu; }
         if (gen_pass_st_ != GENESIS_OK) return gen_pass_st_; \
     } while (0)
 
+/* Every kernel launch: GEN_LAUNCH(kernel, grid, block, shared_bytes, stream)(args...).
+ * nvcc: kernel<<<grid, block, shared_bytes, stream>>>(args...). The host compiler (the
+ * emulated module, cuda/emu/): an object that copies the arguments and queues the launch
+ * on the stream (cuemu_device.h). */
+#ifdef __CUDACC__
+#define GEN_LAUNCH(k, grid, block, smem, stream) k<<<grid, block, smem, stream>>>
+#else
+#define GEN_LAUNCH(k, grid, block, smem, stream) gen_cuemu_launch(k, #k, grid, block, smem, stream)
+#endif /* __CUDACC__ */
+
 /* Blocks for a grid-stride loop over n items with `threads` threads (n > 0). */
 static inline unsigned gen_cuda_grid(size_t n, unsigned threads) {
     size_t b = (n + threads - 1) / threads;

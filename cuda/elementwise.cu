@@ -11,13 +11,13 @@
     for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < (n); \
          i += (size_t)gridDim.x * blockDim.x)
 
-#define GEN_LAUNCH1D(cu, n, kernel, ...)                                               \
-    do {                                                                               \
-        if ((n) == 0) return GENESIS_OK;                                               \
-        kernel<<<gen_cuda_grid((n), GEN_CUDA_THREADS), GEN_CUDA_THREADS, 0, (cu)->stream>>>( \
-            __VA_ARGS__);                                                              \
-        GEN_CUDA_LAUNCHED(cu);                                                         \
-        return GENESIS_OK;                                                             \
+#define GEN_LAUNCH1D(cu, n, kernel, ...)                                                           \
+    do {                                                                                           \
+        if ((n) == 0) return GENESIS_OK;                                                           \
+        GEN_LAUNCH(kernel, gen_cuda_grid((n), GEN_CUDA_THREADS), GEN_CUDA_THREADS, 0,              \
+                   (cu)->stream)(__VA_ARGS__);                                                     \
+        GEN_CUDA_LAUNCHED(cu);                                                                     \
+        return GENESIS_OK;                                                                         \
     } while (0)
 
 /* ---- activations ---------------------------------------------------------------------- */
@@ -165,7 +165,7 @@ __global__ void k_reduce_finish(float *__restrict__ out, const double *__restric
 
 genesis_status gen_cu_reduce_finish(gen_cuda *cu, float *out, const double *partials, int n,
                                     double scale, double div) {
-    k_reduce_finish<<<1, 1024, 0, cu->stream>>>(out, partials, n, scale, div);
+    GEN_LAUNCH(k_reduce_finish, 1, 1024, 0, cu->stream)(out, partials, n, scale, div);
     GEN_CUDA_LAUNCHED(cu);
     return GENESIS_OK;
 }
@@ -180,7 +180,7 @@ genesis_status gen_cu_sum(gen_cuda *cu, float *out, const float *x, size_t n) {
         GEN_CUDA_TRY(cu, cudaMemsetAsync(partials, 0, sizeof(double), cu->stream));
         return gen_cu_reduce_finish(cu, out, partials, 1, 1.0, 1.0);
     }
-    k_sum_partial<<<nb, GEN_CUDA_THREADS, 0, cu->stream>>>(partials, x, n);
+    GEN_LAUNCH(k_sum_partial, nb, GEN_CUDA_THREADS, 0, cu->stream)(partials, x, n);
     GEN_CUDA_LAUNCHED(cu);
     return gen_cu_reduce_finish(cu, out, partials, nb, 1.0, 1.0);
 }
@@ -199,8 +199,8 @@ genesis_status gen_cu_any_nonfinite(gen_cuda *cu, const float *x, size_t n, int 
     *result = 1; /* what a failure answers */
     GEN_CUDA_TRY(cu, cudaMemsetAsync(cu->flag_dev, 0, sizeof(int), cu->stream));
     if (n > 0) {
-        k_any_nonfinite<<<gen_cuda_grid(n, GEN_CUDA_THREADS), GEN_CUDA_THREADS, 0, cu->stream>>>(
-            cu->flag_dev, x, n);
+        GEN_LAUNCH(k_any_nonfinite, gen_cuda_grid(n, GEN_CUDA_THREADS), GEN_CUDA_THREADS, 0,
+                   cu->stream)(cu->flag_dev, x, n);
         GEN_CUDA_LAUNCHED(cu);
     }
     GEN_CUDA_TRY(cu, cudaMemcpyAsync(cu->flag_host, cu->flag_dev, sizeof(int),

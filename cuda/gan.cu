@@ -27,8 +27,8 @@ genesis_status gen_cu_interpolate_groups(gen_cuda *cu, float *out, const float *
                                          int pac) {
     if (B <= 0 || w <= 0) return GENESIS_OK;
     size_t n = (size_t)B * (size_t)w;
-    k_interpolate_groups<<<gen_cuda_grid(n, GEN_CUDA_THREADS), GEN_CUDA_THREADS, 0,
-                           cu->stream>>>(out, real, fake, alpha, n, w, pac);
+    GEN_LAUNCH(k_interpolate_groups, gen_cuda_grid(n, GEN_CUDA_THREADS), GEN_CUDA_THREADS, 0,
+               cu->stream)(out, real, fake, alpha, n, w, pac);
     GEN_CUDA_LAUNCHED(cu);
     return GENESIS_OK;
 }
@@ -66,7 +66,8 @@ genesis_status gen_cu_gp_penalty(gen_cuda *cu, float *pen, float *U, const float
     genesis_status st = gen_cuda_scratch(cu, (size_t)n * sizeof(double), &p);
     if (st != GENESIS_OK) return st;
     double *partial = (double *)p;
-    k_gp_penalty<<<(unsigned)n, GP_THREADS, 0, cu->stream>>>(partial, U, G, n, width, lambda);
+    GEN_LAUNCH(k_gp_penalty, (unsigned)n, GP_THREADS, 0, cu->stream)(partial, U, G, n, width,
+               lambda);
     GEN_CUDA_LAUNCHED(cu);
     return gen_cu_reduce_finish(cu, pen, partial, n, (double)lambda, (double)n);
 }
@@ -94,7 +95,7 @@ genesis_status gen_cu_colsum_acc(gen_cuda *cu, float *dv, const float *a, int ld
                                  int cols) {
     if (rows <= 0 || cols <= 0) return GENESIS_OK;
     dim3 block(CS_COLS, CS_ROWS), grid((unsigned)((cols + CS_COLS - 1) / CS_COLS));
-    k_colsum_acc<<<grid, block, 0, cu->stream>>>(dv, a, lda, rows, cols);
+    GEN_LAUNCH(k_colsum_acc, grid, block, 0, cu->stream)(dv, a, lda, rows, cols);
     GEN_CUDA_LAUNCHED(cu);
     return GENESIS_OK;
 }

@@ -17,13 +17,13 @@
     for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < (n); \
          i += (size_t)gridDim.x * blockDim.x)
 
-#define GEN_LAUNCH1D(cu, n, kernel, ...)                                               \
-    do {                                                                               \
-        if ((n) > 0) {                                                                 \
-            kernel<<<gen_cuda_grid((n), GEN_CUDA_THREADS), GEN_CUDA_THREADS, 0,           \
-                     (cu)->stream>>>(__VA_ARGS__);                                        \
-            GEN_CUDA_LAUNCHED(cu);                                                     \
-        }                                                                              \
+#define GEN_LAUNCH1D(cu, n, kernel, ...)                                                           \
+    do {                                                                                           \
+        if ((n) > 0) {                                                                             \
+            GEN_LAUNCH(kernel, gen_cuda_grid((n), GEN_CUDA_THREADS), GEN_CUDA_THREADS, 0,          \
+                       (cu)->stream)(__VA_ARGS__);                                                 \
+            GEN_CUDA_LAUNCHED(cu);                                                                 \
+        }                                                                                          \
     } while (0)
 
 #define GEN_TRY_ST(call)                                \

@@ -60,7 +60,8 @@ genesis_status gen_cu_batchnorm_forward(gen_cuda *cu, float *out, float *mean, f
                                         const float *beta, int B, int C, float eps) {
     if (B <= 0 || C <= 0) return GENESIS_OK;
     dim3 block(BN_COLS, BN_ROWS), grid((unsigned)((C + BN_COLS - 1) / BN_COLS));
-    k_bn_forward<<<grid, block, 0, cu->stream>>>(out, mean, rstd, inp, gamma, beta, B, C, eps);
+    GEN_LAUNCH(k_bn_forward, grid, block, 0, cu->stream)(out, mean, rstd, inp, gamma, beta, B, C,
+               eps);
     GEN_CUDA_LAUNCHED(cu);
     return GENESIS_OK;
 }
@@ -82,8 +83,8 @@ genesis_status gen_cu_batchnorm_forward_eval(gen_cuda *cu, float *out, const flo
                                              int C, float eps) {
     if (B <= 0 || C <= 0) return GENESIS_OK;
     size_t n = (size_t)B * (size_t)C;
-    k_bn_forward_eval<<<gen_cuda_grid(n, GEN_CUDA_THREADS), GEN_CUDA_THREADS, 0, cu->stream>>>(
-        out, inp, rmean, rvar, gamma, beta, n, C, eps);
+    GEN_LAUNCH(k_bn_forward_eval, gen_cuda_grid(n, GEN_CUDA_THREADS), GEN_CUDA_THREADS, 0,
+               cu->stream)(out, inp, rmean, rvar, gamma, beta, n, C, eps);
     GEN_CUDA_LAUNCHED(cu);
     return GENESIS_OK;
 }
@@ -105,8 +106,8 @@ genesis_status gen_cu_batchnorm_update_running(gen_cuda *cu, float *rmean, float
                                                int C, float momentum, float eps) {
     if (C <= 0) return GENESIS_OK;
     unsigned grid = (unsigned)((C + GEN_CUDA_THREADS - 1) / GEN_CUDA_THREADS);
-    k_bn_update_running<<<grid, GEN_CUDA_THREADS, 0, cu->stream>>>(rmean, rvar, mean, rstd, B, C,
-                                                                   momentum, eps);
+    GEN_LAUNCH(k_bn_update_running, grid, GEN_CUDA_THREADS, 0, cu->stream)(rmean, rvar, mean, rstd,
+               B, C, momentum, eps);
     GEN_CUDA_LAUNCHED(cu);
     return GENESIS_OK;
 }
@@ -168,8 +169,8 @@ genesis_status gen_cu_batchnorm_backward(gen_cuda *cu, float *dinp, float *dgamm
                                          const float *gamma, int B, int C) {
     if (B <= 0 || C <= 0) return GENESIS_OK;
     dim3 block(BN_COLS, BN_ROWS), grid((unsigned)((C + BN_COLS - 1) / BN_COLS));
-    k_bn_backward<<<grid, block, 0, cu->stream>>>(dinp, dgamma, dbeta, dout, inp, mean, rstd,
-                                                  gamma, B, C);
+    GEN_LAUNCH(k_bn_backward, grid, block, 0, cu->stream)(dinp, dgamma, dbeta, dout, inp, mean,
+               rstd, gamma, B, C);
     GEN_CUDA_LAUNCHED(cu);
     return GENESIS_OK;
 }
@@ -199,7 +200,7 @@ genesis_status gen_cu_batchnorm_stats(gen_cuda *cu, float *part, const float *in
                                       const float *mean, int B, int C, int N) {
     if (C <= 0) return GENESIS_OK;
     dim3 block(BN_COLS, BN_ROWS), grid((unsigned)((C + BN_COLS - 1) / BN_COLS));
-    k_bn_stats<<<grid, block, 0, cu->stream>>>(part, inp, mean, B, C, N);
+    GEN_LAUNCH(k_bn_stats, grid, block, 0, cu->stream)(part, inp, mean, B, C, N);
     GEN_CUDA_LAUNCHED(cu);
     return GENESIS_OK;
 }
@@ -227,7 +228,8 @@ genesis_status gen_cu_batchnorm_apply(gen_cuda *cu, float *out, float *rstd, con
                                       int B, int C, float eps) {
     if (C <= 0) return GENESIS_OK;
     dim3 block(BN_COLS, BN_ROWS), grid((unsigned)((C + BN_COLS - 1) / BN_COLS));
-    k_bn_apply<<<grid, block, 0, cu->stream>>>(out, rstd, inp, mean, gamma, beta, B, C, eps);
+    GEN_LAUNCH(k_bn_apply, grid, block, 0, cu->stream)(out, rstd, inp, mean, gamma, beta, B, C,
+               eps);
     GEN_CUDA_LAUNCHED(cu);
     return GENESIS_OK;
 }
@@ -257,8 +259,8 @@ genesis_status gen_cu_batchnorm_backward_sums(gen_cuda *cu, float *sums, float *
                                               const float *gamma, int B, int C) {
     if (C <= 0) return GENESIS_OK;
     dim3 block(BN_COLS, BN_ROWS), grid((unsigned)((C + BN_COLS - 1) / BN_COLS));
-    k_bn_backward_sums<<<grid, block, 0, cu->stream>>>(sums, dgamma, dbeta, dout, inp, mean, rstd,
-                                                       gamma, B, C);
+    GEN_LAUNCH(k_bn_backward_sums, grid, block, 0, cu->stream)(sums, dgamma, dbeta, dout, inp, mean,
+               rstd, gamma, B, C);
     GEN_CUDA_LAUNCHED(cu);
     return GENESIS_OK;
 }
@@ -282,8 +284,8 @@ genesis_status gen_cu_batchnorm_backward_apply(gen_cuda *cu, float *dinp, const 
                                                const float *sums, int B, int C, int N) {
     if (B <= 0 || C <= 0) return GENESIS_OK;
     size_t n = (size_t)B * (size_t)C;
-    k_bn_backward_apply<<<gen_cuda_grid(n, GEN_CUDA_THREADS), GEN_CUDA_THREADS, 0, cu->stream>>>(
-        dinp, dout, inp, mean, rstd, gamma, sums, n, C, N);
+    GEN_LAUNCH(k_bn_backward_apply, gen_cuda_grid(n, GEN_CUDA_THREADS), GEN_CUDA_THREADS, 0,
+               cu->stream)(dinp, dout, inp, mean, rstd, gamma, sums, n, C, N);
     GEN_CUDA_LAUNCHED(cu);
     return GENESIS_OK;
 }

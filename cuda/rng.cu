@@ -67,8 +67,8 @@ genesis_status gen_cu_fill_normal(gen_cuda *cu, float *x, size_t n, uint64_t see
                                   uint64_t stream, uint64_t offset) {
     if (n == 0) return GENESIS_OK;
     size_t nblk = (n + 3) / 4;
-    k_fill_normal<<<gen_cuda_grid(nblk, GEN_CUDA_THREADS), GEN_CUDA_THREADS, 0, cu->stream>>>(
-        x, n, seed, stream, offset);
+    GEN_LAUNCH(k_fill_normal, gen_cuda_grid(nblk, GEN_CUDA_THREADS), GEN_CUDA_THREADS, 0,
+               cu->stream)(x, n, seed, stream, offset);
     GEN_CUDA_LAUNCHED(cu);
     return GENESIS_OK;
 }
@@ -77,8 +77,8 @@ genesis_status gen_cu_fill_uniform(gen_cuda *cu, float *x, size_t n, uint64_t se
                                    uint64_t stream, uint64_t offset) {
     if (n == 0) return GENESIS_OK;
     size_t nblk = (n + 3) / 4;
-    k_fill_uniform<<<gen_cuda_grid(nblk, GEN_CUDA_THREADS), GEN_CUDA_THREADS, 0, cu->stream>>>(
-        x, n, seed, stream, offset);
+    GEN_LAUNCH(k_fill_uniform, gen_cuda_grid(nblk, GEN_CUDA_THREADS), GEN_CUDA_THREADS, 0,
+               cu->stream)(x, n, seed, stream, offset);
     GEN_CUDA_LAUNCHED(cu);
     return GENESIS_OK;
 }
@@ -89,8 +89,8 @@ genesis_status gen_cu_dropout_forward(gen_cuda *cu, float *out, float *mask, con
     if (n == 0) return GENESIS_OK;
     float scale = p < 1.0f ? 1.0f / (1.0f - p) : 0.0f; /* on the host, as the CPU does */
     size_t nblk = (n + 3) / 4;
-    k_dropout_forward<<<gen_cuda_grid(nblk, GEN_CUDA_THREADS), GEN_CUDA_THREADS, 0,
-                        cu->stream>>>(out, mask, inp, n, p, scale, seed, stream, offset);
+    GEN_LAUNCH(k_dropout_forward, gen_cuda_grid(nblk, GEN_CUDA_THREADS), GEN_CUDA_THREADS, 0,
+               cu->stream)(out, mask, inp, n, p, scale, seed, stream, offset);
     GEN_CUDA_LAUNCHED(cu);
     return GENESIS_OK;
 }

@@ -85,8 +85,8 @@ genesis_status gen_cu_activate_forward(gen_cuda *cu, float *out, int ldo, const 
     if (st != GENESIS_OK) return st;
     int W = spans[nspans - 1].start + spans[nspans - 1].len;
     long long warps = (long long)B * nspans;
-    k_activate_forward<<<warp_blocks(warps), 32 * SM_WARPS, 0, cu->stream>>>(
-        out, ldo, x, ldx, B, dspans, nspans, W, tau, seed, stream, offset, row0);
+    GEN_LAUNCH(k_activate_forward, warp_blocks(warps), 32 * SM_WARPS, 0, cu->stream)(out, ldo, x,
+               ldx, B, dspans, nspans, W, tau, seed, stream, offset, row0);
     GEN_CUDA_LAUNCHED(cu);
     return GENESIS_OK;
 }
@@ -124,8 +124,8 @@ genesis_status gen_cu_activate_backward(gen_cuda *cu, float *dx, int lddx, const
     if (st != GENESIS_OK) return st;
     float itau = tau > 0.0f ? 1.0f / tau : 1.0f;
     long long warps = (long long)B * nspans;
-    k_activate_backward<<<warp_blocks(warps), 32 * SM_WARPS, 0, cu->stream>>>(
-        dx, lddx, dout, lddo, out, ldo, B, dspans, nspans, itau);
+    GEN_LAUNCH(k_activate_backward, warp_blocks(warps), 32 * SM_WARPS, 0, cu->stream)(dx, lddx,
+               dout, lddo, out, ldo, B, dspans, nspans, itau);
     GEN_CUDA_LAUNCHED(cu);
     return GENESIS_OK;
 }
@@ -180,8 +180,8 @@ genesis_status gen_cu_cross_entropy_rows(gen_cuda *cu, float *loss, float *dlogi
         if (st != GENESIS_OK) return st;
         partial = (double *)p;
     }
-    k_cross_entropy_rows<<<warp_blocks(B), 32 * SM_WARPS, 0, cu->stream>>>(
-        partial, dlogits, ldd, logits, ldl, B, start, len, target, scale);
+    GEN_LAUNCH(k_cross_entropy_rows, warp_blocks(B), 32 * SM_WARPS, 0, cu->stream)(partial, dlogits,
+               ldd, logits, ldl, B, start, len, target, scale);
     GEN_CUDA_LAUNCHED(cu);
     if (!loss) return GENESIS_OK;
     return gen_cu_reduce_finish(cu, loss, partial, B, (double)scale, 1.0);

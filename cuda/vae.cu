@@ -28,8 +28,8 @@ __global__ void k_reparam_forward(float *__restrict__ z, float *__restrict__ std
 genesis_status gen_cu_reparam_forward(gen_cuda *cu, float *z, float *std, const float *mu,
                                       const float *logvar, const float *eps, size_t n) {
     if (n == 0) return GENESIS_OK;
-    k_reparam_forward<<<gen_cuda_grid(n, GEN_CUDA_THREADS), GEN_CUDA_THREADS, 0, cu->stream>>>(
-        z, std, mu, logvar, eps, n);
+    GEN_LAUNCH(k_reparam_forward, gen_cuda_grid(n, GEN_CUDA_THREADS), GEN_CUDA_THREADS, 0,
+               cu->stream)(z, std, mu, logvar, eps, n);
     GEN_CUDA_LAUNCHED(cu);
     return GENESIS_OK;
 }
@@ -47,8 +47,8 @@ genesis_status gen_cu_reparam_backward(gen_cuda *cu, float *dmu, float *dlogvar,
                                        const float *dz, const float *eps, const float *std,
                                        size_t n) {
     if (n == 0) return GENESIS_OK;
-    k_reparam_backward<<<gen_cuda_grid(n, GEN_CUDA_THREADS), GEN_CUDA_THREADS, 0, cu->stream>>>(
-        dmu, dlogvar, dz, eps, std, n);
+    GEN_LAUNCH(k_reparam_backward, gen_cuda_grid(n, GEN_CUDA_THREADS), GEN_CUDA_THREADS, 0,
+               cu->stream)(dmu, dlogvar, dz, eps, std, n);
     GEN_CUDA_LAUNCHED(cu);
     return GENESIS_OK;
 }
@@ -85,8 +85,8 @@ genesis_status gen_cu_kl_normal(gen_cuda *cu, float *loss, float *dmu, float *dl
         return gen_cu_reduce_finish(cu, loss, partial, 1, 1.0, 1.0);
     }
     if (!loss && !dmu && !dlogvar) return GENESIS_OK;
-    k_kl_normal<<<nb, GEN_CUDA_THREADS, 0, cu->stream>>>(partial, dmu, dlogvar, mu, logvar, n,
-                                                          scale);
+    GEN_LAUNCH(k_kl_normal, nb, GEN_CUDA_THREADS, 0, cu->stream)(partial, dmu, dlogvar, mu, logvar,
+               n, scale);
     GEN_CUDA_LAUNCHED(cu);
     if (!loss) return GENESIS_OK;
     /* CPU: (float)(-0.5 * tot * scale); -0.5 * x is exact, so this is the same rounding */
@@ -208,13 +208,13 @@ genesis_status gen_cu_tvae_recon(gen_cuda *cu, float *loss, float *dr, float *ds
         partial = (double *)p;
     }
     if (!loss && !dr && !dsigma) return GENESIS_OK;
-    k_recon_tanh<<<(unsigned)nspans, TR_THREADS, 0, cu->stream>>>(partial, dr, dsigma, r, x,
-                                                                  sigma, B, D, dspans, scale);
+    GEN_LAUNCH(k_recon_tanh, (unsigned)nspans, TR_THREADS, 0, cu->stream)(partial, dr, dsigma, r, x,
+               sigma, B, D, dspans, scale);
     GEN_CUDA_LAUNCHED(cu);
     if (nsoft > 0) {
         unsigned blocks = (unsigned)((nsoft + TR_WARPS - 1) / TR_WARPS);
-        k_recon_softmax<<<blocks, 32 * TR_WARPS, 0, cu->stream>>>(
-            partial ? partial + nspans : NULL, dr, r, x, B, D, dspans, nspans, scale);
+        GEN_LAUNCH(k_recon_softmax, blocks, 32 * TR_WARPS, 0, cu->stream)(
+                   partial ? partial + nspans : NULL, dr, r, x, B, D, dspans, nspans, scale);
         GEN_CUDA_LAUNCHED(cu);
     }
     if (!loss) return GENESIS_OK;

@@ -37,7 +37,7 @@ static inline float fast_expf(float x) {
     p = p * r + 0.5f;
     p = p * r + 1.0f;
     p = p * r + 1.0f;
-    int32_t e = ((int32_t)n + 127) << 23;
+    uint32_t e = (uint32_t)((int32_t)n + 127) << 23; /* unsigned: no UB when x is NaN */
     float sc;
     memcpy(&sc, &e, sizeof sc);
     return p * sc;

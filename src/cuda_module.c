@@ -7,6 +7,12 @@
  * genesis/ subfolder, where `make install` puts it), next to the program, or in the build
  * and install folders this copy was configured with. The module carries an ABI number (the
  * version and the sizes of the structures both sides share) that must match.
+ *
+ * The emulated module (cuda/emu/: the same backend compiled by the host compiler against an
+ * emulated CUDA runtime, for tests) exports genesis_cuda_module_emulated. It is loaded only
+ * when asked for, with GENESIS_CUDA_EMULATOR=1 and GENESIS_CUDA_MODULE=its path (no NVIDIA
+ * driver needed then); found any other way, it is refused, so nobody trains on the emulator
+ * by accident. Device queries then say it is the emulator.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -32,12 +38,15 @@ static struct {
     query_fn query;
     create_fn create;
     nccl_fn nccl;              /* NULL when the module was built without NCCL */
+    int emulated;              /* the emulated CUDA runtime (GENESIS_CUDA_EMULATOR=1) */
     char why[768];
 } g_mod;
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 static const char g_anchor = 0; /* an object of this library, for dladdr */
 
-static int try_path(const char *path, char *err, size_t cap) {
+/* want_emu: GENESIS_CUDA_EMULATOR=1 (only the emulated module is accepted); else the emulated
+ * module is refused. */
+static int try_path(const char *path, int want_emu, char *err, size_t cap) {
     void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (!h) {
         const char *e = dlerror();
@@ -57,6 +66,18 @@ static int try_path(const char *path, char *err, size_t cap) {
         dlclose(h);
         return 0;
     }
+    int emulated = dlsym(h, "genesis_cuda_module_emulated") != NULL;
+    if (emulated != want_emu) {
+        snprintf(err, cap,
+                 emulated ? "%s is the emulated CUDA runtime (for tests, not a GPU); it is used "
+                            "only with GENESIS_CUDA_EMULATOR=1"
+                          : "%s is not the emulated CUDA module that GENESIS_CUDA_EMULATOR=1 asks "
+                            "for",
+                 path);
+        dlclose(h);
+        return 0;
+    }
+    g_mod.emulated = emulated;
     g_mod.handle = h;
     g_mod.query = q;
     g_mod.create = c;
@@ -73,6 +94,16 @@ static const char *beside(char *buf, size_t cap, const char *file, const char *r
 }
 
 static void load_module(void) {
+    const char *emu = getenv("GENESIS_CUDA_EMULATOR");
+    if (emu && !strcmp(emu, "1")) { /* tests: the emulated module, no driver needed */
+        const char *mod = getenv("GENESIS_CUDA_MODULE");
+        char err[512] = "";
+        if (mod && *mod && try_path(mod, 1, err, sizeof err)) return;
+        snprintf(g_mod.why, sizeof g_mod.why,
+                 "GENESIS_CUDA_EMULATOR=1 needs GENESIS_CUDA_MODULE=<path of the emulated "
+                 "libgenesis-cuda.so>%s%s; runs use the CPU", err[0] ? ": " : "", err);
+        return;
+    }
     void *drv = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
     if (!drv) {
         snprintf(g_mod.why, sizeof g_mod.why,
@@ -83,19 +114,19 @@ static void load_module(void) {
     dlclose(drv);
     char err[512] = "", path[4096], self[4096];
     const char *env = getenv("GENESIS_CUDA_MODULE");
-    if (env && *env && try_path(env, err, sizeof err)) return;
+    if (env && *env && try_path(env, 0, err, sizeof err)) return;
     Dl_info info;
     if (dladdr(&g_anchor, &info) && info.dli_fname) {
-        if (beside(path, sizeof path, info.dli_fname, MODULE_NAME) && try_path(path, err, sizeof err)) return;
-        if (beside(path, sizeof path, info.dli_fname, "genesis/" MODULE_NAME) && try_path(path, err, sizeof err)) return;
+        if (beside(path, sizeof path, info.dli_fname, MODULE_NAME) && try_path(path, 0, err, sizeof err)) return;
+        if (beside(path, sizeof path, info.dli_fname, "genesis/" MODULE_NAME) && try_path(path, 0, err, sizeof err)) return;
     }
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
     if (n > 0) {
         self[n] = 0;
-        if (beside(path, sizeof path, self, MODULE_NAME) && try_path(path, err, sizeof err)) return;
+        if (beside(path, sizeof path, self, MODULE_NAME) && try_path(path, 0, err, sizeof err)) return;
     }
-    if (try_path(GEN_CUDA_MODULE_BUILD_DIR "/" MODULE_NAME, err, sizeof err)) return;
-    if (try_path(GEN_CUDA_MODULE_INSTALL_DIR "/" MODULE_NAME, err, sizeof err)) return;
+    if (try_path(GEN_CUDA_MODULE_BUILD_DIR "/" MODULE_NAME, 0, err, sizeof err)) return;
+    if (try_path(GEN_CUDA_MODULE_INSTALL_DIR "/" MODULE_NAME, 0, err, sizeof err)) return;
     snprintf(g_mod.why, sizeof g_mod.why,
              "no usable GPU backend: the NVIDIA driver is installed but %s%s; set "
              "GENESIS_CUDA_MODULE to the file's path; runs use the CPU",
@@ -112,7 +143,17 @@ int gen_cuda_query_devices(genesis_device_info *out, int cap, int *count, char *
         if (why && why_cap) snprintf(why, why_cap, "%s", g_mod.why);
         return 0;
     }
-    return g_mod.query(out, cap, count, why, why_cap);
+    int n = g_mod.query(out, cap, count, why, why_cap);
+    if (g_mod.emulated && why && why_cap) {
+        size_t len = strlen(why);
+        if (*count == 0) /* the module's reason talks about a driver */
+            snprintf(why, why_cap, "the emulated CUDA runtime reports no device "
+                     "(GENESIS_CUEMU_DEVICES=0?); runs use the CPU");
+        else
+            snprintf(why + len, why_cap - len, " [the emulated CUDA runtime "
+                     "(GENESIS_CUDA_EMULATOR=1), not a GPU]");
+    }
+    return n;
 }
 
 genesis_status gen_backend_cuda_create(genesis_ctx *ctx, int device, gen_backend **out) {

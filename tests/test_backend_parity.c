@@ -16,6 +16,9 @@
  * Without a GPU (or in a build without CUDA) the executable exits 77 before anything forks,
  * and CTest reports it as skipped. With one, the suite runs in CK_NOFORK mode
  * (docs/style.md §7: a forked child must not use CUDA) with TF32 off.
+ * GENESIS_PARITY_XFAIL="op d0 d1 d2 d3 d4 d5|..." names cases known to fail because of a
+ * kernel defect being fixed elsewhere: such a case prints XFAIL instead of failing (and
+ * XPASS when it passes). CMakeLists.txt sets it for the emulated-CUDA entries only.
  */
 #include <float.h>
 #include <math.h>
@@ -903,6 +906,21 @@ static void pt_close(void) {
     g_ctx = NULL;
 }
 
+/* 1 if "op d0 .. d5" is listed in GENESIS_PARITY_XFAIL ('|'-separated, exact). */
+static int pt_xfail(const char *op, const int *d) {
+    const char *list = getenv("GENESIS_PARITY_XFAIL");
+    char key[128];
+    snprintf(key, sizeof key, "%s %d %d %d %d %d %d", op, d[0], d[1], d[2], d[3], d[4], d[5]);
+    size_t kl = strlen(key);
+    for (const char *p = list; p && *p;) {
+        const char *bar = strchr(p, '|');
+        size_t len = bar ? (size_t)(bar - p) : strlen(p);
+        if (len == kl && !strncmp(p, key, kl)) return 1;
+        p = bar ? bar + 1 : p + len;
+    }
+    return 0;
+}
+
 START_TEST(test_op_parity) {
     pt_open();
     const pt_case *c = &pt_cases[_i];
@@ -968,10 +986,18 @@ START_TEST(test_op_parity) {
         snprintf(fail, sizeof fail, "returned %d on the CPU, %d and %d on the GPU", e.iret[0],
                  e.iret[1], e.iret[2]);
     double nmse = s.den > 0 ? s.num / s.den : s.num;
+    int failed = fail[0] || s.bad, xfail = pt_xfail(op->name, c->d);
     printf("parity %-26s %-44s max|d| %.3e nmse %.3e  %s\n", op->name, dims, s.maxd, nmse,
-           fail[0] || s.bad ? "FAIL" : "ok");
+           xfail ? (failed ? "XFAIL (known defect, GENESIS_PARITY_XFAIL)"
+                           : "XPASS (remove it from GENESIS_PARITY_XFAIL)")
+                 : failed ? "FAIL" : "ok");
+    if (xfail && failed) /* what a fixed kernel must change */
+        printf("    %s; %zu values outside atol %g + rtol %g; worst in '%s'[%zu]: gpu %.9g cpu "
+               "%.9g\n", fail[0] ? fail : "values differ", s.bad, op->atol, op->rtol,
+               s.worst_buf ? s.worst_buf : "?", s.worst, (double)s.worst_a, (double)s.worst_b);
     fflush(stdout);
     pt_free_env(&e);
+    if (xfail) return;
     ck_assert_msg(!fail[0], "%s %s: %s [%s]", op->name, dims, fail, genesis_errmsg(g_ctx));
     ck_assert_msg(s.bad == 0,
                   "%s %s: %zu values outside atol %g + rtol %g; worst in '%s'[%zu]: gpu %.9g cpu "

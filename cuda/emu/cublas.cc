@@ -1,0 +1,231 @@
+/*
+ * cublas.cc (Genesis CUDA emulator) — the cuBLAS calls of cuda/: handles (stream, workspace,
+ * math / pointer / atomics modes), library properties, status strings, and cublasSgemm.
+ *
+ * cublasSgemm follows the cuBLAS Library documentation: column-major
+ * C = alpha op(A) op(B) + beta C with op(A) m x k, op(B) k x n, C m x n; the argument
+ * checks return CUBLAS_STATUS_INVALID_VALUE when m, n or k < 0, a transpose flag is not
+ * N/T/C, lda < max(1, transa == N ? m : k), ldb < max(1, transb == N ? k : n) or
+ * ldc < max(1, m); m == 0 or n == 0 does nothing; with beta == 0, C is not read (it may hold
+ * NaN). The product runs when the handle's stream is synchronised, like any stream work,
+ * and accumulates in FP32 in order of k (no TF32 in any math mode). Every matrix must lie
+ * inside one live device allocation (else cudaErrorIllegalAddress at execution).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cublas_v2.h"
+#include "cuemu_internal.h"
+
+struct gen_cuemu_blas {
+    cudaStream_t stream;
+    void *ws;
+    size_t ws_bytes;
+    cublasMath_t math;
+    cublasPointerMode_t pmode;
+    cublasAtomicsMode_t atomics;
+};
+
+typedef struct gemm_args {
+    cublasOperation_t ta, tb;
+    int m, n, k, lda, ldb, ldc;
+    float alpha, beta;
+    const float *palpha, *pbeta; /* device pointers in CUBLAS_POINTER_MODE_DEVICE */
+    const float *A, *B;
+    float *C;
+} gemm_args;
+
+cublasStatus_t cublasCreate(cublasHandle_t *h) {
+    gen_cuemu_blas *b = (gen_cuemu_blas *)calloc(1, sizeof *b);
+    if (!b) return CUBLAS_STATUS_ALLOC_FAILED;
+    *h = b;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasDestroy(cublasHandle_t h) {
+    if (!h) return CUBLAS_STATUS_NOT_INITIALIZED;
+    free(h);
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasSetStream(cublasHandle_t h, cudaStream_t s) {
+    if (!h) return CUBLAS_STATUS_NOT_INITIALIZED;
+    h->stream = s;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasSetWorkspace(cublasHandle_t h, void *ws, size_t bytes) {
+    if (!h) return CUBLAS_STATUS_NOT_INITIALIZED;
+    gen_cuemu_lock();
+    int ok = bytes == 0 || gen_cuemu_device_range(ws, bytes);
+    gen_cuemu_unlock();
+    if (!ok) return CUBLAS_STATUS_INVALID_VALUE;
+    h->ws = ws;
+    h->ws_bytes = bytes;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasSetMathMode(cublasHandle_t h, cublasMath_t mode) {
+    if (!h) return CUBLAS_STATUS_NOT_INITIALIZED;
+    h->math = mode;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasSetPointerMode(cublasHandle_t h, cublasPointerMode_t mode) {
+    if (!h) return CUBLAS_STATUS_NOT_INITIALIZED;
+    if (mode != CUBLAS_POINTER_MODE_HOST && mode != CUBLAS_POINTER_MODE_DEVICE)
+        return CUBLAS_STATUS_INVALID_VALUE;
+    h->pmode = mode;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasSetAtomicsMode(cublasHandle_t h, cublasAtomicsMode_t mode) {
+    if (!h) return CUBLAS_STATUS_NOT_INITIALIZED;
+    h->atomics = mode;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasGetProperty(libraryPropertyType type, int *value) {
+    switch (type) {
+    case MAJOR_VERSION: *value = 13; return CUBLAS_STATUS_SUCCESS;
+    case MINOR_VERSION: *value = 0; return CUBLAS_STATUS_SUCCESS;
+    case PATCH_LEVEL: *value = 0; return CUBLAS_STATUS_SUCCESS;
+    }
+    return CUBLAS_STATUS_INVALID_VALUE;
+}
+
+const char *cublasGetStatusString(cublasStatus_t s) {
+    switch (s) {
+    case CUBLAS_STATUS_SUCCESS: return "the operation completed successfully";
+    case CUBLAS_STATUS_NOT_INITIALIZED: return "the library was not initialized";
+    case CUBLAS_STATUS_ALLOC_FAILED: return "the resource allocation failed";
+    case CUBLAS_STATUS_INVALID_VALUE: return "an invalid numeric value was used as an argument";
+    case CUBLAS_STATUS_ARCH_MISMATCH: return "an absent device architectural feature is required";
+    case CUBLAS_STATUS_MAPPING_ERROR: return "an access to GPU memory space failed";
+    case CUBLAS_STATUS_EXECUTION_FAILED: return "the GPU program failed to execute";
+    case CUBLAS_STATUS_INTERNAL_ERROR: return "an internal operation failed";
+    case CUBLAS_STATUS_NOT_SUPPORTED: return "the functionality requested is not supported";
+    }
+    return "unknown error";
+}
+
+/* Extent in elements of a column-major rows x cols matrix with leading dimension ld. */
+static size_t extent(int rows, int cols, int ld) {
+    return (size_t)(cols - 1) * (size_t)ld + (size_t)rows;
+}
+
+/* The product itself. Every matrix was range-checked against its allocation first, so
+ * AddressSanitizer's instrumentation is left out of these loops (it would dominate). */
+#if defined(__GNUC__)
+__attribute__((no_sanitize("address")))
+#endif /* __GNUC__ */
+static void gemm_compute(const gemm_args *g, float alpha, float beta, int need_ab, float *pa,
+                         float *pb, float *acc) {
+    int m = g->m, n = g->n, k = g->k;
+    if (need_ab) {
+        for (int l = 0; l < k; l++)
+            for (int i = 0; i < m; i++)
+                pa[(size_t)l * m + i] = g->ta == CUBLAS_OP_N ? g->A[(size_t)l * g->lda + i]
+                                                              : g->A[(size_t)i * g->lda + l];
+        for (int j = 0; j < n; j++)
+            for (int l = 0; l < k; l++)
+                pb[(size_t)j * k + l] = g->tb == CUBLAS_OP_N ? g->B[(size_t)j * g->ldb + l]
+                                                              : g->B[(size_t)l * g->ldb + j];
+    }
+    for (int j = 0; j < n; j++) {
+        float *c = g->C + (size_t)j * g->ldc;
+        for (int i = 0; i < m; i++) acc[i] = 0.0f;
+        if (need_ab)
+            for (int l = 0; l < k; l++) {
+                float b = pb[(size_t)j * k + l];
+                const float *a = pa + (size_t)l * m;
+                for (int i = 0; i < m; i++) acc[i] += a[i] * b;
+            }
+        for (int i = 0; i < m; i++)
+            c[i] = beta == 0.0f ? alpha * acc[i] : alpha * acc[i] + beta * c[i];
+    }
+}
+
+static int gemm_run(void *arg, char *msg, size_t cap) {
+    gemm_args *g = (gemm_args *)arg;
+    int ar = g->ta == CUBLAS_OP_N ? g->m : g->k, ac = g->ta == CUBLAS_OP_N ? g->k : g->m;
+    int br = g->tb == CUBLAS_OP_N ? g->k : g->n, bc = g->tb == CUBLAS_OP_N ? g->n : g->k;
+    float alpha = g->alpha, beta = g->beta;
+    if (g->palpha) { /* device pointer mode: the scalars are read now */
+        if (!gen_cuemu_device_range(g->palpha, 4) || !gen_cuemu_device_range(g->pbeta, 4)) {
+            snprintf(msg, cap, "cublasSgemm: alpha/beta are not device memory");
+            return cudaErrorIllegalAddress;
+        }
+        alpha = *g->palpha;
+        beta = *g->pbeta;
+    }
+    int need_ab = alpha != 0.0f && g->k > 0;
+    if ((need_ab && (!gen_cuemu_device_range(g->A, extent(ar, ac, g->lda) * 4) ||
+                     !gen_cuemu_device_range(g->B, extent(br, bc, g->ldb) * 4))) ||
+        !gen_cuemu_device_range(g->C, extent(g->m, g->n, g->ldc) * 4)) {
+        snprintf(msg, cap, "cublasSgemm(m %d, n %d, k %d, lda %d, ldb %d, ldc %d): a matrix "
+                 "runs outside its device allocation", g->m, g->n, g->k, g->lda, g->ldb, g->ldc);
+        return cudaErrorIllegalAddress;
+    }
+    gen_cuemu_count(GEN_CUEMU_STAT_GEMMS);
+    int m = g->m, n = g->n, k = g->k;
+    /* pack op(A) (m x k) and op(B) (k x n) column-major, then C column by column */
+    float *pa = NULL, *pb = NULL, *acc = (float *)malloc((size_t)m * sizeof(float));
+    if (need_ab) {
+        pa = (float *)malloc((size_t)m * k * sizeof(float));
+        pb = (float *)malloc((size_t)k * n * sizeof(float));
+    }
+    if (!acc || (need_ab && (!pa || !pb))) {
+        free(pa);
+        free(pb);
+        free(acc);
+        snprintf(msg, cap, "cublasSgemm: out of host memory");
+        return cudaErrorMemoryAllocation;
+    }
+    gemm_compute(g, alpha, beta, need_ab, pa, pb, acc);
+    free(pa);
+    free(pb);
+    free(acc);
+    return 0;
+}
+
+cublasStatus_t cublasSgemm(cublasHandle_t h, cublasOperation_t transa, cublasOperation_t transb,
+                           int m, int n, int k, const float *alpha, const float *A, int lda,
+                           const float *B, int ldb, const float *beta, float *C, int ldc) {
+    if (!h) return CUBLAS_STATUS_NOT_INITIALIZED;
+    int ok_t = (transa == CUBLAS_OP_N || transa == CUBLAS_OP_T || transa == CUBLAS_OP_C) &&
+               (transb == CUBLAS_OP_N || transb == CUBLAS_OP_T || transb == CUBLAS_OP_C);
+    int mina = transa == CUBLAS_OP_N ? m : k, minb = transb == CUBLAS_OP_N ? k : n;
+    if (!ok_t || m < 0 || n < 0 || k < 0 || lda < (mina > 1 ? mina : 1) ||
+        ldb < (minb > 1 ? minb : 1) || ldc < (m > 1 ? m : 1) || !alpha || !beta)
+        return CUBLAS_STATUS_INVALID_VALUE;
+    if (m == 0 || n == 0) return CUBLAS_STATUS_SUCCESS;
+    gemm_args *g = (gemm_args *)calloc(1, sizeof *g);
+    if (!g) return CUBLAS_STATUS_ALLOC_FAILED;
+    /* real-valued: C (conjugate transpose) is T */
+    g->ta = transa == CUBLAS_OP_N ? CUBLAS_OP_N : CUBLAS_OP_T;
+    g->tb = transb == CUBLAS_OP_N ? CUBLAS_OP_N : CUBLAS_OP_T;
+    g->m = m;
+    g->n = n;
+    g->k = k;
+    g->lda = lda;
+    g->ldb = ldb;
+    g->ldc = ldc;
+    if (h->pmode == CUBLAS_POINTER_MODE_DEVICE) {
+        g->palpha = alpha;
+        g->pbeta = beta;
+    } else { /* host pointer mode: the scalars are read at call time */
+        g->alpha = *alpha;
+        g->beta = *beta;
+    }
+    g->A = A;
+    g->B = B;
+    g->C = C;
+    gen_cuemu_lock();
+    cudaError_t e = gen_cuemu_sticky();
+    if (e == cudaSuccess) e = gen_cuemu_enqueue_fn(h->stream, "cublasSgemm", gemm_run, free, g);
+    else free(g);
+    gen_cuemu_unlock();
+    return e == cudaSuccess ? CUBLAS_STATUS_SUCCESS : CUBLAS_STATUS_EXECUTION_FAILED;
+}

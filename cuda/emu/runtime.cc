@@ -1,0 +1,845 @@
+/*
+ * runtime.cc (Genesis CUDA emulator) — the host side of the emulated CUDA runtime: devices
+ * and their properties, errors (per-thread last error, the sticky error of a fault), device
+ * and pinned allocations, streams whose work is deferred, events, copies and memsets, the
+ * launch checks, and the counters the module exports.
+ *
+ * Semantics follow the CUDA Runtime API reference and its "API synchronization behavior"
+ * page; where the emulator is stricter than a GPU it is so on purpose, to make bugs show:
+ *   - all stream work (kernels, async copies and memsets, cuBLAS calls) waits in its
+ *     stream's queue until a synchronisation point runs it (cudaStreamSynchronize,
+ *     cudaDeviceSynchronize, cudaEventSynchronize, synchronous cudaMemcpy on the
+ *     legacy stream, an async copy into pageable memory, cudaFree/cudaFreeHost, stream
+ *     destruction), so a result read without a synchronisation is stale;
+ *   - async host-to-device copies from pageable memory take a snapshot of the source at call
+ *     time; from pinned memory (cudaMallocHost/cudaHostAlloc) they read it when executed;
+ *     device-to-host copies into pageable memory are synchronous; into pinned memory they
+ *     land when executed;
+ *   - cudaMalloc'ed memory is filled with 0xFF bytes (NaN) and is a plain malloc of the exact
+ *     size, so AddressSanitizer sees a kernel's out-of-bounds access; every copy and memset
+ *     must lie inside one live allocation (device side; pinned side when pinned); freeing an
+ *     unknown pointer is an error;
+ *   - an invalid launch configuration (CUDA's limits: 1024 threads per block, block
+ *     1024 x 1024 x 64, grid (2^31-1) x 65535 x 65535, no zero dimension, 48 KiB static +
+ *     dynamic shared memory) sets cudaErrorInvalidConfiguration / cudaErrorInvalidValue
+ *     and does not run; a fault inside executed work becomes a sticky error
+ *     (cudaErrorLaunchFailure / cudaErrorIllegalAddress) returned by every later call, with
+ *     the message on stderr.
+ * One global lock guards everything; only one piece of work executes at a time in the
+ * process. Devices: GENESIS_CUEMU_DEVICES (default 1).
+ */
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <map>
+
+#include "cuemu_internal.h"
+
+#define GEN_CUEMU_TOTAL_MEM ((size_t)16 << 30) /* what each emulated device reports */
+#define GEN_CUEMU_SM_COUNT 132
+
+enum { W_KERNEL, W_COPY, W_COPY2D, W_MEMSET, W_EVENT, W_FN };
+
+typedef struct gen_cuemu_work {
+    struct gen_cuemu_work *next;
+    int kind;
+    uint64_t seq;
+    gen_cuemu_kernel *k;
+    void *dst;
+    const void *src;
+    size_t bytes, dpitch, spitch, height;
+    int value;
+    void *owned; /* the snapshot of a pageable source */
+    struct gen_cuemu_event *ev;
+    gen_cuemu_fn fn;
+    void (*release)(void *);
+    void *arg;
+    const char *what;
+} gen_cuemu_work;
+
+struct gen_cuemu_stream {
+    int device;
+    unsigned flags;
+    int legacy;
+    int busy; /* a thread is running its work (and may wait in an all-reduce, unlocked) */
+    gen_cuemu_work *head, *tail;
+    uint64_t seq; /* of the last work queued */
+    struct gen_cuemu_stream *next;
+};
+
+struct gen_cuemu_event {
+    unsigned flags;
+    gen_cuemu_stream *stream;
+    uint64_t seq;
+    gen_cuemu_work *item; /* the queued record, NULL once executed */
+};
+
+typedef struct alloc_rec {
+    size_t size;
+    int pinned;
+    int device;
+} alloc_rec;
+
+static pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER;
+static thread_local cudaError_t t_last = cudaSuccess;
+static thread_local int t_device = 0;
+static cudaError_t g_sticky = cudaSuccess;
+static unsigned long long g_stats[GEN_CUEMU_STAT_N];
+static std::map<uintptr_t, alloc_rec> *g_allocs; /* never freed: reachable for LeakSanitizer */
+static size_t g_live[GEN_CUEMU_MAX_DEVICES];
+static gen_cuemu_stream g_legacy[GEN_CUEMU_MAX_DEVICES];
+static gen_cuemu_stream *g_streams;
+static int g_ndev = -1;
+
+void gen_cuemu_lock(void) { pthread_mutex_lock(&g_mu); }
+void gen_cuemu_unlock(void) { pthread_mutex_unlock(&g_mu); }
+void gen_cuemu_count(int which) { g_stats[which]++; }
+cudaError_t gen_cuemu_sticky(void) { return g_sticky; }
+void gen_cuemu_reset_sticky(void) { g_sticky = cudaSuccess; }
+
+cudaError_t gen_cuemu_error(cudaError_t e, const char *fmt, ...) {
+    if (fmt) {
+        va_list ap;
+        va_start(ap, fmt);
+        fprintf(stderr, "genesis cuda emulator: ");
+        vfprintf(stderr, fmt, ap);
+        fprintf(stderr, "\n");
+        va_end(ap);
+    }
+    if (e != cudaSuccess) t_last = e;
+    return e;
+}
+
+static int ndevices(void) {
+    if (g_ndev < 0) {
+        const char *v = getenv("GENESIS_CUEMU_DEVICES");
+        g_ndev = v && *v ? atoi(v) : 1;
+        if (g_ndev < 0) g_ndev = 0;
+        if (g_ndev > GEN_CUEMU_MAX_DEVICES) g_ndev = GEN_CUEMU_MAX_DEVICES;
+        for (int i = 0; i < GEN_CUEMU_MAX_DEVICES; i++) {
+            g_legacy[i].device = i;
+            g_legacy[i].legacy = 1;
+        }
+    }
+    return g_ndev;
+}
+
+/* ---- allocations ----------------------------------------------------------------------------- */
+
+static std::map<uintptr_t, alloc_rec> &allocs(void) {
+    if (!g_allocs) g_allocs = new std::map<uintptr_t, alloc_rec>();
+    return *g_allocs;
+}
+
+/* The allocation holding p (NULL if none); *base gets its start. */
+static const alloc_rec *find_alloc(const void *p, uintptr_t *base) {
+    std::map<uintptr_t, alloc_rec> &m = allocs();
+    uintptr_t a = (uintptr_t)p;
+    std::map<uintptr_t, alloc_rec>::iterator it = m.upper_bound(a);
+    if (it == m.begin()) return NULL;
+    --it;
+    if (a >= it->first + (it->second.size ? it->second.size : 1)) return NULL;
+    if (base) *base = it->first;
+    return &it->second;
+}
+
+/* 1 if [p, p+bytes) lies inside one live allocation of the kind asked for. */
+static int in_range(const void *p, size_t bytes, int pinned) {
+    uintptr_t base = 0;
+    const alloc_rec *r = find_alloc(p, &base);
+    if (!r || r->pinned != pinned) return 0;
+    return (uintptr_t)p - base + bytes <= r->size;
+}
+
+int gen_cuemu_device_range(const void *p, size_t bytes) { return in_range(p, bytes, 0); }
+
+/* ---- streams and deferred work --------------------------------------------------------------- */
+
+static gen_cuemu_stream *stream_of(cudaStream_t s) {
+    if (!s) return &g_legacy[t_device];
+    for (gen_cuemu_stream *x = g_streams; x; x = x->next)
+        if (x == s) return x;
+    return NULL;
+}
+
+static void free_work(gen_cuemu_work *w) {
+    if (w->k) w->k->destroy(w->k);
+    free(w->owned);
+    if (w->release) w->release(w->arg);
+    if (w->ev) w->ev->item = NULL;
+    free(w);
+}
+
+static void exec_work(gen_cuemu_work *w) {
+    if (g_sticky != cudaSuccess) return; /* after a fault nothing more runs */
+    char msg[768] = "";
+    int rc = 0;
+    switch (w->kind) {
+    case W_KERNEL:
+        g_stats[GEN_CUEMU_STAT_KERNELS]++;
+        if (gen_cuemu_exec_kernel(w->k, msg, sizeof msg) != 0) rc = cudaErrorLaunchFailure;
+        break;
+    case W_COPY: memcpy(w->dst, w->owned ? w->owned : w->src, w->bytes); break;
+    case W_COPY2D:
+        for (size_t r = 0; r < w->height; r++)
+            memcpy((char *)w->dst + r * w->dpitch, (const char *)w->src + r * w->spitch, w->bytes);
+        break;
+    case W_MEMSET: memset(w->dst, w->value, w->bytes); break;
+    case W_EVENT: break; /* free_work marks the event complete */
+    case W_FN: rc = w->fn(w->arg, msg, sizeof msg); break;
+    }
+    if (rc) {
+        g_sticky = (cudaError_t)rc;
+        fprintf(stderr, "genesis cuda emulator: %s (%s, sticky)\n", msg,
+                cudaGetErrorName((cudaError_t)rc));
+    }
+}
+
+/* Runs the queued work of `s` up to sequence number `upto`. A stream another thread is
+ * running (its owner, waiting in an emulated all-reduce with the lock released) is left to
+ * that thread: its order stays intact. */
+static void drain(gen_cuemu_stream *s, uint64_t upto) {
+    if (s->busy) return;
+    s->busy = 1;
+    while (s->head && s->head->seq <= upto) {
+        gen_cuemu_work *w = s->head;
+        s->head = w->next;
+        if (!s->head) s->tail = NULL;
+        exec_work(w);
+        free_work(w);
+    }
+    s->busy = 0;
+}
+
+void gen_cuemu_wait(pthread_cond_t *cv) { pthread_cond_wait(cv, &g_mu); }
+
+/* Every stream of a device (blocking_only: the legacy stream's implicit synchronisation,
+ * which skips streams created with cudaStreamNonBlocking). */
+static void drain_device(int device, int blocking_only) {
+    for (gen_cuemu_stream *x = g_streams; x; x = x->next)
+        if (x->device == device && !(blocking_only && (x->flags & cudaStreamNonBlocking)))
+            drain(x, UINT64_MAX);
+    drain(&g_legacy[device], UINT64_MAX);
+}
+
+static gen_cuemu_work *new_work(int kind) {
+    gen_cuemu_work *w = (gen_cuemu_work *)calloc(1, sizeof *w);
+    if (w) w->kind = kind;
+    return w;
+}
+
+static void push(gen_cuemu_stream *s, gen_cuemu_work *w) {
+    w->seq = ++s->seq;
+    if (s->tail) s->tail->next = w;
+    else s->head = w;
+    s->tail = w;
+}
+
+cudaError_t gen_cuemu_enqueue_fn(cudaStream_t s, const char *what, gen_cuemu_fn run,
+                                 void (*release)(void *), void *arg) {
+    gen_cuemu_stream *st = stream_of(s);
+    if (!st) {
+        release(arg);
+        return gen_cuemu_error(cudaErrorInvalidResourceHandle, "%s on an unknown stream", what);
+    }
+    gen_cuemu_work *w = new_work(W_FN);
+    if (!w) {
+        release(arg);
+        return gen_cuemu_error(cudaErrorMemoryAllocation, NULL);
+    }
+    w->fn = run;
+    w->release = release;
+    w->arg = arg;
+    w->what = what;
+    push(st, w);
+    return cudaSuccess;
+}
+
+/* ---- kernels --------------------------------------------------------------------------------- */
+
+void gen_cuemu_launch_nomem(const char *name) {
+    gen_cuemu_lock();
+    gen_cuemu_error(cudaErrorMemoryAllocation, "launch of %s: out of host memory", name);
+    gen_cuemu_unlock();
+}
+
+void gen_cuemu_enqueue_kernel(gen_cuemu_kernel *k, cudaStream_t s) {
+    gen_cuemu_lock();
+    gen_cuemu_stream *st = stream_of(s);
+    const dim3 g = k->grid, b = k->block;
+    unsigned long long threads = (unsigned long long)b.x * b.y * b.z;
+    size_t shared = k->smem + gen_cuemu_static_shared();
+    if (g_sticky != cudaSuccess) {
+        t_last = g_sticky;
+        k->destroy(k);
+    } else if (!st) {
+        gen_cuemu_error(cudaErrorInvalidResourceHandle, "launch of %s on an unknown stream",
+                        k->name);
+        k->destroy(k);
+    } else if (!g.x || !g.y || !g.z || !b.x || !b.y || !b.z || b.x > 1024 || b.y > 1024 ||
+               b.z > 64 || threads > 1024 || g.x > 2147483647u || g.y > 65535 || g.z > 65535) {
+        gen_cuemu_error(cudaErrorInvalidConfiguration,
+                        "launch of %s with grid (%u,%u,%u) block (%u,%u,%u): invalid "
+                        "configuration", k->name, g.x, g.y, g.z, b.x, b.y, b.z);
+        k->destroy(k);
+    } else if (shared > GEN_CUEMU_SHARED_LIMIT) {
+        gen_cuemu_error(cudaErrorInvalidValue,
+                        "launch of %s asks for %zu bytes of shared memory (static + dynamic; "
+                        "limit %zu)", k->name, shared, GEN_CUEMU_SHARED_LIMIT);
+        k->destroy(k);
+    } else {
+        gen_cuemu_work *w = new_work(W_KERNEL);
+        if (!w) {
+            gen_cuemu_error(cudaErrorMemoryAllocation, NULL);
+            k->destroy(k);
+        } else {
+            w->k = k;
+            push(st, w);
+        }
+    }
+    gen_cuemu_unlock();
+}
+
+/* ---- errors ---------------------------------------------------------------------------------- */
+
+const char *cudaGetErrorString(cudaError_t e) {
+    switch (e) {
+    case cudaSuccess: return "no error";
+    case cudaErrorInvalidValue: return "invalid argument";
+    case cudaErrorMemoryAllocation: return "out of memory";
+    case cudaErrorInitializationError: return "initialization error";
+    case cudaErrorInvalidConfiguration: return "invalid configuration argument";
+    case cudaErrorInvalidPitchValue: return "invalid pitch argument";
+    case cudaErrorInvalidDevicePointer: return "invalid device pointer";
+    case cudaErrorInvalidMemcpyDirection: return "invalid copy direction for memcpy";
+    case cudaErrorInsufficientDriver:
+        return "CUDA driver version is insufficient for CUDA runtime version";
+    case cudaErrorNoDevice: return "no CUDA-capable device is detected";
+    case cudaErrorInvalidDevice: return "invalid device ordinal";
+    case cudaErrorInvalidResourceHandle: return "invalid resource handle";
+    case cudaErrorNotReady: return "device not ready";
+    case cudaErrorIllegalAddress: return "an illegal memory access was encountered";
+    case cudaErrorLaunchOutOfResources: return "too many resources requested for launch";
+    case cudaErrorLaunchFailure: return "unspecified launch failure";
+    }
+    return "unrecognized error code";
+}
+
+const char *cudaGetErrorName(cudaError_t e) {
+    switch (e) {
+    case cudaSuccess: return "cudaSuccess";
+    case cudaErrorInvalidValue: return "cudaErrorInvalidValue";
+    case cudaErrorMemoryAllocation: return "cudaErrorMemoryAllocation";
+    case cudaErrorInitializationError: return "cudaErrorInitializationError";
+    case cudaErrorInvalidConfiguration: return "cudaErrorInvalidConfiguration";
+    case cudaErrorInvalidPitchValue: return "cudaErrorInvalidPitchValue";
+    case cudaErrorInvalidDevicePointer: return "cudaErrorInvalidDevicePointer";
+    case cudaErrorInvalidMemcpyDirection: return "cudaErrorInvalidMemcpyDirection";
+    case cudaErrorInsufficientDriver: return "cudaErrorInsufficientDriver";
+    case cudaErrorNoDevice: return "cudaErrorNoDevice";
+    case cudaErrorInvalidDevice: return "cudaErrorInvalidDevice";
+    case cudaErrorInvalidResourceHandle: return "cudaErrorInvalidResourceHandle";
+    case cudaErrorNotReady: return "cudaErrorNotReady";
+    case cudaErrorIllegalAddress: return "cudaErrorIllegalAddress";
+    case cudaErrorLaunchOutOfResources: return "cudaErrorLaunchOutOfResources";
+    case cudaErrorLaunchFailure: return "cudaErrorLaunchFailure";
+    }
+    return "cudaErrorUnknown";
+}
+
+cudaError_t cudaGetLastError(void) {
+    gen_cuemu_lock();
+    cudaError_t e = g_sticky != cudaSuccess ? g_sticky : t_last;
+    t_last = cudaSuccess;
+    gen_cuemu_unlock();
+    return e;
+}
+
+cudaError_t cudaPeekAtLastError(void) {
+    gen_cuemu_lock();
+    cudaError_t e = g_sticky != cudaSuccess ? g_sticky : t_last;
+    gen_cuemu_unlock();
+    return e;
+}
+
+/* ---- devices --------------------------------------------------------------------------------- */
+
+cudaError_t cudaGetDeviceCount(int *n) {
+    gen_cuemu_lock();
+    int d = ndevices();
+    gen_cuemu_unlock();
+    *n = d;
+    if (d == 0) return gen_cuemu_error(cudaErrorNoDevice, NULL);
+    return cudaSuccess;
+}
+
+cudaError_t cudaSetDevice(int device) {
+    gen_cuemu_lock();
+    int n = ndevices();
+    gen_cuemu_unlock();
+    if (device < 0 || device >= n) return gen_cuemu_error(cudaErrorInvalidDevice, NULL);
+    t_device = device;
+    return cudaSuccess;
+}
+
+cudaError_t cudaGetDevice(int *device) {
+    *device = t_device;
+    return cudaSuccess;
+}
+
+cudaError_t cudaGetDeviceProperties(cudaDeviceProp *p, int device) {
+    gen_cuemu_lock();
+    int n = ndevices();
+    gen_cuemu_unlock();
+    if (!p) return gen_cuemu_error(cudaErrorInvalidValue, NULL);
+    if (device < 0 || device >= n) return gen_cuemu_error(cudaErrorInvalidDevice, NULL);
+    memset(p, 0, sizeof *p);
+    snprintf(p->name, sizeof p->name, "Genesis CUDA emulator (emulated sm_90, not a GPU)");
+    p->totalGlobalMem = GEN_CUEMU_TOTAL_MEM;
+    p->sharedMemPerBlock = GEN_CUEMU_SHARED_LIMIT;
+    p->regsPerBlock = 65536;
+    p->warpSize = 32;
+    p->maxThreadsPerBlock = 1024;
+    p->maxThreadsDim[0] = 1024;
+    p->maxThreadsDim[1] = 1024;
+    p->maxThreadsDim[2] = 64;
+    p->maxGridSize[0] = 2147483647;
+    p->maxGridSize[1] = 65535;
+    p->maxGridSize[2] = 65535;
+    p->major = 9;
+    p->minor = 0;
+    p->multiProcessorCount = GEN_CUEMU_SM_COUNT;
+    p->pciDomainID = 0;
+    p->pciBusID = 0xe0 + device;
+    p->pciDeviceID = 0;
+    return cudaSuccess;
+}
+
+cudaError_t cudaDriverGetVersion(int *v) {
+    *v = CUDART_VERSION;
+    return cudaSuccess;
+}
+
+cudaError_t cudaRuntimeGetVersion(int *v) {
+    *v = CUDART_VERSION;
+    return cudaSuccess;
+}
+
+cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total_bytes) {
+    gen_cuemu_lock();
+    size_t live = g_live[t_device];
+    gen_cuemu_unlock();
+    *total_bytes = GEN_CUEMU_TOTAL_MEM;
+    *free_bytes = live < GEN_CUEMU_TOTAL_MEM ? GEN_CUEMU_TOTAL_MEM - live : 0;
+    return cudaSuccess;
+}
+
+/* ---- synchronisation ------------------------------------------------------------------------- */
+
+cudaError_t cudaDeviceSynchronize(void) {
+    gen_cuemu_lock();
+    g_stats[GEN_CUEMU_STAT_DEVICE_SYNCS]++;
+    g_stats[GEN_CUEMU_STAT_SYNCS]++;
+    drain_device(t_device, 0);
+    cudaError_t e = g_sticky;
+    gen_cuemu_unlock();
+    return e;
+}
+
+cudaError_t cudaStreamSynchronize(cudaStream_t s) {
+    gen_cuemu_lock();
+    gen_cuemu_stream *st = stream_of(s);
+    cudaError_t e = cudaSuccess;
+    if (!st) {
+        e = gen_cuemu_error(cudaErrorInvalidResourceHandle,
+                            "cudaStreamSynchronize: unknown stream");
+    } else {
+        g_stats[GEN_CUEMU_STAT_STREAM_SYNCS]++;
+        g_stats[GEN_CUEMU_STAT_SYNCS]++;
+        if (st->legacy) drain_device(st->device, 1);
+        else drain(st, UINT64_MAX);
+        e = g_sticky;
+    }
+    gen_cuemu_unlock();
+    return e;
+}
+
+cudaError_t cudaStreamCreate(cudaStream_t *s) { return cudaStreamCreateWithFlags(s, 0); }
+
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, unsigned int flags) {
+    gen_cuemu_stream *st = (gen_cuemu_stream *)calloc(1, sizeof *st);
+    if (!st) return gen_cuemu_error(cudaErrorMemoryAllocation, NULL);
+    gen_cuemu_lock();
+    st->device = t_device;
+    st->flags = flags;
+    st->next = g_streams;
+    g_streams = st;
+    gen_cuemu_unlock();
+    *s = st;
+    return cudaSuccess;
+}
+
+cudaError_t cudaStreamDestroy(cudaStream_t s) {
+    gen_cuemu_lock();
+    gen_cuemu_stream **pp = &g_streams;
+    while (*pp && *pp != s) pp = &(*pp)->next;
+    if (!s || !*pp) {
+        gen_cuemu_unlock();
+        return gen_cuemu_error(cudaErrorInvalidResourceHandle, "cudaStreamDestroy: unknown stream");
+    }
+    drain(s, UINT64_MAX); /* queued work completes before the stream goes */
+    *pp = s->next;
+    free(s);
+    gen_cuemu_unlock();
+    return cudaSuccess;
+}
+
+cudaError_t cudaEventCreate(cudaEvent_t *e) { return cudaEventCreateWithFlags(e, 0); }
+
+cudaError_t cudaEventCreateWithFlags(cudaEvent_t *e, unsigned int flags) {
+    gen_cuemu_event *ev = (gen_cuemu_event *)calloc(1, sizeof *ev);
+    if (!ev) return gen_cuemu_error(cudaErrorMemoryAllocation, NULL);
+    ev->flags = flags;
+    *e = ev;
+    return cudaSuccess;
+}
+
+cudaError_t cudaEventDestroy(cudaEvent_t e) {
+    if (!e) return gen_cuemu_error(cudaErrorInvalidResourceHandle, NULL);
+    gen_cuemu_lock();
+    if (e->item) e->item->ev = NULL; /* the queued record completes without it */
+    gen_cuemu_unlock();
+    free(e);
+    return cudaSuccess;
+}
+
+cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s) {
+    if (!e) return gen_cuemu_error(cudaErrorInvalidResourceHandle, NULL);
+    gen_cuemu_lock();
+    gen_cuemu_stream *st = stream_of(s);
+    gen_cuemu_work *w = st ? new_work(W_EVENT) : NULL;
+    cudaError_t r = cudaSuccess;
+    if (!st) {
+        r = gen_cuemu_error(cudaErrorInvalidResourceHandle, "cudaEventRecord: unknown stream");
+    } else if (!w) {
+        r = gen_cuemu_error(cudaErrorMemoryAllocation, NULL);
+    } else {
+        if (e->item) e->item->ev = NULL; /* a re-record replaces the earlier one */
+        w->ev = e;
+        push(st, w);
+        e->stream = st;
+        e->seq = w->seq;
+        e->item = w;
+    }
+    gen_cuemu_unlock();
+    return r;
+}
+
+cudaError_t cudaEventSynchronize(cudaEvent_t e) {
+    if (!e) return gen_cuemu_error(cudaErrorInvalidResourceHandle, NULL);
+    gen_cuemu_lock();
+    g_stats[GEN_CUEMU_STAT_EVENT_SYNCS]++;
+    g_stats[GEN_CUEMU_STAT_SYNCS]++;
+    if (e->item) drain(e->stream, e->seq);
+    cudaError_t r = g_sticky;
+    gen_cuemu_unlock();
+    return r;
+}
+
+/* Polling (cudaStreamQuery/cudaEventQuery) is how a host waits without blocking, so a query
+ * must let the work progress: a query that finds work pending runs it and answers
+ * cudaErrorNotReady ("not yet"); the next query answers cudaSuccess. Code that polls until
+ * success is thus synchronised; code that reads results after one query is not. */
+cudaError_t cudaEventQuery(cudaEvent_t e) {
+    if (!e) return gen_cuemu_error(cudaErrorInvalidResourceHandle, NULL);
+    gen_cuemu_lock();
+    cudaError_t r = g_sticky;
+    if (r == cudaSuccess && e->item) {
+        g_stats[GEN_CUEMU_STAT_QUERIES]++;
+        drain(e->stream, e->seq);
+        r = g_sticky != cudaSuccess ? g_sticky : cudaErrorNotReady;
+    }
+    gen_cuemu_unlock();
+    return r;
+}
+
+cudaError_t cudaStreamQuery(cudaStream_t s) {
+    gen_cuemu_lock();
+    gen_cuemu_stream *st = stream_of(s);
+    cudaError_t r = g_sticky;
+    if (!st) {
+        r = gen_cuemu_error(cudaErrorInvalidResourceHandle, "cudaStreamQuery: unknown stream");
+    } else if (r == cudaSuccess && (st->head || st->busy)) {
+        g_stats[GEN_CUEMU_STAT_QUERIES]++;
+        drain(st, UINT64_MAX);
+        r = g_sticky != cudaSuccess ? g_sticky : cudaErrorNotReady;
+    }
+    gen_cuemu_unlock();
+    return r;
+}
+
+/* ---- memory ---------------------------------------------------------------------------------- */
+
+cudaError_t cudaMalloc(void **p, size_t bytes) {
+    *p = NULL;
+    if (bytes == 0) return cudaSuccess;
+    gen_cuemu_lock();
+    cudaError_t r = cudaSuccess;
+    if (g_sticky != cudaSuccess) {
+        r = gen_cuemu_error(g_sticky, NULL);
+    } else if (g_live[t_device] + bytes > GEN_CUEMU_TOTAL_MEM) {
+        r = gen_cuemu_error(cudaErrorMemoryAllocation, NULL);
+    } else {
+        void *m = malloc(bytes); /* the exact size: ASan sees a kernel's out-of-bounds access */
+        if (!m) {
+            r = gen_cuemu_error(cudaErrorMemoryAllocation, NULL);
+        } else {
+            memset(m, 0xff, bytes); /* NaN: reading memory never written shows */
+            alloc_rec rec = {bytes, 0, t_device};
+            allocs()[(uintptr_t)m] = rec;
+            g_live[t_device] += bytes;
+            *p = m;
+        }
+    }
+    gen_cuemu_unlock();
+    return r;
+}
+
+static cudaError_t free_kind(void *p, int pinned, const char *what) {
+    if (!p) return cudaSuccess;
+    gen_cuemu_lock();
+    std::map<uintptr_t, alloc_rec>::iterator it = allocs().find((uintptr_t)p);
+    if (it == allocs().end() || it->second.pinned != pinned) {
+        gen_cuemu_unlock();
+        return gen_cuemu_error(cudaErrorInvalidValue, "%s(%p): not the start of a live %s "
+                               "allocation", what, p, pinned ? "pinned host" : "device");
+    }
+    g_stats[GEN_CUEMU_STAT_FREE_SYNCS]++;
+    /* cudaFree/cudaFreeHost synchronise implicitly: queued work may still use the memory */
+    for (int d = 0; d < ndevices(); d++) drain_device(d, 0);
+    if (!pinned) g_live[it->second.device] -= it->second.size;
+    allocs().erase(it);
+    free(p);
+    gen_cuemu_unlock();
+    return cudaSuccess;
+}
+
+cudaError_t cudaFree(void *p) { return free_kind(p, 0, "cudaFree"); }
+cudaError_t cudaFreeHost(void *p) { return free_kind(p, 1, "cudaFreeHost"); }
+
+cudaError_t cudaHostAlloc(void **p, size_t bytes, unsigned int flags) {
+    (void)flags;
+    *p = NULL;
+    void *m = malloc(bytes ? bytes : 1);
+    if (!m) return gen_cuemu_error(cudaErrorMemoryAllocation, NULL);
+    memset(m, 0xff, bytes ? bytes : 1);
+    gen_cuemu_lock();
+    alloc_rec rec = {bytes ? bytes : 1, 1, t_device};
+    allocs()[(uintptr_t)m] = rec;
+    gen_cuemu_unlock();
+    *p = m;
+    return cudaSuccess;
+}
+
+cudaError_t cudaMallocHost(void **p, size_t bytes) { return cudaHostAlloc(p, bytes, 0); }
+
+cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *a, const void *p) {
+    if (!a) return gen_cuemu_error(cudaErrorInvalidValue, NULL);
+    memset(a, 0, sizeof *a);
+    gen_cuemu_lock();
+    const alloc_rec *r = find_alloc(p, NULL);
+    if (r && r->pinned) {
+        a->type = cudaMemoryTypeHost;
+        a->hostPointer = (void *)p;
+        a->devicePointer = (void *)p;
+    } else if (r) {
+        a->type = cudaMemoryTypeDevice;
+        a->devicePointer = (void *)p;
+    } else {
+        a->type = cudaMemoryTypeUnregistered;
+        a->hostPointer = (void *)p;
+    }
+    a->device = r ? r->device : -2;
+    gen_cuemu_unlock();
+    return cudaSuccess;
+}
+
+/* ---- copies and memsets ---------------------------------------------------------------------- */
+
+static const char *kind_name(cudaMemcpyKind k) {
+    switch (k) {
+    case cudaMemcpyHostToHost: return "host to host";
+    case cudaMemcpyHostToDevice: return "host to device";
+    case cudaMemcpyDeviceToHost: return "device to host";
+    case cudaMemcpyDeviceToDevice: return "device to device";
+    default: return "default";
+    }
+}
+
+/* The common part of cudaMemcpy and cudaMemcpyAsync (lock held). sync: the synchronous
+ * call (runs at once, after the legacy stream's implicit synchronisation). */
+static cudaError_t copy_locked(const char *fn, void *dst, const void *src, size_t bytes,
+                               cudaMemcpyKind kind, gen_cuemu_stream *st, int sync) {
+    if (g_sticky != cudaSuccess) return gen_cuemu_error(g_sticky, NULL);
+    if (!st) return gen_cuemu_error(cudaErrorInvalidResourceHandle, "%s: unknown stream", fn);
+    if (bytes == 0) return cudaSuccess;
+    const alloc_rec *rd = find_alloc(dst, NULL), *rs = find_alloc(src, NULL);
+    int dst_dev = rd && !rd->pinned, src_dev = rs && !rs->pinned;
+    if (kind == cudaMemcpyDefault)
+        kind = dst_dev ? (src_dev ? cudaMemcpyDeviceToDevice : cudaMemcpyHostToDevice)
+                       : (src_dev ? cudaMemcpyDeviceToHost : cudaMemcpyHostToHost);
+    int want_dst_dev = kind == cudaMemcpyHostToDevice || kind == cudaMemcpyDeviceToDevice;
+    int want_src_dev = kind == cudaMemcpyDeviceToHost || kind == cudaMemcpyDeviceToDevice;
+    if (want_dst_dev ? !in_range(dst, bytes, 0) : dst_dev)
+        return gen_cuemu_error(cudaErrorInvalidValue, "%s (%s, %zu bytes): destination %p is %s",
+                               fn, kind_name(kind), bytes, dst,
+                               want_dst_dev ? "not inside one live device allocation"
+                                            : "device memory");
+    if (want_src_dev ? !in_range(src, bytes, 0) : src_dev)
+        return gen_cuemu_error(cudaErrorInvalidValue, "%s (%s, %zu bytes): source %p is %s", fn,
+                               kind_name(kind), bytes, src,
+                               want_src_dev ? "not inside one live device allocation"
+                                            : "device memory");
+    int dst_pinned = rd && rd->pinned, src_pinned = rs && rs->pinned;
+    if ((dst_pinned && !in_range(dst, bytes, 1)) || (src_pinned && !in_range(src, bytes, 1)))
+        return gen_cuemu_error(cudaErrorInvalidValue, "%s (%s, %zu bytes): runs past the end "
+                               "of a pinned allocation", fn, kind_name(kind), bytes);
+    /* synchronous: the call itself, D2H/H2H into pageable memory, and H2H */
+    int now = sync || (kind == cudaMemcpyDeviceToHost && !dst_pinned) ||
+              kind == cudaMemcpyHostToHost;
+    if (now) {
+        g_stats[GEN_CUEMU_STAT_SYNC_COPIES]++;
+        g_stats[GEN_CUEMU_STAT_SYNCS]++;
+        if (st->legacy) drain_device(st->device, 1);
+        else drain(st, UINT64_MAX);
+        if (g_sticky != cudaSuccess) return gen_cuemu_error(g_sticky, NULL);
+        memcpy(dst, src, bytes);
+        return cudaSuccess;
+    }
+    gen_cuemu_work *w = new_work(W_COPY);
+    if (!w) return gen_cuemu_error(cudaErrorMemoryAllocation, NULL);
+    w->dst = dst;
+    w->src = src;
+    w->bytes = bytes;
+    if (kind == cudaMemcpyHostToDevice && !src_pinned) { /* pageable: snapshot now */
+        w->owned = malloc(bytes);
+        if (!w->owned) {
+            free(w);
+            return gen_cuemu_error(cudaErrorMemoryAllocation, NULL);
+        }
+        memcpy(w->owned, src, bytes);
+    }
+    push(st, w);
+    return cudaSuccess;
+}
+
+cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t bytes, cudaMemcpyKind kind,
+                            cudaStream_t s) {
+    gen_cuemu_lock();
+    cudaError_t r = copy_locked("cudaMemcpyAsync", dst, src, bytes, kind, stream_of(s), 0);
+    gen_cuemu_unlock();
+    return r;
+}
+
+cudaError_t cudaMemcpy(void *dst, const void *src, size_t bytes, cudaMemcpyKind kind) {
+    gen_cuemu_lock();
+    cudaError_t r = copy_locked("cudaMemcpy", dst, src, bytes, kind, &g_legacy[t_device], 1);
+    gen_cuemu_unlock();
+    return r;
+}
+
+cudaError_t cudaMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch,
+                              size_t width, size_t height, cudaMemcpyKind kind, cudaStream_t s) {
+    gen_cuemu_lock();
+    cudaError_t r = cudaSuccess;
+    gen_cuemu_stream *st = stream_of(s);
+    if (g_sticky != cudaSuccess) {
+        r = gen_cuemu_error(g_sticky, NULL);
+    } else if (!st) {
+        r = gen_cuemu_error(cudaErrorInvalidResourceHandle, "cudaMemcpy2DAsync: unknown stream");
+    } else if (width > dpitch || width > spitch) {
+        r = gen_cuemu_error(cudaErrorInvalidPitchValue, "cudaMemcpy2DAsync: width %zu is "
+                            "larger than a pitch (%zu, %zu)", width, dpitch, spitch);
+    } else if (kind != cudaMemcpyDeviceToDevice) {
+        r = gen_cuemu_error(cudaErrorInvalidMemcpyDirection, "cudaMemcpy2DAsync: only device "
+                            "to device copies are emulated");
+    } else if (width && height) {
+        size_t dext = (height - 1) * dpitch + width, sext = (height - 1) * spitch + width;
+        if (!in_range(dst, dext, 0) || !in_range(src, sext, 0)) {
+            r = gen_cuemu_error(cudaErrorInvalidValue, "cudaMemcpy2DAsync (%zu rows of %zu "
+                                "bytes, pitches %zu/%zu): outside a live device allocation",
+                                height, width, dpitch, spitch);
+        } else {
+            gen_cuemu_work *w = new_work(W_COPY2D);
+            if (!w) {
+                r = gen_cuemu_error(cudaErrorMemoryAllocation, NULL);
+            } else {
+                w->dst = dst;
+                w->src = src;
+                w->bytes = width;
+                w->dpitch = dpitch;
+                w->spitch = spitch;
+                w->height = height;
+                push(st, w);
+            }
+        }
+    }
+    gen_cuemu_unlock();
+    return r;
+}
+
+static cudaError_t memset_locked(const char *fn, void *p, int value, size_t bytes,
+                                 gen_cuemu_stream *st) {
+    if (g_sticky != cudaSuccess) return gen_cuemu_error(g_sticky, NULL);
+    if (!st) return gen_cuemu_error(cudaErrorInvalidResourceHandle, "%s: unknown stream", fn);
+    if (bytes == 0) return cudaSuccess;
+    if (!in_range(p, bytes, 0))
+        return gen_cuemu_error(cudaErrorInvalidValue, "%s(%p, %zu bytes): not inside one live "
+                               "device allocation", fn, p, bytes);
+    gen_cuemu_work *w = new_work(W_MEMSET);
+    if (!w) return gen_cuemu_error(cudaErrorMemoryAllocation, NULL);
+    w->dst = p;
+    w->value = value;
+    w->bytes = bytes;
+    push(st, w);
+    return cudaSuccess;
+}
+
+cudaError_t cudaMemsetAsync(void *p, int value, size_t bytes, cudaStream_t s) {
+    gen_cuemu_lock();
+    cudaError_t r = memset_locked("cudaMemsetAsync", p, value, bytes, stream_of(s));
+    gen_cuemu_unlock();
+    return r;
+}
+
+/* "The cudaMemset functions are asynchronous with respect to the host except when the
+ * target memory is pinned host memory" (API synchronization behavior): device memory only
+ * here, so it is queued on the legacy stream. */
+cudaError_t cudaMemset(void *p, int value, size_t bytes) {
+    gen_cuemu_lock();
+    cudaError_t r = memset_locked("cudaMemset", p, value, bytes, &g_legacy[t_device]);
+    gen_cuemu_unlock();
+    return r;
+}
+
+/* ---- what the module exports besides the backend --------------------------------------------- */
+
+/* Present only in the emulated module: src/cuda_module.c refuses a module that has it unless
+ * GENESIS_CUDA_EMULATOR=1 asks for the emulator. */
+extern "C" __attribute__((visibility("default"))) int genesis_cuda_module_emulated(void) {
+    return 1;
+}
+
+/* Copies up to `cap` counters into out (order: the GEN_CUEMU_STAT_* enum of cuemu_internal.h:
+ * syncs, stream syncs, device syncs, event syncs, synchronous copies, kernels, blocks, gemms,
+ * implicit syncs of cudaFree, queries that found work pending) and returns how many exist. */
+extern "C" __attribute__((visibility("default"))) int genesis_cuda_module_emu_stats(
+    unsigned long long *out, int cap) {
+    gen_cuemu_lock();
+    for (int i = 0; i < cap && i < GEN_CUEMU_STAT_N; i++) out[i] = g_stats[i];
+    gen_cuemu_unlock();
+    return GEN_CUEMU_STAT_N;
+}

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# emu_nccl.sh — NCCL data parallel (cuda/comm_nccl.cu) on the emulated CUDA runtime and its
+# emulated NCCL (cuda/emu/nccl.cc; docs/cuda.md, "The emulated CUDA runtime"): ranks that
+# are threads of one process, all on emulated GPU 0, against 1 rank on the CPU:
+#   - TVAE, 3 NCCL ranks, global batch 600; CTGAN, 2 NCCL ranks, global batch 400;
+#   - every rank ends bit-identical to rank 0; vs 1 rank: per array |a - b| / |b| <= 1e-4
+#     and |a - b| <= 2.5e-3 (the contract of docs/distributed.md).
+# Skips (77) when the emulated module is not built or the library has no NCCL support.
+#
+#   bash tests/cli/emu_nccl.sh <genesis-binary> <source-dir> <build-dir>
+. "$(dirname "$0")/common.bash" "$@"
+
+HELPER="$BLD/mpi_equiv"
+MOD="$BLD/cuemu/libgenesis-cuda.so"
+if [ ! -x "$HELPER" ] || [ ! -r "$MOD" ]; then echo "skip: $HELPER or $MOD is not built"; exit 77; fi
+export OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 GENESIS_CUDA_EMULATOR=1 GENESIS_CUDA_MODULE="$MOD"
+if ! "$G" info 2>/dev/null | grep -q "NCCL built in"; then echo "skip: this build has no NCCL support"; exit 77; fi
+ATOL=2.5e-3
+RTOL=1e-4
+cd "$W" || exit 1
+
+check() { # METHOD BATCH K
+    local method=$1 batch=$2 k=$3 tag="$1.k$3"
+    section "$method: $k NCCL ranks on the emulated GPU vs 1 rank on the CPU, global batch $batch"
+    run ${tag}_1 timeout 120 "$HELPER" fit "$method" "$ADULT" "$batch" 1 "$W/$tag.one"
+    expect_ok
+    run ${tag}_k timeout 300 "$HELPER" team "$method" "$ADULT" "$batch" 1 "$W/$tag.nccl" "$k" nccl
+    expect_ok
+    grep -q "(cuda:0)" "$W/${tag}_k.out" && pass "$method: the ranks ran on the emulated GPU" \
+        || fail "$method: the ranks did not run on cuda:0: $(head -3 "$W/${tag}_k.out")"
+    local r same=1
+    for ((r = 1; r < k; r++)); do
+        cmp -s "$W/$tag.nccl.rank0.bin" "$W/$tag.nccl.rank$r.bin" || same=0
+    done
+    if [ "$same" = 1 ]; then pass "$method: all $k ranks hold bit-identical state"; else fail "$method: ranks differ"; fi
+    run ${tag}_cmp "$HELPER" compare "$W/$tag.nccl.rank0.bin" "$W/$tag.one.rank0.bin" $ATOL $RTOL
+    sed 's/^mpi_equiv: /      | /' "$W/${tag}_cmp.out"
+    if [ "$RC" = 0 ]; then pass "$method: $k NCCL ranks match 1 rank within tolerance"; else fail "$method: $k NCCL ranks differ from 1 rank beyond tolerance"; fi
+}
+
+check tvae 600 3
+check ctgan 400 2
+
+finish

@@ -1,0 +1,360 @@
+/*
+ * test_cuemu.cc — the emulated CUDA runtime (cuda/emu/) checked on its own, with small
+ * kernels whose results are known: that barriers and warp primitives exchange what CUDA
+ * documents (__shfl_up/down/xor/_sync with widths, __ballot/__any/__all_sync, block sums
+ * through shared memory), that shared memory starts as NaN, that the faults the emulator
+ * promises are raised (a barrier some threads never reach, a mask naming an exited lane or
+ * a lane outside the block or leaving out the caller), that invalid launch configurations
+ * are refused and do not run, that stream work waits for a synchronisation point with
+ * CUDA's rules for pageable and pinned host memory, events, range checks on copies and
+ * frees, cudaMemGetInfo, pointer attributes, the cuBLAS argument checks and SGEMM for every
+ * transpose pair (beta = 0 must not read C), and the synchronisation counters.
+ * Linked directly with the emulator's sources (not through the module). Runs in well under
+ * a second; CTest runs it under the forward and the random schedule.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cublas_v2.h"
+#include "cuemu_internal.h"
+
+#define GEN_LAUNCH(k, grid, block, smem, stream) gen_cuemu_launch(k, #k, grid, block, smem, stream)
+#define FULL 0xffffffffu
+
+static int g_fail, g_checks;
+#define CHECK(cond, ...)                                                      \
+    do {                                                                      \
+        g_checks++;                                                           \
+        if (!(cond)) {                                                        \
+            g_fail++;                                                         \
+            printf("FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond);            \
+            printf(__VA_ARGS__);                                              \
+            printf("\n");                                                     \
+        }                                                                     \
+    } while (0)
+
+/* The sticky error of a deliberate fault, then a clean state for the next check. */
+static cudaError_t sync_and_reset(void) {
+    cudaError_t e = cudaDeviceSynchronize();
+    gen_cuemu_lock();
+    gen_cuemu_reset_sticky();
+    gen_cuemu_unlock();
+    cudaGetLastError();
+    return e;
+}
+
+/* ---- kernels ------------------------------------------------------------------------------ */
+
+__global__ void k_block_sum(float *out, const float *in) {
+    __shared__ float sh[32];
+    int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nw = blockDim.x >> 5;
+    float v = in[blockIdx.x * blockDim.x + threadIdx.x];
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(FULL, v, o);
+    if (lane == 0) sh[warp] = v;
+    __syncthreads();
+    if (warp == 0) {
+        v = lane < nw ? sh[lane] : 0.0f;
+        for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(FULL, v, o);
+        if (lane == 0) out[blockIdx.x] = v;
+    }
+}
+
+__global__ void k_warp_ops(int *out) {
+    int lane = threadIdx.x;
+    int *o = out + lane * 8;
+    o[0] = __shfl_up_sync(FULL, lane * 10, 1);
+    o[1] = __shfl_down_sync(FULL, lane * 10, 3);
+    o[2] = __shfl_xor_sync(FULL, lane * 10, 5);
+    o[3] = __shfl_sync(FULL, lane * 10, 7);
+    o[4] = __shfl_down_sync(FULL, lane * 10, 1, 8);
+    o[5] = (int)__ballot_sync(FULL, lane % 3 == 0);
+    o[6] = __any_sync(FULL, lane == 31) + 2 * __all_sync(FULL, lane < 31);
+    o[7] = __shfl_xor_sync(FULL, lane * 10, 4, 4);
+}
+
+__global__ void k_shared_uninit(unsigned *out) {
+    __shared__ unsigned s[4];
+    if (threadIdx.x == 0) out[0] = s[1];
+}
+
+__global__ void k_barrier_exit(int *out) {
+    if (threadIdx.x >= 16) return;
+    __syncthreads();
+    out[threadIdx.x] = 1;
+}
+
+__global__ void k_shfl_exited(int *out) {
+    if ((threadIdx.x & 31) >= 16) return;
+    out[threadIdx.x] = __shfl_down_sync(FULL, (int)threadIdx.x, 1);
+}
+
+__global__ void k_shfl_full(int *out) { out[threadIdx.x] = __shfl_xor_sync(FULL, 1, 1); }
+
+__global__ void k_mask_no_self(int *out) {
+    out[threadIdx.x] = __shfl_sync(threadIdx.x == 0 ? 0x2u : FULL, 1, 0);
+}
+
+__global__ void k_set(int *p, int v) {
+    if (threadIdx.x == 0 && blockIdx.x == 0) p[0] = v;
+}
+
+/* ---- checks -------------------------------------------------------------------------------- */
+
+static void check_exchanges(void) {
+    const int nb = 3, nt = 1024;
+    float *in = NULL, *out = NULL, h[nb * nt], r[nb];
+    for (int i = 0; i < nb * nt; i++) h[i] = (float)(i % 97);
+    cudaMalloc((void **)&in, sizeof h);
+    cudaMalloc((void **)&out, sizeof r);
+    cudaMemcpy(in, h, sizeof h, cudaMemcpyHostToDevice);
+    GEN_LAUNCH(k_block_sum, nb, nt, 0, 0)(out, in);
+    CHECK(cudaGetLastError() == cudaSuccess, "launch");
+    cudaMemcpy(r, out, sizeof r, cudaMemcpyDeviceToHost);
+    for (int b = 0; b < nb; b++) {
+        float want = 0;
+        for (int i = 0; i < nt; i++) want += h[b * nt + i];
+        CHECK(r[b] == want, "block %d sum %g, want %g", b, r[b], want);
+    }
+    int *d = NULL, w[32 * 8];
+    cudaMalloc((void **)&d, sizeof w);
+    GEN_LAUNCH(k_warp_ops, 1, 32, 0, 0)(d);
+    cudaMemcpy(w, d, sizeof w, cudaMemcpyDeviceToHost);
+    unsigned ballot = 0;
+    for (int l = 0; l < 32; l += 3) ballot |= 1u << l;
+    for (int l = 0; l < 32; l++) {
+        const int *o = w + l * 8;
+        CHECK(o[0] == (l >= 1 ? l - 1 : l) * 10, "up lane %d: %d", l, o[0]);
+        CHECK(o[1] == (l + 3 < 32 ? l + 3 : l) * 10, "down lane %d: %d", l, o[1]);
+        CHECK(o[2] == (l ^ 5) * 10, "xor lane %d: %d", l, o[2]);
+        CHECK(o[3] == 70, "idx lane %d: %d", l, o[3]);
+        CHECK(o[4] == ((l % 8) + 1 < 8 ? l + 1 : l) * 10, "down width 8 lane %d: %d", l, o[4]);
+        CHECK((unsigned)o[5] == ballot, "ballot lane %d: %08x", l, (unsigned)o[5]);
+        CHECK(o[6] == 1, "any/all lane %d: %d", l, o[6]);
+        CHECK(o[7] == ((l ^ 4) / 4 == l / 4 ? l ^ 4 : l) * 10, "xor width 4 lane %d: %d", l, o[7]);
+    }
+    unsigned *u = NULL, uh = 0;
+    cudaMalloc((void **)&u, 4);
+    GEN_LAUNCH(k_shared_uninit, 1, 32, 0, 0)(u);
+    cudaMemcpy(&uh, u, 4, cudaMemcpyDeviceToHost);
+    CHECK(uh == 0xffffffffu, "shared memory not NaN-filled: %08x", uh);
+    cudaFree(in);
+    cudaFree(out);
+    cudaFree(d);
+    cudaFree(u);
+}
+
+static void check_faults(void) {
+    int *d = NULL;
+    cudaMalloc((void **)&d, 64 * sizeof(int));
+    printf("(the next four 'genesis cuda emulator' messages are expected)\n");
+    GEN_LAUNCH(k_barrier_exit, 1, 32, 0, 0)(d);
+    CHECK(cudaGetLastError() == cudaSuccess, "a fault shows at the sync point, not the launch");
+    CHECK(sync_and_reset() == cudaErrorLaunchFailure, "barrier some threads never reach");
+    GEN_LAUNCH(k_shfl_exited, 1, 32, 0, 0)(d);
+    CHECK(sync_and_reset() == cudaErrorLaunchFailure, "full mask naming exited lanes");
+    GEN_LAUNCH(k_shfl_full, 1, 48, 0, 0)(d);
+    CHECK(sync_and_reset() == cudaErrorLaunchFailure, "full mask in a partial warp");
+    GEN_LAUNCH(k_mask_no_self, 1, 32, 0, 0)(d);
+    CHECK(sync_and_reset() == cudaErrorLaunchFailure, "mask without the calling lane");
+    GEN_LAUNCH(k_shfl_full, 2, 64, 0, 0)(d);
+    CHECK(sync_and_reset() == cudaSuccess, "full warps are fine");
+    cudaFree(d);
+}
+
+static void check_configs(void) {
+    int *d = NULL, h = -1;
+    cudaMalloc((void **)&d, sizeof(int));
+    cudaMemset(d, 0, sizeof(int));
+    struct {
+        dim3 g, b;
+        size_t smem;
+        cudaError_t want;
+    } c[] = {
+        {dim3(1), dim3(1025), 0, cudaErrorInvalidConfiguration},
+        {dim3(1), dim3(64, 32), 0, cudaErrorInvalidConfiguration},
+        {dim3(1), dim3(1, 1, 65), 0, cudaErrorInvalidConfiguration},
+        {dim3(1, 65536), dim3(32), 0, cudaErrorInvalidConfiguration},
+        {dim3(1, 1, 65536), dim3(32), 0, cudaErrorInvalidConfiguration},
+        {dim3(0), dim3(32), 0, cudaErrorInvalidConfiguration},
+        {dim3(1), dim3(32, 0), 0, cudaErrorInvalidConfiguration},
+        {dim3(1), dim3(32), (size_t)48 << 10, cudaErrorInvalidValue},
+    };
+    printf("(the next %d 'invalid configuration'/'shared memory' messages are expected)\n",
+           (int)(sizeof c / sizeof c[0]));
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        GEN_LAUNCH(k_set, c[i].g, c[i].b, c[i].smem, 0)(d, 7);
+        CHECK(cudaGetLastError() == c[i].want, "config %zu", i);
+    }
+    cudaMemcpy(&h, d, sizeof h, cudaMemcpyDeviceToHost);
+    CHECK(h == 0, "an invalid launch ran");
+    GEN_LAUNCH(k_set, dim3(1), dim3(32, 32), 0, 0)(d, 5);
+    CHECK(cudaGetLastError() == cudaSuccess, "32 x 32 block");
+    GEN_LAUNCH(k_set, dim3(2, 3, 4), dim3(8, 8, 16), 0, 0)(d, 6);
+    CHECK(cudaGetLastError() == cudaSuccess, "3-D grid and block");
+    cudaMemcpy(&h, d, sizeof h, cudaMemcpyDeviceToHost);
+    CHECK(h == 6, "valid launches ran: %d", h);
+    cudaFree(d);
+}
+
+static void check_streams(void) {
+    cudaStream_t s;
+    cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+    int *d = NULL, *pin = NULL, page = -1;
+    cudaMalloc((void **)&d, sizeof(int));
+    unsigned fresh = 0;
+    cudaMemcpy(&fresh, d, 4, cudaMemcpyDeviceToHost);
+    CHECK(fresh == 0xffffffffu, "cudaMalloc'ed memory starts as NaN bytes: %08x", fresh);
+    cudaMallocHost((void **)&pin, sizeof(int));
+    pin[0] = -1;
+    GEN_LAUNCH(k_set, 1, 32, 0, s)(d, 42);
+    cudaMemcpyAsync(pin, d, sizeof(int), cudaMemcpyDeviceToHost, s);
+    CHECK(pin[0] == -1, "D2H into pinned memory landed before the sync");
+    unsigned long long st0[GEN_CUEMU_STAT_N], st1[GEN_CUEMU_STAT_N];
+    genesis_cuda_module_emu_stats(st0, GEN_CUEMU_STAT_N);
+    cudaStreamSynchronize(s);
+    genesis_cuda_module_emu_stats(st1, GEN_CUEMU_STAT_N);
+    CHECK(pin[0] == 42, "D2H into pinned memory after the sync: %d", pin[0]);
+    CHECK(st1[GEN_CUEMU_STAT_SYNCS] == st0[GEN_CUEMU_STAT_SYNCS] + 1 &&
+              st1[GEN_CUEMU_STAT_STREAM_SYNCS] == st0[GEN_CUEMU_STAT_STREAM_SYNCS] + 1,
+          "one stream sync counted");
+    GEN_LAUNCH(k_set, 1, 32, 0, s)(d, 43);
+    cudaMemcpyAsync(&page, d, sizeof(int), cudaMemcpyDeviceToHost, s);
+    CHECK(page == 43, "D2H into pageable memory is synchronous: %d", page);
+    page = 1;
+    cudaMemcpyAsync(d, &page, sizeof(int), cudaMemcpyHostToDevice, s);
+    page = 2;
+    cudaMemcpyAsync(&page, d, sizeof(int), cudaMemcpyDeviceToHost, s);
+    CHECK(page == 1, "H2D from pageable memory takes the value at call time: %d", page);
+    pin[0] = 1;
+    cudaMemcpyAsync(d, pin, sizeof(int), cudaMemcpyHostToDevice, s);
+    pin[0] = 2;
+    cudaMemcpyAsync(&page, d, sizeof(int), cudaMemcpyDeviceToHost, s);
+    CHECK(page == 2, "H2D from pinned memory reads it when executed: %d", page);
+    cudaEvent_t ev;
+    cudaEventCreateWithFlags(&ev, cudaEventDisableTiming);
+    GEN_LAUNCH(k_set, 1, 32, 0, s)(d, 44);
+    cudaMemcpyAsync(pin, d, sizeof(int), cudaMemcpyDeviceToHost, s);
+    cudaEventRecord(ev, s);
+    CHECK(pin[0] != 44, "event work ran before a sync or query");
+    CHECK(cudaEventSynchronize(ev) == cudaSuccess && pin[0] == 44, "event sync: %d", pin[0]);
+    CHECK(cudaEventQuery(ev) == cudaSuccess, "event complete");
+    /* polling: the first query runs the pending work and says "not ready", the next "done" */
+    GEN_LAUNCH(k_set, 1, 32, 0, s)(d, 45);
+    cudaMemcpyAsync(pin, d, sizeof(int), cudaMemcpyDeviceToHost, s);
+    cudaEventRecord(ev, s);
+    CHECK(cudaEventQuery(ev) == cudaErrorNotReady, "event query with work pending");
+    CHECK(cudaEventQuery(ev) == cudaSuccess && pin[0] == 45, "event query progressed: %d", pin[0]);
+    GEN_LAUNCH(k_set, 1, 32, 0, s)(d, 46);
+    cudaMemcpyAsync(pin, d, sizeof(int), cudaMemcpyDeviceToHost, s);
+    int polls = 0;
+    while (cudaStreamQuery(s) == cudaErrorNotReady && polls < 10) polls++;
+    CHECK(polls == 1 && pin[0] == 46, "stream query: %d polls, %d", polls, pin[0]);
+    cudaEventDestroy(ev);
+    /* range checks */
+    printf("(the next three range messages are expected)\n");
+    CHECK(cudaMemcpyAsync(d, pin, 2 * sizeof(int), cudaMemcpyHostToDevice, s) ==
+              cudaErrorInvalidValue, "copy past the end of a device allocation");
+    CHECK(cudaMemsetAsync((char *)d + 1, 0, sizeof(int), s) == cudaErrorInvalidValue,
+          "memset past the end");
+    CHECK(cudaFree(&page) == cudaErrorInvalidValue, "cudaFree of a host pointer");
+    cudaGetLastError();
+    size_t f0, t0, f1, t1;
+    cudaMemGetInfo(&f0, &t0);
+    void *big = NULL;
+    cudaMalloc(&big, 12345);
+    cudaMemGetInfo(&f1, &t1);
+    CHECK(t0 == t1 && f0 - f1 == 12345, "cudaMemGetInfo: %zu -> %zu", f0, f1);
+    cudaPointerAttributes a;
+    cudaPointerGetAttributes(&a, (char *)big + 100);
+    CHECK(a.type == cudaMemoryTypeDevice, "device pointer attributes");
+    cudaPointerGetAttributes(&a, pin);
+    CHECK(a.type == cudaMemoryTypeHost, "pinned pointer attributes");
+    cudaPointerGetAttributes(&a, &page);
+    CHECK(a.type == cudaMemoryTypeUnregistered, "pageable pointer attributes");
+    cudaFree(big);
+    cudaFreeHost(pin);
+    cudaFree(d);
+    cudaStreamDestroy(s);
+}
+
+static void check_blas(void) {
+    cublasHandle_t h;
+    cudaStream_t s;
+    cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+    cublasCreate(&h);
+    cublasSetStream(h, s);
+    float one = 1.0f, zero = 0.0f, half = 0.5f;
+    float *A = NULL, *B = NULL, *C = NULL;
+    CHECK(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, 4, 3, 2, &one, A, 3, B, 2, &zero, C, 4) ==
+              CUBLAS_STATUS_INVALID_VALUE, "lda < m");
+    CHECK(cublasSgemm(h, CUBLAS_OP_T, CUBLAS_OP_N, 4, 3, 2, &one, A, 1, B, 2, &zero, C, 4) ==
+              CUBLAS_STATUS_INVALID_VALUE, "lda < k with A transposed");
+    CHECK(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_T, 4, 3, 2, &one, A, 4, B, 2, &zero, C, 4) ==
+              CUBLAS_STATUS_INVALID_VALUE, "ldb < n with B transposed");
+    CHECK(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, 4, 3, 2, &one, A, 4, B, 2, &zero, C, 3) ==
+              CUBLAS_STATUS_INVALID_VALUE, "ldc < m");
+    CHECK(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, -1, 3, 2, &one, A, 4, B, 2, &zero, C, 4) ==
+              CUBLAS_STATUS_INVALID_VALUE, "m < 0");
+    const int m = 5, n = 3, k = 4, ld = 7; /* every matrix stored with leading dimension 7 */
+    float ha[ld * ld], hb[ld * ld], hc[ld * ld], want[ld * ld];
+    cudaMalloc((void **)&A, sizeof ha);
+    cudaMalloc((void **)&B, sizeof hb);
+    cudaMalloc((void **)&C, sizeof hc);
+    for (int i = 0; i < ld * ld; i++) {
+        ha[i] = (float)(i % 5) - 2.0f;
+        hb[i] = (float)(i % 3) - 1.0f;
+    }
+    cudaMemcpy(A, ha, sizeof ha, cudaMemcpyHostToDevice);
+    cudaMemcpy(B, hb, sizeof hb, cudaMemcpyHostToDevice);
+    for (int ta = 0; ta < 2; ta++)
+        for (int tb = 0; tb < 2; tb++)
+            for (int b0 = 0; b0 < 2; b0++) {
+                for (int i = 0; i < ld * ld; i++) hc[i] = b0 ? NAN : (float)(i % 4);
+                for (int j = 0; j < n; j++)
+                    for (int i = 0; i < m; i++) {
+                        float acc = 0;
+                        for (int l = 0; l < k; l++)
+                            acc += (ta ? ha[i * ld + l] : ha[l * ld + i]) *
+                                   (tb ? hb[l * ld + j] : hb[j * ld + l]);
+                        want[j * ld + i] = b0 ? acc : acc + 0.5f * hc[j * ld + i];
+                    }
+                cudaMemcpy(C, hc, sizeof hc, cudaMemcpyHostToDevice);
+                CHECK(cublasSgemm(h, ta ? CUBLAS_OP_T : CUBLAS_OP_N, tb ? CUBLAS_OP_T : CUBLAS_OP_N,
+                                  m, n, k, &one, A, ld, B, ld, b0 ? &zero : &half, C, ld) ==
+                          CUBLAS_STATUS_SUCCESS, "sgemm %d%d", ta, tb);
+                float got[ld * ld];
+                cudaMemcpy(got, C, sizeof got, cudaMemcpyDeviceToHost); /* not synchronised */
+                int stale = memcmp(got, hc, sizeof got) == 0;
+                cudaStreamSynchronize(s);
+                cudaMemcpy(got, C, sizeof got, cudaMemcpyDeviceToHost);
+                int bad = 0;
+                for (int j = 0; j < n; j++)
+                    for (int i = 0; i < m; i++) bad += got[j * ld + i] != want[j * ld + i];
+                CHECK(stale, "sgemm %d%d ran before its stream was synchronised", ta, tb);
+                CHECK(!bad, "sgemm ta %d tb %d beta %s: %d wrong", ta, tb, b0 ? "0" : "0.5", bad);
+                CHECK(isnan(got[m]) == b0, "sgemm wrote outside its m rows");
+            }
+    cublasDestroy(h);
+    cudaFree(A);
+    cudaFree(B);
+    cudaFree(C);
+    cudaStreamDestroy(s);
+}
+
+int main(void) {
+    cudaDeviceProp p;
+    int n = 0;
+    CHECK(cudaGetDeviceCount(&n) == cudaSuccess && n >= 1, "device count %d", n);
+    CHECK(cudaGetDeviceProperties(&p, 0) == cudaSuccess && strstr(p.name, "emulator") &&
+              p.warpSize == 32 && p.maxThreadsDim[2] == 64 && p.major == 9,
+          "device properties");
+    check_exchanges();
+    check_faults();
+    check_configs();
+    check_streams();
+    check_blas();
+    printf("test_cuemu: %d checks, %d failed\n", g_checks, g_fail);
+    return g_fail ? 1 : 0;
+}

@@ -1,0 +1,110 @@
+/*
+ * test_sync_count.c — how often CTGAN and TVAE training wait for the GPU, counted by the
+ * emulated CUDA runtime (docs/cuda.md, "Synchronisations per training step" and "The
+ * emulated CUDA runtime"): the module's genesis_cuda_module_emu_stats counts every stream,
+ * device and event synchronisation and every synchronous copy. A fit of data/adult_sample.csv
+ * (2,000 rows) through the public API on the emulated GPU must:
+ *   - cost the same number of synchronisations at batch 250 as at batch 500 (twice the
+ *     steps): nothing waits per step;
+ *   - cost at most GEN_SYNCS_PER_EPOCH more for every further epoch (the ledger read of
+ *     ctgan_epoch_end / tvae_epoch_end and the epoch's upload).
+ * Runs only on the emulator (GENESIS_CUDA_EMULATOR=1 and GENESIS_CUDA_MODULE, as the
+ * *_emu CTest entry sets them); exits 77 otherwise. CK_NOFORK, like the other CUDA suites.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <string.h>
+
+#include "genesis/genesis.h"
+#include "test_util.h"
+
+#define GEN_SYNCS_PER_EPOCH 3
+
+typedef int (*stats_fn)(unsigned long long *out, int cap);
+
+static stats_fn sc_stats(void) {
+    const char *path = getenv("GENESIS_CUDA_MODULE");
+    void *h = path ? dlopen(path, RTLD_NOW | RTLD_NOLOAD) : NULL; /* loaded by the library */
+    stats_fn f = NULL;
+    if (h) *(void **)&f = dlsym(h, "genesis_cuda_module_emu_stats");
+    return f;
+}
+
+/* Synchronisations of one fit (counter 0 of genesis_cuda_module_emu_stats). */
+static unsigned long long sc_fit(genesis_model_kind kind, int epochs, int batch) {
+    genesis_ctx *ctx = NULL;
+    genesis_table *t = NULL;
+    genesis_model *m = NULL;
+    ck_assert_int_eq(genesis_ctx_create(&ctx), GENESIS_OK);
+    genesis_ctx_set_seed(ctx, 1);
+    genesis_ctx_set_threads(ctx, 1);
+    ck_assert_int_eq(genesis_ctx_set_device(ctx, GENESIS_DEVICE_CUDA, 0), GENESIS_OK);
+    genesis_csv_options co;
+    genesis_csv_options_init(&co);
+    ck_assert_msg(genesis_table_read_csv(ctx, tu_path("data/adult_sample.csv"), &co, &t) ==
+                      GENESIS_OK, "%s", genesis_errmsg(ctx));
+    ck_assert_int_eq(genesis_model_create(ctx, kind, &m), GENESIS_OK);
+    ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_BATCH_SIZE, batch), GENESIS_OK);
+    ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_EPOCHS, epochs), GENESIS_OK);
+    stats_fn f = sc_stats();
+    unsigned long long before[1] = {0}, after[1] = {0};
+    ck_assert_msg(f != NULL, "genesis_cuda_module_emu_stats not found in %s",
+                  getenv("GENESIS_CUDA_MODULE"));
+    f(before, 1);
+    ck_assert_msg(genesis_model_fit(m, t, NULL, NULL) == GENESIS_OK, "fit: %s",
+                  genesis_errmsg(ctx));
+    f(after, 1);
+    ck_assert_str_eq(genesis_ctx_device_name(ctx), "cuda:0");
+    genesis_model_free(m);
+    genesis_table_free(t);
+    genesis_ctx_free(ctx);
+    return after[0] - before[0];
+}
+
+static void sc_check(genesis_model_kind kind, const char *name) {
+    unsigned long long e1 = sc_fit(kind, 1, 500), e1s = sc_fit(kind, 1, 250);
+    unsigned long long e2 = sc_fit(kind, 2, 500);
+    printf("%s: synchronisations: 1 epoch batch 500: %llu, batch 250: %llu; 2 epochs: %llu\n",
+           name, e1, e1s, e2);
+    ck_assert_msg(e1s == e1, "%s waits per step: %llu synchronisations at batch 250 (8 steps), "
+                  "%llu at batch 500 (4 steps)", name, e1s, e1);
+    ck_assert_msg(e2 >= e1 && e2 - e1 <= GEN_SYNCS_PER_EPOCH,
+                  "%s: %llu synchronisations for one more epoch (at most %d)", name, e2 - e1,
+                  GEN_SYNCS_PER_EPOCH);
+}
+
+START_TEST(test_ctgan_syncs) { sc_check(GENESIS_MODEL_CTGAN, "ctgan"); }
+END_TEST
+
+START_TEST(test_tvae_syncs) { sc_check(GENESIS_MODEL_TVAE, "tvae"); }
+END_TEST
+
+int main(void) {
+    const char *emu = getenv("GENESIS_CUDA_EMULATOR");
+    genesis_device_info dev[4];
+    int n = 0;
+    char why[256] = "";
+    if (!emu || strcmp(emu, "1") != 0) {
+        printf("test_sync_count: skipped: counts come from the emulated CUDA runtime "
+               "(GENESIS_CUDA_EMULATOR=1)\n");
+        return 77;
+    }
+    genesis_detect_devices(dev, 4, &n, why, sizeof why);
+    if (n == 0) {
+        printf("test_sync_count: skipped: %s\n", why);
+        return 77;
+    }
+    Suite *s = suite_create("sync_count");
+    TCase *tc = tcase_create("cuda");
+    tcase_set_tags(tc, "cuda");
+    tcase_set_timeout(tc, 300);
+    tcase_add_test(tc, test_ctgan_syncs);
+    tcase_add_test(tc, test_tvae_syncs);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_set_fork_status(sr, CK_NOFORK);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? 1 : 0;
+}
