@@ -46,8 +46,10 @@ genesis_status gen_cuda_fail(gen_cuda *cu, genesis_status code, const char *call
 }
 
 genesis_status gen_cuda_sync(gen_cuda *cu) {
-    if (cu->wait) return cu->wait(cu, NULL, cu->wait_arg);
-    GEN_CUDA_TRY(cu, cudaStreamSynchronize(cu->stream));
+    if (cu->wait) GEN_CUDA_PASS(cu->wait(cu, NULL, cu->wait_arg));
+    else GEN_CUDA_TRY(cu, cudaStreamSynchronize(cu->stream));
+    /* everything queued is done: no staging buffer is still being read */
+    for (int i = 0; i < GEN_CUDA_STAGES; i++) cu->stage[i].pending = 0;
     return GENESIS_OK;
 }
 
@@ -198,6 +200,13 @@ static void op_upload(gen_backend *be, void *dst, const void *src, size_t bytes)
 }
 
 static genesis_status cu_download_impl(gen_cuda *cu, void *dst, const void *src, size_t bytes) {
+    if (bytes <= GEN_CUDA_READBACK) { /* small: through pinned memory, one wait */
+        GEN_CUDA_TRY(cu, cudaMemcpyAsync(cu->readback, src, bytes, cudaMemcpyDeviceToHost,
+                                         cu->stream));
+        GEN_CUDA_PASS(gen_cuda_sync(cu));
+        memcpy(dst, cu->readback, bytes);
+        return GENESIS_OK;
+    }
     GEN_CUDA_TRY(cu, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, cu->stream));
     GEN_CUDA_PASS(gen_cuda_sync(cu));
     return GENESIS_OK;
@@ -512,6 +521,7 @@ static void cu_release(gen_cuda *cu) {
     cudaFree(cu->spans_dev);
     cudaFree(cu->flag_dev);
     if (cu->flag_host) cudaFreeHost(cu->flag_host);
+    if (cu->readback) cudaFreeHost(cu->readback);
     if (cu->stream) cudaStreamDestroy(cu->stream);
     free(cu->spans_host);
     free(cu);
@@ -672,6 +682,7 @@ static genesis_status cu_init(gen_cuda *cu) {
     GEN_CUBLAS_TRY(cu, cublasSetWorkspace(cu->blas, cu->blas_ws, cu->blas_ws_bytes));
     GEN_CUDA_TRY(cu, cudaMalloc((void **)&cu->flag_dev, sizeof(int)));
     GEN_CUDA_TRY(cu, cudaMallocHost((void **)&cu->flag_host, sizeof(int)));
+    GEN_CUDA_TRY(cu, cudaMallocHost(&cu->readback, GEN_CUDA_READBACK));
     for (int i = 0; i < GEN_CUDA_STAGES; i++)
         GEN_CUDA_TRY(cu, cudaEventCreateWithFlags(&cu->stage[i].done, cudaEventDisableTiming));
     void *p = NULL;

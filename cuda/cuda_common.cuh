@@ -42,6 +42,7 @@ extern "C" {
 #define GEN_CUDA_STAGES 8           /* pinned upload buffers in the ring */
 #define GEN_CUDA_STAGE_MAX ((size_t)16 << 20) /* larger uploads copy synchronously */
 #define GEN_CUDA_REDUCE_BLOCKS 1024 /* most partial sums one scalar reduction makes */
+#define GEN_CUDA_READBACK ((size_t)64 << 10) /* downloads up to this size bounce via pinned memory */
 
 typedef struct gen_cuda_stage {
     void *host;            /* pinned */
@@ -76,6 +77,9 @@ typedef struct gen_cuda {
     int spans_n, spans_cap;
     /* any_nonfinite's flag */
     int *flag_dev, *flag_host;
+    /* pinned bounce buffer for small downloads (the ledger, losses): one asynchronous copy
+     * and one wait, where a copy into pageable memory waits by itself and again after */
+    void *readback;
     gen_cuda_stage stage[GEN_CUDA_STAGES];
     int stage_next;
 } gen_cuda;

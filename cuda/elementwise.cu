@@ -31,7 +31,7 @@ genesis_status gen_cu_relu_forward(gen_cuda *cu, float *out, const float *inp, s
 
 __global__ void k_relu_backward(float *__restrict__ dinp, const float *__restrict__ dout,
                                 const float *__restrict__ out, size_t n) {
-    GEN_GRID_LOOP(i, n) dinp[i] += dout[i] * (float)(out[i] > 0.0f);
+    GEN_GRID_LOOP(i, n) dinp[i] += out[i] > 0.0f ? dout[i] : 0.0f; /* as the CPU: Inf*0 is not NaN */
 }
 genesis_status gen_cu_relu_backward(gen_cuda *cu, float *dinp, const float *dout,
                                     const float *out, size_t n) {
@@ -40,7 +40,7 @@ genesis_status gen_cu_relu_backward(gen_cuda *cu, float *dinp, const float *dout
 
 __global__ void k_leaky_relu_forward(float *__restrict__ out, const float *__restrict__ inp,
                                      size_t n, float slope) {
-    GEN_GRID_LOOP(i, n) out[i] = fmaxf(inp[i], 0.0f) + slope * fminf(inp[i], 0.0f);
+    GEN_GRID_LOOP(i, n) out[i] = inp[i] > 0.0f ? inp[i] : slope * inp[i]; /* NaN stays NaN */
 }
 genesis_status gen_cu_leaky_relu_forward(gen_cuda *cu, float *out, const float *inp, size_t n,
                                          float slope) {
