@@ -10,8 +10,8 @@
  * and any_nonfinite (they synchronise: the host reads their result) and free (it waits for
  * queued work that may still use the buffer). upload copies through a ring of pinned
  * staging buffers, so the caller's buffer may be reused as soon as upload returns.
- * Errors: see cuda_common.cuh (sticky status, the first message goes to the context and
- * the log, later operations do nothing, downloads give NaN).
+ * Errors: see cuda_common.cuh (sticky status, the first message goes to the context; later
+ * operations do nothing, downloads give NaN).
  */
 #include <math.h>
 #include <stdio.h>
@@ -32,8 +32,6 @@ genesis_status gen_cuda_fail(gen_cuda *cu, genesis_status code, const char *call
     const char *op = cu->op ? cu->op : "setup";
     /* a kernel's fault is reported by the next call that waits for the stream: name that */
     int async = strstr(call, "Synchronize") || strstr(call, "gen_cuda_sync");
-    gen_log(cu->ctx, GENESIS_LOG_ERROR, "CUDA backend on GPU %d: operation %s: %s failed: %s (%s:%d)",
-            cu->device, op, call, detail ? detail : "?", base ? base + 1 : file, line);
     gen_set_error(cu->ctx, code,
                   "the CUDA backend on GPU %d failed in operation %s: %s: %s (%s:%d)%s; or run "
                   "on the CPU (device cpu)",

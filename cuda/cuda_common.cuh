@@ -8,10 +8,11 @@
  *
  * Every operation of gen_backend_ops returns void, so a failure is recorded once in
  * gen_cuda.status (the first error wins; its message, naming the operation, the CUDA call
- * and the library's error text, goes to the context and the log) and every later
- * operation does nothing; downloads then fill their destination with NaN and
- * any_nonfinite() answers 1. The models see the non-finite value, ask the backend's status
- * op (gen_diverged in backend.h) and return the CUDA error, not a divergence. Launchers check cudaGetLastError() after every kernel launch (llm.c), and
+ * and the library's error text, goes to the context) and every later operation does
+ * nothing; downloads then fill their destination with NaN and any_nonfinite() answers 1.
+ * The models see the non-finite value, ask the backend's status op (gen_diverged in
+ * backend.h) and return the CUDA error, not a divergence. Launchers check
+ * cudaGetLastError() after every kernel launch (llm.c), and
  * GENESIS_CUDA_SYNC=1 synchronises after every operation so errors point at the right one.
  *
  * Determinism: no float atomics anywhere. Sums go through fixed-shape trees

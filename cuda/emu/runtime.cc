@@ -58,6 +58,7 @@ typedef struct gen_cuemu_work {
     void (*release)(void *);
     void *arg;
     const char *what;
+    int inject_fault; /* GENESIS_CUEMU_FAULT chose this launch */
 } gen_cuemu_work;
 
 struct gen_cuemu_stream {
@@ -180,7 +181,13 @@ static void exec_work(gen_cuemu_work *w) {
     switch (w->kind) {
     case W_KERNEL:
         g_stats[GEN_CUEMU_STAT_KERNELS]++;
-        if (gen_cuemu_exec_kernel(w->k, msg, sizeof msg) != 0) rc = cudaErrorLaunchFailure;
+        if (w->inject_fault) {
+            snprintf(msg, sizeof msg, "kernel %s: the fault GENESIS_CUEMU_FAULT asked for",
+                     w->k->name);
+            rc = cudaErrorIllegalAddress;
+        } else if (gen_cuemu_exec_kernel(w->k, msg, sizeof msg) != 0) {
+            rc = cudaErrorLaunchFailure;
+        }
         break;
     case W_COPY: memcpy(w->dst, w->owned ? w->owned : w->src, w->bytes); break;
     case W_COPY2D:
@@ -266,14 +273,45 @@ void gen_cuemu_launch_nomem(const char *name) {
     gen_cuemu_unlock();
 }
 
+/* Failure injection, for tests of how the backend reports GPU failures (read once):
+ *   GENESIS_CUEMU_NO_KERNEL_IMAGE=1  every launch fails as on a GPU the module has no code
+ *                                    for (cudaErrorNoKernelImageForDevice, not sticky);
+ *   GENESIS_CUEMU_FAULT=NAME:N       the N-th launch of a kernel whose name contains NAME
+ *                                    faults when it runs (cudaErrorIllegalAddress, sticky),
+ *                                    as a kernel with an out-of-bounds access would. */
+static struct {
+    int read, no_image;
+    char name[128];
+    long nth, seen;
+} g_inject;
+
+static void inject_read(void) {
+    if (g_inject.read) return;
+    g_inject.read = 1;
+    const char *v = getenv("GENESIS_CUEMU_NO_KERNEL_IMAGE");
+    g_inject.no_image = v && *v && strcmp(v, "0") != 0;
+    const char *f = getenv("GENESIS_CUEMU_FAULT");
+    const char *colon = f ? strrchr(f, ':') : NULL;
+    if (f && colon && colon > f && (size_t)(colon - f) < sizeof g_inject.name) {
+        memcpy(g_inject.name, f, (size_t)(colon - f));
+        g_inject.nth = strtol(colon + 1, NULL, 10);
+    }
+}
+
 void gen_cuemu_enqueue_kernel(gen_cuemu_kernel *k, cudaStream_t s) {
     gen_cuemu_lock();
+    inject_read();
     gen_cuemu_stream *st = stream_of(s);
     const dim3 g = k->grid, b = k->block;
     unsigned long long threads = (unsigned long long)b.x * b.y * b.z;
     size_t shared = k->smem + gen_cuemu_static_shared();
     if (g_sticky != cudaSuccess) {
         t_last = g_sticky;
+        k->destroy(k);
+    } else if (g_inject.no_image) {
+        gen_cuemu_error(cudaErrorNoKernelImageForDevice,
+                        "launch of %s: no kernel image for this device "
+                        "(GENESIS_CUEMU_NO_KERNEL_IMAGE)", k->name);
         k->destroy(k);
     } else if (!st) {
         gen_cuemu_error(cudaErrorInvalidResourceHandle, "launch of %s on an unknown stream",
@@ -297,6 +335,9 @@ void gen_cuemu_enqueue_kernel(gen_cuemu_kernel *k, cudaStream_t s) {
             k->destroy(k);
         } else {
             w->k = k;
+            if (g_inject.nth > 0 && strstr(k->name, g_inject.name) &&
+                ++g_inject.seen == g_inject.nth)
+                w->inject_fault = 1;
             push(st, w);
         }
     }
@@ -318,6 +359,8 @@ const char *cudaGetErrorString(cudaError_t e) {
     case cudaErrorInsufficientDriver:
         return "CUDA driver version is insufficient for CUDA runtime version";
     case cudaErrorNoDevice: return "no CUDA-capable device is detected";
+    case cudaErrorNoKernelImageForDevice:
+        return "no kernel image is available for execution on the device";
     case cudaErrorInvalidDevice: return "invalid device ordinal";
     case cudaErrorInvalidResourceHandle: return "invalid resource handle";
     case cudaErrorNotReady: return "device not ready";
@@ -340,6 +383,7 @@ const char *cudaGetErrorName(cudaError_t e) {
     case cudaErrorInvalidMemcpyDirection: return "cudaErrorInvalidMemcpyDirection";
     case cudaErrorInsufficientDriver: return "cudaErrorInsufficientDriver";
     case cudaErrorNoDevice: return "cudaErrorNoDevice";
+    case cudaErrorNoKernelImageForDevice: return "cudaErrorNoKernelImageForDevice";
     case cudaErrorInvalidDevice: return "cudaErrorInvalidDevice";
     case cudaErrorInvalidResourceHandle: return "cudaErrorInvalidResourceHandle";
     case cudaErrorNotReady: return "cudaErrorNotReady";
