@@ -8,6 +8,7 @@
  *     steps): nothing waits per step;
  *   - cost at most GEN_SYNCS_PER_EPOCH (one) more for every further epoch (the ledger read of
  *     ctgan_epoch_end / tvae_epoch_end; uploads wait for nothing).
+ * And device discovery creates no CUDA context (test_discovery_contexts).
  * Runs only on the emulator (GENESIS_CUDA_EMULATOR=1 and GENESIS_CUDA_MODULE, as the
  * *_emu CTest entry sets them); exits 77 otherwise. CK_NOFORK, like the other CUDA suites.
  */
@@ -73,6 +74,25 @@ static void sc_check(genesis_model_kind kind, const char *name) {
                   GEN_SYNCS_PER_EPOCH);
 }
 
+/* Device discovery creates no CUDA context (docs/cuda.md, "Device discovery"): main()
+ * listed every emulated GPU (the CTest entry makes 3); then a fit on cuda:0 makes one.
+ * (Discovery used to call cudaSetDevice + cudaMemGetInfo on each GPU: 3 contexts.) */
+#define SC_STAT_CONTEXTS 10 /* GEN_CUEMU_STAT_CONTEXTS (cuda/emu/cuemu_internal.h) */
+static unsigned long long g_ctx_after_discovery = ~0ull;
+static int g_ndev;
+
+START_TEST(test_discovery_contexts) {
+    printf("contexts after listing %d GPUs: %llu\n", g_ndev, g_ctx_after_discovery);
+    ck_assert_msg(g_ctx_after_discovery == 0, "listing %d GPUs created %llu CUDA contexts",
+                  g_ndev, g_ctx_after_discovery);
+    sc_fit(GENESIS_MODEL_TVAE, 1, 500);
+    unsigned long long st[SC_STAT_CONTEXTS + 1] = {0};
+    ck_assert_int_gt(sc_stats()(st, SC_STAT_CONTEXTS + 1), SC_STAT_CONTEXTS);
+    ck_assert_msg(st[SC_STAT_CONTEXTS] == 1, "a fit on cuda:0 made %llu contexts",
+                  st[SC_STAT_CONTEXTS]);
+}
+END_TEST
+
 START_TEST(test_ctgan_syncs) { sc_check(GENESIS_MODEL_CTGAN, "ctgan"); }
 END_TEST
 
@@ -94,10 +114,15 @@ int main(void) {
         printf("test_sync_count: skipped: %s\n", why);
         return 77;
     }
+    g_ndev = n;
+    stats_fn f = sc_stats();
+    unsigned long long st[SC_STAT_CONTEXTS + 1] = {0};
+    if (f && f(st, SC_STAT_CONTEXTS + 1) > SC_STAT_CONTEXTS) g_ctx_after_discovery = st[SC_STAT_CONTEXTS];
     Suite *s = suite_create("sync_count");
     TCase *tc = tcase_create("cuda");
     tcase_set_tags(tc, "cuda");
     tcase_set_timeout(tc, 300);
+    tcase_add_test(tc, test_discovery_contexts); /* first: contexts are counted per process */
     tcase_add_test(tc, test_ctgan_syncs);
     tcase_add_test(tc, test_tvae_syncs);
     suite_add_tcase(s, tc);

@@ -45,6 +45,8 @@ enum {
     GEN_CUEMU_STAT_GEMMS,        /* cublasSgemm executed */
     GEN_CUEMU_STAT_FREE_SYNCS,   /* implicit synchronisations of cudaFree/cudaFreeHost */
     GEN_CUEMU_STAT_QUERIES,      /* cudaStreamQuery/cudaEventQuery that found work pending */
+    GEN_CUEMU_STAT_CONTEXTS,     /* devices whose primary context a call created (see
+                                    runtime.cc, "contexts") */
     GEN_CUEMU_STAT_N
 };
 void gen_cuemu_count(int which);

@@ -89,8 +89,19 @@ static thread_local cudaError_t t_last = cudaSuccess;
 static thread_local int t_device = 0;
 static cudaError_t g_sticky = cudaSuccess;
 static unsigned long long g_stats[GEN_CUEMU_STAT_N];
+
 static std::map<uintptr_t, alloc_rec> *g_allocs; /* never freed: reachable for LeakSanitizer */
 static size_t g_live[GEN_CUEMU_MAX_DEVICES];
+/* Contexts: since CUDA 12 cudaSetDevice initialises the device's primary context, and every
+ * call that needs one (allocation, memory info, streams, launches) creates it; device
+ * queries (count, properties) do not. A context costs real GPUs hundreds of MB, so the
+ * emulator counts the devices that got one (GEN_CUEMU_STAT_CONTEXTS). Called locked. */
+static int g_has_ctx[GEN_CUEMU_MAX_DEVICES];
+static void ctx_touch(int device) {
+    if (device < 0 || device >= GEN_CUEMU_MAX_DEVICES || g_has_ctx[device]) return;
+    g_has_ctx[device] = 1;
+    g_stats[GEN_CUEMU_STAT_CONTEXTS]++;
+}
 static gen_cuemu_stream g_legacy[GEN_CUEMU_MAX_DEVICES];
 static gen_cuemu_stream *g_streams;
 static int g_ndev = -1;
@@ -426,6 +437,9 @@ cudaError_t cudaSetDevice(int device) {
     gen_cuemu_unlock();
     if (device < 0 || device >= n) return gen_cuemu_error(cudaErrorInvalidDevice, NULL);
     t_device = device;
+    gen_cuemu_lock();
+    ctx_touch(device);
+    gen_cuemu_unlock();
     return cudaSuccess;
 }
 
@@ -474,6 +488,7 @@ cudaError_t cudaRuntimeGetVersion(int *v) {
 
 cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total_bytes) {
     gen_cuemu_lock();
+    ctx_touch(t_device);
     size_t live = g_live[t_device];
     gen_cuemu_unlock();
     *total_bytes = GEN_CUEMU_TOTAL_MEM;
@@ -517,6 +532,7 @@ cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, unsigned int flags) {
     gen_cuemu_stream *st = (gen_cuemu_stream *)calloc(1, sizeof *st);
     if (!st) return gen_cuemu_error(cudaErrorMemoryAllocation, NULL);
     gen_cuemu_lock();
+    ctx_touch(t_device);
     st->device = t_device;
     st->flags = flags;
     st->next = g_streams;
@@ -631,6 +647,7 @@ cudaError_t cudaMalloc(void **p, size_t bytes) {
     *p = NULL;
     if (bytes == 0) return cudaSuccess;
     gen_cuemu_lock();
+    ctx_touch(t_device);
     cudaError_t r = cudaSuccess;
     if (g_sticky != cudaSuccess) {
         r = gen_cuemu_error(g_sticky, NULL);
