@@ -571,15 +571,15 @@ static void ru_sig_b(pt_env *e, gen_backend *be, int k) {
     OPS(be)->sigmoid_backward(be, P(e, k, 0), P(e, k, 1), P(e, k, 2), (size_t)D(0));
 }
 
-/* gru_forward, and gru_forward then gru_backward: B T C H h0 wgrad (TF1 GRUCell) */
+/* gru_forward, and gru_forward then gru_backward: B T C H h0 wgrad (reset-after cell) */
 static void su_gru(pt_env *e) {
     size_t B = (size_t)D(0), T = (size_t)D(1), C = (size_t)D(2), H = (size_t)D(3);
     pt_add(e, "y", B * T * H, PT_OUT, -1, 1);
     pt_add(e, "save", B * T * 4 * H, PT_OUT, -1, 1);
     pt_add(e, "x", B * T * C, PT_IN, -1, 1);
     pt_add(e, "h0", B * H, PT_IN, -0.9f, 0.9f);
-    pt_add(e, "W", (C + H) * 3 * H, PT_IN, -0.5f, 0.5f);
-    pt_add(e, "b", 3 * H, PT_IN, -0.5f, 1);
+    pt_add(e, "W", gen_gru_weight_floats((int)C, (int)H), PT_IN, -0.5f, 0.5f);
+    pt_add(e, "b", gen_gru_bias_floats((int)H), PT_IN, -0.5f, 1);
 }
 static void ru_gru_f(pt_env *e, gen_backend *be, int k) {
     OPS(be)->gru_forward(be, P(e, k, 0), P(e, k, 1), P(e, k, 2), D(4) ? P(e, k, 3) : NULL,
@@ -590,8 +590,8 @@ static void su_gru_b(pt_env *e) {
     size_t B = (size_t)D(0), T = (size_t)D(1), C = (size_t)D(2), H = (size_t)D(3);
     pt_add(e, "dx", B * T * C, PT_ACC, -1, 1);
     pt_add(e, "dh0", B * H, PT_ACC, -1, 1);
-    pt_add(e, "dW", (C + H) * 3 * H, PT_ACC, -1, 1);
-    pt_add(e, "db", 3 * H, PT_ACC, -1, 1);
+    pt_add(e, "dW", gen_gru_weight_floats((int)C, (int)H), PT_ACC, -1, 1);
+    pt_add(e, "db", gen_gru_bias_floats((int)H), PT_ACC, -1, 1);
     pt_add(e, "work", gen_gru_work_floats((int)B, (int)T, (int)H), PT_OUT, -1, 1);
     pt_add(e, "dy", B * T * H, PT_IN, -1, 1);
 }
