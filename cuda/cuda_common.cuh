@@ -244,7 +244,7 @@ genesis_status gen_cu_gemm(gen_cuda *cu, int ta, int tb, int M, int N, int K, fl
                            const float *A, int lda, const float *B, int ldb, float beta, float *C,
                            int ldc);
 
-/* gru.cu (TF1 GRUCell; semantics in backend.h) */
+/* gru.cu (reset-after GRU cell; semantics in backend.h) */
 genesis_status gen_cu_sigmoid_forward(gen_cuda *cu, float *out, const float *inp, size_t n);
 genesis_status gen_cu_sigmoid_backward(gen_cuda *cu, float *dinp, const float *dout,
                                        const float *out, size_t n);
