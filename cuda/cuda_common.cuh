@@ -69,6 +69,8 @@ typedef struct gen_cuda {
     int *flag_dev, *flag_host;
     gen_cuda_stage stage[GEN_CUDA_STAGES];
     int stage_next;
+    /* gru_cudnn.cu's op layer: the GRU runs on cuDNN (NULL: the kernels of gru.cu) */
+    struct gen_cudnn_gru_ops *dnn_gru;
 } gen_cuda;
 
 static inline gen_cuda *gen_cuda_of(gen_backend *be) { return (gen_cuda *)be->impl; }

@@ -243,9 +243,13 @@ genesis_status gen_backend_cuda_create(genesis_ctx *ctx, int device, gen_backend
 int gen_cuda_query_devices(genesis_device_info *out, int cap, int *count, char *why,
                            size_t why_cap);
 
-/* What the core and the CUDA module must agree on: the version and the shared structures. */
+/* The GRU cell of gru_forward / gru_backward: 2 = reset-after (above); 1 was TF1's GRUCell.
+ * Part of the module ABI, so that a CUDA module built for the other cell is not loaded. */
+#define GEN_GRU_CELL 2
+/* What the core and the CUDA module must agree on: the version, the shared structures and
+ * the semantics that changed without changing a size (the GRU cell). */
 #define GEN_CUDA_MODULE_ABI                                                                   \
-    ((unsigned long)GENESIS_VERSION_NUMBER * 1000003ul ^                                      \
+    ((unsigned long)GENESIS_VERSION_NUMBER * 1000003ul ^ (unsigned long)GEN_GRU_CELL * 65537ul ^ \
      (unsigned long)sizeof(struct genesis_ctx) * 7919ul ^                                     \
      (unsigned long)sizeof(gen_backend_ops) * 104729ul ^ (unsigned long)sizeof(gen_backend) ^ \
      (unsigned long)sizeof(genesis_device_info) << 20)
