@@ -738,7 +738,7 @@ static const pt_case pt_cases[] = {
     {O_NONFINITE, {1, -1, 0}}, {O_NONFINITE, {1, 0, 0}}, {O_NONFINITE, {3, 1, 1}},
     {O_NONFINITE, {257, 2, 2}}, {O_NONFINITE, {1025, -1, 0}}, {O_NONFINITE, {1000003, 1, 0}},
     {O_NONFINITE, {1000003, -1, 0}},
-    /* TimeGAN: sigmoid heads, TF1 GRUCell layer (forward; forward + backward through time) */
+    /* TimeGAN: sigmoid heads, reset-after GRU layer (forward; forward + backward through time) */
     {O_SIG_F, {1, 0}}, {O_SIG_F, {1025, 1}}, {O_SIG_B, {3}}, {O_SIG_B, {65539}},
     {O_GRU_F, {1, 1, 1, 1, 1}}, {O_GRU_F, {3, 5, 17, 4, 0}}, {O_GRU_F, {128, 24, 6, 24, 0}},
     {O_GRU_F, {17, 3, 24, 24, 1}},
