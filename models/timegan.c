@@ -64,29 +64,19 @@ void tg_run_point(tg_run *r, const tg_net *n, float *base, int Bmax, int T) {
     r->out = base;
 }
 
-/* GRU layers (reset-after cell, layout in backend.h) keep TF1 GRUCell's initial
- * distribution, so that only the cell differs from the reference: TF1 draws its gate kernel
- * [in+H, 2H] from Glorot-uniform with limit sqrt(6 / (in + 3H)) and its candidate kernel
- * [in+H, H] with sqrt(6 / (in + 2H)); here the r and z rows of W_ih and W_hh use the first
- * limit and the n rows the second. TF1's gate bias 1 becomes b_ir = b_iz = 1, b_hr = b_hz = 0
- * (only the sum enters the gates, so the initial r and z are TF1's); b_in = b_hn = 0 as
- * TF1's candidate bias. fully_connected: Glorot-uniform [H, out], bias 0. */
+/* GRU layers (reset-after cell, layout in backend.h): every weight and bias of W_ih, W_hh,
+ * b_ih, b_hh from U(-1/sqrt(H), 1/sqrt(H)), PyTorch nn.GRU's initialisation for this cell.
+ * Keeping TF1 GRUCell's distribution instead (Glorot-uniform kernels, r/z bias 1) made Stocks
+ * materially worse at 1,000 iterations per phase; this init recovered it (docs/timegan.md
+ * §7). fully_connected heads: Glorot-uniform [H, out], bias 0, as TF1's. */
 void tg_net_init(const tg_net *n, float *hp, gen_rng *r) {
     size_t o = n->off;
     int H = n->H;
+    float k = 1.0f / sqrtf((float)H);
     for (int l = 0; l < n->L; l++) {
-        int in = l ? H : n->in;
-        float lg = sqrtf(6.0f / (float)(in + 3 * H)), lc = sqrtf(6.0f / (float)(in + 2 * H));
-        for (int part = 0; part < 2; part++) { /* W_ih (3H x in), then W_hh (3H x H) */
-            int cols = part ? H : in;
-            for (int i = 0; i < 3 * H; i++)
-                for (int k = 0; k < cols; k++)
-                    hp[o + (size_t)i * cols + k] =
-                        (i < 2 * H ? lg : lc) * (2.0f * (float)gen_rng_uniform(r) - 1.0f);
-            o += (size_t)3 * H * cols;
-        }
-        for (int j = 0; j < 6 * H; j++) hp[o + j] = j < 2 * H ? 1.0f : 0.0f;
-        o += gen_gru_bias_floats(H);
+        size_t cnt = gen_gru_weight_floats(l ? H : n->in, H) + gen_gru_bias_floats(H);
+        for (size_t i = 0; i < cnt; i++) hp[o + i] = k * (2.0f * (float)gen_rng_uniform(r) - 1.0f);
+        o += cnt;
     }
     float lf = sqrtf(6.0f / (float)(H + n->out));
     for (size_t i = 0; i < (size_t)n->out * H; i++)

@@ -79,7 +79,7 @@ typedef struct timegan {
 genesis_status timegan_create(genesis_ctx *ctx, gen_backend *be, const timegan_config *cfg,
                               timegan **out);
 void timegan_free(timegan *t);
-/* TF1's init distribution: Glorot-uniform kernels, r/z input biases 1, other biases 0; Adam reset. */
+/* GRU weights and biases U(-1/sqrt(H), 1/sqrt(H)) (PyTorch's), heads Glorot-uniform with bias 0; Adam reset. */
 genesis_status timegan_init_weights(timegan *t, uint64_t seed);
 
 /* Forward of one update step on the batch already in t->X (and noise in t->Z), rows B

@@ -5,8 +5,9 @@
  * sample, time = step) so that the CSV, sequence and model-file paths all run: a reduced
  * fit (hidden 12, batch 64, 300 iterations per phase instead of 50,000; one thread), then
  *   - the discriminative and predictive scores (one repeat, 1000 metric iterations each)
- *     must beat bounds an untrained generator fails (measured with the reset-after GRU,
- *     seeds 1, 2, 3: untrained 0.49-0.50 / 0.27-0.29, trained 0.17-0.43 / 0.220-0.226);
+ *     must beat bounds an untrained generator fails (measured with the reset-after GRU and
+ *     its init, seeds 1, 2, 3: untrained 0.43-0.50 / 0.26-0.30, trained 0.15-0.45 /
+ *     0.218-0.229);
  *   - the per-step feature means and standard deviations of the generated sequences must
  *     be close to the real ones (the moments the G loss matches);
  *   - the model file round trip: a loaded model writes the same bytes for the same seed;
@@ -220,10 +221,13 @@ START_TEST(test_timegan_sines) {
                 r.discriminative, r.predictive, dm, ds, r0.discriminative, r0.predictive, dm0, ds0);
         ck_assert_msg(r.discriminative < 0.49, "discriminative score %.4f (bound 0.49)", r.discriminative);
         ck_assert_msg(r.predictive < 0.25, "predictive score %.4f (bound 0.25)", r.predictive);
-        ck_assert_msg(dm < 0.03, "per-step mean error %.4f (bound 0.03)", dm);
-        ck_assert_msg(ds < 0.03, "per-step standard deviation error %.4f (bound 0.03)", ds);
+        /* 0.04: with the reset-after GRU and its U(+-1/sqrt(H)) init, seeds 1-3 give mean
+         * errors 0.014-0.031 and std errors 0.020-0.032 (TF1's cell: below 0.02); an
+         * untrained generator gives 0.09-0.11 */
+        ck_assert_msg(dm < 0.04, "per-step mean error %.4f (bound 0.04)", dm);
+        ck_assert_msg(ds < 0.04, "per-step standard deviation error %.4f (bound 0.04)", ds);
         /* the bounds mean something: an untrained generator fails them */
-        ck_assert_msg(r0.predictive >= 0.25 || dm0 >= 0.03 || ds0 >= 0.03,
+        ck_assert_msg(r0.predictive >= 0.25 || dm0 >= 0.04 || ds0 >= 0.04,
                       "the bounds do not separate an untrained generator");
     }
     genesis_table_free(t);
