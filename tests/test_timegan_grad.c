@@ -64,10 +64,8 @@ static void check_step(tg_step step, const int *updated, uint64_t seed) {
                 fd[e] = (lp - lm) / (2.0 * ((double)(x0 + eps[e]) - (double)x0));
             }
             probes++;
-            /* |.| kinks of the moments loss between the two step sizes show as disagreement
-             * (with the reset-after GRU, seed 13's G step has kinks whose two estimates
-             * differ by 1e-4, so the absolute part of this filter is 5e-5, not 5e-4) */
-            if (fabs(fd[0] - fd[1]) > 5e-5 + 2e-2 * fabs(fd[1])) continue;
+            /* |.| kinks of the moments loss between the two step sizes show as disagreement */
+            if (fabs(fd[0] - fd[1]) > 5e-4 + 2e-2 * fabs(fd[1])) continue;
             trusted++;
             double best = (4.0 * fd[1] - fd[0]) / 3.0;
             if (fabs(best - g[i]) > 2e-4 + 1e-2 * fabs(best)) {
@@ -80,7 +78,7 @@ static void check_step(tg_step step, const int *updated, uint64_t seed) {
     }
     ck_assert_msg(bad == 0, "step %d: %d of %d trusted probes differ; first: %s", step, bad,
                   trusted, msg);
-    ck_assert_msg(trusted >= probes * 17 / 20, "step %d: only %d of %d probes were smooth", step,
+    ck_assert_msg(trusted >= probes * 9 / 10, "step %d: only %d of %d probes were smooth", step,
                   trusted, probes);
     free(g);
     timegan_free(t);
