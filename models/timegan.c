@@ -67,8 +67,8 @@ void tg_run_point(tg_run *r, const tg_net *n, float *base, int Bmax, int T) {
 /* GRU layers (reset-after cell, layout in backend.h): every weight and bias of W_ih, W_hh,
  * b_ih, b_hh from U(-1/sqrt(H), 1/sqrt(H)), PyTorch nn.GRU's initialisation for this cell.
  * Keeping TF1 GRUCell's distribution instead (Glorot-uniform kernels, r/z bias 1) made Stocks
- * materially worse at 1,000 iterations per phase; this init recovered it (docs/timegan.md
- * §7). fully_connected heads: Glorot-uniform [H, out], bias 0, as TF1's. */
+ * materially worse at 1,000 iterations per phase; this init brings Stocks close to the TF1
+ * cell's scores but makes Sines' predictive score worse (docs/timegan.md §7). fully_connected heads: Glorot-uniform [H, out], bias 0, as TF1's. */
 void tg_net_init(const tg_net *n, float *hp, gen_rng *r) {
     size_t o = n->off;
     int H = n->H;
