@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "cuda_common.cuh"
+#include "gru_cudnn.cuh"
 
 #define GEN_CUBLAS_WORKSPACE ((size_t)32 << 20) /* what cuBLAS recommends on Hopper */
 
@@ -491,16 +492,38 @@ static void op_sigmoid_backward(gen_backend *be, float *dinp, const float *dout,
                                 size_t n) {
     GEN_CUDA_RUN(be, "sigmoid_backward", gen_cu_sigmoid_backward(cu, dinp, dout, out, n));
 }
+/* The GRU: cuDNN where the module has it (gru_cudnn.cu), else the kernels of gru.cu; the
+ * same cell and weight layout either way (backend.h). */
+static genesis_status cu_gru_forward(gen_cuda *cu, float *y, float *save, const float *x,
+                                     const float *h0, const float *W, const float *b, int B, int T,
+                                     int C, int H) {
+#ifdef GEN_HAVE_CUDNN
+    if (cu->dnn_gru)
+        return gen_cudnn_gru_op_forward(cu, cu->dnn_gru, y, save, x, h0, W, b, B, T, C, H);
+#endif
+    return gen_cu_gru_forward(cu, y, save, x, h0, W, b, B, T, C, H);
+}
+static genesis_status cu_gru_backward(gen_cuda *cu, float *dx, float *dh0, float *dW, float *db,
+                                      float *work, const float *dy, const float *x,
+                                      const float *h0, const float *y, const float *save,
+                                      const float *W, int B, int T, int C, int H) {
+#ifdef GEN_HAVE_CUDNN
+    if (cu->dnn_gru)
+        return gen_cudnn_gru_op_backward(cu, cu->dnn_gru, dx, dh0, dW, db, dy, x, h0, y, save, B,
+                                         T, C, H);
+#endif
+    return gen_cu_gru_backward(cu, dx, dh0, dW, db, work, dy, x, h0, y, save, W, B, T, C, H);
+}
 static void op_gru_forward(gen_backend *be, float *y, float *save, const float *x, const float *h0,
                            const float *W, const float *b, int B, int T, int C, int H) {
-    GEN_CUDA_RUN(be, "gru_forward", gen_cu_gru_forward(cu, y, save, x, h0, W, b, B, T, C, H));
+    GEN_CUDA_RUN(be, "gru_forward", cu_gru_forward(cu, y, save, x, h0, W, b, B, T, C, H));
 }
 static void op_gru_backward(gen_backend *be, float *dx, float *dh0, float *dW, float *db,
                             float *work, const float *dy, const float *x, const float *h0,
                             const float *y, const float *save, const float *W, int B, int T,
                             int C, int H) {
     GEN_CUDA_RUN(be, "gru_backward",
-                 gen_cu_gru_backward(cu, dx, dh0, dW, db, work, dy, x, h0, y, save, W, B, T, C, H));
+                 cu_gru_backward(cu, dx, dh0, dW, db, work, dy, x, h0, y, save, W, B, T, C, H));
 }
 
 /* ---- create / destroy -------------------------------------------------------------------------- */
@@ -513,6 +536,9 @@ static void cu_release(gen_cuda *cu) {
         if (cu->stage[i].host) cudaFreeHost(cu->stage[i].host);
         if (cu->stage[i].done) cudaEventDestroy(cu->stage[i].done);
     }
+#ifdef GEN_HAVE_CUDNN
+    gen_cudnn_gru_ops_free(cu->dnn_gru);
+#endif
     if (cu->blas) cublasDestroy(cu->blas);
     cudaFree(cu->blas_ws);
     cudaFree(cu->scratch);
@@ -683,6 +709,14 @@ static genesis_status cu_init(gen_cuda *cu) {
     GEN_CUDA_TRY(cu, cudaMallocHost(&cu->readback, GEN_CUDA_READBACK));
     for (int i = 0; i < GEN_CUDA_STAGES; i++)
         GEN_CUDA_TRY(cu, cudaEventCreateWithFlags(&cu->stage[i].done, cudaEventDisableTiming));
+#ifdef GEN_HAVE_CUDNN
+    /* GENESIS_CUDNN_GRU=0 keeps the GRU on gru.cu's kernels (their parity cases use it) */
+    const char *dnn = getenv("GENESIS_CUDNN_GRU");
+    if (!(dnn && strcmp(dnn, "0") == 0)) {
+        genesis_status st = gen_cudnn_gru_ops_create(cu, &cu->dnn_gru);
+        if (st != GENESIS_OK) return st;
+    }
+#endif
     void *p = NULL;
     GEN_CUDA_PASS(gen_cuda_scratch(cu, (size_t)GEN_CUDA_REDUCE_BLOCKS * sizeof(double), &p));
     return cu_probe(cu, &prop);

@@ -83,6 +83,8 @@ typedef struct gen_cuda {
     void *readback;
     gen_cuda_stage stage[GEN_CUDA_STAGES];
     int stage_next;
+    /* gru_cudnn.cu's op layer: the GRU runs on cuDNN (NULL: the kernels of gru.cu) */
+    struct gen_cudnn_gru_ops *dnn_gru;
 } gen_cuda;
 
 static inline gen_cuda *gen_cuda_of(gen_backend *be) { return (gen_cuda *)be->impl; }
@@ -287,7 +289,7 @@ genesis_status gen_cu_gemm(gen_cuda *cu, int ta, int tb, int M, int N, int K, fl
                            const float *A, int lda, const float *B, int ldb, float beta, float *C,
                            int ldc);
 
-/* gru.cu (TF1 GRUCell; semantics in backend.h) */
+/* gru.cu (reset-after GRU cell; semantics in backend.h) */
 genesis_status gen_cu_sigmoid_forward(gen_cuda *cu, float *out, const float *inp, size_t n);
 genesis_status gen_cu_sigmoid_backward(gen_cuda *cu, float *dinp, const float *dout,
                                        const float *out, size_t n);

@@ -1,12 +1,12 @@
 /*
- * gru.cu — the GRU and sigmoid operations of the CUDA backend, in the SAME TF1 GRUCell
- * convention as the CPU reference (src/backend_cpu_gru.c; layout in backend.h; reset gate
- * applied to h_{t-1} before the candidate's recurrent matmul, docs/algorithms.md §S9.6). The
- * structure mirrors the CPU code call for call: cuBLAS GEMMs (gen_cu_gemm, FP32) for the
- * input projections of all B*T rows and the two recurrent products per step, and small
- * element-wise kernels for the gates. cuDNN's GRU (CUDNN_GRU) applies the reset gate AFTER
- * the recurrent matmul and cannot express this cell; docs/timegan.md §3 says why the backend
- * keeps the TF1 form.
+ * gru.cu — the GRU and sigmoid operations of the CUDA backend's custom kernels, in the SAME
+ * reset-after cell as the CPU reference (src/backend_cpu_gru.c) and cuDNN's CUDNN_GRU:
+ * n = tanh(W_in x + b_in + r * (W_hn h + b_hn)), separate input and recurrent biases, gate
+ * order r, z, n; layout in backend.h, derivation in docs/layers.md ("GRU"). The structure
+ * mirrors the CPU code call for call: cuBLAS GEMMs (gen_cu_gemm, FP32) for the input
+ * projections of all B*T rows and the two recurrent products per step, and one element-wise
+ * kernel per step and direction. Where the module is built with cuDNN, backend_cuda.cu
+ * routes the GRU operations to cuDNN (gru_cudnn.cu) instead; these kernels are the fallback.
  *
  * Status: compile-checked only. The session that wrote it had no GPU; the parity case in
  * tests/test_backend_parity.c compares it with the CPU where a GPU exists.
@@ -51,41 +51,31 @@ genesis_status gen_cu_sigmoid_backward(gen_cuda *cu, float *dinp, const float *d
     return GENESIS_OK;
 }
 
-/* save[r, 0:3H] = b for every one of the B*T rows (ld 4H) */
+/* every (b, t) row of save (ld 4H) = [b_ir + b_hr, b_iz + b_hz, b_in, b_hn] */
 __global__ void k_gru_bias_rows(float *__restrict__ save, const float *__restrict__ b, size_t BT,
                                 int H) {
-    size_t n = BT * 3 * H;
+    size_t n = BT * 4 * H;
     GEN_GRID_LOOP(i, n) {
-        size_t r = i / (3 * H), j = i % (3 * H);
-        save[r * 4 * H + j] = b[j];
+        int j = (int)(i % (4 * H));
+        save[i] = j < 2 * H ? b[j] + b[3 * H + j] : j < 3 * H ? b[j] : b[2 * H + j];
     }
 }
 
-/* step t, first half: sigmoid of the gates, rh = r * h_{t-1} (hp NULL: zeros) */
-__global__ void k_gru_gates(float *__restrict__ save, const float *__restrict__ hp, int ldh, int B,
-                            int T, int t, int H) {
+/* step t: r, z = sigmoid(s[0:2H]); n = tanh(s[2H:3H] + r * s[3H:4H]); save keeps r, z, n
+ * and the recurrent n part; h_t = (1 - z) n + z h_{t-1} (hp NULL: zeros) */
+__global__ void k_gru_step(float *__restrict__ y, float *__restrict__ save,
+                           const float *__restrict__ hp, int ldh, int B, int T, int t, int H) {
     size_t n = (size_t)B * H;
     GEN_GRID_LOOP(i, n) {
         int b = (int)(i / H), j = (int)(i % H);
         float *s = save + ((size_t)b * T + t) * 4 * H;
-        float r = gru_sigm(s[j]);
-        s[j] = r;
-        s[H + j] = gru_sigm(s[H + j]);
-        s[3 * H + j] = hp ? r * hp[(size_t)b * ldh + j] : 0.0f;
-    }
-}
-
-/* step t, second half: c = tanh(candidate), h_t = u h_{t-1} + (1 - u) c */
-__global__ void k_gru_output(float *__restrict__ y, float *__restrict__ save,
-                             const float *__restrict__ hp, int ldh, int B, int T, int t, int H) {
-    size_t n = (size_t)B * H;
-    GEN_GRID_LOOP(i, n) {
-        int b = (int)(i / H), j = (int)(i % H);
-        float *s = save + ((size_t)b * T + t) * 4 * H;
-        float c = tanhf(s[2 * H + j]);
+        float r = gru_sigm(s[j]), z = gru_sigm(s[H + j]);
+        float nn = tanhf(s[2 * H + j] + r * s[3 * H + j]);
         float hprev = hp ? hp[(size_t)b * ldh + j] : 0.0f;
-        s[2 * H + j] = c;
-        y[((size_t)b * T + t) * H + j] = s[H + j] * hprev + (1.0f - s[H + j]) * c;
+        s[j] = r;
+        s[H + j] = z;
+        s[2 * H + j] = nn;
+        y[((size_t)b * T + t) * H + j] = (1.0f - z) * nn + z * hprev;
     }
 }
 
@@ -94,54 +84,42 @@ genesis_status gen_cu_gru_forward(gen_cuda *cu, float *y, float *save, const flo
                                   int C, int H) {
     const int H3 = 3 * H, H4 = 4 * H;
     const size_t BT = (size_t)B * T;
-    const float *Wh = W + (size_t)C * H3;
-    GEN_LAUNCH1D(cu, BT * H3, k_gru_bias_rows, save, b, BT, H);
-    if (C > 0) GEN_TRY_ST(gen_cu_gemm(cu, 0, 0, (int)BT, H3, C, 1.0f, x, C, W, H3, 1.0f, save, H4));
+    const float *Wh = W + (size_t)H3 * C; /* W_hh (3H x H) after W_ih (3H x C) */
+    GEN_LAUNCH1D(cu, BT * H4, k_gru_bias_rows, save, b, BT, H);
+    if (C > 0) GEN_TRY_ST(gen_cu_gemm(cu, 0, 1, (int)BT, H3, C, 1.0f, x, C, W, C, 1.0f, save, H4));
     for (int t = 0; t < T; t++) {
         float *st = save + (size_t)t * H4;
         const float *hp = t ? y + (size_t)(t - 1) * H : h0;
         int ldh = t ? T * H : H;
-        if (hp) GEN_TRY_ST(gen_cu_gemm(cu, 0, 0, B, 2 * H, H, 1.0f, hp, ldh, Wh, H3, 1.0f, st, T * H4));
-        GEN_LAUNCH1D(cu, (size_t)B * H, k_gru_gates, save, hp, ldh, B, T, t, H);
-        if (hp)
-            GEN_TRY_ST(gen_cu_gemm(cu, 0, 0, B, H, H, 1.0f, st + 3 * H, T * H4, Wh + 2 * H, H3,
-                                   1.0f, st + 2 * H, T * H4));
-        GEN_LAUNCH1D(cu, (size_t)B * H, k_gru_output, y, save, hp, ldh, B, T, t, H);
+        if (hp) {
+            GEN_TRY_ST(gen_cu_gemm(cu, 0, 1, B, 2 * H, H, 1.0f, hp, ldh, Wh, H, 1.0f, st, T * H4));
+            GEN_TRY_ST(gen_cu_gemm(cu, 0, 1, B, H, H, 1.0f, hp, ldh, Wh + (size_t)2 * H * H, H,
+                                   1.0f, st + 3 * H, T * H4));
+        }
+        GEN_LAUNCH1D(cu, (size_t)B * H, k_gru_step, y, save, hp, ldh, B, T, t, H);
     }
     return GENESIS_OK;
 }
 
-/* backward step t, first half: candidate and update-gate pre-activation gradients; dh
- * becomes the direct path's share of dL/dh_{t-1}; zero reset-gate gradient when hp is NULL */
-__global__ void k_gru_bwd_cu(float *__restrict__ dpre, float *__restrict__ dh,
-                             const float *__restrict__ dy, const float *__restrict__ save,
-                             const float *__restrict__ hp, int ldh, int B, int T, int t, int H) {
+/* backward step t: dh (in) = dL/dh_t from later steps; writes dpre = [dR, dZ, dN], q = dN r
+ * (the gradient of W_hn h + b_hn) and dh (out) = z * delta, the direct path to h_{t-1} */
+__global__ void k_gru_bwd(float *__restrict__ dpre, float *__restrict__ q, float *__restrict__ dh,
+                          const float *__restrict__ dy, const float *__restrict__ save,
+                          const float *__restrict__ hp, int ldh, int B, int T, int t, int H) {
     size_t n = (size_t)B * H;
     GEN_GRID_LOOP(i, n) {
         int b = (int)(i / H), j = (int)(i % H);
         const float *s = save + ((size_t)b * T + t) * 4 * H;
         float *dp = dpre + ((size_t)b * T + t) * 3 * H;
-        float u = s[H + j], c = s[2 * H + j];
+        float r = s[j], z = s[H + j], nn = s[2 * H + j], hn = s[3 * H + j];
         float hprev = hp ? hp[(size_t)b * ldh + j] : 0.0f;
-        float gh = dh[i] + dy[((size_t)b * T + t) * H + j];
-        dp[2 * H + j] = gh * (1.0f - u) * (1.0f - c * c);
-        dp[H + j] = gh * (hprev - c) * u * (1.0f - u);
-        if (!hp) dp[j] = 0.0f;
-        dh[i] = gh * u;
-    }
-}
-
-/* backward step t, second half: reset-gate gradient from d(r h); dh += d(r h) * r */
-__global__ void k_gru_bwd_r(float *__restrict__ dpre, float *__restrict__ dh,
-                            const float *__restrict__ drh, const float *__restrict__ save,
-                            const float *__restrict__ hp, int ldh, int B, int T, int t, int H) {
-    size_t n = (size_t)B * H;
-    GEN_GRID_LOOP(i, n) {
-        int b = (int)(i / H), j = (int)(i % H);
-        const float *s = save + ((size_t)b * T + t) * 4 * H;
-        float r = s[j], q = drh[i];
-        dpre[((size_t)b * T + t) * 3 * H + j] = q * hp[(size_t)b * ldh + j] * r * (1.0f - r);
-        dh[i] += q * r;
+        float d = dh[i] + dy[((size_t)b * T + t) * H + j];
+        float dn = d * (1.0f - z) * (1.0f - nn * nn);
+        dp[2 * H + j] = dn;
+        dp[H + j] = d * (hprev - nn) * z * (1.0f - z);
+        dp[j] = dn * hn * r * (1.0f - r);
+        q[i] = dn * r;
+        dh[i] = d * z;
     }
 }
 
@@ -153,34 +131,36 @@ genesis_status gen_cu_gru_backward(gen_cuda *cu, float *dx, float *dh0, float *d
                                    float *work, const float *dy, const float *x,
                                    const float *h0, const float *y, const float *save,
                                    const float *W, int B, int T, int C, int H) {
-    const int H3 = 3 * H, H4 = 4 * H;
+    const int H3 = 3 * H;
     const size_t BT = (size_t)B * T;
-    const float *Wh = W + (size_t)C * H3;
-    float *dpre = work, *dh = work + BT * H3, *drh = dh + (size_t)B * H;
+    const float *Wh = W + (size_t)H3 * C;
+    float *dWh = dW ? dW + (size_t)H3 * C : NULL;
+    float *dpre = work, *dh = work + BT * H3, *q = dh + (size_t)B * H;
     GEN_CUDA_TRY(cu, cudaMemsetAsync(dh, 0, (size_t)B * H * sizeof(float), cu->stream));
     for (int t = T - 1; t >= 0; t--) {
         const float *hp = t ? y + (size_t)(t - 1) * H : h0;
         int ldh = t ? T * H : H;
-        GEN_LAUNCH1D(cu, (size_t)B * H, k_gru_bwd_cu, dpre, dh, dy, save, hp, ldh, B, T, t, H);
+        GEN_LAUNCH1D(cu, (size_t)B * H, k_gru_bwd, dpre, q, dh, dy, save, hp, ldh, B, T, t, H);
+        if (db) GEN_TRY_ST(gen_cu_colsum_acc(cu, db + H3 + 2 * H, q, H, B, H)); /* b_hn */
         if (!hp) continue;
-        GEN_TRY_ST(gen_cu_gemm(cu, 0, 1, B, H, H, 1.0f, dpre + (size_t)t * H3 + 2 * H, T * H3,
-                               Wh + 2 * H, H3, 0.0f, drh, H));
-        GEN_LAUNCH1D(cu, (size_t)B * H, k_gru_bwd_r, dpre, dh, drh, save, hp, ldh, B, T, t, H);
-        GEN_TRY_ST(gen_cu_gemm(cu, 0, 1, B, H, 2 * H, 1.0f, dpre + (size_t)t * H3, T * H3, Wh, H3,
-                               1.0f, dh, H));
-        if (dW)
-            GEN_TRY_ST(gen_cu_gemm(cu, 1, 0, H, 2 * H, B, 1.0f, hp, ldh, dpre + (size_t)t * H3,
-                                   T * H3, 1.0f, dW + (size_t)C * H3, H3));
+        const float *dpt = dpre + (size_t)t * H3;
+        GEN_TRY_ST(gen_cu_gemm(cu, 0, 0, B, H, 2 * H, 1.0f, dpt, T * H3, Wh, H, 1.0f, dh, H));
+        GEN_TRY_ST(gen_cu_gemm(cu, 0, 0, B, H, H, 1.0f, q, H, Wh + (size_t)2 * H * H, H, 1.0f, dh,
+                               H));
+        if (dWh) {
+            GEN_TRY_ST(gen_cu_gemm(cu, 1, 0, 2 * H, H, B, 1.0f, dpt, T * H3, hp, ldh, 1.0f, dWh, H));
+            GEN_TRY_ST(gen_cu_gemm(cu, 1, 0, H, H, B, 1.0f, q, H, hp, ldh, 1.0f,
+                                   dWh + (size_t)2 * H * H, H));
+        }
     }
     if (dh0 && h0) GEN_LAUNCH1D(cu, (size_t)B * H, k_add, dh0, dh, (size_t)B * H);
     if (dx && C > 0)
-        GEN_TRY_ST(gen_cu_gemm(cu, 0, 1, (int)BT, C, H3, 1.0f, dpre, H3, W, H3, 1.0f, dx, C));
-    if (dW) {
-        if (C > 0)
-            GEN_TRY_ST(gen_cu_gemm(cu, 1, 0, C, H3, (int)BT, 1.0f, x, C, dpre, H3, 1.0f, dW, H3));
-        GEN_TRY_ST(gen_cu_gemm(cu, 1, 0, H, H, (int)BT, 1.0f, save + 3 * H, H4, dpre + 2 * H, H3,
-                               1.0f, dW + (size_t)C * H3 + 2 * H, H3));
+        GEN_TRY_ST(gen_cu_gemm(cu, 0, 0, (int)BT, C, H3, 1.0f, dpre, H3, W, C, 1.0f, dx, C));
+    if (dW && C > 0)
+        GEN_TRY_ST(gen_cu_gemm(cu, 1, 0, H3, C, (int)BT, 1.0f, dpre, H3, x, C, 1.0f, dW, C));
+    if (db) {
+        GEN_TRY_ST(gen_cu_colsum_acc(cu, db, dpre, H3, (int)BT, H3));           /* b_ih */
+        GEN_TRY_ST(gen_cu_colsum_acc(cu, db + H3, dpre, H3, (int)BT, 2 * H));   /* b_hr, b_hz */
     }
-    if (db) GEN_TRY_ST(gen_cu_colsum_acc(cu, db, dpre, H3, (int)BT, H3));
     return GENESIS_OK;
 }

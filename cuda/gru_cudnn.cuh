@@ -1,8 +1,8 @@
 /*
- * gru_cudnn.cuh — the optional cuDNN 9 GRU stack (gru_cudnn.cu, built with
- * -DGENESIS_CUDNN=ON): CUDNN_GRU semantics (reset after the recurrent matmul, double bias),
- * batch-major [B][T][vec] data, equal lengths, zero initial state. Not the TF1 cell of the
- * backend table (docs/timegan.md §3). Compile-checked only.
+ * gru_cudnn.cuh — cuDNN 9's GRU (gru_cudnn.cu, built where CMake finds cuDNN): the
+ * backend's gru_forward / gru_backward on cuDNN (the op layer, same cell and weight layout
+ * as backend.h), and below it a stack API (CUDNN_GRU semantics: reset after the recurrent
+ * matmul, double bias; batch-major [B][T][vec] data, equal lengths). Compile-checked only.
  */
 #ifndef GEN_GRU_CUDNN_CUH
 #define GEN_GRU_CUDNN_CUH
@@ -28,5 +28,18 @@ genesis_status gen_cudnn_gru_forward(gen_cudnn_gru *g, const void *wspace, const
  * the weight gradients; BackwardData always runs first, as cuDNN requires). */
 genesis_status gen_cudnn_gru_backward(gen_cudnn_gru *g, const void *wspace, void *dwspace,
                                       const float *x, const float *y, const float *dy, float *dx);
+
+/* The op layer: one cuDNN handle and a slot per layer (keyed by the caller's save buffer,
+ * which is left unwritten; see gru_cudnn.cu). Semantics of the two ops: backend.h. */
+typedef struct gen_cudnn_gru_ops gen_cudnn_gru_ops;
+genesis_status gen_cudnn_gru_ops_create(gen_cuda *cu, gen_cudnn_gru_ops **out);
+void gen_cudnn_gru_ops_free(gen_cudnn_gru_ops *o);
+genesis_status gen_cudnn_gru_op_forward(gen_cuda *cu, gen_cudnn_gru_ops *o, float *y, float *save,
+                                        const float *x, const float *h0, const float *W,
+                                        const float *b, int B, int T, int C, int H);
+genesis_status gen_cudnn_gru_op_backward(gen_cuda *cu, gen_cudnn_gru_ops *o, float *dx, float *dh0,
+                                         float *dW, float *db, const float *dy, const float *x,
+                                         const float *h0, const float *y, const float *save,
+                                         int B, int T, int C, int H);
 
 #endif /* GEN_GRU_CUDNN_CUH */

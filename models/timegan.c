@@ -1,10 +1,12 @@
 /*
  * timegan.c — TimeGAN (Yoon, Jarrett, van der Schaar, "Time-series Generative Adversarial
- * Networks", NeurIPS 2019) as the official TF1 code runs it (docs/algorithms.md §S; where
- * paper and code differ we follow the code, docs/timegan.md §4):
- *   five GRU stacks (TF1 GRUCell, width H) with per-step FC heads (§S2): embedder E (L layers,
- *   sigmoid), recovery R (L, sigmoid), generator G (L, sigmoid), supervisor S (L-1, sigmoid),
- *   discriminator D (L, logit per step);
+ * Networks", NeurIPS 2019) as the official TF1 code runs it (docs/algorithms.md §S; where paper
+ * and code differ we follow the code, docs/timegan.md §4):
+ *   five GRU stacks (width H) with per-step FC heads (§S2): embedder E (L layers, sigmoid),
+ *   recovery R (L, sigmoid), generator G (L, sigmoid), supervisor S (L-1, sigmoid),
+ *   discriminator D (L, logit per step). The GRU is the reset-after cell of cuDNN/PyTorch
+ *   (backend.h), not TF1's GRUCell: the one deliberate difference from the reference, so
+ *   that the GPU can run cuDNN's GRU (docs/timegan.md §1);
  *   losses (§S4): E_loss_T0 = mean (X - X~)^2, E_loss0 = 10 sqrt(E_loss_T0),
  *   E_loss = E_loss0 + 0.1 G_loss_S; G_loss_S = mean (H[:,1:] - S(H)[:,:-1])^2;
  *   G_loss = BCE(1, D(H^)) + gamma BCE(1, D(E^)) + 100 sqrt(G_loss_S) + 100 (V1 + V2);
@@ -28,7 +30,7 @@ size_t tg_net_layout(tg_net *n, int in, int H, int L, int out, int sigmoid, size
     memset(n, 0, sizeof *n);
     n->in = in; n->H = H; n->L = L; n->out = out; n->sigmoid = sigmoid; n->off = off;
     size_t c = 0;
-    for (int l = 0; l < L; l++) c += (size_t)((l ? H : in) + H) * 3 * H + 3 * (size_t)H;
+    for (int l = 0; l < L; l++) c += gen_gru_weight_floats(l ? H : in, H) + gen_gru_bias_floats(H);
     c += (size_t)out * H + (size_t)out;
     n->count = c;
     return off + c;
@@ -37,9 +39,9 @@ size_t tg_net_layout(tg_net *n, int in, int H, int L, int out, int sigmoid, size
 void tg_net_point(tg_net *n, float *params, float *grads) {
     size_t o = n->off;
     for (int l = 0; l < n->L; l++) {
-        size_t w = (size_t)((l ? n->H : n->in) + n->H) * 3 * n->H;
+        size_t w = gen_gru_weight_floats(l ? n->H : n->in, n->H);
         n->W[l] = params + o; n->gW[l] = grads ? grads + o : NULL; o += w;
-        n->b[l] = params + o; n->gb[l] = grads ? grads + o : NULL; o += 3 * (size_t)n->H;
+        n->b[l] = params + o; n->gb[l] = grads ? grads + o : NULL; o += gen_gru_bias_floats(n->H);
     }
     n->fW = params + o; n->gfW = grads ? grads + o : NULL; o += (size_t)n->out * n->H;
     n->fb = params + o; n->gfb = grads ? grads + o : NULL;
@@ -62,22 +64,19 @@ void tg_run_point(tg_run *r, const tg_net *n, float *base, int Bmax, int T) {
     r->out = base;
 }
 
-/* TF1: GRUCell gate kernel [in+H, 2H] and candidate kernel [in+H, H] Glorot-uniform, gate
- * bias 1, candidate bias 0; fully_connected: Glorot-uniform [H, out], bias 0. */
+/* GRU layers (reset-after cell, layout in backend.h): every weight and bias of W_ih, W_hh,
+ * b_ih, b_hh from U(-1/sqrt(H), 1/sqrt(H)), PyTorch nn.GRU's initialisation for this cell.
+ * Keeping TF1 GRUCell's distribution instead (Glorot-uniform kernels, r/z bias 1) made Stocks
+ * materially worse at 1,000 iterations per phase; this init brings Stocks close to the TF1
+ * cell's scores but makes Sines' predictive score worse (docs/timegan.md §7). fully_connected heads: Glorot-uniform [H, out], bias 0, as TF1's. */
 void tg_net_init(const tg_net *n, float *hp, gen_rng *r) {
     size_t o = n->off;
     int H = n->H;
+    float k = 1.0f / sqrtf((float)H);
     for (int l = 0; l < n->L; l++) {
-        int rows = (l ? H : n->in) + H;
-        float lg = sqrtf(6.0f / (float)(rows + 2 * H)), lc = sqrtf(6.0f / (float)(rows + H));
-        for (int i = 0; i < rows; i++)
-            for (int j = 0; j < 3 * H; j++) {
-                float lim = j < 2 * H ? lg : lc;
-                hp[o + (size_t)i * 3 * H + j] = lim * (2.0f * (float)gen_rng_uniform(r) - 1.0f);
-            }
-        o += (size_t)rows * 3 * H;
-        for (int j = 0; j < 3 * H; j++) hp[o + j] = j < 2 * H ? 1.0f : 0.0f;
-        o += 3 * (size_t)H;
+        size_t cnt = gen_gru_weight_floats(l ? H : n->in, H) + gen_gru_bias_floats(H);
+        for (size_t i = 0; i < cnt; i++) hp[o + i] = k * (2.0f * (float)gen_rng_uniform(r) - 1.0f);
+        o += cnt;
     }
     float lf = sqrtf(6.0f / (float)(H + n->out));
     for (size_t i = 0; i < (size_t)n->out * H; i++)

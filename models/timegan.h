@@ -11,8 +11,9 @@
 
 #define TG_MAX_LAYERS 8
 
-/* One GRU stack (TF1 GRUCell layers of width H) with a per-step fully connected head,
- * optionally followed by a sigmoid. Pointers into the model's parameter/gradient arenas. */
+/* One GRU stack (reset-after GRU layers of width H, backend.h) with a per-step fully
+ * connected head, optionally followed by a sigmoid. Pointers into the model's parameter and
+ * gradient arenas. */
 typedef struct tg_net {
     int in, H, L, out, sigmoid;
     size_t off, count;                         /* slice of the arenas, in floats */
@@ -78,7 +79,7 @@ typedef struct timegan {
 genesis_status timegan_create(genesis_ctx *ctx, gen_backend *be, const timegan_config *cfg,
                               timegan **out);
 void timegan_free(timegan *t);
-/* TF1 init: Glorot-uniform kernels, gate biases 1, candidate and head biases 0; Adam reset. */
+/* GRU weights and biases U(-1/sqrt(H), 1/sqrt(H)) (PyTorch's), heads Glorot-uniform with bias 0; Adam reset. */
 genesis_status timegan_init_weights(timegan *t, uint64_t seed);
 
 /* Forward of one update step on the batch already in t->X (and noise in t->Z), rows B

@@ -200,18 +200,25 @@ typedef struct gen_backend_ops {
     void (*sigmoid_backward)(gen_backend *be, float *dinp, const float *dout, const float *out,
                              size_t n);
 
-    /* ---- GRU: one layer over a whole sequence (TimeGAN; docs/algorithms.md §S2, §S9.6) ----
-     * TF1 tf.nn.rnn_cell.GRUCell, batch-major data, equal lengths (every sample runs T
-     * steps), per step t (h_{-1} = h0, zeros when h0 is NULL):
-     *   [r, u] = sigmoid([x_t, h_{t-1}] . W[:, 0:2H] + b[0:2H])
-     *   c      = tanh([x_t, r * h_{t-1}] . W[:, 2H:3H] + b[2H:3H])      (reset BEFORE the matmul)
-     *   h_t    = u * h_{t-1} + (1 - u) * c
-     * W ((C + H) x 3H, row-major): rows [0, C) multiply x_t, rows [C, C + H) multiply h_{t-1}
-     * (gate columns) or r * h_{t-1} (candidate columns); columns [0, H) reset gate r,
-     * [H, 2H) update gate u, [2H, 3H) candidate (TF1's gate kernel and candidate kernel side
-     * by side). b (3H). Derivation of the backward pass: docs/timegan.md.
-     * y (B, T, H) = h_0..h_{T-1} of every step; save (B, T, 4H) = r, u, c, r * h_{t-1} per step
-     * (written by forward, read by backward); x (B, T, C). */
+    /* ---- GRU: one layer over a whole sequence (TimeGAN; docs/algorithms.md §S2) ----
+     * The reset-after cell of cuDNN's CUDNN_GRU and PyTorch's nn.GRU, batch-major data,
+     * equal lengths (every sample runs T steps), per step t (h_{-1} = h0, zeros when h0 is
+     * NULL), gate order r (reset), z (update), n (new):
+     *   r   = sigmoid(W_ir x_t + b_ir + W_hr h_{t-1} + b_hr)
+     *   z   = sigmoid(W_iz x_t + b_iz + W_hz h_{t-1} + b_hz)
+     *   n   = tanh(W_in x_t + b_in + r * (W_hn h_{t-1} + b_hn))      (reset AFTER the matmul)
+     *   h_t = (1 - z) * n + z * h_{t-1}
+     * W (3H * (C + H) floats) = W_ih (3H x C, row-major) followed by W_hh (3H x H,
+     * row-major); rows [0, H) are gate r, [H, 2H) z, [2H, 3H) n, so each gate's matrix is a
+     * contiguous (H x C) or (H x H) row-major block, PyTorch's weight_ih_l0 / weight_hh_l0.
+     * b (6H) = b_ih (r, z, n) followed by b_hh (r, z, n). cuDNN (CUDNN_GRU, DOUBLE_BIAS)
+     * takes the same per-gate blocks: linLayerID 0, 1, 2 = W_ir, W_iz, W_in and 3, 4, 5 =
+     * W_hr, W_hz, W_hn, each an (H x in) row-major matrix with its bias; cuda/gru_cudnn.cu
+     * copies the blocks to the addresses cudnnGetRNNWeightParams returns.
+     * Derivation of forward and backward: docs/layers.md ("GRU").
+     * y (B, T, H) = h_0..h_{T-1} of every step; save (B, T, 4H) = r, z, n, W_hn h_{t-1} + b_hn
+     * per step (written by forward, read by backward; backends that keep their own state,
+     * such as cuDNN's reserve space, may leave it unwritten); x (B, T, C). */
     void (*gru_forward)(gen_backend *be, float *y, float *save, const float *x, const float *h0,
                         const float *W, const float *b, int B, int T, int C, int H);
     /* Backward through time from dy (B, T, H) (the loss's gradient w.r.t. every step's
@@ -268,9 +275,13 @@ genesis_status gen_backend_cuda_create(genesis_ctx *ctx, int device, gen_backend
 int gen_cuda_query_devices(genesis_device_info *out, int cap, int *count, char *why,
                            size_t why_cap);
 
-/* What the core and the CUDA module must agree on: the version and the shared structures. */
+/* The GRU cell of gru_forward / gru_backward: 2 = reset-after (above); 1 was TF1's GRUCell.
+ * Part of the module ABI, so that a CUDA module built for the other cell is not loaded. */
+#define GEN_GRU_CELL 2
+/* What the core and the CUDA module must agree on: the version, the shared structures and
+ * the semantics that changed without changing a size (the GRU cell). */
 #define GEN_CUDA_MODULE_ABI                                                                   \
-    ((unsigned long)GENESIS_VERSION_NUMBER * 1000003ul ^                                      \
+    ((unsigned long)GENESIS_VERSION_NUMBER * 1000003ul ^ (unsigned long)GEN_GRU_CELL * 65537ul ^ \
      (unsigned long)sizeof(struct genesis_ctx) * 7919ul ^                                     \
      (unsigned long)sizeof(gen_backend_ops) * 104729ul ^ (unsigned long)sizeof(gen_backend) ^ \
      (unsigned long)sizeof(genesis_device_info) << 20)
@@ -290,11 +301,15 @@ genesis_status gen_diverged(gen_backend *be, const char *fmt, ...)
 genesis_status gen_backend_create(genesis_ctx *ctx, gen_backend **out);
 void gen_backend_free(gen_backend *be);
 
-/* Reference (plain loop) GEMM, used by tests to check the BLAS fast path. */
 /* GRU scratch the backward pass needs (floats). */
 static inline size_t gen_gru_work_floats(int B, int T, int H) {
     return (size_t)B * T * 3 * H + 2 * (size_t)B * H;
 }
+/* GRU parameter sizes (floats): W = W_ih | W_hh, b = b_ih | b_hh (layout above). */
+static inline size_t gen_gru_weight_floats(int C, int H) { return (size_t)3 * H * ((size_t)C + H); }
+static inline size_t gen_gru_bias_floats(int H) { return (size_t)6 * H; }
+
+/* Reference (plain loop) GEMM, used by tests to check the BLAS fast path. */
 
 void gen_gemm_reference(int ta, int tb, int M, int N, int K, float alpha, const float *A,
                         int lda, const float *B, int ldb, float beta, float *C, int ldc);

@@ -1,16 +1,17 @@
 /*
  * backend_cpu_gru.c — the CPU reference of the GRU and sigmoid operations of
- * gen_backend_ops (TimeGAN, docs/algorithms.md §S2 and §S9.6): TF1 tf.nn.rnn_cell.GRUCell, the
- * reset gate applied to h_{t-1} BEFORE the candidate's recurrent matmul, one bias per gate
- * column. Layout and equations: backend.h; derivation of backward-through-time:
- * docs/timegan.md §2.
+ * gen_backend_ops (TimeGAN, docs/algorithms.md §S2): the reset-after GRU cell of cuDNN's
+ * CUDNN_GRU and PyTorch's nn.GRU (Cho et al. 2014, arXiv 1406.1078v1 ordering: the reset
+ * gate scales the recurrent projection AFTER the matmul), separate input and recurrent
+ * biases, gate order r, z, n. Layout and equations: backend.h; derivation of the forward and
+ * backward-through-time passes: docs/layers.md ("GRU").
  *
  * The matmuls go through the backend's GEMM (OpenBLAS): the input projections of all B*T
- * rows in one call, then two small (B x H x 2H, B x H x H) calls per step, which are the
- * sequential part. Backward batches the input-side and candidate-side weight gradients
- * over all steps; only the gate-side recurrent ones are per step (they need h_{t-1}, which
- * for t = 0 is h0). Equal lengths only (every sample runs T steps): TimeGAN's data always
- * has them (docs/algorithms.md §S3), and src/sequence.c builds fixed-length windows.
+ * rows in one call, then two small (B x 2H x H, B x H x H) calls per step, which are the
+ * sequential part. Backward batches the input-side weight gradients, dx and the input
+ * biases over all steps; the recurrent ones are per step (they need h_{t-1}, which for
+ * t = 0 is h0). Equal lengths only (every sample runs T steps): TimeGAN's data always has
+ * them, and src/sequence.c builds fixed-length windows.
  */
 #include <math.h>
 #include <string.h>
@@ -58,27 +59,24 @@ void gen_cpu_sigmoid_backward(gen_backend *be, float *dinp, const float *dout, c
     for (size_t i = 0; i < n; i++) dinp[i] += dout[i] * out[i] * (1.0f - out[i]);
 }
 
-/* Per-row gate kernels with restrict pointers, compiled for AVX2 and the baseline (the
- * same scheme as backend_cpu.c's element-wise kernels); hp NULL stands for h_{t-1} = 0. */
+/* Per-row kernels with restrict pointers, compiled for AVX2 and the baseline (the same
+ * scheme as backend_cpu.c's element-wise kernels); hp NULL stands for h_{t-1} = 0. */
 #if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
 #define GEN_GRU_KERNEL __attribute__((target_clones("avx2", "default")))
 #else
 #define GEN_GRU_KERNEL
 #endif
 
-static GEN_GRU_KERNEL void gates_row(float *restrict s, const float *restrict hp, int H) {
+/* One row of step t. On entry s[0:2H] = r, z pre-activations (input and recurrent parts and
+ * both biases summed), s[2H:3H] = W_in x + b_in, s[3H:4H] = W_hn h + b_hn. On exit s[0:3H] =
+ * r, z, n and s[3H:4H] unchanged (backward needs it); yt = (1 - z) n + z h_{t-1}. */
+static GEN_GRU_KERNEL void step_row(float *restrict yt, float *restrict s,
+                                    const float *restrict hp, int H) {
     for (int j = 0; j < 2 * H; j++) s[j] = sigm(s[j]);
+    for (int j = 0; j < H; j++) s[2 * H + j] = fast_tanhf(s[2 * H + j] + s[j] * s[3 * H + j]);
     if (hp)
-        for (int j = 0; j < H; j++) s[3 * H + j] = s[j] * hp[j];
-    else
-        for (int j = 0; j < H; j++) s[3 * H + j] = 0.0f;
-}
-
-static GEN_GRU_KERNEL void output_row(float *restrict yt, float *restrict s,
-                                      const float *restrict hp, int H) {
-    for (int j = 0; j < H; j++) s[2 * H + j] = fast_tanhf(s[2 * H + j]);
-    if (hp)
-        for (int j = 0; j < H; j++) yt[j] = s[H + j] * hp[j] + (1.0f - s[H + j]) * s[2 * H + j];
+        for (int j = 0; j < H; j++)
+            yt[j] = (1.0f - s[H + j]) * s[2 * H + j] + s[H + j] * hp[j];
     else
         for (int j = 0; j < H; j++) yt[j] = (1.0f - s[H + j]) * s[2 * H + j];
 }
@@ -87,50 +85,47 @@ void gen_cpu_gru_forward(gen_backend *be, float *y, float *save, const float *x,
                          const float *W, const float *b, int B, int T, int C, int H) {
     const int H3 = 3 * H, H4 = 4 * H;
     const size_t BT = (size_t)B * T;
-    const float *Wh = W + (size_t)C * H3; /* recurrent rows */
-    /* pre-activations of every (b, t) row from x: save[:, :, 0:3H] = x . W[0:C] + b */
-    for (size_t r = 0; r < BT; r++) memcpy(save + r * H4, b, (size_t)H3 * sizeof(float));
-    if (C > 0) be->ops->gemm(be, 0, 0, (int)BT, H3, C, 1.0f, x, C, W, H3, 1.0f, save, H4);
+    const float *Wh = W + (size_t)H3 * C; /* W_hh (3H x H) after W_ih (3H x C) */
+    /* every (b, t) row: [b_ir + b_hr, b_iz + b_hz, b_in, b_hn], then += x . W_ih^T on 0:3H */
+    for (int j = 0; j < 2 * H; j++) save[j] = b[j] + b[H3 + j];
+    for (int j = 0; j < H; j++) {
+        save[2 * H + j] = b[2 * H + j];
+        save[3 * H + j] = b[H3 + 2 * H + j];
+    }
+    for (size_t r = 1; r < BT; r++) memcpy(save + r * H4, save, (size_t)H4 * sizeof(float));
+    if (C > 0) be->ops->gemm(be, 0, 1, (int)BT, H3, C, 1.0f, x, C, W, C, 1.0f, save, H4);
     for (int t = 0; t < T; t++) {
-        float *st = save + (size_t)t * H4;  /* row b at st + b*T*4H */
+        float *st = save + (size_t)t * H4; /* row b at st + b*T*4H */
         const float *hp = t ? y + (size_t)(t - 1) * H : h0;
         int ldh = t ? T * H : H;
-        /* gates += h_{t-1} . Wh[:, 0:2H], then sigmoid; rh = r * h_{t-1} */
-        if (hp) be->ops->gemm(be, 0, 0, B, 2 * H, H, 1.0f, hp, ldh, Wh, H3, 1.0f, st, T * H4);
+        if (hp) {
+            /* r, z += h_{t-1} . W_hr|hz^T;  recurrent n part += h_{t-1} . W_hn^T */
+            be->ops->gemm(be, 0, 1, B, 2 * H, H, 1.0f, hp, ldh, Wh, H, 1.0f, st, T * H4);
+            be->ops->gemm(be, 0, 1, B, H, H, 1.0f, hp, ldh, Wh + (size_t)2 * H * H, H, 1.0f,
+                          st + 3 * H, T * H4);
+        }
         for (int bb = 0; bb < B; bb++)
-            gates_row(st + (size_t)bb * T * H4, hp ? hp + (size_t)bb * ldh : NULL, H);
-        /* candidate += (r * h_{t-1}) . Wh[:, 2H:3H], then tanh; h_t = u h + (1 - u) c */
-        if (hp)
-            be->ops->gemm(be, 0, 0, B, H, H, 1.0f, st + 3 * H, T * H4, Wh + 2 * H, H3, 1.0f,
-                          st + 2 * H, T * H4);
-        for (int bb = 0; bb < B; bb++)
-            output_row(y + ((size_t)bb * T + t) * H, st + (size_t)bb * T * H4,
-                       hp ? hp + (size_t)bb * ldh : NULL, H);
+            step_row(y + ((size_t)bb * T + t) * H, st + (size_t)bb * T * H4,
+                     hp ? hp + (size_t)bb * ldh : NULL, H);
     }
 }
 
-/* backward, first half of step t for one row: candidate and update-gate pre-activation
- * gradients; g becomes the direct path's share of dL/dh_{t-1} */
-static GEN_GRU_KERNEL void bwd_row_cu(float *restrict dp, float *restrict g,
-                                      const float *restrict s, const float *restrict dyt,
-                                      const float *restrict hp, int H) {
+/* backward, one row of step t: g (in) = dL/dh_t from later steps, dyt its share from the
+ * output; writes the pre-activation gradients dp = [dR, dZ, dN] (input side), q = dN * r
+ * (the recurrent n part's gradient) and g (out) = the direct path z * delta. */
+static GEN_GRU_KERNEL void bwd_row(float *restrict dp, float *restrict q, float *restrict g,
+                                   const float *restrict s, const float *restrict dyt,
+                                   const float *restrict hp, int H) {
     for (int j = 0; j < H; j++) {
-        float u = s[H + j], c = s[2 * H + j];
+        float r = s[j], z = s[H + j], n = s[2 * H + j], hn = s[3 * H + j];
         float hprev = hp ? hp[j] : 0.0f;
-        float gh = g[j] + dyt[j];
-        dp[2 * H + j] = gh * (1.0f - u) * (1.0f - c * c);
-        dp[H + j] = gh * (hprev - c) * u * (1.0f - u);
-        g[j] = gh * u;
-    }
-}
-
-static GEN_GRU_KERNEL void bwd_row_r(float *restrict dp, float *restrict g,
-                                     const float *restrict s, const float *restrict q,
-                                     const float *restrict hp, int H) {
-    for (int j = 0; j < H; j++) {
-        float r = s[j];
-        dp[j] = q[j] * hp[j] * r * (1.0f - r);
-        g[j] += q[j] * r;
+        float d = g[j] + dyt[j];
+        float dn = d * (1.0f - z) * (1.0f - n * n);
+        dp[2 * H + j] = dn;
+        dp[H + j] = d * (hprev - n) * z * (1.0f - z);
+        dp[j] = dn * hn * r * (1.0f - r);
+        q[j] = dn * r;
+        g[j] = d * z;
     }
 }
 
@@ -140,49 +135,42 @@ void gen_cpu_gru_backward(gen_backend *be, float *dx, float *dh0, float *dW, flo
                           int C, int H) {
     const int H3 = 3 * H, H4 = 4 * H;
     const size_t BT = (size_t)B * T;
-    const float *Wh = W + (size_t)C * H3;
-    float *dpre = work;                    /* (B, T, 3H): d gate pre-activations, d cand. */
+    const float *Wh = W + (size_t)H3 * C;
+    float *dpre = work;                    /* (B, T, 3H): dR, dZ, dN of every row */
     float *dh = work + BT * H3;            /* (B, H) gradient reaching h_t */
-    float *drh = dh + (size_t)B * H;       /* (B, H) gradient of r * h_{t-1} */
-    const int wgrad = dW != NULL;
+    float *q = dh + (size_t)B * H;         /* (B, H) dN * r: gradient of W_hn h + b_hn */
+    float *dWh = dW ? dW + (size_t)H3 * C : NULL;
     memset(dh, 0, (size_t)B * H * sizeof(float));
     for (int t = T - 1; t >= 0; t--) {
         const float *hp = t ? y + (size_t)(t - 1) * H : h0;
         int ldh = t ? T * H : H;
-        /* dh += dy_t; candidate and update-gate pre-activations */
         for (int bb = 0; bb < B; bb++)
-            bwd_row_cu(dpre + ((size_t)bb * T + t) * H3, dh + (size_t)bb * H,
-                       save + ((size_t)bb * T + t) * H4, dy + ((size_t)bb * T + t) * H,
-                       hp ? hp + (size_t)bb * ldh : NULL, H);
-        if (!hp) { /* zero initial state: r only scales zeros, so d r = 0 */
+            bwd_row(dpre + ((size_t)bb * T + t) * H3, q + (size_t)bb * H, dh + (size_t)bb * H,
+                    save + ((size_t)bb * T + t) * H4, dy + ((size_t)bb * T + t) * H,
+                    hp ? hp + (size_t)bb * ldh : NULL, H);
+        if (db) /* b_hn gets q; the other biases are batched after the loop */
             for (int bb = 0; bb < B; bb++)
-                memset(dpre + ((size_t)bb * T + t) * H3, 0, (size_t)H * sizeof(float));
-            continue;
+                for (int j = 0; j < H; j++) db[H3 + 2 * H + j] += q[(size_t)bb * H + j];
+        if (!hp) continue; /* zero initial state: no recurrent matmul to differentiate */
+        const float *dpt = dpre + (size_t)t * H3; /* row b at dpt + b*T*3H */
+        /* dh_{t-1} += [dR, dZ] . W_hr|hz + q . W_hn */
+        be->ops->gemm(be, 0, 0, B, H, 2 * H, 1.0f, dpt, T * H3, Wh, H, 1.0f, dh, H);
+        be->ops->gemm(be, 0, 0, B, H, H, 1.0f, q, H, Wh + (size_t)2 * H * H, H, 1.0f, dh, H);
+        if (dWh) { /* dW_hr|hz += [dR, dZ]^T h_{t-1};  dW_hn += q^T h_{t-1} */
+            be->ops->gemm(be, 1, 0, 2 * H, H, B, 1.0f, dpt, T * H3, hp, ldh, 1.0f, dWh, H);
+            be->ops->gemm(be, 1, 0, H, H, B, 1.0f, q, H, hp, ldh, 1.0f, dWh + (size_t)2 * H * H,
+                          H);
         }
-        /* d(r * h_{t-1}) = dC . Wh[:, 2H:3H]^T */
-        be->ops->gemm(be, 0, 1, B, H, H, 1.0f, dpre + (size_t)t * H3 + 2 * H, T * H3, Wh + 2 * H,
-                      H3, 0.0f, drh, H);
-        for (int bb = 0; bb < B; bb++)
-            bwd_row_r(dpre + ((size_t)bb * T + t) * H3, dh + (size_t)bb * H,
-                      save + ((size_t)bb * T + t) * H4, drh + (size_t)bb * H,
-                      hp + (size_t)bb * ldh, H);
-        /* h_{t-1} feeds the gates: dh_{t-1} += dG . Wh[:, 0:2H]^T; dWh_gates += h^T dG */
-        be->ops->gemm(be, 0, 1, B, H, 2 * H, 1.0f, dpre + (size_t)t * H3, T * H3, Wh, H3, 1.0f, dh,
-                      H);
-        if (wgrad)
-            be->ops->gemm(be, 1, 0, H, 2 * H, B, 1.0f, hp, ldh, dpre + (size_t)t * H3, T * H3,
-                          1.0f, dW + (size_t)C * H3, H3);
     }
     if (dh0 && h0)
         for (size_t i = 0; i < (size_t)B * H; i++) dh0[i] += dh[i];
-    if (dx && C > 0) be->ops->gemm(be, 0, 1, (int)BT, C, H3, 1.0f, dpre, H3, W, H3, 1.0f, dx, C);
-    if (wgrad) {
-        if (C > 0) be->ops->gemm(be, 1, 0, C, H3, (int)BT, 1.0f, x, C, dpre, H3, 1.0f, dW, H3);
-        /* candidate's recurrent rows: (r * h_{t-1})^T dC over every (b, t) row */
-        be->ops->gemm(be, 1, 0, H, H, (int)BT, 1.0f, save + 3 * H, H4, dpre + 2 * H, H3, 1.0f,
-                      dW + (size_t)C * H3 + 2 * H, H3);
-    }
-    if (db)
+    /* input side over all B*T rows: dx += dpre . W_ih; dW_ih += dpre^T x */
+    if (dx && C > 0) be->ops->gemm(be, 0, 0, (int)BT, C, H3, 1.0f, dpre, H3, W, C, 1.0f, dx, C);
+    if (dW && C > 0) be->ops->gemm(be, 1, 0, H3, C, (int)BT, 1.0f, dpre, H3, x, C, 1.0f, dW, C);
+    if (db) /* b_ih += all of dpre; b_hr, b_hz += dR, dZ */
         for (size_t r = 0; r < BT; r++)
-            for (int j = 0; j < H3; j++) db[j] += dpre[r * H3 + j];
+            for (int j = 0; j < H3; j++) {
+                db[j] += dpre[r * H3 + j];
+                if (j < 2 * H) db[H3 + j] += dpre[r * H3 + j];
+            }
 }

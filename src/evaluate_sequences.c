@@ -2,7 +2,7 @@
  * evaluate_sequences.c — TimeGAN's two sequence metrics (docs/algorithms.md §S8, the official
  * code's metrics/discriminative_metrics.py and predictive_metrics.py), on sequences already
  * scaled to [0, 1] as the reference compares them, with the same GRU operations as the model
- * (one TF1 GRUCell layer, hidden max(1, F/2), models/timegan.c's tg_net):
+ * (one GRU layer (the backend's reset-after cell), hidden max(1, F/2), models/timegan.c's tg_net):
  *   discriminative score: real and synthetic each permuted and split 80/20; a post-hoc GRU
  *   classifier reads each sequence's final state through FC(hidden -> 1); 2000 iterations of
  *   128 real + 128 synthetic training sequences, loss BCE(1, real) + BCE(0, fake); accuracy

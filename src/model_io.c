@@ -416,6 +416,15 @@ genesis_status gen_model_read_file(genesis_ctx *ctx, const char *path, genesis_m
                              "(upgrade genesis or re-fit the model)",
                              path, version, GENESIS_VERSION_STRING, GEN_FILE_VERSION);
     }
+    if (kind == (uint32_t)GENESIS_MODEL_TIMEGAN && version < GEN_FILE_VERSION_GRU_RESET_AFTER) {
+        fclose(f);
+        return gen_set_error(ctx, GENESIS_ERR_VERSION,
+                             "%s: a TimeGAN model written by an older genesis (model file format "
+                             "version %u), whose GRU was TF1's GRUCell; this genesis %s uses the "
+                             "reset-after GRU cell of cuDNN/PyTorch, which cannot run those "
+                             "weights: re-fit it with this version",
+                             path, version, GENESIS_VERSION_STRING);
+    }
     if (plen != size - GEN_FILE_HEADER - 4) {
         fclose(f);
         return gen_set_error(ctx, GENESIS_ERR_MODEL_FORMAT,

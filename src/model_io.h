@@ -11,7 +11,12 @@
 #include "model.h"
 
 #define GEN_FILE_MAGIC "GENMODEL"
-#define GEN_FILE_VERSION 1u
+/* Format versions: 1 = first release; 2 = TimeGAN's GRU is the reset-after cell of
+ * cuDNN/PyTorch (b_ih and b_hh, W_ih | W_hh; backend.h) instead of TF1's GRUCell. CTGAN and
+ * TVAE payloads are the same in both, so version-1 files of those kinds still load; a
+ * version-1 TimeGAN file is refused with a message asking for a refit. */
+#define GEN_FILE_VERSION 2u
+#define GEN_FILE_VERSION_GRU_RESET_AFTER 2u
 #define GEN_FILE_HEADER 24   /* magic 8 + version 4 + kind 4 + payload length 8 */
 #define GEN_MAX_STRING (1u << 20)
 

@@ -1,12 +1,15 @@
 /*
- * test_gru_grad.c — the CPU GRU operation (TF1 GRUCell, backend.h) checked three ways:
- *   1. forward against a plain double-precision transcription of TF1's GRUCell.call
- *      (gate kernel [in+H, 2H], candidate kernel [in+H, H], reset applied to h BEFORE the
- *      candidate matmul, new_h = u*h + (1-u)*c; docs/algorithms.md §S9.6);
+ * test_gru_grad.c — the CPU GRU operation (the reset-after cell of cuDNN / PyTorch,
+ * backend.h) checked four ways:
+ *   1. forward against a plain double-precision transcription of the cell's equations as
+ *      PyTorch's nn.GRU documents them (r, z, n gate order; n = tanh(W_in x + b_in +
+ *      r * (W_hn h + b_hn)); h' = (1 - z) n + z h), and one step against values worked out
+ *      by hand, which TF1's GRUCell (reset before the matmul, the cell Genesis used before
+ *      file version 3 of the TimeGAN section) does not reproduce;
  *   2. central finite differences of a random linear functional of the outputs w.r.t. the
  *      input, the initial state, the weights and the biases (with and without h0, several
  *      shapes including C = 1 and H = 1);
- *   3. the sigmoid operation's backward, and the accuracy of the branch-free exp the CPU
+ *   4. the sigmoid operation's backward, and the accuracy of the branch-free exp the CPU
  *      gates use.
  */
 #include <math.h>
@@ -27,16 +30,17 @@ typedef struct gru_case {
 static gru_case *case_new(int B, int T, int C, int H, int use_h0, uint64_t seed) {
     gru_case *c = calloc(1, sizeof *c);
     c->B = B; c->T = T; c->C = C; c->H = H; c->use_h0 = use_h0;
-    size_t nx = (size_t)B * T * C, ny = (size_t)B * T * H, nw = (size_t)(C + H) * 3 * H;
+    size_t nx = (size_t)B * T * C, ny = (size_t)B * T * H, nw = gen_gru_weight_floats(C, H);
+    size_t nb = gen_gru_bias_floats(H);
     c->x = malloc(nx * 4 + 4); c->h0 = malloc((size_t)B * H * 4); c->W = malloc(nw * 4);
-    c->b = malloc((size_t)3 * H * 4); c->y = malloc(ny * 4); c->save = malloc(ny * 16);
+    c->b = malloc(nb * 4); c->y = malloc(ny * 4); c->save = malloc(ny * 16);
     c->R = malloc(ny * 4);
     c->dx = calloc(nx + 1, 4); c->dh0 = calloc((size_t)B * H, 4); c->dW = calloc(nw, 4);
-    c->db = calloc((size_t)3 * H, 4); c->work = malloc(gen_gru_work_floats(B, T, H) * 4);
+    c->db = calloc(nb, 4); c->work = malloc(gen_gru_work_floats(B, T, H) * 4);
     tu_fill_uniform(c->x, nx, -1, 1, seed);
     tu_fill_uniform(c->h0, (size_t)B * H, -0.8f, 0.8f, seed + 1);
     tu_fill_uniform(c->W, nw, -0.8f, 0.8f, seed + 2);
-    tu_fill_uniform(c->b, (size_t)3 * H, -0.5f, 1.0f, seed + 3);
+    tu_fill_uniform(c->b, nb, -0.5f, 1.0f, seed + 3);
     tu_fill_uniform(c->R, ny, -1, 1, seed + 4);
     return c;
 }
@@ -78,42 +82,62 @@ static void check_grad(const char *what, gru_case *c, float *x, const float *g, 
     }
 }
 
-START_TEST(test_gru_forward_matches_tf1_cell) {
+START_TEST(test_gru_forward_matches_reset_after_cell) {
     int B = 3, T = 5, C = 4, H = 3;
     gru_case *c = case_new(B, T, C, H, 1, 11);
     case_loss(c);
     double *h = malloc((size_t)H * sizeof(double)), *hn = malloc((size_t)H * sizeof(double));
-    double *rh = malloc((size_t)H * sizeof(double)), *gt = malloc((size_t)2 * H * sizeof(double));
-    int H3 = 3 * H;
+    double gi[3], gh[3];
+    const float *Wi = c->W, *Wh = c->W + (size_t)3 * H * C, *bi = c->b, *bh = c->b + 3 * H;
     for (int b = 0; b < B; b++) {
         for (int j = 0; j < H; j++) h[j] = c->h0[b * H + j];
         for (int t = 0; t < T; t++) {
             const float *xt = c->x + ((size_t)b * T + t) * C;
-            /* gate_inputs = matmul(concat([inputs, state]), gate_kernel) + gate_bias */
-            for (int j = 0; j < 2 * H; j++) {
-                double a = c->b[j];
-                for (int k = 0; k < C; k++) a += (double)xt[k] * c->W[(size_t)k * H3 + j];
-                for (int k = 0; k < H; k++) a += h[k] * c->W[(size_t)(C + k) * H3 + j];
-                gt[j] = 1.0 / (1.0 + exp(-a));
-            }
-            for (int k = 0; k < H; k++) rh[k] = gt[k] * h[k];  /* r_state = r * state */
             for (int j = 0; j < H; j++) {
-                double a = c->b[2 * H + j];
-                for (int k = 0; k < C; k++) a += (double)xt[k] * c->W[(size_t)k * H3 + 2 * H + j];
-                for (int k = 0; k < H; k++) a += rh[k] * c->W[(size_t)(C + k) * H3 + 2 * H + j];
-                double cc = tanh(a), u = gt[H + j];
-                hn[j] = u * h[j] + (1.0 - u) * cc;  /* new_h = u * state + (1 - u) * c */
+                for (int g = 0; g < 3; g++) { /* gate g's row j: W_i[gH + j] . x, W_h[gH + j] . h */
+                    size_t row = (size_t)g * H + j;
+                    gi[g] = bi[row];
+                    gh[g] = bh[row];
+                    for (int k = 0; k < C; k++) gi[g] += (double)Wi[row * C + k] * xt[k];
+                    for (int k = 0; k < H; k++) gh[g] += (double)Wh[row * H + k] * h[k];
+                }
+                double r = 1.0 / (1.0 + exp(-(gi[0] + gh[0])));
+                double z = 1.0 / (1.0 + exp(-(gi[1] + gh[1])));
+                double n = tanh(gi[2] + r * gh[2]);
+                hn[j] = (1.0 - z) * n + z * h[j];
             }
             for (int j = 0; j < H; j++) {
                 h[j] = hn[j];
                 ck_assert_msg(fabs(h[j] - c->y[((size_t)b * T + t) * H + j]) < 1e-5,
-                              "y[%d,%d,%d] %.7g vs TF1 cell %.7g", b, t, j,
+                              "y[%d,%d,%d] %.7g vs reset-after cell %.7g", b, t, j,
                               c->y[((size_t)b * T + t) * H + j], h[j]);
             }
         }
     }
-    free(h); free(hn); free(rh); free(gt);
+    free(h); free(hn);
     case_free(c);
+}
+END_TEST
+
+/* One step, C = H = 1, every weight and bias distinct, worked out by hand:
+ *   r  = s(0.5*1 + 0.1 + 1.0*0.5 + 0.4)       = s(1.5)   = 0.81757448
+ *   z  = s(-0.5*1 + 0.2 + 0.5*0.5 - 0.1)      = s(-0.15) = 0.46257015
+ *   n  = tanh(1.0*1 - 0.3 + r*(2.0*0.5 + 0.5)) = tanh(1.92636171) = 0.95843829
+ *   h' = (1 - z) n + z * 0.5                   = 0.74637842
+ * TF1's GRUCell with the same weights and bias b_in + b_hn gives
+ * tanh(0.7 + 0.5 + 2.0 * (r * 0.5)) for n and h' = 0.75003839, so the old cell fails. */
+START_TEST(test_gru_one_step_by_hand) {
+    const float x = 1.0f, h0 = 0.5f;
+    const float W[6] = {0.5f, -0.5f, 1.0f, /* W_ir W_iz W_in */ 1.0f, 0.5f, 2.0f /* W_h* */};
+    const float b[6] = {0.1f, 0.2f, -0.3f, /* b_i */ 0.4f, -0.1f, 0.5f /* b_h */};
+    float y, save[4];
+    be->ops->gru_forward(be, &y, save, &x, &h0, W, b, 1, 1, 1, 1);
+    ck_assert_double_eq_tol(save[0], 0.8175744762, 1e-6);
+    ck_assert_double_eq_tol(save[1], 0.4625701547, 1e-6);
+    ck_assert_double_eq_tol(save[2], 0.9584382939, 1e-6);
+    ck_assert_double_eq_tol(save[3], 1.5, 1e-6);
+    ck_assert_double_eq_tol(y, 0.7463784214, 1e-6);
+    ck_assert(fabs(y - 0.7500383874) > 1e-3);
 }
 END_TEST
 
@@ -131,8 +155,8 @@ START_TEST(test_gru_backward_finite_differences) {
                               c->C, c->H);
         check_grad("dx", c, c->x, c->dx, (size_t)c->B * c->T * c->C);
         if (c->use_h0) check_grad("dh0", c, c->h0, c->dh0, (size_t)c->B * c->H);
-        check_grad("dW", c, c->W, c->dW, (size_t)(c->C + c->H) * 3 * c->H);
-        check_grad("db", c, c->b, c->db, (size_t)3 * c->H);
+        check_grad("dW", c, c->W, c->dW, gen_gru_weight_floats(c->C, c->H));
+        check_grad("db", c, c->b, c->db, gen_gru_bias_floats(c->H));
         case_free(c);
     }
 }
@@ -142,7 +166,7 @@ START_TEST(test_gru_backward_accumulates_and_skips) {
     /* backward adds into its outputs; NULL dW/db/dx skips those without changing the rest */
     gru_case *c = case_new(2, 3, 2, 3, 1, 7);
     case_loss(c);
-    size_t nw = (size_t)(c->C + c->H) * 3 * c->H, nx = (size_t)c->B * c->T * c->C;
+    size_t nw = gen_gru_weight_floats(c->C, c->H), nx = (size_t)c->B * c->T * c->C;
     be->ops->gru_backward(be, c->dx, c->dh0, c->dW, c->db, c->work, c->R, c->x, c->h0, c->y,
                           c->save, c->W, c->B, c->T, c->C, c->H);
     float *dx1 = malloc(nx * 4), *dW1 = malloc(nw * 4), *dh1 = malloc((size_t)c->B * c->H * 4);
@@ -191,7 +215,8 @@ int main(void) {
     TCase *tc = tcase_create("cpu");
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_set_timeout(tc, 60);
-    tcase_add_test(tc, test_gru_forward_matches_tf1_cell);
+    tcase_add_test(tc, test_gru_forward_matches_reset_after_cell);
+    tcase_add_test(tc, test_gru_one_step_by_hand);
     tcase_add_test(tc, test_gru_backward_finite_differences);
     tcase_add_test(tc, test_gru_backward_accumulates_and_skips);
     tcase_add_test(tc, test_fast_exp_accuracy);

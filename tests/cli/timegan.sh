@@ -4,7 +4,8 @@
 # from the real grid, seq-len rows per sequence, raw units inside the real range), the same
 # seed giving the same bytes, the model-file round trip, evaluate --sequences, and bad input
 # (too few rows for --seq-len, a missing entity column, a non-numeric time column, sequence
-# flags without --method timegan): one "genesis: error:" line naming the file, non-zero exit.
+# flags without --method timegan, a model file from before the reset-after GRU cell): one
+# "genesis: error:" line naming the file, non-zero exit.
 #
 #   bash tests/cli/timegan.sh <genesis-binary> <source-dir> <build-dir>
 . "$(dirname "$0")/common.bash" "$@"
@@ -76,5 +77,9 @@ run seqlen_no_method "$G" generate -q -i panel.csv --seq-len 5 -o "$OUT/o.csv"
 expect_error 2 "--seq-len" "timegan"
 run eval_flags "$G" evaluate --real panel.csv --synthetic panel.csv --seq-len 6
 expect_error 2 "--sequences"
+# a model written by genesis before the GRU became the reset-after cell (file format
+# version 1; tests/data/timegan_v1.gen, a 2-unit TimeGAN fitted by that genesis)
+run old_cell "$G" sample -q -m "$SRC/tests/data/timegan_v1.gen" -n 2 -o "$OUT/o.csv"
+expect_error 1 "timegan_v1.gen" "older genesis" "GRU" "re-fit"
 
 finish
