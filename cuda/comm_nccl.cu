@@ -133,16 +133,23 @@ static genesis_status nccl_allreduce_sum(gen_comm *c, gen_backend *be, float *x,
     }
     if (cu->status != GENESIS_OK) {
         /* Every rank enters every collective (docs/distributed.md): a rank whose backend
-         * failed still takes part, with NaN, so its peers see a non-finite sum and stop with
-         * it; when even that cannot be queued, abort, so no peer waits forever. */
+         * failed still takes part, with NaN, and goes on with its peers to the end of the
+         * epoch, where all of them see the non-finite sums (this rank then returns its CUDA
+         * error, the others a divergence). It waits for each such collective itself, since
+         * nothing else of its stream will (its operations do nothing now). When even that
+         * cannot be queued, abort, so no peer waits forever. */
         cudaSetDevice(cu->device);
         cudaGetLastError();
         cudaError_t e = cudaMemsetAsync(x, 0xff, n * sizeof(float), cu->stream);
         ncclResult_t r = e == cudaSuccess
                              ? ncclAllReduce(x, x, n, ncclFloat, ncclSum, m->comm, cu->stream)
                              : ncclUnhandledCudaError;
-        if (e != cudaSuccess || r != ncclSuccess) nccl_give_up(m, c, NULL, r, "abort after a GPU failure");
-        return cu->status;
+        if (e != cudaSuccess || r != ncclSuccess) {
+            nccl_give_up(m, c, NULL, r, "abort after a GPU failure");
+            return cu->status;
+        }
+        nccl_wait(cu, NULL, m);
+        return m->comm ? GENESIS_OK : cu->status;
     }
     ncclResult_t r = ncclAllReduce(x, x, n, ncclFloat, ncclSum, m->comm, cu->stream);
     if (r != ncclSuccess) return nccl_give_up(m, c, cu, r, "ncclAllReduce failed");

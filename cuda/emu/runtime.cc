@@ -289,24 +289,40 @@ void gen_cuemu_launch_nomem(const char *name) {
  *                                    for (cudaErrorNoKernelImageForDevice, not sticky);
  *   GENESIS_CUEMU_FAULT=NAME:N       the N-th launch of a kernel whose name contains NAME
  *                                    faults when it runs (cudaErrorIllegalAddress, sticky),
- *                                    as a kernel with an out-of-bounds access would. */
-static struct {
-    int read, no_image;
+ *                                    as a kernel with an out-of-bounds access would;
+ *   GENESIS_CUEMU_LAUNCH_ERROR=NAME:N  the N-th launch of such a kernel is refused
+ *                                    (cudaErrorLaunchOutOfResources, not sticky: the
+ *                                    device stays usable), on whichever thread makes it. */
+typedef struct inject_spec {
     char name[128];
     long nth, seen;
+} inject_spec;
+static struct {
+    int read, no_image;
+    inject_spec fault, refuse;
 } g_inject;
+
+static void inject_parse(const char *env, inject_spec *sp) {
+    const char *f = getenv(env);
+    const char *colon = f ? strrchr(f, ':') : NULL;
+    if (f && colon && colon > f && (size_t)(colon - f) < sizeof sp->name) {
+        memcpy(sp->name, f, (size_t)(colon - f));
+        sp->nth = strtol(colon + 1, NULL, 10);
+    }
+}
+
+/* 1 when this launch of `name` is the one `sp` asks for. */
+static int inject_hit(inject_spec *sp, const char *name) {
+    return sp->nth > 0 && strstr(name, sp->name) && ++sp->seen == sp->nth;
+}
 
 static void inject_read(void) {
     if (g_inject.read) return;
     g_inject.read = 1;
     const char *v = getenv("GENESIS_CUEMU_NO_KERNEL_IMAGE");
     g_inject.no_image = v && *v && strcmp(v, "0") != 0;
-    const char *f = getenv("GENESIS_CUEMU_FAULT");
-    const char *colon = f ? strrchr(f, ':') : NULL;
-    if (f && colon && colon > f && (size_t)(colon - f) < sizeof g_inject.name) {
-        memcpy(g_inject.name, f, (size_t)(colon - f));
-        g_inject.nth = strtol(colon + 1, NULL, 10);
-    }
+    inject_parse("GENESIS_CUEMU_FAULT", &g_inject.fault);
+    inject_parse("GENESIS_CUEMU_LAUNCH_ERROR", &g_inject.refuse);
 }
 
 void gen_cuemu_enqueue_kernel(gen_cuemu_kernel *k, cudaStream_t s) {
@@ -323,6 +339,10 @@ void gen_cuemu_enqueue_kernel(gen_cuemu_kernel *k, cudaStream_t s) {
         gen_cuemu_error(cudaErrorNoKernelImageForDevice,
                         "launch of %s: no kernel image for this device "
                         "(GENESIS_CUEMU_NO_KERNEL_IMAGE)", k->name);
+        k->destroy(k);
+    } else if (inject_hit(&g_inject.refuse, k->name)) {
+        gen_cuemu_error(cudaErrorLaunchOutOfResources,
+                        "launch of %s refused (GENESIS_CUEMU_LAUNCH_ERROR)", k->name);
         k->destroy(k);
     } else if (!st) {
         gen_cuemu_error(cudaErrorInvalidResourceHandle, "launch of %s on an unknown stream",
@@ -346,9 +366,7 @@ void gen_cuemu_enqueue_kernel(gen_cuemu_kernel *k, cudaStream_t s) {
             k->destroy(k);
         } else {
             w->k = k;
-            if (g_inject.nth > 0 && strstr(k->name, g_inject.name) &&
-                ++g_inject.seen == g_inject.nth)
-                w->inject_fault = 1;
+            if (inject_hit(&g_inject.fault, k->name)) w->inject_fault = 1;
             push(st, w);
         }
     }

@@ -4,7 +4,11 @@
 # are threads of one process, all on emulated GPU 0, against 1 rank on the CPU:
 #   - TVAE, 3 NCCL ranks, global batch 600; CTGAN, 2 NCCL ranks, global batch 400;
 #   - every rank ends bit-identical to rank 0; vs 1 rank: per array |a - b| / |b| <= 1e-4
-#     and |a - b| <= 2.5e-3 (the contract of docs/distributed.md).
+#     and |a - b| <= 2.5e-3 (the contract of docs/distributed.md);
+#   - a rank whose GPU fails (a refused launch on one rank, GENESIS_CUEMU_LAUNCH_ERROR) does
+#     not leave the others waiting in a collective: every rank returns (the failed one with
+#     its CUDA error, the others with the non-finite sums), where before its peers waited
+#     forever (docs/cuda.md, "NCCL when a rank fails").
 # Skips (77) when the emulated module is not built or the library has no NCCL support.
 #
 #   bash tests/cli/emu_nccl.sh <genesis-binary> <source-dir> <build-dir>
@@ -41,4 +45,19 @@ check() { # METHOD BATCH K
 check tvae 600 3
 check ctgan 400 2
 
+fails() { # METHOD BATCH K SPEC
+    local method=$1 batch=$2 k=$3 spec=$4 tag="fail.$1.k$3"
+    section "$method: one of $k NCCL ranks fails ($spec); nobody waits forever"
+    run $tag env MPI_EQUIV_NO_ABORT=1 GENESIS_CUEMU_LAUNCH_ERROR="$spec" timeout 120 "$HELPER" team \
+        "$method" "$ADULT" "$batch" 1 "$W/$tag" "$k" nccl
+    [ "$RC" = 1 ] && pass "$method: every rank returned (exit 1)" || fail "$method: exit $RC (124: a rank waited forever)"
+    local nf nd
+    nf=$(grep -c "failed in operation" "$W/$tag.err")
+    nd=$(grep -c "diverged in epoch 1" "$W/$tag.err")
+    [ "$nf" = 1 ] && pass "$method: one rank reports its CUDA error" || fail "$method: $nf ranks report a CUDA error"
+    [ "$nd" = $((k - 1)) ] && pass "$method: the other $((k - 1)) stop with the non-finite sums" \
+        || fail "$method: $nd ranks report the divergence: $(cat "$W/$tag.err")"
+}
+fails ctgan 400 2 k_relu_backward:7
+fails tvae 600 3 k_relu_backward:4
 finish
