@@ -160,7 +160,7 @@ static genesis_status tgm_load(genesis_model *m, gen_reader *r) {
     GEN_TRY(gen_rd_count(r, 2, 100000, "sequence length", &T));
     GEN_TRY(gen_rd_count(r, 1, 1u << 16, "feature width", &F));
     GEN_TRY(gen_rd_count(r, 1, 4096, "hidden width", &H));
-    GEN_TRY(gen_rd_count(r, 2, TG_MAX_LAYERS, "layer count", &L));
+    GEN_TRY(gen_rd_count(r, 2, GEN_SEQ_MAX_LAYERS, "layer count", &L));
     /* activations grow with batch x length x widths, which the file size does not bound */
     if ((uint64_t)B * T * (40 * (uint64_t)H * L + 8 * (uint64_t)F) > ((uint64_t)1 << 30))
         return gen_rd_fail(r, "TimeGAN batch size, sequence length and widths are implausibly large");
