@@ -11,7 +11,8 @@
  *                per row) and the mixture fit on at most vgm-max-rows values (k-means
  *                buffers, 32 bytes per value, vgm.c); as many columns at once as threads;
  *   sampling     two batches in flight (generator output floats and decoded rows) and the
- *                CSV formatting blocks (sample_stream.c).
+ *                CSV formatting blocks (sample_size.c; the pipeline, sample_stream.c, calls
+ *                this file to size its batches, never the other way).
  * The derivation and the measured check (peak RSS / cudaMemGetInfo): docs/memory.md.
  */
 #include <math.h>
@@ -19,9 +20,9 @@
 
 #include "backend.h"
 #include "dev_table.h"
-#include "model.h"
+#include "estimate.h"
+#include "sample_size.h"
 #include "sampler.h"
-#include "sample_stream.h"
 #include "sysmem.h"
 #include "table.h"
 

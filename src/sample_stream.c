@@ -19,75 +19,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "sample_stream.h"
+#include "sample_size.h"
 #include "table.h"
-
-#define FMT_BLOCK_ROWS 4096
-
-int64_t gen_sample_group(const genesis_model *m) {
-    int g = m->fitted ? m->vt->generate_batch(m) : gen_param_i(m, GENESIS_P_BATCH_SIZE);
-    return g > 0 ? g : 1;
-}
-
-int64_t gen_sample_round_batch(const genesis_model *m, int64_t rows) {
-    int64_t g = gen_sample_group(m);
-    if (rows < g) return g;
-    if (rows > INT64_C(1) << 40) rows = INT64_C(1) << 40;
-    return (rows + g - 1) / g * g;
-}
-
-uint64_t gen_sample_bytes_per_row(const genesis_model *m, int data_dim, const genesis_table *t) {
-    uint64_t rb = 0;
-    int ncols = m->fitted ? m->tf.ncols : (t ? t->ncols : 0);
-    for (int c = 0; c < ncols; c++) {
-        int cont, rare;
-        if (m->fitted) {
-            cont = m->tf.cols[c].type == GENESIS_COLUMN_CONTINUOUS;
-            rare = m->tf.cols[c].rare_slot >= 0;
-        } else {
-            cont = t->cols[c].type == GENESIS_COLUMN_CONTINUOUS;
-            rare = !cont && t->cols[c].nlevels > gen_param_i(m, GENESIS_P_MAX_CATEGORIES);
-        }
-        rb += cont ? 8 : 4 + (rare ? 4 : 0);
-    }
-    return 2 * (4 * (uint64_t)data_dim + rb);
-}
-
-/* The typical length of a formatted row: a number takes the digits of the column's range
- * plus its decimals (24 when printed in shortest round-trip form), a category the mean
- * length of its levels plus quotes; one separator each. */
-static uint64_t row_text_bytes(const genesis_model *m) {
-    if (!m->fitted) return 64;
-    uint64_t b = 0;
-    for (int c = 0; c < m->tf.ncols; c++) {
-        const gen_col_transform *ct = &m->tf.cols[c];
-        double w = 24;
-        if (ct->type == GENESIS_COLUMN_CATEGORICAL) {
-            double sum = 0;
-            int k = 0;
-            for (int s = 0; s < ct->n_slots; s++)
-                if (ct->slot_text[s]) sum += (double)strlen(ct->slot_text[s]), k++;
-            w = (k ? sum / k : 8) + 2;
-        } else if (ct->decimals >= 0) {
-            double mx = fabs(ct->min) > fabs(ct->max) ? fabs(ct->min) : fabs(ct->max);
-            w = (mx >= 1 ? floor(log10(mx)) + 1 : 1) + (ct->min < 0) +
-                (ct->is_integer ? 0 : ct->decimals + 1);
-        }
-        b += (uint64_t)w + 1;
-    }
-    return b;
-}
-
-uint64_t gen_sample_fixed_bytes(const genesis_model *m, int threads) {
-    int cond = 0;
-    if (m->fitted)
-        for (int c = 0; c < m->tf.ncols; c++)
-            if (m->tf.cols[c].type == GENESIS_COLUMN_CATEGORICAL) cond += m->tf.cols[c].width;
-    uint64_t g = (uint64_t)gen_sample_group(m);
-    /* formatting: one block of text per thread (pages beyond the text are not touched) */
-    return (uint64_t)(threads > 0 ? threads : 1) * FMT_BLOCK_ROWS * row_text_bytes(m) +
-           g * (uint64_t)cond * 4;
-}
 
 /* ---- batches of decoded rows (the public genesis_batch) -------------------------------- */
 
@@ -502,7 +435,7 @@ genesis_status genesis_model_sample_encoded(genesis_model *m, int64_t n,
     return st;
 }
 
-/* Formats rows of `rb` in blocks of FMT_BLOCK_ROWS, `nt` blocks at a time on nt threads,
+/* Formats rows of `rb` in blocks of GEN_FMT_BLOCK_ROWS, `nt` blocks at a time on nt threads,
  * and writes the blocks in row order. */
 typedef struct fmt_block {
     char *buf;
@@ -513,13 +446,13 @@ typedef struct fmt_block {
 
 static genesis_status write_rows(gen_csv_writer *w, const gen_transformer *tf,
                                  const gen_rowbatch *rb, int64_t rows, fmt_block *blk, int nt) {
-    for (int64_t base = 0; base < rows; base += (int64_t)nt * FMT_BLOCK_ROWS) {
-        int nb = (int)((rows - base + FMT_BLOCK_ROWS - 1) / FMT_BLOCK_ROWS);
+    for (int64_t base = 0; base < rows; base += (int64_t)nt * GEN_FMT_BLOCK_ROWS) {
+        int nb = (int)((rows - base + GEN_FMT_BLOCK_ROWS - 1) / GEN_FMT_BLOCK_ROWS);
         if (nb > nt) nb = nt;
 #pragma omp parallel for num_threads(nt) schedule(static, 1) if (nb > 1)
         for (int i = 0; i < nb; i++) {
-            int64_t off = base + (int64_t)i * FMT_BLOCK_ROWS;
-            int r = (int)(rows - off < FMT_BLOCK_ROWS ? rows - off : FMT_BLOCK_ROWS);
+            int64_t off = base + (int64_t)i * GEN_FMT_BLOCK_ROWS;
+            int r = (int)(rows - off < GEN_FMT_BLOCK_ROWS ? rows - off : GEN_FMT_BLOCK_ROWS);
             blk[i].len = 0;
             blk[i].st = gen_rowbatch_format_csv(tf, rb_view_set(&blk[i].view, rb, off, r),
                                                 &blk[i].buf, &blk[i].cap, &blk[i].len);

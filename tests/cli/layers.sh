@@ -3,7 +3,9 @@
 # (src/) includes a header of models/ (the core reaches the models only through the
 # registry, src/model.h -> models/registry.c), the core is compiled without models/ on its
 # include path (so such an include cannot build), only models/registry.c names every model's
-# vtable, and the CLI sees only the public header.
+# vtable, the memory model (estimate.c) and the sampling pipeline (sample_stream.c) do not
+# call each other both ways (their shared sizes are in sample_size.c), and the CLI sees only
+# the public header.
 #
 #   bash tests/cli/layers.sh <genesis-binary> <source-dir> <build-dir>
 . "$(dirname "$0")/common.bash" "$@"
@@ -42,6 +44,22 @@ if [ -z "$others" ]; then pass "vtables named by registry.c and their own files 
 section "the core does not switch on a model kind"
 kinds=$(grep -nE 'case GENESIS_MODEL_|kind == GENESIS_MODEL_(CTGAN|TVAE)' "$SRC"/src/*.c 2>/dev/null)
 if [ -z "$kinds" ]; then pass "no kind switch in src/"; else fail "kind switches in src/: $kinds"; fi
+
+section "no cycle between the memory model and the sampling pipeline"
+OBJ="${BLD:-}/CMakeFiles/genesis_obj.dir/src"
+if command -v nm >/dev/null 2>&1 && [ -r "$OBJ/estimate.c.o" ] && [ -r "$OBJ/sample_stream.c.o" ]; then
+    defs=$(nm --defined-only "$OBJ/sample_stream.c.o" | awk '$2 ~ /[TD]/ {print $3}' | sort -u)
+    uses=$(nm --undefined-only "$OBJ/estimate.c.o" | awk '{print $NF}' | sort -u)
+    both=$(comm -12 <(echo "$defs") <(echo "$uses"))
+    if [ -z "$both" ]; then pass "estimate.c calls nothing of sample_stream.c"; else fail "estimate.c calls sample_stream.c: $both"; fi
+    defs=$(nm --defined-only "$OBJ/sample_size.c.o" 2>/dev/null | awk '$2 ~ /[TD]/ {print $3}' | sort -u)
+    uses=$(nm --undefined-only "$OBJ/sample_size.c.o" 2>/dev/null | awk '{print $NF}' | sort -u)
+    est=$(nm --defined-only "$OBJ/estimate.c.o" "$OBJ/sample_stream.c.o" | awk '$2 ~ /[TD]/ {print $3}' | sort -u)
+    both=$(comm -12 <(echo "$est") <(echo "$uses"))
+    if [ -n "$defs" ] && [ -z "$both" ]; then pass "sample_size.c is a leaf (calls neither)"; else fail "sample_size.c missing or calls: $both"; fi
+else
+    echo "  (objects not found under $OBJ: cycle check skipped)"
+fi
 
 section "the CLI includes only the public header"
 cli=$(grep -hE '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' "$SRC"/cli/*.c "$SRC"/cli/*.h 2>/dev/null |
