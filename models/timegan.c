@@ -149,6 +149,43 @@ nomem:
                          cfg->batch, cfg->T, cfg->H, cfg->L);
 }
 
+/* The sizes timegan_create allocates, without allocating (the memory model). Mirrors its
+ * layout: keep the two in step. */
+void timegan_memory(const timegan_config *cfg, gen_net_bytes *out) {
+    int F = cfg->F, H = cfg->H, L = cfg->L, B = cfg->batch, T = cfg->T;
+    gen_seq_net net[TG_NNETS];
+    size_t off = 0;
+    off = gen_seq_net_layout(&net[TG_E], F, H, L, H, 1, off);
+    off = gen_seq_net_layout(&net[TG_R], H, H, L, F, 1, off);
+    off = gen_seq_net_layout(&net[TG_G], F, H, L, H, 1, off);
+    off = gen_seq_net_layout(&net[TG_S], H, H, L - 1, H, 1, off);
+    off = gen_seq_net_layout(&net[TG_D], H, H, L, 1, 0, off);
+    size_t opt = 0;
+    if (cfg->train) {
+        opt = off; /* gradients */
+        for (int s = 0; s < TG_NSTEPS; s++) {
+            int a, b;
+            step_nets((tg_step)s, &a, &b);
+            opt += 2 * (net[b].off + net[b].count - net[a].off);
+        }
+    }
+    int cap[TG_NNETS] = {B, B, B, 2 * B, 3 * B};
+    size_t BT = (size_t)B * T, n = 0, scr = 0;
+    for (int i = 0; i < TG_NNETS; i++) {
+        if (cfg->train || i == TG_G || i == TG_S || i == TG_R) n += gen_seq_run_floats(&net[i], cap[i], T);
+        size_t s = cfg->train ? gen_seq_net_scratch_floats(&net[i], cap[i], T) : 0;
+        if (s > scr) scr = s;
+    }
+    n += 2 * BT * F + 5 * BT * H; /* X Z Sin Din */
+    if (cfg->train) n += BT * F + 2 * BT * H + 3 * BT + 3 * BT * H + BT * H + 2 * BT * H +
+                         BT * H + BT * H + 3 * BT * H + scr;
+    out->params = 4 * (uint64_t)off;
+    out->optimizer = 4 * (uint64_t)opt;
+    out->acts = 4 * (uint64_t)n;
+    out->host = 4 * (uint64_t)(3 * BT * F + 2 * BT * H + 2 * BT * H + 3 * BT + BT * H +
+                               2 * BT * H + 3 * BT);
+}
+
 genesis_status timegan_init_weights(timegan *t, uint64_t seed) {
     float *h = malloc(t->count * sizeof(float));
     GEN_RETURN_IF(!h, t->be->ctx, GENESIS_ERR_NOMEM, "out of memory initialising TimeGAN");

@@ -7,6 +7,7 @@
 #define GEN_TIMEGAN_H
 
 #include "backend.h"
+#include "memory_model.h"
 #include "rng.h"
 #include "seq_nets.h"
 
@@ -60,6 +61,9 @@ typedef struct timegan {
 genesis_status timegan_create(genesis_ctx *ctx, gen_backend *be, const timegan_config *cfg,
                               timegan **out);
 void timegan_free(timegan *t);
+/* Bytes timegan_create allocates for cfg (parameters, gradients and Adam moments,
+ * activations and device buffers, host mirrors), for the memory model. */
+void timegan_memory(const timegan_config *cfg, gen_net_bytes *out);
 /* GRU weights and biases U(-1/sqrt(H), 1/sqrt(H)) (PyTorch's), heads Glorot-uniform with bias 0; Adam reset. */
 genesis_status timegan_init_weights(timegan *t, uint64_t seed);
 

@@ -73,7 +73,7 @@ static void widths(const genesis_model *m, const genesis_table *t, int *data_dim
             (*n_disc)++;
             if (ct->width > *max_cat) *max_cat = ct->width;
         }
-        *data_dim = m->tf.data_dim;
+        *data_dim = gen_model_row_dim(m);
         return;
     }
     int cap = gen_param_i(m, GENESIS_P_MAX_CATEGORIES);

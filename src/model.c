@@ -176,7 +176,7 @@ genesis_status genesis_model_fit(genesis_model *m, const genesis_table *t,
 }
 
 int genesis_model_encoded_dim(const genesis_model *m) {
-    return (m && m->fitted) ? m->tf.data_dim : 0;
+    return (m && m->fitted) ? gen_model_row_dim(m) : 0;
 }
 
 /* ---- conditions ----------------------------------------------------------------------- */

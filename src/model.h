@@ -63,7 +63,11 @@ typedef struct gen_model_vtable {
     /* host bytes of the network's row-drawing structure over an encoded table of nrows rows
      * (CTGAN: the conditional sampler's row lists; TVAE: the permutation); NULL = none */
     uint64_t (*draw_bytes)(const genesis_model *m, uint64_t nrows, int n_disc, int max_cat);
+    /* width of a generated row in generate()'s output when the network has no tabular
+     * transformer (TimeGAN: one time step, F floats); NULL = the transformer's data_dim */
+    int (*encoded_dim)(const genesis_model *m);
 } gen_model_vtable;
+
 
 struct genesis_model {
     genesis_ctx *ctx;
@@ -89,6 +93,11 @@ struct genesis_model {
 const gen_model_vtable *const *gen_model_registry(int *n);
 /* The vtable of a kind; NULL when no model of that kind is built in. */
 const gen_model_vtable *gen_model_vtable_of(genesis_model_kind kind);
+
+/* The width of one row of generate()'s output (a fitted model). */
+static inline int gen_model_row_dim(const genesis_model *m) {
+    return m->vt->encoded_dim ? m->vt->encoded_dim(m) : m->tf.data_dim;
+}
 
 /* Parameter value as int (for the integer-valued ones). */
 static inline int gen_param_i(const genesis_model *m, genesis_param p) {

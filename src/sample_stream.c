@@ -246,9 +246,16 @@ genesis_status genesis_sampler_create(genesis_model *m, int64_t n, int encoded,
     GEN_RETURN_IF(!m->fitted, ctx, GENESIS_ERR_STATE, "the model is not fitted; fit or load one first");
     GEN_RETURN_IF(n < 0, ctx, GENESIS_ERR_INVALID_ARG, "the number of rows must be >= 0, got %lld",
                   (long long)n);
-    GEN_RETURN_IF(m->vt->sample_csv, ctx, GENESIS_ERR_UNSUPPORTED,
-                  "%s generates whole sequences; use `genesis_model_sample_csv`",
-                  m->vt->name);
+    /* A sequence model (TimeGAN) generates whole sequences: a row is one time step, a
+     * sequence seq-len rows; its rows have no tabular transformer, so only the encoded form
+     * (the generator's [0, 1] features) goes through here; its CSV is its own (sample_csv). */
+    GEN_RETURN_IF(m->vt->sample_csv && !encoded, ctx, GENESIS_ERR_UNSUPPORTED,
+                  "%s generates whole sequences; use `genesis_model_sample_encoded` or "
+                  "`genesis_model_sample_csv`", m->vt->name);
+    int64_t unit = m->vt->sample_csv ? (int64_t)m->param[GENESIS_P_SEQ_LEN] : 1;
+    GEN_RETURN_IF(unit > 1 && n % unit != 0, ctx, GENESIS_ERR_INVALID_ARG,
+                  "%s generates whole sequences of %lld rows; the number of rows (%lld) must "
+                  "be a multiple of `seq-len`", m->vt->name, (long long)unit, (long long)n);
     GEN_RETURN_IF(m->sampling, ctx, GENESIS_ERR_STATE,
                   "this model is already sampling (free its genesis_sampler first)");
     int64_t C = m->sample_batch;
@@ -262,7 +269,7 @@ genesis_status genesis_sampler_create(genesis_model *m, int64_t n, int encoded,
     s->n = n;
     s->C = C;
     s->G = gen_sample_group(m);
-    s->dim = m->tf.data_dim;
+    s->dim = gen_model_row_dim(m);
     s->encoded = encoded != 0;
     s->holding = -1;
     genesis_status st = GENESIS_OK;
