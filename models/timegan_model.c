@@ -243,4 +243,7 @@ const gen_model_vtable gen_timegan_vtable = {
     .sample_csv = tgm_sample_csv,
     .encoded_dim = tgm_encoded_dim,
     .memory = tgm_memory,
+    .min_file_version = GEN_FILE_VERSION_GRU_RESET_AFTER,
+    .old_file_reason = "whose GRU was TF1's GRUCell, while this one uses the reset-after GRU "
+                       "cell of cuDNN/PyTorch",
 };

@@ -66,6 +66,10 @@ typedef struct gen_model_vtable {
     /* width of a generated row in generate()'s output when the network has no tabular
      * transformer (TimeGAN: one time step, F floats); NULL = the transformer's data_dim */
     int (*encoded_dim)(const genesis_model *m);
+    /* model files of an older format version than this are refused (model_io.c), with
+     * old_file_reason saying why (TimeGAN: version 2, its GRU cell changed); 0 = any */
+    uint32_t min_file_version;
+    const char *old_file_reason;
 } gen_model_vtable;
 
 
