@@ -334,6 +334,16 @@ static int ctgan_model_state(const genesis_model *m, const float **ptr, size_t *
     return k;
 }
 
+static int ctgan_model_batch_step(const genesis_model *m) { return gen_param_i(m, GENESIS_P_PAC); }
+
+/* The conditional sampler's row lists: a category per row and discrete column, and per
+ * (column, category) cell an offset and a row-list head (src/estimate.c's encoded term). */
+static uint64_t ctgan_model_draw_bytes(const genesis_model *m, uint64_t nrows, int n_disc,
+                                       int max_cat) {
+    uint64_t cells = (uint64_t)n_disc * (uint64_t)max_cat;
+    return 4 * nrows * (uint64_t)n_disc + 8 * (cells + 1) + 8 * cells;
+}
+
 const gen_model_vtable gen_ctgan_vtable = {
     .kind = GENESIS_MODEL_CTGAN,
     .name = "ctgan",
@@ -345,4 +355,7 @@ const gen_model_vtable gen_ctgan_vtable = {
     .load = ctgan_model_load,
     .free = ctgan_model_free,
     .memory = ctgan_model_memory,
+    .features = GENESIS_FEATURE_CONDITIONS,
+    .batch_step = ctgan_model_batch_step,
+    .draw_bytes = ctgan_model_draw_bytes,
 };

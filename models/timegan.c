@@ -24,115 +24,6 @@
 
 #include "timegan.h"
 
-/* ---- one GRU stack + head ------------------------------------------------------------------ */
-
-size_t tg_net_layout(tg_net *n, int in, int H, int L, int out, int sigmoid, size_t off) {
-    memset(n, 0, sizeof *n);
-    n->in = in; n->H = H; n->L = L; n->out = out; n->sigmoid = sigmoid; n->off = off;
-    size_t c = 0;
-    for (int l = 0; l < L; l++) c += gen_gru_weight_floats(l ? H : in, H) + gen_gru_bias_floats(H);
-    c += (size_t)out * H + (size_t)out;
-    n->count = c;
-    return off + c;
-}
-
-void tg_net_point(tg_net *n, float *params, float *grads) {
-    size_t o = n->off;
-    for (int l = 0; l < n->L; l++) {
-        size_t w = gen_gru_weight_floats(l ? n->H : n->in, n->H);
-        n->W[l] = params + o; n->gW[l] = grads ? grads + o : NULL; o += w;
-        n->b[l] = params + o; n->gb[l] = grads ? grads + o : NULL; o += gen_gru_bias_floats(n->H);
-    }
-    n->fW = params + o; n->gfW = grads ? grads + o : NULL; o += (size_t)n->out * n->H;
-    n->fb = params + o; n->gfb = grads ? grads + o : NULL;
-}
-
-size_t tg_run_floats(const tg_net *n, int Bmax, int T) {
-    size_t BT = (size_t)Bmax * T;
-    return (size_t)n->L * BT * 5 * n->H + 2 * BT * n->out;
-}
-
-void tg_run_point(tg_run *r, const tg_net *n, float *base, int Bmax, int T) {
-    size_t BT = (size_t)Bmax * T;
-    memset(r, 0, sizeof *r);
-    r->Bmax = Bmax;
-    for (int l = 0; l < n->L; l++) {
-        r->y[l] = base; base += BT * n->H;
-        r->save[l] = base; base += BT * 4 * n->H;
-    }
-    r->pre = base; base += BT * n->out;
-    r->out = base;
-}
-
-/* GRU layers (reset-after cell, layout in backend.h): every weight and bias of W_ih, W_hh,
- * b_ih, b_hh from U(-1/sqrt(H), 1/sqrt(H)), PyTorch nn.GRU's initialisation for this cell.
- * Keeping TF1 GRUCell's distribution instead (Glorot-uniform kernels, r/z bias 1) made Stocks
- * materially worse at 1,000 iterations per phase; this init brings Stocks close to the TF1
- * cell's scores but makes Sines' predictive score worse (docs/timegan.md §7). fully_connected heads: Glorot-uniform [H, out], bias 0, as TF1's. */
-void tg_net_init(const tg_net *n, float *hp, gen_rng *r) {
-    size_t o = n->off;
-    int H = n->H;
-    float k = 1.0f / sqrtf((float)H);
-    for (int l = 0; l < n->L; l++) {
-        size_t cnt = gen_gru_weight_floats(l ? H : n->in, H) + gen_gru_bias_floats(H);
-        for (size_t i = 0; i < cnt; i++) hp[o + i] = k * (2.0f * (float)gen_rng_uniform(r) - 1.0f);
-        o += cnt;
-    }
-    float lf = sqrtf(6.0f / (float)(H + n->out));
-    for (size_t i = 0; i < (size_t)n->out * H; i++)
-        hp[o + i] = lf * (2.0f * (float)gen_rng_uniform(r) - 1.0f);
-    o += (size_t)n->out * H;
-    for (int j = 0; j < n->out; j++) hp[o + j] = 0.0f;
-}
-
-void tg_net_forward(gen_backend *be, const tg_net *n, tg_run *r, const float *x, int B, int T) {
-    const gen_backend_ops *o = be->ops;
-    const float *in = x;
-    int C = n->in;
-    for (int l = 0; l < n->L; l++) {
-        o->gru_forward(be, r->y[l], r->save[l], in, NULL, n->W[l], n->b[l], B, T, C, n->H);
-        in = r->y[l];
-        C = n->H;
-    }
-    int BT = B * T;
-    o->linear_forward(be, r->pre, n->out, in, n->H, n->fW, n->fb, BT, n->H, n->out);
-    if (n->sigmoid) o->sigmoid_forward(be, r->out, r->pre, (size_t)BT * n->out);
-}
-
-size_t tg_net_scratch_floats(const tg_net *n, int Bmax, int T) {
-    size_t BT = (size_t)Bmax * T;
-    return 2 * BT * n->H + BT * n->out + gen_gru_work_floats(Bmax, T, n->H);
-}
-
-void tg_net_backward(gen_backend *be, const tg_net *n, tg_run *r, float *dx, const float *dout,
-                     const float *x, int B, int T, int wgrad, float *scratch) {
-    const gen_backend_ops *o = be->ops;
-    size_t BT = (size_t)B * T;
-    int H = n->H;
-    float *dy[2] = {scratch, scratch + BT * H};
-    float *dpre = scratch + 2 * BT * H, *work = dpre + BT * n->out;
-    const float *dp = dout;
-    if (n->sigmoid) {
-        o->zero(be, dpre, BT * n->out);
-        o->sigmoid_backward(be, dpre, dout, r->out, BT * n->out);
-        dp = dpre;
-    }
-    o->zero(be, dy[0], BT * H);
-    o->linear_backward(be, dy[0], H, wgrad ? n->gfW : NULL, wgrad ? n->gfb : NULL, dp, n->out,
-                       r->y[n->L - 1], H, n->fW, (int)BT, H, n->out);
-    int cur = 0;
-    for (int l = n->L - 1; l >= 0; l--) {
-        const float *in = l ? r->y[l - 1] : x;
-        int C = l ? H : n->in;
-        float *din = l ? dy[1 - cur] : dx;
-        if (l) o->zero(be, din, BT * H);
-        if (!din && !wgrad) break;
-        o->gru_backward(be, din, NULL, wgrad ? n->gW[l] : NULL, wgrad ? n->gb[l] : NULL, work,
-                        dy[cur], in, NULL, r->y[l], r->save[l], n->W[l], B, T, C, H);
-        cur = 1 - cur;
-    }
-}
-
 /* ---- create / free --------------------------------------------------------------------------- */
 
 void timegan_free(timegan *t) {
@@ -164,20 +55,20 @@ static void step_nets(tg_step s, int *first, int *last) {
 genesis_status timegan_create(genesis_ctx *ctx, gen_backend *be, const timegan_config *cfg,
                               timegan **out) {
     *out = NULL;
-    GEN_RETURN_IF(cfg->L < 2 || cfg->L > TG_MAX_LAYERS, ctx, GENESIS_ERR_INVALID_ARG,
+    GEN_RETURN_IF(cfg->L < 2 || cfg->L > GEN_SEQ_MAX_LAYERS, ctx, GENESIS_ERR_INVALID_ARG,
                   "TimeGAN needs between 2 and %d layers (the supervisor has layers - 1), got %d",
-                  TG_MAX_LAYERS, cfg->L);
+                  GEN_SEQ_MAX_LAYERS, cfg->L);
     timegan *t = calloc(1, sizeof *t);
     GEN_RETURN_IF(!t, ctx, GENESIS_ERR_NOMEM, "out of memory creating TimeGAN");
     t->be = be;
     t->cfg = *cfg;
     int F = cfg->F, H = cfg->H, L = cfg->L, B = cfg->batch, T = cfg->T;
     size_t off = 0;
-    off = tg_net_layout(&t->net[TG_E], F, H, L, H, 1, off);
-    off = tg_net_layout(&t->net[TG_R], H, H, L, F, 1, off);
-    off = tg_net_layout(&t->net[TG_G], F, H, L, H, 1, off);
-    off = tg_net_layout(&t->net[TG_S], H, H, L - 1, H, 1, off);
-    off = tg_net_layout(&t->net[TG_D], H, H, L, 1, 0, off);
+    off = gen_seq_net_layout(&t->net[TG_E], F, H, L, H, 1, off);
+    off = gen_seq_net_layout(&t->net[TG_R], H, H, L, F, 1, off);
+    off = gen_seq_net_layout(&t->net[TG_G], F, H, L, H, 1, off);
+    off = gen_seq_net_layout(&t->net[TG_S], H, H, L - 1, H, 1, off);
+    off = gen_seq_net_layout(&t->net[TG_D], H, H, L, 1, 0, off);
     t->count = off;
     const gen_backend_ops *o = be->ops;
     size_t pbytes = gen_mul_size(t->count, sizeof(float));
@@ -195,18 +86,18 @@ genesis_status timegan_create(genesis_ctx *ctx, gen_backend *be, const timegan_c
             if (!t->m[s] || !t->v[s]) goto nomem;
         }
     }
-    for (int i = 0; i < TG_NNETS; i++) tg_net_point(&t->net[i], t->params, t->grads);
+    for (int i = 0; i < TG_NNETS; i++) gen_seq_net_point(&t->net[i], t->params, t->grads);
     /* runs: S sees [E^; H] (2B), D sees [H; H^; E^] (3B); generation-only models need G, S, R */
     int cap[TG_NNETS] = {B, B, B, 2 * B, 3 * B};
     size_t BT = (size_t)B * T, n = 0;
     size_t rsz[TG_NNETS];
     for (int i = 0; i < TG_NNETS; i++) {
-        rsz[i] = (cfg->train || i == TG_G || i == TG_S || i == TG_R) ? tg_run_floats(&t->net[i], cap[i], T) : 0;
+        rsz[i] = (cfg->train || i == TG_G || i == TG_S || i == TG_R) ? gen_seq_run_floats(&t->net[i], cap[i], T) : 0;
         n += rsz[i];
     }
     size_t scr = 0;
     for (int i = 0; i < TG_NNETS && cfg->train; i++) {
-        size_t s = tg_net_scratch_floats(&t->net[i], cap[i], T);
+        size_t s = gen_seq_net_scratch_floats(&t->net[i], cap[i], T);
         if (s > scr) scr = s;
     }
     size_t bufs[] = {BT * F, BT * F, 2 * BT * H, 3 * BT * H,                  /* X Z Sin Din */
@@ -222,7 +113,7 @@ genesis_status timegan_create(genesis_ctx *ctx, gen_backend *be, const timegan_c
     if (!t->acts) goto nomem;
     float *p = t->acts;
     for (int i = 0; i < TG_NNETS; i++) {
-        if (rsz[i]) tg_run_point(&t->run[i], &t->net[i], p, cap[i], T);
+        if (rsz[i]) gen_seq_run_point(&t->run[i], &t->net[i], p, cap[i], T);
         p += rsz[i];
     }
     for (int i = 0; i < nb; i++) {
@@ -258,12 +149,49 @@ nomem:
                          cfg->batch, cfg->T, cfg->H, cfg->L);
 }
 
+/* The sizes timegan_create allocates, without allocating (the memory model). Mirrors its
+ * layout: keep the two in step. */
+void timegan_memory(const timegan_config *cfg, gen_net_bytes *out) {
+    int F = cfg->F, H = cfg->H, L = cfg->L, B = cfg->batch, T = cfg->T;
+    gen_seq_net net[TG_NNETS];
+    size_t off = 0;
+    off = gen_seq_net_layout(&net[TG_E], F, H, L, H, 1, off);
+    off = gen_seq_net_layout(&net[TG_R], H, H, L, F, 1, off);
+    off = gen_seq_net_layout(&net[TG_G], F, H, L, H, 1, off);
+    off = gen_seq_net_layout(&net[TG_S], H, H, L - 1, H, 1, off);
+    off = gen_seq_net_layout(&net[TG_D], H, H, L, 1, 0, off);
+    size_t opt = 0;
+    if (cfg->train) {
+        opt = off; /* gradients */
+        for (int s = 0; s < TG_NSTEPS; s++) {
+            int a, b;
+            step_nets((tg_step)s, &a, &b);
+            opt += 2 * (net[b].off + net[b].count - net[a].off);
+        }
+    }
+    int cap[TG_NNETS] = {B, B, B, 2 * B, 3 * B};
+    size_t BT = (size_t)B * T, n = 0, scr = 0;
+    for (int i = 0; i < TG_NNETS; i++) {
+        if (cfg->train || i == TG_G || i == TG_S || i == TG_R) n += gen_seq_run_floats(&net[i], cap[i], T);
+        size_t s = cfg->train ? gen_seq_net_scratch_floats(&net[i], cap[i], T) : 0;
+        if (s > scr) scr = s;
+    }
+    n += 2 * BT * F + 5 * BT * H; /* X Z Sin Din */
+    if (cfg->train) n += BT * F + 2 * BT * H + 3 * BT + 3 * BT * H + BT * H + 2 * BT * H +
+                         BT * H + BT * H + 3 * BT * H + scr;
+    out->params = 4 * (uint64_t)off;
+    out->optimizer = 4 * (uint64_t)opt;
+    out->acts = 4 * (uint64_t)n;
+    out->host = 4 * (uint64_t)(3 * BT * F + 2 * BT * H + 2 * BT * H + 3 * BT + BT * H +
+                               2 * BT * H + 3 * BT);
+}
+
 genesis_status timegan_init_weights(timegan *t, uint64_t seed) {
     float *h = malloc(t->count * sizeof(float));
     GEN_RETURN_IF(!h, t->be->ctx, GENESIS_ERR_NOMEM, "out of memory initialising TimeGAN");
     gen_rng r;
     gen_rng_init(&r, seed, GEN_STREAM_INIT);
-    for (int i = 0; i < TG_NNETS; i++) tg_net_init(&t->net[i], h, &r);
+    for (int i = 0; i < TG_NNETS; i++) gen_seq_net_init(&t->net[i], h, &r);
     gen_backend *be = t->be;
     be->ops->upload(be, t->params, h, t->count * sizeof(float));
     free(h);
@@ -373,29 +301,29 @@ double timegan_loss(timegan *t, tg_step step, int B, int backward, tg_losses *ls
     const int T = t->cfg.T, F = t->cfg.F, H = t->cfg.H;
     const size_t BTF = (size_t)B * T * F, BTH = (size_t)B * T * H, BT = (size_t)B * T;
     const double gamma = t->cfg.gamma;
-    tg_net *E = &t->net[TG_E], *R = &t->net[TG_R], *G = &t->net[TG_G], *S = &t->net[TG_S],
+    gen_seq_net *E = &t->net[TG_E], *R = &t->net[TG_R], *G = &t->net[TG_G], *S = &t->net[TG_S],
            *D = &t->net[TG_D];
-    tg_run *rE = &t->run[TG_E], *rR = &t->run[TG_R], *rG = &t->run[TG_G], *rS = &t->run[TG_S],
+    gen_seq_run *rE = &t->run[TG_E], *rR = &t->run[TG_R], *rG = &t->run[TG_G], *rS = &t->run[TG_S],
            *rD = &t->run[TG_D];
     memset(ls, 0, sizeof *ls);
     if (backward) o->zero(be, t->grads, t->count);
     /* every step starts from the embedding of the real batch */
-    tg_net_forward(be, E, rE, t->X, B, T);
-    float *Hd = tg_run_out(E, rE);
+    gen_seq_net_forward(be, E, rE, t->X, B, T);
+    float *Hd = gen_seq_run_out(E, rE);
     double loss = 0;
     switch (step) {
     case TG_STEP_E0:
     case TG_STEP_E: {
-        tg_net_forward(be, R, rR, Hd, B, T);
+        gen_seq_net_forward(be, R, rR, Hd, B, T);
         dl(be, t->hX, t->X, BTF);
-        dl(be, t->hXt, tg_run_out(R, rR), BTF);
+        dl(be, t->hXt, gen_seq_run_out(R, rR), BTF);
         ls->e_t0 = mse(t->hX, t->hXt, BTF, NULL, 0);
         double rt = sqrt(fmax(ls->e_t0, 1e-20));
         loss = 10.0 * rt;
         if (step == TG_STEP_E) {
-            tg_net_forward(be, S, rS, Hd, B, T);
+            gen_seq_net_forward(be, S, rS, Hd, B, T);
             dl(be, t->hH, Hd, BTH);
-            dl(be, t->hHs, tg_run_out(S, rS), BTH);
+            dl(be, t->hHs, gen_seq_run_out(S, rS), BTH);
             ls->g_s = sup_loss(t->hH, t->hHs, B, T, H, NULL, NULL, 0);
             loss += 0.1 * ls->g_s;
         }
@@ -405,47 +333,47 @@ double timegan_loss(timegan *t, tg_step step, int B, int backward, tg_losses *ls
         mse(t->hX, t->hXt, BTF, t->gXt, 10.0 * 0.5 / rt);
         ul(be, t->dXt, t->gXt, BTF);
         o->zero(be, t->dH, BTH);
-        tg_net_backward(be, R, rR, t->dH, t->dXt, Hd, B, T, 1, t->scratch);
+        gen_seq_net_backward(be, R, rR, t->dH, t->dXt, Hd, B, T, 1, t->scratch);
         if (step == TG_STEP_E) { /* G_loss_S reaches H as the target and through S's input */
             memset(t->gH, 0, BTH * sizeof(float));
             memset(t->gHs, 0, BTH * sizeof(float));
             sup_loss(t->hH, t->hHs, B, T, H, t->gHs, t->gH, 0.1);
             ul(be, t->dSout, t->gHs, BTH);
-            tg_net_backward(be, S, rS, t->dH, t->dSout, Hd, B, T, 0, t->scratch);
+            gen_seq_net_backward(be, S, rS, t->dH, t->dSout, Hd, B, T, 0, t->scratch);
             ul(be, t->dRin, t->gH, BTH);
             o->mul_acc(be, t->dH, t->dRin, t->ones, BTH);
         }
-        tg_net_backward(be, E, rE, NULL, t->dH, t->X, B, T, 1, t->scratch);
+        gen_seq_net_backward(be, E, rE, NULL, t->dH, t->X, B, T, 1, t->scratch);
         break;
     }
     case TG_STEP_SUP: {
-        tg_net_forward(be, S, rS, Hd, B, T);
+        gen_seq_net_forward(be, S, rS, Hd, B, T);
         dl(be, t->hH, Hd, BTH);
-        dl(be, t->hHs, tg_run_out(S, rS), BTH);
+        dl(be, t->hHs, gen_seq_run_out(S, rS), BTH);
         ls->g_s = sup_loss(t->hH, t->hHs, B, T, H, NULL, NULL, 0);
         loss = ls->total = ls->g_s;
         if (!backward) break;
         memset(t->gHs, 0, BTH * sizeof(float));
         sup_loss(t->hH, t->hHs, B, T, H, t->gHs, NULL, 1.0);
         ul(be, t->dSout, t->gHs, BTH);
-        tg_net_backward(be, S, rS, NULL, t->dSout, Hd, B, T, 1, t->scratch);
+        gen_seq_net_backward(be, S, rS, NULL, t->dSout, Hd, B, T, 1, t->scratch);
         break;
     }
     case TG_STEP_G: {
         /* E^ = G(Z); [H^; H^sup] = S([E^; H]); X^ = R(H^); [Y_fake; Y_fake_e] = D([H^; E^]) */
-        tg_net_forward(be, G, rG, t->Z, B, T);
-        float *Eh = tg_run_out(G, rG);
+        gen_seq_net_forward(be, G, rG, t->Z, B, T);
+        float *Eh = gen_seq_run_out(G, rG);
         o->copy2d(be, t->Sin, H, Eh, H, (int)BT, H);
         o->copy2d(be, t->Sin + BTH, H, Hd, H, (int)BT, H);
-        tg_net_forward(be, S, rS, t->Sin, 2 * B, T);
-        float *Sout = tg_run_out(S, rS); /* [H^; H^sup] */
-        tg_net_forward(be, R, rR, Sout, B, T);
+        gen_seq_net_forward(be, S, rS, t->Sin, 2 * B, T);
+        float *Sout = gen_seq_run_out(S, rS); /* [H^; H^sup] */
+        gen_seq_net_forward(be, R, rR, Sout, B, T);
         o->copy2d(be, t->Din, H, Sout, H, (int)BT, H);
         o->copy2d(be, t->Din + BTH, H, Eh, H, (int)BT, H);
-        tg_net_forward(be, D, rD, t->Din, 2 * B, T);
-        dl(be, t->hY, tg_run_out(D, rD), 2 * BT);
+        gen_seq_net_forward(be, D, rD, t->Din, 2 * B, T);
+        dl(be, t->hY, gen_seq_run_out(D, rD), 2 * BT);
         dl(be, t->hX, t->X, BTF);
-        dl(be, t->hXt, tg_run_out(R, rR), BTF);
+        dl(be, t->hXt, gen_seq_run_out(R, rR), BTF);
         dl(be, t->hH, Hd, BTH);
         dl(be, t->hHs, Sout + BTH, BTH);
         ls->g_u = bce_mean(t->hY, BT, 1.0f, NULL, 0);
@@ -460,12 +388,12 @@ double timegan_loss(timegan *t, tg_step step, int B, int backward, tg_losses *ls
         bce_mean(t->hY + BT, BT, 1.0f, t->gY + BT, gamma);
         ul(be, t->dY, t->gY, 2 * BT);
         o->zero(be, t->dDin, 2 * BTH);
-        tg_net_backward(be, D, rD, t->dDin, t->dY, t->Din, 2 * B, T, 0, t->scratch);
+        gen_seq_net_backward(be, D, rD, t->dDin, t->dY, t->Din, 2 * B, T, 0, t->scratch);
         memset(t->gXt, 0, BTF * sizeof(float));
         moments_loss(t->hXt, t->hX, B, T, F, t->gXt, 100.0);
         ul(be, t->dXt, t->gXt, BTF);
         o->zero(be, t->dRin, BTH);
-        tg_net_backward(be, R, rR, t->dRin, t->dXt, Sout, B, T, 0, t->scratch);
+        gen_seq_net_backward(be, R, rR, t->dRin, t->dXt, Sout, B, T, 0, t->scratch);
         /* dSout = [dD/dH^ + dR/dH^; d 100 sqrt(G_S) / dH^sup] */
         memset(t->gHs, 0, BTH * sizeof(float));
         sup_loss(t->hH, t->hHs, B, T, H, t->gHs, NULL, 100.0 * 0.5 / rs);
@@ -473,23 +401,23 @@ double timegan_loss(timegan *t, tg_step step, int B, int backward, tg_losses *ls
         o->copy2d(be, t->dSout, H, t->dDin, H, (int)BT, H);
         o->mul_acc(be, t->dSout, t->dRin, t->ones, BTH);
         o->zero(be, t->dSin, 2 * BTH);
-        tg_net_backward(be, S, rS, t->dSin, t->dSout, t->Sin, 2 * B, T, 1, t->scratch);
+        gen_seq_net_backward(be, S, rS, t->dSin, t->dSout, t->Sin, 2 * B, T, 1, t->scratch);
         /* dE^ = through S + through D */
         o->copy2d(be, t->dGout, H, t->dSin, H, (int)BT, H);
         o->mul_acc(be, t->dGout, t->dDin + BTH, t->ones, BTH);
-        tg_net_backward(be, G, rG, NULL, t->dGout, t->Z, B, T, 1, t->scratch);
+        gen_seq_net_backward(be, G, rG, NULL, t->dGout, t->Z, B, T, 1, t->scratch);
         break;
     }
     case TG_STEP_D: {
         /* D on [H; H^; E^] with E^ = G(Z), H^ = S(E^) */
-        tg_net_forward(be, G, rG, t->Z, B, T);
-        float *Eh = tg_run_out(G, rG);
-        tg_net_forward(be, S, rS, Eh, B, T);
+        gen_seq_net_forward(be, G, rG, t->Z, B, T);
+        float *Eh = gen_seq_run_out(G, rG);
+        gen_seq_net_forward(be, S, rS, Eh, B, T);
         o->copy2d(be, t->Din, H, Hd, H, (int)BT, H);
-        o->copy2d(be, t->Din + BTH, H, tg_run_out(S, rS), H, (int)BT, H);
+        o->copy2d(be, t->Din + BTH, H, gen_seq_run_out(S, rS), H, (int)BT, H);
         o->copy2d(be, t->Din + 2 * BTH, H, Eh, H, (int)BT, H);
-        tg_net_forward(be, D, rD, t->Din, 3 * B, T);
-        dl(be, t->hY, tg_run_out(D, rD), 3 * BT);
+        gen_seq_net_forward(be, D, rD, t->Din, 3 * B, T);
+        dl(be, t->hY, gen_seq_run_out(D, rD), 3 * BT);
         ls->d = bce_mean(t->hY, BT, 1.0f, NULL, 0) + bce_mean(t->hY + BT, BT, 0.0f, NULL, 0) +
                 gamma * bce_mean(t->hY + 2 * BT, BT, 0.0f, NULL, 0);
         loss = ls->total = ls->d;
@@ -499,7 +427,7 @@ double timegan_loss(timegan *t, tg_step step, int B, int backward, tg_losses *ls
         bce_mean(t->hY + BT, BT, 0.0f, t->gY + BT, 1.0);
         bce_mean(t->hY + 2 * BT, BT, 0.0f, t->gY + 2 * BT, gamma);
         ul(be, t->dY, t->gY, 3 * BT);
-        tg_net_backward(be, D, rD, NULL, t->dY, t->Din, 3 * B, T, 1, t->scratch);
+        gen_seq_net_backward(be, D, rD, NULL, t->dY, t->Din, 3 * B, T, 1, t->scratch);
         break;
     }
     default:
@@ -625,12 +553,12 @@ genesis_status timegan_generate(timegan *t, int64_t n, uint64_t seed, uint64_t s
         size_t nz = (size_t)rows * T * F;
         o->fill_uniform(be, t->Z, nz, seed, stream, off);
         off += (nz + 3) / 4 + 1;
-        tg_net_forward(be, &t->net[TG_G], &t->run[TG_G], t->Z, rows, T);
-        tg_net_forward(be, &t->net[TG_S], &t->run[TG_S], tg_run_out(&t->net[TG_G], &t->run[TG_G]),
+        gen_seq_net_forward(be, &t->net[TG_G], &t->run[TG_G], t->Z, rows, T);
+        gen_seq_net_forward(be, &t->net[TG_S], &t->run[TG_S], gen_seq_run_out(&t->net[TG_G], &t->run[TG_G]),
                        rows, T);
-        tg_net_forward(be, &t->net[TG_R], &t->run[TG_R], tg_run_out(&t->net[TG_S], &t->run[TG_S]),
+        gen_seq_net_forward(be, &t->net[TG_R], &t->run[TG_R], gen_seq_run_out(&t->net[TG_S], &t->run[TG_S]),
                        rows, T);
-        o->download(be, out + (size_t)done * T * F, tg_run_out(&t->net[TG_R], &t->run[TG_R]),
+        o->download(be, out + (size_t)done * T * F, gen_seq_run_out(&t->net[TG_R], &t->run[TG_R]),
                     nz * sizeof(float));
         done += rows;
     }

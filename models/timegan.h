@@ -7,27 +7,9 @@
 #define GEN_TIMEGAN_H
 
 #include "backend.h"
+#include "memory_model.h"
 #include "rng.h"
-
-#define TG_MAX_LAYERS 8
-
-/* One GRU stack (reset-after GRU layers of width H, backend.h) with a per-step fully
- * connected head, optionally followed by a sigmoid. Pointers into the model's parameter and
- * gradient arenas. */
-typedef struct tg_net {
-    int in, H, L, out, sigmoid;
-    size_t off, count;                         /* slice of the arenas, in floats */
-    float *W[TG_MAX_LAYERS], *b[TG_MAX_LAYERS]; /* layer l: ((in_l + H) x 3H), (3H) */
-    float *fW, *fb;                             /* head (out x H), (out) */
-    float *gW[TG_MAX_LAYERS], *gb[TG_MAX_LAYERS], *gfW, *gfb;
-} tg_net;
-
-/* Activations of one application of a net, for up to Bmax sequences. */
-typedef struct tg_run {
-    int Bmax;
-    float *y[TG_MAX_LAYERS], *save[TG_MAX_LAYERS]; /* (B, T, H), (B, T, 4H) */
-    float *pre, *out;                               /* head (B, T, out) before / after sigmoid */
-} tg_run;
+#include "seq_nets.h"
 
 enum { TG_E, TG_R, TG_G, TG_S, TG_D, TG_NNETS };
 
@@ -59,18 +41,18 @@ typedef struct timegan_config {
 typedef struct timegan {
     gen_backend *be;
     timegan_config cfg;
-    tg_net net[TG_NNETS];
+    gen_seq_net net[TG_NNETS];
     size_t count;                 /* all parameters */
     float *params, *grads;
     float *m[TG_NSTEPS], *v[TG_NSTEPS];
     int64_t t[TG_NSTEPS];         /* Adam steps per optimiser */
-    tg_run run[TG_NNETS];
+    gen_seq_run run[TG_NNETS];
     float *acts;                  /* every activation and device scratch */
     /* device buffers */
     float *X, *Z;                 /* (B, T, F) batch and noise */
     float *Sin, *Din;             /* (2B, T, H), (3B, T, H) concatenated inputs */
     float *dXt, *dSout, *dY, *dDin, *dRin, *dSin, *dGout, *dH, *ones;
-    float *scratch;               /* tg_net_backward scratch, sized for the widest use */
+    float *scratch;               /* gen_seq_net_backward scratch, sized for the widest use */
     /* host mirrors for the losses */
     float *hX, *hXt, *hH, *hHs, *hY, *gXt, *gH, *gHs, *gY;
     uint64_t seed, noise_off;
@@ -79,6 +61,9 @@ typedef struct timegan {
 genesis_status timegan_create(genesis_ctx *ctx, gen_backend *be, const timegan_config *cfg,
                               timegan **out);
 void timegan_free(timegan *t);
+/* Bytes timegan_create allocates for cfg (parameters, gradients and Adam moments,
+ * activations and device buffers, host mirrors), for the memory model. */
+void timegan_memory(const timegan_config *cfg, gen_net_bytes *out);
 /* GRU weights and biases U(-1/sqrt(H), 1/sqrt(H)) (PyTorch's), heads Glorot-uniform with bias 0; Adam reset. */
 genesis_status timegan_init_weights(timegan *t, uint64_t seed);
 
@@ -106,20 +91,5 @@ genesis_status timegan_fit(timegan *t, const float *data, int64_t N, int64_t ite
  * batch size give what one call would. */
 genesis_status timegan_generate(timegan *t, int64_t n, uint64_t seed, uint64_t stream,
                                 uint64_t *noise_off, float *out);
-
-/* A GRU stack + head on its own (the sequence metrics use these). */
-size_t tg_net_layout(tg_net *n, int in, int H, int L, int out, int sigmoid, size_t off);
-void tg_net_point(tg_net *n, float *params, float *grads);
-size_t tg_run_floats(const tg_net *n, int Bmax, int T);
-void tg_run_point(tg_run *r, const tg_net *n, float *base, int Bmax, int T);
-void tg_net_init(const tg_net *n, float *host_params, gen_rng *r);
-void tg_net_forward(gen_backend *be, const tg_net *n, tg_run *r, const float *x, int B, int T);
-/* Output of the last forward: the sigmoid's output, or the head's pre-activation. */
-static inline float *tg_run_out(const tg_net *n, tg_run *r) { return n->sigmoid ? r->out : r->pre; }
-/* Scratch for tg_net_backward, floats. */
-size_t tg_net_scratch_floats(const tg_net *n, int Bmax, int T);
-/* dx += d/dx (NULL: skip), weight gradients += when wgrad; dout (B, T, out). */
-void tg_net_backward(gen_backend *be, const tg_net *n, tg_run *r, float *dx, const float *dout,
-                     const float *x, int B, int T, int wgrad, float *scratch);
 
 #endif /* GEN_TIMEGAN_H */

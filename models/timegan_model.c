@@ -19,6 +19,8 @@ typedef struct timegan_model {
     timegan *net;
     gen_seq_schema schema;
     int64_t ntrain;
+    int gen_started;           /* tgm_generate: the sampling call whose noise it continues */
+    uint64_t gen_call, gen_off;
 } timegan_model;
 
 static double now_s(void) {
@@ -113,15 +115,47 @@ static genesis_status tgm_sample_csv(genesis_model *m, int64_t n, const char *pa
     return st;
 }
 
-/* Not used: sample_pipeline refuses sequence models before calling these. */
+/* The shared sampling pipeline (src/sample_stream.c) in its encoded form: a row is one time
+ * step (F features in the loader's inner [0, 1] scale), a generated sequence seq-len
+ * consecutive rows, a generation group `batch` whole sequences. The noise of a sampling call
+ * continues across its groups (the stream of tgm_sample_csv for the same call), so a call's
+ * rows are the features its CSV would hold, whatever the pipeline's batch size. */
 static int tgm_batch(const genesis_model *m) {
     const timegan_model *tm = m->impl;
-    return tm->net->cfg.batch;
+    return tm->net->cfg.batch * tm->net->cfg.T;
+}
+static int tgm_encoded_dim(const genesis_model *m) {
+    const timegan_model *tm = m->impl;
+    return tm->net->cfg.F;
 }
 static genesis_status tgm_generate(genesis_model *m, int B, const gen_condition *c, int nc, float *out) {
-    (void)B; (void)c; (void)nc; (void)out;
-    return gen_set_error(m->ctx, GENESIS_ERR_UNSUPPORTED, "TimeGAN generates whole sequences");
+    (void)c; (void)nc;
+    timegan_model *tm = m->impl;
+    int T = tm->net->cfg.T;
+    GEN_RETURN_IF(B % T != 0, m->ctx, GENESIS_ERR_INVALID_ARG,
+                  "TimeGAN generates whole sequences: %d rows are not a multiple of %d", B, T);
+    uint64_t call = m->sample_calls ? m->sample_calls - 1 : 0; /* the sampler counted this call */
+    if (!tm->gen_started || tm->gen_call != call) {
+        tm->gen_started = 1;
+        tm->gen_call = call;
+        tm->gen_off = 0;
+    }
+    return timegan_generate(tm->net, B / T, m->ctx->seed, GEN_STREAM_SAMPLE + (call << 8),
+                            &tm->gen_off, out);
 }
+/* The memory model's network term (src/estimate.c): the sizes of timegan_create for the
+ * model's settings; shape->batch is in sequences. Unfitted, the feature width F is the
+ * estimate's encoded width, an upper bound (TimeGAN one-hots categorical columns and keeps
+ * a continuous one as 1 feature). */
+static void tgm_memory(const genesis_model *m, const gen_net_shape *shape, gen_net_bytes *out) {
+    const timegan_model *tm = m->impl;
+    timegan_config cfg = {shape->batch, gen_param_i(m, GENESIS_P_SEQ_LEN),
+                          tm && tm->net ? tm->net->cfg.F : (shape->data_dim > 0 ? shape->data_dim : 1),
+                          gen_param_i(m, GENESIS_P_HIDDEN_DIM), gen_param_i(m, GENESIS_P_NUM_LAYERS),
+                          0.0f, 1.0f, shape->train};
+    timegan_memory(&cfg, out);
+}
+
 static genesis_status tgm_fit(genesis_model *m, const gen_encoded *enc, genesis_progress_fn p, void *u) {
     (void)enc; (void)p; (void)u;
     return gen_set_error(m->ctx, GENESIS_ERR_UNSUPPORTED, "TimeGAN learns from the table (fit_table)");
@@ -160,7 +194,7 @@ static genesis_status tgm_load(genesis_model *m, gen_reader *r) {
     GEN_TRY(gen_rd_count(r, 2, 100000, "sequence length", &T));
     GEN_TRY(gen_rd_count(r, 1, 1u << 16, "feature width", &F));
     GEN_TRY(gen_rd_count(r, 1, 4096, "hidden width", &H));
-    GEN_TRY(gen_rd_count(r, 2, TG_MAX_LAYERS, "layer count", &L));
+    GEN_TRY(gen_rd_count(r, 2, GEN_SEQ_MAX_LAYERS, "layer count", &L));
     /* activations grow with batch x length x widths, which the file size does not bound */
     if ((uint64_t)B * T * (40 * (uint64_t)H * L + 8 * (uint64_t)F) > ((uint64_t)1 << 30))
         return gen_rd_fail(r, "TimeGAN batch size, sequence length and widths are implausibly large");
@@ -207,4 +241,9 @@ const gen_model_vtable gen_timegan_vtable = {
     .free = tgm_free,
     .fit_table = tgm_fit_table,
     .sample_csv = tgm_sample_csv,
+    .encoded_dim = tgm_encoded_dim,
+    .memory = tgm_memory,
+    .min_file_version = GEN_FILE_VERSION_GRU_RESET_AFTER,
+    .old_file_reason = "whose GRU was TF1's GRUCell, while this one uses the reset-after GRU "
+                       "cell of cuDNN/PyTorch",
 };

@@ -305,6 +305,12 @@ static int tvae_model_state(const genesis_model *m, const float **ptr, size_t *c
     return k;
 }
 
+/* The row permutation of an epoch (src/estimate.c's encoded term). */
+static uint64_t tvae_model_draw_bytes(const genesis_model *m, uint64_t nrows, int n_disc,
+                                      int max_cat) {
+    return 8 * nrows;
+}
+
 const gen_model_vtable gen_tvae_vtable = {
     .kind = GENESIS_MODEL_TVAE,
     .name = "tvae",
@@ -316,4 +322,5 @@ const gen_model_vtable gen_tvae_vtable = {
     .load = tvae_model_load,
     .free = tvae_model_free,
     .memory = tvae_model_memory,
+    .draw_bytes = tvae_model_draw_bytes,
 };

@@ -11,7 +11,8 @@
  *                per row) and the mixture fit on at most vgm-max-rows values (k-means
  *                buffers, 32 bytes per value, vgm.c); as many columns at once as threads;
  *   sampling     two batches in flight (generator output floats and decoded rows) and the
- *                CSV formatting blocks (sample_stream.c).
+ *                CSV formatting blocks (sample_size.c; the pipeline, sample_stream.c, calls
+ *                this file to size its batches, never the other way).
  * The derivation and the measured check (peak RSS / cudaMemGetInfo): docs/memory.md.
  */
 #include <math.h>
@@ -19,9 +20,9 @@
 
 #include "backend.h"
 #include "dev_table.h"
-#include "model.h"
+#include "estimate.h"
+#include "sample_size.h"
 #include "sampler.h"
-#include "sample_stream.h"
 #include "sysmem.h"
 #include "table.h"
 
@@ -72,7 +73,7 @@ static void widths(const genesis_model *m, const genesis_table *t, int *data_dim
             (*n_disc)++;
             if (ct->width > *max_cat) *max_cat = ct->width;
         }
-        *data_dim = m->tf.data_dim;
+        *data_dim = gen_model_row_dim(m);
         return;
     }
     int cap = gen_param_i(m, GENESIS_P_MAX_CATEGORIES);
@@ -99,12 +100,7 @@ static uint64_t encoded_bytes(const genesis_model *m, const genesis_table *t, in
     uint64_t n = (uint64_t)t->nrows, b = 0;
     for (int c = 0; c < t->ncols; c++)
         b += 4 * n + (t->cols[c].type == GENESIS_COLUMN_CONTINUOUS ? 4 * n : 0);
-    if (m->vt->kind == GENESIS_MODEL_CTGAN) {
-        uint64_t cells = (uint64_t)n_disc * (uint64_t)max_cat;
-        b += 4 * n * (uint64_t)n_disc + 8 * (cells + 1) + 8 * cells;
-    } else if (m->vt->kind == GENESIS_MODEL_TVAE) {
-        b += 8 * n;
-    }
+    if (m->vt->draw_bytes) b += m->vt->draw_bytes(m, n, n_disc, max_cat);
     return b;
 }
 
@@ -301,7 +297,7 @@ genesis_status genesis_optimize_batch_size(const genesis_model *m, const genesis
         return largest_fitting(m, t, w, g, cap, budget, what, batch_rows);
     }
     GEN_RETURN_IF(!t, m->ctx, GENESIS_ERR_INVALID_ARG, "sizing a training batch needs the table");
-    int64_t step = m->vt->kind == GENESIS_MODEL_CTGAN ? gen_param_i(m, GENESIS_P_PAC) : 1;
+    int64_t step = m->vt->batch_step ? m->vt->batch_step(m) : 1;
     if (step < 1) step = 1;
     int64_t maxb = t->nrows < (1 << 20) ? t->nrows : (1 << 20);
     maxb = maxb / step * step;

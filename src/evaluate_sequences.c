@@ -2,7 +2,7 @@
  * evaluate_sequences.c — TimeGAN's two sequence metrics (docs/algorithms.md §S8, the official
  * code's metrics/discriminative_metrics.py and predictive_metrics.py), on sequences already
  * scaled to [0, 1] as the reference compares them, with the same GRU operations as the model
- * (one GRU layer (the backend's reset-after cell), hidden max(1, F/2), models/timegan.c's tg_net):
+ * (one GRU layer (the backend's reset-after cell), hidden max(1, F/2), seq_nets.c, also TimeGAN's):
  *   discriminative score: real and synthetic each permuted and split 80/20; a post-hoc GRU
  *   classifier reads each sequence's final state through FC(hidden -> 1); 2000 iterations of
  *   128 real + 128 synthetic training sequences, loss BCE(1, real) + BCE(0, fake); accuracy
@@ -18,7 +18,7 @@
 
 #include "evaluate_sequences.h"
 #include "sequence.h"
-#include "timegan.h"
+#include "seq_nets.h"
 
 void gen_seq_metric_opts_default(gen_seq_metric_opts *o) {
     o->repeats = 10;
@@ -31,8 +31,8 @@ void gen_seq_metric_opts_default(gen_seq_metric_opts *o) {
 /* A small trainable net on the backend: parameters, gradients, TF1 Adam. */
 typedef struct small_net {
     gen_backend *be;
-    tg_net n;
-    tg_run r;
+    gen_seq_net n;
+    gen_seq_run r;
     float *params, *grads, *m, *v, *acts, *scratch, *x, *dout;
     int Bmax, T;
     int64_t step;
@@ -51,15 +51,15 @@ static genesis_status small_create(gen_backend *be, small_net *s, int in, int H,
     s->be = be;
     s->Bmax = Bmax;
     s->T = T;
-    size_t cnt = tg_net_layout(&s->n, in, H, 1, out, sigmoid, 0);
+    size_t cnt = gen_seq_net_layout(&s->n, in, H, 1, out, sigmoid, 0);
     const gen_backend_ops *o = be->ops;
     size_t BT = (size_t)Bmax * T;
     s->params = o->alloc(be, cnt * 4);
     s->grads = o->alloc(be, cnt * 4);
     s->m = o->alloc(be, cnt * 4);
     s->v = o->alloc(be, cnt * 4);
-    s->acts = o->alloc(be, tg_run_floats(&s->n, Bmax, T) * 4);
-    s->scratch = o->alloc(be, tg_net_scratch_floats(&s->n, Bmax, T) * 4);
+    s->acts = o->alloc(be, gen_seq_run_floats(&s->n, Bmax, T) * 4);
+    s->scratch = o->alloc(be, gen_seq_net_scratch_floats(&s->n, Bmax, T) * 4);
     s->x = o->alloc(be, BT * (size_t)(in ? in : 1) * 4);
     s->dout = o->alloc(be, BT * (size_t)out * 4);
     float *h = malloc(cnt * 4);
@@ -68,11 +68,11 @@ static genesis_status small_create(gen_backend *be, small_net *s, int in, int H,
         small_free(s);
         return gen_set_error(be->ctx, GENESIS_ERR_NOMEM, "out of memory for the metric's GRU");
     }
-    tg_net_point(&s->n, s->params, s->grads);
-    tg_run_point(&s->r, &s->n, s->acts, Bmax, T);
+    gen_seq_net_point(&s->n, s->params, s->grads);
+    gen_seq_run_point(&s->r, &s->n, s->acts, Bmax, T);
     gen_rng r;
     gen_rng_init(&r, seed, GEN_STREAM_INIT);
-    tg_net_init(&s->n, h, &r);
+    gen_seq_net_init(&s->n, h, &r);
     o->upload(be, s->params, h, cnt * 4);
     free(h);
     return GENESIS_OK;
@@ -152,7 +152,7 @@ genesis_status gen_discriminative_score(gen_backend *be, const float *real, int6
             for (int b = 0; b < Bf; b++) memcpy(hx + (size_t)(Br + b) * row, fake + (size_t)jf[b] * row, row * 4);
             int B = Br + Bf;
             be->ops->upload(be, s.x, hx, (size_t)B * row * 4);
-            tg_net_forward(be, &s.n, &s.r, s.x, B, T);
+            gen_seq_net_forward(be, &s.n, &s.r, s.x, B, T);
             be->ops->download(be, hl, s.r.pre, (size_t)B * T * 4);
             /* loss on the final step's logit only: mean BCE(1, real) + mean BCE(0, fake) */
             memset(hg, 0, (size_t)B * T * 4);
@@ -162,7 +162,7 @@ genesis_status gen_discriminative_score(gen_backend *be, const float *real, int6
             }
             be->ops->upload(be, s.dout, hg, (size_t)B * T * 4);
             be->ops->zero(be, s.grads, s.n.count);
-            tg_net_backward(be, &s.n, &s.r, NULL, s.dout, s.x, B, T, 1, s.scratch);
+            gen_seq_net_backward(be, &s.n, &s.r, NULL, s.dout, s.x, B, T, 1, s.scratch);
             small_adam(&s);
         }
         /* held-out accuracy, in chunks of Bmax */
@@ -175,7 +175,7 @@ genesis_status gen_discriminative_score(gen_backend *be, const float *real, int6
                 int B = (int)(n - d < Bmax ? n - d : Bmax);
                 for (int b = 0; b < B; b++) memcpy(hx + (size_t)b * row, src + (size_t)perm[d + b] * row, row * 4);
                 be->ops->upload(be, s.x, hx, (size_t)B * row * 4);
-                tg_net_forward(be, &s.n, &s.r, s.x, B, T);
+                gen_seq_net_forward(be, &s.n, &s.r, s.x, B, T);
                 be->ops->download(be, hl, s.r.pre, (size_t)B * T * 4);
                 for (int b = 0; b < B; b++) {
                     int says_real = hl[(size_t)b * T + T - 1] > 0.0f; /* sigmoid > 0.5 */
@@ -230,7 +230,7 @@ genesis_status gen_predictive_score(gen_backend *be, const float *real, int64_t 
             pick(idx, nf, Bt, &r);
             for (int b = 0; b < Bt; b++) PRED_ROW(fake, idx[b], b);
             be->ops->upload(be, s.x, hx, (size_t)Bt * irow * 4);
-            tg_net_forward(be, &s.n, &s.r, s.x, Bt, Ti);
+            gen_seq_net_forward(be, &s.n, &s.r, s.x, Bt, Ti);
             be->ops->download(be, hp, s.r.out, (size_t)Bt * Ti * 4);
             double n = (double)Bt * Ti;
             for (size_t k = 0; k < (size_t)Bt * Ti; k++) { /* d mean|p - y| (sign(0) = 0) */
@@ -239,7 +239,7 @@ genesis_status gen_predictive_score(gen_backend *be, const float *real, int64_t 
             }
             be->ops->upload(be, s.dout, hp, (size_t)Bt * Ti * 4);
             be->ops->zero(be, s.grads, s.n.count);
-            tg_net_backward(be, &s.n, &s.r, NULL, s.dout, s.x, Bt, Ti, 1, s.scratch);
+            gen_seq_net_backward(be, &s.n, &s.r, NULL, s.dout, s.x, Bt, Ti, 1, s.scratch);
             small_adam(&s);
         }
         double mae = 0;
@@ -247,7 +247,7 @@ genesis_status gen_predictive_score(gen_backend *be, const float *real, int64_t 
             int B = (int)(nr - d < Bmax ? nr - d : Bmax);
             for (int b = 0; b < B; b++) PRED_ROW(real, d + b, b);
             be->ops->upload(be, s.x, hx, (size_t)B * irow * 4);
-            tg_net_forward(be, &s.n, &s.r, s.x, B, Ti);
+            gen_seq_net_forward(be, &s.n, &s.r, s.x, B, Ti);
             be->ops->download(be, hp, s.r.out, (size_t)B * Ti * 4);
             for (size_t k = 0; k < (size_t)B * Ti; k++) mae += fabs((double)hp[k] - hy[k]);
         }

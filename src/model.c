@@ -7,22 +7,13 @@
 #include <string.h>
 
 #include "comm.h"
+#include "estimate.h"
 #include "model.h"
 #include "model_io.h"
 #include "params.h"
-#include "sample_stream.h"
-
-static const gen_model_vtable *vtable_for(genesis_model_kind kind) {
-    switch (kind) {
-    case GENESIS_MODEL_CTGAN: return &gen_ctgan_vtable;
-    case GENESIS_MODEL_TVAE: return &gen_tvae_vtable;
-    case GENESIS_MODEL_TIMEGAN: return &gen_timegan_vtable;
-    default: return NULL;
-    }
-}
 
 genesis_status gen_model_new(genesis_ctx *ctx, genesis_model_kind kind, genesis_model **out) {
-    const gen_model_vtable *vt = vtable_for(kind);
+    const gen_model_vtable *vt = gen_model_vtable_of(kind);
     GEN_RETURN_IF(!vt, ctx, GENESIS_ERR_UNSUPPORTED,
                   "model kind %d is not available in this version (CTGAN, TVAE and TimeGAN are)",
                   (int)kind);
@@ -185,7 +176,7 @@ genesis_status genesis_model_fit(genesis_model *m, const genesis_table *t,
 }
 
 int genesis_model_encoded_dim(const genesis_model *m) {
-    return (m && m->fitted) ? m->tf.data_dim : 0;
+    return (m && m->fitted) ? gen_model_row_dim(m) : 0;
 }
 
 /* ---- conditions ----------------------------------------------------------------------- */

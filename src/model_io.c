@@ -416,14 +416,15 @@ genesis_status gen_model_read_file(genesis_ctx *ctx, const char *path, genesis_m
                              "(upgrade genesis or re-fit the model)",
                              path, version, GENESIS_VERSION_STRING, GEN_FILE_VERSION);
     }
-    if (kind == (uint32_t)GENESIS_MODEL_TIMEGAN && version < GEN_FILE_VERSION_GRU_RESET_AFTER) {
+    const gen_model_vtable *kvt = gen_model_vtable_of((genesis_model_kind)kind);
+    if (kvt && version < kvt->min_file_version) {
         fclose(f);
         return gen_set_error(ctx, GENESIS_ERR_VERSION,
-                             "%s: a TimeGAN model written by an older genesis (model file format "
-                             "version %u), whose GRU was TF1's GRUCell; this genesis %s uses the "
-                             "reset-after GRU cell of cuDNN/PyTorch, which cannot run those "
-                             "weights: re-fit it with this version",
-                             path, version, GENESIS_VERSION_STRING);
+                             "%s: a %s model written by an older genesis (model file format "
+                             "version %u), %s; this genesis %s cannot run those weights: re-fit "
+                             "it with this version",
+                             path, kvt->name, version, kvt->old_file_reason ? kvt->old_file_reason : "",
+                             GENESIS_VERSION_STRING);
     }
     if (plen != size - GEN_FILE_HEADER - 4) {
         fclose(f);

@@ -5,37 +5,33 @@
  * what a kind generates when the caller does not say how much: the
  * training table's rows for the tabular models; for TimeGAN as many sequences as a single
  * series of that many rows has windows (rows - seq_len, at least 1), as the reference's
- * generation does (docs/timegan.md §5).
+ * generation does (docs/timegan.md §5). The kinds come from the registry (models/registry.c).
  */
 #include <string.h>
 
 #include "model.h"
 
-static const gen_model_vtable *const KINDS[] = {&gen_ctgan_vtable, &gen_tvae_vtable,
-                                                &gen_timegan_vtable};
-#define NKINDS ((int)(sizeof KINDS / sizeof KINDS[0]))
 
 const char *genesis_model_kind_name(genesis_model_kind kind) {
-    for (int i = 0; i < NKINDS; i++)
-        if (KINDS[i]->kind == kind) return KINDS[i]->name;
-    return NULL;
+    const gen_model_vtable *vt = gen_model_vtable_of(kind);
+    return vt ? vt->name : NULL;
 }
 
 genesis_status genesis_model_kind_from_name(const char *name, genesis_model_kind *kind) {
-    for (int i = 0; name && kind && i < NKINDS; i++)
-        if (strcmp(KINDS[i]->name, name) == 0) {
-            *kind = KINDS[i]->kind;
+    int n = 0;
+    const gen_model_vtable *const *all = gen_model_registry(&n);
+    for (int i = 0; name && kind && i < n; i++)
+        if (strcmp(all[i]->name, name) == 0) {
+            *kind = all[i]->kind;
             return GENESIS_OK;
         }
     return GENESIS_ERR_INVALID_ARG;
 }
 
 unsigned genesis_model_kind_features(genesis_model_kind kind) {
-    for (int i = 0; i < NKINDS; i++)
-        if (KINDS[i]->kind == kind)
-            return (kind == GENESIS_MODEL_CTGAN ? GENESIS_FEATURE_CONDITIONS : 0u) |
-                   (KINDS[i]->fit_table ? GENESIS_FEATURE_SEQUENCES : 0u);
-    return 0;
+    const gen_model_vtable *vt = gen_model_vtable_of(kind);
+    if (!vt) return 0;
+    return vt->features | (vt->fit_table ? GENESIS_FEATURE_SEQUENCES : 0u);
 }
 
 int64_t genesis_model_default_rows(const genesis_model *m, int64_t table_rows) {

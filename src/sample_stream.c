@@ -19,75 +19,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "sample_stream.h"
+#include "sample_size.h"
 #include "table.h"
-
-#define FMT_BLOCK_ROWS 4096
-
-int64_t gen_sample_group(const genesis_model *m) {
-    int g = m->fitted ? m->vt->generate_batch(m) : gen_param_i(m, GENESIS_P_BATCH_SIZE);
-    return g > 0 ? g : 1;
-}
-
-int64_t gen_sample_round_batch(const genesis_model *m, int64_t rows) {
-    int64_t g = gen_sample_group(m);
-    if (rows < g) return g;
-    if (rows > INT64_C(1) << 40) rows = INT64_C(1) << 40;
-    return (rows + g - 1) / g * g;
-}
-
-uint64_t gen_sample_bytes_per_row(const genesis_model *m, int data_dim, const genesis_table *t) {
-    uint64_t rb = 0;
-    int ncols = m->fitted ? m->tf.ncols : (t ? t->ncols : 0);
-    for (int c = 0; c < ncols; c++) {
-        int cont, rare;
-        if (m->fitted) {
-            cont = m->tf.cols[c].type == GENESIS_COLUMN_CONTINUOUS;
-            rare = m->tf.cols[c].rare_slot >= 0;
-        } else {
-            cont = t->cols[c].type == GENESIS_COLUMN_CONTINUOUS;
-            rare = !cont && t->cols[c].nlevels > gen_param_i(m, GENESIS_P_MAX_CATEGORIES);
-        }
-        rb += cont ? 8 : 4 + (rare ? 4 : 0);
-    }
-    return 2 * (4 * (uint64_t)data_dim + rb);
-}
-
-/* The typical length of a formatted row: a number takes the digits of the column's range
- * plus its decimals (24 when printed in shortest round-trip form), a category the mean
- * length of its levels plus quotes; one separator each. */
-static uint64_t row_text_bytes(const genesis_model *m) {
-    if (!m->fitted) return 64;
-    uint64_t b = 0;
-    for (int c = 0; c < m->tf.ncols; c++) {
-        const gen_col_transform *ct = &m->tf.cols[c];
-        double w = 24;
-        if (ct->type == GENESIS_COLUMN_CATEGORICAL) {
-            double sum = 0;
-            int k = 0;
-            for (int s = 0; s < ct->n_slots; s++)
-                if (ct->slot_text[s]) sum += (double)strlen(ct->slot_text[s]), k++;
-            w = (k ? sum / k : 8) + 2;
-        } else if (ct->decimals >= 0) {
-            double mx = fabs(ct->min) > fabs(ct->max) ? fabs(ct->min) : fabs(ct->max);
-            w = (mx >= 1 ? floor(log10(mx)) + 1 : 1) + (ct->min < 0) +
-                (ct->is_integer ? 0 : ct->decimals + 1);
-        }
-        b += (uint64_t)w + 1;
-    }
-    return b;
-}
-
-uint64_t gen_sample_fixed_bytes(const genesis_model *m, int threads) {
-    int cond = 0;
-    if (m->fitted)
-        for (int c = 0; c < m->tf.ncols; c++)
-            if (m->tf.cols[c].type == GENESIS_COLUMN_CATEGORICAL) cond += m->tf.cols[c].width;
-    uint64_t g = (uint64_t)gen_sample_group(m);
-    /* formatting: one block of text per thread (pages beyond the text are not touched) */
-    return (uint64_t)(threads > 0 ? threads : 1) * FMT_BLOCK_ROWS * row_text_bytes(m) +
-           g * (uint64_t)cond * 4;
-}
 
 /* ---- batches of decoded rows (the public genesis_batch) -------------------------------- */
 
@@ -313,9 +246,16 @@ genesis_status genesis_sampler_create(genesis_model *m, int64_t n, int encoded,
     GEN_RETURN_IF(!m->fitted, ctx, GENESIS_ERR_STATE, "the model is not fitted; fit or load one first");
     GEN_RETURN_IF(n < 0, ctx, GENESIS_ERR_INVALID_ARG, "the number of rows must be >= 0, got %lld",
                   (long long)n);
-    GEN_RETURN_IF(m->vt->sample_csv, ctx, GENESIS_ERR_UNSUPPORTED,
-                  "%s generates whole sequences; use `genesis_model_sample_csv`",
-                  m->vt->name);
+    /* A sequence model (TimeGAN) generates whole sequences: a row is one time step, a
+     * sequence seq-len rows; its rows have no tabular transformer, so only the encoded form
+     * (the generator's [0, 1] features) goes through here; its CSV is its own (sample_csv). */
+    GEN_RETURN_IF(m->vt->sample_csv && !encoded, ctx, GENESIS_ERR_UNSUPPORTED,
+                  "%s generates whole sequences; use `genesis_model_sample_encoded` or "
+                  "`genesis_model_sample_csv`", m->vt->name);
+    int64_t unit = m->vt->sample_csv ? (int64_t)m->param[GENESIS_P_SEQ_LEN] : 1;
+    GEN_RETURN_IF(unit > 1 && n % unit != 0, ctx, GENESIS_ERR_INVALID_ARG,
+                  "%s generates whole sequences of %lld rows; the number of rows (%lld) must "
+                  "be a multiple of `seq-len`", m->vt->name, (long long)unit, (long long)n);
     GEN_RETURN_IF(m->sampling, ctx, GENESIS_ERR_STATE,
                   "this model is already sampling (free its genesis_sampler first)");
     int64_t C = m->sample_batch;
@@ -329,7 +269,7 @@ genesis_status genesis_sampler_create(genesis_model *m, int64_t n, int encoded,
     s->n = n;
     s->C = C;
     s->G = gen_sample_group(m);
-    s->dim = m->tf.data_dim;
+    s->dim = gen_model_row_dim(m);
     s->encoded = encoded != 0;
     s->holding = -1;
     genesis_status st = GENESIS_OK;
@@ -502,7 +442,7 @@ genesis_status genesis_model_sample_encoded(genesis_model *m, int64_t n,
     return st;
 }
 
-/* Formats rows of `rb` in blocks of FMT_BLOCK_ROWS, `nt` blocks at a time on nt threads,
+/* Formats rows of `rb` in blocks of GEN_FMT_BLOCK_ROWS, `nt` blocks at a time on nt threads,
  * and writes the blocks in row order. */
 typedef struct fmt_block {
     char *buf;
@@ -513,13 +453,13 @@ typedef struct fmt_block {
 
 static genesis_status write_rows(gen_csv_writer *w, const gen_transformer *tf,
                                  const gen_rowbatch *rb, int64_t rows, fmt_block *blk, int nt) {
-    for (int64_t base = 0; base < rows; base += (int64_t)nt * FMT_BLOCK_ROWS) {
-        int nb = (int)((rows - base + FMT_BLOCK_ROWS - 1) / FMT_BLOCK_ROWS);
+    for (int64_t base = 0; base < rows; base += (int64_t)nt * GEN_FMT_BLOCK_ROWS) {
+        int nb = (int)((rows - base + GEN_FMT_BLOCK_ROWS - 1) / GEN_FMT_BLOCK_ROWS);
         if (nb > nt) nb = nt;
 #pragma omp parallel for num_threads(nt) schedule(static, 1) if (nb > 1)
         for (int i = 0; i < nb; i++) {
-            int64_t off = base + (int64_t)i * FMT_BLOCK_ROWS;
-            int r = (int)(rows - off < FMT_BLOCK_ROWS ? rows - off : FMT_BLOCK_ROWS);
+            int64_t off = base + (int64_t)i * GEN_FMT_BLOCK_ROWS;
+            int r = (int)(rows - off < GEN_FMT_BLOCK_ROWS ? rows - off : GEN_FMT_BLOCK_ROWS);
             blk[i].len = 0;
             blk[i].st = gen_rowbatch_format_csv(tf, rb_view_set(&blk[i].view, rb, off, r),
                                                 &blk[i].buf, &blk[i].cap, &blk[i].len);

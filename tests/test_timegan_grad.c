@@ -45,7 +45,7 @@ static void check_step(tg_step step, const int *updated, uint64_t seed) {
     int trusted = 0, probes = 0, bad = 0;
     char msg[256] = "";
     for (int k = 0; k < TG_NNETS; k++) {
-        const tg_net *n = &t->net[k];
+        const gen_seq_net *n = &t->net[k];
         for (size_t i = n->off; i < n->off + n->count; i++) {
             if (!updated[k]) {
                 ck_assert_msg(g[i] == 0.0f, "step %d: frozen net %s got gradient %g at %zu", step,
@@ -102,7 +102,7 @@ END_TEST
 START_TEST(test_grad_embedder_supervised_term) {
     timegan *t = tiny(16);
     tg_losses ls;
-    const tg_net *E = &t->net[TG_E];
+    const gen_seq_net *E = &t->net[TG_E];
     float *g = malloc(E->count * sizeof(float));
     timegan_loss(t, TG_STEP_E, B_, 1, &ls);
     memcpy(g, t->grads + E->off, E->count * sizeof(float));
@@ -141,7 +141,7 @@ START_TEST(test_loss_values) {
     tg_losses ls;
     timegan_loss(t, TG_STEP_D, B_, 0, &ls);
     /* D on [H; H^; E^]: logits of the three parts */
-    const float *y = tg_run_out(&t->net[TG_D], &t->run[TG_D]);
+    const float *y = gen_seq_run_out(&t->net[TG_D], &t->run[TG_D]);
     double d = 0;
     for (int p = 0; p < 3; p++) {
         double s = 0;
@@ -155,7 +155,7 @@ START_TEST(test_loss_values) {
     ck_assert_double_eq_tol(ls.d, d, 1e-6);
     ck_assert_double_eq_tol(ls.total, d, 1e-6);
     double l = timegan_loss(t, TG_STEP_E0, B_, 0, &ls);
-    const float *xt = tg_run_out(&t->net[TG_R], &t->run[TG_R]);
+    const float *xt = gen_seq_run_out(&t->net[TG_R], &t->run[TG_R]);
     double m = 0;
     for (int i = 0; i < B_ * T_ * F_; i++) m += (t->X[i] - xt[i]) * (t->X[i] - xt[i]);
     m /= B_ * T_ * F_;

@@ -1,11 +1,14 @@
 /*
- * sample_stream.h — the sampling pipeline behind every sampling call (genesis_sampler and
- * the sink/CSV functions built on it), and the sizes the memory model needs from it.
+ * sample_size.h — sizes of the sampling pipeline (sample_size.c), shared by the pipeline
+ * (sample_stream.c) and the memory model (estimate.c).
  */
-#ifndef GEN_SAMPLE_STREAM_H
-#define GEN_SAMPLE_STREAM_H
+#ifndef GEN_SAMPLE_SIZE_H
+#define GEN_SAMPLE_SIZE_H
 
 #include "model.h"
+
+/* Rows the CSV writer formats per block (one block per thread at a time). */
+#define GEN_FMT_BLOCK_ROWS 4096
 
 /* Rows the model generates per call (its generation group: CTGAN's and TVAE's batch). */
 int64_t gen_sample_group(const genesis_model *m);
@@ -19,7 +22,4 @@ uint64_t gen_sample_bytes_per_row(const genesis_model *m, int data_dim, const ge
  * per-call conditional vector. */
 uint64_t gen_sample_fixed_bytes(const genesis_model *m, int threads);
 
-/* Checks the training configuration against the memory budget (src/estimate.c). */
-genesis_status gen_check_fit_budget(genesis_model *m, const genesis_table *t);
-
-#endif /* GEN_SAMPLE_STREAM_H */
+#endif /* GEN_SAMPLE_SIZE_H */

@@ -1,9 +1,11 @@
 /*
- * model.h — what every model (CTGAN, TVAE, TimeGAN) plugs into: the
- * genesis_model object, its parameter table and the per-model vtable. The shared code in
+ * model.h — the core's model interface, what every model (CTGAN, TVAE, TimeGAN) plugs into:
+ * the genesis_model object, its parameter table and the per-model vtable. The shared code in
  * src/model.c does everything that is not network-specific: parameters and bounds, the
  * transformer fit, the sampling loop (batches -> inverse transform -> sink), conditions,
- * and the model file (src/model_io.c).
+ * and the model file (src/model_io.c). The core never names a model: it finds a kind's vtable
+ * through the registry (gen_model_registry, defined in models/registry.c, the one place that
+ * lists the models). docs/architecture.md, "Layers".
  */
 #ifndef GEN_MODEL_H
 #define GEN_MODEL_H
@@ -53,7 +55,23 @@ typedef struct gen_model_vtable {
     genesis_status (*fit_table)(genesis_model *m, const genesis_table *t,
                                 genesis_progress_fn progress, void *user);
     genesis_status (*sample_csv)(genesis_model *m, int64_t n, const char *path);
+    /* GENESIS_FEATURE_* the network offers besides fit and sample (CONDITIONS: a conditional
+     * vector); GENESIS_FEATURE_SEQUENCES follows from fit_table */
+    unsigned features;
+    /* training batches are multiples of this (CTGAN: pac); NULL = 1 */
+    int (*batch_step)(const genesis_model *m);
+    /* host bytes of the network's row-drawing structure over an encoded table of nrows rows
+     * (CTGAN: the conditional sampler's row lists; TVAE: the permutation); NULL = none */
+    uint64_t (*draw_bytes)(const genesis_model *m, uint64_t nrows, int n_disc, int max_cat);
+    /* width of a generated row in generate()'s output when the network has no tabular
+     * transformer (TimeGAN: one time step, F floats); NULL = the transformer's data_dim */
+    int (*encoded_dim)(const genesis_model *m);
+    /* model files of an older format version than this are refused (model_io.c), with
+     * old_file_reason saying why (TimeGAN: version 2, its GRU cell changed); 0 = any */
+    uint32_t min_file_version;
+    const char *old_file_reason;
 } gen_model_vtable;
+
 
 struct genesis_model {
     genesis_ctx *ctx;
@@ -75,9 +93,15 @@ struct genesis_model {
     char *seq_entity, *seq_time; /* TimeGAN: genesis_model_set_sequence_columns */
 };
 
-extern const gen_model_vtable gen_ctgan_vtable;
-extern const gen_model_vtable gen_tvae_vtable;
-extern const gen_model_vtable gen_timegan_vtable;
+/* The registry (models/registry.c): every model's vtable, *n of them. */
+const gen_model_vtable *const *gen_model_registry(int *n);
+/* The vtable of a kind; NULL when no model of that kind is built in. */
+const gen_model_vtable *gen_model_vtable_of(genesis_model_kind kind);
+
+/* The width of one row of generate()'s output (a fitted model). */
+static inline int gen_model_row_dim(const genesis_model *m) {
+    return m->vt->encoded_dim ? m->vt->encoded_dim(m) : m->tf.data_dim;
+}
 
 /* Parameter value as int (for the integer-valued ones). */
 static inline int gen_param_i(const genesis_model *m, genesis_param p) {

@@ -1,0 +1,26 @@
+/*
+ * registry.c — the one place that names the models: the list of every network's vtable
+ * (CTGAN, TVAE, TimeGAN), through which the core (src/) reaches them by kind or by name
+ * (src/model.h: gen_model_registry, gen_model_vtable_of). Adding a model is a line here.
+ */
+#include "model.h"
+
+extern const gen_model_vtable gen_ctgan_vtable;
+extern const gen_model_vtable gen_tvae_vtable;
+extern const gen_model_vtable gen_timegan_vtable;
+
+static const gen_model_vtable *const MODELS[] = {&gen_ctgan_vtable, &gen_tvae_vtable,
+                                                 &gen_timegan_vtable};
+
+const gen_model_vtable *const *gen_model_registry(int *n) {
+    if (n) *n = (int)(sizeof MODELS / sizeof MODELS[0]);
+    return MODELS;
+}
+
+const gen_model_vtable *gen_model_vtable_of(genesis_model_kind kind) {
+    int n = 0;
+    const gen_model_vtable *const *all = gen_model_registry(&n);
+    for (int i = 0; i < n; i++)
+        if (all[i]->kind == kind) return all[i];
+    return NULL;
+}

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# layers.sh — the dependency rules of docs/architecture.md, "Layers": no file of the core
+# (src/) includes a header of models/ (the core reaches the models only through the
+# registry, src/model.h -> models/registry.c), the core is compiled without models/ on its
+# include path (so such an include cannot build), only models/registry.c names every model's
+# vtable, the memory model (estimate.c) and the sampling pipeline (sample_stream.c) do not
+# call each other both ways (their shared sizes are in sample_size.c), and the CLI sees only
+# the public header.
+#
+#   bash tests/cli/layers.sh <genesis-binary> <source-dir> <build-dir>
+. "$(dirname "$0")/common.bash" "$@"
+
+section "src/ includes no header of models/"
+bad=""
+for h in "$SRC"/models/*.h; do
+    name=$(basename "$h")
+    [ -e "$SRC/src/$name" ] && continue # a core header of the same name wins
+    hits=$(grep -lE "^[[:space:]]*#[[:space:]]*include[[:space:]]*[\"<]([^\">]*/)?$name[\">]" \
+           "$SRC"/src/*.c "$SRC"/src/*.h 2>/dev/null)
+    [ -n "$hits" ] && bad="$bad $name:$(echo $hits | xargs -n1 basename | tr '\n' ',')"
+done
+if grep -qE '#[[:space:]]*include[[:space:]]*"\.\./models/' "$SRC"/src/*.c "$SRC"/src/*.h; then
+    bad="$bad ../models/"
+fi
+if [ -z "$bad" ]; then pass "no core file includes a models/ header"; else fail "core files include models/ headers:$bad"; fi
+
+section "the build compiles src/ without models/ on its include path"
+FLAGS="${BLD:-}/CMakeFiles/genesis_obj.dir/flags.make"
+if [ -n "${BLD:-}" ] && [ -r "$FLAGS" ]; then
+    if grep -E '^C_INCLUDES' "$FLAGS" | grep -q "$SRC/models"; then
+        fail "genesis_obj (src/) has models/ on its include path ($FLAGS)"
+    else
+        pass "genesis_obj's include path has no models/"
+    fi
+else
+    echo "  (no Makefile-generator flags file at $FLAGS: include-path check skipped)"
+fi
+
+section "only the registry names the models' vtables"
+others=$(grep -lE 'gen_(ctgan|tvae|timegan)_vtable' "$SRC"/src/*.c "$SRC"/src/*.h "$SRC"/models/*.c \
+         2>/dev/null | xargs -r -n1 basename | grep -vE '^(registry|ctgan_model|tvae_model|timegan_model)\.c$')
+if [ -z "$others" ]; then pass "vtables named by registry.c and their own files only"; else fail "vtables named in: $others"; fi
+
+section "the core does not switch on a model kind"
+kinds=$(grep -nE 'case GENESIS_MODEL_|kind *== *(\([a-z0-9_]+\) *)?GENESIS_MODEL_' "$SRC"/src/*.c 2>/dev/null)
+if [ -z "$kinds" ]; then pass "no kind switch in src/"; else fail "kind switches in src/: $kinds"; fi
+
+section "no cycle between the memory model and the sampling pipeline"
+OBJ="${BLD:-}/CMakeFiles/genesis_obj.dir/src"
+if command -v nm >/dev/null 2>&1 && [ -r "$OBJ/estimate.c.o" ] && [ -r "$OBJ/sample_stream.c.o" ]; then
+    defs=$(nm --defined-only "$OBJ/sample_stream.c.o" | awk '$2 ~ /[TD]/ {print $3}' | sort -u)
+    uses=$(nm --undefined-only "$OBJ/estimate.c.o" | awk '{print $NF}' | sort -u)
+    both=$(comm -12 <(echo "$defs") <(echo "$uses"))
+    if [ -z "$both" ]; then pass "estimate.c calls nothing of sample_stream.c"; else fail "estimate.c calls sample_stream.c: $both"; fi
+    defs=$(nm --defined-only "$OBJ/sample_size.c.o" 2>/dev/null | awk '$2 ~ /[TD]/ {print $3}' | sort -u)
+    uses=$(nm --undefined-only "$OBJ/sample_size.c.o" 2>/dev/null | awk '{print $NF}' | sort -u)
+    est=$(nm --defined-only "$OBJ/estimate.c.o" "$OBJ/sample_stream.c.o" | awk '$2 ~ /[TD]/ {print $3}' | sort -u)
+    both=$(comm -12 <(echo "$est") <(echo "$uses"))
+    if [ -n "$defs" ] && [ -z "$both" ]; then pass "sample_size.c is a leaf (calls neither)"; else fail "sample_size.c missing or calls: $both"; fi
+else
+    echo "  (objects not found under $OBJ: cycle check skipped)"
+fi
+
+section "the CLI includes only the public header"
+cli=$(grep -hE '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' "$SRC"/cli/*.c "$SRC"/cli/*.h 2>/dev/null |
+      grep -vE '"(genesis/genesis\.h|[a-z_]+\.h)"' )
+inner=""
+for f in $(grep -hoE '#[[:space:]]*include[[:space:]]*"[a-z_]+\.h"' "$SRC"/cli/*.c "$SRC"/cli/*.h 2>/dev/null |
+           grep -oE '[a-z_]+\.h' | sort -u); do
+    [ -e "$SRC/cli/$f" ] || inner="$inner $f"
+done
+if [ -z "$cli$inner" ]; then pass "cli/ includes genesis.h and its own headers"; else fail "cli/ includes:$cli$inner"; fi
+
+finish
