@@ -629,6 +629,12 @@ typedef struct genesis_eval_options {
     int64_t tstr_rows;                 /* training rows for TSTR; 0 = default 50000 */
     double correlation_threshold;      /* threshold mode: |Pearson_real| > this (0.5) */
     double association_threshold;      /* threshold mode: Cramer's V_real > this (0.3) */
+    int64_t dcr_reference_rows;        /* DCROverfittingProtection's two reference sets:
+                                          0 = default: the training and the holdout table
+                                          are each sampled (seeded) to the smaller one's
+                                          size, as SDMetrics' subsample mode compares equal
+                                          sizes; N > 0: both sampled to min(N, sizes);
+                                          -1 = both whole, whatever their sizes */
 } genesis_eval_options;
 
 GENESIS_API void genesis_eval_options_init(genesis_eval_options *o);
@@ -697,6 +703,22 @@ typedef struct genesis_eval_pair {
 GENESIS_API int genesis_eval_result_npairs(const genesis_eval_result *r);
 GENESIS_API genesis_status genesis_eval_result_pair(const genesis_eval_result *r, int i,
                                                     genesis_eval_pair *out);
+
+/* How DCROverfittingProtection's reference sets were sized (docs/evaluate.md). */
+typedef struct genesis_eval_dcr_info {
+    int64_t synthetic_rows;        /* synthetic rows compared */
+    int64_t training_rows, holdout_rows;   /* reference rows used on each side */
+    int64_t training_total, holdout_total; /* rows of the training and holdout tables */
+    int equal_size;                /* 1: both sides were sampled to one size */
+    const char *warning;           /* NULL, or why the score is unreliable (lives as long
+                                      as the result) */
+} genesis_eval_dcr_info;
+
+/*! genesis_eval_result_dcr_overfitting() : the reference-set sizes behind
+ *  GENESIS_EVAL_DCR_OVERFITTING. @return GENESIS_OK, or GENESIS_ERR_INVALID_ARG when no
+ *  holdout was scored */
+GENESIS_API genesis_status genesis_eval_result_dcr_overfitting(const genesis_eval_result *r,
+                                                               genesis_eval_dcr_info *out);
 
 /*! genesis_eval_result_json() : every score and detail as one JSON document (owned by r,
  *  valid until genesis_eval_result_free); NULL on out of memory. */
