@@ -190,6 +190,8 @@ int cmd_evaluate(int argc, char **argv) {
     genesis_csv_options_init(&co);
     co.delimiter = o.delimiter ? o.delimiter[0] : 0;
     co.na_tokens = o.na;
+    co.datetime = o.datetime;
+    co.not_datetime = o.sequences ? "*" : o.not_datetime;
     genesis_status st = make_ctx(&o, &ctx);
     if (!ctx) return lib_error(NULL, st);
     /* the real table typed by the reader; the others (not for sequences) read with every

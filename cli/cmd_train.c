@@ -43,6 +43,17 @@ genesis_status table_and_model(genesis_ctx *ctx, const options *o, genesis_table
     co.na_tokens = o->na;
     co.discrete = o->discrete;
     co.continuous = o->continuous;
+    co.datetime = o->datetime;
+    co.not_datetime = o->not_datetime;
+    if (genesis_model_kind_features(o->kind) & GENESIS_FEATURE_SEQUENCES) {
+        /* TimeGAN writes its columns as numbers or levels: no date columns (yet) */
+        if (o->datetime) {
+            usage_error(o->cmd_name, "--datetime: TimeGAN does not model date columns yet; "
+                                     "leave the flag out (dates are then read as categories)");
+            return GENESIS_ERR_CANCELLED;
+        }
+        co.not_datetime = "*";
+    }
     genesis_status st = genesis_table_read_csv(ctx, o->input, &co, tp);
     if (st != GENESIS_OK) return st;
     if (check_conditions_early(o, *tp)) return GENESIS_ERR_CANCELLED; /* usage error printed */
@@ -127,6 +138,19 @@ static void summary(genesis_ctx *ctx, const options *o, const genesis_table *t, 
                     "training %s for %g epochs on %s\n",
             o->input, (long long)genesis_table_nrows(t), genesis_table_ncols(t), ncont,
             genesis_table_ncols(t) - ncont, kind, v[0], genesis_ctx_device_name(ctx));
+    char dates[512];
+    size_t k = 0;
+    dates[0] = 0;
+    for (int c = 0; c < genesis_table_ncols(t) && k + 80 < sizeof dates; c++) {
+        const char *f = genesis_table_column_datetime(t, c);
+        if (!f) continue;
+        int n = snprintf(dates + k, sizeof dates - k, "%s%s (%s)", k ? ", " : "",
+                         genesis_table_column_name(t, c), f);
+        if (n > 0) k += (size_t)n < sizeof dates - k ? (size_t)n : sizeof dates - k - 1;
+    }
+    if (k)
+        fprintf(stderr, "genesis: date columns, modelled as seconds and written back in their "
+                        "format: %s (--not-datetime COL to keep one as text)\n", dates);
     int K = genesis_ctx_world_size(ctx);
     if (K > 1) {
         genesis_model_get_param(m, GENESIS_P_BATCH_SIZE, &v[1]);

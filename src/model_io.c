@@ -152,6 +152,53 @@ genesis_status gen_rd_str(gen_reader *r, char **s) {
 
 /* ---- transformer ---------------------------------------------------------------------- */
 
+/* 1 when a column has a role (a date format) that only version 2 stores. */
+static int gen_transformer_has_roles(const gen_transformer *tf) {
+    for (int c = 0; c < tf->ncols; c++)
+        if (tf->cols[c].dt.pattern[0]) return 1;
+    return 0;
+}
+
+/* Version 2: the column roles after the last column record, one per column: u32 role (0
+ * none, 1 date), and for a date: str pattern, u32 frac, u32 zone style, u32 zone offset
+ * minutes + 1440. */
+static void gen_roles_save(const gen_transformer *tf, gen_bytes *b) {
+    for (int c = 0; c < tf->ncols; c++) {
+        const gen_dt_format *f = &tf->cols[c].dt;
+        gen_wr_u32(b, f->pattern[0] ? 1u : 0u);
+        if (!f->pattern[0]) continue;
+        gen_wr_str(b, f->pattern);
+        gen_wr_u32(b, (uint32_t)f->frac);
+        gen_wr_u32(b, (uint32_t)f->zone_style);
+        gen_wr_u32(b, (uint32_t)(f->zone_min + 1440));
+    }
+}
+
+static genesis_status gen_roles_load(gen_transformer *tf, gen_reader *r) {
+    for (int c = 0; c < tf->ncols; c++) {
+        gen_col_transform *ct = &tf->cols[c];
+        int role = 0, frac = 0, zs = 0, zm = 0;
+        GEN_TRY(gen_rd_count(r, 0, 1, "column role", &role));
+        if (!role) continue;
+        if (ct->type != GENESIS_COLUMN_CONTINUOUS) return gen_rd_fail(r, "a date column is not continuous");
+        char *pat = NULL, why[160];
+        GEN_TRY(gen_rd_str(r, &pat));
+        if (!pat || gen_dt_pattern_check(pat, why, sizeof why) != 0) {
+            free(pat);
+            return gen_rd_fail(r, "a date column has an invalid format");
+        }
+        memcpy(ct->dt.pattern, pat, strlen(pat) + 1);
+        free(pat);
+        GEN_TRY(gen_rd_count(r, 0, 9, "date fraction digits", &frac));
+        GEN_TRY(gen_rd_count(r, 0, GEN_DT_ZONE_PLAIN, "date zone style", &zs));
+        GEN_TRY(gen_rd_count(r, 1, 2879, "date zone offset", &zm));
+        ct->dt.frac = frac;
+        ct->dt.zone_style = zs;
+        ct->dt.zone_min = zm - 1440;
+    }
+    return GENESIS_OK;
+}
+
 genesis_status gen_transformer_save(const gen_transformer *tf, gen_bytes *b) {
     gen_wr_u32(b, (uint32_t)(unsigned char)tf->delimiter);
     gen_wr_u32(b, (uint32_t)tf->clamp_range);
@@ -195,6 +242,7 @@ genesis_status gen_transformer_save(const gen_transformer *tf, gen_bytes *b) {
             gen_wr_f64s(b, ct->rare_cdf, (size_t)ct->n_rare);
         }
     }
+    if (gen_transformer_has_roles(tf)) gen_roles_save(tf, b);
     return GENESIS_OK;
 }
 
@@ -325,6 +373,7 @@ genesis_status gen_transformer_load(gen_transformer *tf, gen_reader *r) {
         }
     }
     if (next_span != tf->nspans) return gen_rd_fail(r, "spans left over after the last column");
+    if (r->version >= 2) GEN_TRY(gen_roles_load(tf, r));
     return GENESIS_OK;
 }
 
@@ -334,7 +383,9 @@ genesis_status gen_model_write_file(const genesis_model *m, const char *path) {
     genesis_ctx *ctx = m->ctx;
     gen_bytes b = {0};
     wr_bytes(&b, GEN_FILE_MAGIC, 8);
-    gen_wr_u32(&b, GEN_FILE_VERSION);
+    /* version 1 unless a column role needs version 2, so older readers keep reading plain
+     * models and their bytes do not change */
+    gen_wr_u32(&b, !m->vt->fit_table && gen_transformer_has_roles(&m->tf) ? 2u : 1u);
     gen_wr_u32(&b, (uint32_t)m->vt->kind);
     gen_wr_u64(&b, 0); /* payload length, patched below */
     size_t start = b.len;
@@ -403,7 +454,7 @@ genesis_status gen_model_read_file(genesis_ctx *ctx, const char *path, genesis_m
                              "written by `genesis_model_save`",
                              path);
     }
-    gen_reader hr = {head, GEN_FILE_HEADER, 8, path, ctx, 0};
+    gen_reader hr = {head, GEN_FILE_HEADER, 8, path, ctx, 0, 0};
     uint32_t version, kind;
     uint64_t plen;
     gen_rd_u32(&hr, &version);
@@ -466,7 +517,7 @@ genesis_status gen_model_read_file(genesis_ctx *ctx, const char *path, genesis_m
                                  path, kind, GENESIS_VERSION_STRING);
         return st;
     }
-    gen_reader r = {buf + GEN_FILE_HEADER, (size_t)plen, 0, path, ctx, 0};
+    gen_reader r = {buf + GEN_FILE_HEADER, (size_t)plen, 0, path, ctx, 0, version};
     /* settings: a count, then that many values; settings added by later versions keep the
      * defaults the model was created with */
     double params[GEN_NPARAMS];

@@ -11,7 +11,9 @@
 #include "model.h"
 
 #define GEN_FILE_MAGIC "GENMODEL"
-#define GEN_FILE_VERSION 1u
+#define GEN_FILE_VERSION 2u  /* the newest version read; a file is written as version 1
+                                unless a column has a role (date column), see
+                                docs/file-format.md "Versioning" */
 #define GEN_FILE_HEADER 24   /* magic 8 + version 4 + kind 4 + payload length 8 */
 #define GEN_MAX_STRING (1u << 20)
 
@@ -27,6 +29,7 @@ struct gen_reader {
     const char *path;        /* for messages */
     genesis_ctx *ctx;
     int failed;
+    uint32_t version;        /* the file's format version (0 when not read from a file) */
 };
 
 void gen_wr_u32(gen_bytes *b, uint32_t v);

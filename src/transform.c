@@ -18,7 +18,10 @@
  *     rejected or mean-imputed (§T2.5);
  *   - decoding clamps to the real [min, max] (opts.clamp_range) and rounds integer columns
  *     half-to-even and decimal columns to their number of decimals;
- *   - the GMM may be fitted on a random subsample of vgm_max_rows values.
+ *   - the GMM may be fitted on a random subsample of vgm_max_rows values;
+ *   - date columns (datetime.h) are continuous columns of UTC seconds like any other; only
+ *     their text differs: written in the column's own date format, rounded to its finest
+ *     field.
  * Slots of a continuous column: n_modes GMM modes, then n_points point masses, then the null
  * slot (when the column had missing values). alpha is 0 for points and nulls.
  *
@@ -397,6 +400,7 @@ genesis_status gen_transformer_fit(genesis_ctx *ctx, gen_transformer *tf, const 
         if (col->type == GENESIS_COLUMN_CONTINUOUS) {
             ct->is_integer = col->is_integer;
             ct->decimals = col->decimals;
+            ct->dt = col->dt;
             if (!col->num && t->nrows > 0) err[c].st = GENESIS_ERR_INTERNAL;
         } else if (!col->cat && t->nrows > 0) {
             err[c].st = GENESIS_ERR_INTERNAL;
@@ -848,6 +852,13 @@ const char *gen_rowbatch_text(const gen_transformer *tf, const gen_rowbatch *rb,
         double v = rb->num[col][row];
         if (isnan(v)) {
             s = ct->na_text;
+        } else if (ct->dt.pattern[0]) {
+            int n = gen_dt_format_value(&ct->dt, v, buf, cap);
+            if (n > 0) {
+                *len = (size_t)n;
+                return buf;
+            }
+            s = ct->na_text; /* outside years 0-9999: written as missing */
         } else {
             int n = gen_format_number(buf, cap, v, ct->is_integer ? 0 : ct->decimals);
             /* whole numbers the file wrote with a decimal point ("41.0") keep it, so that a

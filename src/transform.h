@@ -53,6 +53,8 @@ typedef struct gen_col_transform {
     int has_null;
     double min, max;                 /* of the real non-missing values */
     int is_integer, decimals;
+    gen_dt_format dt;                /* a date column (dt.pattern[0] != 0): values are UTC
+                                        seconds, written back in this format (datetime.h) */
     /* categorical (levels in slot order; slot = level code after remapping) */
     int n_slots;                     /* softmax width */
     char **slot_text;                /* [n_slots] text per slot (NULL for the rare slot) */

@@ -233,6 +233,15 @@ typedef struct genesis_csv_options {
     int max_categories;      /* typing threshold (not the model's GENESIS_P_MAX_CATEGORIES
                                 pooling cap): a numeric column with <= this many distinct
                                 numbers is categorical; 0 = default (10) */
+    const char *datetime;    /* columns read as dates, comma-separated, each "name" (ISO
+                                8601 recognised) or "name:FORMAT" (%Y %m %d %H %M %S %f %z;
+                                docs/api.md); a value that does not fit is an error */
+    const char *not_datetime; /* columns never read as dates, comma-separated ("*": none
+                                but those listed in `datetime`). Otherwise a
+                                column whose every value is an ISO 8601 date (YYYY-MM-DD),
+                                month (YYYY-MM) or timestamp (YYYY-MM-DD[T ]HH:MM[:SS[.f]]
+                                [Z|+HH:MM]) in one shape is a date column: continuous, in
+                                seconds since 1970-01-01 UTC, written back as read */
 } genesis_csv_options;
 
 GENESIS_API void genesis_csv_options_init(genesis_csv_options *o);
@@ -250,6 +259,11 @@ GENESIS_API int genesis_table_ncols(const genesis_table *t);
 /*! genesis_table_column_name() : the name of column `col`, or NULL if out of range. */
 GENESIS_API const char *genesis_table_column_name(const genesis_table *t, int col);
 GENESIS_API genesis_column_type genesis_table_column_type(const genesis_table *t, int col);
+/*! genesis_table_column_datetime() : the date format of a date column (a continuous column
+ *  of UTC seconds since 1970-01-01, written back in this format: see
+ *  genesis_csv_options.datetime), e.g. "%Y-%m-%d"; NULL for any other column. Lives as long
+ *  as the table. */
+GENESIS_API const char *genesis_table_column_datetime(const genesis_table *t, int col);
 
 /* ---- models --------------------------------------------------------------------------- */
 typedef struct genesis_model genesis_model;
