@@ -104,6 +104,10 @@ int gen_dt_parse(const char *pattern, const char *s, size_t len, double *sec, in
     *why = "the text does not match the date format";
     for (const char *p = pattern; *p; p++) {
         size_t at = i;
+        if (*p == '.' && p[1] == '%' && p[2] == 'f' && (i >= len || s[i] != '.')) {
+            p += 2; /* ".%f": the fraction may be left out */
+            continue;
+        }
         if (*p != '%' || p[1] == '%') {
             if (*p == '%') p++;
             if (i >= len || s[i] != *p) return (int)at + 1;
@@ -203,13 +207,13 @@ int gen_dt_detect(const char *s, size_t len, char pattern[GEN_DT_PATTERN]) {
             i = 16;
             if (i < len && s[i] == ':') {
                 if (len < 19 || !gen_dt_isdig(s, 17, 2)) return 0;
-                strcat(p, ":%S");
+                strcat(p, ":%S.%f"); /* the fraction is optional (values of one column may
+                                        differ in it) */
                 i = 19;
                 if (i < len && s[i] == '.') {
                     size_t k = i + 1;
                     while (k < len && s[k] >= '0' && s[k] <= '9') k++;
                     if (k == i + 1 || k - i - 1 > 9) return 0;
-                    strcat(p, ".%f");
                     i = k;
                 }
             }
@@ -260,6 +264,10 @@ int gen_dt_format_value(const gen_dt_format *f, double sec, char *buf, size_t ca
     for (; *p; p++) {
         char tmp[32];
         int n;
+        if (*p == '.' && p[1] == '%' && p[2] == 'f' && fd == 0) { /* no fraction: no '.' */
+            p += 2;
+            continue;
+        }
         if (*p != '%') {
             tmp[0] = *p, n = 1;
         } else {

@@ -6,12 +6,14 @@
  *   %Y  year, 4 digits            %m  month 01-12 (1-2 digits read)
  *   %d  day 01-31 (1-2 read)      %H  hour 00-23 (1-2 read)
  *   %M  minute 00-59 (2 digits)   %S  second 00-60 (2 digits)
- *   %f  fraction of a second, 1-9 digits read; written with the most digits seen
+ *   %f  fraction of a second, 1-9 digits read; written with the most digits seen in the
+ *       column; ".%f" may be absent from a value (read as .0), and is left out in writing
+ *       when no value had a fraction
  *   %z  zone: "Z", "+HH:MM", "-HH:MM", "+HHMM" or "-HHMM"; written as the first value had it
  *   %%  a percent sign; any other byte is literal
  *
  * The ISO 8601 shapes the CSV reader recognises by itself: "%Y-%m-%d", "%Y-%m",
- * "%Y-%m-%dT%H:%M", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%dT%H:%M:%S.%f" (also with ' ' for 'T'),
+ * "%Y-%m-%dT%H:%M", "%Y-%m-%dT%H:%M:%S.%f" (also with ' ' for 'T'; the fraction optional),
  * each optionally followed by %z. Calendar arithmetic is the proleptic Gregorian calendar
  * (days from civil date as in H. Hinnant, "chrono-Compatible Low-Level Date Algorithms",
  * public domain description), written here from that description.
