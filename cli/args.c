@@ -23,7 +23,7 @@ enum { G = CMD_GENERATE, F = CMD_FIT, S = CMD_SAMPLE, E = CMD_ESTIMATE, V = CMD_
 
 enum flag_id {
     F_INPUT, F_OUTPUT, F_MODEL, F_ROWS, F_SAVE, F_COND, F_DELIM, F_NA, F_DISCRETE, F_CONTINUOUS,
-    F_DATETIME, F_NOTDATETIME,
+    F_DATETIME, F_NOTDATETIME, F_ID, F_NOTID,
     F_NOHEADER, F_METHOD, F_ENTITY, F_TIME, F_REAL, F_SYN, F_HOLD, F_TARGET, F_META, F_JSON,
     F_REPORT, F_SKIP, F_DCR, F_DET, F_TSTR, F_SUB, F_DCRREF, F_SEQ, F_REPEATS, F_DISCIT, F_PREDIT,
     F_BASELINE, F_DEVICE, F_THREADS, F_DIST, F_DEVICES, F_MULTIGPU, F_MEMFRAC, F_MEMLIMIT,
@@ -55,6 +55,8 @@ static const flag FLAGS[NFLAGS] = {
     [F_DISCRETE] = {"discrete", 0, "a,b", G | F | E, 0, "force these columns categorical", OPT(discrete)},
     [F_CONTINUOUS] = {"continuous", 0, "c,d", G | F | E, 0, "force these columns continuous", OPT(continuous)},
     [F_DATETIME] = {"datetime", 0, "c[:FMT],...", G | F | E | V, 0, "read these columns as dates (ISO 8601, or FMT with %Y %m %d %H %M %S %f %z); dates are modelled as seconds and written back in their format", OPT(datetime)},
+    [F_ID] = {"id", 0, "a,b", G | F | E, 0, "identifier columns: written as fresh unique values in their shape (integers, or text with one run of digits like C0001), never a real value", OPT(id)},
+    [F_NOTID] = {"not-id", 0, "a,b", G | F | E, 0, "never treat these columns as identifiers ('*' = only those given with --id)", OPT(not_id)},
     [F_NOTDATETIME] = {"not-datetime", 0, "c,d", G | F | E | V, 0, "never read these columns as dates ('*' = only those given with --datetime)", OPT(not_datetime)},
     [F_NOHEADER] = {"no-header", 0, NULL, G | F | E, 0, "the file has no header row", OPT(no_header)},
     [F_METHOD] = {"method", 0, "NAME", G | F | E, 0, NULL /* the kinds, from the library */},

@@ -155,16 +155,27 @@ genesis_status gen_rd_str(gen_reader *r, char **s) {
 /* 1 when a column has a role (a date format) that only version 2 stores. */
 static int gen_transformer_has_roles(const gen_transformer *tf) {
     for (int c = 0; c < tf->ncols; c++)
-        if (tf->cols[c].dt.pattern[0]) return 1;
+        if (tf->cols[c].dt.pattern[0] || tf->cols[c].id.kind != GEN_ID_NONE) return 1;
     return 0;
 }
 
 /* Version 2: the column roles after the last column record, one per column: u32 role (0
- * none, 1 date), and for a date: str pattern, u32 frac, u32 zone style, u32 zone offset
- * minutes + 1440. */
+ * none, 1 date, 2 identifier); a date: str pattern, u32 frac, u32 zone style, u32 zone
+ * offset minutes + 1440; an identifier: u32 kind, str prefix, str suffix, u32 width,
+ * u64 start. */
 static void gen_roles_save(const gen_transformer *tf, gen_bytes *b) {
     for (int c = 0; c < tf->ncols; c++) {
         const gen_dt_format *f = &tf->cols[c].dt;
+        const gen_id_format *id = &tf->cols[c].id;
+        if (id->kind != GEN_ID_NONE) {
+            gen_wr_u32(b, 2u);
+            gen_wr_u32(b, (uint32_t)id->kind);
+            gen_wr_str(b, id->prefix);
+            gen_wr_str(b, id->suffix);
+            gen_wr_u32(b, (uint32_t)id->width);
+            gen_wr_u64(b, (uint64_t)id->start);
+            continue;
+        }
         gen_wr_u32(b, f->pattern[0] ? 1u : 0u);
         if (!f->pattern[0]) continue;
         gen_wr_str(b, f->pattern);
@@ -178,8 +189,37 @@ static genesis_status gen_roles_load(gen_transformer *tf, gen_reader *r) {
     for (int c = 0; c < tf->ncols; c++) {
         gen_col_transform *ct = &tf->cols[c];
         int role = 0, frac = 0, zs = 0, zm = 0;
-        GEN_TRY(gen_rd_count(r, 0, 1, "column role", &role));
+        GEN_TRY(gen_rd_count(r, 0, 2, "column role", &role));
         if (!role) continue;
+        if (role == 2) {
+            gen_id_format *id = &ct->id;
+            char *pre = NULL, *suf = NULL;
+            int kind = 0, width = 0;
+            uint64_t start = 0;
+            if (ct->type != GENESIS_COLUMN_CONTINUOUS)
+                return gen_rd_fail(r, "an identifier column is not continuous");
+            GEN_TRY(gen_rd_count(r, 1, 2, "identifier kind", &kind));
+            GEN_TRY(gen_rd_str(r, &pre));
+            genesis_status st = gen_rd_str(r, &suf);
+            if (st == GENESIS_OK && (!pre || !suf || strlen(pre) >= GEN_ID_AFFIX ||
+                                     strlen(suf) >= GEN_ID_AFFIX))
+                st = gen_rd_fail(r, "an identifier's prefix or suffix is invalid");
+            if (st == GENESIS_OK) {
+                memcpy(id->prefix, pre, strlen(pre) + 1);
+                memcpy(id->suffix, suf, strlen(suf) + 1);
+            }
+            free(pre);
+            free(suf);
+            GEN_TRY(st);
+            GEN_TRY(gen_rd_count(r, 0, 15, "identifier width", &width));
+            GEN_TRY(gen_rd_u64(r, &start));
+            if ((int64_t)start < -(int64_t)1e15 || (int64_t)start > (int64_t)1e15 + 1)
+                return gen_rd_fail(r, "an identifier's first number is out of range");
+            id->kind = kind;
+            id->width = width;
+            id->start = (int64_t)start;
+            continue;
+        }
         if (ct->type != GENESIS_COLUMN_CONTINUOUS) return gen_rd_fail(r, "a date column is not continuous");
         char *pat = NULL, why[160];
         GEN_TRY(gen_rd_str(r, &pat));

@@ -22,6 +22,9 @@
  *   - date columns (datetime.h) are continuous columns of UTC seconds like any other; only
  *     their text differs: written in the column's own date format, rounded to its finest
  *     field.
+ *   - identifier columns (idcol.h) are constant continuous columns (nothing to learn); the
+ *     decoder overwrites their values with a row counter kept in the column transform, and
+ *     the text is the k-th fresh id, so ids are unique over every sample of one model.
  * Slots of a continuous column: n_modes GMM modes, then n_points point masses, then the null
  * slot (when the column had missing values). alpha is 0 for points and nulls.
  *
@@ -401,6 +404,7 @@ genesis_status gen_transformer_fit(genesis_ctx *ctx, gen_transformer *tf, const 
             ct->is_integer = col->is_integer;
             ct->decimals = col->decimals;
             ct->dt = col->dt;
+            ct->id = col->id;
             if (!col->num && t->nrows > 0) err[c].st = GENESIS_ERR_INTERNAL;
         } else if (!col->cat && t->nrows > 0) {
             err[c].st = GENESIS_ERR_INTERNAL;
@@ -815,6 +819,10 @@ void gen_transformer_inverse(const gen_transformer *tf, const float *x, int ld, 
                 }
                 num[b] = v;
             }
+            if (ct->id.kind != GEN_ID_NONE) { /* fresh ids, in row order */
+                int64_t *next = &((gen_col_transform *)ct)->id_next;
+                for (int b = 0; b < B; b++) num[b] = (double)(*next)++;
+            }
         } else {
             int32_t *cat = rb->cat[c];
             int32_t *pick = rb->rare_pick[c];
@@ -852,6 +860,10 @@ const char *gen_rowbatch_text(const gen_transformer *tf, const gen_rowbatch *rb,
         double v = rb->num[col][row];
         if (isnan(v)) {
             s = ct->na_text;
+        } else if (ct->id.kind != GEN_ID_NONE) {
+            int n = gen_id_format_value(&ct->id, (int64_t)v, buf, cap);
+            *len = n > 0 ? (size_t)n : 0;
+            return buf;
         } else if (ct->dt.pattern[0]) {
             int n = gen_dt_format_value(&ct->dt, v, buf, cap);
             if (n > 0) {

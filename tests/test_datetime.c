@@ -217,7 +217,7 @@ START_TEST(test_reader_bad_dates) {
     char where[600];
     snprintf(where, sizeof where, "%s:3:2:", p);
     rd_bad(p, "d", GENESIS_ERR_PARSE, where, "\"2024-02-30\"");
-    rd_bad(p, "d:%d/%m/%Y", GENESIS_ERR_PARSE, "2:2:", "--datetime");
+    rd_bad(p, "d:%d/%m/%Y", GENESIS_ERR_PARSE, "2:2:", "`datetime`");
     rd_bad(p, "id", GENESIS_ERR_PARSE, "not an ISO 8601 date", "FORMAT");
     rd_bad(p, "nosuch", GENESIS_ERR_INVALID_ARG, "nosuch", "use one of");
     rd_bad(p, "d:%d/%m", GENESIS_ERR_INVALID_ARG, "needs a year", NULL);

@@ -242,6 +242,15 @@ typedef struct genesis_csv_options {
                                 month (YYYY-MM) or timestamp (YYYY-MM-DD[T ]HH:MM[:SS[.f]]
                                 [Z|+HH:MM]) in one shape is a date column: continuous, in
                                 seconds since 1970-01-01 UTC, written back as read */
+    const char *id;          /* identifier columns, comma-separated: written as fresh unique
+                                values in the column's shape (integers, or text with one run
+                                of digits such as C0001), never a real value */
+    const char *not_id;      /* columns never treated as identifiers ("*": only those listed
+                                in `id`). Otherwise a column with no missing value and a
+                                distinct value in each of >= 10 rows is an identifier when
+                                its name looks like one (id, *_id, customerId, ...) and its
+                                values are integers or numbered text, or, whatever its name,
+                                when its values are numbered text of one shape (docs/api.md) */
 } genesis_csv_options;
 
 GENESIS_API void genesis_csv_options_init(genesis_csv_options *o);
@@ -264,6 +273,9 @@ GENESIS_API genesis_column_type genesis_table_column_type(const genesis_table *t
  *  genesis_csv_options.datetime), e.g. "%Y-%m-%d"; NULL for any other column. Lives as long
  *  as the table. */
 GENESIS_API const char *genesis_table_column_datetime(const genesis_table *t, int col);
+/*! genesis_table_column_is_id() : 1 for an identifier column (see genesis_csv_options.id),
+ *  else 0. */
+GENESIS_API int genesis_table_column_is_id(const genesis_table *t, int col);
 
 /* ---- models --------------------------------------------------------------------------- */
 typedef struct genesis_model genesis_model;
