@@ -773,7 +773,7 @@ static genesis_status gen_ev_overfitting(genesis_ctx *ctx, const gen_ev_data *d,
     else if (!r->dcr_equal_size && (2 * nho < ntr || 2 * ntr < nho))
         r->dcr_warning = "training and holdout differ in size by more than a factor 2 and "
                          "both are used whole: the larger set is closer by its size alone, "
-                         "so the score is biased (drop dcr_reference_rows = -1)";
+                         "so the score is biased; compare at equal sizes (the default)";
     genesis_status st = GENESIS_OK;
     int64_t *trows = NULL, *hrows = NULL;
     gen_ev_table tsub, hsub;

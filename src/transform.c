@@ -23,8 +23,9 @@
  *     their text differs: written in the column's own date format, rounded to its finest
  *     field.
  *   - identifier columns (idcol.h) are constant continuous columns (nothing to learn); the
- *     decoder overwrites their values with a row counter kept in the column transform, and
- *     the text is the k-th fresh id, so ids are unique over every sample of one model.
+ *     decoder overwrites their values with the next fresh number (a counter kept in the
+ *     column transform, from the real maximum + 1) and the text puts it in the column's
+ *     shape, so ids are unique over every sample of one model.
  * Slots of a continuous column: n_modes GMM modes, then n_points point masses, then the null
  * slot (when the column had missing values). alpha is 0 for points and nulls.
  *
@@ -821,7 +822,7 @@ void gen_transformer_inverse(const gen_transformer *tf, const float *x, int ld, 
             }
             if (ct->id.kind != GEN_ID_NONE) { /* fresh ids, in row order */
                 int64_t *next = &((gen_col_transform *)ct)->id_next;
-                for (int b = 0; b < B; b++) num[b] = (double)(*next)++;
+                for (int b = 0; b < B; b++) num[b] = (double)(ct->id.start + (*next)++);
             }
         } else {
             int32_t *cat = rb->cat[c];
@@ -861,7 +862,7 @@ const char *gen_rowbatch_text(const gen_transformer *tf, const gen_rowbatch *rb,
         if (isnan(v)) {
             s = ct->na_text;
         } else if (ct->id.kind != GEN_ID_NONE) {
-            int n = gen_id_format_value(&ct->id, (int64_t)v, buf, cap);
+            int n = gen_id_format_value(&ct->id, (int64_t)v - ct->id.start, buf, cap);
             *len = n > 0 ? (size_t)n : 0;
             return buf;
         } else if (ct->dt.pattern[0]) {
