@@ -23,8 +23,9 @@ enum { G = CMD_GENERATE, F = CMD_FIT, S = CMD_SAMPLE, E = CMD_ESTIMATE, V = CMD_
 
 enum flag_id {
     F_INPUT, F_OUTPUT, F_MODEL, F_ROWS, F_SAVE, F_COND, F_DELIM, F_NA, F_DISCRETE, F_CONTINUOUS,
+    F_DATETIME, F_NOTDATETIME, F_ID, F_NOTID,
     F_NOHEADER, F_METHOD, F_ENTITY, F_TIME, F_REAL, F_SYN, F_HOLD, F_TARGET, F_META, F_JSON,
-    F_REPORT, F_SKIP, F_DCR, F_DET, F_TSTR, F_SUB, F_SEQ, F_REPEATS, F_DISCIT, F_PREDIT,
+    F_REPORT, F_SKIP, F_DCR, F_DET, F_TSTR, F_SUB, F_DCRREF, F_SEQ, F_REPEATS, F_DISCIT, F_PREDIT,
     F_BASELINE, F_DEVICE, F_THREADS, F_DIST, F_DEVICES, F_MULTIGPU, F_MEMFRAC, F_MEMLIMIT,
     F_SAMPLEBATCH, F_SEED, F_QUIET, F_PROGRESS, F_HELP, NFLAGS
 };
@@ -53,6 +54,10 @@ static const flag FLAGS[NFLAGS] = {
     [F_NA] = {"na", 0, "TOKEN[,TOKEN]", G | F | E | V, 0, "extra missing-value tokens (always: empty ? NA N/A NaN nan null NULL None)", OPT(na)},
     [F_DISCRETE] = {"discrete", 0, "a,b", G | F | E, 0, "force these columns categorical", OPT(discrete)},
     [F_CONTINUOUS] = {"continuous", 0, "c,d", G | F | E, 0, "force these columns continuous", OPT(continuous)},
+    [F_DATETIME] = {"datetime", 0, "c[:FMT],...", G | F | E | V, 0, "read these columns as dates (ISO 8601, or FMT with %Y %m %d %H %M %S %f %z); dates are modelled as seconds and written back in their format", OPT(datetime)},
+    [F_ID] = {"id", 0, "a,b", G | F | E, 0, "identifier columns: written as fresh unique values in their shape (integers, or text with one run of digits like C0001), never a real value", OPT(id)},
+    [F_NOTID] = {"not-id", 0, "a,b", G | F | E, 0, "never treat these columns as identifiers ('*' = only those given with --id)", OPT(not_id)},
+    [F_NOTDATETIME] = {"not-datetime", 0, "c,d", G | F | E | V, 0, "never read these columns as dates ('*' = only those given with --datetime)", OPT(not_datetime)},
     [F_NOHEADER] = {"no-header", 0, NULL, G | F | E, 0, "the file has no header row", OPT(no_header)},
     [F_METHOD] = {"method", 0, "NAME", G | F | E, 0, NULL /* the kinds, from the library */},
     [F_ENTITY] = {"entity", 0, "COL", G | F | V, SEQ, "column identifying each series (panel data)"},
@@ -69,6 +74,7 @@ static const flag FLAGS[NFLAGS] = {
     [F_DET] = {"detection-rows", 0, "N", V, 0, "rows per table for detection (default 20000)"},
     [F_TSTR] = {"tstr-rows", 0, "N", V, 0, "training rows for usefulness (default 50000)"},
     [F_SUB] = {"subsample-rows", 0, "N", V, 0, "contingency pairs above this many rows are subsampled (default 50000, as SDMetrics)"},
+    [F_DCRREF] = {"dcr-reference-rows", 0, "N|all", V, 0, "with --holdout: training and holdout rows compared for DCR overfitting (default: both sampled to the smaller table's size; all = both whole)"},
     [F_SEQ] = {"sequences", 0, NULL, V, 0, "TimeGAN's discriminative and predictive scores on sequences (docs/timegan.md)", OPT(sequences)},
     [F_REPEATS] = {"repeats", 0, "N", V, SEQ, "--sequences: fresh post-hoc models per score, mean reported (default 10)"},
     [F_DISCIT] = {"disc-iterations", 0, "N", V, SEQ, "--sequences: iterations of the classifier (default 2000)"},
@@ -317,6 +323,16 @@ static int apply_flag(options *o, int id, const char *arg) {
         *dst[id - F_DCR] = all && v == 0 ? -1 : v;
         break;
     }
+    case F_DCRREF:
+        if (!strcmp(arg, "all")) {
+            o->eval.dcr_reference_rows = -1;
+        } else {
+            if (parse_ll(arg, &v) || v < 1)
+                return usage_error(cmd, "--dcr-reference-rows must be a whole number > 0 or "
+                                        "'all', got '%s'", arg);
+            o->eval.dcr_reference_rows = v;
+        }
+        break;
     case F_REPEATS: case F_DISCIT: case F_PREDIT: {
         int *dst[] = {&o->seq.repeats, &o->seq.disc_iterations, &o->seq.pred_iterations};
         if (parse_ll(arg, &v) || v < 1 || v > 100000000)

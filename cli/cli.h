@@ -24,7 +24,8 @@ typedef struct options {
     const char *input, *output, *model, *save;
     genesis_model_kind kind;       /* from --method (default CTGAN) */
     const char *entity, *time;     /* TimeGAN panel data (and evaluate --sequences) */
-    const char *delimiter, *na, *discrete, *continuous;
+    const char *delimiter, *na, *discrete, *continuous, *datetime, *not_datetime;
+    const char *id, *not_id;
     int no_header, rows_set, threads, device_index, quiet, progress, json;
     long long rows;
     unsigned long long seed;

@@ -78,7 +78,19 @@ static void ev_summary(const genesis_eval_result *r, const char *real, const cha
         ev_line("DCR baseline protection", genesis_eval_result_score(r, GENESIS_EVAL_DCR_BASELINE),
                 "distance to closest real row vs random rows");
         double of = genesis_eval_result_score(r, GENESIS_EVAL_DCR_OVERFITTING);
-        if (!isnan(of)) ev_line("DCR overfitting protection", of, "closer to training than to holdout?");
+        genesis_eval_dcr_info di;
+        if (!isnan(of) && genesis_eval_result_dcr_overfitting(r, &di) == GENESIS_OK) {
+            if (di.equal_size)
+                snprintf(buf, sizeof buf, "closer to training than to holdout? %lld rows of each "
+                         "(seeded sample; tables %lld and %lld)", (long long)di.training_rows,
+                         (long long)di.training_total, (long long)di.holdout_total);
+            else
+                snprintf(buf, sizeof buf, "closer to training than to holdout? whole tables, "
+                         "%lld and %lld rows", (long long)di.training_total,
+                         (long long)di.holdout_total);
+            ev_line("DCR overfitting protection", of, buf);
+            if (di.warning) printf("  warning: %s\n", di.warning);
+        }
     }
     double t1 = genesis_eval_result_score(r, GENESIS_EVAL_TSTR_LOGISTIC);
     if (!isnan(t1) && target) {
@@ -178,6 +190,9 @@ int cmd_evaluate(int argc, char **argv) {
     genesis_csv_options_init(&co);
     co.delimiter = o.delimiter ? o.delimiter[0] : 0;
     co.na_tokens = o.na;
+    co.datetime = o.datetime;
+    co.not_datetime = o.sequences ? "*" : o.not_datetime;
+    co.not_id = "*"; /* identifiers are scored as the ordinary columns they are in a file */
     genesis_status st = make_ctx(&o, &ctx);
     if (!ctx) return lib_error(NULL, st);
     /* the real table typed by the reader; the others (not for sequences) read with every

@@ -43,6 +43,22 @@ genesis_status table_and_model(genesis_ctx *ctx, const options *o, genesis_table
     co.na_tokens = o->na;
     co.discrete = o->discrete;
     co.continuous = o->continuous;
+    co.datetime = o->datetime;
+    co.not_datetime = o->not_datetime;
+    co.id = o->id;
+    co.not_id = o->not_id;
+    if (genesis_model_kind_features(o->kind) & GENESIS_FEATURE_SEQUENCES) {
+        /* TimeGAN writes its columns as numbers or levels: no date or identifier columns
+         * (yet) */
+        if (o->datetime || o->id) {
+            usage_error(o->cmd_name, "%s: TimeGAN does not model %s columns yet; leave the "
+                                     "flag out (they are then read as ordinary columns)",
+                        o->datetime ? "--datetime" : "--id", o->datetime ? "date" : "identifier");
+            return GENESIS_ERR_CANCELLED;
+        }
+        co.not_datetime = "*";
+        co.not_id = "*";
+    }
     genesis_status st = genesis_table_read_csv(ctx, o->input, &co, tp);
     if (st != GENESIS_OK) return st;
     if (check_conditions_early(o, *tp)) return GENESIS_ERR_CANCELLED; /* usage error printed */
@@ -127,6 +143,31 @@ static void summary(genesis_ctx *ctx, const options *o, const genesis_table *t, 
                     "training %s for %g epochs on %s\n",
             o->input, (long long)genesis_table_nrows(t), genesis_table_ncols(t), ncont,
             genesis_table_ncols(t) - ncont, kind, v[0], genesis_ctx_device_name(ctx));
+    char dates[512];
+    size_t k = 0;
+    dates[0] = 0;
+    for (int c = 0; c < genesis_table_ncols(t) && k + 80 < sizeof dates; c++) {
+        const char *f = genesis_table_column_datetime(t, c);
+        if (!f) continue;
+        int n = snprintf(dates + k, sizeof dates - k, "%s%s (%s)", k ? ", " : "",
+                         genesis_table_column_name(t, c), f);
+        if (n > 0) k += (size_t)n < sizeof dates - k ? (size_t)n : sizeof dates - k - 1;
+    }
+    if (k)
+        fprintf(stderr, "genesis: date columns, modelled as seconds and written back in their "
+                        "format: %s (--not-datetime COL to keep one as text)\n", dates);
+    k = 0;
+    dates[0] = 0;
+    for (int c = 0; c < genesis_table_ncols(t) && k + 80 < sizeof dates; c++) {
+        if (!genesis_table_column_is_id(t, c)) continue;
+        int n = snprintf(dates + k, sizeof dates - k, "%s%s", k ? ", " : "",
+                         genesis_table_column_name(t, c));
+        if (n > 0) k += (size_t)n < sizeof dates - k ? (size_t)n : sizeof dates - k - 1;
+    }
+    if (k)
+        fprintf(stderr, "genesis: identifier columns, not modelled; written as fresh unique "
+                        "values in their shape, never a real one: %s (--not-id COL to model "
+                        "one)\n", dates);
     int K = genesis_ctx_world_size(ctx);
     if (K > 1) {
         genesis_model_get_param(m, GENESIS_P_BATCH_SIZE, &v[1]);

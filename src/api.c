@@ -51,3 +51,12 @@ genesis_column_type genesis_table_column_type(const genesis_table *t, int col) {
     if (!t || col < 0 || col >= t->ncols) return GENESIS_COLUMN_CATEGORICAL;
     return t->cols[col].type;
 }
+
+int genesis_table_column_is_id(const genesis_table *t, int col) {
+    return t && col >= 0 && col < t->ncols && t->cols[col].id.kind != GEN_ID_NONE;
+}
+
+const char *genesis_table_column_datetime(const genesis_table *t, int col) {
+    if (!t || col < 0 || col >= t->ncols || !t->cols[col].dt.pattern[0]) return NULL;
+    return t->cols[col].dt.pattern;
+}

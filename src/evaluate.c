@@ -59,9 +59,10 @@ static genesis_status gen_ev_resolve(genesis_ctx *ctx, const genesis_eval_option
     GEN_RETURN_IF(opts->struct_size != sizeof *opts, ctx, GENESIS_ERR_INVALID_ARG,
                   "genesis_eval_options was not initialised with genesis_eval_options_init()");
     GEN_RETURN_IF(opts->subsample_rows < 0 || opts->detection_rows < 0 || opts->tstr_rows < 0 ||
-                      opts->dcr_rows < -1,
+                      opts->dcr_rows < -1 || opts->dcr_reference_rows < -1,
                   ctx, GENESIS_ERR_INVALID_ARG,
-                  "evaluation row limits must be 0 (default) or positive (dcr_rows: -1 = all)");
+                  "evaluation row limits must be 0 (default) or positive (dcr_rows and "
+                  "dcr_reference_rows: -1 = all)");
     GEN_RETURN_IF(!(opts->correlation_threshold >= 0 && opts->correlation_threshold <= 1) ||
                       !(opts->association_threshold >= 0 && opts->association_threshold <= 1),
                   ctx, GENESIS_ERR_INVALID_ARG,
@@ -77,6 +78,7 @@ static genesis_status gen_ev_resolve(genesis_ctx *ctx, const genesis_eval_option
     o->threads = gen_ctx_threads(ctx);
     o->subsample_rows = opts->subsample_rows ? opts->subsample_rows : 50000;
     o->dcr_rows = opts->dcr_rows == 0 ? 20000 : opts->dcr_rows < 0 ? 0 : opts->dcr_rows;
+    o->dcr_reference_rows = opts->dcr_reference_rows;
     o->detection_rows = opts->detection_rows ? opts->detection_rows : 20000;
     o->tstr_rows = opts->tstr_rows ? opts->tstr_rows : 50000;
     o->corr_threshold = opts->correlation_threshold;
@@ -255,6 +257,21 @@ genesis_status genesis_eval_result_pair(const genesis_eval_result *r, int i,
     out->synthetic_correlation = p->syn_corr;
     out->real_association = p->real_assoc;
     out->meets_threshold = p->meets;
+    return GENESIS_OK;
+}
+
+genesis_status genesis_eval_result_dcr_overfitting(const genesis_eval_result *r,
+                                                   genesis_eval_dcr_info *out) {
+    if (!r || !out) return GENESIS_ERR_INVALID_ARG;
+    memset(out, 0, sizeof *out);
+    if (!r->hold_rows || !(r->parts & GENESIS_EVAL_PART_PRIVACY)) return GENESIS_ERR_INVALID_ARG;
+    out->synthetic_rows = r->dcr_rows;
+    out->training_rows = r->dcr_train_ref;
+    out->holdout_rows = r->dcr_hold_ref;
+    out->training_total = r->real_rows;
+    out->holdout_total = r->hold_rows;
+    out->equal_size = r->dcr_equal_size;
+    out->warning = r->dcr_warning;
     return GENESIS_OK;
 }
 

@@ -142,6 +142,9 @@ struct genesis_eval_result {
     double dcr_median_syn, dcr_median_random, dcr_closer_to_training;
     double dcr_median_holdout;
     int dcr_exact;                 /* 1 when every synthetic row was used */
+    int64_t dcr_train_ref, dcr_hold_ref; /* overfitting: reference rows used on each side */
+    int dcr_equal_size;            /* 1: both sides sampled to one size */
+    const char *dcr_warning;       /* static text or NULL */
     /* detection */
     int64_t detect_real_rows, detect_syn_rows;
     double detect_auc[3];
@@ -166,6 +169,7 @@ typedef struct gen_ev_opts {
     uint64_t seed;
     int threads;
     int64_t subsample_rows, dcr_rows, detection_rows, tstr_rows;
+    int64_t dcr_reference_rows;    /* 0 = equal sizes (the smaller table's), -1 = whole */
     double corr_threshold, assoc_threshold;
     const char *target;
 } gen_ev_opts;
@@ -231,6 +235,8 @@ double gen_ev_now(void);
 enum {
     GEN_EV_STREAM_DCR = 201,
     GEN_EV_STREAM_BASELINE = 202,
+    GEN_EV_STREAM_DCR_TRAIN = 203, /* overfitting: training reference subsample */
+    GEN_EV_STREAM_DCR_HOLD = 204,  /* overfitting: holdout reference subsample */
     GEN_EV_STREAM_DETECT = 301,
     GEN_EV_STREAM_TSTR = 401,
     GEN_EV_STREAM_PAIRS = 1 << 24  /* + 2 * pair index (+1): contingency subsamples */

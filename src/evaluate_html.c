@@ -541,6 +541,11 @@ static void gen_ev_page(gen_sb *b, const genesis_eval_result *r) {
         if (r->hold_rows) {
             gen_ev_fmt(x, sizeof x, r->dcr_closer_to_training, 1);
             sb(b, "<tr><td>closer to training than holdout</td><td class=\"n\">%s</td></tr>\n", x);
+            sb(b, "<tr><td>reference rows (training / holdout)</td><td class=\"n\">%lld / %lld%s"
+               "</td></tr>\n", (long long)r->dcr_train_ref, (long long)r->dcr_hold_ref,
+               r->dcr_equal_size ? " (equal-size seeded sample)" : " (whole tables)");
+            if (r->dcr_warning)
+                sb(b, "<tr><td colspan=\"2\">warning: %s</td></tr>\n", r->dcr_warning);
         }
         sb(b, "<tr><td>rows used for DCR</td><td class=\"n\">%lld%s</td></tr></table></div>\n",
            (long long)r->dcr_rows, r->dcr_exact ? "" : " (seeded subsample)");

@@ -132,6 +132,16 @@ char *gen_ev_json(const genesis_eval_result *r) {
         gen_ev_put(d, "baseline_protection", s[GENESIS_EVAL_DCR_BASELINE]);
         gen_ev_put(d, "median_dcr_synthetic_to_holdout", r->dcr_median_holdout);
         gen_ev_put(d, "closer_to_training", r->dcr_closer_to_training);
+        if (r->hold_rows) {
+            cJSON *rs = cJSON_AddObjectToObject(d, "overfitting_reference");
+            cJSON_AddStringToObject(rs, "sizing", r->dcr_equal_size ? "equal_seeded_sample"
+                                                                    : "whole_tables");
+            cJSON_AddNumberToObject(rs, "training_rows_used", (double)r->dcr_train_ref);
+            cJSON_AddNumberToObject(rs, "holdout_rows_used", (double)r->dcr_hold_ref);
+            cJSON_AddNumberToObject(rs, "training_rows", (double)r->real_rows);
+            cJSON_AddNumberToObject(rs, "holdout_rows", (double)r->hold_rows);
+            if (r->dcr_warning) cJSON_AddStringToObject(rs, "warning", r->dcr_warning);
+        }
         gen_ev_put(d, "overfitting_protection", s[GENESIS_EVAL_DCR_OVERFITTING]);
     }
     if (r->parts & GENESIS_EVAL_PART_DETECTION) {

@@ -37,7 +37,14 @@
  *   DCROverfittingProtection (dcr_overfitting_protection.py) with a holdout: p = fraction of
  *                          synthetic rows strictly closer to the training (real) table than
  *                          to the holdout (each distance scaled by its own reference's
- *                          ranges); score = min(2 (1 - p), 1).
+ *                          ranges); score = min(2 (1 - p), 1). The two reference sets are
+ *                          compared at equal size by default: the larger of training and
+ *                          holdout is sampled (seeded, without replacement) to the smaller
+ *                          one's row count, as SDMetrics 0.32's num_rows_subsample mode
+ *                          samples training and validation to one size (compute_breakdown);
+ *                          with unequal sizes the larger set is closer by its size alone.
+ *                          dcr_reference_rows = -1 keeps both whole (SDMetrics' default
+ *                          call), N > 0 samples both to min(N, sizes).
  */
 #include <math.h>
 #include <string.h>
@@ -705,6 +712,122 @@ static genesis_status gen_ev_random_table(genesis_ctx *ctx, const gen_ev_data *d
     return GENESIS_OK;
 }
 
+/* A view of rows `rows` (k of them) of table t: gathered copies of the columns (dtype
+ * shared). Freed with gen_ev_subtable_free. */
+static int gen_ev_subtable(const gen_ev_data *d, const gen_ev_table *t, const int64_t *rows,
+                           int64_t k, gen_ev_table *out) {
+    memset(out, 0, sizeof *out);
+    out->role = t->role;
+    out->source = t->source;
+    out->dtype = t->dtype;
+    out->n = k;
+    out->num = gen_calloc((size_t)d->ncols, sizeof *out->num);
+    out->cat = gen_calloc((size_t)d->ncols, sizeof *out->cat);
+    if (!out->num || !out->cat) return -1;
+    for (int c = 0; c < d->ncols; c++) {
+        if (d->continuous[c]) {
+            if (!(out->num[c] = malloc((size_t)(k ? k : 1) * sizeof **out->num))) return -1;
+            for (int64_t i = 0; i < k; i++) out->num[c][i] = t->num[c][rows[i]];
+        } else {
+            if (!(out->cat[c] = malloc((size_t)(k ? k : 1) * sizeof **out->cat))) return -1;
+            for (int64_t i = 0; i < k; i++) out->cat[c][i] = t->cat[c][rows[i]];
+        }
+    }
+    return 0;
+}
+
+static void gen_ev_subtable_free(const gen_ev_data *d, gen_ev_table *t) {
+    for (int c = 0; c < d->ncols; c++) {
+        if (t->num) free(t->num[c]);
+        if (t->cat) free(t->cat[c]);
+    }
+    free(t->num);
+    free(t->cat);
+    memset(t, 0, sizeof *t);
+}
+
+/* Fewer reference rows than this on either side: the share of closer rows moves by several
+ * points between seeds (its standard error at p = 0.5 is about 0.5 / sqrt(rows) from the
+ * synthetic side alone, and the reference sample adds its own), so the report warns. */
+#define GEN_EV_DCR_FEW_REFERENCE 1000
+
+/* DCROverfittingProtection: the reference sets sized (equal by default), the synthetic
+ * rows' DCR to each, p and the score. dsyn_real: DCR of the same query rows to the whole
+ * real table (reused when the training side is not sampled). */
+static genesis_status gen_ev_overfitting(genesis_ctx *ctx, const gen_ev_data *d,
+                                         const gen_ev_opts *o, const int64_t *rows, int64_t nq,
+                                         const double *dsyn_real, genesis_eval_result *r) {
+    int nc = d->ncols, nt = o->threads;
+    int64_t ntr = d->real.n, nho = d->hold.n, mtr = ntr, mho = nho;
+    if (o->dcr_reference_rows >= 0) {
+        int64_t m = ntr < nho ? ntr : nho;
+        if (o->dcr_reference_rows > 0 && o->dcr_reference_rows < m) m = o->dcr_reference_rows;
+        mtr = mho = m;
+    }
+    r->dcr_equal_size = o->dcr_reference_rows >= 0;
+    r->dcr_train_ref = mtr;
+    r->dcr_hold_ref = mho;
+    if (mtr < GEN_EV_DCR_FEW_REFERENCE || mho < GEN_EV_DCR_FEW_REFERENCE)
+        r->dcr_warning = "fewer than 1000 reference rows on a side: the overfitting score "
+                         "varies by several points between seeds; use a larger holdout";
+    else if (!r->dcr_equal_size && (2 * nho < ntr || 2 * ntr < nho))
+        r->dcr_warning = "training and holdout differ in size by more than a factor 2 and "
+                         "both are used whole: the larger set is closer by its size alone, "
+                         "so the score is biased; compare at equal sizes (the default)";
+    genesis_status st = GENESIS_OK;
+    int64_t *trows = NULL, *hrows = NULL;
+    gen_ev_table tsub, hsub;
+    memset(&tsub, 0, sizeof tsub), memset(&hsub, 0, sizeof hsub);
+    const gen_ev_table *tref = &d->real, *href_t = &d->hold;
+    double *inv = gen_calloc((size_t)nc, sizeof *inv);
+    double *dtrain = malloc((size_t)(nq ? nq : 1) * sizeof *dtrain);
+    double *dhold = malloc((size_t)(nq ? nq : 1) * sizeof *dhold);
+    gen_ev_dcr_rows q, ref;
+    memset(&q, 0, sizeof q), memset(&ref, 0, sizeof ref);
+    if (!inv || !dtrain || !dhold) goto oom;
+    if (mtr < ntr) {
+        if ((st = gen_ev_sample_rows(ctx, ntr, mtr, o->seed, GEN_EV_STREAM_DCR_TRAIN, &trows)))
+            goto done;
+        if (gen_ev_subtable(d, &d->real, trows, mtr, &tsub)) goto oom;
+        tref = &tsub;
+        gen_ev_ranges(d, tref, inv);
+        if (gen_ev_dcr_prepare_ref(d, tref, inv, &ref) ||
+            gen_ev_dcr_prepare(d, d->syn.num, d->syn.cat, rows, nq, inv, &q))
+            goto oom;
+        gen_ev_dcr(&q, &ref, nc, nt, dtrain);
+        gen_ev_dcr_rows_free(&q), gen_ev_dcr_rows_free(&ref);
+    } else {
+        memcpy(dtrain, dsyn_real, (size_t)nq * sizeof *dtrain);
+    }
+    if (mho < nho) {
+        if ((st = gen_ev_sample_rows(ctx, nho, mho, o->seed, GEN_EV_STREAM_DCR_HOLD, &hrows)))
+            goto done;
+        if (gen_ev_subtable(d, &d->hold, hrows, mho, &hsub)) goto oom;
+        href_t = &hsub;
+    }
+    gen_ev_ranges(d, href_t, inv);
+    if (gen_ev_dcr_prepare_ref(d, href_t, inv, &ref) ||
+        gen_ev_dcr_prepare(d, d->syn.num, d->syn.cat, rows, nq, inv, &q))
+        goto oom;
+    gen_ev_dcr(&q, &ref, nc, nt, dhold);
+    int64_t closer = 0;
+    for (int64_t i = 0; i < nq; i++) closer += dtrain[i] < dhold[i];
+    double p = (double)closer / (double)nq;
+    r->dcr_closer_to_training = p;
+    double s = 2.0 * (1.0 - p);
+    r->score[GENESIS_EVAL_DCR_OVERFITTING] = s < 1 ? s : 1;
+    r->dcr_median_holdout = gen_ev_median(dhold, nq);
+    goto done;
+oom:
+    st = gen_set_error(ctx, GENESIS_ERR_NOMEM, "out of memory computing distances to the "
+                       "training and holdout rows");
+done:
+    gen_ev_dcr_rows_free(&q), gen_ev_dcr_rows_free(&ref);
+    gen_ev_subtable_free(d, &tsub), gen_ev_subtable_free(d, &hsub);
+    free(trows), free(hrows), free(inv), free(dtrain), free(dhold);
+    return st;
+}
+
 genesis_status gen_ev_privacy(genesis_ctx *ctx, const gen_ev_data *d, const gen_ev_opts *o,
                               genesis_eval_result *r) {
     int nt = o->threads, nc = d->ncols;
@@ -728,10 +851,8 @@ genesis_status gen_ev_privacy(genesis_ctx *ctx, const gen_ev_data *d, const gen_
     double **rnum = gen_calloc((size_t)nc, sizeof *rnum);
     int32_t **rcat = gen_calloc((size_t)nc, sizeof *rcat);
     double *dsyn = malloc((size_t)nq * sizeof *dsyn), *drand = malloc((size_t)nq * sizeof *drand);
-    double *dhold = NULL;
-    gen_ev_dcr_rows ref, qs, qr, hq, href;
+    gen_ev_dcr_rows ref, qs, qr;
     memset(&ref, 0, sizeof ref), memset(&qs, 0, sizeof qs), memset(&qr, 0, sizeof qr);
-    memset(&hq, 0, sizeof hq), memset(&href, 0, sizeof href);
     if (!inv || !rnum || !rcat || !dsyn || !drand) goto oom;
     for (int c = 0; c < nc; c++) {
         if (d->continuous[c]) rnum[c] = malloc((size_t)nq * sizeof **rnum);
@@ -746,22 +867,7 @@ genesis_status gen_ev_privacy(genesis_ctx *ctx, const gen_ev_data *d, const gen_
         goto oom;
     gen_ev_dcr(&qs, &ref, nc, nt, dsyn);
     gen_ev_dcr(&qr, &ref, nc, nt, drand);
-    if (d->has_holdout) {
-        dhold = malloc((size_t)nq * sizeof *dhold);
-        if (!dhold) goto oom;
-        gen_ev_ranges(d, &d->hold, inv);
-        if (gen_ev_dcr_prepare_ref(d, &d->hold, inv, &href) ||
-            gen_ev_dcr_prepare(d, d->syn.num, d->syn.cat, rows, nq, inv, &hq))
-            goto oom;
-        gen_ev_dcr(&hq, &href, nc, nt, dhold);
-        int64_t closer = 0;
-        for (int64_t q = 0; q < nq; q++) closer += dsyn[q] < dhold[q];
-        double p = (double)closer / (double)nq;
-        r->dcr_closer_to_training = p;
-        double s = 2.0 * (1.0 - p);
-        r->score[GENESIS_EVAL_DCR_OVERFITTING] = s < 1 ? s : 1;
-        r->dcr_median_holdout = gen_ev_median(dhold, nq);
-    }
+    if (d->has_holdout && (st = gen_ev_overfitting(ctx, d, o, rows, nq, dsyn, r))) goto done;
     r->dcr_median_syn = gen_ev_median(dsyn, nq);
     r->dcr_median_random = gen_ev_median(drand, nq);
     if (r->dcr_median_random != 0) {
@@ -774,11 +880,10 @@ oom:
                        "closest record");
 done:
     gen_ev_dcr_rows_free(&ref), gen_ev_dcr_rows_free(&qs), gen_ev_dcr_rows_free(&qr);
-    gen_ev_dcr_rows_free(&hq), gen_ev_dcr_rows_free(&href);
     for (int c = 0; c < nc; c++) {
         if (rnum) free(rnum[c]);
         if (rcat) free(rcat[c]);
     }
-    free(rnum), free(rcat), free(inv), free(rows), free(dsyn), free(drand), free(dhold);
+    free(rnum), free(rcat), free(inv), free(rows), free(dsyn), free(drand);
     return st;
 }

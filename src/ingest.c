@@ -7,7 +7,14 @@
  * done each column is typed: continuous when every non-missing value is a finite number
  * and there are more than max_categories distinct numbers (or when forced), categorical
  * otherwise; continuous values are expanded from the codes, categorical levels keep the
- * raw text. Also gen_table_destroy and gen_table_find_column.
+ * raw text. Date columns (datetime.h) are typed first: a column listed in `datetime`, or one
+ * whose every non-missing value is an ISO 8601 date, month or timestamp of one shape
+ * (unless listed in `not_datetime`, `discrete` or `continuous`), becomes continuous in UTC
+ * seconds and keeps its format for writing; a listed column with a value that does not fit
+ * is an error at that value's line. Identifier columns (idcol.h) come next: recognised by
+ * the rule there or listed in `id`, they become a constant continuous column that keeps
+ * only the shape of the ids (no real value); a listed column whose values have no such
+ * shape is an error. Also gen_table_destroy and gen_table_find_column.
  */
 #include <csv.h>
 #include <errno.h>
@@ -52,6 +59,9 @@ typedef struct {
     gen_rd_intern in;
     int32_t *codes; /* [rowcap] interned level per row */
     int force;      /* 0 automatic, 1 categorical, 2 continuous */
+    int dt_force;   /* 0 automatic (ISO 8601 recognised), 1 a date column, -1 never */
+    char dt_pattern[GEN_DT_PATTERN]; /* the user's format ("" = recognise ISO 8601) */
+    int id_force;   /* 0 automatic (idcol.h rule), 1 an identifier, -1 never */
 } gen_rd_col;
 
 typedef struct {
@@ -440,6 +450,36 @@ static genesis_status gen_rd_intern_field(gen_reader *r, int c, const char *s, s
 
 /* ---- column-name lists (discrete / continuous overrides) ------------------------------- */
 
+static genesis_status gen_rd_unknown_column(gen_reader *r, const char *s, size_t len,
+                                            const char *what) {
+    char known[400], nm[GEN_RD_SHOW + 8];
+    size_t k = 0;
+    known[0] = 0;
+    for (int c = 0; c < r->ncols && k + 8 < sizeof known; c++) {
+        int n = snprintf(known + k, sizeof known - k, "%s%s", c ? ", " : "", r->names[c]);
+        if (n < 0 || (size_t)n >= sizeof known - k) {
+            snprintf(known + k, sizeof known - k, ", ...");
+            break;
+        }
+        k += (size_t)n;
+    }
+    r->st = gen_set_error(r->ctx, GENESIS_ERR_INVALID_ARG,
+                          "%s: the %s column list names \"%s\", which is not a column of "
+                          "this file — use one of: %s",
+                          r->fname, what, gen_rd_show(nm, sizeof nm, s, len), known);
+    return r->st;
+}
+
+/* The column an entry of a list names (exact, then without surrounding blanks), or -1. */
+static int32_t gen_rd_list_column(const gen_rd_intern *names, const char **s, size_t *len) {
+    int32_t idx = gen_rd_intern_find(names, *s, *len);
+    if (idx < 0) { /* "a, b" style lists: try without the blanks */
+        gen_rd_trim(s, len);
+        if (*len > 0) idx = gen_rd_intern_find(names, *s, *len);
+    }
+    return idx;
+}
+
 static genesis_status gen_rd_apply_list(gen_reader *r, const gen_rd_intern *names,
                                         const char *list, int force, const char *what) {
     if (!list) return GENESIS_OK;
@@ -448,30 +488,8 @@ static genesis_status gen_rd_apply_list(gen_reader *r, const gen_rd_intern *name
         const char *comma = strchr(p, ',');
         size_t len = comma ? (size_t)(comma - p) : strlen(p);
         const char *s = p;
-        int32_t idx = gen_rd_intern_find(names, s, len);
-        if (idx < 0) { /* "a, b" style lists: try without the blanks */
-            gen_rd_trim(&s, &len);
-            if (len > 0) idx = gen_rd_intern_find(names, s, len);
-        }
-        if (len > 0 && idx < 0) {
-            char known[400], nm[GEN_RD_SHOW + 8];
-            size_t k = 0;
-            known[0] = 0;
-            for (int c = 0; c < r->ncols && k + 8 < sizeof known; c++) {
-                int n = snprintf(known + k, sizeof known - k, "%s%s", c ? ", " : "",
-                                 r->names[c]);
-                if (n < 0 || (size_t)n >= sizeof known - k) {
-                    snprintf(known + k, sizeof known - k, ", ...");
-                    break;
-                }
-                k += (size_t)n;
-            }
-            r->st = gen_set_error(r->ctx, GENESIS_ERR_INVALID_ARG,
-                                  "%s: the %s column list names \"%s\", which is not a column "
-                                  "of this file — use one of: %s",
-                                  r->fname, what, gen_rd_show(nm, sizeof nm, s, len), known);
-            return r->st;
-        }
+        int32_t idx = gen_rd_list_column(names, &s, &len);
+        if (len > 0 && idx < 0) return gen_rd_unknown_column(r, s, len, what);
         if (idx >= 0) {
             gen_rd_col *col = &r->cols[idx];
             if (col->force != 0 && col->force != force) {
@@ -482,6 +500,94 @@ static genesis_status gen_rd_apply_list(gen_reader *r, const gen_rd_intern *name
                 return r->st;
             }
             col->force = force;
+        }
+        if (!comma) break;
+        p = comma + 1;
+    }
+    return GENESIS_OK;
+}
+
+/* The datetime ("name" or "name:FORMAT", force 1) and not_datetime ("name", force -1)
+ * lists. A format ends at the next comma, so it cannot hold one. */
+static genesis_status gen_rd_apply_dt_list(gen_reader *r, const gen_rd_intern *names,
+                                           const char *list, int force, const char *what) {
+    if (!list) return GENESIS_OK;
+    if (force < 0 && !strcmp(list, "*")) { /* no recognition: only listed date columns */
+        for (int c = 0; c < r->ncols; c++)
+            if (r->cols[c].dt_force == 0) r->cols[c].dt_force = -1;
+        return GENESIS_OK;
+    }
+    const char *p = list;
+    for (;;) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        const char *colon = force > 0 ? memchr(p, ':', len) : NULL;
+        const char *s = p, *fmt = colon ? colon + 1 : NULL;
+        size_t nlen = colon ? (size_t)(colon - p) : len;
+        size_t flen = colon ? len - nlen - 1 : 0;
+        int32_t idx = gen_rd_list_column(names, &s, &nlen);
+        if (nlen > 0 && idx < 0) return gen_rd_unknown_column(r, s, nlen, what);
+        if (idx >= 0) {
+            gen_rd_col *col = &r->cols[idx];
+            if ((col->dt_force != 0 && col->dt_force != force) || (force > 0 && col->force)) {
+                r->st = gen_set_error(r->ctx, GENESIS_ERR_INVALID_ARG,
+                                      "%s: column \"%s\" is listed as a date column and also "
+                                      "as %s — keep it in one list",
+                                      r->fname, r->names[idx],
+                                      col->dt_force < 0 ? "not a date column"
+                                      : col->force == 1 ? "discrete" : "continuous");
+                return r->st;
+            }
+            col->dt_force = force;
+            if (fmt) {
+                char pat[GEN_DT_PATTERN + 1], why[160];
+                if (flen >= sizeof pat) flen = sizeof pat - 1;
+                memcpy(pat, fmt, flen);
+                pat[flen] = 0;
+                if (gen_dt_pattern_check(pat, why, sizeof why) != 0) {
+                    r->st = gen_set_error(r->ctx, GENESIS_ERR_INVALID_ARG,
+                                          "%s: date format \"%s\" of column \"%s\": %s",
+                                          r->fname, pat, r->names[idx], why);
+                    return r->st;
+                }
+                memcpy(col->dt_pattern, pat, flen + 1);
+            }
+        }
+        if (!comma) break;
+        p = comma + 1;
+    }
+    return GENESIS_OK;
+}
+
+/* The id ("name", force 1) and not_id ("name", force -1; "*" = every column not listed as
+ * an id) lists. */
+static genesis_status gen_rd_apply_id_list(gen_reader *r, const gen_rd_intern *names,
+                                           const char *list, int force, const char *what) {
+    if (!list) return GENESIS_OK;
+    if (force < 0 && !strcmp(list, "*")) {
+        for (int c = 0; c < r->ncols; c++)
+            if (r->cols[c].id_force == 0) r->cols[c].id_force = -1;
+        return GENESIS_OK;
+    }
+    const char *p = list;
+    for (;;) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        const char *s = p;
+        int32_t idx = gen_rd_list_column(names, &s, &len);
+        if (len > 0 && idx < 0) return gen_rd_unknown_column(r, s, len, what);
+        if (idx >= 0) {
+            gen_rd_col *col = &r->cols[idx];
+            if ((col->id_force != 0 && col->id_force != force) ||
+                (force > 0 && (col->force || col->dt_force > 0))) {
+                r->st = gen_set_error(r->ctx, GENESIS_ERR_INVALID_ARG,
+                                      "%s: column \"%s\" is listed as an identifier and also "
+                                      "in another column list (not-id, discrete, continuous or "
+                                      "datetime) — keep it in one list",
+                                      r->fname, r->names[idx]);
+                return r->st;
+            }
+            col->id_force = force;
         }
         if (!comma) break;
         p = comma + 1;
@@ -538,6 +644,12 @@ static genesis_status gen_rd_first_record(gen_reader *r) {
         if (gen_rd_apply_list(r, &names, r->opts->discrete, 1, "discrete") != GENESIS_OK)
             goto done;
         if (gen_rd_apply_list(r, &names, r->opts->continuous, 2, "continuous") != GENESIS_OK)
+            goto done;
+        if (gen_rd_apply_dt_list(r, &names, r->opts->datetime, 1, "datetime") != GENESIS_OK ||
+            gen_rd_apply_dt_list(r, &names, r->opts->not_datetime, -1, "not-datetime") !=
+                GENESIS_OK ||
+            gen_rd_apply_id_list(r, &names, r->opts->id, 1, "id") != GENESIS_OK ||
+            gen_rd_apply_id_list(r, &names, r->opts->not_id, -1, "not-id") != GENESIS_OK)
             goto done;
     }
     if (!r->has_header) { /* the first record is data */
@@ -662,6 +774,182 @@ static int64_t gen_rd_distinct_numbers(const gen_rd_intern *in, int64_t limit) {
     return d;
 }
 
+/* Types column c as a date column when it is one: 1 (gc filled: continuous seconds and the
+ * format), 0 (not a date column: typed as usual), -1 (error set: a listed column with a
+ * value that does not fit its format). */
+static int gen_rd_datetime(gen_reader *r, int c, gen_column *gc) {
+    gen_rd_col *rc = &r->cols[c];
+    gen_rd_intern *in = &rc->in;
+    if (rc->dt_force < 0 || rc->force != 0) return 0;
+    gen_dt_format f;
+    memset(&f, 0, sizeof f);
+    int32_t first = -1;
+    for (int32_t k = 0; k < in->nlv && first < 0; k++)
+        if (in->lv[k].kind != GEN_LV_MISSING) first = k;
+    if (first < 0) return 0;
+    if (rc->dt_pattern[0]) {
+        memcpy(f.pattern, rc->dt_pattern, sizeof f.pattern);
+    } else {
+        const gen_rd_level *l = &in->lv[first];
+        const char *t = in->arena + l->off;
+        size_t tl = l->len;
+        gen_rd_trim(&t, &tl);
+        if (!gen_dt_detect(t, tl, f.pattern)) {
+            if (rc->dt_force <= 0) return 0;
+            char val[GEN_RD_SHOW + 8];
+            r->st = gen_set_error(r->ctx, GENESIS_ERR_PARSE,
+                                  "%s:%lld:%d: column \"%s\" is listed as a date column but "
+                                  "\"%s\" is not an ISO 8601 date (YYYY-MM-DD, YYYY-MM or "
+                                  "YYYY-MM-DDTHH:MM[:SS]) — give its format in `datetime` as "
+                                  "\"%s:FORMAT\" (e.g. %%d/%%m/%%Y)",
+                                  r->fname, (long long)l->line, c + 1, gc->name,
+                                  gen_rd_show(val, sizeof val, in->arena + l->off, l->len),
+                                  gc->name);
+            return -1;
+        }
+    }
+    int zone_set = 0;
+    for (int32_t k = 0; k < in->nlv; k++) {
+        gen_rd_level *l = &in->lv[k];
+        if (l->kind == GEN_LV_MISSING) continue;
+        const char *t = in->arena + l->off;
+        size_t tl = l->len;
+        gen_rd_trim(&t, &tl);
+        double sec = 0;
+        int fd = 0, zs = 0, zm = 0;
+        const char *why = "";
+        int at = gen_dt_parse(f.pattern, t, tl, &sec, &fd, &zs, &zm, &why);
+        if (at != 0) {
+            if (rc->dt_force <= 0) return 0; /* recognised from the first value only */
+            char val[GEN_RD_SHOW + 8];
+            r->st = gen_set_error(r->ctx, GENESIS_ERR_PARSE,
+                                  "%s:%lld:%d: column \"%s\" is a date column (format \"%s\") "
+                                  "but \"%s\" does not fit at character %d: %s — fix the "
+                                  "value, mark it missing (e.g. NA), give the right format "
+                                  "(`datetime` \"%s:FORMAT\"), or drop the column from "
+                                  "`datetime`",
+                                  r->fname, (long long)l->line, c + 1, gc->name, f.pattern,
+                                  gen_rd_show(val, sizeof val, in->arena + l->off, l->len), at,
+                                  why, gc->name);
+            return -1;
+        }
+        l->value = sec;
+        if (fd > f.frac) f.frac = fd;
+        if (!zone_set && zs != GEN_DT_ZONE_NONE) f.zone_style = zs, f.zone_min = zm, zone_set = 1;
+    }
+    gc->type = GENESIS_COLUMN_CONTINUOUS;
+    gc->dt = f;
+    gc->is_integer = f.frac == 0;
+    gc->decimals = f.frac;
+    int32_t n = r->nrows;
+    gc->num = malloc((size_t)(n ? n : 1) * sizeof *gc->num);
+    if (!gc->num) return gen_rd_nomem(r), -1;
+    for (int32_t i = 0; i < n; i++) {
+        const gen_rd_level *l = &in->lv[rc->codes[i]];
+        gc->num[i] = l->kind == GEN_LV_MISSING ? NAN : l->value;
+    }
+    free(rc->codes);
+    rc->codes = NULL;
+    gen_rd_intern_free(in);
+    return 1;
+}
+
+/* Types column c as an identifier when it is one (idcol.h): 1 (gc filled), 0 (not an id),
+ * -1 (error set: a listed column whose values have no shape ids can be written in). */
+static int gen_rd_idcol(gen_reader *r, int c, gen_column *gc, int64_t nmiss) {
+    gen_rd_col *rc = &r->cols[c];
+    gen_rd_intern *in = &rc->in;
+    if (rc->id_force < 0 || (rc->id_force == 0 && (rc->force != 0 || rc->dt_force > 0)))
+        return 0;
+    int named = gen_id_name_like(gc->name);
+    int32_t n = r->nrows, ndistinct = 0;
+    int unique = nmiss == 0 && n > 0, allint = 1, text = 1, padded = 0, runlen = -1;
+    int64_t imax = INT64_MIN, tmax = INT64_MIN;
+    gen_id_format f;
+    memset(&f, 0, sizeof f);
+    const gen_rd_level *bad = NULL;
+    for (int32_t k = 0; k < in->nlv; k++) {
+        const gen_rd_level *l = &in->lv[k];
+        if (l->kind == GEN_LV_MISSING) continue;
+        ndistinct++;
+        if (l->count > 1) unique = 0;
+        if (l->kind == GEN_LV_NUM && l->integral && l->decimals == 0 && fabs(l->value) < 1e15) {
+            if ((int64_t)l->value > imax) imax = (int64_t)l->value;
+        } else {
+            allint = 0;
+        }
+        const char *t = in->arena + l->off;
+        size_t tl = l->len, p0, p1;
+        gen_rd_trim(&t, &tl);
+        int64_t v;
+        if (!text) continue;
+        if (!gen_id_split(t, tl, &p0, &p1, &v)) {
+            text = 0;
+            if (!bad) bad = l;
+            continue;
+        }
+        if (tmax == INT64_MIN) {
+            memcpy(f.prefix, t, p0), f.prefix[p0] = 0;
+            memcpy(f.suffix, t + p1, tl - p1), f.suffix[tl - p1] = 0;
+            runlen = (int)(p1 - p0);
+        } else if (strlen(f.prefix) != p0 || memcmp(f.prefix, t, p0) ||
+                   strlen(f.suffix) != tl - p1 || memcmp(f.suffix, t + p1, tl - p1)) {
+            text = 0;
+            if (!bad) bad = l;
+            continue;
+        }
+        if ((int)(p1 - p0) != runlen) runlen = 0;
+        if (p1 - p0 > 1 && t[p0] == '0') padded = 1;
+        if (v > tmax) tmax = v;
+    }
+    if (ndistinct == 0) text = allint = 0;
+    if (allint && !padded) {
+        f.kind = GEN_ID_INTEGER;
+        f.start = imax + 1;
+        f.prefix[0] = f.suffix[0] = 0;
+    } else if (text) {
+        f.kind = GEN_ID_TEXT;
+        f.start = tmax + 1;
+        f.width = padded && runlen > 0 ? runlen : 0;
+    }
+    if (rc->id_force == 0) {
+        if (!unique || n < 10) {
+            if (named && nmiss == 0 && ndistinct > 1 && ndistinct < n && n >= 10)
+                gen_log(r->ctx, GENESIS_LOG_INFO,
+                        "%s: column \"%s\" looks like an identifier but its values repeat "
+                        "(%d distinct in %d rows: one id per entity?); it is modelled as an "
+                        "ordinary column. List it in `id` for a fresh unique value per row, "
+                        "or in `not_id` to silence this note",
+                        r->fname, gc->name, (int)ndistinct, (int)n);
+            return 0;
+        }
+        if (f.kind == GEN_ID_INTEGER && !named) return 0; /* distinct numbers: a measurement */
+        if (f.kind == GEN_ID_NONE) return 0;
+    } else if (f.kind == GEN_ID_NONE) {
+        char val[GEN_RD_SHOW + 8];
+        const gen_rd_level *l = bad ? bad : &in->lv[0];
+        r->st = gen_set_error(r->ctx, GENESIS_ERR_PARSE,
+                              "%s:%lld:%d: column \"%s\" is listed as an identifier but "
+                              "\"%s\" does not fit one shape with the others (an integer, "
+                              "or text with one run of digits and the same text around it, "
+                              "like C0001) — drop it from `id`",
+                              r->fname, (long long)l->line, c + 1, gc->name,
+                              gen_rd_show(val, sizeof val, in->arena + l->off, l->len));
+        return -1;
+    }
+    gc->type = GENESIS_COLUMN_CONTINUOUS;
+    gc->id = f;
+    gc->is_integer = 1;
+    gc->decimals = 0;
+    gc->nmissing = 0;
+    gc->num = calloc((size_t)(n ? n : 1), sizeof *gc->num); /* all 0: nothing to learn */
+    if (!gc->num) return gen_rd_nomem(r), -1;
+    free(rc->codes);
+    rc->codes = NULL;
+    gen_rd_intern_free(in);
+    return 1;
+}
+
 static genesis_status gen_rd_build_column(gen_reader *r, int c, gen_column *gc) {
     gen_rd_col *rc = &r->cols[c];
     gen_rd_intern *in = &rc->in;
@@ -682,6 +970,18 @@ static genesis_status gen_rd_build_column(gen_reader *r, int c, gen_column *gc) 
     gc->nmissing = nmiss;
     gc->na_text = gen_strdup(best_na >= 0 ? in->arena + in->lv[best_na].off : "");
     if (!gc->na_text) return gen_rd_nomem(r);
+    if (nonmiss > 0 && (first_bad >= 0 || rc->dt_force > 0)) {
+        /* recognition needs text (numbers alone are never dates); a listed column may hold
+         * digits only (20240131 with %Y%m%d) */
+        int dt = gen_rd_datetime(r, c, gc);
+        if (dt < 0) return r->st;
+        if (dt > 0) return GENESIS_OK;
+    }
+    if (nonmiss > 0) {
+        int idr = gen_rd_idcol(r, c, gc, nmiss);
+        if (idr < 0) return r->st;
+        if (idr > 0) return GENESIS_OK;
+    }
 
     int continuous = 0;
     if (nonmiss == 0) {

@@ -152,6 +152,86 @@ genesis_status gen_rd_str(gen_reader *r, char **s) {
 
 /* ---- transformer ---------------------------------------------------------------------- */
 
+/* Version 3 (GEN_FILE_VERSION_ROLES): the column roles after the last column record, one per column: u32 role (0
+ * none, 1 date, 2 identifier); a date: str pattern, u32 frac, u32 zone style, u32 zone
+ * offset minutes + 1440; an identifier: u32 kind, str prefix, str suffix, u32 width,
+ * u64 start. */
+static void gen_roles_save(const gen_transformer *tf, gen_bytes *b) {
+    for (int c = 0; c < tf->ncols; c++) {
+        const gen_dt_format *f = &tf->cols[c].dt;
+        const gen_id_format *id = &tf->cols[c].id;
+        if (id->kind != GEN_ID_NONE) {
+            gen_wr_u32(b, 2u);
+            gen_wr_u32(b, (uint32_t)id->kind);
+            gen_wr_str(b, id->prefix);
+            gen_wr_str(b, id->suffix);
+            gen_wr_u32(b, (uint32_t)id->width);
+            gen_wr_u64(b, (uint64_t)id->start);
+            continue;
+        }
+        gen_wr_u32(b, f->pattern[0] ? 1u : 0u);
+        if (!f->pattern[0]) continue;
+        gen_wr_str(b, f->pattern);
+        gen_wr_u32(b, (uint32_t)f->frac);
+        gen_wr_u32(b, (uint32_t)f->zone_style);
+        gen_wr_u32(b, (uint32_t)(f->zone_min + 1440));
+    }
+}
+
+static genesis_status gen_roles_load(gen_transformer *tf, gen_reader *r) {
+    for (int c = 0; c < tf->ncols; c++) {
+        gen_col_transform *ct = &tf->cols[c];
+        int role = 0, frac = 0, zs = 0, zm = 0;
+        GEN_TRY(gen_rd_count(r, 0, 2, "column role", &role));
+        if (!role) continue;
+        if (role == 2) {
+            gen_id_format *id = &ct->id;
+            char *pre = NULL, *suf = NULL;
+            int kind = 0, width = 0;
+            uint64_t start = 0;
+            if (ct->type != GENESIS_COLUMN_CONTINUOUS)
+                return gen_rd_fail(r, "an identifier column is not continuous");
+            GEN_TRY(gen_rd_count(r, 1, 2, "identifier kind", &kind));
+            GEN_TRY(gen_rd_str(r, &pre));
+            genesis_status st = gen_rd_str(r, &suf);
+            if (st == GENESIS_OK && (!pre || !suf || strlen(pre) >= GEN_ID_AFFIX ||
+                                     strlen(suf) >= GEN_ID_AFFIX))
+                st = gen_rd_fail(r, "an identifier's prefix or suffix is invalid");
+            if (st == GENESIS_OK) {
+                memcpy(id->prefix, pre, strlen(pre) + 1);
+                memcpy(id->suffix, suf, strlen(suf) + 1);
+            }
+            free(pre);
+            free(suf);
+            GEN_TRY(st);
+            GEN_TRY(gen_rd_count(r, 0, 15, "identifier width", &width));
+            GEN_TRY(gen_rd_u64(r, &start));
+            if ((int64_t)start < -(int64_t)1e15 || (int64_t)start > (int64_t)1e15 + 1)
+                return gen_rd_fail(r, "an identifier's first number is out of range");
+            id->kind = kind;
+            id->width = width;
+            id->start = (int64_t)start;
+            continue;
+        }
+        if (ct->type != GENESIS_COLUMN_CONTINUOUS) return gen_rd_fail(r, "a date column is not continuous");
+        char *pat = NULL, why[160];
+        GEN_TRY(gen_rd_str(r, &pat));
+        if (!pat || gen_dt_pattern_check(pat, why, sizeof why) != 0) {
+            free(pat);
+            return gen_rd_fail(r, "a date column has an invalid format");
+        }
+        memcpy(ct->dt.pattern, pat, strlen(pat) + 1);
+        free(pat);
+        GEN_TRY(gen_rd_count(r, 0, 9, "date fraction digits", &frac));
+        GEN_TRY(gen_rd_count(r, 0, GEN_DT_ZONE_PLAIN, "date zone style", &zs));
+        GEN_TRY(gen_rd_count(r, 1, 2879, "date zone offset", &zm));
+        ct->dt.frac = frac;
+        ct->dt.zone_style = zs;
+        ct->dt.zone_min = zm - 1440;
+    }
+    return GENESIS_OK;
+}
+
 genesis_status gen_transformer_save(const gen_transformer *tf, gen_bytes *b) {
     gen_wr_u32(b, (uint32_t)(unsigned char)tf->delimiter);
     gen_wr_u32(b, (uint32_t)tf->clamp_range);
@@ -195,6 +275,7 @@ genesis_status gen_transformer_save(const gen_transformer *tf, gen_bytes *b) {
             gen_wr_f64s(b, ct->rare_cdf, (size_t)ct->n_rare);
         }
     }
+    gen_roles_save(tf, b);
     return GENESIS_OK;
 }
 
@@ -325,6 +406,7 @@ genesis_status gen_transformer_load(gen_transformer *tf, gen_reader *r) {
         }
     }
     if (next_span != tf->nspans) return gen_rd_fail(r, "spans left over after the last column");
+    if (r->version >= GEN_FILE_VERSION_ROLES) GEN_TRY(gen_roles_load(tf, r));
     return GENESIS_OK;
 }
 
@@ -403,7 +485,7 @@ genesis_status gen_model_read_file(genesis_ctx *ctx, const char *path, genesis_m
                              "written by `genesis_model_save`",
                              path);
     }
-    gen_reader hr = {head, GEN_FILE_HEADER, 8, path, ctx, 0};
+    gen_reader hr = {head, GEN_FILE_HEADER, 8, path, ctx, 0, 0};
     uint32_t version, kind;
     uint64_t plen;
     gen_rd_u32(&hr, &version);
@@ -476,7 +558,7 @@ genesis_status gen_model_read_file(genesis_ctx *ctx, const char *path, genesis_m
                                  path, kind, GENESIS_VERSION_STRING);
         return st;
     }
-    gen_reader r = {buf + GEN_FILE_HEADER, (size_t)plen, 0, path, ctx, 0};
+    gen_reader r = {buf + GEN_FILE_HEADER, (size_t)plen, 0, path, ctx, 0, version};
     /* settings: a count, then that many values; settings added by later versions keep the
      * defaults the model was created with */
     double params[GEN_NPARAMS];

@@ -11,12 +11,15 @@
 #include "model.h"
 
 #define GEN_FILE_MAGIC "GENMODEL"
-/* Format versions: 1 = first release; 2 = TimeGAN's GRU is the reset-after cell of
- * cuDNN/PyTorch (b_ih and b_hh, W_ih | W_hh; backend.h) instead of TF1's GRUCell. CTGAN and
- * TVAE payloads are the same in both, so version-1 files of those kinds still load; a
- * version-1 TimeGAN file is refused with a message asking for a refit. */
-#define GEN_FILE_VERSION 2u
+/* Format versions, each a superset of the one before (docs/file-format.md "Versioning"):
+ * 1 = first release; 2 = TimeGAN's GRU is the reset-after cell of cuDNN/PyTorch (b_ih and
+ * b_hh, W_ih | W_hh; backend.h) instead of TF1's GRUCell (CTGAN and TVAE payloads unchanged,
+ * so their version-1 files still load; a version-1 TimeGAN file is refused with a message
+ * asking for a refit); 3 = a column-role record per column after the transformer's column
+ * records (date and identifier columns). Every file is written in the newest version. */
+#define GEN_FILE_VERSION 3u
 #define GEN_FILE_VERSION_GRU_RESET_AFTER 2u
+#define GEN_FILE_VERSION_ROLES 3u
 #define GEN_FILE_HEADER 24   /* magic 8 + version 4 + kind 4 + payload length 8 */
 #define GEN_MAX_STRING (1u << 20)
 
@@ -32,6 +35,7 @@ struct gen_reader {
     const char *path;        /* for messages */
     genesis_ctx *ctx;
     int failed;
+    uint32_t version;        /* the file's format version (0 when not read from a file) */
 };
 
 void gen_wr_u32(gen_bytes *b, uint32_t v);

@@ -7,6 +7,8 @@
 #ifndef GEN_TABLE_H
 #define GEN_TABLE_H
 
+#include "datetime.h"
+#include "idcol.h"
 #include "internal.h"
 
 typedef struct gen_column {
@@ -17,6 +19,10 @@ typedef struct gen_column {
     int is_integer;         /* every non-missing value was an integer in the file */
     int decimals;           /* most digits after the decimal point seen (0..17); -1 when a
                                value used exponent notation (print shortest round-trip) */
+    gen_dt_format dt;       /* a date column (dt.pattern[0] != 0): num holds UTC seconds
+                               since 1970-01-01, written back in this format */
+    gen_id_format id;       /* an identifier column (id.kind != 0): num holds 0 (nothing to
+                               learn); output gets fresh ids in this shape (idcol.h) */
     /* categorical */
     int32_t *cat;           /* [nrows], -1 = missing */
     char **levels;          /* [nlevels] level strings exactly as read (spaces kept) */

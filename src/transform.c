@@ -18,7 +18,14 @@
  *     rejected or mean-imputed (§T2.5);
  *   - decoding clamps to the real [min, max] (opts.clamp_range) and rounds integer columns
  *     half-to-even and decimal columns to their number of decimals;
- *   - the GMM may be fitted on a random subsample of vgm_max_rows values.
+ *   - the GMM may be fitted on a random subsample of vgm_max_rows values;
+ *   - date columns (datetime.h) are continuous columns of UTC seconds like any other; only
+ *     their text differs: written in the column's own date format, rounded to its finest
+ *     field.
+ *   - identifier columns (idcol.h) are constant continuous columns (nothing to learn); the
+ *     decoder overwrites their values with the next fresh number (a counter kept in the
+ *     column transform, from the real maximum + 1) and the text puts it in the column's
+ *     shape, so ids are unique over every sample of one model.
  * Slots of a continuous column: n_modes GMM modes, then n_points point masses, then the null
  * slot (when the column had missing values). alpha is 0 for points and nulls.
  *
@@ -397,6 +404,8 @@ genesis_status gen_transformer_fit(genesis_ctx *ctx, gen_transformer *tf, const 
         if (col->type == GENESIS_COLUMN_CONTINUOUS) {
             ct->is_integer = col->is_integer;
             ct->decimals = col->decimals;
+            ct->dt = col->dt;
+            ct->id = col->id;
             if (!col->num && t->nrows > 0) err[c].st = GENESIS_ERR_INTERNAL;
         } else if (!col->cat && t->nrows > 0) {
             err[c].st = GENESIS_ERR_INTERNAL;
@@ -811,6 +820,10 @@ void gen_transformer_inverse(const gen_transformer *tf, const float *x, int ld, 
                 }
                 num[b] = v;
             }
+            if (ct->id.kind != GEN_ID_NONE) { /* fresh ids, in row order */
+                int64_t *next = &((gen_col_transform *)ct)->id_next;
+                for (int b = 0; b < B; b++) num[b] = (double)(ct->id.start + (*next)++);
+            }
         } else {
             int32_t *cat = rb->cat[c];
             int32_t *pick = rb->rare_pick[c];
@@ -848,6 +861,17 @@ const char *gen_rowbatch_text(const gen_transformer *tf, const gen_rowbatch *rb,
         double v = rb->num[col][row];
         if (isnan(v)) {
             s = ct->na_text;
+        } else if (ct->id.kind != GEN_ID_NONE) {
+            int n = gen_id_format_value(&ct->id, (int64_t)v - ct->id.start, buf, cap);
+            *len = n > 0 ? (size_t)n : 0;
+            return buf;
+        } else if (ct->dt.pattern[0]) {
+            int n = gen_dt_format_value(&ct->dt, v, buf, cap);
+            if (n > 0) {
+                *len = (size_t)n;
+                return buf;
+            }
+            s = ct->na_text; /* outside years 0-9999: written as missing */
         } else {
             int n = gen_format_number(buf, cap, v, ct->is_integer ? 0 : ct->decimals);
             /* whole numbers the file wrote with a decimal point ("41.0") keep it, so that a

@@ -53,6 +53,13 @@ typedef struct gen_col_transform {
     int has_null;
     double min, max;                 /* of the real non-missing values */
     int is_integer, decimals;
+    gen_dt_format dt;                /* a date column (dt.pattern[0] != 0): values are UTC
+                                        seconds, written back in this format (datetime.h) */
+    gen_id_format id;                /* an identifier column (id.kind != 0): modelled as a
+                                        constant; decoding numbers the rows (idcol.h) */
+    int64_t id_next;                 /* ids handed out so far by this transformer (the one
+                                        piece of sampling state it keeps: ids stay unique
+                                        over every sample drawn from one model) */
     /* categorical (levels in slot order; slot = level code after remapping) */
     int n_slots;                     /* softmax width */
     char **slot_text;                /* [n_slots] text per slot (NULL for the rare slot) */

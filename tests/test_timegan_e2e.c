@@ -154,7 +154,7 @@ static void rewrite_version(const char *path, const char *out, uint32_t version)
     unsigned char *p = malloc((size_t)n);
     ck_assert_int_eq(fread(p, 1, (size_t)n, f), (size_t)n);
     fclose(f);
-    ck_assert_int_eq(p[8] | p[9] << 8, 2); /* files are written as version 2 */
+    ck_assert_int_eq(p[8] | p[9] << 8, 3); /* files are written as version 3 */
     for (int i = 0; i < 4; i++) p[8 + i] = (unsigned char)(version >> (8 * i));
     uint32_t crc = (uint32_t)crc32(crc32(0L, NULL, 0), p, (uInt)(n - 4));
     for (int i = 0; i < 4; i++) p[n - 4 + i] = (unsigned char)(crc >> (8 * i));

@@ -80,7 +80,8 @@ def main():
     rows = []
     for name, syn_p in (("genesis output", gen_p), ("near copies", near_p)):
         out = subprocess.run([args.genesis, "evaluate", "--real", real_p, "--synthetic", syn_p,
-                              "--holdout", hold_p, "--dcr-rows", "0", "--skip",
+                              "--holdout", hold_p, "--dcr-rows", "0",
+                              "--dcr-reference-rows", "all", "--skip",
                               "quality,validity,usefulness", "--json"],
                              check=True, capture_output=True, text=True)
         g = json.loads(out.stdout)

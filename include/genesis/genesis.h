@@ -233,6 +233,24 @@ typedef struct genesis_csv_options {
     int max_categories;      /* typing threshold (not the model's GENESIS_P_MAX_CATEGORIES
                                 pooling cap): a numeric column with <= this many distinct
                                 numbers is categorical; 0 = default (10) */
+    const char *datetime;    /* columns read as dates, comma-separated, each "name" (ISO
+                                8601 recognised) or "name:FORMAT" (%Y %m %d %H %M %S %f %z;
+                                docs/api.md); a value that does not fit is an error */
+    const char *not_datetime; /* columns never read as dates, comma-separated ("*": none
+                                but those listed in `datetime`). Otherwise a
+                                column whose every value is an ISO 8601 date (YYYY-MM-DD),
+                                month (YYYY-MM) or timestamp (YYYY-MM-DD[T ]HH:MM[:SS[.f]]
+                                [Z|+HH:MM]) in one shape is a date column: continuous, in
+                                seconds since 1970-01-01 UTC, written back as read */
+    const char *id;          /* identifier columns, comma-separated: written as fresh unique
+                                values in the column's shape (integers, or text with one run
+                                of digits such as C0001), never a real value */
+    const char *not_id;      /* columns never treated as identifiers ("*": only those listed
+                                in `id`). Otherwise a column with no missing value and a
+                                distinct value in each of >= 10 rows is an identifier when
+                                its name looks like one (id, *_id, customerId, ...) and its
+                                values are integers or numbered text, or, whatever its name,
+                                when its values are numbered text of one shape (docs/api.md) */
 } genesis_csv_options;
 
 GENESIS_API void genesis_csv_options_init(genesis_csv_options *o);
@@ -250,6 +268,14 @@ GENESIS_API int genesis_table_ncols(const genesis_table *t);
 /*! genesis_table_column_name() : the name of column `col`, or NULL if out of range. */
 GENESIS_API const char *genesis_table_column_name(const genesis_table *t, int col);
 GENESIS_API genesis_column_type genesis_table_column_type(const genesis_table *t, int col);
+/*! genesis_table_column_datetime() : the date format of a date column (a continuous column
+ *  of UTC seconds since 1970-01-01, written back in this format: see
+ *  genesis_csv_options.datetime), e.g. "%Y-%m-%d"; NULL for any other column. Lives as long
+ *  as the table. */
+GENESIS_API const char *genesis_table_column_datetime(const genesis_table *t, int col);
+/*! genesis_table_column_is_id() : 1 for an identifier column (see genesis_csv_options.id),
+ *  else 0. */
+GENESIS_API int genesis_table_column_is_id(const genesis_table *t, int col);
 
 /* ---- models --------------------------------------------------------------------------- */
 typedef struct genesis_model genesis_model;
@@ -629,6 +655,12 @@ typedef struct genesis_eval_options {
     int64_t tstr_rows;                 /* training rows for TSTR; 0 = default 50000 */
     double correlation_threshold;      /* threshold mode: |Pearson_real| > this (0.5) */
     double association_threshold;      /* threshold mode: Cramer's V_real > this (0.3) */
+    int64_t dcr_reference_rows;        /* DCROverfittingProtection's two reference sets:
+                                          0 = default: the training and the holdout table
+                                          are each sampled (seeded) to the smaller one's
+                                          size, as SDMetrics' subsample mode compares equal
+                                          sizes; N > 0: both sampled to min(N, sizes);
+                                          -1 = both whole, whatever their sizes */
 } genesis_eval_options;
 
 GENESIS_API void genesis_eval_options_init(genesis_eval_options *o);
@@ -697,6 +729,22 @@ typedef struct genesis_eval_pair {
 GENESIS_API int genesis_eval_result_npairs(const genesis_eval_result *r);
 GENESIS_API genesis_status genesis_eval_result_pair(const genesis_eval_result *r, int i,
                                                     genesis_eval_pair *out);
+
+/* How DCROverfittingProtection's reference sets were sized (docs/evaluate.md). */
+typedef struct genesis_eval_dcr_info {
+    int64_t synthetic_rows;        /* synthetic rows compared */
+    int64_t training_rows, holdout_rows;   /* reference rows used on each side */
+    int64_t training_total, holdout_total; /* rows of the training and holdout tables */
+    int equal_size;                /* 1: both sides were sampled to one size */
+    const char *warning;           /* NULL, or why the score is unreliable (lives as long
+                                      as the result) */
+} genesis_eval_dcr_info;
+
+/*! genesis_eval_result_dcr_overfitting() : the reference-set sizes behind
+ *  GENESIS_EVAL_DCR_OVERFITTING. @return GENESIS_OK, or GENESIS_ERR_INVALID_ARG when no
+ *  holdout was scored */
+GENESIS_API genesis_status genesis_eval_result_dcr_overfitting(const genesis_eval_result *r,
+                                                               genesis_eval_dcr_info *out);
 
 /*! genesis_eval_result_json() : every score and detail as one JSON document (owned by r,
  *  valid until genesis_eval_result_free); NULL on out of memory. */

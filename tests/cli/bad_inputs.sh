@@ -100,7 +100,9 @@ rm -f "$OUT"/*
         esac
     done
 } >inf_nan.csv
-run inf_nan "$G" generate --threads 1 --epochs 1 -i inf_nan.csv -o "$OUT/inf.csv" -n 60
+# (--not-id: "id" 1..30 would be an identifier column, written as fresh ids 31, 32, ...;
+# tests/cli/idcol.sh checks that; here it stays an ordinary integer column)
+run inf_nan "$G" generate --threads 1 --epochs 1 -i inf_nan.csv -o "$OUT/inf.csv" -n 60 --not-id id
 if expect_ok; then
     no_tmp_left
     if grep -q '(2 continuous, 1 categorical)' "$W/inf_nan.err"; then
@@ -127,7 +129,9 @@ if [ -x /usr/bin/time ] && /usr/bin/time -f '%M' true >/dev/null 2>&1; then
     TIMEV=(/usr/bin/time -o "$W/distinct.rss" -f '%M')
 fi
 t0=$(date +%s)
-run distinct100k "${TIMEV[@]}" "$G" generate "${HIGHCARD[@]}" -i distinct.csv -o "$OUT/d.csv" -n 1000
+# (--not-id: numbered text of one shape is an identifier column by default; this checks the
+# high-cardinality categorical path)
+run distinct100k "${TIMEV[@]}" "$G" generate "${HIGHCARD[@]}" -i distinct.csv -o "$OUT/d.csv" -n 1000 --not-id uid
 t1=$(date +%s)
 if expect_ok; then
     no_tmp_left
