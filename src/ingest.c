@@ -340,6 +340,17 @@ static int gen_rd_is_missing(const gen_reader *r, const char *s, size_t len) {
     return 0;
 }
 
+/* The next comma-separated entry of a list (NA tokens, column lists): *item and *len, and *p moved past it
+ * (NULL after the last). 0 when the list is done. Empty entries are entries. */
+static int gen_rd_list_next(const char **p, const char **item, size_t *len) {
+    if (!*p) return 0;
+    const char *comma = strchr(*p, ',');
+    *item = *p;
+    *len = comma ? (size_t)(comma - *p) : strlen(*p);
+    *p = comma ? comma + 1 : NULL;
+    return 1;
+}
+
 static genesis_status gen_rd_tokens(gen_reader *r, const char *extra) {
     int nb = (int)(sizeof gen_rd_builtin_na / sizeof gen_rd_builtin_na[0]);
     int cap = nb + 1;
@@ -356,18 +367,14 @@ static genesis_status gen_rd_tokens(gen_reader *r, const char *extra) {
         r->tok[r->ntok++].len = strlen(gen_rd_builtin_na[k]);
     }
     if (r->tokbuf) {
-        char *p = r->tokbuf;
-        for (;;) {
-            char *comma = strchr(p, ',');
-            const char *s = p;
-            size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        const char *p = r->tokbuf, *s;
+        size_t len;
+        while (gen_rd_list_next(&p, &s, &len)) {
             gen_rd_trim(&s, &len);
             if (len > 0 && r->ntok < cap) {
                 r->tok[r->ntok].s = s;
                 r->tok[r->ntok++].len = len;
             }
-            if (!comma) break;
-            p = comma + 1;
         }
     }
     return GENESIS_OK;
@@ -483,11 +490,9 @@ static int32_t gen_rd_list_column(const gen_rd_intern *names, const char **s, si
 static genesis_status gen_rd_apply_list(gen_reader *r, const gen_rd_intern *names,
                                         const char *list, int force, const char *what) {
     if (!list) return GENESIS_OK;
-    const char *p = list;
-    for (;;) {
-        const char *comma = strchr(p, ',');
-        size_t len = comma ? (size_t)(comma - p) : strlen(p);
-        const char *s = p;
+    const char *p = list, *s;
+    size_t len;
+    while (gen_rd_list_next(&p, &s, &len)) {
         int32_t idx = gen_rd_list_column(names, &s, &len);
         if (len > 0 && idx < 0) return gen_rd_unknown_column(r, s, len, what);
         if (idx >= 0) {
@@ -501,8 +506,6 @@ static genesis_status gen_rd_apply_list(gen_reader *r, const gen_rd_intern *name
             }
             col->force = force;
         }
-        if (!comma) break;
-        p = comma + 1;
     }
     return GENESIS_OK;
 }
@@ -517,13 +520,12 @@ static genesis_status gen_rd_apply_dt_list(gen_reader *r, const gen_rd_intern *n
             if (r->cols[c].dt_force == 0) r->cols[c].dt_force = -1;
         return GENESIS_OK;
     }
-    const char *p = list;
-    for (;;) {
-        const char *comma = strchr(p, ',');
-        size_t len = comma ? (size_t)(comma - p) : strlen(p);
-        const char *colon = force > 0 ? memchr(p, ':', len) : NULL;
-        const char *s = p, *fmt = colon ? colon + 1 : NULL;
-        size_t nlen = colon ? (size_t)(colon - p) : len;
+    const char *p = list, *s;
+    size_t len;
+    while (gen_rd_list_next(&p, &s, &len)) {
+        const char *colon = force > 0 ? memchr(s, ':', len) : NULL;
+        const char *fmt = colon ? colon + 1 : NULL;
+        size_t nlen = colon ? (size_t)(colon - s) : len;
         size_t flen = colon ? len - nlen - 1 : 0;
         int32_t idx = gen_rd_list_column(names, &s, &nlen);
         if (nlen > 0 && idx < 0) return gen_rd_unknown_column(r, s, nlen, what);
@@ -553,8 +555,6 @@ static genesis_status gen_rd_apply_dt_list(gen_reader *r, const gen_rd_intern *n
                 memcpy(col->dt_pattern, pat, flen + 1);
             }
         }
-        if (!comma) break;
-        p = comma + 1;
     }
     return GENESIS_OK;
 }
@@ -569,11 +569,9 @@ static genesis_status gen_rd_apply_id_list(gen_reader *r, const gen_rd_intern *n
             if (r->cols[c].id_force == 0) r->cols[c].id_force = -1;
         return GENESIS_OK;
     }
-    const char *p = list;
-    for (;;) {
-        const char *comma = strchr(p, ',');
-        size_t len = comma ? (size_t)(comma - p) : strlen(p);
-        const char *s = p;
+    const char *p = list, *s;
+    size_t len;
+    while (gen_rd_list_next(&p, &s, &len)) {
         int32_t idx = gen_rd_list_column(names, &s, &len);
         if (len > 0 && idx < 0) return gen_rd_unknown_column(r, s, len, what);
         if (idx >= 0) {
@@ -589,8 +587,6 @@ static genesis_status gen_rd_apply_id_list(gen_reader *r, const gen_rd_intern *n
             }
             col->id_force = force;
         }
-        if (!comma) break;
-        p = comma + 1;
     }
     return GENESIS_OK;
 }
