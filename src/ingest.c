@@ -340,8 +340,8 @@ static int gen_rd_is_missing(const gen_reader *r, const char *s, size_t len) {
     return 0;
 }
 
-/* The next comma-separated entry of a list (NA tokens, column lists): *item and *len, and *p moved past it
- * (NULL after the last). 0 when the list is done. Empty entries are entries. */
+/* The next comma-separated entry of a list (NA tokens, column lists): *item and *len, and
+ * *p moved past it (NULL after the last). 0 when the list is done. Empty entries count. */
 static int gen_rd_list_next(const char **p, const char **item, size_t *len) {
     if (!*p) return 0;
     const char *comma = strchr(*p, ',');
