@@ -18,9 +18,13 @@ int gen_id_name_like(const char *name) {
     for (size_t i = 0; i <= n; i++) low[i] = (char)tolower((unsigned char)name[i]);
     if (!strcmp(low, "id") || !strcmp(low, "uuid") || !strcmp(low, "guid")) return 1;
     if (n > 3 && !strncmp(low, "id_", 3)) return 1;
-    if (n > 3 && (low[n - 3] == '_' || low[n - 3] == '-' || low[n - 3] == ' ' ||
-                  low[n - 3] == '.') && !strcmp(low + n - 2, "id"))
-        return 1;
+    /* a separator, then "id" or a word that names a number: "order_id", "patient_nbr" */
+    static const char *const tails[] = {"id", "nbr", "number", "no", "key"};
+    for (size_t k = 0; k < sizeof tails / sizeof *tails; k++) {
+        size_t tl = strlen(tails[k]);
+        if (n > tl + 1 && strchr("_-. ", low[n - tl - 1]) && !strcmp(low + n - tl, tails[k]))
+            return 1;
+    }
     /* camel case: "customerId", "customerID" (a lower-case letter before the "I") */
     if (n > 2 && name[n - 2] == 'I' && (name[n - 1] == 'd' || name[n - 1] == 'D') &&
         islower((unsigned char)name[n - 3]))

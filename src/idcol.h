@@ -13,11 +13,14 @@
  *
  * The recognition rule (sober on purpose; docs/api.md): at least 10 rows, no missing value,
  * every value distinct, and either an id-like name ("id", "uuid", "guid", ending in "_id",
- * "-id", " id", ".id", starting with "id_", or camel case "customerId"/"customerID") with
+ * "-id", " id", ".id" or the same separators before "nbr", "number", "no" or "key", starting
+ * with "id_", or camel case "customerId"/"customerID") with
  * integer or numbered-text values, or numbered text of one shape (same prefix, same suffix,
  * digits between) under any name. Integers need the id-like name: a column of distinct
  * numbers is more often a measurement (Adult's fnlwgt). A column with an id-like name
- * whose values repeat (an id per patient, many rows each) is not an id; the reader says so.
+ * whose values repeat (an id per patient, many rows each) is not an id; the reader says so
+ * when there are at least 20 distinct values and at most 20 rows per value on average (a
+ * "type_id" code with 8 levels is a category and gets no note).
  */
 #ifndef GEN_IDCOL_H
 #define GEN_IDCOL_H

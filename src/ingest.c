@@ -910,7 +910,10 @@ static int gen_rd_idcol(gen_reader *r, int c, gen_column *gc, int64_t nmiss) {
     }
     if (rc->id_force == 0) {
         if (!unique || n < 10) {
-            if (named && nmiss == 0 && ndistinct > 1 && ndistinct < n && n >= 10)
+            /* worth a note only when the values could name entities (at most 20 rows
+             * each on average): a code with 8 levels named "type_id" is a category */
+            if (named && nmiss == 0 && ndistinct >= 20 && (int64_t)ndistinct * 20 >= n &&
+                ndistinct < n && n >= 10)
                 gen_log(r->ctx, GENESIS_LOG_INFO,
                         "%s: column \"%s\" looks like an identifier but its values repeat "
                         "(%d distinct in %d rows: one id per entity?); it is modelled as an "

@@ -12,16 +12,18 @@
 . "$(dirname "$0")/common.bash"
 
 section "a table with identifiers"
-awk 'BEGIN { print "customer_id,order_no,amount,patient_id,comment";
+awk 'BEGIN { print "customer_id,order_no,amount,patient_id,comment,kind_id";
              for (i = 0; i < 120; i++)
-                 printf "%d,ORD-%05d-X,%d.%d,%d,fine %d then %d\n", 5000 + 7 * i, 11 + i, i % 37, i % 10, i % 15, i, i + 1 }' >"$W/in.csv"
+                 printf "%d,ORD-%05d-X,%d.%d,%d,fine %d then %d,%d\n", 5000 + 7 * i, 11 + i, i % 37, i % 10, i % 40, i, i + 1, i % 6 }' >"$W/in.csv"
 FAST=(--epochs 1 --batch-size 40 --seed 4)
 run gen "$G" generate "${FAST[@]}" -i "$W/in.csv" -o "$OUT/syn.csv" -n 250
 [ "$RC" = 0 ] && pass "[gen] exit 0" || { fail "[gen] exit $RC"; show_err; }
 grep -q 'identifier columns, not modelled.*: customer_id, order_no ' "$W/gen.err" &&
     pass "[gen] the fit line names customer_id and order_no" || { fail "[gen] no identifier line"; show_err; }
-grep -q 'note: .*"patient_id" looks like an identifier but its values repeat (15 distinct in 120 rows' "$W/gen.err" &&
+grep -q 'note: .*"patient_id" looks like an identifier but its values repeat (40 distinct in 120 rows' "$W/gen.err" &&
     pass "[gen] the repeated patient_id is reported" || { fail "[gen] no note on patient_id"; show_err; }
+grep -q '"kind_id"' "$W/gen.err" && { fail "[gen] a note on kind_id, a code with 6 levels"; show_err; } ||
+    pass "[gen] no note on kind_id (6 levels: a category)"
 # unique, shaped like the input, no real value
 check_ids() { # LABEL FILE COLUMN REGEX
     local bad
