@@ -192,13 +192,18 @@ int cmd_evaluate(int argc, char **argv) {
     co.na_tokens = o.na;
     co.datetime = o.datetime;
     co.not_datetime = o.sequences ? "*" : o.not_datetime;
-    co.not_id = "*"; /* identifiers are scored as the ordinary columns they are in a file */
+    /* the real table's identifier columns (the reader's rule, --id / --not-id) are not
+     * scored, as SDMetrics scores no id column; the other tables follow the real one */
+    co.id = o.sequences ? NULL : o.id;
+    co.not_id = o.sequences ? "*" : o.not_id;
     genesis_status st = make_ctx(&o, &ctx);
     if (!ctx) return lib_error(NULL, st);
     /* the real table typed by the reader; the others (not for sequences) read with every
      * column categorical so each value keeps its exact text, then typed like the real table */
     if (st == GENESIS_OK) st = genesis_table_read_csv(ctx, o.real, &co, &tr);
     if (!o.sequences) co.max_categories = INT32_MAX;
+    co.id = NULL;
+    co.not_id = "*";
     if (st == GENESIS_OK) st = genesis_table_read_csv(ctx, o.synthetic, &co, &ts);
     if (st == GENESIS_OK && o.holdout) st = genesis_table_read_csv(ctx, o.holdout, &co, &th);
     o.eval.holdout = th;

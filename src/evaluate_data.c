@@ -219,9 +219,10 @@ static int gen_ev_type_is_continuous(const char *t) {
 }
 
 /* Reads {"columns":[{"name":..,"type":..}]} (data/adult.json) or SDV's
- * {"columns":{"name":{"sdtype":..}}} and sets cont[c] for the columns it names. */
+ * {"columns":{"name":{"sdtype":..}}} and sets cont[c] for the columns it names; type "id"
+ * sets skip[c] (SDMetrics scores no id column), any other type clears it. */
 static genesis_status gen_ev_read_metadata(genesis_ctx *ctx, const char *path,
-                                           const genesis_table *real, int *cont) {
+                                           const genesis_table *real, int *cont, int *skip) {
     FILE *fp = fopen(path, "rb");
     GEN_RETURN_IF(!fp, ctx, GENESIS_ERR_IO, "%s: cannot open the metadata file: %s — check the "
                   "path", path, strerror(errno));
@@ -287,6 +288,7 @@ static genesis_status gen_ev_read_metadata(genesis_ctx *ctx, const char *path,
             goto done;
         }
         cont[c] = gen_ev_type_is_continuous(type);
+        skip[c] = !strcmp(type, "id");
         idx++;
     }
 done:
@@ -502,24 +504,48 @@ genesis_status gen_ev_data_build(genesis_ctx *ctx, const genesis_table *real,
     gen_ev_data *d = calloc(1, sizeof *d);
     GEN_RETURN_IF(!d, ctx, GENESIS_ERR_NOMEM, "out of memory");
     genesis_status st = GENESIS_OK;
-    d->ncols = real->ncols;
-    d->names = gen_calloc((size_t)d->ncols, sizeof *d->names);
-    d->continuous = gen_calloc((size_t)d->ncols, sizeof *d->continuous);
-    d->dict = gen_calloc((size_t)d->ncols, sizeof *d->dict);
-    if (!d->names || !d->continuous || !d->dict) {
+    /* per real column: continuous?, and skipped as an identifier (the reader's id columns
+     * and metadata type "id": SDMetrics scores no id column; a fresh id per row is the
+     * point, so its shape would read as a failure) */
+    int *cont = gen_calloc((size_t)real->ncols, sizeof *cont);
+    int *skip = gen_calloc((size_t)real->ncols, sizeof *skip);
+    d->names = gen_calloc((size_t)real->ncols, sizeof *d->names);
+    d->continuous = gen_calloc((size_t)real->ncols, sizeof *d->continuous);
+    d->dict = gen_calloc((size_t)real->ncols, sizeof *d->dict);
+    if (!cont || !skip || !d->names || !d->continuous || !d->dict) {
         st = gen_set_error(ctx, GENESIS_ERR_NOMEM, "out of memory");
         goto fail;
     }
-    for (int c = 0; c < d->ncols; c++) {
-        d->names[c] = gen_strdup(real->cols[c].name);
-        if (!d->names[c]) {
+    for (int c = 0; c < real->ncols; c++) {
+        cont[c] = real->cols[c].type == GENESIS_COLUMN_CONTINUOUS;
+        skip[c] = real->cols[c].id.kind != GEN_ID_NONE;
+    }
+    if (metadata_path && (st = gen_ev_read_metadata(ctx, metadata_path, real, cont, skip)))
+        goto fail;
+    char skipped[256] = "";
+    for (int c = 0; c < real->ncols; c++) {
+        if (skip[c]) {
+            size_t k = strlen(skipped);
+            if (k + 8 < sizeof skipped)
+                snprintf(skipped + k, sizeof skipped - k, "%s%s", k ? ", " : "",
+                         real->cols[c].name);
+            continue;
+        }
+        d->continuous[d->ncols] = cont[c];
+        if (!(d->names[d->ncols++] = gen_strdup(real->cols[c].name))) {
             st = gen_set_error(ctx, GENESIS_ERR_NOMEM, "out of memory");
             goto fail;
         }
-        d->continuous[c] = real->cols[c].type == GENESIS_COLUMN_CONTINUOUS;
     }
-    if (metadata_path && (st = gen_ev_read_metadata(ctx, metadata_path, real, d->continuous)))
+    if (skipped[0])
+        gen_log(ctx, GENESIS_LOG_INFO, "%s: identifier columns, not scored (as SDMetrics "
+                "scores no id column): %s", gen_ev_src(real, "real"), skipped);
+    if (d->ncols == 0) {
+        st = gen_set_error(ctx, GENESIS_ERR_DATA, "%s: every column is an identifier; nothing "
+                           "to score — give the columns' types in a metadata file",
+                           gen_ev_src(real, "real"));
         goto fail;
+    }
     if ((st = gen_ev_convert(ctx, d, real, real, "real", metadata_path != NULL, &d->real)))
         goto fail;
     if ((st = gen_ev_convert(ctx, d, real, syn, "synthetic", 0, &d->syn))) goto fail;
@@ -527,9 +553,13 @@ genesis_status gen_ev_data_build(genesis_ctx *ctx, const genesis_table *real,
         if ((st = gen_ev_convert(ctx, d, real, hold, "holdout", 0, &d->hold))) goto fail;
         d->has_holdout = 1;
     }
+    free(cont);
+    free(skip);
     *out = d;
     return GENESIS_OK;
 fail:
+    free(cont);
+    free(skip);
     gen_ev_data_free(d);
     return st;
 }

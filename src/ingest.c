@@ -916,7 +916,7 @@ static int gen_rd_idcol(gen_reader *r, int c, gen_column *gc, int64_t nmiss) {
                 ndistinct < n && n >= 10)
                 gen_log(r->ctx, GENESIS_LOG_INFO,
                         "%s: column \"%s\" looks like an identifier but its values repeat "
-                        "(%d distinct in %d rows: one id per entity?); it is modelled as an "
+                        "(%d distinct in %d rows: one id per entity?); it is treated as an "
                         "ordinary column. List it in `id` for a fresh unique value per row, "
                         "or in `not_id` to silence this note",
                         r->fname, gc->name, (int)ndistinct, (int)n);

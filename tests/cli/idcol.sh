@@ -40,6 +40,21 @@ check_ids gen "$OUT/syn.csv" 2 '^ORD-[0-9][0-9][0-9][0-9][0-9]+-X$'
 n=$(awk 'END { print NR - 1 }' "$OUT/syn.csv")
 [ "$n" = 250 ] && pass "[gen] 250 rows" || fail "[gen] $n rows"
 
+section "evaluate leaves identifier columns out"
+run ev "$G" evaluate --real "$W/in.csv" --synthetic "$OUT/syn.csv" --skip detection,privacy,usefulness --json
+if [ "$RC" = 0 ] && grep -q 'identifier columns, not scored.*: customer_id, order_no$' "$W/ev.err" &&
+   ! grep -q '"column":[[:space:]]*"customer_id"' "$W/ev.out" && grep -q '"column":[[:space:]]*"amount"' "$W/ev.out"; then
+    pass "[ev] customer_id and order_no named and not scored; amount scored"
+else
+    fail "[ev] exit $RC"; show_err; head -c 600 "$W/ev.out"
+fi
+run ev2 "$G" evaluate --real "$W/in.csv" --synthetic "$OUT/syn.csv" --skip detection,privacy,usefulness --json --not-id customer_id
+if [ "$RC" = 0 ] && grep -q '"column":[[:space:]]*"customer_id"' "$W/ev2.out"; then
+    pass "[ev2] --not-id customer_id scores it"
+else
+    fail "[ev2] exit $RC"; show_err
+fi
+
 section "model file, overrides, errors"
 run fit "$G" fit "${FAST[@]}" -i "$W/in.csv" -m "$W/m.gen" -q
 run s1 "$G" sample -m "$W/m.gen" -n 30 -o "$OUT/s1.csv" -q
