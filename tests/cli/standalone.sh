@@ -35,6 +35,7 @@ ALLOW=(
     "bench/gpu_generate.sh	../shared/data"
     "bench/tvae_argmax/run.sh	../shared/data"
     "bench/evaluate/timing.sh	../shared/data"
+    "bench/roles.sh	../shared/data"
     "bench/evaluate/parity.py	../shared/data"
     "bench/evaluate/parity_privacy.py	../shared/data"
     "bench/README.md	../shared/data"
