@@ -2,7 +2,8 @@
  * runtime.cc (Genesis CUDA emulator) — the host side of the emulated CUDA runtime: devices
  * and their properties, errors (per-thread last error, the sticky error of a fault), device
  * and pinned allocations, streams whose work is deferred, events, copies and memsets, the
- * launch checks, and the counters the module exports.
+ * launch checks, stream capture and graphs (work recorded, then replayed as one launch, with
+ * the capture rules below), and the counters the module exports.
  *
  * Semantics follow the CUDA Runtime API reference and its "API synchronization behavior"
  * page; where the emulator is stricter than a GPU it is so on purpose, to make bugs show:
