@@ -19,6 +19,9 @@
  * scaled by the global batch so the sum over ranks is the one-rank gradient, batch norm uses
  * the global batch's statistics (synchronised), and each network's gradient arena is summed
  * in one all-reduce per step. With K == 1 none of this runs.
+ * A training step takes its per-step values (noise offsets, Adam's counts, its block of
+ * draws) from a device step state that it advances itself, so with one rank the second step
+ * is recorded as a CUDA graph and replayed for every later one (docs/cuda.md "CUDA graphs").
  * Derivations: docs/layers.md.
  */
 #include <math.h>
@@ -686,8 +689,8 @@ void ctgan_graph_free(ctgan *c) {
     c->graph = NULL;
 }
 
-/* Records the step (not run: CUDA captures it) and keeps the graph; 0 when the backend
- * does not record. */
+/* Records the step (not run: CUDA captures it) and keeps the graph in c->graph; leaves it
+ * NULL when the backend does not record (the caller then issues the step). */
 static genesis_status ctgan_record_step(ctgan *c, const gen_dev_table *table, int n_disc,
                                         gen_step_state *d) {
     gen_backend *be = c->be;

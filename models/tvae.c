@@ -14,6 +14,9 @@
  * batch, draws the global batch's noise at its rows' positions, scales the losses by the
  * global row count, and sums gradients (and the loss sums, in the arena's tail) in one
  * all-reduce per step. TVAE has no batch norm, so nothing else crosses ranks.
+ * A step takes its noise offset, Adam's count and (full batches) its rows from a device step
+ * state that it advances itself, so with one rank the second full step is recorded as a
+ * CUDA graph and replayed for every later one (docs/cuda.md "CUDA graphs").
  * Derivations: docs/layers.md.
  */
 #include <math.h>
