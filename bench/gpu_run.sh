@@ -7,7 +7,8 @@
 #   2. runs the CUDA parity tests (test_backend_parity, test_model_parity), then
 #      test_backend_parity under compute-sanitizer memcheck (time-capped), then the whole
 #      CTest suite (every model test now trains on the GPU: the default device AUTO picks it);
-#   3. times CTGAN and TVAE on Adult with bench_fit (3 epochs; AUTO = the GPU) and the same
+#   3. times CTGAN and TVAE on Adult with bench_fit (3 epochs; AUTO = the GPU; with CUDA
+#      graphs, the default, and with GENESIS_CUDA_GRAPHS=0 while time allows) and the same
 #      fits on the CPU through the CLI (--device cpu, all cores), and, while the time budget
 #      allows, a full 300-epoch CTGAN and TVAE fit on the GPU with sampling and the SDMetrics
 #      quality score from `genesis evaluate`;
@@ -120,20 +121,26 @@ else
   sum "| model | device | epochs | fit s | s/epoch | steps/s | notes |"
   sum "|---|---|---|---|---|---|---|"
   for M in ctgan tvae; do
-    say "bench_fit $M, 3 epochs, default device (the GPU)"
-    line=$(timeout 150 "$BUILD/bench_fit" "$ADULT" 3 100000 0 /dev/null "$M" | tail -1)
-    echo "$line"
-    if [ -n "$line" ]; then
-      echo "{\"device\":\"auto\",${line#\{}" >>"$BJ"
-      python3 - "$line" "$M" >>"$SUMMARY" <<'PY'
+    # with CUDA graphs (the default: one graph launch per step) and without (every kernel
+    # launched from the host), docs/cuda.md "CUDA graphs"
+    for GR in 1 0; do
+      [ "$GR" = 1 ] || [ "$(left)" -gt 200 ] || { say "time budget: skipping $M without graphs"; continue; }
+      say "bench_fit $M, 3 epochs, default device (the GPU), GENESIS_CUDA_GRAPHS=$GR"
+      line=$(GENESIS_CUDA_GRAPHS=$GR timeout 150 "$BUILD/bench_fit" "$ADULT" 3 100000 0 /dev/null "$M" | tail -1)
+      echo "$line"
+      if [ -n "$line" ]; then
+        echo "{\"device\":\"auto\",\"cuda_graphs\":$GR,${line#\{}" >>"$BJ"
+        python3 - "$line" "$M" "$GR" >>"$SUMMARY" <<'PY'
 import json, sys
 r = json.loads(sys.argv[1])
-print(f"| {sys.argv[2]} | auto (GPU) | {r['epochs']} | {r['fit_s']:.2f} | {r['s_per_epoch']:.3f} | "
+g = "graphs" if sys.argv[3] == "1" else "no graphs"
+print(f"| {sys.argv[2]} | auto (GPU, {g}) | {r['epochs']} | {r['fit_s']:.2f} | {r['s_per_epoch']:.3f} | "
       f"{r['steps_per_s']:.1f} | prep {r['prep_s']:.2f} s, sampling {r['sample_rows_per_s']:.0f} rows/s |")
 PY
-    else
-      sum "| $M | auto (GPU) | 3 | failed | | | see run.log |"
-    fi
+      else
+        sum "| $M | auto (GPU, GENESIS_CUDA_GRAPHS=$GR) | 3 | failed | | | see run.log |"
+      fi
+    done
     for dev in cpu cuda; do
       [ "$(left)" -gt 200 ] || { say "time budget: skipping the $dev CLI fit of $M"; continue; }
       say "CLI fit $M --device $dev, 3 epochs"

@@ -45,6 +45,11 @@ genesis_status gen_cuda_fail(gen_cuda *cu, genesis_status code, const char *call
 }
 
 genesis_status gen_cuda_sync(gen_cuda *cu) {
+    if (cu->capturing) /* a recorded step (graph.cu) must not wait for the GPU */
+        return gen_cuda_fail(cu, GENESIS_ERR_CUDA, "gen_cuda_sync", __FILE__, __LINE__,
+                             "the host waits for the GPU inside a step being recorded as a "
+                             "CUDA graph (a download, any_nonfinite, free or a buffer that "
+                             "grows); move it out of the step or set GENESIS_CUDA_GRAPHS=0");
     if (cu->wait) GEN_CUDA_PASS(cu->wait(cu, NULL, cu->wait_arg));
     else GEN_CUDA_TRY(cu, cudaStreamSynchronize(cu->stream));
     /* everything queued is done: no staging buffer is still being read */
@@ -99,6 +104,10 @@ genesis_status gen_cuda_scratch(gen_cuda *cu, size_t bytes, void **out) {
 
 genesis_status gen_cuda_upload(gen_cuda *cu, void *dst, const void *src, size_t bytes) {
     if (bytes == 0) return GENESIS_OK;
+    if (cu->capturing) /* a replay would copy whatever the staging buffer then holds */
+        return gen_cuda_fail(cu, GENESIS_ERR_CUDA, "gen_cuda_upload", __FILE__, __LINE__,
+                             "an upload inside a step being recorded as a CUDA graph; upload "
+                             "before the step or set GENESIS_CUDA_GRAPHS=0");
     if (bytes > GEN_CUDA_STAGE_MAX) { /* large (weights, whole tables): copy and wait */
         GEN_CUDA_TRY(cu, cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, cu->stream));
         GEN_CUDA_PASS(gen_cuda_sync(cu));
@@ -321,7 +330,8 @@ static void op_dropout_forward(gen_backend *be, float *out, float *mask, const f
                                size_t n, float p, uint64_t seed, uint64_t stream,
                                uint64_t offset) {
     GEN_CUDA_RUN(be, "dropout_forward",
-                 gen_cu_dropout_forward(cu, out, mask, inp, n, p, seed, stream, offset));
+                 gen_cu_dropout_forward(cu, out, mask, inp, n, p, seed, stream, offset,
+                                        be->rng_base));
 }
 static void op_mul(gen_backend *be, float *out, const float *a, const float *b, size_t n) {
     GEN_CUDA_RUN(be, "mul", gen_cu_mul(cu, out, a, b, n));
@@ -373,7 +383,7 @@ static void op_activate_forward(gen_backend *be, float *out, int ldo, const floa
                                 uint64_t seed, uint64_t stream, uint64_t offset, uint64_t row0) {
     GEN_CUDA_RUN(be, "activate_forward",
                  gen_cu_activate_forward(cu, out, ldo, x, ldx, B, spans, nspans, tau, seed,
-                                         stream, offset, row0));
+                                         stream, offset, row0, be->rng_base));
 }
 static void op_batchnorm_stats(gen_backend *be, float *part, const float *inp, const float *mean,
                                int B, int C, int N) {
@@ -457,11 +467,13 @@ static void op_adam(gen_backend *be, float *param, const float *grad, float *m, 
 }
 static void op_fill_normal(gen_backend *be, float *x, size_t n, uint64_t seed, uint64_t stream,
                            uint64_t offset) {
-    GEN_CUDA_RUN(be, "fill_normal", gen_cu_fill_normal(cu, x, n, seed, stream, offset));
+    GEN_CUDA_RUN(be, "fill_normal",
+                 gen_cu_fill_normal(cu, x, n, seed, stream, offset, be->rng_base));
 }
 static void op_fill_uniform(gen_backend *be, float *x, size_t n, uint64_t seed, uint64_t stream,
                             uint64_t offset) {
-    GEN_CUDA_RUN(be, "fill_uniform", gen_cu_fill_uniform(cu, x, n, seed, stream, offset));
+    GEN_CUDA_RUN(be, "fill_uniform",
+                 gen_cu_fill_uniform(cu, x, n, seed, stream, offset, be->rng_base));
 }
 static int op_any_nonfinite(gen_backend *be, const float *x, size_t n) {
     gen_cuda *cu = gen_cuda_of(be);
@@ -469,6 +481,40 @@ static int op_any_nonfinite(gen_backend *be, const float *x, size_t n) {
     int found = 1;
     if (gen_cu_any_nonfinite(cu, x, n, &found) != GENESIS_OK) return 1;
     return found;
+}
+
+static void op_adam_dev(gen_backend *be, float *param, const float *grad, float *m, float *v,
+                        size_t n, float lr, float beta1, float beta2, float eps,
+                        float weight_decay, const int64_t *t0, int64_t dt) {
+    GEN_CUDA_RUN(be, "adam_dev",
+                 gen_cu_adam_dev(cu, param, grad, m, v, n, lr, beta1, beta2, eps, weight_decay,
+                                 t0, dt));
+}
+static void op_select_block(gen_backend *be, int32_t *dst, const int32_t *src, size_t n,
+                            const gen_step_state *st) {
+    GEN_CUDA_RUN(be, "select_block", gen_cu_select_block(cu, dst, src, n, st));
+}
+static void op_step_advance(gen_backend *be, gen_step_state *st, gen_step_state d) {
+    GEN_CUDA_RUN(be, "step_advance", gen_cu_step_advance(cu, st, d));
+}
+static int op_graph_begin(gen_backend *be) {
+    gen_cuda *cu = gen_cuda_of(be);
+    if (cu_enter(cu, "graph_begin") != GENESIS_OK) return 0;
+    return gen_cu_graph_begin(cu);
+}
+static gen_graph *op_graph_end(gen_backend *be) {
+    gen_cuda *cu = gen_cuda_of(be);
+    if (!cu->capturing) return NULL;
+    cu->op = "graph_end"; /* even after a failure: the capture must end */
+    return gen_cu_graph_end(cu);
+}
+static void op_graph_launch(gen_backend *be, gen_graph *g) {
+    GEN_CUDA_RUN(be, "graph_launch", gen_cu_graph_launch(cu, g));
+}
+static void op_graph_free(gen_backend *be, gen_graph *g) {
+    gen_cuda *cu = gen_cuda_of(be);
+    cudaSetDevice(cu->device);
+    gen_cu_graph_free(cu, g);
 }
 
 static void op_gather_rows(gen_backend *be, float *out, int ldo, const gen_dev_table *t,
@@ -530,6 +576,13 @@ static void op_gru_backward(gen_backend *be, float *dx, float *dh0, float *dW, f
 
 static void cu_release(gen_cuda *cu) {
     if (!cu) return;
+    if (cu->capturing) { /* a step left half recorded (an error path): drop it */
+        cudaGraph_t g = NULL;
+        cudaStreamEndCapture(cu->stream, &g);
+        if (g) cudaGraphDestroy(g);
+        cudaGetLastError();
+        cu->capturing = 0;
+    }
     if (cu->stream) gen_cuda_sync(cu); /* polls NCCL's errors while a communicator watches */
     gen_nccl_forget_backend(cu);
     for (int i = 0; i < GEN_CUDA_STAGES; i++) {
@@ -647,6 +700,13 @@ static void cu_fill_ops(gen_backend_ops *o) {
     o->thread_attach = op_thread_attach;
     o->host_alloc = op_host_alloc;
     o->host_free = op_host_free;
+    o->adam_dev = op_adam_dev;
+    o->select_block = op_select_block;
+    o->step_advance = op_step_advance;
+    o->graph_begin = op_graph_begin;
+    o->graph_end = op_graph_end;
+    o->graph_launch = op_graph_launch;
+    o->graph_free = op_graph_free;
 }
 
 static int env_flag(const char *name) {
@@ -745,6 +805,8 @@ extern "C" genesis_status gen_backend_cuda_create(genesis_ctx *ctx, int device,
     cu->device = device;
     cu->tf32 = env_flag("GENESIS_CUDA_TF32");
     cu->sync_each = env_flag("GENESIS_CUDA_SYNC");
+    const char *graphs = getenv("GENESIS_CUDA_GRAPHS"); /* on unless "0" */
+    cu->graphs = !(graphs && strcmp(graphs, "0") == 0) && !cu->sync_each;
     genesis_status st = cu_init(cu);
     if (st != GENESIS_OK) {
         cu_release(cu);
@@ -756,8 +818,9 @@ extern "C" genesis_status gen_backend_cuda_create(genesis_ctx *ctx, int device,
     be->ctx = ctx;
     be->threads = 1;
     be->impl = cu;
-    gen_log(ctx, GENESIS_LOG_INFO, "CUDA backend on GPU %d (%s, %d SMs)%s%s", device, cu->name,
-            cu->num_sms, cu->tf32 ? ", TF32 GEMMs" : "", cu->sync_each ? ", synchronous" : "");
+    gen_log(ctx, GENESIS_LOG_INFO, "CUDA backend on GPU %d (%s, %d SMs)%s%s%s", device,
+            cu->name, cu->num_sms, cu->tf32 ? ", TF32 GEMMs" : "",
+            cu->sync_each ? ", synchronous" : "", cu->graphs ? "" : ", no CUDA graphs");
     *out = be;
     return GENESIS_OK;
 }

@@ -63,6 +63,8 @@ typedef struct gen_cuda {
     size_t blas_ws_bytes;
     int tf32;              /* GENESIS_CUDA_TF32=1: cuBLAS may use TF32 tensor cores */
     int sync_each;         /* GENESIS_CUDA_SYNC=1: synchronise after every operation */
+    int graphs;            /* record steps as CUDA graphs (GENESIS_CUDA_GRAPHS=0: never) */
+    int capturing;         /* the stream is being captured (graph.cu): no host waits */
     genesis_status status; /* sticky: the first failure; later operations do nothing */
     const char *op;        /* the gen_backend_ops entry running (named in error messages) */
     /* The host wait (gen_cuda_sync) of a backend whose stream carries NCCL collectives:
@@ -223,14 +225,15 @@ static inline int gen_cuda_reduce_blocks(size_t n) {
     return (int)(b < GEN_CUDA_REDUCE_BLOCKS ? (b ? b : 1) : GEN_CUDA_REDUCE_BLOCKS);
 }
 
-/* rng.cu */
+/* rng.cu; base: NULL, or a device counter added to offset when the kernel runs
+ * (gen_backend.rng_base) */
 genesis_status gen_cu_fill_normal(gen_cuda *cu, float *x, size_t n, uint64_t seed,
-                                  uint64_t stream, uint64_t offset);
+                                  uint64_t stream, uint64_t offset, const uint64_t *base);
 genesis_status gen_cu_fill_uniform(gen_cuda *cu, float *x, size_t n, uint64_t seed,
-                                   uint64_t stream, uint64_t offset);
+                                   uint64_t stream, uint64_t offset, const uint64_t *base);
 genesis_status gen_cu_dropout_forward(gen_cuda *cu, float *out, float *mask, const float *inp,
                                       size_t n, float p, uint64_t seed, uint64_t stream,
-                                      uint64_t offset);
+                                      uint64_t offset, const uint64_t *base);
 
 /* norm.cu */
 genesis_status gen_cu_batchnorm_forward(gen_cuda *cu, float *out, float *mean, float *rstd,
@@ -265,7 +268,7 @@ genesis_status gen_cu_batchnorm_backward_apply(gen_cuda *cu, float *dinp, const 
 genesis_status gen_cu_activate_forward(gen_cuda *cu, float *out, int ldo, const float *x,
                                        int ldx, int B, const gen_act_span *spans, int nspans,
                                        float tau, uint64_t seed, uint64_t stream,
-                                       uint64_t offset, uint64_t row0);
+                                       uint64_t offset, uint64_t row0, const uint64_t *base);
 genesis_status gen_cu_activate_backward(gen_cuda *cu, float *dx, int lddx, const float *dout,
                                         int lddo, const float *out, int ldo, int B,
                                         const gen_act_span *spans, int nspans, float tau);
@@ -324,5 +327,18 @@ genesis_status gen_cu_accumulate(gen_cuda *cu, float *acc, const float *x, int n
 genesis_status gen_cu_adam(gen_cuda *cu, float *param, const float *grad, float *m, float *v,
                            size_t n, float lr, float beta1, float beta2, float eps,
                            float weight_decay, int64_t t);
+/* t = *t0 + dt read on the device; the bias corrections computed there as the host does */
+genesis_status gen_cu_adam_dev(gen_cuda *cu, float *param, const float *grad, float *m,
+                               float *v, size_t n, float lr, float beta1, float beta2,
+                               float eps, float weight_decay, const int64_t *t0, int64_t dt);
+
+/* graph.cu: the device step state and recorded steps (docs/cuda.md, "CUDA graphs") */
+genesis_status gen_cu_select_block(gen_cuda *cu, int32_t *dst, const int32_t *src, size_t n,
+                                   const gen_step_state *st);
+genesis_status gen_cu_step_advance(gen_cuda *cu, gen_step_state *st, gen_step_state d);
+int gen_cu_graph_begin(gen_cuda *cu);
+gen_graph *gen_cu_graph_end(gen_cuda *cu);
+genesis_status gen_cu_graph_launch(gen_cuda *cu, gen_graph *g);
+void gen_cu_graph_free(gen_cuda *cu, gen_graph *g);
 
 #endif /* GEN_CUDA_COMMON_CUH */

@@ -4,7 +4,9 @@
  * indexing: element i of a fill is word i % 4 of philox(seed, offset + i / 4, stream), and
  * a normal pair (2j, 2j+1) of a block is Box-Muller on words (2j, 2j+1). One thread per
  * block of four elements, so each Philox block is computed once; CPU and GPU draw the same
- * bits (the transcendental functions may differ in the last ulp).
+ * bits (the transcendental functions may differ in the last ulp). With a step's counter
+ * base bound (gen_backend.rng_base, a device pointer) the kernel adds it to the offset when
+ * it runs, so a recorded step draws fresh numbers at every replay.
  */
 #include "cuda_common.cuh"
 
@@ -12,8 +14,14 @@
     for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < (n); \
          i += (size_t)gridDim.x * blockDim.x)
 
+/* The counter offset of a launch: offset plus the step's base when one is bound. */
+__device__ __forceinline__ uint64_t gen_rng_offset(uint64_t offset, const uint64_t *base) {
+    return base ? offset + *base : offset;
+}
+
 __global__ void k_fill_normal(float *__restrict__ x, size_t n, uint64_t seed, uint64_t stream,
-                              uint64_t offset) {
+                              uint64_t offset, const uint64_t *base) {
+    offset = gen_rng_offset(offset, base);
     size_t nblk = (n + 3) / 4;
     GEN_GRID_LOOP(g, nblk) {
         gen_u32x4 r = gen_philox(seed, offset + g, stream);
@@ -33,7 +41,8 @@ __global__ void k_fill_normal(float *__restrict__ x, size_t n, uint64_t seed, ui
 }
 
 __global__ void k_fill_uniform(float *__restrict__ x, size_t n, uint64_t seed, uint64_t stream,
-                               uint64_t offset) {
+                               uint64_t offset, const uint64_t *base) {
+    offset = gen_rng_offset(offset, base);
     size_t nblk = (n + 3) / 4;
     GEN_GRID_LOOP(g, nblk) {
         gen_u32x4 r = gen_philox(seed, offset + g, stream);
@@ -47,7 +56,9 @@ __global__ void k_fill_uniform(float *__restrict__ x, size_t n, uint64_t seed, u
 /* mask = keep ? scale : 0 with keep = uniform >= p; out = inp * mask */
 __global__ void k_dropout_forward(float *__restrict__ out, float *__restrict__ mask,
                                   const float *__restrict__ inp, size_t n, float p, float scale,
-                                  uint64_t seed, uint64_t stream, uint64_t offset) {
+                                  uint64_t seed, uint64_t stream, uint64_t offset,
+                                  const uint64_t *base) {
+    offset = gen_rng_offset(offset, base);
     size_t nblk = (n + 3) / 4;
     GEN_GRID_LOOP(g, nblk) {
         gen_u32x4 r = gen_philox(seed, offset + g, stream);
@@ -64,33 +75,33 @@ __global__ void k_dropout_forward(float *__restrict__ out, float *__restrict__ m
 }
 
 genesis_status gen_cu_fill_normal(gen_cuda *cu, float *x, size_t n, uint64_t seed,
-                                  uint64_t stream, uint64_t offset) {
+                                  uint64_t stream, uint64_t offset, const uint64_t *base) {
     if (n == 0) return GENESIS_OK;
     size_t nblk = (n + 3) / 4;
     GEN_LAUNCH(k_fill_normal, gen_cuda_grid(nblk, GEN_CUDA_THREADS), GEN_CUDA_THREADS, 0,
-               cu->stream)(x, n, seed, stream, offset);
+               cu->stream)(x, n, seed, stream, offset, base);
     GEN_CUDA_LAUNCHED(cu);
     return GENESIS_OK;
 }
 
 genesis_status gen_cu_fill_uniform(gen_cuda *cu, float *x, size_t n, uint64_t seed,
-                                   uint64_t stream, uint64_t offset) {
+                                   uint64_t stream, uint64_t offset, const uint64_t *base) {
     if (n == 0) return GENESIS_OK;
     size_t nblk = (n + 3) / 4;
     GEN_LAUNCH(k_fill_uniform, gen_cuda_grid(nblk, GEN_CUDA_THREADS), GEN_CUDA_THREADS, 0,
-               cu->stream)(x, n, seed, stream, offset);
+               cu->stream)(x, n, seed, stream, offset, base);
     GEN_CUDA_LAUNCHED(cu);
     return GENESIS_OK;
 }
 
 genesis_status gen_cu_dropout_forward(gen_cuda *cu, float *out, float *mask, const float *inp,
                                       size_t n, float p, uint64_t seed, uint64_t stream,
-                                      uint64_t offset) {
+                                      uint64_t offset, const uint64_t *base) {
     if (n == 0) return GENESIS_OK;
     float scale = p < 1.0f ? 1.0f / (1.0f - p) : 0.0f; /* on the host, as the CPU does */
     size_t nblk = (n + 3) / 4;
     GEN_LAUNCH(k_dropout_forward, gen_cuda_grid(nblk, GEN_CUDA_THREADS), GEN_CUDA_THREADS, 0,
-               cu->stream)(out, mask, inp, n, p, scale, seed, stream, offset);
+               cu->stream)(out, mask, inp, n, p, scale, seed, stream, offset, base);
     GEN_CUDA_LAUNCHED(cu);
     return GENESIS_OK;
 }

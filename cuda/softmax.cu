@@ -26,7 +26,8 @@ __device__ __forceinline__ float gumbel_at(uint64_t seed, uint64_t stream, uint6
 __global__ void k_activate_forward(float *__restrict__ out, int ldo, const float *__restrict__ x,
                                    int ldx, int B, const gen_act_span *__restrict__ spans,
                                    int nspans, int W, float tau, uint64_t seed, uint64_t stream,
-                                   uint64_t offset, uint64_t row0) {
+                                   uint64_t offset, uint64_t row0, const uint64_t *base) {
+    if (base) offset += *base; /* a recorded step's counter (gen_backend.rng_base) */
     int lane = threadIdx.x & 31;
     long long wid = (long long)blockIdx.x * SM_WARPS + (threadIdx.x >> 5);
     if (wid >= (long long)B * nspans) return; /* whole warps leave together */
@@ -78,7 +79,7 @@ static unsigned warp_blocks(long long warps) {
 genesis_status gen_cu_activate_forward(gen_cuda *cu, float *out, int ldo, const float *x,
                                        int ldx, int B, const gen_act_span *spans, int nspans,
                                        float tau, uint64_t seed, uint64_t stream,
-                                       uint64_t offset, uint64_t row0) {
+                                       uint64_t offset, uint64_t row0, const uint64_t *base) {
     if (B <= 0 || nspans <= 0) return GENESIS_OK;
     const gen_act_span *dspans = NULL;
     genesis_status st = gen_cuda_spans(cu, spans, nspans, &dspans);
@@ -86,7 +87,7 @@ genesis_status gen_cu_activate_forward(gen_cuda *cu, float *out, int ldo, const 
     int W = spans[nspans - 1].start + spans[nspans - 1].len;
     long long warps = (long long)B * nspans;
     GEN_LAUNCH(k_activate_forward, warp_blocks(warps), 32 * SM_WARPS, 0, cu->stream)(out, ldo, x,
-               ldx, B, dspans, nspans, W, tau, seed, stream, offset, row0);
+               ldx, B, dspans, nspans, W, tau, seed, stream, offset, row0, base);
     GEN_CUDA_LAUNCHED(cu);
     return GENESIS_OK;
 }

@@ -19,6 +19,9 @@
  * scaled by the global batch so the sum over ranks is the one-rank gradient, batch norm uses
  * the global batch's statistics (synchronised), and each network's gradient arena is summed
  * in one all-reduce per step. With K == 1 none of this runs.
+ * A training step takes its per-step values (noise offsets, Adam's counts, its block of
+ * draws) from a device step state that it advances itself, so with one rank the second step
+ * is recorded as a CUDA graph and replayed for every later one (docs/cuda.md "CUDA graphs").
  * Derivations: docs/layers.md.
  */
 #include <math.h>
@@ -107,6 +110,12 @@ static void ctgan_set_dims(ctgan *c, const ctgan_config *cfg) {
     c->dis_steps = cfg->train ? (cfg->dis_steps > 0 ? cfg->dis_steps : 1) : 0;
 }
 
+/* Backend bytes of the draws allocation: the step state, the step's block, a chunk. */
+static size_t ctgan_draws_bytes(const ctgan *c) {
+    return sizeof(gen_step_state) +
+           sizeof(int32_t) * ((size_t)ctgan_draw_ints(c) + ctgan_step_scratch(c));
+}
+
 void ctgan_memory(const ctgan_config *cfg, gen_net_bytes *out) {
     ctgan c;
     memset(&c, 0, sizeof c);
@@ -118,8 +127,9 @@ void ctgan_memory(const ctgan_config *cfg, gen_net_bytes *out) {
     memset(out, 0, sizeof *out);
     /* generator weights + the batch-norm running statistics (gstats) */
     out->params = 4 * (g + 4 * (size_t)c.gdim) + (c.train ? 4 * d : 0);
-    /* gradients and Adam m, v of both networks, a chunk of draws and the ledger */
-    out->optimizer = c.train ? 4 * 3 * (g + d) + 4 * ctgan_step_scratch(&c) + 4 * CT_LEDGER : 0;
+    /* gradients and Adam m, v of both networks, a chunk of draws with the step state and
+     * the step's block, and the ledger */
+    out->optimizer = c.train ? 4 * 3 * (g + d) + ctgan_draws_bytes(&c) + 4 * CT_LEDGER : 0;
     out->acts = 4 * ctgan_point_acts(&c, NULL);
     /* host: the row/category scratch (host_col) and, training, a chunk of draws */
     out->host = (size_t)c.Bg * 4 * sizeof(int32_t) +
@@ -136,7 +146,8 @@ void ctgan_free(ctgan *c) {
         be->ops->free(be, c->dparams); be->ops->free(be, c->dgrads);
         be->ops->free(be, c->dm); be->ops->free(be, c->dv);
         be->ops->free(be, c->acts);
-        be->ops->free(be, c->draws);
+        ctgan_graph_free(c);
+        be->ops->free(be, c->state); /* the allocation that holds the draws */
         be->ops->free(be, c->ledger);
         be->ops->free(be, c->bnred);
     }
@@ -178,7 +189,11 @@ genesis_status ctgan_create(genesis_ctx *ctx, gen_backend *be, const ctgan_confi
         c->dgrads = be->ops->alloc(be, db + CT_RED_TAIL * sizeof(float));
         if (c->K > 1) c->bnred = be->ops->alloc(be, 2 * (size_t)c->gdim * sizeof(float));
         c->dm = be->ops->alloc(be, db); c->dv = be->ops->alloc(be, db);
-        c->draws = be->ops->alloc(be, ctgan_step_scratch(c) * sizeof(int32_t));
+        c->state = be->ops->alloc(be, ctgan_draws_bytes(c));
+        if (c->state) {
+            c->cur = (int32_t *)(c->state + 1);
+            c->draws = c->cur + ctgan_draw_ints(c);
+        }
         c->ledger = be->ops->alloc(be, CT_LEDGER * sizeof(float));
         if (!c->ggrads || !c->gm || !c->gv || !c->dparams || !c->dgrads || !c->dm || !c->dv ||
             !c->draws || !c->ledger || (c->K > 1 && !c->bnred))
@@ -575,14 +590,27 @@ void ctgan_draw_steps(ctgan *c, const gen_cond_sampler *s, int64_t nrows, gen_rn
 void ctgan_upload_draws(ctgan *c, const int32_t *host, int nsteps) {
     c->be->ops->upload(c->be, c->draws, host,
                        (size_t)nsteps * (size_t)ctgan_draw_ints(c) * sizeof(int32_t));
+    /* the state the next step starts from: the host's counters (tests may have set them) */
+    gen_step_state s = {c->noise_off, {c->dstep, c->gstep}, 0};
+    c->state_host = s;
+    c->be->ops->upload(c->be, c->state, &c->state_host, sizeof s);
 }
 
-genesis_status ctgan_train_step(ctgan *c, const gen_dev_table *table, int n_disc, int k) {
+/* Issues one training step: every per-step value comes from the device step state (random
+ * offsets relative to its rng, Adam's counts from its t, the draws of block k), and the
+ * step ends by advancing it, so the same work serves every step (a CUDA graph). Returns
+ * what the step adds to the state in *d. */
+static genesis_status ctgan_issue_step(ctgan *c, const gen_dev_table *table, int n_disc,
+                                       gen_step_state *d) {
     gen_backend *be = c->be;
     const gen_backend_ops *o = be->ops;
     ctgan_acts *a = &c->act;
     int B = c->B, n = c->n, w = c->w;
-    int32_t *blk = c->draws + (size_t)k * ctgan_draw_ints(c);
+    uint64_t noise0 = c->noise_off;
+    c->noise_off = 0; /* offsets relative to the step's start (state->rng) */
+    be->rng_base = &c->state->rng;
+    o->select_block(be, c->cur, c->draws, (size_t)ctgan_draw_ints(c), c->state);
+    int32_t *blk = c->cur;
 
     for (int ds = 0; ds < c->dis_steps; ds++) {
         int32_t *gpos = draw_block(c, blk, ds), *rows = gpos + B, *rpos = rows + B;
@@ -612,11 +640,15 @@ genesis_status ctgan_train_step(ctgan *c, const gen_dev_table *table, int n_disc
         ctgan_gp_backward(c);
         o->zero(be, a->scal + 3, 1);
         float *sums = ct_reduce(c, c->dgrads, c->dcount, CT_RED_TAIL);
-        if (c->comm_st != GENESIS_OK) return c->comm_st;
+        if (c->comm_st != GENESIS_OK) break;
         ct_ledger(c, sums, c->dgrads, c->dcount, CT_LEDGER_D);
-        c->dstep++;
-        o->adam(be, c->dparams, c->dgrads, c->dm, c->dv, c->dcount, c->dis_lr, 0.5f, 0.9f, 1e-8f,
-                c->dis_decay, c->dstep);
+        o->adam_dev(be, c->dparams, c->dgrads, c->dm, c->dv, c->dcount, c->dis_lr, 0.5f, 0.9f,
+                    1e-8f, c->dis_decay, &c->state->t[0], ds + 1);
+    }
+    if (c->comm_st != GENESIS_OK) {
+        be->rng_base = NULL;
+        c->noise_off = noise0;
+        return c->comm_st;
     }
 
     /* generator step */
@@ -639,11 +671,69 @@ genesis_status ctgan_train_step(ctgan *c, const gen_dev_table *table, int n_disc
     o->zero(be, c->ggrads, c->gcount);
     ctgan_gen_backward(c);
     float *sums = ct_reduce(c, c->ggrads, c->gcount, CT_RED_TAIL);
-    if (c->comm_st != GENESIS_OK) return c->comm_st;
-    ct_ledger(c, sums, c->ggrads, c->gcount, CT_LEDGER_G);
-    c->gstep++;
-    o->adam(be, c->gparams, c->ggrads, c->gm, c->gv, c->gcount, c->gen_lr, 0.5f, 0.9f, 1e-8f,
-            c->gen_decay, c->gstep);
+    if (c->comm_st == GENESIS_OK) {
+        ct_ledger(c, sums, c->ggrads, c->gcount, CT_LEDGER_G);
+        o->adam_dev(be, c->gparams, c->ggrads, c->gm, c->gv, c->gcount, c->gen_lr, 0.5f, 0.9f,
+                    1e-8f, c->gen_decay, &c->state->t[1], 1);
+        gen_step_state step = {c->noise_off, {c->dis_steps, 1}, 1};
+        *d = step;
+        o->step_advance(be, c->state, step);
+    }
+    be->rng_base = NULL;
+    c->noise_off = noise0;
+    return c->comm_st;
+}
+
+void ctgan_graph_free(ctgan *c) {
+    if (c->graph) c->be->ops->graph_free(c->be, c->graph);
+    c->graph = NULL;
+}
+
+/* Records the step (not run: CUDA captures it) and keeps the graph in c->graph; leaves it
+ * NULL when the backend does not record (the caller then issues the step). */
+static genesis_status ctgan_record_step(ctgan *c, const gen_dev_table *table, int n_disc,
+                                        gen_step_state *d) {
+    gen_backend *be = c->be;
+    if (!be->ops->graph_begin(be)) return GENESIS_OK;
+    genesis_status st = ctgan_issue_step(c, table, n_disc, d);
+    gen_graph *g = be->ops->graph_end(be);
+    if (st == GENESIS_OK && !g) st = gen_backend_status(be);
+    if (st != GENESIS_OK || !g) {
+        if (g) be->ops->graph_free(be, g);
+        return st != GENESIS_OK ? st
+                                : gen_set_error(be->ctx, GENESIS_ERR_INTERNAL,
+                                                "recording a CTGAN step as a CUDA graph failed");
+    }
+    c->graph = g;
+    c->graph_table = table;
+    c->graph_n_disc = n_disc;
+    return GENESIS_OK;
+}
+
+genesis_status ctgan_train_step(ctgan *c, const gen_dev_table *table, int n_disc, int k) {
+    gen_backend *be = c->be;
+    GEN_ASSERT(k == c->state_host.k); /* the step reads k from the device step state */
+    if (c->graph && (c->graph_table != table || c->graph_n_disc != n_disc)) ctgan_graph_free(c);
+    /* the first step is issued (it sizes the backend's scratch and span table); the second
+     * is recorded once; every later one replays it (one data-parallel rank: collectives pass
+     * through the host, so K > 1 issues every step) */
+    if (!c->graph && c->steps_done >= 1 && c->K == 1 && gen_backend_graphs(be))
+        GEN_TRY(ctgan_record_step(c, table, n_disc, &c->step_delta));
+    if (c->graph) {
+        be->ops->graph_launch(be, c->graph);
+    } else {
+        GEN_TRY(ctgan_issue_step(c, table, n_disc, &c->step_delta));
+    }
+    /* the host's mirror of the counters */
+    gen_step_state d = c->step_delta;
+    c->state_host.rng += d.rng;
+    c->state_host.t[0] += d.t[0];
+    c->state_host.t[1] += d.t[1];
+    c->state_host.k += d.k;
+    c->noise_off += d.rng;
+    c->dstep += d.t[0];
+    c->gstep += d.t[1];
+    c->steps_done++;
     return GENESIS_OK;
 }
 

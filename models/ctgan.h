@@ -86,6 +86,16 @@ typedef struct ctgan {
     float *acts;
     ctgan_acts act;
     int32_t *draws;                /* backend copy of a chunk of steps' draws (ctgan_draw_steps) */
+    /* the step's per-step values in backend memory (backend.h; docs/cuda.md "CUDA graphs"),
+     * sharing draws' allocation: the step state, then the step's block of draws */
+    gen_step_state *state;
+    int32_t *cur;
+    gen_step_state state_host;     /* the host's mirror of *state */
+    gen_step_state step_delta;     /* what one step adds to the state (known once issued) */
+    int64_t steps_done;            /* training steps of this network (0: none issued yet) */
+    gen_graph *graph;              /* the recorded step (NULL: none; see ctgan_train_step) */
+    const gen_dev_table *graph_table; /* what the recorded step reads */
+    int graph_n_disc;
     float *ledger;                 /* CT_LEDGER floats of backend memory */
     int32_t *host_col;             /* host scratch: col, cat, perm (B each) + spare */
     /* training state */
@@ -130,8 +140,15 @@ int ctgan_chunk_steps(const ctgan *c); /* steps per upload */
 size_t ctgan_step_scratch(const ctgan *c); /* host ints for one chunk of draws */
 void ctgan_draw_steps(ctgan *c, const gen_cond_sampler *s, int64_t nrows, gen_rng *rng,
                       int nsteps, int32_t *host);
+/* Uploads a chunk of draws and the step state (the host's counters, k = 0). */
 void ctgan_upload_draws(ctgan *c, const int32_t *host, int nsteps);
+/* Step k of the uploaded chunk (k: the steps since ctgan_upload_draws; the step reads it from
+ * the device step state). With a backend that records (CUDA), the second step of a network
+ * is recorded as a CUDA graph and every later step replays it: one graph launch per step
+ * (K == 1; docs/cuda.md "CUDA graphs"). */
 genesis_status ctgan_train_step(ctgan *c, const gen_dev_table *table, int n_disc, int k);
+/* Frees the recorded step (the end of a fit: the table it reads goes away). */
+void ctgan_graph_free(ctgan *c);
 /* Reads the ledger: the last step's losses into *losses, or the divergence of the epoch. */
 genesis_status ctgan_epoch_end(ctgan *c, int epoch, ctgan_step_losses *losses);
 /* Bytes a network of this configuration allocates (memory_model.h); exact, by the same

@@ -179,6 +179,7 @@ static genesis_status ctgan_model_fit(genesis_model *m, const gen_encoded *enc,
                                e + 1);
     }
     free(draws);
+    ctgan_graph_free(c); /* it reads the table */
     gen_resident_table_free(&table);
     gen_comm_log_fit(ctx, comm, now_s() - t0, (long long)epochs * steps);
     /* the row lists are only for training; keep the category prior */

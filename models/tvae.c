@@ -14,6 +14,9 @@
  * batch, draws the global batch's noise at its rows' positions, scales the losses by the
  * global row count, and sums gradients (and the loss sums, in the arena's tail) in one
  * all-reduce per step. TVAE has no batch norm, so nothing else crosses ranks.
+ * A step takes its noise offset, Adam's count and (full batches) its rows from a device step
+ * state that it advances itself, so with one rank the second full step is recorded as a
+ * CUDA graph and replayed for every later one (docs/cuda.md "CUDA graphs").
  * Derivations: docs/layers.md.
  */
 #include <math.h>
@@ -62,6 +65,11 @@ static void tvae_set_dims(tvae *t, const tvae_config *cfg) {
     t->train = cfg->train;
 }
 
+/* Backend bytes of the step state and the step's block of row ids. */
+static size_t tvae_state_bytes(const tvae *t) {
+    return sizeof(gen_step_state) + (size_t)t->B * sizeof(int32_t);
+}
+
 void tvae_memory(const tvae_config *cfg, gen_net_bytes *out) {
     tvae t;
     memset(&t, 0, sizeof t);
@@ -71,7 +79,7 @@ void tvae_memory(const tvae_config *cfg, gen_net_bytes *out) {
     for (int i = 0; i < TV_NT; i++) count += s[i];
     memset(out, 0, sizeof *out);
     out->params = 4 * count;
-    out->optimizer = cfg->train ? 3 * 4 * count + 4 * TV_LEDGER : 0;
+    out->optimizer = cfg->train ? 3 * 4 * count + 4 * TV_LEDGER + tvae_state_bytes(&t) : 0;
     out->acts = 4 * point_acts(&t, NULL);
     /* host: sigma copy (the training rows come from the resident table, tvae_model.c) */
     out->host = 4 * (size_t)t.D;
@@ -85,6 +93,8 @@ void tvae_free(tvae *t) {
         be->ops->free(be, t->m); be->ops->free(be, t->v);
         be->ops->free(be, t->acts);
         be->ops->free(be, t->ledger);
+        tvae_graph_free(t);
+        be->ops->free(be, t->state);
     }
     free(t->spans);
     free(t);
@@ -114,7 +124,9 @@ genesis_status tvae_create(genesis_ctx *ctx, gen_backend *be, const tvae_config 
         t->m = be->ops->alloc(be, bytes);
         t->v = be->ops->alloc(be, bytes);
         t->ledger = be->ops->alloc(be, TV_LEDGER * sizeof(float));
-        if (!t->grads || !t->m || !t->v || !t->ledger) goto nomem;
+        t->state = be->ops->alloc(be, tvae_state_bytes(t));
+        if (!t->grads || !t->m || !t->v || !t->ledger || !t->state) goto nomem;
+        t->cur = (int32_t *)(t->state + 1);
         point_tensors(&t->g, t->grads, s);
     }
     point_acts(t, t->acts);
@@ -235,19 +247,40 @@ void tvae_forward_backward_n(tvae *t, int B, int N, int backward) {
 }
 
 genesis_status tvae_train_step(tvae *t, int B, float *loss) {
+    tvae_state_upload(t, 0);
     GEN_TRY(tvae_train_step_slice(t, B, B, 0));
     return tvae_epoch_end(t, 0, loss);
 }
 
-genesis_status tvae_train_step_slice(tvae *t, int B, int N, int first) {
+void tvae_state_upload(tvae *t, int64_t k) {
+    gen_step_state s = {t->noise_off, {t->step, 0}, k};
+    t->state_host = s;
+    t->be->ops->upload(t->be, t->state, &t->state_host, sizeof s);
+}
+
+/* The host's mirror after a step that added d. */
+static void tvae_step_done(tvae *t, gen_step_state d) {
+    t->state_host.rng += d.rng;
+    t->state_host.t[0] += d.t[0];
+    t->state_host.k += d.k;
+    t->noise_off += d.rng;
+    t->step += d.t[0];
+    t->steps_done++;
+}
+
+/* Issues one step on the rows in act.x: the noise offset relative to the device step
+ * state's rng, Adam's count from its t[0], and the state advanced at the end, so the same
+ * work serves every step of this shape (a CUDA graph). *d: what the step adds. */
+static genesis_status tvae_issue_step(tvae *t, int B, int N, int first, gen_step_state *d) {
     gen_backend *be = t->be;
     const gen_backend_ops *o = be->ops;
     /* the global batch's noise; this slice starts at element first * emb (a multiple of 4:
      * the fit checks emb) */
     size_t ne = (size_t)B * t->emb, neg = (size_t)N * t->emb;
+    be->rng_base = &t->state->rng;
     o->fill_normal(be, t->act.eps, ne, t->seed, GEN_STREAM_NOISE,
-                   t->noise_off + (uint64_t)first * t->emb / 4);
-    t->noise_off += (neg + 3) / 4 + 1;
+                   (uint64_t)first * t->emb / 4);
+    be->rng_base = NULL;
     tvae_forward_backward_n(t, B, N, 1);
     const float *sums = t->act.scal;
     if (t->K > 1) { /* sum gradients and the two loss sums over ranks in one call */
@@ -262,10 +295,60 @@ genesis_status tvae_train_step_slice(tvae *t, int B, int N, int first) {
     o->sum(be, t->ledger + 2, t->grads, t->count);
     o->sum(be, t->ledger + 3, t->ledger, 3);
     o->accumulate(be, t->ledger + 4, t->ledger + 3, 1);
-    t->step++;
-    o->adam(be, t->params, t->grads, t->m, t->v, t->count, t->lr, 0.9f, 0.999f, 1e-8f, t->decay,
-            t->step);
+    o->adam_dev(be, t->params, t->grads, t->m, t->v, t->count, t->lr, 0.9f, 0.999f, 1e-8f,
+                t->decay, &t->state->t[0], 1);
     o->clamp(be, t->p.sigma, (size_t)t->D, 0.01f, 1.0f);
+    gen_step_state step = {(neg + 3) / 4 + 1, {1, 0}, 1};
+    *d = step;
+    o->step_advance(be, t->state, step);
+    return GENESIS_OK;
+}
+
+genesis_status tvae_train_step_slice(tvae *t, int B, int N, int first) {
+    gen_step_state d;
+    GEN_TRY(tvae_issue_step(t, B, N, first, &d));
+    tvae_step_done(t, d);
+    return GENESIS_OK;
+}
+
+void tvae_graph_free(tvae *t) {
+    if (t->graph) t->be->ops->graph_free(t->be, t->graph);
+    t->graph = NULL;
+}
+
+/* The rows of the step's block, then the step. */
+static genesis_status tvae_issue_chunk_step(tvae *t, const gen_dev_table *table,
+                                            const int32_t *chunk, gen_step_state *d) {
+    gen_backend *be = t->be;
+    be->ops->select_block(be, t->cur, chunk, (size_t)t->B, t->state);
+    be->ops->gather_rows(be, t->act.x, t->D, table, t->cur, t->B);
+    return tvae_issue_step(t, t->B, t->B, 0, d);
+}
+
+genesis_status tvae_train_step_chunk(tvae *t, const gen_dev_table *table, const int32_t *chunk) {
+    gen_backend *be = t->be;
+    GEN_ASSERT(t->K == 1);
+    if (t->graph && (t->graph_table != table || t->graph_chunk != chunk)) tvae_graph_free(t);
+    /* the first step is issued (it sizes the backend's scratch and span table); the second
+     * full step is recorded once; every later one replays it */
+    if (!t->graph && t->steps_done >= 1 && gen_backend_graphs(be) && be->ops->graph_begin(be)) {
+        genesis_status st = tvae_issue_chunk_step(t, table, chunk, &t->step_delta);
+        gen_graph *g = be->ops->graph_end(be);
+        if (st == GENESIS_OK && !g) st = gen_backend_status(be);
+        if (st == GENESIS_OK && !g)
+            st = gen_set_error(be->ctx, GENESIS_ERR_INTERNAL,
+                               "recording a TVAE step as a CUDA graph failed");
+        if (st != GENESIS_OK) {
+            if (g) be->ops->graph_free(be, g);
+            return st;
+        }
+        t->graph = g;
+        t->graph_table = table;
+        t->graph_chunk = chunk;
+    }
+    if (t->graph) be->ops->graph_launch(be, t->graph);
+    else GEN_TRY(tvae_issue_chunk_step(t, table, chunk, &t->step_delta));
+    tvae_step_done(t, t->step_delta);
     return GENESIS_OK;
 }
 

@@ -63,6 +63,16 @@ typedef struct tvae {
     uint64_t seed, noise_off;
     int64_t step;
     float lr, decay;
+    /* the step's per-step values in backend memory (backend.h; docs/cuda.md "CUDA graphs"):
+     * the step state, then the step's block of row ids (B), one allocation */
+    gen_step_state *state;
+    int32_t *cur;
+    gen_step_state state_host;        /* the host's mirror of *state */
+    gen_step_state step_delta;        /* what a full step adds to it */
+    int64_t steps_done;
+    gen_graph *graph;                 /* the recorded full step (tvae_train_step_chunk) */
+    const gen_dev_table *graph_table; /* what it reads */
+    const int32_t *graph_chunk;
     /* data parallel: K ranks (K == 1: no collective), the global batch Bg */
     struct gen_comm *comm;
     int K, rank, Bg;
@@ -96,5 +106,15 @@ genesis_status tvae_train_step(tvae *t, int B, float *loss);
 genesis_status tvae_train_step_slice(tvae *t, int B, int N, int first);
 /* Reads the ledger once: the last step's loss, or the epoch's divergence. */
 genesis_status tvae_epoch_end(tvae *t, int epoch, float *loss);
+/* Uploads the step state: the host's counters (noise_off, step) and the index k of the next
+ * step's block in the uploaded chunk of row ids. */
+void tvae_state_upload(tvae *t, int64_t k);
+/* One full step (B rows, one rank) on the rows of block k of `chunk` (k from the device step
+ * state, advanced by every step): gathers them from the resident table, then as
+ * tvae_train_step_slice(t, B, B, 0). With a backend that records (CUDA), the second such step
+ * is recorded as a CUDA graph and every later one replays it (docs/cuda.md "CUDA graphs"). */
+genesis_status tvae_train_step_chunk(tvae *t, const gen_dev_table *table, const int32_t *chunk);
+/* Frees the recorded step (the end of a fit). */
+void tvae_graph_free(tvae *t);
 
 #endif /* GEN_TVAE_H */

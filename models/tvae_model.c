@@ -153,9 +153,15 @@ static genesis_status tvae_model_fit(genesis_model *m, const gen_encoded *enc,
                 int64_t nc = N - c0 < chunk_rows ? N - c0 : chunk_rows;
                 for (int64_t i = 0; i < nc; i++) chunk[i] = (int32_t)order[c0 + i];
                 m->be->ops->upload(m->be, chunk_dev, chunk, (size_t)nc * sizeof(int32_t));
+                tvae_state_upload(t, 0); /* block k of the chunk is step c0 / B + k */
             }
             int rows = (int)((N - s * B) < B ? (N - s * B) : B);
-            /* this rank's slice of the global batch (all of it with one rank) */
+            if (K == 1 && rows == B) { /* a full batch: the same work every step */
+                st = tvae_train_step_chunk(t, &table.t, chunk_dev);
+                continue;
+            }
+            /* this rank's slice of the global batch (all of it with one rank), or the last,
+             * shorter batch: issued as it is */
             int lo = (int)((int64_t)rows * rank / K), hi = (int)((int64_t)rows * (rank + 1) / K);
             m->be->ops->gather_rows(m->be, t->act.x, t->D, &table.t, chunk_dev + (s * B - c0) + lo,
                                     hi - lo);
@@ -177,6 +183,7 @@ static genesis_status tvae_model_fit(genesis_model *m, const gen_encoded *enc,
     }
     free(order);
     free(chunk);
+    tvae_graph_free(t); /* it reads the table and the chunk */
     m->be->ops->free(m->be, chunk_dev);
     gen_resident_table_free(&table);
     gen_comm_log_fit(ctx, comm, now_s() - t0, (long long)epochs * steps);

@@ -20,6 +20,19 @@
 #include "internal.h"
 
 typedef struct gen_backend gen_backend;
+typedef struct gen_graph gen_graph; /* a recorded step (CUDA graph); backend-private */
+
+/* The per-step values of a training step, kept in backend memory so that one recorded step
+ * replays correctly every step (docs/cuda.md, "CUDA graphs"): the kernels read them when
+ * they run, and step_advance moves them on at the end of the step. The host keeps a mirror
+ * and uploads it only where a step does not follow from the one before (a new chunk of
+ * draws). */
+typedef struct gen_step_state {
+    uint64_t rng;             /* Philox counter offset of the step's first draw (gen_backend.
+                                 rng_base points here while the step is issued) */
+    int64_t t[2];             /* Adam step counts before the step, one per optimiser */
+    int64_t k;                /* the step's index in the uploaded chunk of draws */
+} gen_step_state;
 
 /* An activation span of the generator's output (the transformer's layout). */
 typedef struct gen_act_span {
@@ -256,6 +269,30 @@ typedef struct gen_backend_ops {
      * and can overlap), plain with the CPU. NULL on failure; host_free accepts NULL. */
     void *(*host_alloc)(gen_backend *be, size_t bytes);
     void (*host_free)(gen_backend *be, void *p);
+
+    /* ---- device step state and recorded steps (docs/cuda.md, "CUDA graphs") ---- */
+    /* adam with the step count in backend memory: t = *t0 + dt (t0: an int64 in backend
+     * memory, read when the update runs); the same numbers as adam(..., *t0 + dt) */
+    void (*adam_dev)(gen_backend *be, float *param, const float *grad, float *m, float *v,
+                     size_t n, float lr, float beta1, float beta2, float eps,
+                     float weight_decay, const int64_t *t0, int64_t dt);
+    /* dst[0..n) = src[k * n .. k * n + n) with k = st->k read when it runs: the step's block
+     * of a chunk of uploaded draws */
+    void (*select_block)(gen_backend *be, int32_t *dst, const int32_t *src, size_t n,
+                         const gen_step_state *st);
+    /* *st += d, field by field (st in backend memory): the end of a step */
+    void (*step_advance)(gen_backend *be, gen_step_state *st, gen_step_state d);
+    /* Recording (CUDA graphs). graph_begin starts recording the backend's work: until
+     * graph_end, operations are recorded, not run, and nothing may be read back, uploaded,
+     * allocated or freed. It answers 0 when the backend does not record (the CPU: these
+     * entries are NULL; CUDA with GENESIS_CUDA_GRAPHS=0 or GENESIS_CUDA_SYNC=1): the caller
+     * then issues its work normally. graph_end returns the recorded work (NULL on a failure,
+     * which the backend's status reports); graph_launch queues one replay of it;
+     * graph_free accepts NULL. */
+    int (*graph_begin)(gen_backend *be);
+    gen_graph *(*graph_end)(gen_backend *be);
+    void (*graph_launch)(gen_backend *be, gen_graph *g);
+    void (*graph_free)(gen_backend *be, gen_graph *g);
 } gen_backend_ops;
 
 struct gen_backend {
@@ -263,7 +300,16 @@ struct gen_backend {
     genesis_ctx *ctx;
     int threads;
     void *impl;               /* backend-private state */
+    /* NULL, or a counter in backend memory (a gen_step_state's rng) that every random
+     * operation adds to its offset when it runs (models set it around a training step; the
+     * offsets they pass are then relative to the step's start) */
+    const uint64_t *rng_base;
 };
+
+/* Whether the backend can record a step and replay it. */
+static inline int gen_backend_graphs(const gen_backend *be) {
+    return be->ops->graph_begin != NULL;
+}
 
 /* The CPU reference backend. `threads` = BLAS threads (0 = all cores). */
 genesis_status gen_backend_cpu_create(genesis_ctx *ctx, int threads, gen_backend **out);

@@ -14,6 +14,11 @@
 #include "backend_cpu_gru.h"
 #include "rng.h"
 
+/* The step's counter offset that random operations add (gen_backend.rng_base), 0 unbound. */
+static inline uint64_t cpu_rng_base(const gen_backend *be) {
+    return be->rng_base ? *be->rng_base : 0;
+}
+
 /* Element-wise loops run on the OpenMP pool that OpenBLAS (Debian's OpenMP build) also
  * uses; small loops stay serial. Every parallel loop writes disjoint elements, so results do
  * not depend on the thread count. */
@@ -223,7 +228,7 @@ static void cpu_leaky_relu_backward(gen_backend *be, float *dinp, const float *d
 static void cpu_dropout_forward(gen_backend *be, float *out, float *mask, const float *inp,
                                 size_t n, float p, uint64_t seed, uint64_t stream,
                                 uint64_t offset) {
-    (void)be;
+    offset += cpu_rng_base(be);
     float scale = p < 1.0f ? 1.0f / (1.0f - p) : 0.0f;
     GEN_OMP_FOR(n)
     for (size_t i = 0; i < n; i += 4) {
@@ -408,7 +413,7 @@ static int spans_width(const gen_act_span *spans, int nspans) {
 static void cpu_activate_forward(gen_backend *be, float *out, int ldo, const float *x, int ldx,
                                  int B, const gen_act_span *spans, int nspans, float tau,
                                  uint64_t seed, uint64_t stream, uint64_t offset, uint64_t row0) {
-    (void)be;
+    offset += cpu_rng_base(be);
     int W = spans_width(spans, nspans);
     GEN_OMP_FOR((size_t)B * W)
     for (int b = 0; b < B; b++) {
@@ -680,10 +685,29 @@ static void cpu_adam(gen_backend *be, float *param, const float *grad, float *m,
                                      isbc2, lo, hi));
 }
 
+/* ---- device step state (backend.h; on the CPU "backend memory" is host memory) ------------- */
+static void cpu_adam_dev(gen_backend *be, float *param, const float *grad, float *m, float *v,
+                         size_t n, float lr, float beta1, float beta2, float eps,
+                         float weight_decay, const int64_t *t0, int64_t dt) {
+    cpu_adam(be, param, grad, m, v, n, lr, beta1, beta2, eps, weight_decay, *t0 + dt);
+}
+static void cpu_select_block(gen_backend *be, int32_t *dst, const int32_t *src, size_t n,
+                             const gen_step_state *st) {
+    (void)be;
+    memcpy(dst, src + (size_t)st->k * n, n * sizeof(int32_t));
+}
+static void cpu_step_advance(gen_backend *be, gen_step_state *st, gen_step_state d) {
+    (void)be;
+    st->rng += d.rng;
+    st->t[0] += d.t[0];
+    st->t[1] += d.t[1];
+    st->k += d.k;
+}
+
 /* ---- random fills --------------------------------------------------------------------------- */
 static void cpu_fill_normal(gen_backend *be, float *x, size_t n, uint64_t seed, uint64_t stream,
                             uint64_t offset) {
-    (void)be;
+    offset += cpu_rng_base(be);
     GEN_OMP_FOR(n)
     for (size_t i = 0; i < n; i += 4) { /* one Philox block gives four normals (two pairs) */
         gen_u32x4 r = gen_philox(seed, offset + i / 4, stream);
@@ -699,7 +723,7 @@ static void cpu_fill_normal(gen_backend *be, float *x, size_t n, uint64_t seed, 
 }
 static void cpu_fill_uniform(gen_backend *be, float *x, size_t n, uint64_t seed, uint64_t stream,
                              uint64_t offset) {
-    (void)be;
+    offset += cpu_rng_base(be);
     GEN_OMP_FOR(n)
     for (size_t i = 0; i < n; i += 4) {
         gen_u32x4 r = gen_philox(seed, offset + i / 4, stream);
@@ -786,6 +810,9 @@ static const gen_backend_ops cpu_ops = {
     .thread_attach = cpu_thread_attach,
     .host_alloc = cpu_host_alloc,
     .host_free = cpu_host_free,
+    .adam_dev = cpu_adam_dev,
+    .select_block = cpu_select_block,
+    .step_advance = cpu_step_advance,
 };
 
 genesis_status gen_backend_cpu_create(genesis_ctx *ctx, int threads, gen_backend **out) {

@@ -47,6 +47,11 @@ enum {
     GEN_CUEMU_STAT_QUERIES,      /* cudaStreamQuery/cudaEventQuery that found work pending */
     GEN_CUEMU_STAT_CONTEXTS,     /* devices whose primary context a call created (see
                                     runtime.cc, "contexts") */
+    GEN_CUEMU_STAT_HOST_LAUNCHES, /* kernel launches and library calls (cuBLAS, NCCL) the host
+                                     queued on a stream directly (not recorded by a capture) */
+    GEN_CUEMU_STAT_HOST_COPIES,  /* async copies and memsets the host queued directly */
+    GEN_CUEMU_STAT_GRAPH_LAUNCHES, /* cudaGraphLaunch */
+    GEN_CUEMU_STAT_CAPTURED,     /* work recorded into a graph by stream capture */
     GEN_CUEMU_STAT_N
 };
 void gen_cuemu_count(int which);

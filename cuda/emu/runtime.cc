@@ -2,7 +2,8 @@
  * runtime.cc (Genesis CUDA emulator) — the host side of the emulated CUDA runtime: devices
  * and their properties, errors (per-thread last error, the sticky error of a fault), device
  * and pinned allocations, streams whose work is deferred, events, copies and memsets, the
- * launch checks, and the counters the module exports.
+ * launch checks, stream capture and graphs (work recorded, then replayed as one launch, with
+ * the capture rules below), and the counters the module exports.
  *
  * Semantics follow the CUDA Runtime API reference and its "API synchronization behavior"
  * page; where the emulator is stricter than a GPU it is so on purpose, to make bugs show:
@@ -41,7 +42,7 @@
 #define GEN_CUEMU_TOTAL_MEM ((size_t)16 << 30) /* what each emulated device reports */
 #define GEN_CUEMU_SM_COUNT 132
 
-enum { W_KERNEL, W_COPY, W_COPY2D, W_MEMSET, W_EVENT, W_FN };
+enum { W_KERNEL, W_COPY, W_COPY2D, W_MEMSET, W_EVENT, W_FN, W_GRAPH };
 
 typedef struct gen_cuemu_work {
     struct gen_cuemu_work *next;
@@ -59,7 +60,18 @@ typedef struct gen_cuemu_work {
     void *arg;
     const char *what;
     int inject_fault; /* GENESIS_CUEMU_FAULT chose this launch */
+    struct gen_cuemu_graph *graph; /* W_GRAPH: the launched graph (one reference held) */
 } gen_cuemu_work;
+
+/* A captured graph: its nodes in capture order (one stream, so each depends on the one
+ * before), shared by the graph handle, its executable graphs and their queued launches. */
+struct gen_cuemu_graph {
+    int refs;
+    gen_cuemu_work *head, *tail;
+};
+struct gen_cuemu_graph_exec {
+    gen_cuemu_graph *g;
+};
 
 struct gen_cuemu_stream {
     int device;
@@ -69,6 +81,10 @@ struct gen_cuemu_stream {
     gen_cuemu_work *head, *tail;
     uint64_t seq; /* of the last work queued */
     struct gen_cuemu_stream *next;
+    /* stream capture: work goes into `cap` instead of the queue */
+    gen_cuemu_graph *cap;
+    int cap_mode, cap_invalid;
+    pthread_t cap_thread;
 };
 
 struct gen_cuemu_event {
@@ -76,6 +92,7 @@ struct gen_cuemu_event {
     gen_cuemu_stream *stream;
     uint64_t seq;
     gen_cuemu_work *item; /* the queued record, NULL once executed */
+    int captured;         /* last recorded in a capturing stream */
 };
 
 typedef struct alloc_rec {
@@ -177,13 +194,18 @@ static gen_cuemu_stream *stream_of(cudaStream_t s) {
     return NULL;
 }
 
+static void graph_unref(gen_cuemu_graph *g);
+
 static void free_work(gen_cuemu_work *w) {
+    if (w->graph) graph_unref(w->graph);
     if (w->k) w->k->destroy(w->k);
     free(w->owned);
     if (w->release) w->release(w->arg);
     if (w->ev) w->ev->item = NULL;
     free(w);
 }
+
+static int inject_replay(const char *name);
 
 static void exec_work(gen_cuemu_work *w) {
     if (g_sticky != cudaSuccess) return; /* after a fault nothing more runs */
@@ -208,6 +230,13 @@ static void exec_work(gen_cuemu_work *w) {
     case W_MEMSET: memset(w->dst, w->value, w->bytes); break;
     case W_EVENT: break; /* free_work marks the event complete */
     case W_FN: rc = w->fn(w->arg, msg, sizeof msg); break;
+    case W_GRAPH: /* the recorded nodes in order; each replayed kernel counts as a launch
+                     for GENESIS_CUEMU_FAULT */
+        for (gen_cuemu_work *n = w->graph->head; n && g_sticky == cudaSuccess; n = n->next) {
+            if (n->kind == W_KERNEL) n->inject_fault = inject_replay(n->k->name);
+            exec_work(n);
+        }
+        break;
     }
     if (rc) {
         g_sticky = (cudaError_t)rc;
@@ -250,10 +279,76 @@ static gen_cuemu_work *new_work(int kind) {
 }
 
 static void push(gen_cuemu_stream *s, gen_cuemu_work *w) {
+    if (s->cap) { /* recorded, not executed (CUDA Programming Guide, "Stream Capture") */
+        g_stats[GEN_CUEMU_STAT_CAPTURED]++;
+        gen_cuemu_graph *g = s->cap;
+        if (g->tail) g->tail->next = w;
+        else g->head = w;
+        g->tail = w;
+        return;
+    }
+    if (w->kind == W_KERNEL || w->kind == W_FN) g_stats[GEN_CUEMU_STAT_HOST_LAUNCHES]++;
+    if (w->kind == W_COPY || w->kind == W_COPY2D || w->kind == W_MEMSET)
+        g_stats[GEN_CUEMU_STAT_HOST_COPIES]++;
     w->seq = ++s->seq;
     if (s->tail) s->tail->next = w;
     else s->head = w;
     s->tail = w;
+}
+
+/* ---- capture rules (CUDA Programming Guide, "Stream Capture": "Prohibited and Unhandled
+ * Operations" and "Cross-stream Dependencies"; cudaStreamBeginCapture's capture modes) ----
+ * Work queued on a capturing stream is recorded, not run. A call that would wait for it
+ * (synchronising or querying the stream, the device, or an event recorded in the capture)
+ * is an error, and so are the "potentially unsafe" calls (allocation, free, synchronous
+ * copies) while a capture in global mode is under way on any thread, or a thread-local one
+ * on the calling thread; each such error invalidates the capture, so that
+ * cudaStreamEndCapture answers cudaErrorStreamCaptureInvalidated. Called locked. */
+
+static void graph_unref(gen_cuemu_graph *g) {
+    if (!g || --g->refs > 0) return;
+    for (gen_cuemu_work *w = g->head, *next; w; w = next) {
+        next = w->next;
+        free_work(w);
+    }
+    free(g);
+}
+
+/* `st` is capturing: the call `fn` would wait for recorded work. */
+static cudaError_t capture_violation(gen_cuemu_stream *st, const char *fn) {
+    st->cap_invalid = 1;
+    return gen_cuemu_error(cudaErrorStreamCaptureUnsupported,
+                           "%s on a stream that is being captured: not permitted during "
+                           "capture (the capture is invalidated)", fn);
+}
+
+/* A "potentially unsafe" call (allocation, free, synchronous copy): cudaSuccess, or the
+ * error when a capture forbids it (and those captures are invalidated). */
+static cudaError_t capture_unsafe(const char *fn) {
+    int hit = 0;
+    for (gen_cuemu_stream *x = g_streams; x; x = x->next)
+        if (x->cap && (x->cap_mode == cudaStreamCaptureModeGlobal ||
+                       (x->cap_mode == cudaStreamCaptureModeThreadLocal &&
+                        pthread_equal(x->cap_thread, pthread_self())))) {
+            x->cap_invalid = 1;
+            hit = 1;
+        }
+    if (!hit) return cudaSuccess;
+    return gen_cuemu_error(cudaErrorStreamCaptureUnsupported,
+                           "%s while a stream capture is under way (global mode, or this "
+                           "thread's thread-local capture): not permitted (the capture is "
+                           "invalidated)", fn);
+}
+
+/* Whether a stream of `device` is capturing (a device-wide synchronisation then fails). */
+static int device_capturing(int device) {
+    int hit = 0;
+    for (gen_cuemu_stream *x = g_streams; x; x = x->next)
+        if (x->device == device && x->cap) {
+            x->cap_invalid = 1;
+            hit = 1;
+        }
+    return hit;
 }
 
 cudaError_t gen_cuemu_enqueue_fn(cudaStream_t s, const char *what, gen_cuemu_fn run,
@@ -325,6 +420,12 @@ static void inject_read(void) {
     inject_parse("GENESIS_CUEMU_LAUNCH_ERROR", &g_inject.refuse);
 }
 
+/* A kernel node of a graph being replayed: GENESIS_CUEMU_FAULT counts it as a launch. */
+static int inject_replay(const char *name) {
+    inject_read();
+    return inject_hit(&g_inject.fault, name);
+}
+
 void gen_cuemu_enqueue_kernel(gen_cuemu_kernel *k, cudaStream_t s) {
     gen_cuemu_lock();
     inject_read();
@@ -366,10 +467,15 @@ void gen_cuemu_enqueue_kernel(gen_cuemu_kernel *k, cudaStream_t s) {
             k->destroy(k);
         } else {
             w->k = k;
-            if (inject_hit(&g_inject.fault, k->name)) w->inject_fault = 1;
+            /* a captured kernel is counted when a replay runs it (inject_replay) */
+            if (!st->cap && inject_hit(&g_inject.fault, k->name)) w->inject_fault = 1;
             push(st, w);
+            gen_cuemu_unlock();
+            return;
         }
     }
+    /* a launch that failed during capture invalidates it, as on a GPU */
+    if (st && st->cap) st->cap_invalid = 1;
     gen_cuemu_unlock();
 }
 
@@ -392,6 +498,15 @@ const char *cudaGetErrorString(cudaError_t e) {
         return "no kernel image is available for execution on the device";
     case cudaErrorInvalidDevice: return "invalid device ordinal";
     case cudaErrorInvalidResourceHandle: return "invalid resource handle";
+    case cudaErrorIllegalState: return "the operation cannot be performed in the present state";
+    case cudaErrorStreamCaptureUnsupported:
+        return "operation not permitted when stream is capturing";
+    case cudaErrorStreamCaptureInvalidated:
+        return "operation failed due to a previous error during capture";
+    case cudaErrorCapturedEvent:
+        return "operation not permitted on an event last recorded in a capturing stream";
+    case cudaErrorStreamCaptureWrongThread:
+        return "attempt to terminate a thread-local capture sequence from another thread";
     case cudaErrorNotReady: return "device not ready";
     case cudaErrorIllegalAddress: return "an illegal memory access was encountered";
     case cudaErrorLaunchOutOfResources: return "too many resources requested for launch";
@@ -415,6 +530,11 @@ const char *cudaGetErrorName(cudaError_t e) {
     case cudaErrorNoKernelImageForDevice: return "cudaErrorNoKernelImageForDevice";
     case cudaErrorInvalidDevice: return "cudaErrorInvalidDevice";
     case cudaErrorInvalidResourceHandle: return "cudaErrorInvalidResourceHandle";
+    case cudaErrorIllegalState: return "cudaErrorIllegalState";
+    case cudaErrorStreamCaptureUnsupported: return "cudaErrorStreamCaptureUnsupported";
+    case cudaErrorStreamCaptureInvalidated: return "cudaErrorStreamCaptureInvalidated";
+    case cudaErrorCapturedEvent: return "cudaErrorCapturedEvent";
+    case cudaErrorStreamCaptureWrongThread: return "cudaErrorStreamCaptureWrongThread";
     case cudaErrorNotReady: return "cudaErrorNotReady";
     case cudaErrorIllegalAddress: return "cudaErrorIllegalAddress";
     case cudaErrorLaunchOutOfResources: return "cudaErrorLaunchOutOfResources";
@@ -518,6 +638,12 @@ cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total_bytes) {
 
 cudaError_t cudaDeviceSynchronize(void) {
     gen_cuemu_lock();
+    if (device_capturing(t_device)) {
+        gen_cuemu_unlock();
+        return gen_cuemu_error(cudaErrorStreamCaptureUnsupported,
+                               "cudaDeviceSynchronize while a stream of the device is being "
+                               "captured: not permitted (the capture is invalidated)");
+    }
     g_stats[GEN_CUEMU_STAT_DEVICE_SYNCS]++;
     g_stats[GEN_CUEMU_STAT_SYNCS]++;
     drain_device(t_device, 0);
@@ -533,6 +659,8 @@ cudaError_t cudaStreamSynchronize(cudaStream_t s) {
     if (!st) {
         e = gen_cuemu_error(cudaErrorInvalidResourceHandle,
                             "cudaStreamSynchronize: unknown stream");
+    } else if (st->cap) {
+        e = capture_violation(st, "cudaStreamSynchronize");
     } else {
         g_stats[GEN_CUEMU_STAT_STREAM_SYNCS]++;
         g_stats[GEN_CUEMU_STAT_SYNCS]++;
@@ -569,6 +697,7 @@ cudaError_t cudaStreamDestroy(cudaStream_t s) {
         return gen_cuemu_error(cudaErrorInvalidResourceHandle, "cudaStreamDestroy: unknown stream");
     }
     drain(s, UINT64_MAX); /* queued work completes before the stream goes */
+    graph_unref(s->cap);  /* an unfinished capture is dropped */
     *pp = s->next;
     free(s);
     gen_cuemu_unlock();
@@ -604,8 +733,15 @@ cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s) {
         r = gen_cuemu_error(cudaErrorInvalidResourceHandle, "cudaEventRecord: unknown stream");
     } else if (!w) {
         r = gen_cuemu_error(cudaErrorMemoryAllocation, NULL);
+    } else if (st->cap) { /* a point of the capture, not of the stream's execution */
+        free(w);
+        if (e->item) e->item->ev = NULL;
+        e->item = NULL;
+        e->stream = st;
+        e->captured = 1;
     } else {
         if (e->item) e->item->ev = NULL; /* a re-record replaces the earlier one */
+        e->captured = 0;
         w->ev = e;
         push(st, w);
         e->stream = st;
@@ -619,6 +755,11 @@ cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t s) {
 cudaError_t cudaEventSynchronize(cudaEvent_t e) {
     if (!e) return gen_cuemu_error(cudaErrorInvalidResourceHandle, NULL);
     gen_cuemu_lock();
+    if (e->captured) {
+        gen_cuemu_unlock();
+        return gen_cuemu_error(cudaErrorCapturedEvent, "cudaEventSynchronize on an event "
+                               "recorded in a capturing stream: not permitted");
+    }
     g_stats[GEN_CUEMU_STAT_EVENT_SYNCS]++;
     g_stats[GEN_CUEMU_STAT_SYNCS]++;
     if (e->item) drain(e->stream, e->seq);
@@ -635,6 +776,11 @@ cudaError_t cudaEventQuery(cudaEvent_t e) {
     if (!e) return gen_cuemu_error(cudaErrorInvalidResourceHandle, NULL);
     gen_cuemu_lock();
     cudaError_t r = g_sticky;
+    if (e->captured) {
+        gen_cuemu_unlock();
+        return gen_cuemu_error(cudaErrorCapturedEvent, "cudaEventQuery on an event recorded "
+                               "in a capturing stream: not permitted");
+    }
     if (r == cudaSuccess && e->item) {
         g_stats[GEN_CUEMU_STAT_QUERIES]++;
         drain(e->stream, e->seq);
@@ -650,6 +796,8 @@ cudaError_t cudaStreamQuery(cudaStream_t s) {
     cudaError_t r = g_sticky;
     if (!st) {
         r = gen_cuemu_error(cudaErrorInvalidResourceHandle, "cudaStreamQuery: unknown stream");
+    } else if (st->cap) {
+        r = capture_violation(st, "cudaStreamQuery");
     } else if (r == cudaSuccess && (st->head || st->busy)) {
         g_stats[GEN_CUEMU_STAT_QUERIES]++;
         drain(st, UINT64_MAX);
@@ -669,6 +817,7 @@ cudaError_t cudaMalloc(void **p, size_t bytes) {
     cudaError_t r = cudaSuccess;
     if (g_sticky != cudaSuccess) {
         r = gen_cuemu_error(g_sticky, NULL);
+    } else if ((r = capture_unsafe("cudaMalloc")) != cudaSuccess) {
     } else if (g_live[t_device] + bytes > GEN_CUEMU_TOTAL_MEM) {
         r = gen_cuemu_error(cudaErrorMemoryAllocation, NULL);
     } else {
@@ -690,6 +839,11 @@ cudaError_t cudaMalloc(void **p, size_t bytes) {
 static cudaError_t free_kind(void *p, int pinned, const char *what) {
     if (!p) return cudaSuccess;
     gen_cuemu_lock();
+    cudaError_t unsafe = capture_unsafe(what);
+    if (unsafe != cudaSuccess) {
+        gen_cuemu_unlock();
+        return unsafe;
+    }
     std::map<uintptr_t, alloc_rec>::iterator it = allocs().find((uintptr_t)p);
     if (it == allocs().end() || it->second.pinned != pinned) {
         gen_cuemu_unlock();
@@ -712,6 +866,10 @@ cudaError_t cudaFreeHost(void *p) { return free_kind(p, 1, "cudaFreeHost"); }
 cudaError_t cudaHostAlloc(void **p, size_t bytes, unsigned int flags) {
     (void)flags;
     *p = NULL;
+    gen_cuemu_lock();
+    cudaError_t unsafe = capture_unsafe("cudaHostAlloc");
+    gen_cuemu_unlock();
+    if (unsafe != cudaSuccess) return unsafe;
     void *m = malloc(bytes ? bytes : 1);
     if (!m) return gen_cuemu_error(cudaErrorMemoryAllocation, NULL);
     memset(m, 0xff, bytes ? bytes : 1);
@@ -789,6 +947,10 @@ static cudaError_t copy_locked(const char *fn, void *dst, const void *src, size_
     /* synchronous: the call itself, D2H/H2H into pageable memory, and H2H */
     int now = sync || (kind == cudaMemcpyDeviceToHost && !dst_pinned) ||
               kind == cudaMemcpyHostToHost;
+    if (st->cap && now) return capture_violation(st, "a synchronous copy (into pageable memory)");
+    if (st->cap && kind == cudaMemcpyHostToDevice && !src_pinned)
+        return capture_violation(st, "a copy from pageable host memory (the emulator records "
+                                     "only pinned host memory in a graph)");
     if (now) {
         g_stats[GEN_CUEMU_STAT_SYNC_COPIES]++;
         g_stats[GEN_CUEMU_STAT_SYNCS]++;
@@ -825,7 +987,9 @@ cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t bytes, cudaMemcpy
 
 cudaError_t cudaMemcpy(void *dst, const void *src, size_t bytes, cudaMemcpyKind kind) {
     gen_cuemu_lock();
-    cudaError_t r = copy_locked("cudaMemcpy", dst, src, bytes, kind, &g_legacy[t_device], 1);
+    cudaError_t r = capture_unsafe("cudaMemcpy");
+    if (r == cudaSuccess)
+        r = copy_locked("cudaMemcpy", dst, src, bytes, kind, &g_legacy[t_device], 1);
     gen_cuemu_unlock();
     return r;
 }
@@ -904,6 +1068,136 @@ cudaError_t cudaMemset(void *p, int value, size_t bytes) {
     return r;
 }
 
+/* ---- stream capture and graphs ---------------------------------------------------------------- */
+
+cudaError_t cudaStreamBeginCapture(cudaStream_t s, enum cudaStreamCaptureMode mode) {
+    gen_cuemu_lock();
+    gen_cuemu_stream *st = stream_of(s);
+    cudaError_t r = cudaSuccess;
+    if (!st) {
+        r = gen_cuemu_error(cudaErrorInvalidResourceHandle, "cudaStreamBeginCapture: unknown stream");
+    } else if (st->legacy) {
+        r = gen_cuemu_error(cudaErrorStreamCaptureUnsupported,
+                            "cudaStreamBeginCapture: the legacy (NULL) stream cannot be captured");
+    } else if (st->cap) {
+        r = gen_cuemu_error(cudaErrorIllegalState,
+                            "cudaStreamBeginCapture: the stream is already being captured");
+    } else if (mode != cudaStreamCaptureModeGlobal && mode != cudaStreamCaptureModeThreadLocal &&
+               mode != cudaStreamCaptureModeRelaxed) {
+        r = gen_cuemu_error(cudaErrorInvalidValue, "cudaStreamBeginCapture: mode %d", (int)mode);
+    } else if (g_sticky != cudaSuccess) {
+        r = gen_cuemu_error(g_sticky, NULL);
+    } else {
+        st->cap = (gen_cuemu_graph *)calloc(1, sizeof *st->cap);
+        if (!st->cap) {
+            r = gen_cuemu_error(cudaErrorMemoryAllocation, NULL);
+        } else {
+            st->cap->refs = 1;
+            st->cap_mode = mode;
+            st->cap_invalid = 0;
+            st->cap_thread = pthread_self();
+        }
+    }
+    gen_cuemu_unlock();
+    return r;
+}
+
+cudaError_t cudaStreamEndCapture(cudaStream_t s, cudaGraph_t *graph) {
+    *graph = NULL;
+    gen_cuemu_lock();
+    gen_cuemu_stream *st = stream_of(s);
+    cudaError_t r = cudaSuccess;
+    if (!st) {
+        r = gen_cuemu_error(cudaErrorInvalidResourceHandle, "cudaStreamEndCapture: unknown stream");
+    } else if (!st->cap) {
+        r = gen_cuemu_error(cudaErrorIllegalState,
+                            "cudaStreamEndCapture: the stream is not being captured");
+    } else if (st->cap_mode != cudaStreamCaptureModeRelaxed &&
+               !pthread_equal(st->cap_thread, pthread_self())) {
+        r = gen_cuemu_error(cudaErrorStreamCaptureWrongThread,
+                            "cudaStreamEndCapture from a thread other than the one that began "
+                            "the capture");
+    } else {
+        gen_cuemu_graph *g = st->cap;
+        st->cap = NULL;
+        if (st->cap_invalid) {
+            graph_unref(g);
+            r = gen_cuemu_error(cudaErrorStreamCaptureInvalidated,
+                                "cudaStreamEndCapture: the capture was invalidated by a call "
+                                "not permitted during capture (reported above)");
+        } else {
+            *graph = g;
+        }
+    }
+    gen_cuemu_unlock();
+    return r;
+}
+
+cudaError_t cudaStreamIsCapturing(cudaStream_t s, enum cudaStreamCaptureStatus *status) {
+    gen_cuemu_lock();
+    gen_cuemu_stream *st = stream_of(s);
+    cudaError_t r = cudaSuccess;
+    if (!st) r = gen_cuemu_error(cudaErrorInvalidResourceHandle, "cudaStreamIsCapturing: unknown stream");
+    else *status = !st->cap ? cudaStreamCaptureStatusNone
+                            : st->cap_invalid ? cudaStreamCaptureStatusInvalidated
+                                              : cudaStreamCaptureStatusActive;
+    gen_cuemu_unlock();
+    return r;
+}
+
+cudaError_t cudaGraphInstantiate(cudaGraphExec_t *exec, cudaGraph_t graph,
+                                 unsigned long long flags) {
+    (void)flags;
+    *exec = NULL;
+    if (!graph) return gen_cuemu_error(cudaErrorInvalidValue, "cudaGraphInstantiate: no graph");
+    gen_cuemu_graph_exec *x = (gen_cuemu_graph_exec *)calloc(1, sizeof *x);
+    if (!x) return gen_cuemu_error(cudaErrorMemoryAllocation, NULL);
+    gen_cuemu_lock();
+    x->g = graph;
+    graph->refs++;
+    gen_cuemu_unlock();
+    *exec = x;
+    return cudaSuccess;
+}
+
+cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t s) {
+    if (!exec) return gen_cuemu_error(cudaErrorInvalidValue, "cudaGraphLaunch: no graph");
+    gen_cuemu_lock();
+    gen_cuemu_stream *st = stream_of(s);
+    gen_cuemu_work *w = NULL;
+    cudaError_t r = cudaSuccess;
+    if (g_sticky != cudaSuccess) {
+        r = gen_cuemu_error(g_sticky, NULL);
+    } else if (!st) {
+        r = gen_cuemu_error(cudaErrorInvalidResourceHandle, "cudaGraphLaunch: unknown stream");
+    } else if (!(w = new_work(W_GRAPH))) {
+        r = gen_cuemu_error(cudaErrorMemoryAllocation, NULL);
+    } else {
+        w->graph = exec->g;
+        exec->g->refs++;
+        if (!st->cap) g_stats[GEN_CUEMU_STAT_GRAPH_LAUNCHES]++;
+        push(st, w); /* into a capture: a child graph */
+    }
+    gen_cuemu_unlock();
+    return r;
+}
+
+cudaError_t cudaGraphExecDestroy(cudaGraphExec_t exec) {
+    if (!exec) return cudaSuccess;
+    gen_cuemu_lock();
+    graph_unref(exec->g); /* launches still queued hold their own reference */
+    gen_cuemu_unlock();
+    free(exec);
+    return cudaSuccess;
+}
+
+cudaError_t cudaGraphDestroy(cudaGraph_t graph) {
+    gen_cuemu_lock();
+    graph_unref(graph);
+    gen_cuemu_unlock();
+    return cudaSuccess;
+}
+
 /* ---- what the module exports besides the backend --------------------------------------------- */
 
 /* Present only in the emulated module: src/cuda_module.c refuses a module that has it unless
@@ -914,7 +1208,8 @@ extern "C" __attribute__((visibility("default"))) int genesis_cuda_module_emulat
 
 /* Copies up to `cap` counters into out (order: the GEN_CUEMU_STAT_* enum of cuemu_internal.h:
  * syncs, stream syncs, device syncs, event syncs, synchronous copies, kernels, blocks, gemms,
- * implicit syncs of cudaFree, queries that found work pending) and returns how many exist. */
+ * implicit syncs of cudaFree, queries that found work pending, contexts, host launches, host
+ * copies, graph launches, captured work) and returns how many exist. */
 extern "C" __attribute__((visibility("default"))) int genesis_cuda_module_emu_stats(
     unsigned long long *out, int cap) {
     gen_cuemu_lock();

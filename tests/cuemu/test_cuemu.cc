@@ -8,7 +8,8 @@
  * are refused and do not run, that stream work waits for a synchronisation point with
  * CUDA's rules for pageable and pinned host memory, events, range checks on copies and
  * frees, cudaMemGetInfo, pointer attributes, the cuBLAS argument checks and SGEMM for every
- * transpose pair (beta = 0 must not read C), and the synchronisation counters.
+ * transpose pair (beta = 0 must not read C), the synchronisation counters, and stream capture
+ * and graph replay (replays equal launches bit for bit; the calls capture forbids fail).
  * Linked directly with the emulator's sources (not through the module). Runs in well under
  * a second; CTest runs it under the forward and the random schedule.
  */
@@ -343,6 +344,194 @@ static void check_blas(void) {
     cudaStreamDestroy(s);
 }
 
+__global__ void k_affine(float *x, int n, float a, float b) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) x[i] = a * x[i] + b;
+}
+
+/* Stream capture and graphs: recorded work does not run until the graph is launched; a
+ * replay (kernels, a memset, a pinned copy, cublasSgemm) gives the bits of the same work
+ * launched directly; the counters tell host launches from graph launches; and the calls that
+ * CUDA forbids during capture fail and invalidate it. */
+static void check_graphs(void) {
+    const int n = 48, m = 4; /* x: n floats; C = A . B with A, B, C 4 x 4 (column-major) */
+    cudaStream_t s;
+    cublasHandle_t h;
+    cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+    cublasCreate(&h);
+    cublasSetStream(h, s);
+    float hx[n], hab[2 * m * m];
+    for (int i = 0; i < n; i++) hx[i] = 0.37f * (float)i - 3.1f;
+    for (int i = 0; i < 2 * m * m; i++) hab[i] = (float)(i % 7) * 0.25f - 0.6f;
+    float *x[2], *AB[2], *C[2], *pin = NULL;
+    for (int r = 0; r < 2; r++) {
+        cudaMalloc((void **)&x[r], sizeof hx);
+        cudaMalloc((void **)&AB[r], sizeof hab);
+        cudaMalloc((void **)&C[r], m * m * sizeof(float));
+        cudaMemcpy(x[r], hx, sizeof hx, cudaMemcpyHostToDevice);
+        cudaMemcpy(AB[r], hab, sizeof hab, cudaMemcpyHostToDevice);
+    }
+    cudaMallocHost((void **)&pin, sizeof(float));
+    *pin = 0.5f;
+    float one = 1.0f, beta = 0.25f;
+    /* the step: x = 1.5 x + 0.25; x[0] = pin; A[0] = x[1]; C = A B + beta C; x[2..6) = 0 */
+    auto step = [&](int r) {
+        GEN_LAUNCH(k_affine, 2, 32, 0, s)(x[r], n, 1.5f, 0.25f);
+        cudaMemcpyAsync(x[r], pin, sizeof(float), cudaMemcpyHostToDevice, s);
+        cudaMemcpyAsync(AB[r], x[r] + 1, sizeof(float), cudaMemcpyDeviceToDevice, s);
+        cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, m, m, m, &one, AB[r], m, AB[r] + m * m, m, &beta,
+                    C[r], m);
+        cudaMemsetAsync(x[r] + 2, 0, 4 * sizeof(float), s);
+    };
+    cudaStreamSynchronize(s);
+    unsigned long long st0[GEN_CUEMU_STAT_N], st1[GEN_CUEMU_STAT_N], st2[GEN_CUEMU_STAT_N];
+    genesis_cuda_module_emu_stats(st0, GEN_CUEMU_STAT_N);
+    cudaStreamCaptureStatus cs = cudaStreamCaptureStatusNone;
+    CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal) == cudaSuccess, "begin capture");
+    CHECK(cudaStreamIsCapturing(s, &cs) == cudaSuccess && cs == cudaStreamCaptureStatusActive,
+          "capture status %d", (int)cs);
+    step(1);
+    cudaGraph_t g = NULL;
+    CHECK(cudaStreamEndCapture(s, &g) == cudaSuccess && g, "end capture");
+    CHECK(cudaStreamIsCapturing(s, &cs) == cudaSuccess && cs == cudaStreamCaptureStatusNone,
+          "capture status after the end %d", (int)cs);
+    genesis_cuda_module_emu_stats(st1, GEN_CUEMU_STAT_N);
+    CHECK(st1[GEN_CUEMU_STAT_CAPTURED] - st0[GEN_CUEMU_STAT_CAPTURED] == 5 &&
+              st1[GEN_CUEMU_STAT_HOST_LAUNCHES] == st0[GEN_CUEMU_STAT_HOST_LAUNCHES] &&
+              st1[GEN_CUEMU_STAT_HOST_COPIES] == st0[GEN_CUEMU_STAT_HOST_COPIES],
+          "capture recorded %llu, launched %llu", st1[GEN_CUEMU_STAT_CAPTURED] - st0[GEN_CUEMU_STAT_CAPTURED],
+          st1[GEN_CUEMU_STAT_HOST_LAUNCHES] - st0[GEN_CUEMU_STAT_HOST_LAUNCHES]);
+    cudaStreamSynchronize(s);
+    float got[n];
+    cudaMemcpy(got, x[1], sizeof got, cudaMemcpyDeviceToHost);
+    CHECK(memcmp(got, hx, sizeof got) == 0, "captured work ran without a graph launch");
+    cudaGraphExec_t ge = NULL;
+    CHECK(cudaGraphInstantiate(&ge, g, 0) == cudaSuccess && ge, "instantiate");
+    CHECK(cudaGraphDestroy(g) == cudaSuccess, "graph destroy (the executable graph stays)");
+    for (int k = 0; k < 3; k++) {
+        *pin = 0.5f + (float)k; /* a pinned source is read when the replay runs */
+        step(0);
+        cudaStreamSynchronize(s);
+        CHECK(cudaGraphLaunch(ge, s) == cudaSuccess, "graph launch %d", k);
+        cudaStreamSynchronize(s);
+    }
+    genesis_cuda_module_emu_stats(st2, GEN_CUEMU_STAT_N);
+    CHECK(st2[GEN_CUEMU_STAT_GRAPH_LAUNCHES] - st1[GEN_CUEMU_STAT_GRAPH_LAUNCHES] == 3 &&
+              st2[GEN_CUEMU_STAT_HOST_LAUNCHES] - st1[GEN_CUEMU_STAT_HOST_LAUNCHES] == 6 &&
+              st2[GEN_CUEMU_STAT_KERNELS] - st1[GEN_CUEMU_STAT_KERNELS] == 6 &&
+              st2[GEN_CUEMU_STAT_GEMMS] - st1[GEN_CUEMU_STAT_GEMMS] == 6,
+          "3 replays and 3 launched steps: graph launches %llu, host launches %llu, kernels %llu",
+          st2[GEN_CUEMU_STAT_GRAPH_LAUNCHES] - st1[GEN_CUEMU_STAT_GRAPH_LAUNCHES],
+          st2[GEN_CUEMU_STAT_HOST_LAUNCHES] - st1[GEN_CUEMU_STAT_HOST_LAUNCHES],
+          st2[GEN_CUEMU_STAT_KERNELS] - st1[GEN_CUEMU_STAT_KERNELS]);
+    float a[n], b[n], ca[m * m], cb[m * m];
+    cudaMemcpy(a, x[0], sizeof a, cudaMemcpyDeviceToHost);
+    cudaMemcpy(b, x[1], sizeof b, cudaMemcpyDeviceToHost);
+    cudaMemcpy(ca, C[0], sizeof ca, cudaMemcpyDeviceToHost);
+    cudaMemcpy(cb, C[1], sizeof cb, cudaMemcpyDeviceToHost);
+    CHECK(memcmp(a, b, sizeof a) == 0 && memcmp(ca, cb, sizeof ca) == 0 && b[0] == 2.5f &&
+              b[2] == 0.0f && b[7] != hx[7],
+          "replayed step differs from the launched one (x[7] %g vs %g)", (double)b[7], (double)a[7]);
+    /* an executable graph destroyed while its launch is queued: the launch still runs */
+    GEN_LAUNCH(k_affine, 2, 32, 0, s)(x[0], n, 1.5f, 0.25f); /* keep x[0] in step */
+    cudaMemcpyAsync(x[0], pin, sizeof(float), cudaMemcpyHostToDevice, s);
+    cudaMemcpyAsync(AB[0], x[0] + 1, sizeof(float), cudaMemcpyDeviceToDevice, s);
+    cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, m, m, m, &one, AB[0], m, AB[0] + m * m, m, &beta,
+                C[0], m);
+    cudaMemsetAsync(x[0] + 2, 0, 4 * sizeof(float), s);
+    cudaGraphLaunch(ge, s);
+    CHECK(cudaGraphExecDestroy(ge) == cudaSuccess, "exec destroy with a launch queued");
+    cudaStreamSynchronize(s);
+    cudaMemcpy(a, x[0], sizeof a, cudaMemcpyDeviceToHost);
+    cudaMemcpy(b, x[1], sizeof b, cudaMemcpyDeviceToHost);
+    CHECK(memcmp(a, b, sizeof a) == 0, "a launch queued before cudaGraphExecDestroy did not run");
+
+    /* what capture forbids: each fails and invalidates the capture */
+    struct {
+        const char *what;
+        int call;
+        cudaStreamCaptureMode mode;
+        cudaError_t want, want_end;
+    } bad[] = {
+        {"cudaStreamSynchronize", 0, cudaStreamCaptureModeGlobal, cudaErrorStreamCaptureUnsupported,
+         cudaErrorStreamCaptureInvalidated},
+        {"cudaStreamQuery", 1, cudaStreamCaptureModeRelaxed, cudaErrorStreamCaptureUnsupported,
+         cudaErrorStreamCaptureInvalidated},
+        {"cudaDeviceSynchronize", 2, cudaStreamCaptureModeRelaxed,
+         cudaErrorStreamCaptureUnsupported, cudaErrorStreamCaptureInvalidated},
+        {"cudaMalloc (global mode)", 3, cudaStreamCaptureModeGlobal,
+         cudaErrorStreamCaptureUnsupported, cudaErrorStreamCaptureInvalidated},
+        {"cudaMalloc (relaxed mode)", 3, cudaStreamCaptureModeRelaxed, cudaSuccess, cudaSuccess},
+        {"cudaMemcpy (thread-local mode)", 4, cudaStreamCaptureModeThreadLocal,
+         cudaErrorStreamCaptureUnsupported, cudaErrorStreamCaptureInvalidated},
+        {"copy into pageable memory", 5, cudaStreamCaptureModeRelaxed,
+         cudaErrorStreamCaptureUnsupported, cudaErrorStreamCaptureInvalidated},
+        {"copy from pageable memory", 6, cudaStreamCaptureModeRelaxed,
+         cudaErrorStreamCaptureUnsupported, cudaErrorStreamCaptureInvalidated},
+        {"cudaEventSynchronize of a captured event", 7, cudaStreamCaptureModeGlobal,
+         cudaErrorCapturedEvent, cudaSuccess},
+        {"an invalid launch", 8, cudaStreamCaptureModeGlobal, cudaErrorInvalidConfiguration,
+         cudaErrorStreamCaptureInvalidated},
+        {"cudaFree (global mode)", 9, cudaStreamCaptureModeGlobal,
+         cudaErrorStreamCaptureUnsupported, cudaErrorStreamCaptureInvalidated},
+    };
+    cudaEvent_t ev;
+    cudaEventCreate(&ev);
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        void *p = NULL;
+        float host[4];
+        CHECK(cudaStreamBeginCapture(s, bad[i].mode) == cudaSuccess, "begin %s", bad[i].what);
+        GEN_LAUNCH(k_affine, 2, 32, 0, s)(x[1], n, 1.0f, 1.0f);
+        cudaError_t e = cudaSuccess;
+        switch (bad[i].call) {
+        case 0: e = cudaStreamSynchronize(s); break;
+        case 1: e = cudaStreamQuery(s); break;
+        case 2: e = cudaDeviceSynchronize(); break;
+        case 3: e = cudaMalloc(&p, 64); break;
+        case 4: e = cudaMemcpy(host, x[0], sizeof host, cudaMemcpyDeviceToHost); break;
+        case 5: e = cudaMemcpyAsync(host, x[0], sizeof host, cudaMemcpyDeviceToHost, s); break;
+        case 6: e = cudaMemcpyAsync(x[0], host, sizeof host, cudaMemcpyHostToDevice, s); break;
+        case 7:
+            cudaEventRecord(ev, s);
+            e = cudaEventSynchronize(ev);
+            break;
+        case 8:
+            GEN_LAUNCH(k_affine, 1, 2048, 0, s)(x[1], n, 1.0f, 1.0f);
+            e = cudaGetLastError();
+            break;
+        case 9: e = cudaFree(C[0]); break;
+        }
+        cudaGetLastError();
+        cudaGraph_t gb = NULL;
+        cudaError_t ee = cudaStreamEndCapture(s, &gb);
+        cudaGetLastError();
+        CHECK(e == bad[i].want && ee == bad[i].want_end && (gb != NULL) == (ee == cudaSuccess),
+              "%s during capture: %s (want %s), end capture: %s (want %s)", bad[i].what,
+              cudaGetErrorName(e), cudaGetErrorName(bad[i].want), cudaGetErrorName(ee),
+              cudaGetErrorName(bad[i].want_end));
+        cudaGraphDestroy(gb);
+        if (p) cudaFree(p);
+    }
+    cudaEventDestroy(ev);
+    cudaStreamSynchronize(s);
+    cudaMemcpy(a, x[1], sizeof a, cudaMemcpyDeviceToHost);
+    CHECK(memcmp(a, b, sizeof a) == 0, "work recorded by the refused captures ran");
+    CHECK(cudaStreamBeginCapture(NULL, cudaStreamCaptureModeGlobal) ==
+              cudaErrorStreamCaptureUnsupported, "capture of the legacy stream");
+    cudaGraph_t none = NULL;
+    CHECK(cudaStreamEndCapture(s, &none) == cudaErrorIllegalState && !none,
+          "end of a capture never begun");
+    cudaGetLastError();
+    cublasDestroy(h);
+    for (int r = 0; r < 2; r++) {
+        cudaFree(x[r]);
+        cudaFree(AB[r]);
+        cudaFree(C[r]);
+    }
+    cudaFreeHost(pin);
+    cudaStreamDestroy(s);
+}
+
 int main(void) {
     cudaDeviceProp p;
     int n = 0;
@@ -355,6 +544,8 @@ int main(void) {
     check_configs();
     check_streams();
     check_blas();
+    fprintf(stderr, "(the next 24 capture messages are expected)\n");
+    check_graphs();
     printf("test_cuemu: %d checks, %d failed\n", g_checks, g_fail);
     return g_fail ? 1 : 0;
 }

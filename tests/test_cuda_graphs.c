@@ -1,0 +1,327 @@
+/*
+ * test_cuda_graphs.c — recorded training steps (CUDA graphs, docs/cuda.md "CUDA graphs") on
+ * the emulated CUDA runtime:
+ *   - the backend: a recorded step of random fills (offsets from the device step state),
+ *     Adam with the count in device memory and the state's advance, replayed three times,
+ *     equals the same operations issued three times, bit for bit; recording is off with
+ *     GENESIS_CUDA_GRAPHS=0; an operation that would wait for the GPU, upload or allocate
+ *     inside a recorded step fails with a message that says so (the emulator's capture
+ *     rules, and the backend's own guard);
+ *   - CTGAN and TVAE: a fit with graphs and one with GENESIS_CUDA_GRAPHS=0 end with
+ *     bit-identical model state (gen_model_state: weights, batch-norm statistics, Adam
+ *     moments), and the emulator's counters show what the host submits per step: one graph
+ *     launch and no kernel launch with graphs, every kernel without.
+ * The table is the first 240 rows of data/adult_sample.csv with tiny networks, so a fit is a
+ * few seconds. CTest runs it under the forward and random:1 schedules (*_emu_*); without
+ * GENESIS_CUDA_EMULATOR=1 it exits 77. CK_NOFORK, like the other CUDA suites.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "backend.h"
+#include "genesis/genesis.h"
+#include "model.h"
+#include "test_util.h"
+
+/* The counters of genesis_cuda_module_emu_stats (GEN_CUEMU_STAT_*, cuda/emu/cuemu_internal.h). */
+enum { ST_KERNELS = 5, ST_HOST_LAUNCHES = 11, ST_HOST_COPIES, ST_GRAPH_LAUNCHES, ST_CAPTURED, ST_N };
+#define ROWS 240
+
+typedef int (*stats_fn)(unsigned long long *out, int cap);
+
+static stats_fn cg_stats(void) {
+    const char *path = getenv("GENESIS_CUDA_MODULE");
+    void *h = path ? dlopen(path, RTLD_NOW | RTLD_NOLOAD) : NULL; /* loaded by the library */
+    stats_fn f = NULL;
+    if (h) *(void **)&f = dlsym(h, "genesis_cuda_module_emu_stats");
+    return f;
+}
+
+static void cg_read_stats(unsigned long long *st) {
+    stats_fn f = cg_stats();
+    ck_assert_msg(f != NULL, "genesis_cuda_module_emu_stats not found");
+    ck_assert_int_ge(f(st, ST_N), ST_N);
+}
+
+static char g_csv[256];
+
+/* The first ROWS rows of data/adult_sample.csv in a temporary file; 0 on success. */
+static int cg_write_table(void) {
+    FILE *in = fopen(tu_path("data/adult_sample.csv"), "r");
+    snprintf(g_csv, sizeof g_csv, "/tmp/genesis_cuda_graphs_%ld.csv", (long)getpid());
+    FILE *out = in ? fopen(g_csv, "w") : NULL;
+    if (!in || !out) {
+        printf("test_cuda_graphs: cannot read data/adult_sample.csv or write %s\n", g_csv);
+        if (in) fclose(in);
+        return 1;
+    }
+    char line[8192];
+    for (int i = 0; i <= ROWS && fgets(line, sizeof line, in); i++) fputs(line, out);
+    fclose(in);
+    return fclose(out) != 0;
+}
+
+typedef struct fit_result {
+    float *state;
+    size_t n;
+    unsigned long long d[ST_N]; /* counters over the fit */
+} fit_result;
+
+static void cg_fit(genesis_model_kind kind, int graphs, int epochs, int batch, fit_result *r) {
+    genesis_ctx *ctx = NULL;
+    genesis_table *t = NULL;
+    genesis_model *m = NULL;
+    setenv("GENESIS_CUDA_GRAPHS", graphs ? "1" : "0", 1); /* read when the backend is made */
+    ck_assert_int_eq(genesis_ctx_create(&ctx), GENESIS_OK);
+    genesis_ctx_set_seed(ctx, 3);
+    genesis_ctx_set_threads(ctx, 1);
+    ck_assert_int_eq(genesis_ctx_set_device(ctx, GENESIS_DEVICE_CUDA, 0), GENESIS_OK);
+    genesis_csv_options co;
+    genesis_csv_options_init(&co);
+    ck_assert_msg(genesis_table_read_csv(ctx, g_csv, &co, &t) == GENESIS_OK, "%s",
+                  genesis_errmsg(ctx));
+    ck_assert_int_eq(genesis_model_create(ctx, kind, &m), GENESIS_OK);
+    ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_BATCH_SIZE, batch), GENESIS_OK);
+    ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_EPOCHS, epochs), GENESIS_OK);
+    ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_EMBEDDING_DIM, 8), GENESIS_OK);
+    ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_GEN_DIM, 16), GENESIS_OK);
+    if (kind == GENESIS_MODEL_CTGAN) {
+        ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_DIS_DIM, 16), GENESIS_OK);
+        ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_PAC, 4), GENESIS_OK);
+    }
+    unsigned long long s0[ST_N], s1[ST_N];
+    cg_read_stats(s0);
+    ck_assert_msg(genesis_model_fit(m, t, NULL, NULL) == GENESIS_OK, "fit: %s",
+                  genesis_errmsg(ctx));
+    cg_read_stats(s1);
+    ck_assert_str_eq(genesis_ctx_device_name(ctx), "cuda:0");
+    for (int i = 0; i < ST_N; i++) r->d[i] = s1[i] - s0[i];
+    ck_assert_int_eq(gen_model_state(m, &r->state, &r->n, NULL, NULL), GENESIS_OK);
+    genesis_model_free(m);
+    genesis_table_free(t);
+    genesis_ctx_free(ctx);
+    unsetenv("GENESIS_CUDA_GRAPHS");
+}
+
+/* Per-epoch difference of a counter between a 2-epoch and a 1-epoch fit. */
+static long long cg_epoch(const fit_result *e2, const fit_result *e1, int i) {
+    return (long long)e2->d[i] - (long long)e1->d[i];
+}
+
+/* Graph and no-graph fits of one model: identical state; the counts per epoch of S steps,
+ * of which `full` are full batches (replayed) and the rest one shorter last batch. */
+static void cg_check_model(genesis_model_kind kind, const char *name, int batch, int S, int full) {
+    fit_result g1, g2, n1, n2;
+    cg_fit(kind, 1, 1, batch, &g1);
+    cg_fit(kind, 1, 2, batch, &g2);
+    cg_fit(kind, 0, 1, batch, &n1);
+    cg_fit(kind, 0, 2, batch, &n2);
+    ck_assert_int_eq((long long)g2.n, (long long)n2.n);
+    size_t diff = 0, first = 0;
+    for (size_t i = g2.n; i-- > 0;)
+        if (memcmp(&g2.state[i], &n2.state[i], sizeof(float)) != 0) {
+            diff++;
+            first = i;
+        }
+    ck_assert_msg(diff == 0,
+                  "%s: %zu of %zu state values differ between the fit with CUDA graphs and "
+                  "without; first at %zu: %.9g vs %.9g",
+                  name, diff, g2.n, first, (double)g2.state[first], (double)n2.state[first]);
+    long long gl = cg_epoch(&g2, &g1, ST_HOST_LAUNCHES), gc = cg_epoch(&g2, &g1, ST_HOST_COPIES),
+              gg = cg_epoch(&g2, &g1, ST_GRAPH_LAUNCHES);
+    long long nl = cg_epoch(&n2, &n1, ST_HOST_LAUNCHES), nc = cg_epoch(&n2, &n1, ST_HOST_COPIES),
+              ng = cg_epoch(&n2, &n1, ST_GRAPH_LAUNCHES);
+    printf("%s: one epoch of %d steps (%d full): with graphs %lld graph launches, %lld kernel "
+           "and cuBLAS launches, %lld copies/memsets; without: %lld, %lld, %lld; host "
+           "submissions per step %.2f with graphs, %.2f without; kernels run per epoch %lld "
+           "and %lld; work captured %llu\n",
+           name, S, full, gg, gl, gc, ng, nl, nc, (double)(gg + gl + gc) / S,
+           (double)(ng + nl + nc) / S, cg_epoch(&g2, &g1, ST_KERNELS),
+           cg_epoch(&n2, &n1, ST_KERNELS), g2.d[ST_CAPTURED]);
+    /* with graphs every full step is one graph launch (the first step of the fit is issued,
+     * the second recorded and launched) */
+    ck_assert_int_eq(gg, full);
+    ck_assert_int_eq((long long)g2.d[ST_GRAPH_LAUNCHES], 2LL * full - 1);
+    ck_assert_msg(g2.d[ST_CAPTURED] > 20, "%s: the recorded step holds %llu operations", name,
+                  g2.d[ST_CAPTURED]);
+    ck_assert_int_eq(ng, 0);
+    ck_assert_int_eq((long long)n2.d[ST_CAPTURED], 0);
+    /* no kernel is launched for a full step; a shorter last batch is issued as it is: the
+     * launched full step is that plus select_block (one kernel) */
+    if (full == S) {
+        ck_assert_int_eq(gl, 0);
+    } else {
+        ck_assert_int_eq(gl * S + full, nl);
+    }
+    ck_assert_msg(nl >= 20LL * S, "%s: only %lld launches per epoch without graphs", name, nl);
+    /* copies and memsets: the epoch's own four (the chunk and step-state uploads, the ledger
+     * read and reset), plus P per issued step (zeros and 2-D copies, recorded in a graph):
+     * without graphs 4 + S P, with graphs 4 + (S - full) P */
+    ck_assert_msg((nc - 4) % S == 0 && (nc - 4) * (S - full) == (gc - 4) * S,
+                  "%s: %lld copies per epoch with graphs, %lld without", name, gc, nc);
+    ck_assert_msg(nc > 4 + S, "%s: %lld copies per epoch without graphs", name, nc);
+    /* the same kernels run either way */
+    ck_assert_int_eq(cg_epoch(&g2, &g1, ST_KERNELS), cg_epoch(&n2, &n1, ST_KERNELS));
+    free(g1.state);
+    free(g2.state);
+    free(n1.state);
+    free(n2.state);
+}
+
+START_TEST(test_ctgan_graphs) {
+    /* 240 rows, batch 40: 6 steps an epoch (CTGAN drops a last partial batch) */
+    cg_check_model(GENESIS_MODEL_CTGAN, "ctgan", 40, ROWS / 40, ROWS / 40);
+}
+END_TEST
+
+START_TEST(test_tvae_graphs) {
+    /* batch 50: 4 full steps and a last one of 40 rows */
+    cg_check_model(GENESIS_MODEL_TVAE, "tvae", 50, 5, 4);
+}
+END_TEST
+
+/* ---- the backend's recorded steps ----------------------------------------------------------- */
+
+static gen_backend *cg_backend(genesis_ctx **ctx, const char *graphs) {
+    setenv("GENESIS_CUDA_GRAPHS", graphs, 1);
+    ck_assert_int_eq(genesis_ctx_create(ctx), GENESIS_OK);
+    ck_assert_int_eq(genesis_ctx_set_device(*ctx, GENESIS_DEVICE_CUDA, 0), GENESIS_OK);
+    gen_backend *be = NULL;
+    ck_assert_int_eq(gen_backend_create(*ctx, &be), GENESIS_OK);
+    unsetenv("GENESIS_CUDA_GRAPHS");
+    ck_assert_str_eq(be->ops->name, "cuda");
+    return be;
+}
+
+/* One step: random fills at offsets relative to the state, Adam with the state's count, the
+ * state advanced. */
+static void cg_step(gen_backend *be, gen_step_state *st, float *x, float *p, float *g, float *m,
+                    float *v) {
+    const gen_backend_ops *o = be->ops;
+    be->rng_base = &st->rng;
+    o->fill_uniform(be, x, 37, 11, 5, 0);
+    o->fill_normal(be, g, 29, 11, 5, 10);
+    be->rng_base = NULL;
+    o->adam_dev(be, p, g, m, v, 29, 1e-2f, 0.5f, 0.9f, 1e-8f, 1e-6f, &st->t[1], 1);
+    gen_step_state d = {20, {0, 1}, 0};
+    o->step_advance(be, st, d);
+}
+
+START_TEST(test_backend_replay) {
+    genesis_ctx *ctx = NULL;
+    gen_backend *be = cg_backend(&ctx, "1");
+    const gen_backend_ops *o = be->ops;
+    float *buf[2][5];
+    gen_step_state *st[2];
+    gen_step_state s0 = {7, {0, 3}, 0};
+    size_t sz[5] = {37, 29, 29, 29, 29};
+    for (int r = 0; r < 2; r++) {
+        for (int i = 0; i < 5; i++) buf[r][i] = o->alloc(be, sz[i] * sizeof(float));
+        st[r] = o->alloc(be, sizeof(gen_step_state));
+        o->upload(be, st[r], &s0, sizeof s0);
+    }
+    unsigned long long a[ST_N], b[ST_N];
+    cg_read_stats(a);
+    ck_assert_int_eq(o->graph_begin(be), 1);
+    cg_step(be, st[0], buf[0][0], buf[0][1], buf[0][2], buf[0][3], buf[0][4]);
+    gen_graph *g = o->graph_end(be);
+    ck_assert_msg(g != NULL, "%s", genesis_errmsg(ctx));
+    cg_read_stats(b);
+    ck_assert_int_eq((long long)(b[ST_CAPTURED] - a[ST_CAPTURED]), 4);
+    for (int k = 0; k < 3; k++) {
+        o->graph_launch(be, g);
+        cg_step(be, st[1], buf[1][0], buf[1][1], buf[1][2], buf[1][3], buf[1][4]);
+    }
+    ck_assert_int_eq(gen_backend_status(be), GENESIS_OK);
+    for (int i = 0; i < 5; i++) {
+        float h0[37], h1[37];
+        o->download(be, h0, buf[0][i], sz[i] * sizeof(float));
+        o->download(be, h1, buf[1][i], sz[i] * sizeof(float));
+        ck_assert_msg(memcmp(h0, h1, sz[i] * sizeof(float)) == 0,
+                      "buffer %d: replayed step differs from the issued one", i);
+    }
+    gen_step_state h0, h1;
+    o->download(be, &h0, st[0], sizeof h0);
+    o->download(be, &h1, st[1], sizeof h1);
+    ck_assert_msg(h0.rng == 7 + 60 && h0.t[1] == 6 && memcmp(&h0, &h1, sizeof h0) == 0,
+                  "step state after 3 replays: rng %llu t %lld", (unsigned long long)h0.rng,
+                  (long long)h0.t[1]);
+    o->graph_free(be, g);
+    for (int r = 0; r < 2; r++) {
+        for (int i = 0; i < 5; i++) o->free(be, buf[r][i]);
+        o->free(be, st[r]);
+    }
+    gen_backend_free(be);
+    genesis_ctx_free(ctx);
+    /* GENESIS_CUDA_GRAPHS=0: the backend does not record */
+    be = cg_backend(&ctx, "0");
+    ck_assert_int_eq(be->ops->graph_begin(be), 0);
+    gen_backend_free(be);
+    genesis_ctx_free(ctx);
+}
+END_TEST
+
+/* What a recorded step must not do: each ends in an error that says so. */
+START_TEST(test_backend_capture_rules) {
+    const char *want[3] = {"inside a step being recorded as a CUDA graph",
+                           "an upload inside a step being recorded",
+                           "operation failed due to a previous error during capture"};
+    for (int c = 0; c < 3; c++) {
+        genesis_ctx *ctx = NULL;
+        gen_backend *be = cg_backend(&ctx, "1");
+        const gen_backend_ops *o = be->ops;
+        float *x = o->alloc(be, 64 * sizeof(float)), h[64] = {0};
+        ck_assert_int_eq(o->graph_begin(be), 1);
+        o->zero(be, x, 64);
+        if (c == 0) o->download(be, h, x, sizeof h);              /* waits for the GPU */
+        if (c == 1) o->upload(be, x, h, sizeof h);                /* a staging copy */
+        float *y = c == 2 ? o->alloc(be, 16) : NULL;              /* cudaMalloc in capture */
+        gen_graph *g = o->graph_end(be);
+        ck_assert_msg(g == NULL, "case %d: the recorded step was accepted", c);
+        ck_assert_int_eq(gen_backend_status(be), GENESIS_ERR_CUDA);
+        ck_assert_msg(strstr(genesis_errmsg(ctx), want[c]) != NULL, "case %d: %s", c,
+                      genesis_errmsg(ctx));
+        printf("capture rule %d: %s\n", c, genesis_errmsg(ctx));
+        o->free(be, y);
+        o->free(be, x);
+        gen_backend_free(be);
+        genesis_ctx_free(ctx);
+    }
+}
+END_TEST
+
+int main(void) {
+    const char *emu = getenv("GENESIS_CUDA_EMULATOR");
+    genesis_device_info dev[4];
+    int n = 0;
+    char why[256] = "";
+    if (!emu || strcmp(emu, "1") != 0) {
+        printf("test_cuda_graphs: skipped: runs on the emulated CUDA runtime "
+               "(GENESIS_CUDA_EMULATOR=1)\n");
+        return 77;
+    }
+    genesis_detect_devices(dev, 4, &n, why, sizeof why);
+    if (n == 0) {
+        printf("test_cuda_graphs: skipped: %s\n", why);
+        return 77;
+    }
+    if (cg_write_table() != 0) return 1;
+    Suite *s = suite_create("cuda_graphs");
+    TCase *tc = tcase_create("cuda");
+    tcase_set_tags(tc, "cuda");
+    tcase_set_timeout(tc, 600);
+    tcase_add_test(tc, test_backend_replay);
+    tcase_add_test(tc, test_backend_capture_rules);
+    tcase_add_test(tc, test_ctgan_graphs);
+    tcase_add_test(tc, test_tvae_graphs);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_set_fork_status(sr, CK_NOFORK);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    remove(g_csv);
+    return failed ? 1 : 0;
+}
