@@ -39,6 +39,7 @@ struct genesis_table {
     gen_column *cols;       /* [ncols] */
     char delimiter;         /* the delimiter the file used */
     char *source;           /* file name it was read from (for messages) */
+    genesis_ctx *ctx;       /* where genesis_table_add_* report errors (table_build.c) */
 };
 
 /*
