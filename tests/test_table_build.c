@@ -1,8 +1,10 @@
 /*
- * test_table_build.c — tables built from in-memory columns (src/table_build.c) and a model's
- * column accessors (src/model_columns.c): a built table equal to a CSV file's gives the same
- * model and byte-identical synthetic CSV; every bad argument is refused with a message naming
- * the column; the column accessors agree with the training table before and after save/load.
+ * test_table_build.c — tables built from in-memory columns (src/table_build.c), a model's
+ * column accessors (src/model_columns.c) and genesis_batch_column (src/sample_stream.c): a
+ * built table equal to a CSV file's gives the same model and byte-identical synthetic CSV;
+ * every bad argument is refused with a message naming the column; the column accessors agree
+ * with the training table before and after save/load; whole-column reads agree with the
+ * per-value accessors, pooled rare levels included.
  */
 #include <unistd.h>
 
@@ -250,6 +252,68 @@ START_TEST(test_model_columns) {
 }
 END_TEST
 
+/* genesis_batch_column agrees with the per-value accessors, pooled rare levels included. */
+START_TEST(test_batch_column) {
+    static const char *const lv[6] = {"a", "b", "c", "d", "e", "f"};
+    double x[NR];
+    int32_t code[NR];
+    for (int i = 0; i < NR; i++) {
+        x[i] = i % 13 == 3 ? NAN : (double)(i * 17 % 23) / 4.0;
+        code[i] = i % 10 == 9 ? -1 : i % 7 < 3 ? i % 7 % 2 : i % 6;
+    }
+    genesis_table *t = NULL;
+    ck_assert_int_eq(genesis_table_create(g_ctx, NR, NULL, &t), GENESIS_OK);
+    ck_assert_int_eq(genesis_table_add_continuous(t, "x", x, 0, -1), GENESIS_OK);
+    ck_assert_int_eq(genesis_table_add_categorical(t, "k", code, lv, 6), GENESIS_OK);
+    genesis_model *m = NULL;
+    ck_assert_int_eq(genesis_model_create(g_ctx, GENESIS_MODEL_TVAE, &m), GENESIS_OK);
+    ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_EPOCHS, 1), GENESIS_OK);
+    ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_BATCH_SIZE, 20), GENESIS_OK);
+    ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_MAX_CATEGORIES, 3), GENESIS_OK);
+    ck_assert_int_eq(genesis_model_fit(m, t, NULL, NULL), GENESIS_OK);
+    genesis_model_column info;
+    ck_assert_int_eq(genesis_model_column_info(m, 1, &info), GENESIS_OK);
+    ck_assert_int_eq(info.nlevels, 6); /* 2 kept + 4 pooled */
+
+    genesis_sampler *s = NULL;
+    ck_assert_int_eq(genesis_sampler_create(m, 500, 0, &s), GENESIS_OK);
+    const genesis_batch *b = NULL;
+    int64_t seen = 0, missing = 0, pooled = 0;
+    double num[500];
+    int32_t codes[500];
+    char buf[64];
+    while (genesis_sampler_next(s, &b) == GENESIS_OK && b) {
+        int64_t n = genesis_batch_nrows(b);
+        ck_assert_int_le(n, 500);
+        ck_assert_int_eq(genesis_batch_column(b, 0, num, NULL), GENESIS_OK);
+        ck_assert_int_eq(genesis_batch_column(b, 1, NULL, codes), GENESIS_OK);
+        ck_assert_int_eq(genesis_batch_column(b, 1, num, NULL), GENESIS_ERR_INVALID_ARG);
+        ck_assert_int_eq(genesis_batch_column(b, 2, num, codes), GENESIS_ERR_INVALID_ARG);
+        for (int64_t r = 0; r < n; r++) {
+            double want = genesis_batch_number(b, r, 0);
+            ck_assert(isnan(want) ? isnan(num[r]) : num[r] == want);
+            ck_assert_int_eq(codes[r] < 0, genesis_batch_is_missing(b, r, 1));
+            if (codes[r] < 0) {
+                missing++;
+                continue;
+            }
+            ck_assert_int_lt(codes[r], 6);
+            pooled += codes[r] >= 2;
+            ck_assert_str_eq(genesis_model_column_level(m, 1, codes[r]),
+                             genesis_batch_text(b, r, 1, buf, sizeof buf));
+        }
+        seen += n;
+    }
+    ck_assert_int_eq(seen, 500);
+    ck_assert_int_gt(pooled, 0);
+    ck_assert_int_gt(missing, 0);
+    ck_assert_int_eq(genesis_batch_column(NULL, 0, num, codes), GENESIS_ERR_INVALID_ARG);
+    genesis_sampler_free(s);
+    genesis_model_free(m);
+    genesis_table_free(t);
+}
+END_TEST
+
 static Suite *table_build_suite(void) {
     Suite *s = suite_create("table_build");
     TCase *tc = tcase_create("columns");
@@ -258,6 +322,7 @@ static Suite *table_build_suite(void) {
     tcase_add_test(tc, test_same_as_csv);
     tcase_add_test(tc, test_bad_arguments);
     tcase_add_test(tc, test_model_columns);
+    tcase_add_test(tc, test_batch_column);
     suite_add_tcase(s, tc);
     return s;
 }

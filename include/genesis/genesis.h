@@ -486,6 +486,16 @@ GENESIS_API double genesis_batch_number(const genesis_batch *b, int64_t row, int
 GENESIS_API const char *genesis_batch_text(const genesis_batch *b, int64_t row, int col,
                                            char *buf, size_t cap);
 
+/*! genesis_batch_column() : a whole column of the batch at once, for programs that fill
+ *  arrays (the Python package): a continuous column's values into `num` (nrows doubles, NaN
+ *  = missing, as genesis_batch_number gives them), or a categorical column's levels into
+ *  `codes` (nrows int32: the index k of genesis_model_column_level, -1 = missing). The
+ *  pointer of the other type is not used and may be NULL. Date and identifier columns hold
+ *  numbers only their text shows (use genesis_batch_text). @return GENESIS_OK,
+ *  GENESIS_ERR_INVALID_ARG (NULL batch or pointer, col out of range) */
+GENESIS_API genesis_status genesis_batch_column(const genesis_batch *b, int col, double *num,
+                                                int32_t *codes);
+
 /* Sink: receives consecutive batches; return non-zero to stop early. */
 typedef int (*genesis_sink_fn)(const genesis_batch *b, void *user);
 
