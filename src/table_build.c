@@ -5,6 +5,8 @@
  * (table.h): doubles with NaN for missing values, or int32 codes into level strings with -1
  * for missing values. What the reader infers from text — integer-ness, decimals, the column
  * type — the caller states and the library checks; date and identifier roles are CSV-only.
+ * genesis_table_add_shape adds a column without values, for memory plans (estimate.c reads
+ * only the row count, types, level counts and missing flags); fit and evaluate refuse it.
  * Limits follow the reader's (docs/api.md): 2^31-1 rows, 100000 columns, 1 MiB per level,
  * UTF-8 names and levels.
  */
@@ -227,6 +229,34 @@ genesis_status genesis_table_add_categorical(genesis_table *t, const char *name,
     if (t->nrows > 0) memcpy(gc->cat, codes, (size_t)t->nrows * sizeof *gc->cat);
     gc->nlevels = nlevels;
     gc->nmissing = nmiss;
+    t->ncols++;
+    return GENESIS_OK;
+}
+
+genesis_status genesis_table_add_shape(genesis_table *t, const char *name, int32_t nlevels,
+                                       int missing) {
+    if (!t || !t->ctx) return GENESIS_ERR_INVALID_ARG;
+    genesis_ctx *ctx = t->ctx;
+    GEN_RETURN_IF(nlevels < 0 || (missing != 0 && missing != 1), ctx, GENESIS_ERR_INVALID_ARG,
+                  "%s: column '%s': `nlevels` must be >= 0 and `missing` 0 or 1", t->source,
+                  name ? name : "");
+    genesis_status st;
+    gen_column *gc = gen_tb_new_column(t, name, &st);
+    if (!gc) return st;
+    if (nlevels > 0) {
+        /* level strings are left NULL: the memory model counts them as empty */
+        gc->levels = gen_calloc((size_t)nlevels, sizeof *gc->levels);
+        if (!gc->levels) {
+            free(gc->name);
+            free(gc->na_text);
+            return gen_set_error(ctx, GENESIS_ERR_NOMEM, "%s: out of memory adding column '%s'",
+                                 t->source, name);
+        }
+    }
+    gc->type = nlevels > 0 ? GENESIS_COLUMN_CATEGORICAL : GENESIS_COLUMN_CONTINUOUS;
+    gc->nlevels = nlevels;
+    gc->nmissing = missing;
+    t->shape_only = 1;
     t->ncols++;
     return GENESIS_OK;
 }

@@ -4,7 +4,7 @@
  * built table equal to a CSV file's gives the same model and byte-identical synthetic CSV;
  * every bad argument is refused with a message naming the column; the column accessors agree
  * with the training table before and after save/load; whole-column reads agree with the
- * per-value accessors, pooled rare levels included.
+ * per-value accessors, pooled rare levels included; a shape-only table plans as the real one.
  */
 #include <unistd.h>
 
@@ -314,6 +314,59 @@ START_TEST(test_batch_column) {
 }
 END_TEST
 
+/* A shape-only table plans as the real table of that shape does, and cannot be fitted. */
+START_TEST(test_shape_estimate) {
+    static const char *const lv[4] = {"p", "q", "r", "s"};
+    double x[NR];
+    int32_t code[NR];
+    for (int i = 0; i < NR; i++) {
+        x[i] = i % 5 == 0 ? NAN : i * 0.5;
+        code[i] = i % 4;
+    }
+    genesis_table *real = NULL, *shape = NULL;
+    ck_assert_int_eq(genesis_table_create(g_ctx, NR, NULL, &real), GENESIS_OK);
+    ck_assert_int_eq(genesis_table_add_continuous(real, "x", x, 0, -1), GENESIS_OK);
+    ck_assert_int_eq(genesis_table_add_categorical(real, "k", code, lv, 4), GENESIS_OK);
+    ck_assert_int_eq(genesis_table_create(g_ctx, NR, NULL, &shape), GENESIS_OK);
+    ck_assert_int_eq(genesis_table_add_shape(shape, "x", 0, 1), GENESIS_OK);
+    ck_assert_int_eq(genesis_table_add_shape(shape, "k", 4, 0), GENESIS_OK);
+    ck_assert_int_eq(genesis_table_add_shape(shape, "y", -1, 0), GENESIS_ERR_INVALID_ARG);
+    ck_assert_int_eq(genesis_table_add_shape(shape, "k", 2, 0), GENESIS_ERR_INVALID_ARG);
+    ck_assert_int_eq(genesis_table_column_type(shape, 1), GENESIS_COLUMN_CATEGORICAL);
+    for (int kind = GENESIS_MODEL_CTGAN; kind <= GENESIS_MODEL_TVAE; kind++) {
+        genesis_model *m = NULL;
+        ck_assert_int_eq(genesis_model_create(g_ctx, (genesis_model_kind)kind, &m), GENESIS_OK);
+        genesis_memory_estimate a, b;
+        for (int w = 0; w < 2; w++) {
+            ck_assert_int_eq(genesis_estimate_memory(m, real, (genesis_workload)w, 0, &a),
+                             GENESIS_OK);
+            ck_assert_int_eq(genesis_estimate_memory(m, shape, (genesis_workload)w, 0, &b),
+                             GENESIS_OK);
+            ck_assert_int_eq(a.data_dim, b.data_dim);
+            ck_assert_int_eq(a.cond_dim, b.cond_dim);
+            ck_assert_uint_eq(a.parameters, b.parameters);
+            ck_assert_uint_eq(a.optimizer, b.optimizer);
+            ck_assert_uint_eq(a.activations, b.activations);
+            ck_assert_uint_eq(a.encoded_data, b.encoded_data);
+            ck_assert_uint_eq(a.transform_fit, b.transform_fit);
+            ck_assert_uint_eq(a.device_total, b.device_total);
+            /* the column store differs only by the level strings' bytes */
+            ck_assert_uint_le(b.table, a.table);
+            ck_assert_uint_le(a.table - b.table, 4 * 32);
+        }
+        genesis_status st = genesis_model_fit(m, shape, NULL, NULL);
+        ck_assert_int_eq(st, GENESIS_ERR_DATA);
+        ck_assert_ptr_nonnull(strstr(genesis_errmsg(g_ctx), "genesis_table_add_shape"));
+        genesis_model_free(m);
+    }
+    genesis_eval_result *r = NULL;
+    ck_assert_int_eq(genesis_evaluate(g_ctx, real, shape, NULL, &r), GENESIS_ERR_DATA);
+    ck_assert_ptr_null(r);
+    genesis_table_free(real);
+    genesis_table_free(shape);
+}
+END_TEST
+
 static Suite *table_build_suite(void) {
     Suite *s = suite_create("table_build");
     TCase *tc = tcase_create("columns");
@@ -323,6 +376,7 @@ static Suite *table_build_suite(void) {
     tcase_add_test(tc, test_bad_arguments);
     tcase_add_test(tc, test_model_columns);
     tcase_add_test(tc, test_batch_column);
+    tcase_add_test(tc, test_shape_estimate);
     suite_add_tcase(s, tc);
     return s;
 }

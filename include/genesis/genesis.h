@@ -306,6 +306,15 @@ GENESIS_API genesis_status genesis_table_add_categorical(genesis_table *t, const
                                                          const int32_t *codes,
                                                          const char *const *levels,
                                                          int32_t nlevels);
+/*! genesis_table_add_shape() : appends a column that holds no values, for planning: it
+ *  describes a column of the table's `nrows` rows to genesis_estimate_memory and
+ *  genesis_optimize_batch_size without the data (so a million-row plan costs nothing).
+ *  `nlevels` > 0: a categorical column of that many levels; 0: continuous. `missing` = 1:
+ *  the column has missing values (one more slot). genesis_model_fit and genesis_evaluate
+ *  refuse a table with such a column (GENESIS_ERR_DATA). @return GENESIS_OK,
+ *  GENESIS_ERR_INVALID_ARG, GENESIS_ERR_NOMEM */
+GENESIS_API genesis_status genesis_table_add_shape(genesis_table *t, const char *name,
+                                                   int32_t nlevels, int missing);
 
 /* ---- models --------------------------------------------------------------------------- */
 typedef struct genesis_model genesis_model;
