@@ -191,7 +191,8 @@ def fill_levels(df, specs):
 def specs_from_model(lib, model):
     """ColumnSpecs of a loaded model, from the library's column accessors (the pandas dtypes
     are not stored in a .gen file: integers come back as int64, or Int64 when the column had
-    missing values; other numbers as float64; categories as text)."""
+    missing values; other numbers as float64; categories and dates as text, in the pandas
+    version's default text dtype)."""
     from ._errors import check
     specs = []
     for c in range(lib.genesis_model_ncols(model)):
@@ -200,14 +201,14 @@ def specs_from_model(lib, model):
         name = info.name.decode("utf-8")
         if info.type == _lib.COLUMN_CONTINUOUS:
             if info.datetime or info.is_id:
-                specs.append(ColumnSpec(name, "text", np.dtype(object)))
+                specs.append(ColumnSpec(name, "text", None))
             elif info.integer:
                 dt = pd.Int64Dtype() if info.has_missing else np.dtype("int64")
                 specs.append(ColumnSpec(name, "continuous", dt, integer=True))
             else:
                 specs.append(ColumnSpec(name, "continuous", np.dtype("float64")))
         else:
-            specs.append(ColumnSpec(name, "categorical", np.dtype(object)))
+            specs.append(ColumnSpec(name, "categorical", None))
     return specs
 
 
@@ -275,7 +276,7 @@ def _restore(spec, col):
         tz = getattr(dt, "tz", None)
         if tz is not None:
             s = s.dt.tz_localize("UTC").dt.tz_convert(tz)
-        return s
+        return s.astype(dt)  # the column's own unit (ns, us, ...)
     if spec.kind == "continuous":
         s = pd.Series(col)
         if spec.integer and not s.isna().any() and not isinstance(dt, pd.api.extensions.ExtensionDtype):
@@ -285,8 +286,8 @@ def _restore(spec, col):
                 return s.round().astype(dt)
             return s.round().astype(pd.Int64Dtype())
         return s.astype(dt)
-    if spec.kind == "text":
-        return pd.Series(col, dtype=object)
+    if spec.kind == "text" or dt is None:
+        return pd.Series(list(col))  # the pandas version's default text dtype
     # categorical
     if isinstance(dt, pd.CategoricalDtype):
         return pd.Series(pd.Categorical(col, categories=dt.categories, ordered=dt.ordered))
