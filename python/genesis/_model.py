@@ -18,7 +18,7 @@ log = logging.getLogger("genesis")
 
 METHODS = ("ctgan", "tvae", "timegan")
 
-# What the guide's options would need and the library does not do (docs/python.md).
+# Options that would need what the library does not do (docs/python.md, "Not implemented").
 NOT_IMPLEMENTED = {
     "mixed_precision": "the library trains and samples in FP32 only; its parameter table has "
                        "no precision setting yet. Use mixed_precision=False (the default)",

@@ -1,6 +1,7 @@
-"""Devices, memory plans and batched / multi-GPU generators (the GPU guide's names).
+"""Devices, memory plans and batched / multi-GPU generators (docs/python.md, "GPUs").
 
-Memory figures follow the guide's units: MiB (so ``x / 1024`` is GiB).
+Memory figures are in MiB (so ``x / 1024`` is GiB), except where a function returns every
+term of the library's estimate, which is in bytes.
 """
 
 import ctypes

@@ -1,6 +1,6 @@
 """Shared fixtures: the repository's data/adult_sample.csv as a DataFrame, a tiny model
-configuration (one epoch: the Python suite runs in seconds), and the device the guide's
-examples use ("cuda" when a GPU is found, else "cpu")."""
+configuration (one epoch: the Python suite runs in seconds), and the device the
+examples of docs/python.md use ("cuda" when a GPU is found, else "cpu")."""
 
 import os
 

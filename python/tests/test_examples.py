@@ -1,5 +1,5 @@
-"""The GPU guide's examples, each run and checked on what it returns (device "cpu" where
-the guide says "cuda" and no GPU exists)."""
+"""The examples of docs/python.md (GPU use, batching, memory, multi-GPU, fallback), each run
+and checked on what it returns; device "cpu" where an example says "cuda" and no GPU exists."""
 
 import numpy as np
 import pandas as pd
