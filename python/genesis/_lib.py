@@ -243,6 +243,7 @@ def _pkg_config_candidates():
     libdir = out.stdout.strip()
     if out.returncode != 0 or not libdir:
         return []
+    libdir = os.path.normpath(libdir)
     return [os.path.join(libdir, "libgenesis.so.0"), os.path.join(libdir, "libgenesis.so")]
 
 

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from genesis import SyntheticGenerator
+from genesis import GenesisError, SyntheticGenerator
 
 N = 400
 
@@ -121,3 +121,21 @@ def test_conditions_keep_python_values(tiny):
     out = gen.generate(200, conditions={"member": True, "stars": 4})
     assert out["member"].all()
     assert (out["stars"] == 4).all()
+
+
+def test_timegan_sequences():
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"id": np.repeat(np.arange(10), 30), "t": np.tile(np.arange(30), 10),
+                       "a": rng.normal(size=300), "b": rng.normal(size=300).cumsum()})
+    gen = SyntheticGenerator("timegan", device="cpu",
+                             config={"iterations": 5, "seq_len": 6, "hidden_dim": 8,
+                                     "num_layers": 2, "batch_size": 8})
+    gen.fit(df, entity="id", time="t")
+    out = gen.generate(4)  # 4 sequences of seq_len rows
+    assert len(out) == 4 * 6
+    assert {"a", "b"} <= set(out.columns)
+    with pytest.raises(NotImplementedError, match="TimeGAN"):
+        next(gen.generate_batches(4, batch_size=2))
+    with pytest.raises(GenesisError) as e:
+        SyntheticGenerator("ctgan").fit(df, entity="id")
+    assert e.value.status_name == "GENESIS_ERR_UNSUPPORTED"
