@@ -92,6 +92,8 @@ class BuildPy(build_py):
             if os.path.exists(path):
                 _say(f"bundling {os.path.realpath(path)}")
                 shutil.copyfile(os.path.realpath(path), os.path.join(dest, name))
+        if os.path.basename(src).startswith("genesis-build-"):  # our own temporary build
+            shutil.rmtree(src, ignore_errors=True)
 
 
 class BinaryDistribution(Distribution):
