@@ -23,7 +23,11 @@ genesis_status genesis_table_read_csv(genesis_ctx *ctx, const char *path,
     if (!ctx || !path || !out) return GENESIS_ERR_INVALID_ARG;
     *out = NULL;
     gen_clear_error(ctx);
-    if (!opts) return gen_table_read_csv(ctx, path, NULL, out);
+    if (!opts) {
+        genesis_status st = gen_table_read_csv(ctx, path, NULL, out);
+        if (st == GENESIS_OK) (*out)->ctx = ctx;
+        return st;
+    }
     /* struct_size lets programs built against an older, smaller struct keep working: the
      * fields they know are copied over the defaults */
     GEN_RETURN_IF(opts->struct_size < offsetof(genesis_csv_options, delimiter) + 1 ||
@@ -34,7 +38,9 @@ genesis_status genesis_table_read_csv(genesis_ctx *ctx, const char *path,
     genesis_csv_options_init(&o);
     memcpy(&o, opts, opts->struct_size < sizeof o ? opts->struct_size : sizeof o);
     o.struct_size = sizeof o;
-    return gen_table_read_csv(ctx, path, &o, out);
+    genesis_status st = gen_table_read_csv(ctx, path, &o, out);
+    if (st == GENESIS_OK) (*out)->ctx = ctx;
+    return st;
 }
 
 void genesis_table_free(genesis_table *t) { gen_table_destroy(t); }

@@ -98,6 +98,10 @@ genesis_status genesis_evaluate(genesis_ctx *ctx, const genesis_table *real,
     *out = NULL;
     GEN_RETURN_IF(!real || !synthetic, ctx, GENESIS_ERR_INVALID_ARG,
                   "genesis_evaluate: give both the real and the synthetic table");
+    GEN_RETURN_IF(real->shape_only || synthetic->shape_only ||
+                      (opts && opts->holdout && opts->holdout->shape_only),
+                  ctx, GENESIS_ERR_DATA,
+                  "a table made with `genesis_table_add_shape` holds no values to evaluate");
     gen_ev_opts o;
     GEN_TRY(gen_ev_resolve(ctx, opts, &o));
     const genesis_table *hold = opts ? opts->holdout : NULL;

@@ -278,6 +278,8 @@ genesis_status genesis_evaluate_sequences(genesis_ctx *ctx, const genesis_table 
                                           genesis_seq_eval_result *out) {
     if (!ctx || !real || !synthetic || !o || !out) return GENESIS_ERR_INVALID_ARG;
     gen_clear_error(ctx);
+    GEN_RETURN_IF(real->shape_only || synthetic->shape_only, ctx, GENESIS_ERR_DATA,
+                  "a table made with `genesis_table_add_shape` holds no values to evaluate");
     GEN_RETURN_IF(o->struct_size != sizeof *o, ctx, GENESIS_ERR_INVALID_ARG,
                   "genesis_seq_eval_options was not set up with genesis_seq_eval_options_init");
     GEN_RETURN_IF(o->seq_len < 2 || o->repeats < 1 || o->disc_iterations < 1 || o->pred_iterations < 1,

@@ -129,6 +129,9 @@ genesis_status genesis_model_fit(genesis_model *m, const genesis_table *t,
                   "this model is already fitted; create a new model to fit again");
     GEN_RETURN_IF(t->nrows < 1 || t->ncols < 1, ctx, GENESIS_ERR_DATA,
                   "the table has no rows or no columns; nothing to learn");
+    GEN_RETURN_IF(t->shape_only, ctx, GENESIS_ERR_DATA,
+                  "the table was made with `genesis_table_add_shape` and holds no values; it "
+                  "is for memory estimates only");
     m->seed = ctx->seed;
     if (gen_comm_size(ctx->comm) > 1) { /* data parallel: the same table and settings everywhere */
         gen_comm *c = ctx->comm;

@@ -61,6 +61,35 @@ const char *genesis_batch_text(const genesis_batch *b, int64_t row, int col, cha
     return buf;
 }
 
+genesis_status genesis_batch_column(const genesis_batch *b, int col, double *num,
+                                    int32_t *codes) {
+    if (!batch_ok(b, 0, col) && !(b && b->nrows == 0 && col >= 0 && col < b->tf->ncols))
+        return GENESIS_ERR_INVALID_ARG;
+    const gen_col_transform *ct = &b->tf->cols[col];
+    if (ct->type == GENESIS_COLUMN_CONTINUOUS) {
+        if (!num) return GENESIS_ERR_INVALID_ARG;
+        memcpy(num, b->rb->num[col], (size_t)b->nrows * sizeof *num);
+        return GENESIS_OK;
+    }
+    if (!codes) return GENESIS_ERR_INVALID_ARG;
+    /* slots: the kept levels, then the rare slot, then the missing slot (transform.c); the
+     * numbering of genesis_model_column_level is the kept levels, then the pooled ones */
+    int32_t kept = ct->n_slots - (ct->missing_slot >= 0) - (ct->rare_slot >= 0);
+    const int32_t *slot = b->rb->cat[col];
+    const int32_t *pick = b->rb->rare_pick[col];
+    for (int64_t r = 0; r < b->nrows; r++) {
+        int32_t s = slot[r], k = -1;
+        if (s >= 0 && s < kept) {
+            k = s;
+        } else if (s == ct->rare_slot && ct->rare_slot >= 0 && pick && pick[r] >= 0 &&
+                   pick[r] < ct->n_rare) {
+            k = kept + pick[r];
+        }
+        codes[r] = k;
+    }
+    return GENESIS_OK;
+}
+
 /* A window of rows [off, off + rows) of `src` as a row batch of its own (pointer arrays
  * owned by `view`, allocated with rb_view_alloc). */
 typedef struct rb_view {

@@ -39,6 +39,9 @@ struct genesis_table {
     gen_column *cols;       /* [ncols] */
     char delimiter;         /* the delimiter the file used */
     char *source;           /* file name it was read from (for messages) */
+    genesis_ctx *ctx;       /* where genesis_table_add_* report errors (table_build.c) */
+    int shape_only;         /* columns added by genesis_table_add_shape hold no values: the
+                               table is for the memory model only; fit and evaluate refuse it */
 };
 
 /*

@@ -277,6 +277,45 @@ GENESIS_API const char *genesis_table_column_datetime(const genesis_table *t, in
  *  else 0. */
 GENESIS_API int genesis_table_column_is_id(const genesis_table *t, int col);
 
+/* ---- tables built from columns in memory (a program's own data, no CSV) ---------------- */
+/*! genesis_table_create() : an empty table of `nrows` rows (0 .. 2^31-1) that columns are
+ *  then added to, in order, with genesis_table_add_continuous / _add_categorical: for a
+ *  program whose data is already in memory (the Python package builds its tables from
+ *  DataFrame columns this way). `name` (may be NULL: "table") stands for the file name in
+ *  messages and reports. Columns get no date or identifier role; the table is fitted,
+ *  evaluated and freed like one read from a CSV file. Errors are reported in `ctx`, which
+ *  must outlive the table. @return GENESIS_OK, GENESIS_ERR_INVALID_ARG, GENESIS_ERR_NOMEM */
+GENESIS_API genesis_status genesis_table_create(genesis_ctx *ctx, int64_t nrows, const char *name,
+                                                genesis_table **out);
+/*! genesis_table_add_continuous() : appends a continuous column: `values[nrows]` (copied),
+ *  NaN = missing; infinities are refused. `integer` = 1 says every value is a whole number
+ *  below 2^53 in magnitude (checked; generated values are then rounded to integers);
+ *  `decimals` is the precision generated values are rounded to (0 .. 17 digits after the
+ *  point) or -1 for none (shortest round-trip text). @return GENESIS_OK,
+ *  GENESIS_ERR_INVALID_ARG (empty or duplicate name, bad value, integer or decimals, more
+ *  than 100000 columns), GENESIS_ERR_NOMEM */
+GENESIS_API genesis_status genesis_table_add_continuous(genesis_table *t, const char *name,
+                                                        const double *values, int integer,
+                                                        int decimals);
+/*! genesis_table_add_categorical() : appends a categorical column: `codes[nrows]` index
+ *  `levels[nlevels]` (distinct strings, each at most 1 MiB; copied), -1 = missing. Levels no
+ *  row uses are allowed and ignored by fit. @return GENESIS_OK, GENESIS_ERR_INVALID_ARG
+ *  (empty or duplicate name, a code out of range, a NULL, repeated or too long level),
+ *  GENESIS_ERR_NOMEM */
+GENESIS_API genesis_status genesis_table_add_categorical(genesis_table *t, const char *name,
+                                                         const int32_t *codes,
+                                                         const char *const *levels,
+                                                         int32_t nlevels);
+/*! genesis_table_add_shape() : appends a column that holds no values, for planning: it
+ *  describes a column of the table's `nrows` rows to genesis_estimate_memory and
+ *  genesis_optimize_batch_size without the data (so a million-row plan costs nothing).
+ *  `nlevels` > 0: a categorical column of that many levels; 0: continuous. `missing` = 1:
+ *  the column has missing values (one more slot). genesis_model_fit and genesis_evaluate
+ *  refuse a table with such a column (GENESIS_ERR_DATA). @return GENESIS_OK,
+ *  GENESIS_ERR_INVALID_ARG, GENESIS_ERR_NOMEM */
+GENESIS_API genesis_status genesis_table_add_shape(genesis_table *t, const char *name,
+                                                   int32_t nlevels, int missing);
+
 /* ---- models --------------------------------------------------------------------------- */
 typedef struct genesis_model genesis_model;
 
@@ -391,6 +430,33 @@ GENESIS_API unsigned genesis_model_kind_features(genesis_model_kind kind);
  *  at least 1). The unit is genesis_model_sample_csv's n. 0 for NULL or a negative count. */
 GENESIS_API int64_t genesis_model_default_rows(const genesis_model *m, int64_t table_rows);
 
+/* A fitted or loaded model's columns as it generates them: the training table's columns in
+ * order (CTGAN and TVAE). Lets a program that only loaded a .gen file name and type the
+ * columns of the batches it receives. Strings live as long as the model. */
+typedef struct genesis_model_column {
+    const char *name;
+    genesis_column_type type;
+    int integer;           /* continuous: generated values are whole numbers */
+    int decimals;          /* continuous: digits after the point values are rounded to; -1:
+                              none (shortest round-trip text) */
+    int has_missing;       /* the training column had missing values (so may the output) */
+    const char *datetime;  /* a date column's format (values are UTC seconds), else NULL */
+    int is_id;             /* an identifier column (fresh unique values) */
+    int nlevels;           /* categorical: levels it can generate (genesis_model_column_level) */
+} genesis_model_column;
+/*! genesis_model_ncols() : the number of columns a fitted CTGAN or TVAE model generates;
+ *  0 for NULL, an unfitted model or TimeGAN (whose rows come as CSV). */
+GENESIS_API int genesis_model_ncols(const genesis_model *m);
+/*! genesis_model_column_info() : column `col` of a fitted model.
+ *  @return GENESIS_OK, GENESIS_ERR_INVALID_ARG (NULL, col out of range), GENESIS_ERR_STATE
+ *  (unfitted) */
+GENESIS_API genesis_status genesis_model_column_info(const genesis_model *m, int col,
+                                                     genesis_model_column *out);
+/*! genesis_model_column_level() : level `k` (0 .. nlevels-1) of categorical column `col`,
+ *  as the training data spelled it: the kept levels in order of first appearance, then the
+ *  pooled rare ones; NULL when out of range. Lives as long as the model. */
+GENESIS_API const char *genesis_model_column_level(const genesis_model *m, int col, int k);
+
 /* Progress: called once per epoch; return non-zero to cancel. */
 typedef struct genesis_progress {
     int epoch, epochs;
@@ -428,6 +494,16 @@ GENESIS_API double genesis_batch_number(const genesis_batch *b, int64_t row, int
  *  was read, a number in the column's own precision); points into `buf` or static storage. */
 GENESIS_API const char *genesis_batch_text(const genesis_batch *b, int64_t row, int col,
                                            char *buf, size_t cap);
+
+/*! genesis_batch_column() : a whole column of the batch at once, for programs that fill
+ *  arrays (the Python package): a continuous column's values into `num` (nrows doubles, NaN
+ *  = missing, as genesis_batch_number gives them), or a categorical column's levels into
+ *  `codes` (nrows int32: the index k of genesis_model_column_level, -1 = missing). The
+ *  pointer of the other type is not used and may be NULL. Date and identifier columns hold
+ *  numbers only their text shows (use genesis_batch_text). @return GENESIS_OK,
+ *  GENESIS_ERR_INVALID_ARG (NULL batch or pointer, col out of range) */
+GENESIS_API genesis_status genesis_batch_column(const genesis_batch *b, int col, double *num,
+                                                int32_t *codes);
 
 /* Sink: receives consecutive batches; return non-zero to stop early. */
 typedef int (*genesis_sink_fn)(const genesis_batch *b, void *user);

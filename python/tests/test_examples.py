@@ -1,0 +1,198 @@
+"""The examples of docs/python.md (GPU use, batching, memory, multi-GPU, fallback), each run
+and checked on what it returns; device "cpu" where an example says "cuda" and no GPU exists."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from genesis import GenesisError, SyntheticGenerator
+from genesis.gpu import (BatchedGenerator, GPUInfo, MultiGPUGenerator,
+                         check_cuda_installation, detect_gpus, estimate_memory,
+                         optimize_batch_size)
+
+
+def test_detect_gpus():
+    gpus = detect_gpus()
+    assert isinstance(gpus, list)
+    for i, gpu in enumerate(gpus):
+        assert isinstance(gpu, GPUInfo)
+        assert gpu.index == i
+        assert gpu.name
+        assert gpu.memory_total > 0
+        assert 0 <= gpu.memory_available <= gpu.memory_total
+        major, minor = gpu.cuda_capability.split(".")
+        assert int(major) >= 3 and int(minor) >= 0
+    assert bool(gpus) == (len(gpus) > 0)
+
+
+def test_check_cuda_installation(capsys):
+    text = check_cuda_installation()
+    assert "libgenesis 0.1.0" in text
+    assert text.strip() in capsys.readouterr().out
+
+
+def test_basic_generation(adult, device, tiny):
+    generator = SyntheticGenerator(method="ctgan", config={"device": device, **tiny})
+    generator.fit(adult)
+    assert generator.device == ("cpu" if device == "cpu" else generator.device)
+    assert generator.device.startswith(device)
+    synthetic = generator.generate(3000)
+    assert len(synthetic) == 3000
+    assert list(synthetic.columns) == list(adult.columns)
+    assert list(synthetic.dtypes) == list(adult.dtypes)
+    for col in ("workclass", "sex", "income"):
+        assert set(synthetic[col]) <= set(adult[col])
+    assert synthetic["age"].between(adult["age"].min(), adult["age"].max()).all()
+
+
+def test_batched_generator(adult, device, tiny):
+    generator = BatchedGenerator(method="ctgan", device=device, batch_size=1000,
+                                 memory_fraction=0.8, config=tiny)
+    generator.fit(adult)
+    synthetic = generator.generate(4500)
+    assert len(synthetic) == 4500
+    assert list(synthetic.dtypes) == list(adult.dtypes)
+
+
+def test_batch_size_optimization(adult):
+    optimal = optimize_batch_size(model_type="ctgan", n_columns=len(adult.columns),
+                                  gpu_index=0)
+    assert isinstance(optimal, int) and optimal > 0
+    small = optimize_batch_size(model_type="ctgan", n_columns=len(adult.columns),
+                                gpu_index=0, memory_limit="300MB")
+    assert 0 < small <= optimal
+    generator = BatchedGenerator(method="ctgan", batch_size=optimal)
+    assert generator.batch_size == optimal
+
+
+def test_estimate_memory():
+    big = estimate_memory(method="ctgan", n_rows=1_000_000, n_columns=50)
+    small = estimate_memory(method="ctgan", n_rows=1_000, n_columns=50)
+    assert big > small > 0
+    terms = estimate_memory(method="ctgan", n_rows=1_000_000, n_columns=50, details=True)
+    # 50 continuous columns of 1M rows: 8 bytes each in the column store
+    assert terms["table"] == 8 * 1_000_000 * 50
+    total = terms["device_total"] if terms["on_device"] else terms["host_total"]
+    assert big == pytest.approx(total / 2**20)
+    tvae = estimate_memory(method="tvae", n_rows=1000, n_columns=5, n_categorical=5,
+                           n_levels=7, details=True)
+    assert tvae["data_dim"] == 5 * 7
+
+
+def test_memory_constraints(adult, tiny):
+    generator = BatchedGenerator(method="ctgan", memory_limit="8GB", memory_fraction=0.7,
+                                 auto_batch=True, config=tiny)
+    generator.fit(adult)
+    budget, available = generator.memory_budget()
+    assert 0 < budget <= 8 * 2**30
+    assert budget <= 0.7 * available + 1
+    assert len(generator.generate(100)) == 100
+
+
+def test_memory_efficient_training_names_what_exists(tiny):
+    with pytest.raises(NotImplementedError, match="gradient_checkpointing.*batch_size"):
+        BatchedGenerator(method="ctgan", device="cpu",
+                         config={"epochs": 300, "batch_size": 500, "discriminator_steps": 1,
+                                 "gradient_checkpointing": True})
+    generator = BatchedGenerator(method="ctgan", device="cpu",
+                                 config={"epochs": 3, "batch_size": 500,
+                                         "discriminator_steps": 1})
+    assert generator.get_param("discriminator-steps") == 1
+    assert generator.get_param("batch_size") == 500
+
+
+def test_mixed_precision_not_implemented():
+    with pytest.raises(NotImplementedError, match="FP32"):
+        BatchedGenerator(method="ctgan", device="cpu", mixed_precision=True,
+                         config={"epochs": 300, "batch_size": 1000})
+
+
+def test_slow_generation_options_not_implemented():
+    with pytest.raises(NotImplementedError, match="threads"):
+        BatchedGenerator(method="ctgan", num_workers=4, pin_memory=True)
+    with pytest.raises(NotImplementedError, match="pinned"):
+        BatchedGenerator(method="ctgan", pin_memory=True)
+
+
+def test_progress_monitoring(adult, device, tiny):
+    generator = BatchedGenerator(method="ctgan", device=device, config=tiny)
+    generator.fit(adult)
+    sizes = []
+    for batch in generator.generate_batches(12_345, batch_size=5000):
+        sizes.append(len(batch))
+        assert list(batch.columns) == list(adult.columns)
+        assert list(batch.dtypes) == list(adult.dtypes)
+        assert generator.gpu_memory_used >= 0
+    assert sizes == [5000, 5000, 2345]
+    if generator.device == "cpu":
+        assert generator.gpu_memory_used == 0
+
+
+def test_generate_batches_equal_generate(adult, tiny):
+    """The rows do not depend on the batch size: batches concatenated == one generate."""
+    del tiny["discriminator_dim"]  # a CTGAN setting
+    a = SyntheticGenerator("tvae", config=tiny, device="cpu", seed=3).fit(adult)
+    b = SyntheticGenerator("tvae", config=tiny, device="cpu", seed=3).fit(adult)
+    whole = a.generate(1000)
+    parts = pd.concat(list(b.generate_batches(1000, batch_size=300)), ignore_index=True)
+    assert [len(x) for x in b.generate_batches(10, batch_size=3)] == [3, 3, 3, 1]
+    pd.testing.assert_frame_equal(whole, parts)
+
+
+def test_fallback_handling(adult, tiny):
+    if detect_gpus():
+        device, batch_size = "cuda", 10000
+    else:
+        device, batch_size = "cpu", 1000
+    generator = BatchedGenerator(method="ctgan", device=device, batch_size=batch_size,
+                                 config=tiny)
+    assert generator.batch_size == batch_size
+    assert len(generator.fit(adult).generate(50)) == 50
+
+
+def test_multi_gpu_strategies():
+    with pytest.raises(NotImplementedError, match="data_parallel"):
+        MultiGPUGenerator(method="ctgan", strategy="model_parallel",
+                          devices=["cuda:0", "cuda:1", "cuda:2", "cuda:3"])
+    with pytest.raises(NotImplementedError, match="data_parallel"):
+        MultiGPUGenerator(method="ctgan", strategy="pipeline")
+    with pytest.raises(ValueError, match="strategy"):
+        MultiGPUGenerator(method="ctgan", strategy="sideways")
+
+
+def test_multi_gpu_data_parallel_on_cpu_ranks(adult, tiny):
+    """Two thread ranks train data-parallel; the result generates like any model."""
+    generator = MultiGPUGenerator(method="ctgan", strategy="data_parallel",
+                                  devices=["cpu", "cpu"], config=tiny)
+    generator.fit(adult)
+    synthetic = generator.generate(500)
+    assert len(synthetic) == 500
+    assert list(synthetic.dtypes) == list(adult.dtypes)
+    one = MultiGPUGenerator(method="ctgan", devices=["cpu"], config=tiny).fit(adult)
+    assert len(one.generate(10)) == 10
+
+
+def test_cuda_request_without_gpu_falls_back(adult, tiny):
+    if detect_gpus():
+        pytest.skip("a GPU is present")
+    with pytest.warns(RuntimeWarning, match="CPU") if _cuda_build() else _nothing():
+        try:
+            generator = SyntheticGenerator("ctgan", config={"device": "cuda", **tiny})
+        except GenesisError as e:  # a build without the CUDA backend refuses "cuda"
+            assert e.status_name == "GENESIS_ERR_UNSUPPORTED"
+            assert "CUDA" in str(e)
+            return
+    assert generator.device == "cpu"
+
+
+def _cuda_build():
+    from genesis.gpu import _detect
+    return "no CUDA backend" not in _detect()[1]
+
+
+class _nothing:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *a):
+        return False
