@@ -227,7 +227,8 @@ void cli_help(const char *cmd, genesis_model_kind kind) {
         if (c == V && i == F_TIME) print_wrapped("    --seq-len N", "--sequences: steps per sequence (default 24)");
     }
     if (c != V) help_settings(c, kind);
-    printf("Exit codes: 0 success, 1 error, 2 usage error.\n");
+    printf("Exit codes: 0 success, 1 error, 2 usage error%s.\n",
+           (c & (G | F)) ? ", 130 stopped by Ctrl-C (the training state is in the checkpoint)" : "");
 }
 
 /* ---- values ------------------------------------------------------------------------------ */

@@ -241,6 +241,7 @@ static void put_quoted(const char *a) {
 static int interrupted(const options *o, const progress_state *ps, genesis_status st,
                        const char *ckpt) {
     char where[96] = "before the first epoch";
+    if (ps->tty && ps->show) fputc('\n', stderr); /* end the progress line drawn in place */
     if (ps->last.epochs > 0 && ps->seq)
         snprintf(where, sizeof where, "at iteration %lld of %lld (phase %d of 3)",
                  (long long)ps->last.step, (long long)ps->last.steps, ps->last.epoch);
