@@ -165,7 +165,7 @@ genesis_status gen_ckpt_read_section(genesis_model *m, gen_reader *r, int keep) 
     GEN_TRY(gen_rd_u64(r, &every));
     GEN_TRY(gen_rd_f64(r, &minutes));
     if (total < 1 || total > ((uint64_t)1 << 40) || done > total || rows < 1 ||
-        rows > ((uint64_t)1 << 40) || every > total || !(minutes >= 0 && minutes < 1e9))
+        rows > ((uint64_t)1 << 40) || every > ((uint64_t)1 << 40) || !(minutes >= 0 && minutes < 1e9))
         return gen_rd_fail(r, "the training progress is out of range");
     GEN_TRY(gen_rd_str(r, &entity));
     genesis_status st = gen_rd_str(r, &time);
@@ -249,7 +249,8 @@ genesis_status genesis_model_set_checkpoint(genesis_model *m, const char *path, 
                                             double minutes) {
     if (!m) return GENESIS_ERR_INVALID_ARG;
     gen_clear_error(m->ctx);
-    GEN_RETURN_IF(every < 0 || !(minutes >= 0 && minutes < 1e9), m->ctx, GENESIS_ERR_INVALID_ARG,
+    GEN_RETURN_IF(every < 0 || every > ((int64_t)1 << 40) || !(minutes >= 0 && minutes < 1e9),
+                  m->ctx, GENESIS_ERR_INVALID_ARG,
                   "`genesis_model_set_checkpoint`: every (%lld) and minutes (%g) must be >= 0",
                   (long long)every, minutes);
     GEN_RETURN_IF(m->fitted, m->ctx, GENESIS_ERR_STATE,

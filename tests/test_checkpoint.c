@@ -166,6 +166,14 @@ START_TEST(test_refusals) {
     int at = 1;
     ck_assert_int_eq(genesis_model_fit(m, t, stop_at, &at), GENESIS_ERR_CANCELLED);
     ck_assert_int_eq(access(tmp("ck.gen"), F_OK), -1);
+    /* an interval longer than the fit: only the stop writes, and the file reads back */
+    ck_assert_int_eq(genesis_model_set_checkpoint(m, tmp("ck.gen"), 1000, 90.0), GENESIS_OK);
+    at = 1;
+    ck_assert_int_eq(genesis_model_fit(m, t, stop_at, &at), GENESIS_ERR_STOPPED);
+    genesis_model *r = NULL;
+    ck_assert_int_eq(genesis_model_load_checkpoint(ctx, tmp("ck.gen"), &r), GENESIS_OK);
+    genesis_model_free(r);
+    r = NULL;
     /* every 1 epoch: written while training, then the stop writes the latest */
     ck_assert_int_eq(genesis_model_set_checkpoint(m, tmp("ck.gen"), 1, 0), GENESIS_OK);
     at = 3;
@@ -179,7 +187,6 @@ START_TEST(test_refusals) {
     ck_assert_int_eq(genesis_model_save(m, tmp("plain.gen")), GENESIS_OK);
     ck_assert_int_eq(genesis_model_set_checkpoint(m, "x", 1, 0), GENESIS_ERR_STATE);
     genesis_model_free(m);
-    genesis_model *r = NULL;
     ck_assert_int_eq(genesis_model_load_checkpoint(ctx, tmp("plain.gen"), &r), GENESIS_ERR_DATA);
     ck_assert_ptr_null(r);
 

@@ -83,6 +83,23 @@ killed_then_resumed tvae "$ADULT" 1 "${TVAE[@]}"
 killed_then_resumed timegan "$W/series.csv" 10 "${TIMEGAN[@]}"
 
 # ---------------------------------------------------------------------------------------
+section "--checkpoint-every in minutes"
+
+# 0.0001 minutes (6 ms): due at every epoch boundary of this fit but the last
+run minutes "$G" fit -i "$ADULT" -m "$CK/min.gen" "${TVAE[@]}" --checkpoint "$CK/min.ck" --checkpoint-every 0.0001m
+expect_ok
+grep -q "checkpoints to $CK/min.ck every 0.0001 minutes" "$W/minutes.err" && pass "[minutes] announced" \
+    || fail "[minutes] no announcement: $(head -3 "$W/minutes.err")"
+if [ -f "$CK/min.ck" ]; then
+    pass "[minutes] a checkpoint was written by time"
+    run minutes_resume "$G" fit -q -i "$ADULT" -m "$CK/min2.gen" "${TVAE[@]}" --resume "$CK/min.ck"
+    expect_ok
+    same "[minutes] resumed from the last timed checkpoint vs uninterrupted" "$CK/tvae.full.gen" "$CK/min2.gen"
+else
+    fail "[minutes] no checkpoint written"
+fi
+
+# ---------------------------------------------------------------------------------------
 section "Ctrl-C: a checkpoint, exit 130, and the command that continues"
 
 rm -f "$CK/int.ck"
