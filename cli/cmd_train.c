@@ -218,7 +218,7 @@ static genesis_status set_checkpoint(genesis_ctx *ctx, const options *o, genesis
     if (o->resume || genesis_ctx_world_size(ctx) > 1) return GENESIS_OK;
     const char *base = o->cmd == CMD_FIT ? o->model : o->save ? o->save
                                                     : strcmp(o->output, "-") ? o->output : NULL;
-    if (!base) return GENESIS_OK;
+    if (!base || !strcmp(base, "-")) return GENESIS_OK;
     snprintf(g_ckpt_default, sizeof g_ckpt_default, "%s.ckpt", base);
     return genesis_model_set_checkpoint(m, g_ckpt_default, 0, 0);
 }

@@ -257,8 +257,9 @@ genesis_status genesis_model_set_checkpoint(genesis_model *m, const char *path, 
                   "the model is fitted; checkpoints are set before genesis_model_fit");
     char *p = NULL;
     if (path) {
-        GEN_RETURN_IF(!*path, m->ctx, GENESIS_ERR_INVALID_ARG,
-                      "`genesis_model_set_checkpoint`: the checkpoint file name is empty");
+        GEN_RETURN_IF(!*path || !strcmp(path, "-"), m->ctx, GENESIS_ERR_INVALID_ARG,
+                      "`genesis_model_set_checkpoint`: a checkpoint is a file that is replaced "
+                      "as training goes on; give a file name (not empty, not '-')");
         p = gen_strdup(path);
         GEN_RETURN_IF(!p, m->ctx, GENESIS_ERR_NOMEM, "out of memory");
     }

@@ -143,6 +143,8 @@ run plain_model "$G" fit -q -i "$ADULT" -m "$OUT/x.gen" "${CTGAN[@]}" --resume "
 expect_error 1 "not a checkpoint"
 run every_alone "$G" fit -q -i "$ADULT" -m "$OUT/x.gen" --checkpoint-every 5
 expect_error 2 "--checkpoint-every needs --checkpoint"
+run ckpt_stdout "$G" fit -q -i "$ADULT" -m "$OUT/x.gen" --checkpoint -
+expect_error 2 "--checkpoint: a checkpoint is a file"
 run every_bad "$G" fit -q -i "$ADULT" -m "$OUT/x.gen" --checkpoint "$OUT/c" --checkpoint-every 0
 expect_error 2 "--checkpoint-every must be"
 
