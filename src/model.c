@@ -146,14 +146,18 @@ genesis_status genesis_model_fit(genesis_model *m, const genesis_table *t,
                   "this model is already fitted; create a new model to fit again");
     GEN_RETURN_IF(t->nrows < 1 || t->ncols < 1, ctx, GENESIS_ERR_DATA,
                   "the table has no rows or no columns; nothing to learn");
-    GEN_RETURN_IF((m->ckpt_path || m->resume) && gen_comm_size(ctx->comm) > 1, ctx,
-                  GENESIS_ERR_UNSUPPORTED,
-                  "checkpoints are not supported with data-parallel training (%d ranks) in this "
-                  "version; train on one rank, or leave `genesis_model_set_checkpoint` out",
-                  gen_comm_size(ctx->comm));
-    GEN_RETURN_IF((m->ckpt_path || m->resume) && !m->vt->train_save, ctx, GENESIS_ERR_UNSUPPORTED,
+    int ck = m->ckpt_path || m->resume; /* writes or continues a checkpoint */
+    if (gen_comm_size(ctx->comm) > 1) { /* the ranks refuse together: none waits for another */
+        GEN_TRY(gen_comm_check_same(ctx->comm, "whether a checkpoint file is set", (double)ck));
+        GEN_RETURN_IF(ck, ctx, GENESIS_ERR_UNSUPPORTED,
+                      "checkpoints are not supported with data-parallel training (%d ranks) in "
+                      "this version; train on one rank, or leave `genesis_model_set_checkpoint` "
+                      "out",
+                      gen_comm_size(ctx->comm));
+    }
+    GEN_RETURN_IF(ck && !m->vt->train_save, ctx, GENESIS_ERR_UNSUPPORTED,
                   "%s models cannot write checkpoints", m->vt->name);
-    if (m->ckpt_path || m->resume) {
+    if (ck) {
         m->fit_fp = gen_table_fingerprint(t);
         m->fit_rows = t->nrows;
         m->fit_cols = t->ncols;
@@ -175,11 +179,9 @@ genesis_status genesis_model_fit(genesis_model *m, const genesis_table *t,
     } else {
         m->seed = ctx->seed;
     }
-    {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        m->ckpt_last_s = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-    }
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    m->ckpt_last_s = (double)now.tv_sec + 1e-9 * (double)now.tv_nsec; /* for ckpt_minutes */
     if (gen_comm_size(ctx->comm) > 1) { /* data parallel: the same table and settings everywhere */
         gen_comm *c = ctx->comm;
         GEN_TRY(gen_comm_check_same(c, "the seed (high 32 bits)", (double)(m->seed >> 32)));

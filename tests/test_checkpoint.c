@@ -6,7 +6,8 @@
  * batch-norm statistics, Adam moments) equal the uninterrupted fit's bit for bit. A stop
  * without a checkpoint file is GENESIS_ERR_CANCELLED; a checkpoint is a model file that
  * genesis_model_load reads; a plain model file is not a checkpoint; a different table, a
- * changed setting, a corrupted checkpoint and a data-parallel fit are refused. The killed-
+ * changed setting, a corrupted checkpoint and a data-parallel fit (on every rank, also when
+ * only one set a checkpoint) are refused. The killed-
  * process case (kill -9, then resume) is tests/cli/checkpoint.sh.
  */
 #include <unistd.h>
@@ -226,7 +227,7 @@ END_TEST
 
 /* data parallel: refused with a message, on every rank */
 static int dp_rank(genesis_team *team, int rank, void *user) {
-    (void)user;
+    int only_rank0 = *(const int *)user; /* a checkpoint set on rank 0 alone */
     genesis_ctx *ctx = NULL;
     genesis_ctx_create(&ctx);
     genesis_ctx_set_threads(ctx, 1);
@@ -236,9 +237,10 @@ static int dp_rank(genesis_team *team, int rank, void *user) {
     genesis_model *m = NULL;
     genesis_model_create(ctx, GENESIS_MODEL_TVAE, &m);
     genesis_model_set_param(m, GENESIS_P_EPOCHS, 1);
-    genesis_model_set_checkpoint(m, tmp("dp.gen"), 1, 0);
+    if (!only_rank0 || rank == 0) genesis_model_set_checkpoint(m, tmp("dp.gen"), 1, 0);
     genesis_status st = genesis_model_fit(m, t, NULL, NULL);
-    int ok = st == GENESIS_ERR_UNSUPPORTED && strstr(genesis_errmsg(ctx), "data-parallel") != NULL;
+    int ok = only_rank0 ? st != GENESIS_OK
+                        : st == GENESIS_ERR_UNSUPPORTED && strstr(genesis_errmsg(ctx), "data-parallel") != NULL;
     genesis_model_free(m);
     genesis_table_free(t);
     genesis_ctx_free(ctx);
@@ -246,11 +248,13 @@ static int dp_rank(genesis_team *team, int rank, void *user) {
 }
 
 START_TEST(test_data_parallel_refused) {
-    int rcs[2] = {-1, -1};
-    ck_assert_int_eq(genesis_team_run(2, dp_rank, NULL, rcs), GENESIS_OK);
-    ck_assert_int_eq(rcs[0], 0);
-    ck_assert_int_eq(rcs[1], 0);
-    ck_assert_int_eq(access(tmp("dp.gen"), F_OK), -1);
+    for (int only_rank0 = 0; only_rank0 < 2; only_rank0++) { /* every rank refuses, none hangs */
+        int rcs[2] = {-1, -1};
+        ck_assert_int_eq(genesis_team_run(2, dp_rank, &only_rank0, rcs), GENESIS_OK);
+        ck_assert_int_eq(rcs[0], 0);
+        ck_assert_int_eq(rcs[1], 0);
+        ck_assert_int_eq(access(tmp("dp.gen"), F_OK), -1);
+    }
 }
 END_TEST
 
