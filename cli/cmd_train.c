@@ -2,7 +2,10 @@
  * cmd_train.c — `genesis generate` (fit, then write rows) and `genesis fit` (fit, then save):
  * reading the table, the model with the command's settings, the summary line and the
  * training progress (epochs; TimeGAN's three phases). With --devices/--multi-gpu each rank
- * runs the command's body (setup.c, run_ranks).
+ * runs the command's body (setup.c, run_ranks). Checkpoints (docs/checkpoints.md):
+ * --checkpoint/--checkpoint-every, --resume (the model comes from the checkpoint), and Ctrl-C:
+ * the SIGINT handler only sets a flag, the progress callback returns it, the library writes
+ * the checkpoint and stops, and the command prints how to continue and exits 130.
  */
 #include <ctype.h>
 #include <signal.h>
