@@ -27,7 +27,7 @@ enum flag_id {
     F_NOHEADER, F_METHOD, F_ENTITY, F_TIME, F_REAL, F_SYN, F_HOLD, F_TARGET, F_META, F_JSON,
     F_REPORT, F_SKIP, F_DCR, F_DET, F_TSTR, F_SUB, F_DCRREF, F_SEQ, F_REPEATS, F_DISCIT, F_PREDIT,
     F_BASELINE, F_DEVICE, F_THREADS, F_DIST, F_DEVICES, F_MULTIGPU, F_MEMFRAC, F_MEMLIMIT,
-    F_SAMPLEBATCH, F_SEED, F_QUIET, F_PROGRESS, F_HELP, NFLAGS
+    F_SAMPLEBATCH, F_SEED, F_CKPT, F_CKPTEVERY, F_RESUME, F_QUIET, F_PROGRESS, F_HELP, NFLAGS
 };
 #define PARAM_BASE 1000 /* getopt value of model setting p: PARAM_BASE + p */
 
@@ -89,6 +89,9 @@ static const flag FLAGS[NFLAGS] = {
     [F_MEMLIMIT] = {"memory-limit", 0, "SIZE", G | F | S | E, 0, "at most this much in all, e.g. 8GB or 512MiB (default: none); sampling sizes its batches to fit, fit refuses what does not"},
     [F_SAMPLEBATCH] = {"sample-batch", 0, "N", G | S | E, 0, "rows per sampling batch (default 0: sized from the memory budget); never changes the output"},
     [F_SEED] = {"seed", 0, "S", G | F | S | E | V, 0, "random seed (default 0); the same seed and input give the same output, whatever the thread count"},
+    [F_CKPT] = {"checkpoint", 0, "FILE", G | F, 0, "write the whole training state to FILE (a model file plus the optimiser, random streams and progress; written to a temporary name, then renamed) every --checkpoint-every and on Ctrl-C, so that --resume FILE continues the fit (docs/checkpoints.md)", OPT(checkpoint)},
+    [F_CKPTEVERY] = {"checkpoint-every", 0, "N", G | F, 0, "with --checkpoint: every N epochs (TimeGAN: every N iterations, counted over its three phases); Nm: every N minutes (e.g. 30m); default: only on Ctrl-C"},
+    [F_RESUME] = {"resume", 0, "FILE", G | F, 0, "continue the fit saved in the checkpoint FILE; give the same input and flags as the interrupted run (the table is checked against the checkpoint's); the result is the bytes the uninterrupted run gives", OPT(resume)},
     [F_QUIET] = {"quiet", 'q', NULL, G | F | S | E | V, 0, "no progress or notes", OPT(quiet)},
     [F_PROGRESS] = {"progress", 0, NULL, G | F | S | E, 0, "progress lines even when stderr is not a terminal", OPT(progress)},
     [F_HELP] = {"help", 'h', NULL, G | F | S | E | V, 0, "this help; with --method NAME, that method's settings and defaults"},
@@ -224,7 +227,8 @@ void cli_help(const char *cmd, genesis_model_kind kind) {
         if (c == V && i == F_TIME) print_wrapped("    --seq-len N", "--sequences: steps per sequence (default 24)");
     }
     if (c != V) help_settings(c, kind);
-    printf("Exit codes: 0 success, 1 error, 2 usage error.\n");
+    printf("Exit codes: 0 success, 1 error, 2 usage error%s.\n",
+           (c & (G | F)) ? ", 130 stopped by Ctrl-C (the training state is in the checkpoint)" : "");
 }
 
 /* ---- values ------------------------------------------------------------------------------ */
@@ -381,6 +385,21 @@ static int apply_flag(options *o, int id, const char *arg) {
             return usage_error(cmd, "--sample-batch must be between 0 (automatic) and 1073741824 rows, got '%s'", arg);
         o->sample_batch = v;
         break;
+    case F_CKPTEVERY: {
+        size_t n = strlen(arg);
+        double x;
+        char num[64];
+        int minutes = n > 1 && arg[n - 1] == 'm';
+        snprintf(num, sizeof num, "%.*s", (int)(minutes ? n - 1 : n), arg);
+        if (minutes ? parse_double(num, &x) || !(x > 0) || x > 1e8
+                    : parse_ll(num, &v) || v < 1 || v > 1000000000)
+            return usage_error(cmd, "--checkpoint-every must be a whole number of epochs "
+                                    "(TimeGAN: iterations) >= 1, or minutes as Nm (e.g. 30m), got '%s'", arg);
+        o->ckpt_every = minutes ? 0 : v;
+        o->ckpt_minutes = minutes ? x : 0;
+        o->ckpt_every_set = 1;
+        break;
+    }
     case F_SEED: {
         char *end;
         errno = 0;
@@ -473,6 +492,8 @@ static int help_asked(scan *s, int argc, char **argv, genesis_model_kind *kind) 
 
 int cli_parse(unsigned cmd, int argc, char **argv, options *o) {
     memset(o, 0, sizeof *o);
+    o->argc = argc;
+    o->argv = argv;
     o->cmd = cmd;
     o->cmd_name = cmd_name(cmd);
     o->kind = GENESIS_MODEL_CTGAN;
@@ -527,6 +548,8 @@ int cli_parse(unsigned cmd, int argc, char **argv, options *o) {
     if (o->ndevices && o->multi_gpu) return usage_error(name, "give --devices or --multi-gpu, not both");
     if (cmd == G && o->save && o->model) return usage_error(name, "give the model file once: --save FILE");
     if (cmd == G && !o->save) o->save = o->model;
+    if (o->ckpt_every_set && !o->checkpoint && !o->resume)
+        return usage_error(name, "--checkpoint-every needs --checkpoint FILE (or --resume FILE)");
     if ((cmd & (G | F)) && !o->input) return usage_error(name, "missing -i/--input FILE");
     if ((cmd & (G | S)) && !o->output) return usage_error(name, "missing -o/--output FILE");
     if ((cmd & (F | S)) && !o->model) return usage_error(name, "missing -m/--model FILE");

@@ -41,6 +41,13 @@ typedef struct options {
     double mem_fraction;           /* 0 = library default */
     unsigned long long mem_limit;  /* bytes, 0 = none */
     long long sample_batch;        /* 0 = sized from memory */
+    /* checkpoints (fit, generate; docs/checkpoints.md) */
+    const char *checkpoint, *resume;
+    long long ckpt_every;          /* --checkpoint-every N: epochs (TimeGAN: iterations) */
+    double ckpt_minutes;           /* --checkpoint-every Nm */
+    int ckpt_every_set;
+    int argc;                      /* the command's arguments, for the resume hint */
+    char **argv;
     /* evaluate */
     const char *real, *synthetic, *holdout, *report;
     genesis_eval_options eval;

@@ -2,13 +2,27 @@
  * cmd_train.c — `genesis generate` (fit, then write rows) and `genesis fit` (fit, then save):
  * reading the table, the model with the command's settings, the summary line and the
  * training progress (epochs; TimeGAN's three phases). With --devices/--multi-gpu each rank
- * runs the command's body (setup.c, run_ranks).
+ * runs the command's body (setup.c, run_ranks). Checkpoints (docs/checkpoints.md):
+ * --checkpoint/--checkpoint-every, --resume (the model comes from the checkpoint), and Ctrl-C:
+ * the SIGINT handler only sets a flag, the progress callback returns it, the library writes
+ * the checkpoint and stops, and the command prints how to continue and exits 130.
  */
 #include <ctype.h>
+#include <signal.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cli.h"
+
+/* Ctrl-C: the first sets the flag the progress callback returns (the library then writes a
+ * checkpoint at the end of the epoch and stops); a second one exits at once. */
+static volatile sig_atomic_t g_interrupted;
+
+static void on_sigint(int sig) {
+    (void)sig;
+    if (g_interrupted) _exit(130);
+    g_interrupted = 1;
+}
 
 genesis_status apply_settings(genesis_model *m, const options *o) {
     genesis_status st = GENESIS_OK;
@@ -62,7 +76,17 @@ genesis_status table_and_model(genesis_ctx *ctx, const options *o, genesis_table
     genesis_status st = genesis_table_read_csv(ctx, o->input, &co, tp);
     if (st != GENESIS_OK) return st;
     if (check_conditions_early(o, *tp)) return GENESIS_ERR_CANCELLED; /* usage error printed */
-    st = genesis_model_create(ctx, o->kind, m);
+    if (o->resume) { /* the checkpoint's model: its settings, seed and progress */
+        st = genesis_model_load_checkpoint(ctx, o->resume, m);
+        if (st == GENESIS_OK && genesis_model_get_kind(*m) != o->kind) {
+            const char *k = genesis_model_kind_name(genesis_model_get_kind(*m));
+            usage_error(o->cmd_name, "--resume: %s holds a %s fit; give --method %s and the other "
+                                     "flags of the interrupted run", o->resume, k, k);
+            return GENESIS_ERR_CANCELLED;
+        }
+    } else {
+        st = genesis_model_create(ctx, o->kind, m);
+    }
     if (st == GENESIS_OK) st = apply_settings(*m, o);
     if (st == GENESIS_OK && (o->entity || o->time))
         st = genesis_model_set_sequence_columns(*m, o->entity, o->time);
@@ -73,8 +97,10 @@ genesis_status table_and_model(genesis_ctx *ctx, const options *o, genesis_table
 
 typedef struct progress_state {
     int tty;
-    int gan; /* two losses (CTGAN) or one */
-    int seq; /* TimeGAN: "epochs" are the three phases */
+    int gan;  /* two losses (CTGAN) or one */
+    int seq;  /* TimeGAN: "epochs" are the three phases */
+    int show; /* print progress (the callback also answers Ctrl-C when it prints nothing) */
+    genesis_progress last;
 } progress_state;
 
 /* TimeGAN: one line per phase on a terminal, a line every 10% otherwise. */
@@ -98,7 +124,10 @@ static int show_seq_progress(const genesis_progress *p, const progress_state *ps
 }
 
 static int show_progress(const genesis_progress *p, void *user) {
-    const progress_state *ps = user;
+    progress_state *ps = user;
+    ps->last = *p;
+    if (g_interrupted) return 1; /* stop: the library checkpoints first */
+    if (!ps->show) return 0;
     if (ps->seq) return show_seq_progress(p, ps);
     char losses[64], eta[32], el[32];
     if (ps->gan) snprintf(losses, sizeof losses, "loss G %+.3f  D %+.3f", p->loss_g, p->loss_d);
@@ -176,27 +205,134 @@ static void summary(genesis_ctx *ctx, const options *o, const genesis_table *t, 
     }
 }
 
+/* ---- checkpoints ------------------------------------------------------------------------ */
+
+static char g_ckpt_default[4096];
+
+/* The checkpoint file and interval: --checkpoint, or on --resume the checkpoint's own; without
+ * either, a file Ctrl-C alone writes: MODEL.ckpt (generate: the --save or output file's name
+ * plus .ckpt; none for output to stdout). Data-parallel fits take none. */
+static genesis_status set_checkpoint(genesis_ctx *ctx, const options *o, genesis_model *m) {
+    const char *path = o->checkpoint;
+    if (!path && o->resume && o->ckpt_every_set) path = o->resume;
+    if (path)
+        return genesis_model_set_checkpoint(m, path, o->ckpt_every_set ? o->ckpt_every : 0,
+                                            o->ckpt_every_set ? o->ckpt_minutes : 0);
+    if (o->resume || genesis_ctx_world_size(ctx) > 1) return GENESIS_OK;
+    const char *base = o->cmd == CMD_FIT ? o->model : o->save ? o->save
+                                                    : strcmp(o->output, "-") ? o->output : NULL;
+    if (!base || !strcmp(base, "-")) return GENESIS_OK;
+    snprintf(g_ckpt_default, sizeof g_ckpt_default, "%s.ckpt", base);
+    return genesis_model_set_checkpoint(m, g_ckpt_default, 0, 0);
+}
+
+static void put_quoted(const char *a) {
+    if (*a && strspn(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,+@%") == strlen(a)) {
+        fprintf(stderr, " %s", a);
+        return;
+    }
+    fputs(" '", stderr);
+    for (; *a; a++) {
+        if (*a == '\'') fputs("'\\''", stderr);
+        else fputc(*a, stderr);
+    }
+    fputc('\'', stderr);
+}
+
+/* After Ctrl-C: where the training state is and the command that continues it (this run's
+ * arguments with --resume FILE, any earlier --resume left out). Exit code 130. */
+static int interrupted(const options *o, const progress_state *ps, genesis_status st,
+                       const char *ckpt) {
+    char where[96] = "before the first epoch";
+    if (ps->tty && ps->show) fputc('\n', stderr); /* end the progress line drawn in place */
+    if (ps->last.epochs > 0 && ps->seq)
+        snprintf(where, sizeof where, "at iteration %lld of %lld (phase %d of 3)",
+                 (long long)ps->last.step, (long long)ps->last.steps, ps->last.epoch);
+    else if (ps->last.epochs > 0)
+        snprintf(where, sizeof where, "at epoch %d of %d", ps->last.epoch, ps->last.epochs);
+    if (st != GENESIS_ERR_STOPPED) {
+        fprintf(stderr, "genesis: interrupted %s; no checkpoint was written (give --checkpoint "
+                        "FILE to keep the training state)\n", where);
+        return 130;
+    }
+    fprintf(stderr, "genesis: interrupted %s; the training state is in %s\n", where, ckpt);
+    fprintf(stderr, "genesis: to continue: genesis %s --resume", o->cmd_name);
+    put_quoted(ckpt);
+    for (int i = 1; i < o->argc; i++) {
+        const char *a = o->argv[i];
+        if (!strcmp(a, "--resume") && i + 1 < o->argc) { i++; continue; }
+        if (!strncmp(a, "--resume=", 9)) continue;
+        put_quoted(a);
+    }
+    fputc('\n', stderr);
+    return 130;
+}
+
 static genesis_status fit_from_options(genesis_ctx *ctx, const options *o, genesis_model **m,
-                                       int64_t *nrows) {
+                                       int64_t *nrows, progress_state *ps, const char **ckpt) {
     genesis_table *t = NULL;
     genesis_status st = table_and_model(ctx, o, &t, m);
     if (!t) return st;
     *nrows = genesis_table_nrows(t);
+    if (st == GENESIS_OK) st = set_checkpoint(ctx, o, *m);
     if (st == GENESIS_OK && !o->quiet) summary(ctx, o, t, *m);
-    progress_state ps = {isatty(2), o->kind == GENESIS_MODEL_CTGAN,
-                         (genesis_model_kind_features(o->kind) & GENESIS_FEATURE_SEQUENCES) != 0};
-    int want = !o->quiet && (ps.tty || o->progress);
-    if (st == GENESIS_OK) st = genesis_model_fit(*m, t, want ? show_progress : NULL, &ps);
+    *ckpt = o->checkpoint ? o->checkpoint : o->resume ? o->resume : g_ckpt_default;
+    if (st == GENESIS_OK && !o->quiet && o->resume) {
+        int64_t done = 0, total = 0;
+        genesis_model_checkpoint_progress(*m, &done, &total);
+        fprintf(stderr, "genesis: continuing from %s: %lld of %lld %s done\n", o->resume,
+                (long long)done, (long long)total, ps->seq ? "iterations" : "epochs");
+    }
+    if (st == GENESIS_OK && !o->quiet && (o->checkpoint || (o->resume && o->ckpt_every_set))) {
+        if (o->ckpt_minutes > 0)
+            fprintf(stderr, "genesis: checkpoints to %s every %g minutes and on Ctrl-C\n", *ckpt,
+                    o->ckpt_minutes);
+        else if (o->ckpt_every > 0)
+            fprintf(stderr, "genesis: checkpoints to %s every %lld %s and on Ctrl-C\n", *ckpt,
+                    o->ckpt_every, ps->seq ? "iterations" : "epochs");
+        else fprintf(stderr, "genesis: checkpoint to %s on Ctrl-C\n", *ckpt);
+    }
+    /* no handler in the library: Ctrl-C sets a flag the progress callback returns */
+    struct sigaction sa, old;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_sigint;
+    sigemptyset(&sa.sa_mask);
+    g_interrupted = 0;
+    sigaction(SIGINT, &sa, &old);
+    if (st == GENESIS_OK) st = genesis_model_fit(*m, t, show_progress, ps);
+    sigaction(SIGINT, &old, NULL);
     genesis_table_free(t);
     return st;
+}
+
+static progress_state progress_of(const options *o) {
+    progress_state ps;
+    memset(&ps, 0, sizeof ps);
+    ps.tty = isatty(2);
+    ps.gan = o->kind == GENESIS_MODEL_CTGAN;
+    ps.seq = (genesis_model_kind_features(o->kind) & GENESIS_FEATURE_SEQUENCES) != 0;
+    ps.show = !o->quiet && (ps.tty || o->progress);
+    return ps;
+}
+
+/* a fit stopped by Ctrl-C: exit 130 after saying where the state is */
+static int stopped(genesis_ctx *ctx, genesis_model *m, genesis_status st, const options *o,
+                   const progress_state *ps, const char *ckpt) {
+    int rc = interrupted(o, ps, st, ckpt);
+    finish(ctx, m, GENESIS_OK);
+    return rc;
 }
 
 static int generate_body(options *o) {
     genesis_ctx *ctx = NULL;
     genesis_model *m = NULL;
     int64_t nrows = 0;
+    progress_state ps = progress_of(o);
+    const char *ckpt = NULL;
     genesis_status st = make_ctx(o, &ctx);
-    if (st == GENESIS_OK) st = fit_from_options(ctx, o, &m, &nrows);
+    if (st == GENESIS_OK) st = fit_from_options(ctx, o, &m, &nrows, &ps, &ckpt);
+    if (st == GENESIS_ERR_STOPPED || (st == GENESIS_ERR_CANCELLED && g_interrupted))
+        return stopped(ctx, m, st, o, &ps, ckpt);
     int writer = genesis_ctx_rank(ctx) == 0; /* rank 0 alone writes the model and the rows */
     if (st == GENESIS_OK && writer && o->save) st = genesis_model_save(m, o->save);
     if (st == GENESIS_OK) st = apply_conditions(m, o);
@@ -209,8 +345,12 @@ static int fit_body(options *o) {
     genesis_ctx *ctx = NULL;
     genesis_model *m = NULL;
     int64_t nrows = 0;
+    progress_state ps = progress_of(o);
+    const char *ckpt = NULL;
     genesis_status st = make_ctx(o, &ctx);
-    if (st == GENESIS_OK) st = fit_from_options(ctx, o, &m, &nrows);
+    if (st == GENESIS_OK) st = fit_from_options(ctx, o, &m, &nrows, &ps, &ckpt);
+    if (st == GENESIS_ERR_STOPPED || (st == GENESIS_ERR_CANCELLED && g_interrupted))
+        return stopped(ctx, m, st, o, &ps, ckpt);
     if (st == GENESIS_OK && genesis_ctx_rank(ctx) == 0) st = genesis_model_save(m, o->model);
     if (st == GENESIS_OK && !o->quiet) fprintf(stderr, "genesis: saved model to %s\n", o->model);
     return finish(ctx, m, st);

@@ -44,6 +44,9 @@ static const struct {
     {"genesis_ctx_set_memory_budget(limit_bytes)", "--memory-limit"},
     {"genesis_ctx_set_memory_budget(fraction)", "--memory-fraction"},
     {"genesis_model_save", "'genesis fit' (or --save)"},
+    {"genesis_model_set_checkpoint", "--checkpoint"},
+    {"genesis_model_load_checkpoint", "--resume"},
+    {"genesis_model_load", "'genesis sample -m'"},
 };
 
 /* the flag for the API name api[0 .. n), or NULL */

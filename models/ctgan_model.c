@@ -24,6 +24,7 @@ typedef struct ctgan_model {
     gen_cond_sampler prior;    /* category prior for unconditioned generation (no row lists) */
     uint64_t call;             /* the sampling call the noise stream belongs to */
     gen_rng rng;
+    gen_rng train_rng;         /* the fit's conditions and row picks (checkpointed) */
 } ctgan_model;
 
 static double now_s(void) {
@@ -112,6 +113,51 @@ static genesis_status regather_generator(genesis_model *m, ctgan_model *cm) {
     return GENESIS_OK;
 }
 
+/* Checkpoints (src/checkpoint.c): at an epoch boundary the fit's state is the networks'
+ * weights, the batch-norm statistics, both Adams' moments and step counts, the noise
+ * counter and the host stream of conditions and row picks; each epoch draws its batches
+ * afresh from that stream, so nothing else carries over. */
+static genesis_status ctgan_train_save(const genesis_model *m, gen_bytes *b) {
+    const ctgan_model *cm = m->impl;
+    const ctgan *c = cm->net;
+    GEN_RETURN_IF(!c->train, m->ctx, GENESIS_ERR_STATE, "CTGAN is not training; no training state");
+    GEN_TRY(gen_ckpt_wr_dev(m, b, c->gparams, c->gcount));
+    GEN_TRY(gen_ckpt_wr_dev(m, b, c->gstats, 4 * (size_t)c->gdim));
+    GEN_TRY(gen_ckpt_wr_dev(m, b, c->dparams, c->dcount));
+    GEN_TRY(gen_ckpt_wr_dev(m, b, c->gm, c->gcount));
+    GEN_TRY(gen_ckpt_wr_dev(m, b, c->gv, c->gcount));
+    GEN_TRY(gen_ckpt_wr_dev(m, b, c->dm, c->dcount));
+    GEN_TRY(gen_ckpt_wr_dev(m, b, c->dv, c->dcount));
+    gen_wr_u64(b, (uint64_t)c->gstep);
+    gen_wr_u64(b, (uint64_t)c->dstep);
+    gen_wr_u64(b, c->noise_off);
+    gen_ckpt_wr_rng(b, &cm->train_rng);
+    return GENESIS_OK;
+}
+
+static genesis_status ctgan_train_restore(genesis_model *m, gen_reader *r) {
+    ctgan_model *cm = m->impl;
+    ctgan *c = cm->net;
+    uint64_t gstep, dstep;
+    GEN_TRY(gen_ckpt_rd_dev(m, r, c->gparams, c->gcount));
+    GEN_TRY(gen_ckpt_rd_dev(m, r, c->gstats, 4 * (size_t)c->gdim));
+    GEN_TRY(gen_ckpt_rd_dev(m, r, c->dparams, c->dcount));
+    GEN_TRY(gen_ckpt_rd_dev(m, r, c->gm, c->gcount));
+    GEN_TRY(gen_ckpt_rd_dev(m, r, c->gv, c->gcount));
+    GEN_TRY(gen_ckpt_rd_dev(m, r, c->dm, c->dcount));
+    GEN_TRY(gen_ckpt_rd_dev(m, r, c->dv, c->dcount));
+    GEN_TRY(gen_rd_u64(r, &gstep));
+    GEN_TRY(gen_rd_u64(r, &dstep));
+    GEN_TRY(gen_rd_u64(r, &c->noise_off));
+    GEN_TRY(gen_ckpt_rd_rng(r, &cm->train_rng));
+    if (gstep > ((uint64_t)1 << 50) || dstep > ((uint64_t)1 << 50))
+        return gen_rd_fail(r, "CTGAN step counts are out of range");
+    if (r->pos != r->len) return gen_rd_fail(r, "unexpected bytes after CTGAN's training state");
+    c->gstep = (int64_t)gstep;
+    c->dstep = (int64_t)dstep;
+    return GENESIS_OK;
+}
+
 static genesis_status ctgan_model_fit(genesis_model *m, const gen_encoded *enc,
                                       genesis_progress_fn progress, void *user) {
     genesis_ctx *ctx = m->ctx;
@@ -147,18 +193,29 @@ static genesis_status ctgan_model_fit(genesis_model *m, const gen_encoded *enc,
         gen_resident_table_free(&table);
         return gen_set_error(ctx, GENESIS_ERR_NOMEM, "out of memory for the training draws");
     }
-    gen_rng rng;
-    gen_rng_init(&rng, m->seed, GEN_STREAM_SAMPLER);
+    gen_rng *rng = &cm->train_rng;
+    gen_rng_init(rng, m->seed, GEN_STREAM_SAMPLER);
     int epochs = gen_param_i(m, GENESIS_P_EPOCHS);
+    int64_t e0 = 0; /* epochs done (a resumed checkpoint) */
+    gen_reader rr;
+    if (gen_ckpt_resume_reader(m, &rr, &e0)) {
+        genesis_status rst = e0 <= epochs ? ctgan_train_restore(m, &rr)
+                                          : gen_rd_fail(&rr, "more epochs done than the fit has");
+        if (rst != GENESIS_OK) {
+            free(draws);
+            gen_resident_table_free(&table);
+            return rst;
+        }
+    }
     int64_t steps = enc->nrows / B > 1 ? enc->nrows / B : 1;
     int chunk = ctgan_chunk_steps(c);
     double t0 = now_s();
     genesis_status st = GENESIS_OK;
     ctgan_step_losses L = {0};
-    for (int e = 0; e < epochs && st == GENESIS_OK; e++) {
+    for (int e = (int)e0; e < epochs && st == GENESIS_OK; e++) {
         for (int64_t s0 = 0; s0 < steps && st == GENESIS_OK; s0 += chunk) {
             int ns = steps - s0 < chunk ? (int)(steps - s0) : chunk;
-            ctgan_draw_steps(c, &cm->prior, enc->nrows, &rng, ns, draws);
+            ctgan_draw_steps(c, &cm->prior, enc->nrows, rng, ns, draws);
             ctgan_upload_draws(c, draws, ns);
             for (int k = 0; k < ns && st == GENESIS_OK; k++)
                 st = ctgan_train_step(c, &table.t, cm->prior.n_disc, k);
@@ -168,15 +225,14 @@ static genesis_status ctgan_model_fit(genesis_model *m, const gen_encoded *enc,
         int stop = 0;
         if (progress && rank == 0) { /* rank 0 reports; the ranks agree on stopping */
             double el = now_s() - t0;
+            int64_t ran = e + 1 - e0; /* epochs this call has run */
             genesis_progress p = {e + 1, epochs, (int64_t)(e + 1) * steps, (int64_t)epochs * steps,
-                                  L.loss_g, L.loss_d, el, el / (e + 1) * (epochs - e - 1),
-                                  (double)(e + 1) * steps * B / (el > 0 ? el : 1e-9)};
+                                  L.loss_g, L.loss_d, el, el / ran * (epochs - e - 1),
+                                  (double)ran * steps * B / (el > 0 ? el : 1e-9)};
             stop = progress(&p, user);
         }
         if (K > 1) stop = gen_comm_agree(comm, stop);
-        if (stop)
-            st = gen_set_error(ctx, GENESIS_ERR_CANCELLED, "training stopped by the caller at epoch %d",
-                               e + 1);
+        st = gen_ckpt_point(m, e + 1, epochs, stop); /* checkpoint when due; stop */
     }
     free(draws);
     ctgan_graph_free(c); /* it reads the table */
@@ -359,4 +415,5 @@ const gen_model_vtable gen_ctgan_vtable = {
     .features = GENESIS_FEATURE_CONDITIONS,
     .batch_step = ctgan_model_batch_step,
     .draw_bytes = ctgan_model_draw_bytes,
+    .train_save = ctgan_train_save,
 };

@@ -51,6 +51,7 @@ static void step_nets(tg_step s, int *first, int *last) {
     *first = f[s];
     *last = l[s];
 }
+void tg_step_nets(tg_step s, int *first, int *last) { step_nets(s, first, last); }
 
 genesis_status timegan_create(genesis_ctx *ctx, gen_backend *be, const timegan_config *cfg,
                               timegan **out) {
@@ -504,8 +505,11 @@ genesis_status timegan_fit(timegan *t, const float *data, int64_t N, int64_t ite
     memset(&lg, 0, sizeof lg);
     memset(&le, 0, sizeof le);
     memset(&ld, 0, sizeof ld); /* the TF quirk: d_loss is logged before any D update */
-    for (int phase = 1; phase <= 3 && st == GENESIS_OK; phase++) {
-        for (int64_t it = 1; it <= iters && st == GENESIS_OK; it++) {
+    int phase0 = 1;
+    int64_t it0 = 1; /* where to start: a continued checkpoint's next iteration */
+    if (t->ck) st = tg_ckpt_restore(t, bt.perm, N, &bt.rng, iters, &phase0, &it0);
+    for (int phase = phase0; phase <= 3 && st == GENESIS_OK; phase++) {
+        for (int64_t it = phase == phase0 ? it0 : 1; it <= iters && st == GENESIS_OK; it++) {
             tg_losses shown;
             if (phase == 1) {
                 next_batch(t, &bt, B);
@@ -531,8 +535,10 @@ genesis_status timegan_fit(timegan *t, const float *data, int64_t N, int64_t ite
                 shown.d = ld.d;
                 shown.e_t0 = le.e_t0;
             }
-            if (st == GENESIS_OK && progress && (it % log_every == 0 || it == iters) &&
-                progress(phase, it, iters, &shown, user))
+            int stop = st == GENESIS_OK && progress && (it % log_every == 0 || it == iters) &&
+                       progress(phase, it, iters, &shown, user);
+            if (st == GENESIS_OK && t->ck) st = tg_ckpt_after(t, phase, it, iters, bt.perm, N, &bt.rng, stop);
+            else if (stop)
                 st = gen_set_error(ctx, GENESIS_ERR_CANCELLED,
                                    "training stopped by the caller in phase %d, iteration %lld",
                                    phase, (long long)it);

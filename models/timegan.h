@@ -11,6 +11,8 @@
 #include "rng.h"
 #include "seq_nets.h"
 
+typedef struct gen_bytes gen_bytes; /* model_io.h */
+
 enum { TG_E, TG_R, TG_G, TG_S, TG_D, TG_NNETS };
 
 /* The update steps of docs/algorithms.md §S5, one per optimiser. */
@@ -38,6 +40,18 @@ typedef struct timegan_config {
     int train; /* 0: generation only (a loaded model): no gradients, Adam or E/D runs */
 } timegan_config;
 
+/* Checkpoints (timegan_ckpt.c, src/checkpoint.c): the fit's hook, attached by the model glue
+ * for a fit that writes checkpoints or continues one. timegan_fit restores the loop's state
+ * from it before the first iteration and hands it the loop's state after each iteration. */
+typedef struct tg_ckpt_hook {
+    genesis_model *m;
+    /* the loop's state at the safe point (tg_ckpt_after) */
+    int64_t done, iters;
+    const int64_t *perm;
+    int64_t N;
+    const gen_rng *rng;
+} tg_ckpt_hook;
+
 typedef struct timegan {
     gen_backend *be;
     timegan_config cfg;
@@ -56,6 +70,7 @@ typedef struct timegan {
     /* host mirrors for the losses */
     float *hX, *hXt, *hH, *hHs, *hY, *gXt, *gH, *gHs, *gY;
     uint64_t seed, noise_off;
+    tg_ckpt_hook *ck;             /* checkpoints; NULL = none (timegan_ckpt.c) */
 } timegan;
 
 genesis_status timegan_create(genesis_ctx *ctx, gen_backend *be, const timegan_config *cfg,
@@ -84,6 +99,20 @@ typedef int (*tg_progress_fn)(int phase, int64_t it, int64_t iters, const tg_los
  * [0, 1]), `iters` iterations each; `log_every` iterations between progress calls. */
 genesis_status timegan_fit(timegan *t, const float *data, int64_t N, int64_t iters,
                            int log_every, tg_progress_fn progress, void *user);
+
+/* timegan_ckpt.c: the hook of a fit of model m on network t (no hook when m neither writes
+ * nor continues a checkpoint); the network's training state (all five networks' weights,
+ * every Adam's moments and steps, the noise counter, the batch order and its stream) into
+ * b; restoring it at the start of timegan_fit (sets the first phase and iteration to run:
+ * phase 4 = done); and the point after an iteration (checkpoint when due, or stop). */
+/* The networks optimiser `s` updates: the slice [first, last] of the arena. */
+void tg_step_nets(tg_step s, int *first, int *last);
+void tg_ckpt_attach(genesis_model *m, timegan *t, tg_ckpt_hook *hook);
+genesis_status tg_ckpt_save(const genesis_model *m, const timegan *t, gen_bytes *b);
+genesis_status tg_ckpt_restore(timegan *t, int64_t *perm, int64_t N, gen_rng *rng, int64_t iters,
+                               int *phase, int64_t *it);
+genesis_status tg_ckpt_after(timegan *t, int phase, int64_t it, int64_t iters, const int64_t *perm,
+                             int64_t N, const gen_rng *rng, int stop);
 
 /* X^ = R(S(G(Z))), Z ~ U[0, 1), for n sequences into out (host, (n, T, F)); the noise comes
  * from Philox (seed, stream) starting at counter *noise_off (advanced), so the same

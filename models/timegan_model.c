@@ -83,7 +83,10 @@ static genesis_status tgm_fit_table(genesis_model *m, const genesis_table *t,
         int64_t iters = (int64_t)m->param[GENESIS_P_ITERATIONS];
         int every = iters >= 100 ? (int)(iters / 100) : 1;
         fit_progress fp = {progress, user, now_s()};
+        tg_ckpt_hook hook; /* checkpoints (timegan_ckpt.c) */
+        tg_ckpt_attach(m, tm->net, &hook);
         st = timegan_fit(tm->net, d.x, d.n, iters, every, progress ? on_progress : NULL, &fp);
+        tm->net->ck = NULL;
     }
     gen_seq_data_free(&d);
     return st;
@@ -230,6 +233,11 @@ static genesis_status tgm_load(genesis_model *m, gen_reader *r) {
     return st;
 }
 
+static genesis_status tgm_train_save(const genesis_model *m, gen_bytes *b) {
+    const timegan_model *tm = m->impl;
+    return tg_ckpt_save(m, tm->net, b);
+}
+
 const gen_model_vtable gen_timegan_vtable = {
     .kind = GENESIS_MODEL_TIMEGAN,
     .name = "timegan",
@@ -246,4 +254,5 @@ const gen_model_vtable gen_timegan_vtable = {
     .min_file_version = GEN_FILE_VERSION_GRU_RESET_AFTER,
     .old_file_reason = "whose GRU was TF1's GRUCell, while this one uses the reset-after GRU "
                        "cell of cuDNN/PyTorch",
+    .train_save = tgm_train_save,
 };

@@ -27,6 +27,10 @@ typedef struct tvae_model {
     uint64_t call;
     gen_rng rng;
     float *sigma_host;     /* [D] copy of sigma for the alpha noise */
+    /* the fit's row order (kept across epochs: each epoch reshuffles the last one) and its
+     * host stream; both are checkpointed */
+    int64_t *order, norder;
+    gen_rng train_rng;
 } tvae_model;
 
 static double now_s(void) {
@@ -40,6 +44,7 @@ static void tvae_model_free(genesis_model *m) {
     if (!tm) return;
     tvae_free(tm->net);
     free(tm->sigma_host);
+    free(tm->order);
     free(tm);
     m->impl = NULL;
 }
@@ -99,6 +104,59 @@ static genesis_status regather_net(genesis_model *m, tvae_model *tm) {
     return GENESIS_OK;
 }
 
+/* Checkpoints (src/checkpoint.c): at an epoch boundary the fit's state is the parameters,
+ * Adam's moments and step count, the noise counter, the host stream and the row order the
+ * next epoch reshuffles. */
+static genesis_status tvae_train_save(const genesis_model *m, gen_bytes *b) {
+    const tvae_model *tm = m->impl;
+    const tvae *t = tm->net;
+    GEN_RETURN_IF(!t->train || !tm->order, m->ctx, GENESIS_ERR_STATE,
+                  "TVAE is not training; no training state");
+    GEN_TRY(gen_ckpt_wr_dev(m, b, t->params, t->count));
+    GEN_TRY(gen_ckpt_wr_dev(m, b, t->m, t->count));
+    GEN_TRY(gen_ckpt_wr_dev(m, b, t->v, t->count));
+    gen_wr_u64(b, (uint64_t)t->step);
+    gen_wr_u64(b, t->noise_off);
+    gen_ckpt_wr_rng(b, &tm->train_rng);
+    gen_wr_u64(b, (uint64_t)tm->norder);
+    for (int64_t i = 0; i < tm->norder; i++) gen_wr_u32(b, (uint32_t)tm->order[i]);
+    return GENESIS_OK;
+}
+
+static genesis_status tvae_train_restore(genesis_model *m, gen_reader *r) {
+    tvae_model *tm = m->impl;
+    tvae *t = tm->net;
+    uint64_t step, n;
+    GEN_TRY(gen_ckpt_rd_dev(m, r, t->params, t->count));
+    GEN_TRY(gen_ckpt_rd_dev(m, r, t->m, t->count));
+    GEN_TRY(gen_ckpt_rd_dev(m, r, t->v, t->count));
+    GEN_TRY(gen_rd_u64(r, &step));
+    GEN_TRY(gen_rd_u64(r, &t->noise_off));
+    GEN_TRY(gen_ckpt_rd_rng(r, &tm->train_rng));
+    GEN_TRY(gen_rd_u64(r, &n));
+    if (step > ((uint64_t)1 << 50)) return gen_rd_fail(r, "TVAE step count is out of range");
+    if (n != (uint64_t)tm->norder) return gen_rd_fail(r, "TVAE row order has the wrong length");
+    if (n > (r->len - r->pos) / 4) return gen_rd_fail(r, "TVAE row order extends past the end");
+    /* a permutation of 0 .. n-1: every row once */
+    unsigned char *seen = calloc((size_t)(n ? n : 1), 1);
+    GEN_RETURN_IF(!seen, m->ctx, GENESIS_ERR_NOMEM, "out of memory reading a checkpoint");
+    genesis_status st = GENESIS_OK;
+    for (uint64_t i = 0; st == GENESIS_OK && i < n; i++) {
+        uint32_t v;
+        st = gen_rd_u32(r, &v);
+        if (st == GENESIS_OK && (v >= n || seen[v])) st = gen_rd_fail(r, "TVAE row order is not a permutation");
+        if (st == GENESIS_OK) {
+            seen[v] = 1;
+            tm->order[i] = v;
+        }
+    }
+    free(seen);
+    GEN_TRY(st);
+    if (r->pos != r->len) return gen_rd_fail(r, "unexpected bytes after TVAE's training state");
+    t->step = (int64_t)step;
+    return GENESIS_OK;
+}
+
 static genesis_status tvae_model_fit(genesis_model *m, const gen_encoded *enc,
                                      genesis_progress_fn progress, void *user) {
     genesis_ctx *ctx = m->ctx;
@@ -123,27 +181,32 @@ static genesis_status tvae_model_fit(genesis_model *m, const gen_encoded *enc,
     if (chunk_rows > N) chunk_rows = N;
     gen_resident_table table;
     GEN_TRY(gen_resident_table_create(m->be, &m->tf, enc, &table));
-    int64_t *order = malloc((size_t)N * sizeof(int64_t));
+    int64_t *order = tm->order = malloc((size_t)N * sizeof(int64_t));
+    tm->norder = N;
     int32_t *chunk = malloc((size_t)chunk_rows * sizeof(int32_t));
     int32_t *chunk_dev = m->be->ops->alloc(m->be, (size_t)chunk_rows * sizeof(int32_t));
     if (!order || !chunk || !chunk_dev) {
-        free(order);
         free(chunk);
         m->be->ops->free(m->be, chunk_dev);
         gen_resident_table_free(&table);
         return gen_set_error(ctx, GENESIS_ERR_NOMEM, "out of memory for the training batch");
     }
     for (int64_t i = 0; i < N; i++) order[i] = i;
-    gen_rng rng;
-    gen_rng_init(&rng, m->seed, GEN_STREAM_SAMPLER);
+    gen_rng *rng = &tm->train_rng;
+    gen_rng_init(rng, m->seed, GEN_STREAM_SAMPLER);
     int epochs = gen_param_i(m, GENESIS_P_EPOCHS);
     int64_t steps = (N + B - 1) / B;
     double t0 = now_s();
     float loss = 0;
     genesis_status st = GENESIS_OK;
-    for (int e = 0; e < epochs && st == GENESIS_OK; e++) {
+    int64_t e0 = 0; /* epochs done (a resumed checkpoint) */
+    gen_reader rr;
+    if (gen_ckpt_resume_reader(m, &rr, &e0))
+        st = e0 <= epochs ? tvae_train_restore(m, &rr)
+                          : gen_rd_fail(&rr, "more epochs done than the fit has");
+    for (int e = (int)e0; e < epochs && st == GENESIS_OK; e++) {
         for (int64_t i = N - 1; i > 0; i--) { /* reshuffle every epoch */
-            int64_t j = (int64_t)gen_rng_below(&rng, (uint64_t)i + 1);
+            int64_t j = (int64_t)gen_rng_below(rng, (uint64_t)i + 1);
             int64_t tmp = order[i]; order[i] = order[j]; order[j] = tmp;
         }
         int64_t c0 = -1; /* first row of the chunk in backend memory */
@@ -172,16 +235,17 @@ static genesis_status tvae_model_fit(genesis_model *m, const gen_encoded *enc,
         int stop = 0;
         if (progress && rank == 0) { /* rank 0 reports; the ranks agree on stopping */
             double el = now_s() - t0;
+            int64_t ran = e + 1 - e0; /* epochs this call has run */
             genesis_progress p = {e + 1, epochs, (int64_t)(e + 1) * steps, (int64_t)epochs * steps,
-                                  loss, 0.0, el, el / (e + 1) * (epochs - e - 1),
-                                  (double)(e + 1) * N / (el > 0 ? el : 1e-9)};
+                                  loss, 0.0, el, el / ran * (epochs - e - 1),
+                                  (double)ran * N / (el > 0 ? el : 1e-9)};
             stop = progress(&p, user);
         }
         if (K > 1) stop = gen_comm_agree(comm, stop);
-        if (stop)
-            st = gen_set_error(ctx, GENESIS_ERR_CANCELLED, "training stopped by the caller at epoch %d", e + 1);
+        st = gen_ckpt_point(m, e + 1, epochs, stop); /* checkpoint when due; stop */
     }
-    free(order);
+    free(tm->order);
+    tm->order = NULL;
     free(chunk);
     tvae_graph_free(t); /* it reads the table and the chunk */
     m->be->ops->free(m->be, chunk_dev);
@@ -330,4 +394,5 @@ const gen_model_vtable gen_tvae_vtable = {
     .free = tvae_model_free,
     .memory = tvae_model_memory,
     .draw_bytes = tvae_model_draw_bytes,
+    .train_save = tvae_train_save,
 };

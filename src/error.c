@@ -27,6 +27,7 @@ const char *genesis_status_str(genesis_status st) {
     case GENESIS_ERR_STATE: return "called in the wrong state";
     case GENESIS_ERR_CANCELLED: return "cancelled";
     case GENESIS_ERR_INTERNAL: return "internal error";
+    case GENESIS_ERR_STOPPED: return "stopped; the training state is in the checkpoint file";
     }
     return "unknown status";
 }

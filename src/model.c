@@ -5,6 +5,7 @@
  */
 #include <math.h>
 #include <string.h>
+#include <time.h>
 
 #include "comm.h"
 #include "estimate.h"
@@ -46,7 +47,14 @@ void genesis_model_free(genesis_model *m) {
     gen_backend_free(m->be);
     free(m->seq_entity);
     free(m->seq_time);
+    free(m->ckpt_path);
+    free(m->resume);
     free(m);
+}
+
+/* a == b for two optional strings */
+static int same_text(const char *a, const char *b) {
+    return (!a && !b) || (a && b && strcmp(a, b) == 0);
 }
 
 genesis_status genesis_model_set_sequence_columns(genesis_model *m, const char *entity,
@@ -58,6 +66,11 @@ genesis_status genesis_model_set_sequence_columns(genesis_model *m, const char *
                   "entity and time columns apply to sequence models (TimeGAN), not %s", m->vt->name);
     GEN_RETURN_IF(m->fitted, m->ctx, GENESIS_ERR_STATE,
                   "the sequence columns cannot change after the model is fitted");
+    GEN_RETURN_IF(m->resume && (!same_text(entity, m->seq_entity) || !same_text(time, m->seq_time)),
+                  m->ctx, GENESIS_ERR_STATE,
+                  "the checkpoint being continued was made with `entity` %s and `time` %s; a "
+                  "resumed fit keeps them",
+                  m->seq_entity ? m->seq_entity : "(none)", m->seq_time ? m->seq_time : "(none)");
     char *e = entity ? gen_strdup(entity) : NULL, *t = time ? gen_strdup(time) : NULL;
     if ((entity && !e) || (time && !t)) {
         free(e);
@@ -78,6 +91,10 @@ genesis_model_kind genesis_model_get_kind(const genesis_model *m) {
 genesis_status genesis_model_set_param(genesis_model *m, genesis_param p, double v) {
     if (!m) return GENESIS_ERR_INVALID_ARG;
     GEN_TRY(gen_param_check(m->ctx, m->vt->kind, m->fitted, (int)p, v));
+    GEN_RETURN_IF(m->resume && v != m->param[p], m->ctx, GENESIS_ERR_STATE,
+                  "`%s` is %g in the checkpoint being continued, not %g; a resumed fit keeps the "
+                  "checkpoint's settings",
+                  gen_param_name((int)p), m->param[p], v);
     m->param[p] = v;
     if (p == GENESIS_P_CLAMP_RANGE) m->tf.clamp_range = (int)v;
     return GENESIS_OK;
@@ -132,7 +149,42 @@ genesis_status genesis_model_fit(genesis_model *m, const genesis_table *t,
     GEN_RETURN_IF(t->shape_only, ctx, GENESIS_ERR_DATA,
                   "the table was made with `genesis_table_add_shape` and holds no values; it "
                   "is for memory estimates only");
-    m->seed = ctx->seed;
+    int ck = m->ckpt_path || m->resume; /* writes or continues a checkpoint */
+    if (gen_comm_size(ctx->comm) > 1) { /* the ranks refuse together: none waits for another */
+        GEN_TRY(gen_comm_check_same(ctx->comm, "whether a checkpoint file is set", (double)ck));
+        GEN_RETURN_IF(ck, ctx, GENESIS_ERR_UNSUPPORTED,
+                      "checkpoints are not supported with data-parallel training (%d ranks) in "
+                      "this version; train on one rank, or leave `genesis_model_set_checkpoint` "
+                      "out",
+                      gen_comm_size(ctx->comm));
+    }
+    GEN_RETURN_IF(ck && !m->vt->train_save, ctx, GENESIS_ERR_UNSUPPORTED,
+                  "%s models cannot write checkpoints", m->vt->name);
+    if (ck) {
+        m->fit_fp = gen_table_fingerprint(t);
+        m->fit_rows = t->nrows;
+        m->fit_cols = t->ncols;
+    }
+    if (m->resume) { /* continue a checkpoint: its seed, on the table it was made on */
+        GEN_RETURN_IF(m->fit_fp != m->resume_fp, ctx, GENESIS_ERR_DATA,
+                      "%s%sthis is not the table the checkpoint %s was made on (%lld rows x %d "
+                      "columns then, %lld x %d now%s); resume with the same input file and the "
+                      "same reading options",
+                      t->source ? t->source : "", t->source ? ": " : "", m->ckpt_path,
+                      (long long)m->resume_rows, m->resume_cols, (long long)t->nrows, t->ncols,
+                      m->resume_rows == t->nrows && m->resume_cols == t->ncols
+                          ? ", but different values, names or types" : "");
+        /* the generation-only network read from the checkpoint's model section goes: the fit
+         * builds the training network and restores it (gen_ckpt_resume_reader) */
+        if (m->vt->free) m->vt->free(m);
+        gen_transformer_free(&m->tf);
+        m->loaded = 0;
+    } else {
+        m->seed = ctx->seed;
+    }
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    m->ckpt_last_s = (double)now.tv_sec + 1e-9 * (double)now.tv_nsec; /* for ckpt_minutes */
     if (gen_comm_size(ctx->comm) > 1) { /* data parallel: the same table and settings everywhere */
         gen_comm *c = ctx->comm;
         GEN_TRY(gen_comm_check_same(c, "the seed (high 32 bits)", (double)(m->seed >> 32)));
@@ -150,6 +202,8 @@ genesis_status genesis_model_fit(genesis_model *m, const genesis_table *t,
             return fst;
         }
         m->fitted = 1;
+        free(m->resume);
+        m->resume = NULL;
         return GENESIS_OK;
     }
     GEN_TRY(gen_check_fit_budget(m, t));
@@ -175,6 +229,8 @@ genesis_status genesis_model_fit(genesis_model *m, const genesis_table *t,
         return st;
     }
     m->fitted = 1;
+    free(m->resume);
+    m->resume = NULL;
     return GENESIS_OK;
 }
 

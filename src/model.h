@@ -12,6 +12,7 @@
 
 #include "memory_model.h"
 #include "backend.h"
+#include "rng.h"
 #include "transform.h"
 
 #define GEN_NPARAMS 24
@@ -70,6 +71,12 @@ typedef struct gen_model_vtable {
      * old_file_reason saying why (TimeGAN: version 2, its GRU cell changed); 0 = any */
     uint32_t min_file_version;
     const char *old_file_reason;
+    /* Optional (resumable training, src/checkpoint.c): writes the network's training state at
+     * the safe point its fit is at (gen_ckpt_point): what the model section lacks to continue
+     * the fit (every network's weights, Adam moments and counters, random streams, data
+     * order). The fit reads it back itself (from gen_ckpt_resume_reader). NULL: the kind
+     * cannot checkpoint. */
+    genesis_status (*train_save)(const genesis_model *m, gen_bytes *out);
 } gen_model_vtable;
 
 
@@ -91,6 +98,21 @@ struct genesis_model {
     genesis_sample_progress_fn sample_progress;
     void *sample_progress_user;
     char *seq_entity, *seq_time; /* TimeGAN: genesis_model_set_sequence_columns */
+    /* checkpoints (src/checkpoint.c, docs/checkpoints.md) */
+    char *ckpt_path;           /* genesis_model_set_checkpoint; NULL = none */
+    int64_t ckpt_every;        /* epochs (TimeGAN: iterations) between checkpoints; 0 = none */
+    double ckpt_minutes;       /* minutes between checkpoints; 0 = none */
+    double ckpt_last_s;        /* when the fit started or last wrote one (monotonic seconds) */
+    int64_t ckpt_done, ckpt_total; /* the safe point being written (gen_ckpt_point) */
+    uint64_t fit_fp;           /* fingerprint of the table being fitted (gen_table_fingerprint) */
+    int64_t fit_rows;
+    int fit_cols;
+    unsigned char *resume;     /* a checkpoint's network state to continue (load_checkpoint) */
+    size_t resume_len;
+    int64_t resume_done, resume_total;
+    uint64_t resume_fp;        /* the fingerprint of the checkpoint's table */
+    int64_t resume_rows;
+    int resume_cols;
 };
 
 /* The registry (models/registry.c): every model's vtable, *n of them. */
@@ -113,6 +135,30 @@ static inline int gen_param_i(const genesis_model *m, genesis_param p) {
  * *nseg their number. */
 genesis_status gen_model_state(const genesis_model *m, float **out, size_t *n, size_t *seg,
                                int *nseg);
+
+/* ---- checkpoints (src/checkpoint.c) ---- */
+
+/* A network's fit at a safe point (an epoch boundary; TimeGAN: after an iteration): `done`
+ * units of `total` finished, `stop` when the progress callback asked to stop (after the
+ * ranks agreed). Writes a checkpoint when one is due (every ckpt_every units, ckpt_minutes
+ * minutes, or on stop) and returns GENESIS_OK to go on, GENESIS_ERR_STOPPED (stop, the
+ * checkpoint written), GENESIS_ERR_CANCELLED (stop without a checkpoint file) or the write's
+ * error. The fit must have no pending random draws: the state vt->train_save writes has to
+ * determine the rest of the fit. */
+genesis_status gen_ckpt_point(genesis_model *m, int64_t done, int64_t total, int stop);
+/* When the model continues a checkpoint (m->resume): a reader over the network's state and
+ * the units already done; the fit restores from it right after creating its network.
+ * Returns 0 when there is nothing to resume. */
+int gen_ckpt_resume_reader(genesis_model *m, gen_reader *r, int64_t *done);
+/* A 64-bit fingerprint of a table's names, types and values (FNV-1a over a canonical
+ * encoding): checkpoints record it and a resumed fit compares it. */
+uint64_t gen_table_fingerprint(const genesis_table *t);
+/* Writes/reads a sequential host stream's state (key, stream, counter, buffer, position). */
+void gen_ckpt_wr_rng(gen_bytes *b, const gen_rng *r);
+genesis_status gen_ckpt_rd_rng(gen_reader *rd, gen_rng *r);
+/* Writes n floats of backend memory; reads n floats into backend memory (finite checked). */
+genesis_status gen_ckpt_wr_dev(const genesis_model *m, gen_bytes *b, const float *dev, size_t n);
+genesis_status gen_ckpt_rd_dev(genesis_model *m, gen_reader *r, float *dev, size_t n);
 
 /* The transformer's activation spans in the backend's form (caller frees). */
 gen_act_span *gen_model_act_spans(const gen_transformer *tf);

@@ -35,6 +35,8 @@ static void wr_bytes(gen_bytes *b, const void *p, size_t n) {
     b->len += n;
 }
 
+void gen_wr_raw(gen_bytes *b, const void *p, size_t n) { wr_bytes(b, p, n); }
+
 void gen_wr_u32(gen_bytes *b, uint32_t v) {
     unsigned char t[4] = {(unsigned char)v, (unsigned char)(v >> 8), (unsigned char)(v >> 16),
                           (unsigned char)(v >> 24)};
@@ -413,10 +415,14 @@ genesis_status gen_transformer_load(gen_transformer *tf, gen_reader *r) {
 /* ---- whole files ---------------------------------------------------------------------- */
 
 genesis_status gen_model_write_file(const genesis_model *m, const char *path) {
+    return gen_model_write_file_ex(m, path, 0);
+}
+
+genesis_status gen_model_write_file_ex(const genesis_model *m, const char *path, int with_state) {
     genesis_ctx *ctx = m->ctx;
     gen_bytes b = {0};
     wr_bytes(&b, GEN_FILE_MAGIC, 8);
-    gen_wr_u32(&b, GEN_FILE_VERSION);
+    gen_wr_u32(&b, with_state ? GEN_FILE_VERSION_CHECKPOINT : GEN_FILE_VERSION_MODEL);
     gen_wr_u32(&b, (uint32_t)m->vt->kind);
     gen_wr_u64(&b, 0); /* payload length, patched below */
     size_t start = b.len;
@@ -425,6 +431,7 @@ genesis_status gen_model_write_file(const genesis_model *m, const char *path) {
     gen_wr_u64(&b, m->seed);
     genesis_status st = m->vt->fit_table ? GENESIS_OK : gen_transformer_save(&m->tf, &b);
     if (st == GENESIS_OK) st = m->vt->save(m, &b);
+    if (st == GENESIS_OK && with_state) st = gen_ckpt_write_section(m, &b);
     /* a failed GPU hands out NaN weights: never write them as a model */
     if (st == GENESIS_OK && m->be) st = gen_backend_status(m->be);
     if (st == GENESIS_OK && b.oom) st = gen_set_error(ctx, GENESIS_ERR_NOMEM, "out of memory saving the model");
@@ -461,6 +468,11 @@ genesis_status gen_model_new(genesis_ctx *ctx, genesis_model_kind kind, genesis_
 int genesis_param_is_integer(int p);
 
 genesis_status gen_model_read_file(genesis_ctx *ctx, const char *path, genesis_model **out) {
+    return gen_model_read_file_ex(ctx, path, 0, out);
+}
+
+genesis_status gen_model_read_file_ex(genesis_ctx *ctx, const char *path, int keep_state,
+                                      genesis_model **out) {
     *out = NULL;
     FILE *f = fopen(path, "rb");
     GEN_RETURN_IF(!f, ctx, GENESIS_ERR_IO, "%s: cannot open model file: %s", path, strerror(errno));
@@ -578,6 +590,9 @@ genesis_status gen_model_read_file(genesis_ctx *ctx, const char *path, genesis_m
     if (st == GENESIS_OK && tabular && m->tf.clamp_range != (int)m->param[GENESIS_P_CLAMP_RANGE])
         st = gen_rd_fail(&r, "the clamp setting disagrees with the transformer's");
     if (st == GENESIS_OK) st = m->vt->load(m, &r);
+    /* version 4: a checkpoint's training state may follow the model (src/checkpoint.c) */
+    if (st == GENESIS_OK && version >= GEN_FILE_VERSION_CHECKPOINT && r.pos != r.len)
+        st = gen_ckpt_read_section(m, &r, keep_state);
     if (st == GENESIS_OK && r.pos != r.len) st = gen_rd_fail(&r, "unexpected bytes after the model");
     free(buf);
     if (st != GENESIS_OK) {

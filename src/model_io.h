@@ -16,10 +16,16 @@
  * b_hh, W_ih | W_hh; backend.h) instead of TF1's GRUCell (CTGAN and TVAE payloads unchanged,
  * so their version-1 files still load; a version-1 TimeGAN file is refused with a message
  * asking for a refit); 3 = a column-role record per column after the transformer's column
- * records (date and identifier columns). Every file is written in the newest version. */
-#define GEN_FILE_VERSION 3u
+ * records (date and identifier columns); 4 = a training-state section may follow the model
+ * section (checkpoints, src/checkpoint.c). Model files are written as version 3 (nothing in
+ * them needs 4), checkpoints as version 4. */
+#define GEN_FILE_VERSION 4u
+#define GEN_FILE_VERSION_MODEL 3u
 #define GEN_FILE_VERSION_GRU_RESET_AFTER 2u
 #define GEN_FILE_VERSION_ROLES 3u
+#define GEN_FILE_VERSION_CHECKPOINT 4u
+#define GEN_TRAIN_MAGIC "GENTRAIN"
+#define GEN_TRAIN_FORMAT 1u
 #define GEN_FILE_HEADER 24   /* magic 8 + version 4 + kind 4 + payload length 8 */
 #define GEN_MAX_STRING (1u << 20)
 
@@ -38,6 +44,7 @@ struct gen_reader {
     uint32_t version;        /* the file's format version (0 when not read from a file) */
 };
 
+void gen_wr_raw(gen_bytes *b, const void *p, size_t n);
 void gen_wr_u32(gen_bytes *b, uint32_t v);
 void gen_wr_u64(gen_bytes *b, uint64_t v);
 void gen_wr_f64(gen_bytes *b, double v);
@@ -63,5 +70,15 @@ genesis_status gen_transformer_load(gen_transformer *tf, gen_reader *r);
 
 genesis_status gen_model_write_file(const genesis_model *m, const char *path);
 genesis_status gen_model_read_file(genesis_ctx *ctx, const char *path, genesis_model **out);
+/* with_state: a checkpoint (version 4, the training-state section after the model section,
+ * src/checkpoint.c) */
+genesis_status gen_model_write_file_ex(const genesis_model *m, const char *path, int with_state);
+/* keep_state: a checkpoint's training state is kept in m->resume (else checked and dropped) */
+genesis_status gen_model_read_file_ex(genesis_ctx *ctx, const char *path, int keep_state,
+                                      genesis_model **out);
+/* The training-state section (src/checkpoint.c): written after the model section; read from
+ * r at its start, into m (the network's part copied to m->resume when keep). */
+genesis_status gen_ckpt_write_section(const genesis_model *m, gen_bytes *b);
+genesis_status gen_ckpt_read_section(genesis_model *m, gen_reader *r, int keep);
 
 #endif /* GEN_MODEL_IO_H */

@@ -76,7 +76,10 @@ typedef enum genesis_status {
     GENESIS_ERR_CUDNN = -12,
     GENESIS_ERR_STATE = -13,       /* called in the wrong order (e.g. sample before fit) */
     GENESIS_ERR_CANCELLED = -14,   /* a callback asked to stop */
-    GENESIS_ERR_INTERNAL = -15     /* a bug: please report it */
+    GENESIS_ERR_INTERNAL = -15,    /* a bug: please report it */
+    GENESIS_ERR_STOPPED = -16      /* a callback asked to stop and the training state was
+                                      written to the checkpoint file (genesis_model_set_checkpoint):
+                                      genesis_model_load_checkpoint continues it */
 } genesis_status;
 
 /*! genesis_status_str() : a fixed English description of a status code; never NULL. */
@@ -468,9 +471,49 @@ typedef struct genesis_progress {
 typedef int (*genesis_progress_fn)(const genesis_progress *p, void *user);
 
 /*! genesis_model_fit() : learns `t`. The table is not kept; the model holds what it needs.
- *  @return GENESIS_OK, GENESIS_ERR_DATA, GENESIS_ERR_DIVERGED, GENESIS_ERR_CANCELLED ... */
+ *  On a model from genesis_model_load_checkpoint it continues the checkpointed fit (`t` must
+ *  be the table the checkpoint was made on). A progress callback that returns non-zero stops
+ *  the fit at that epoch (TimeGAN: iteration): with a checkpoint file set, the training state
+ *  is written there first and the result is GENESIS_ERR_STOPPED, else GENESIS_ERR_CANCELLED.
+ *  @return GENESIS_OK, GENESIS_ERR_DATA, GENESIS_ERR_DIVERGED, GENESIS_ERR_CANCELLED,
+ *  GENESIS_ERR_STOPPED, GENESIS_ERR_IO (a checkpoint could not be written) ... */
 GENESIS_API genesis_status genesis_model_fit(genesis_model *m, const genesis_table *t,
                                              genesis_progress_fn progress, void *user);
+
+/* ---- checkpoints: resumable training (docs/checkpoints.md) ------------------------------ *
+ * A checkpoint is a model file (genesis_model_load and sampling read it) with the whole
+ * training state appended: every weight, batch-norm statistics, Adam moments and step
+ * counters, every random stream's position, the data order, the epoch (TimeGAN: phase and
+ * iteration) reached, the settings and a fingerprint of the training table. It is written
+ * only at epoch boundaries (TimeGAN: between iterations), under a temporary name renamed when
+ * complete. A fit resumed from a checkpoint produces the same bytes as the uninterrupted fit
+ * with the same seed, on the same device kind and binary. Not with data-parallel training. */
+
+/*! genesis_model_set_checkpoint() : genesis_model_fit writes its training state to `path`
+ *  every `every` epochs (TimeGAN: iterations, counted over the three phases; 0 = not by
+ *  count) and, at the first epoch boundary after `minutes` minutes since the last checkpoint
+ *  (0 = not by time), and whenever the progress callback asks to stop. path NULL removes
+ *  the checkpoint. The library installs no signal handler: a program that wants Ctrl-C to
+ *  checkpoint sets a flag in its handler and returns non-zero from the progress callback.
+ *  @return GENESIS_OK, GENESIS_ERR_INVALID_ARG (every < 0, minutes < 0 or not finite),
+ *  GENESIS_ERR_STATE (the model is fitted), GENESIS_ERR_NOMEM */
+GENESIS_API genesis_status genesis_model_set_checkpoint(genesis_model *m, const char *path,
+                                                        int64_t every, double minutes);
+/*! genesis_model_load_checkpoint() : a model ready to continue the fit saved in the checkpoint
+ *  `path`: its settings, seed, sequence columns, checkpoint file (`path`) and interval are the
+ *  checkpoint's. genesis_model_fit on it, with the same table, continues where the checkpoint
+ *  was taken; a different table is refused (GENESIS_ERR_DATA). Settings may be set again
+ *  only to the values they have. @return GENESIS_OK, GENESIS_ERR_IO, GENESIS_ERR_MODEL_FORMAT,
+ *  GENESIS_ERR_VERSION, GENESIS_ERR_DATA (a model file without training state),
+ *  GENESIS_ERR_NOMEM */
+GENESIS_API genesis_status genesis_model_load_checkpoint(genesis_ctx *ctx, const char *path,
+                                                         genesis_model **out);
+/*! genesis_model_checkpoint_progress() : how far the fit of a model from
+ *  genesis_model_load_checkpoint had got: *done and *total in the checkpoint's unit (epochs;
+ *  TimeGAN: iterations over the three phases, 3 x `iterations`). @return GENESIS_OK,
+ *  GENESIS_ERR_STATE (the model holds no checkpoint to continue) */
+GENESIS_API genesis_status genesis_model_checkpoint_progress(const genesis_model *m,
+                                                             int64_t *done, int64_t *total);
 
 /*! genesis_model_set_condition() : the next samples are drawn with `column` == `value`
  *  (a categorical column). Conditions on different columns all hold on every row; several

@@ -1,0 +1,104 @@
+/*
+ * timegan_ckpt.c — TimeGAN's part of resumable training (src/checkpoint.c,
+ * docs/checkpoints.md). The safe points are the ends of iterations of the three phases
+ * (docs/algorithms.md §S5): there the fit's whole state is every network's weights (E and D
+ * included, which the model file leaves out), each of the five Adams' moments and step
+ * counts, the noise counter, the batch order (the kept permutation next_batch draws from)
+ * and its host stream. The unit is the iteration counted over the phases: iteration i of
+ * phase p is number (p - 1) x iterations + i. Kept apart from the training loop (timegan.c
+ * calls tg_ckpt_restore once and tg_ckpt_after after each iteration) and from the model glue
+ * (timegan_model.c attaches the hook and names tg_ckpt_save in its vtable).
+ */
+#include <string.h>
+
+#include "model.h"
+#include "model_io.h"
+#include "timegan.h"
+
+/* floats of optimiser s's moments */
+static size_t adam_count(const timegan *t, int s) {
+    int a, b;
+    tg_step_nets((tg_step)s, &a, &b);
+    return t->net[b].off + t->net[b].count - t->net[a].off;
+}
+
+void tg_ckpt_attach(genesis_model *m, timegan *t, tg_ckpt_hook *hook) {
+    memset(hook, 0, sizeof *hook);
+    hook->m = m;
+    t->ck = (m->ckpt_path || m->resume) ? hook : NULL;
+}
+
+genesis_status tg_ckpt_save(const genesis_model *m, const timegan *t, gen_bytes *b) {
+    const tg_ckpt_hook *h = t->ck;
+    GEN_RETURN_IF(!h || !h->perm || !t->grads, m->ctx, GENESIS_ERR_STATE,
+                  "TimeGAN is not training; no training state");
+    GEN_TRY(gen_ckpt_wr_dev(m, b, t->params, t->count));
+    for (int s = 0; s < TG_NSTEPS; s++) {
+        GEN_TRY(gen_ckpt_wr_dev(m, b, t->m[s], adam_count(t, s)));
+        GEN_TRY(gen_ckpt_wr_dev(m, b, t->v[s], adam_count(t, s)));
+        gen_wr_u64(b, (uint64_t)t->t[s]);
+    }
+    gen_wr_u64(b, t->noise_off);
+    gen_wr_u64(b, (uint64_t)h->done);
+    gen_ckpt_wr_rng(b, h->rng);
+    gen_wr_u64(b, (uint64_t)h->N);
+    for (int64_t i = 0; i < h->N; i++) gen_wr_u64(b, (uint64_t)h->perm[i]);
+    return GENESIS_OK;
+}
+
+genesis_status tg_ckpt_restore(timegan *t, int64_t *perm, int64_t N, gen_rng *rng, int64_t iters,
+                               int *phase, int64_t *it) {
+    genesis_model *m = t->ck->m;
+    gen_reader r;
+    int64_t done = 0;
+    *phase = 1;
+    *it = 1;
+    if (!gen_ckpt_resume_reader(m, &r, &done)) return GENESIS_OK;
+    if (done > 3 * iters) return gen_rd_fail(&r, "more iterations done than the fit has");
+    GEN_TRY(gen_ckpt_rd_dev(m, &r, t->params, t->count));
+    for (int s = 0; s < TG_NSTEPS; s++) {
+        uint64_t k;
+        GEN_TRY(gen_ckpt_rd_dev(m, &r, t->m[s], adam_count(t, s)));
+        GEN_TRY(gen_ckpt_rd_dev(m, &r, t->v[s], adam_count(t, s)));
+        GEN_TRY(gen_rd_u64(&r, &k));
+        if (k > ((uint64_t)1 << 50)) return gen_rd_fail(&r, "TimeGAN step counts are out of range");
+        t->t[s] = (int64_t)k;
+    }
+    uint64_t again, n;
+    GEN_TRY(gen_rd_u64(&r, &t->noise_off));
+    GEN_TRY(gen_rd_u64(&r, &again));
+    if (again != (uint64_t)done) return gen_rd_fail(&r, "TimeGAN's iteration disagrees with the checkpoint's");
+    GEN_TRY(gen_ckpt_rd_rng(&r, rng));
+    GEN_TRY(gen_rd_u64(&r, &n));
+    if (n != (uint64_t)N) return gen_rd_fail(&r, "TimeGAN's batch order has the wrong length");
+    if (n > (r.len - r.pos) / 8) return gen_rd_fail(&r, "TimeGAN's batch order extends past the end");
+    unsigned char *seen = calloc((size_t)(n ? n : 1), 1);
+    GEN_RETURN_IF(!seen, m->ctx, GENESIS_ERR_NOMEM, "out of memory reading a checkpoint");
+    genesis_status st = GENESIS_OK;
+    for (uint64_t i = 0; st == GENESIS_OK && i < n; i++) {
+        uint64_t v;
+        st = gen_rd_u64(&r, &v);
+        if (st == GENESIS_OK && (v >= n || seen[v])) st = gen_rd_fail(&r, "TimeGAN's batch order is not a permutation");
+        if (st == GENESIS_OK) {
+            seen[v] = 1;
+            perm[i] = (int64_t)v;
+        }
+    }
+    free(seen);
+    GEN_TRY(st);
+    if (r.pos != r.len) return gen_rd_fail(&r, "unexpected bytes after TimeGAN's training state");
+    *phase = (int)(done / iters) + 1; /* 4 when every iteration is done */
+    *it = done % iters + 1;
+    return GENESIS_OK;
+}
+
+genesis_status tg_ckpt_after(timegan *t, int phase, int64_t it, int64_t iters, const int64_t *perm,
+                             int64_t N, const gen_rng *rng, int stop) {
+    tg_ckpt_hook *h = t->ck;
+    h->done = (int64_t)(phase - 1) * iters + it;
+    h->iters = iters;
+    h->perm = perm;
+    h->N = N;
+    h->rng = rng;
+    return gen_ckpt_point(h->m, h->done, 3 * iters, stop);
+}

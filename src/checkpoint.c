@@ -1,0 +1,306 @@
+/*
+ * checkpoint.c — resumable training (docs/checkpoints.md). A checkpoint is a model file
+ * (src/model_io.c) of format version 4 whose model section is followed by a training-state
+ * section: magic "GENTRAIN", the units done and their total (epochs; TimeGAN: iterations
+ * over its three phases), the training table's fingerprint, the checkpoint interval, the
+ * sequence columns, and the network's own state (vt->train_save: every weight, Adam moments
+ * and step counters, random streams, data order). The fits call gen_ckpt_point at their safe
+ * points (epoch boundaries; TimeGAN: between iterations), where nothing drawn is pending, so
+ * the saved state determines the rest of the fit and a resumed fit gives the bytes of an
+ * uninterrupted one. Writing a checkpoint reads state only: it draws no random number.
+ * Files are written under a temporary name and renamed (gen_csv_writer), and carry the model
+ * file's CRC-32. The library installs no signal handler: stopping is the progress callback's
+ * non-zero return.
+ */
+#include <math.h>
+#include <string.h>
+#include <time.h>
+
+#include "model.h"
+#include "model_io.h"
+#include "table.h"
+
+static double ckpt_now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* ---- the table's fingerprint ------------------------------------------------------------ */
+
+typedef struct fnv {
+    uint64_t h;
+} fnv;
+
+static void fnv_bytes(fnv *f, const void *p, size_t n) {
+    const unsigned char *c = p;
+    for (size_t i = 0; i < n; i++) {
+        f->h ^= c[i];
+        f->h *= 1099511628211ull; /* the FNV-1a 64-bit prime */
+    }
+}
+static void fnv_u64(fnv *f, uint64_t v) {
+    unsigned char b[8];
+    for (int i = 0; i < 8; i++) b[i] = (unsigned char)(v >> (8 * i));
+    fnv_bytes(f, b, 8);
+}
+static void fnv_str(fnv *f, const char *s) {
+    fnv_u64(f, s ? (uint64_t)strlen(s) : UINT64_MAX);
+    if (s) fnv_bytes(f, s, strlen(s));
+}
+
+uint64_t gen_table_fingerprint(const genesis_table *t) {
+    fnv f = {14695981039346656037ull}; /* the FNV-1a 64-bit offset basis */
+    fnv_u64(&f, (uint64_t)t->nrows);
+    fnv_u64(&f, (uint64_t)t->ncols);
+    for (int c = 0; c < t->ncols; c++) {
+        const gen_column *col = &t->cols[c];
+        fnv_str(&f, col->name);
+        fnv_u64(&f, (uint64_t)col->type);
+        if (col->type == GENESIS_COLUMN_CONTINUOUS) {
+            fnv_str(&f, col->dt.pattern);
+            fnv_u64(&f, (uint64_t)col->id.kind);
+            for (int64_t i = 0; col->num && i < t->nrows; i++) {
+                uint64_t u;
+                memcpy(&u, &col->num[i], 8);
+                fnv_u64(&f, u);
+            }
+        } else {
+            fnv_u64(&f, (uint64_t)col->nlevels);
+            for (int32_t k = 0; k < col->nlevels; k++) fnv_str(&f, col->levels[k]);
+            for (int64_t i = 0; col->cat && i < t->nrows; i++) fnv_u64(&f, (uint64_t)(int64_t)col->cat[i]);
+        }
+    }
+    return f.h;
+}
+
+/* ---- pieces the networks' state is made of ---------------------------------------------- */
+
+void gen_ckpt_wr_rng(gen_bytes *b, const gen_rng *r) {
+    gen_wr_u64(b, r->key);
+    gen_wr_u64(b, r->stream);
+    gen_wr_u64(b, r->counter);
+    for (int i = 0; i < 4; i++) gen_wr_u32(b, r->buf[i]);
+    gen_wr_u32(b, (uint32_t)r->pos);
+}
+
+genesis_status gen_ckpt_rd_rng(gen_reader *rd, gen_rng *r) {
+    int pos = 0;
+    GEN_TRY(gen_rd_u64(rd, &r->key));
+    GEN_TRY(gen_rd_u64(rd, &r->stream));
+    GEN_TRY(gen_rd_u64(rd, &r->counter));
+    for (int i = 0; i < 4; i++) GEN_TRY(gen_rd_u32(rd, &r->buf[i]));
+    GEN_TRY(gen_rd_count(rd, 0, 4, "random stream position", &pos));
+    r->pos = pos;
+    return GENESIS_OK;
+}
+
+genesis_status gen_ckpt_wr_dev(const genesis_model *m, gen_bytes *b, const float *dev, size_t n) {
+    float *h = gen_calloc(n ? n : 1, sizeof(float));
+    GEN_RETURN_IF(!h, m->ctx, GENESIS_ERR_NOMEM, "out of memory writing a checkpoint");
+    if (n) m->be->ops->download(m->be, h, dev, n * sizeof(float));
+    gen_wr_u64(b, (uint64_t)n);
+    gen_wr_f32s(b, h, n);
+    free(h);
+    return GENESIS_OK;
+}
+
+genesis_status gen_ckpt_rd_dev(genesis_model *m, gen_reader *r, float *dev, size_t n) {
+    uint64_t got;
+    GEN_TRY(gen_rd_u64(r, &got));
+    if (got != (uint64_t)n) return gen_rd_fail(r, "a training-state array has the wrong length");
+    if (n > (r->len - r->pos) / 4) return gen_rd_fail(r, "a training-state array extends past the end");
+    float *h = gen_calloc(n ? n : 1, sizeof(float));
+    GEN_RETURN_IF(!h, m->ctx, GENESIS_ERR_NOMEM, "out of memory reading a checkpoint");
+    genesis_status st = gen_rd_f32s(r, h, n);
+    for (size_t i = 0; st == GENESIS_OK && i < n; i++)
+        if (!isfinite(h[i])) st = gen_rd_fail(r, "a training-state value is NaN or infinite");
+    if (st == GENESIS_OK && n) m->be->ops->upload(m->be, dev, h, n * sizeof(float));
+    free(h);
+    return st;
+}
+
+/* ---- the training-state section ---------------------------------------------------------- */
+
+genesis_status gen_ckpt_write_section(const genesis_model *m, gen_bytes *b) {
+    GEN_RETURN_IF(!m->vt->train_save, m->ctx, GENESIS_ERR_UNSUPPORTED,
+                  "%s models cannot write checkpoints", m->vt->name);
+    gen_wr_raw(b, GEN_TRAIN_MAGIC, 8);
+    gen_wr_u32(b, GEN_TRAIN_FORMAT);
+    gen_wr_u64(b, (uint64_t)m->ckpt_done);
+    gen_wr_u64(b, (uint64_t)m->ckpt_total);
+    gen_wr_u64(b, m->fit_fp);
+    gen_wr_u64(b, (uint64_t)m->fit_rows);
+    gen_wr_u32(b, (uint32_t)m->fit_cols);
+    gen_wr_u64(b, (uint64_t)m->ckpt_every);
+    gen_wr_f64(b, m->ckpt_minutes);
+    gen_wr_str(b, m->seq_entity);
+    gen_wr_str(b, m->seq_time);
+    size_t at = b->len;
+    gen_wr_u64(b, 0); /* the network state's length, patched below */
+    size_t start = b->len;
+    GEN_TRY(m->vt->train_save(m, b));
+    if (b->oom) return gen_set_error(m->ctx, GENESIS_ERR_NOMEM, "out of memory writing a checkpoint");
+    uint64_t n = b->len - start;
+    for (int i = 0; i < 8; i++) b->p[at + i] = (unsigned char)(n >> (8 * i));
+    return GENESIS_OK;
+}
+
+genesis_status gen_ckpt_read_section(genesis_model *m, gen_reader *r, int keep) {
+    if (r->len - r->pos < 8 || memcmp(r->p + r->pos, GEN_TRAIN_MAGIC, 8) != 0)
+        return gen_rd_fail(r, "unexpected bytes after the model (no training-state section)");
+    r->pos += 8;
+    uint32_t fmt;
+    uint64_t done, total, fp, rows, every, n;
+    double minutes;
+    int cols;
+    char *entity = NULL, *time = NULL;
+    GEN_TRY(gen_rd_u32(r, &fmt));
+    if (fmt != GEN_TRAIN_FORMAT) return gen_rd_fail(r, "unknown training-state format");
+    GEN_TRY(gen_rd_u64(r, &done));
+    GEN_TRY(gen_rd_u64(r, &total));
+    GEN_TRY(gen_rd_u64(r, &fp));
+    GEN_TRY(gen_rd_u64(r, &rows));
+    GEN_TRY(gen_rd_count(r, 1, 100000, "training table column count", &cols));
+    GEN_TRY(gen_rd_u64(r, &every));
+    GEN_TRY(gen_rd_f64(r, &minutes));
+    if (total < 1 || total > ((uint64_t)1 << 40) || done > total || rows < 1 ||
+        rows > ((uint64_t)1 << 40) || every > ((uint64_t)1 << 40) || !(minutes >= 0 && minutes < 1e9))
+        return gen_rd_fail(r, "the training progress is out of range");
+    GEN_TRY(gen_rd_str(r, &entity));
+    genesis_status st = gen_rd_str(r, &time);
+    if (st == GENESIS_OK) st = gen_rd_u64(r, &n);
+    if (st == GENESIS_OK && n != r->len - r->pos)
+        st = gen_rd_fail(r, "the network's training state does not fill the rest of the file");
+    if (st == GENESIS_OK && keep) {
+        m->resume = malloc(n ? (size_t)n : 1);
+        if (!m->resume) st = gen_set_error(m->ctx, GENESIS_ERR_NOMEM, "out of memory reading %s", r->path);
+    }
+    if (st != GENESIS_OK) {
+        free(entity);
+        free(time);
+        return st;
+    }
+    if (keep) {
+        memcpy(m->resume, r->p + r->pos, (size_t)n);
+        m->resume_len = (size_t)n;
+        m->resume_done = (int64_t)done;
+        m->resume_total = (int64_t)total;
+        m->resume_fp = fp;
+        m->resume_rows = (int64_t)rows;
+        m->resume_cols = cols;
+        m->ckpt_every = (int64_t)every;
+        m->ckpt_minutes = minutes;
+        free(m->seq_entity);
+        free(m->seq_time);
+        m->seq_entity = entity;
+        m->seq_time = time;
+    } else {
+        free(entity);
+        free(time);
+    }
+    r->pos += (size_t)n;
+    return GENESIS_OK;
+}
+
+/* ---- during a fit ------------------------------------------------------------------------ */
+
+genesis_status gen_ckpt_point(genesis_model *m, int64_t done, int64_t total, int stop) {
+    genesis_ctx *ctx = m->ctx;
+    const char *unit = m->vt->fit_table ? "iteration" : "epoch";
+    if (!m->ckpt_path) {
+        GEN_RETURN_IF(stop, ctx, GENESIS_ERR_CANCELLED,
+                      "training stopped by the caller at %s %lld of %lld", unit, (long long)done,
+                      (long long)total);
+        return GENESIS_OK;
+    }
+    double now = ckpt_now_s();
+    int due = stop || (done < total && ((m->ckpt_every > 0 && done % m->ckpt_every == 0) ||
+                                        (m->ckpt_minutes > 0 && now - m->ckpt_last_s >= 60.0 * m->ckpt_minutes)));
+    if (!due) return GENESIS_OK;
+    m->ckpt_done = done;
+    m->ckpt_total = total;
+    GEN_TRY(gen_model_write_file_ex(m, m->ckpt_path, 1));
+    m->ckpt_last_s = ckpt_now_s();
+    gen_log(ctx, GENESIS_LOG_DEBUG, "checkpoint at %s %lld of %lld written to %s", unit,
+            (long long)done, (long long)total, m->ckpt_path);
+    GEN_RETURN_IF(stop, ctx, GENESIS_ERR_STOPPED,
+                  "training stopped by the caller at %s %lld of %lld; the training state is in "
+                  "%s (`genesis_model_load_checkpoint` continues it)",
+                  unit, (long long)done, (long long)total, m->ckpt_path);
+    return GENESIS_OK;
+}
+
+int gen_ckpt_resume_reader(genesis_model *m, gen_reader *r, int64_t *done) {
+    if (!m->resume) return 0;
+    memset(r, 0, sizeof *r);
+    r->p = m->resume;
+    r->len = m->resume_len;
+    r->path = m->ckpt_path ? m->ckpt_path : "checkpoint";
+    r->ctx = m->ctx;
+    r->version = GEN_FILE_VERSION_CHECKPOINT;
+    *done = m->resume_done;
+    return 1;
+}
+
+/* ---- public ------------------------------------------------------------------------------ */
+
+genesis_status genesis_model_set_checkpoint(genesis_model *m, const char *path, int64_t every,
+                                            double minutes) {
+    if (!m) return GENESIS_ERR_INVALID_ARG;
+    gen_clear_error(m->ctx);
+    GEN_RETURN_IF(every < 0 || every > ((int64_t)1 << 40) || !(minutes >= 0 && minutes < 1e9),
+                  m->ctx, GENESIS_ERR_INVALID_ARG,
+                  "`genesis_model_set_checkpoint`: every (%lld) and minutes (%g) must be >= 0",
+                  (long long)every, minutes);
+    GEN_RETURN_IF(m->fitted, m->ctx, GENESIS_ERR_STATE,
+                  "the model is fitted; checkpoints are set before genesis_model_fit");
+    char *p = NULL;
+    if (path) {
+        GEN_RETURN_IF(!*path || !strcmp(path, "-"), m->ctx, GENESIS_ERR_INVALID_ARG,
+                      "`genesis_model_set_checkpoint`: a checkpoint is a file that is replaced "
+                      "as training goes on; give a file name (not empty, not '-')");
+        p = gen_strdup(path);
+        GEN_RETURN_IF(!p, m->ctx, GENESIS_ERR_NOMEM, "out of memory");
+    }
+    free(m->ckpt_path);
+    m->ckpt_path = p;
+    m->ckpt_every = path ? every : 0;
+    m->ckpt_minutes = path ? minutes : 0;
+    return GENESIS_OK;
+}
+
+genesis_status genesis_model_load_checkpoint(genesis_ctx *ctx, const char *path,
+                                             genesis_model **out) {
+    if (!ctx || !path || !out) return GENESIS_ERR_INVALID_ARG;
+    *out = NULL;
+    gen_clear_error(ctx);
+    genesis_model *m = NULL;
+    GEN_TRY(gen_model_read_file_ex(ctx, path, 1, &m));
+    if (!m->resume) {
+        genesis_model_free(m);
+        return gen_set_error(ctx, GENESIS_ERR_DATA,
+                             "%s: a model file without training state, not a checkpoint; a fit "
+                             "cannot continue from it (`genesis_model_load` reads it for "
+                             "sampling)",
+                             path);
+    }
+    m->ckpt_path = gen_strdup(path);
+    if (!m->ckpt_path) {
+        genesis_model_free(m);
+        return gen_set_error(ctx, GENESIS_ERR_NOMEM, "out of memory");
+    }
+    m->fitted = 0; /* genesis_model_fit continues it */
+    *out = m;
+    return GENESIS_OK;
+}
+
+genesis_status genesis_model_checkpoint_progress(const genesis_model *m, int64_t *done,
+                                                 int64_t *total) {
+    if (!m) return GENESIS_ERR_INVALID_ARG;
+    GEN_RETURN_IF(!m->resume, m->ctx, GENESIS_ERR_STATE,
+                  "the model holds no checkpoint to continue (genesis_model_load_checkpoint)");
+    if (done) *done = m->resume_done;
+    if (total) *total = m->resume_total;
+    return GENESIS_OK;
+}
