@@ -191,7 +191,7 @@ int cmd_evaluate(int argc, char **argv) {
     co.delimiter = o.delimiter ? o.delimiter[0] : 0;
     co.na_tokens = o.na;
     co.datetime = o.datetime;
-    co.not_datetime = o.sequences ? "*" : o.not_datetime;
+    co.not_datetime = o.not_datetime;
     co.not_id = "*"; /* identifiers are scored as the ordinary columns they are in a file */
     genesis_status st = make_ctx(&o, &ctx);
     if (!ctx) return lib_error(NULL, st);

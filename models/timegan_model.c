@@ -126,10 +126,9 @@ static genesis_status tgm_generate(genesis_model *m, int B, const gen_condition 
                             &tm->gen_off, out);
 }
 static void tgm_decode(genesis_model *m, const float *x, int rows, gen_rng *rng, gen_rowbatch *rb) {
-    (void)rng;
     timegan_model *tm = m->impl;
     int64_t n = rows / tm->schema.T;
-    gen_seq_decode(&tm->schema, x, n, tm->next_id, &tm->grid_pick, rb);
+    gen_seq_decode(&tm->schema, x, n, tm->next_id, &tm->grid_pick, rng, rb);
     tm->next_id += n;
 }
 /* The memory model's network term (src/estimate.c): the sizes of timegan_create for the

@@ -12,12 +12,17 @@
  *   seq_len steps, so the GRUs never need ragged lengths.
  *   Categorical feature columns are one-hot (decoded by argmax). Missing values (as the
  *   tabular transformer's null slot, docs/timegan.md §5): a continuous column with any gets
- *   a second feature, its missing mask (the value feature is 0 there), decoded as missing
- *   when > 0.5; a categorical one a missing level. Output (gen_seq_layout/gen_seq_decode,
+ *   a second feature, its missing mask (the value feature is 0 there), a categorical one a
+ *   missing level; decoding draws missing with the mask's value (the missing level's share
+ *   of the column's outputs) as the probability, so the missing rate follows the mask's
+ *   mean, which the generator's moment loss matches. Output (gen_seq_layout/gen_seq_decode,
  *   rows for the shared sampling pipeline), in the input's column order: the entity column
  *   (or a new first column "sequence") numbering the generated sequences 1..n, the time
  *   column with the time values of a randomly drawn real window (the real time grid), the
- *   feature columns in raw units.
+ *   feature columns in raw units. Date columns (the table's, src/datetime.c) are numbers, UTC
+ *   seconds: a date time column orders the rows, a date feature is min-max scaled like any
+ *   number; both are written back in their own format. An identifier column other than the
+ *   entity is refused.
  */
 #include <math.h>
 #include <stdio.h>
@@ -106,7 +111,8 @@ static genesis_status group_rows(genesis_ctx *ctx, const genesis_table *t, int e
                 free(k); free(order); free(starts);
                 return gen_set_error(ctx, GENESIS_ERR_DATA,
                                      "%s: the time column '%s' is not numeric or is missing at row "
-                                     "%lld; `time` needs numbers (e.g. a step index or a Unix time)",
+                                     "%lld; `time` needs numbers or dates (e.g. a step index, a "
+                                     "Unix time or an ISO date)",
                                      t->source, tname, (long long)i + 2);
             }
         }
@@ -243,6 +249,13 @@ genesis_status gen_seq_build(genesis_ctx *ctx, const genesis_table *t, int T, co
         if (!sc->name) { st = gen_set_error(ctx, GENESIS_ERR_NOMEM, "out of memory"); goto done; }
         sc->offset = s->F;
         s->ncols++;
+        if (col->id.kind != GEN_ID_NONE) {
+            st = gen_set_error(ctx, GENESIS_ERR_DATA,
+                               "%s: column '%s' is an identifier column; TimeGAN does not generate "
+                               "identifiers besides the entity column: name it as `entity`, or "
+                               "drop it", t->source, col->name);
+            goto done;
+        }
         int missing = col->nmissing > 0; /* one more feature: the mask or missing level */
         if (col->type == GENESIS_COLUMN_CONTINUOUS) {
             sc->width = 1 + missing;
@@ -255,6 +268,7 @@ genesis_status gen_seq_build(genesis_ctx *ctx, const genesis_table *t, int T, co
             if (!(sc->min <= sc->max)) sc->min = sc->max = 0; /* no value at all */
             sc->is_integer = col->is_integer;
             sc->decimals = col->decimals;
+            sc->dt = col->dt;
         } else {
             if (col->nlevels > SEQ_MAX_LEVELS) {
                 st = gen_set_error(ctx, GENESIS_ERR_DATA,
@@ -285,6 +299,7 @@ genesis_status gen_seq_build(genesis_ctx *ctx, const genesis_table *t, int T, co
         const gen_column *tc = &t->cols[tcol];
         s->time_integer = tc->type == GENESIS_COLUMN_CONTINUOUS ? tc->is_integer : 1;
         s->time_decimals = tc->type == GENESIS_COLUMN_CONTINUOUS ? tc->decimals : -1;
+        if (tc->type == GENESIS_COLUMN_CONTINUOUS) s->time_dt = tc->dt;
         for (int64_t i = 0; tc->type != GENESIS_COLUMN_CONTINUOUS && i < t->nrows; i++) {
             double v = col_number(tc, i); /* numbers typed as text: integers only if all are */
             if (!isnan(v) && v != floor(v)) s->time_integer = 0;
@@ -405,6 +420,7 @@ genesis_status gen_seq_layout(const gen_seq_schema *s, gen_transformer *tf) {
         ct->type = sc && sc->categorical ? GENESIS_COLUMN_CATEGORICAL : GENESIS_COLUMN_CONTINUOUS;
         ct->is_integer = sc ? sc->is_integer : id || s->time_integer;
         ct->decimals = sc ? sc->decimals : id ? 0 : s->time_decimals;
+        if (!id) ct->dt = sc ? sc->dt : s->time_dt;
         if (!ct->name || !ct->na_text) goto nomem;
         if (ct->type == GENESIS_COLUMN_CATEGORICAL) {
             ct->n_slots = sc->width;
@@ -420,8 +436,13 @@ nomem:
     return GENESIS_ERR_NOMEM;
 }
 
+/* a feature in the loader's [0, 1] scale (undoes the inner scaler) */
+static double loader_scale(const gen_seq_schema *s, const float *v, int f) {
+    return (double)v[f] * s->inner_max[f] + s->inner_min[f];
+}
+
 void gen_seq_decode(const gen_seq_schema *s, const float *x, int64_t n, int64_t first_id,
-                    gen_rng *grid_pick, gen_rowbatch *rb) {
+                    gen_rng *grid_pick, gen_rng *miss, gen_rowbatch *rb) {
     const int T = s->T, F = s->F;
     for (int64_t i = 0; i < n; i++) {
         int64_t g = s->ngrid ? (int64_t)gen_rng_below(grid_pick, (uint64_t)s->ngrid) : 0;
@@ -434,19 +455,25 @@ void gen_seq_decode(const gen_seq_schema *s, const float *x, int64_t n, int64_t 
                 if (p == s->time_pos) { rb->num[p][r] = s->grid[g * T + j]; continue; }
                 const gen_seq_col *sc = &s->cols[c++];
                 int f = sc->offset;
-                if (sc->categorical) { /* argmax; the slot after the levels is "missing" */
+                /* missing: drawn with the probability the mask (or the missing level's share
+                 * of the one-hot outputs) gives */
+                int has_na = sc->width > (sc->categorical ? sc->nlevels : 1);
+                double pna = 0, sum = 0;
+                for (int q = 0; has_na && sc->categorical && q < sc->width; q++)
+                    sum += fmax(loader_scale(s, v, f + q), 0);
+                if (has_na) pna = sc->categorical ? (sum > 0 ? fmax(loader_scale(s, v, f + sc->nlevels), 0) / sum : 0)
+                                                  : loader_scale(s, v, f + 1);
+                int na = has_na && gen_rng_uniform(miss) < pna;
+                if (sc->categorical) { /* argmax over the levels */
                     int best = 0;
-                    for (int q = 1; q < sc->width; q++)
+                    for (int q = 1; q < sc->nlevels; q++)
                         if (v[f + q] > v[f + best]) best = q;
-                    rb->cat[p][r] = best;
+                    rb->cat[p][r] = na ? sc->nlevels : best;
                     continue;
                 }
-                double u = (double)v[f] * s->inner_max[f] + s->inner_min[f]; /* loader scale */
-                double raw = u * (sc->max - sc->min + 1e-7) + sc->min;
+                double raw = loader_scale(s, v, f) * (sc->max - sc->min + 1e-7) + sc->min;
                 if (sc->is_integer) raw = round(raw);
-                if (sc->width == 2 && (double)v[f + 1] * s->inner_max[f + 1] + s->inner_min[f + 1] > 0.5)
-                    raw = NAN; /* the missing mask */
-                rb->num[p][r] = raw;
+                rb->num[p][r] = na ? NAN : raw;
             }
         }
     }
@@ -461,13 +488,15 @@ void gen_seq_schema_save(const gen_seq_schema *s, gen_bytes *b) {
     gen_wr_u32(b, (uint32_t)s->reversed);
     gen_wr_str(b, s->entity);
     gen_wr_str(b, s->time);
-    gen_wr_u32(b, (uint32_t)s->time_integer);
+    gen_wr_u32(b, (uint32_t)s->time_integer | (s->time_dt.pattern[0] ? 2u : 0u)); /* 2: a date */
+    if (s->time_dt.pattern[0]) gen_dt_save(&s->time_dt, b);
     gen_wr_u32(b, (uint32_t)(s->time_decimals + 1));
     gen_wr_u32(b, (uint32_t)s->ncols);
     for (int c = 0; c < s->ncols; c++) {
         const gen_seq_col *sc = &s->cols[c];
         gen_wr_str(b, sc->name);
-        gen_wr_u32(b, (uint32_t)sc->categorical);
+        gen_wr_u32(b, (uint32_t)sc->categorical | (sc->dt.pattern[0] ? 2u : 0u)); /* 2: a date */
+        if (sc->dt.pattern[0]) gen_dt_save(&sc->dt, b);
         gen_wr_u32(b, (uint32_t)sc->width);
         gen_wr_f64(b, sc->min);
         gen_wr_f64(b, sc->max);
@@ -496,7 +525,9 @@ genesis_status gen_seq_schema_load(gen_seq_schema *s, gen_reader *r) {
     SEQ_TRY(gen_rd_count(r, 0, 1, "reversal flag", &s->reversed));
     SEQ_TRY(gen_rd_str(r, &s->entity));
     SEQ_TRY(gen_rd_str(r, &s->time));
-    SEQ_TRY(gen_rd_count(r, 0, 1, "time integer flag", &s->time_integer));
+    SEQ_TRY(gen_rd_count(r, 0, 3, "time integer flag", &s->time_integer));
+    if (s->time_integer & 2) SEQ_TRY(gen_dt_load(&s->time_dt, r));
+    s->time_integer &= 1;
     SEQ_TRY(gen_rd_count(r, 0, 18, "time decimals", &dec));
     s->time_decimals = dec - 1;
     SEQ_TRY(gen_rd_count(r, 1, 100000, "feature column count", &ncols));
@@ -509,7 +540,9 @@ genesis_status gen_seq_schema_load(gen_seq_schema *s, gen_reader *r) {
         s->ncols = c + 1;
         SEQ_TRY(gen_rd_str(r, &sc->name));
         if (!sc->name) { st = gen_rd_fail(r, "a sequence column has no name"); goto fail; }
-        SEQ_TRY(gen_rd_count(r, 0, 1, "categorical flag", &sc->categorical));
+        SEQ_TRY(gen_rd_count(r, 0, 2, "categorical flag", &sc->categorical));
+        if (sc->categorical == 2) SEQ_TRY(gen_dt_load(&sc->dt, r));
+        sc->categorical &= 1;
         SEQ_TRY(gen_rd_count(r, 1, SEQ_MAX_LEVELS + 1, "column width", &sc->width));
         SEQ_TRY(gen_rd_f64(r, &sc->min));
         SEQ_TRY(gen_rd_f64(r, &sc->max));

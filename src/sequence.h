@@ -19,6 +19,7 @@ typedef struct gen_seq_col {
                                 mask; categorical nlevels, + 1 for a missing level */
     double min, max;         /* continuous: the loader's min-max (raw units) */
     int is_integer, decimals;
+    gen_dt_format dt;        /* a date column (dt.pattern[0]): UTC seconds, written in format */
     int nlevels;
     char **levels;           /* categorical */
 } gen_seq_col;
@@ -34,6 +35,7 @@ typedef struct gen_seq_schema {
                                 "sequence" comes first); time_pos -1 without a time column */
     int reversed;            /* rows were reversed (single series without --time) */
     int time_integer, time_decimals;
+    gen_dt_format time_dt;   /* a date/timestamp time column */
     int64_t ngrid;
     double *grid;            /* [ngrid][T] time values of real windows (time column only) */
     char delimiter;
@@ -66,10 +68,11 @@ genesis_status gen_seq_windows_like(genesis_ctx *ctx, const genesis_table *t,
  * spans that genesis_batch and the CSV writer read; free it with gen_transformer_free.
  * GENESIS_ERR_NOMEM (no message) when out of memory. gen_seq_decode writes n sequences x
  * (n, T, F), in the inner [0, 1] scale, as n * T rows of rb with ids first_id, first_id + 1,
- * ...; `grid_pick` draws the real window whose time values a sequence gets. */
+ * ...; `grid_pick` draws the real window whose time values a sequence gets, `miss` the
+ * missing values (one draw per cell of a column that has them). */
 genesis_status gen_seq_layout(const gen_seq_schema *s, gen_transformer *tf);
 void gen_seq_decode(const gen_seq_schema *s, const float *x, int64_t n, int64_t first_id,
-                    gen_rng *grid_pick, gen_rowbatch *rb);
+                    gen_rng *grid_pick, gen_rng *miss, gen_rowbatch *rb);
 
 /* Model file section. */
 void gen_seq_schema_save(const gen_seq_schema *s, gen_bytes *b);
