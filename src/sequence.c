@@ -455,15 +455,12 @@ void gen_seq_decode(const gen_seq_schema *s, const float *x, int64_t n, int64_t 
                 if (p == s->time_pos) { rb->num[p][r] = s->grid[g * T + j]; continue; }
                 const gen_seq_col *sc = &s->cols[c++];
                 int f = sc->offset;
-                /* missing: drawn with the probability the mask (or the missing level's share
-                 * of the one-hot outputs) gives */
-                int has_na = sc->width > (sc->categorical ? sc->nlevels : 1);
-                double pna = 0, sum = 0;
-                for (int q = 0; has_na && sc->categorical && q < sc->width; q++)
-                    sum += fmax(loader_scale(s, v, f + q), 0);
-                if (has_na) pna = sc->categorical ? (sum > 0 ? fmax(loader_scale(s, v, f + sc->nlevels), 0) / sum : 0)
-                                                  : loader_scale(s, v, f + 1);
-                int na = has_na && gen_rng_uniform(miss) < pna;
+                int na = 0; /* drawn with the mask's value (the missing level's share) */
+                if (sc->width > (sc->categorical ? sc->nlevels : 1)) {
+                    double pr = fmax(loader_scale(s, v, f + sc->width - 1), 0), sum = 0;
+                    for (int q = 0; sc->categorical && q < sc->width; q++) sum += fmax(loader_scale(s, v, f + q), 0);
+                    na = gen_rng_uniform(miss) < (!sc->categorical ? pr : sum > 0 ? pr / sum : 0);
+                }
                 if (sc->categorical) { /* argmax over the levels */
                     int best = 0;
                     for (int q = 1; q < sc->nlevels; q++)
