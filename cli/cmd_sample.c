@@ -76,7 +76,8 @@ genesis_status write_rows(genesis_ctx *ctx, genesis_model *m, const options *o, 
             char bb[32];
             fmt_mib(bb, sizeof bb, budget);
             fprintf(stderr, "genesis: sampling in batches of %lld rows (memory budget %s on %s)\n",
-                    (long long)(b < n * (int64_t)T ? b : n * (int64_t)T), bb, genesis_ctx_device_name(ctx));
+                    (long long)(b < n * (int64_t)T ? b : n * (int64_t)T), bb,
+                    genesis_ctx_device_name(ctx));
         }
     }
     struct timespec t0, t1;

@@ -7,8 +7,8 @@
  * group is generated, inverse-transformed (a sequence model's own decode: TimeGAN) and
  * pinned to the conditions exactly as a lone group would be, in the same order, so the bytes
  * written do not depend on the batch size or on the thread count. A sequence model's n
- * counts sequences of seq-len rows. The CSV writer formats each batch in blocks of rows on several
- * threads and writes the blocks in order, so its memory does not grow with the batch.
+ * counts sequences of seq-len rows. The CSV writer formats each batch in blocks of rows on
+ * several threads and writes the blocks in order, so its memory does not grow with the batch.
  *
  * Conditions (genesis_model_set_condition): conditions on different columns all hold on
  * every row; several values of one column take turns row by row. The generator's

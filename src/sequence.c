@@ -363,7 +363,8 @@ genesis_status gen_seq_windows_like(genesis_ctx *ctx, const genesis_table *t,
     GEN_RETURN_IF(!map, ctx, GENESIS_ERR_NOMEM, "out of memory");
     for (int c = 0; c < s->ncols; c++) {
         map[c] = gen_table_find_column(t, s->cols[c].name);
-        if (map[c] < 0 || (s->cols[c].width == 1 && !s->cols[c].categorical && t->cols[map[c]].nmissing > 0)) {
+        if (map[c] < 0 ||
+            (s->cols[c].width == 1 && !s->cols[c].categorical && t->cols[map[c]].nmissing > 0)) {
             const char *why = map[c] < 0 ? "is missing" : "has missing values";
             free(map);
             return gen_set_error(ctx, GENESIS_ERR_DATA,
@@ -458,7 +459,8 @@ void gen_seq_decode(const gen_seq_schema *s, const float *x, int64_t n, int64_t 
                 int na = 0; /* drawn with the mask's value (the missing level's share) */
                 if (sc->width > (sc->categorical ? sc->nlevels : 1)) {
                     double pr = fmax(loader_scale(s, v, f + sc->width - 1), 0), sum = 0;
-                    for (int q = 0; sc->categorical && q < sc->width; q++) sum += fmax(loader_scale(s, v, f + q), 0);
+                    for (int q = 0; sc->categorical && q < sc->width; q++)
+                        sum += fmax(loader_scale(s, v, f + q), 0);
                     na = gen_rng_uniform(miss) < (!sc->categorical ? pr : sum > 0 ? pr / sum : 0);
                 }
                 if (sc->categorical) { /* argmax over the levels */
@@ -548,7 +550,8 @@ genesis_status gen_seq_schema_load(gen_seq_schema *s, gen_reader *r) {
         sc->decimals = dec - 1;
         SEQ_TRY(gen_rd_count(r, 0, SEQ_MAX_LEVELS, "level count", &sc->nlevels));
         if (!isfinite(sc->min) || !isfinite(sc->max) || sc->max < sc->min ||
-            (sc->categorical ? (unsigned)(sc->width - sc->nlevels) > 1u : sc->width > 2 || sc->nlevels != 0)) {
+            (sc->categorical ? (unsigned)(sc->width - sc->nlevels) > 1u
+                             : sc->width > 2 || sc->nlevels != 0)) {
             st = gen_rd_fail(r, "a sequence column's range or layout is inconsistent");
             goto fail;
         }

@@ -328,12 +328,57 @@ START_TEST(test_timegan_missing) {
 }
 END_TEST
 
+/* An identifier column besides the entity (src/idcol.c) is refused with a message naming
+ * it; a time column of ISO dates is accepted (its rows ordered as dates). */
+START_TEST(test_timegan_roles) {
+    char path[] = "/tmp/genesis-timegan-roles-XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    fprintf(f, "store,day,code,v\n");
+    for (int e = 0; e < 3; e++)
+        for (int j = 0; j < 8; j++) fprintf(f, "S%d,2023-01-%02d,C%04d,%d\n", e, j + 1, e * 8 + j, e + j);
+    fclose(f);
+    genesis_ctx *ctx;
+    genesis_ctx_create(&ctx);
+    genesis_csv_options co;
+    genesis_csv_options_init(&co);
+    co.id = "code";
+    for (int pass = 0; pass < 2; pass++) {
+        genesis_table *t;
+        ck_assert_int_eq(genesis_table_read_csv(ctx, path, &co, &t), GENESIS_OK);
+        genesis_model *m;
+        ck_assert_int_eq(genesis_model_create(ctx, GENESIS_MODEL_TIMEGAN, &m), GENESIS_OK);
+        ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_ITERATIONS, 2), GENESIS_OK);
+        ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_SEQ_LEN, 4), GENESIS_OK);
+        ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_HIDDEN_DIM, 4), GENESIS_OK);
+        ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_BATCH_SIZE, 4), GENESIS_OK);
+        ck_assert_int_eq(genesis_model_set_sequence_columns(m, "store", "day"), GENESIS_OK);
+        genesis_status st = genesis_model_fit(m, t, NULL, NULL);
+        if (pass == 0) {
+            ck_assert_int_eq(st, GENESIS_ERR_DATA);
+            ck_assert_msg(strstr(genesis_errmsg(ctx), "'code'") && strstr(genesis_errmsg(ctx), "identifier"),
+                          "message: %s", genesis_errmsg(ctx));
+        } else {
+            ck_assert_msg(st == GENESIS_OK, "fit: %s", genesis_errmsg(ctx));
+        }
+        genesis_model_free(m);
+        genesis_table_free(t);
+        co.id = NULL;
+        co.not_id = "*"; /* the second pass: code read as an ordinary column */
+    }
+    genesis_ctx_free(ctx);
+    unlink(path);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("timegan_e2e");
     TCase *tc = tcase_create("sines");
     tcase_set_timeout(tc, 240);
     tcase_add_test(tc, test_timegan_sines);
     tcase_add_test(tc, test_timegan_missing);
+    tcase_add_test(tc, test_timegan_roles);
     suite_add_tcase(s, tc);
     return tu_run(s);
 }
