@@ -191,7 +191,7 @@ int cmd_evaluate(int argc, char **argv) {
     co.delimiter = o.delimiter ? o.delimiter[0] : 0;
     co.na_tokens = o.na;
     co.datetime = o.datetime;
-    co.not_datetime = o.sequences ? "*" : o.not_datetime;
+    co.not_datetime = o.not_datetime;
     /* the real table's identifier columns (the reader's rule, --id / --not-id) are not
      * scored, as SDMetrics scores no id column; the other tables follow the real one */
     co.id = o.sequences ? NULL : o.id;

@@ -67,13 +67,17 @@ genesis_status write_rows(genesis_ctx *ctx, genesis_model *m, const options *o, 
     if (!o->quiet && (sp.tty || o->progress)) genesis_model_set_sample_progress(m, show_sample_progress, &sp);
     if (!o->quiet && !o->sample_batch && n > 0) {
         int64_t b = 0;
+        double T = 1; /* TimeGAN: n counts sequences of seq-len rows */
+        if (genesis_model_kind_features(genesis_model_get_kind(m)) & GENESIS_FEATURE_SEQUENCES)
+            genesis_model_get_param(m, GENESIS_P_SEQ_LEN, &T);
         uint64_t budget = 0;
         genesis_memory_budget(m, &budget, NULL);
         if (genesis_optimize_batch_size(m, NULL, GENESIS_WORKLOAD_SAMPLE, &b) == GENESIS_OK) {
             char bb[32];
             fmt_mib(bb, sizeof bb, budget);
             fprintf(stderr, "genesis: sampling in batches of %lld rows (memory budget %s on %s)\n",
-                    (long long)(b < n ? b : n), bb, genesis_ctx_device_name(ctx));
+                    (long long)(b < n * (int64_t)T ? b : n * (int64_t)T), bb,
+                    genesis_ctx_device_name(ctx));
         }
     }
     struct timespec t0, t1;

@@ -62,15 +62,13 @@ genesis_status table_and_model(genesis_ctx *ctx, const options *o, genesis_table
     co.id = o->id;
     co.not_id = o->not_id;
     if (genesis_model_kind_features(o->kind) & GENESIS_FEATURE_SEQUENCES) {
-        /* TimeGAN writes its columns as numbers or levels: no date or identifier columns
-         * (yet) */
-        if (o->datetime || o->id) {
-            usage_error(o->cmd_name, "%s: TimeGAN does not model %s columns yet; leave the "
-                                     "flag out (they are then read as ordinary columns)",
-                        o->datetime ? "--datetime" : "--id", o->datetime ? "date" : "identifier");
+        /* TimeGAN models dates as numbers; it generates no identifiers but the entity's */
+        if (o->id) {
+            usage_error(o->cmd_name, "--id: TimeGAN does not generate identifier columns; name "
+                                     "the column with --entity, or leave the flag out (it is "
+                                     "then read as an ordinary column)");
             return GENESIS_ERR_CANCELLED;
         }
-        co.not_datetime = "*";
         co.not_id = "*";
     }
     genesis_status st = genesis_table_read_csv(ctx, o->input, &co, tp);

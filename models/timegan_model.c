@@ -2,10 +2,12 @@
  * timegan_model.c — TimeGAN as a genesis model: the vtable that connects the network
  * (timegan.c) to the shared glue (src/model.c). TimeGAN reads the table itself
  * (src/sequence.c: windows, one-hot, the reference's two min-max scalers) instead of the
- * tabular transformer, trains the three phases (docs/algorithms.md §S5), and writes generated
- * sequences back as rows (sample_csv; n counts sequences, §S6 renormalisation then the
- * loader's inverse; streamed in chunks, constant memory). The model file keeps the generator side only (R, G, S weights: what
- * generation runs) and the sequence schema; E and D are not needed after training.
+ * tabular transformer, trains the three phases (docs/algorithms.md §S5), and samples through
+ * the shared pipeline (src/sample_stream.c): n counts sequences of seq-len rows, generate()
+ * gives their features, decode() the rows in raw units (§S6 renormalisation then the
+ * loader's inverse; src/sequence.c), whose layout m->tf describes. The model file keeps the
+ * generator side only (R, G, S weights: what generation runs) and the sequence schema; E
+ * and D are not needed after training.
  */
 #include <math.h>
 #include <string.h>
@@ -21,6 +23,8 @@ typedef struct timegan_model {
     int64_t ntrain;
     int gen_started;           /* tgm_generate: the sampling call whose noise it continues */
     uint64_t gen_call, gen_off;
+    int64_t next_id;           /* tgm_decode: the call's next sequence id */
+    gen_rng grid_pick;         /* and its draws of real time grids */
 } timegan_model;
 
 static double now_s(void) {
@@ -89,40 +93,16 @@ static genesis_status tgm_fit_table(genesis_model *m, const genesis_table *t,
         tm->net->ck = NULL;
     }
     gen_seq_data_free(&d);
+    if (st == GENESIS_OK && gen_seq_layout(&tm->schema, &m->tf) != GENESIS_OK)
+        st = gen_set_error(ctx, GENESIS_ERR_NOMEM, "out of memory");
     return st;
 }
 
-/* Streams n sequences in chunks of a multiple of the batch size (constant memory; the
- * noise counters continue across chunks, so the output does not depend on the chunk size). */
-static genesis_status tgm_sample_csv(genesis_model *m, int64_t n, const char *path) {
-    timegan_model *tm = m->impl;
-    const gen_seq_schema *s = &tm->schema;
-    int64_t chunk = (int64_t)tm->net->cfg.batch * ((4096 + tm->net->cfg.batch - 1) / tm->net->cfg.batch);
-    float *x = gen_calloc(gen_mul_size((size_t)chunk, (size_t)s->T * s->F), sizeof(float));
-    GEN_RETURN_IF(!x, m->ctx, GENESIS_ERR_NOMEM, "out of memory for the generation buffer");
-    uint64_t stream = GEN_STREAM_SAMPLE + (m->sample_calls << 8), off = 0;
-    gen_rng pick;
-    gen_rng_init(&pick, m->ctx->seed, stream + 1);
-    gen_csv_writer *w = NULL;
-    genesis_status st = gen_seq_csv_open(m->ctx, s, path, &w);
-    for (int64_t done = 0; st == GENESIS_OK && done < n; done += chunk) {
-        int64_t rows = n - done < chunk ? n - done : chunk;
-        st = timegan_generate(tm->net, rows, m->ctx->seed, stream, &off, x);
-        if (st == GENESIS_OK) st = gen_seq_csv_rows(w, s, x, rows, done + 1, &pick);
-    }
-    if (w) {
-        genesis_status cst = gen_csv_writer_close(w, st == GENESIS_OK);
-        if (st == GENESIS_OK) st = cst;
-    }
-    free(x);
-    return st;
-}
-
-/* The shared sampling pipeline (src/sample_stream.c) in its encoded form: a row is one time
- * step (F features in the loader's inner [0, 1] scale), a generated sequence seq-len
- * consecutive rows, a generation group `batch` whole sequences. The noise of a sampling call
- * continues across its groups (the stream of tgm_sample_csv for the same call), so a call's
- * rows are the features its CSV would hold, whatever the pipeline's batch size. */
+/* The shared sampling pipeline (src/sample_stream.c): a row is one time step (generate: F
+ * features in the loader's inner [0, 1] scale, in the model's step order; decode: the
+ * written columns in the input's row order), a generated sequence seq-len consecutive rows,
+ * a generation group `batch` whole sequences. The noise, ids and time-grid draws of a
+ * sampling call continue across its groups, so its rows do not depend on the batch size. */
 static int tgm_batch(const genesis_model *m) {
     const timegan_model *tm = m->impl;
     return tm->net->cfg.batch * tm->net->cfg.T;
@@ -142,9 +122,17 @@ static genesis_status tgm_generate(genesis_model *m, int B, const gen_condition 
         tm->gen_started = 1;
         tm->gen_call = call;
         tm->gen_off = 0;
+        tm->next_id = 1;
+        gen_rng_init(&tm->grid_pick, m->ctx->seed, GEN_STREAM_SAMPLE + (call << 8) + 1);
     }
     return timegan_generate(tm->net, B / T, m->ctx->seed, GEN_STREAM_SAMPLE + (call << 8),
                             &tm->gen_off, out);
+}
+static void tgm_decode(genesis_model *m, const float *x, int rows, gen_rng *rng, gen_rowbatch *rb) {
+    timegan_model *tm = m->impl;
+    int64_t n = rows / tm->schema.T;
+    gen_seq_decode(&tm->schema, x, n, tm->next_id, &tm->grid_pick, rng, rb);
+    tm->next_id += n;
 }
 /* The memory model's network term (src/estimate.c): the sizes of timegan_create for the
  * model's settings; shape->batch is in sequences. Unfitted, the feature width F is the
@@ -224,6 +212,8 @@ static genesis_status tgm_load(genesis_model *m, gen_reader *r) {
     if (st == GENESIS_OK) st = gen_seq_schema_load(&tm->schema, r);
     if (st == GENESIS_OK && (tm->schema.T != T || tm->schema.F != F))
         st = gen_rd_fail(r, "the sequence schema disagrees with the network's sizes");
+    if (st == GENESIS_OK && gen_seq_layout(&tm->schema, &m->tf) != GENESIS_OK)
+        st = gen_set_error(m->ctx, GENESIS_ERR_NOMEM, "out of memory loading the model");
     if (st == GENESIS_OK) {
         m->param[GENESIS_P_BATCH_SIZE] = B;
         m->param[GENESIS_P_SEQ_LEN] = T;
@@ -248,7 +238,7 @@ const gen_model_vtable gen_timegan_vtable = {
     .load = tgm_load,
     .free = tgm_free,
     .fit_table = tgm_fit_table,
-    .sample_csv = tgm_sample_csv,
+    .decode = tgm_decode,
     .encoded_dim = tgm_encoded_dim,
     .memory = tgm_memory,
     .min_file_version = GEN_FILE_VERSION_GRU_RESET_AFTER,

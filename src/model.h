@@ -50,12 +50,14 @@ typedef struct gen_model_vtable {
     /* bytes the network allocates for a shape (memory_model.h); NULL = not modelled */
     void (*memory)(const genesis_model *m, const gen_net_shape *shape, gen_net_bytes *out);
     /* Optional (sequence models): learns from the table itself, without the tabular
-     * transformer (genesis_model_fit calls it instead of fit), and writes n generated units
-     * to a CSV file (genesis_model_sample_csv). Such models have no transformer section in
-     * their model file. */
+     * transformer (genesis_model_fit calls it instead of fit), and builds m->tf as the
+     * layout of the rows it writes (columns, types, formats; no spans). Such models have no
+     * transformer section in their model file; sampling counts units of seq-len rows. */
     genesis_status (*fit_table)(genesis_model *m, const genesis_table *t,
                                 genesis_progress_fn progress, void *user);
-    genesis_status (*sample_csv)(genesis_model *m, int64_t n, const char *path);
+    /* decodes `rows` rows of generate()'s output (the group just generated) into rb;
+     * NULL = gen_transformer_inverse */
+    void (*decode)(genesis_model *m, const float *x, int rows, gen_rng *rng, gen_rowbatch *rb);
     /* GENESIS_FEATURE_* the network offers besides fit and sample (CONDITIONS: a conditional
      * vector); GENESIS_FEATURE_SEQUENCES follows from fit_table */
     unsigned features;
@@ -123,6 +125,11 @@ const gen_model_vtable *gen_model_vtable_of(genesis_model_kind kind);
 /* The width of one row of generate()'s output (a fitted model). */
 static inline int gen_model_row_dim(const genesis_model *m) {
     return m->vt->encoded_dim ? m->vt->encoded_dim(m) : m->tf.data_dim;
+}
+
+/* Rows per sampling unit: a sequence model's n counts sequences of seq-len rows. */
+static inline int64_t gen_model_unit_rows(const genesis_model *m) {
+    return m->vt->fit_table ? (int64_t)m->param[GENESIS_P_SEQ_LEN] : 1;
 }
 
 /* Parameter value as int (for the integer-valued ones). */

@@ -172,18 +172,40 @@ static void gen_roles_save(const gen_transformer *tf, gen_bytes *b) {
             continue;
         }
         gen_wr_u32(b, f->pattern[0] ? 1u : 0u);
-        if (!f->pattern[0]) continue;
-        gen_wr_str(b, f->pattern);
-        gen_wr_u32(b, (uint32_t)f->frac);
-        gen_wr_u32(b, (uint32_t)f->zone_style);
-        gen_wr_u32(b, (uint32_t)(f->zone_min + 1440));
+        if (f->pattern[0]) gen_dt_save(f, b);
     }
+}
+
+void gen_dt_save(const gen_dt_format *f, gen_bytes *b) {
+    gen_wr_str(b, f->pattern);
+    gen_wr_u32(b, (uint32_t)f->frac);
+    gen_wr_u32(b, (uint32_t)f->zone_style);
+    gen_wr_u32(b, (uint32_t)(f->zone_min + 1440));
+}
+
+genesis_status gen_dt_load(gen_dt_format *f, gen_reader *r) {
+    int frac = 0, zs = 0, zm = 0;
+    char *pat = NULL, why[160];
+    GEN_TRY(gen_rd_str(r, &pat));
+    if (!pat || gen_dt_pattern_check(pat, why, sizeof why) != 0) {
+        free(pat);
+        return gen_rd_fail(r, "a date column has an invalid format");
+    }
+    memcpy(f->pattern, pat, strlen(pat) + 1);
+    free(pat);
+    GEN_TRY(gen_rd_count(r, 0, 9, "date fraction digits", &frac));
+    GEN_TRY(gen_rd_count(r, 0, GEN_DT_ZONE_PLAIN, "date zone style", &zs));
+    GEN_TRY(gen_rd_count(r, 1, 2879, "date zone offset", &zm));
+    f->frac = frac;
+    f->zone_style = zs;
+    f->zone_min = zm - 1440;
+    return GENESIS_OK;
 }
 
 static genesis_status gen_roles_load(gen_transformer *tf, gen_reader *r) {
     for (int c = 0; c < tf->ncols; c++) {
         gen_col_transform *ct = &tf->cols[c];
-        int role = 0, frac = 0, zs = 0, zm = 0;
+        int role = 0;
         GEN_TRY(gen_rd_count(r, 0, 2, "column role", &role));
         if (!role) continue;
         if (role == 2) {
@@ -216,20 +238,7 @@ static genesis_status gen_roles_load(gen_transformer *tf, gen_reader *r) {
             continue;
         }
         if (ct->type != GENESIS_COLUMN_CONTINUOUS) return gen_rd_fail(r, "a date column is not continuous");
-        char *pat = NULL, why[160];
-        GEN_TRY(gen_rd_str(r, &pat));
-        if (!pat || gen_dt_pattern_check(pat, why, sizeof why) != 0) {
-            free(pat);
-            return gen_rd_fail(r, "a date column has an invalid format");
-        }
-        memcpy(ct->dt.pattern, pat, strlen(pat) + 1);
-        free(pat);
-        GEN_TRY(gen_rd_count(r, 0, 9, "date fraction digits", &frac));
-        GEN_TRY(gen_rd_count(r, 0, GEN_DT_ZONE_PLAIN, "date zone style", &zs));
-        GEN_TRY(gen_rd_count(r, 1, 2879, "date zone offset", &zm));
-        ct->dt.frac = frac;
-        ct->dt.zone_style = zs;
-        ct->dt.zone_min = zm - 1440;
+        GEN_TRY(gen_dt_load(&ct->dt, r));
     }
     return GENESIS_OK;
 }

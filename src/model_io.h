@@ -65,6 +65,11 @@ genesis_status gen_rd_str(gen_reader *r, char **s);
 /* A format error at the current offset. */
 genesis_status gen_rd_fail(gen_reader *r, const char *what);
 
+/* A date column's format record: str pattern, u32 frac, u32 zone style, u32 zone offset
+ * minutes + 1440 (the load checks the pattern and ranges). */
+void gen_dt_save(const gen_dt_format *f, gen_bytes *b);
+genesis_status gen_dt_load(gen_dt_format *f, gen_reader *r);
+
 genesis_status gen_transformer_save(const gen_transformer *tf, gen_bytes *b);
 genesis_status gen_transformer_load(gen_transformer *tf, gen_reader *r);
 

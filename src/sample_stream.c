@@ -4,10 +4,11 @@
  *
  * A worker thread fills batch k+1 while the caller consumes batch k (two slots, a mutex and
  * a condition variable). A batch is a whole number of the model's generation groups; each
- * group is generated, inverse-transformed and pinned to the conditions exactly as a lone
- * group would be, in the same order, so the bytes written do not depend on the batch size
- * or on the thread count. The CSV writer formats each batch in blocks of rows on several
- * threads and writes the blocks in order, so its memory does not grow with the batch.
+ * group is generated, inverse-transformed (a sequence model's own decode: TimeGAN) and
+ * pinned to the conditions exactly as a lone group would be, in the same order, so the bytes
+ * written do not depend on the batch size or on the thread count. A sequence model's n
+ * counts sequences of seq-len rows. The CSV writer formats each batch in blocks of rows on
+ * several threads and writes the blocks in order, so its memory does not grow with the batch.
  *
  * Conditions (genesis_model_set_condition): conditions on different columns all hold on
  * every row; several values of one column take turns row by row. The generator's
@@ -207,7 +208,8 @@ static genesis_status produce(genesis_sampler *s, slot *sl, int64_t rows) {
         if (s->encoded) continue;
         int g = (int)(rows - off < s->G ? rows - off : s->G);
         gen_rowbatch *v = (gen_rowbatch *)rb_view_set(&s->view, &sl->rb, off, g);
-        gen_transformer_inverse(&m->tf, x, s->dim, g, &s->dec, v);
+        if (m->vt->decode) m->vt->decode(m, x, g, &s->dec, v);
+        else gen_transformer_inverse(&m->tf, x, s->dim, g, &s->dec, v);
         for (int j = 0; j < s->ncolconds; j++) {
             const int32_t *ps = s->pin_slot + (size_t)j * (size_t)s->G;
             int32_t *cat = v->cat[s->pin_col[j]];
@@ -275,16 +277,11 @@ genesis_status genesis_sampler_create(genesis_model *m, int64_t n, int encoded,
     GEN_RETURN_IF(!m->fitted, ctx, GENESIS_ERR_STATE, "the model is not fitted; fit or load one first");
     GEN_RETURN_IF(n < 0, ctx, GENESIS_ERR_INVALID_ARG, "the number of rows must be >= 0, got %lld",
                   (long long)n);
-    /* A sequence model (TimeGAN) generates whole sequences: a row is one time step, a
-     * sequence seq-len rows; its rows have no tabular transformer, so only the encoded form
-     * (the generator's [0, 1] features) goes through here; its CSV is its own (sample_csv). */
-    GEN_RETURN_IF(m->vt->sample_csv && !encoded, ctx, GENESIS_ERR_UNSUPPORTED,
-                  "%s generates whole sequences; use `genesis_model_sample_encoded` or "
-                  "`genesis_model_sample_csv`", m->vt->name);
-    int64_t unit = m->vt->sample_csv ? (int64_t)m->param[GENESIS_P_SEQ_LEN] : 1;
-    GEN_RETURN_IF(unit > 1 && n % unit != 0, ctx, GENESIS_ERR_INVALID_ARG,
-                  "%s generates whole sequences of %lld rows; the number of rows (%lld) must "
-                  "be a multiple of `seq-len`", m->vt->name, (long long)unit, (long long)n);
+    /* A sequence model (TimeGAN) counts sequences: each is seq-len rows (time steps) */
+    int64_t unit = gen_model_unit_rows(m);
+    GEN_RETURN_IF(n > INT64_MAX / unit, ctx, GENESIS_ERR_INVALID_ARG,
+                  "%lld sequences of %lld rows are too many rows", (long long)n, (long long)unit);
+    n *= unit;
     GEN_RETURN_IF(m->sampling, ctx, GENESIS_ERR_STATE,
                   "this model is already sampling (free its genesis_sampler first)");
     int64_t C = m->sample_batch;
@@ -508,11 +505,6 @@ genesis_status genesis_model_sample_csv(genesis_model *m, int64_t n, const char 
     GEN_RETURN_IF(!m->fitted, ctx, GENESIS_ERR_STATE, "the model is not fitted; fit or load one first");
     GEN_RETURN_IF(n < 0, ctx, GENESIS_ERR_INVALID_ARG, "the number of rows must be >= 0, got %lld",
                   (long long)n);
-    if (m->vt->sample_csv) { /* sequence models write their own rows (TimeGAN) */
-        genesis_status sst = m->vt->sample_csv(m, n, path);
-        m->sample_calls++;
-        return sst;
-    }
     int nt = gen_ctx_threads(ctx);
     if (nt < 1) nt = 1;
     fmt_block *blk = calloc((size_t)nt, sizeof *blk);

@@ -10,10 +10,19 @@
  *   windows. Panel (--entity): one series per entity ordered by time (or file order), stride-1
  *   windows within each entity (entities shorter than seq_len are left out); every window has
  *   seq_len steps, so the GRUs never need ragged lengths.
- *   Categorical feature columns are one-hot (decoded by argmax). Output, in the input's
- *   column order: the entity column (or a new first column "sequence") numbering the
- *   generated sequences 1..n, the time column with the time values of a randomly drawn real
- *   window (the real time grid), the feature columns in raw units.
+ *   Categorical feature columns are one-hot (decoded by argmax). Missing values (as the
+ *   tabular transformer's null slot, docs/timegan.md §5): a continuous column with any gets
+ *   a second feature, its missing mask (the value feature is 0 there), a categorical one a
+ *   missing level; decoding draws missing with the mask's value (the missing level's share
+ *   of the column's outputs) as the probability, so the missing rate follows the mask's
+ *   mean, which the generator's moment loss matches. Output (gen_seq_layout/gen_seq_decode,
+ *   rows for the shared sampling pipeline), in the input's column order: the entity column
+ *   (or a new first column "sequence") numbering the generated sequences 1..n, the time
+ *   column with the time values of a randomly drawn real window (the real time grid), the
+ *   feature columns in raw units. Date columns (the table's, src/datetime.c) are numbers, UTC
+ *   seconds: a date time column orders the rows, a date feature is min-max scaled like any
+ *   number; both are written back in their own format. An identifier column other than the
+ *   entity is refused.
  */
 #include <math.h>
 #include <stdio.h>
@@ -102,7 +111,8 @@ static genesis_status group_rows(genesis_ctx *ctx, const genesis_table *t, int e
                 free(k); free(order); free(starts);
                 return gen_set_error(ctx, GENESIS_ERR_DATA,
                                      "%s: the time column '%s' is not numeric or is missing at row "
-                                     "%lld; `time` needs numbers (e.g. a step index or a Unix time)",
+                                     "%lld; `time` needs numbers or dates (e.g. a step index, a "
+                                     "Unix time or an ISO date)",
                                      t->source, tname, (long long)i + 2);
             }
         }
@@ -130,7 +140,8 @@ static void row_features(const gen_seq_schema *s, const genesis_table *t, const 
         const gen_column *col = &t->cols[map[c]];
         if (!sc->categorical) {
             double v = col_number(col, i);
-            out[sc->offset] = (float)((v - sc->min) / (sc->max - sc->min + 1e-7));
+            out[sc->offset] = isnan(v) ? 0.0f : (float)((v - sc->min) / (sc->max - sc->min + 1e-7));
+            if (sc->width == 2) out[sc->offset + 1] = isnan(v) ? 1.0f : 0.0f;
         } else {
             for (int k = 0; k < sc->width; k++) out[sc->offset + k] = 0.0f;
             const char *txt = col->type == GENESIS_COLUMN_CATEGORICAL && col->cat[i] >= 0 ? col->levels[col->cat[i]] : NULL;
@@ -139,11 +150,9 @@ static void row_features(const gen_seq_schema *s, const genesis_table *t, const 
                 snprintf(buf, sizeof buf, "%.17g", col->num[i]);
                 txt = buf;
             }
-            for (int k = 0; txt && k < sc->nlevels; k++)
-                if (!strcmp(sc->levels[k], txt)) {
-                    out[sc->offset + k] = 1.0f;
-                    break;
-                }
+            int k = txt ? 0 : sc->nlevels; /* nlevels: the missing level, when there is one */
+            while (k < sc->nlevels && strcmp(sc->levels[k], txt)) k++;
+            if (k < sc->nlevels || (!txt && k < sc->width)) out[sc->offset + k] = 1.0f;
         }
     }
 }
@@ -240,23 +249,26 @@ genesis_status gen_seq_build(genesis_ctx *ctx, const genesis_table *t, int T, co
         if (!sc->name) { st = gen_set_error(ctx, GENESIS_ERR_NOMEM, "out of memory"); goto done; }
         sc->offset = s->F;
         s->ncols++;
-        if (col->nmissing > 0) {
+        if (col->id.kind != GEN_ID_NONE) {
             st = gen_set_error(ctx, GENESIS_ERR_DATA,
-                               "%s: column '%s' has %lld missing values; TimeGAN needs complete "
-                               "rows (fill or drop them first)",
-                               t->source, col->name, (long long)col->nmissing);
+                               "%s: column '%s' is an identifier column; TimeGAN does not generate "
+                               "identifiers besides the entity column: name it as `entity`, or "
+                               "drop it", t->source, col->name);
             goto done;
         }
+        int missing = col->nmissing > 0; /* one more feature: the mask or missing level */
         if (col->type == GENESIS_COLUMN_CONTINUOUS) {
-            sc->width = 1;
+            sc->width = 1 + missing;
             sc->min = INFINITY;
             sc->max = -INFINITY;
-            for (int64_t i = 0; i < t->nrows; i++) {
+            for (int64_t i = 0; i < t->nrows; i++) { /* fmin/fmax skip NaN */
                 sc->min = fmin(sc->min, col->num[i]);
                 sc->max = fmax(sc->max, col->num[i]);
             }
+            if (!(sc->min <= sc->max)) sc->min = sc->max = 0; /* no value at all */
             sc->is_integer = col->is_integer;
             sc->decimals = col->decimals;
+            sc->dt = col->dt;
         } else {
             if (col->nlevels > SEQ_MAX_LEVELS) {
                 st = gen_set_error(ctx, GENESIS_ERR_DATA,
@@ -268,7 +280,7 @@ genesis_status gen_seq_build(genesis_ctx *ctx, const genesis_table *t, int T, co
             }
             sc->categorical = 1;
             sc->nlevels = col->nlevels;
-            sc->width = col->nlevels;
+            sc->width = col->nlevels + missing;
             sc->levels = calloc((size_t)(col->nlevels ? col->nlevels : 1), sizeof(char *));
             if (!sc->levels) { st = gen_set_error(ctx, GENESIS_ERR_NOMEM, "out of memory"); goto done; }
             for (int k = 0; k < col->nlevels; k++)
@@ -287,6 +299,7 @@ genesis_status gen_seq_build(genesis_ctx *ctx, const genesis_table *t, int T, co
         const gen_column *tc = &t->cols[tcol];
         s->time_integer = tc->type == GENESIS_COLUMN_CONTINUOUS ? tc->is_integer : 1;
         s->time_decimals = tc->type == GENESIS_COLUMN_CONTINUOUS ? tc->decimals : -1;
+        if (tc->type == GENESIS_COLUMN_CONTINUOUS) s->time_dt = tc->dt;
         for (int64_t i = 0; tc->type != GENESIS_COLUMN_CONTINUOUS && i < t->nrows; i++) {
             double v = col_number(tc, i); /* numbers typed as text: integers only if all are */
             if (!isnan(v) && v != floor(v)) s->time_integer = 0;
@@ -350,7 +363,8 @@ genesis_status gen_seq_windows_like(genesis_ctx *ctx, const genesis_table *t,
     GEN_RETURN_IF(!map, ctx, GENESIS_ERR_NOMEM, "out of memory");
     for (int c = 0; c < s->ncols; c++) {
         map[c] = gen_table_find_column(t, s->cols[c].name);
-        if (map[c] < 0 || (!s->cols[c].categorical && t->cols[map[c]].nmissing > 0)) {
+        if (map[c] < 0 ||
+            (s->cols[c].width == 1 && !s->cols[c].categorical && t->cols[map[c]].nmissing > 0)) {
             const char *why = map[c] < 0 ? "is missing" : "has missing values";
             free(map);
             return gen_set_error(ctx, GENESIS_ERR_DATA,
@@ -387,75 +401,81 @@ genesis_status gen_seq_windows_like(genesis_ctx *ctx, const genesis_table *t,
     return st;
 }
 
-static int fmt_num(char *buf, size_t cap, double v, int integer, int decimals) {
-    if (integer) return snprintf(buf, cap, "%.0f", round(v));
-    if (decimals >= 0) return snprintf(buf, cap, "%.*f", decimals, v);
-    return snprintf(buf, cap, "%.17g", v);
-}
-
 /* id, the time column when there is one, and the features */
 static int seq_written_cols(const gen_seq_schema *s) { return s->ncols + 1 + (s->time ? 1 : 0); }
 
-genesis_status gen_seq_csv_open(genesis_ctx *ctx, const gen_seq_schema *s, const char *path,
-                                gen_csv_writer **out) {
-    gen_csv_writer *w = NULL;
-    GEN_TRY(gen_csv_writer_open(ctx, path, s->delimiter ? s->delimiter : ',', &w));
-    const char *idname = s->entity ? s->entity : "sequence";
+genesis_status gen_seq_layout(const gen_seq_schema *s, gen_transformer *tf) {
+    memset(tf, 0, sizeof *tf);
     int total = seq_written_cols(s);
-    genesis_status st = GENESIS_OK;
-    for (int p = 0, c = 0; st == GENESIS_OK && p < total; p++) {
-        const char *name = p == s->entity_pos ? idname : p == s->time_pos ? s->time : s->cols[c++].name;
-        st = gen_csv_writer_field(w, name, strlen(name), p == total - 1);
+    if (!(tf->cols = calloc((size_t)total, sizeof *tf->cols))) return GENESIS_ERR_NOMEM;
+    tf->ncols = total;
+    tf->data_dim = s->F;
+    tf->delimiter = s->delimiter ? s->delimiter : ',';
+    for (int p = 0, c = 0; p < total; p++) {
+        gen_col_transform *ct = &tf->cols[p];
+        int id = p == s->entity_pos, tm = p == s->time_pos;
+        const gen_seq_col *sc = id || tm ? NULL : &s->cols[c++];
+        ct->name = gen_strdup(id ? (s->entity ? s->entity : "sequence") : tm ? s->time : sc->name);
+        ct->na_text = gen_strdup("");
+        ct->missing_slot = ct->rare_slot = -1;
+        ct->type = sc && sc->categorical ? GENESIS_COLUMN_CATEGORICAL : GENESIS_COLUMN_CONTINUOUS;
+        ct->is_integer = sc ? sc->is_integer : id || s->time_integer;
+        ct->decimals = sc ? sc->decimals : id ? 0 : s->time_decimals;
+        if (!id) ct->dt = sc ? sc->dt : s->time_dt;
+        if (!ct->name || !ct->na_text) goto nomem;
+        if (ct->type == GENESIS_COLUMN_CATEGORICAL) {
+            ct->n_slots = sc->width;
+            if (!(ct->slot_text = calloc((size_t)sc->width, sizeof(char *)))) goto nomem;
+            for (int k = 0; k < sc->nlevels; k++)
+                if (!(ct->slot_text[k] = gen_strdup(sc->levels[k]))) goto nomem;
+            if (sc->width > sc->nlevels) ct->missing_slot = sc->nlevels;
+        }
     }
-    if (st != GENESIS_OK) {
-        gen_csv_writer_close(w, 0);
-        return st;
-    }
-    *out = w;
     return GENESIS_OK;
+nomem:
+    gen_transformer_free(tf);
+    return GENESIS_ERR_NOMEM;
 }
 
-genesis_status gen_seq_csv_rows(gen_csv_writer *w, const gen_seq_schema *s, const float *x,
-                                int64_t n, int64_t first_id, gen_rng *grid_pick) {
-    genesis_status st = GENESIS_OK;
-    char buf[96];
+/* a feature in the loader's [0, 1] scale (undoes the inner scaler) */
+static double loader_scale(const gen_seq_schema *s, const float *v, int f) {
+    return (double)v[f] * s->inner_max[f] + s->inner_min[f];
+}
+
+void gen_seq_decode(const gen_seq_schema *s, const float *x, int64_t n, int64_t first_id,
+                    gen_rng *grid_pick, gen_rng *miss, gen_rowbatch *rb) {
     const int T = s->T, F = s->F;
-    for (int64_t i = 0; st == GENESIS_OK && i < n; i++) {
+    for (int64_t i = 0; i < n; i++) {
         int64_t g = s->ngrid ? (int64_t)gen_rng_below(grid_pick, (uint64_t)s->ngrid) : 0;
-        for (int k = 0; st == GENESIS_OK && k < T; k++) {
+        for (int k = 0; k < T; k++) {
+            int64_t r = i * T + k;
             int j = s->reversed ? T - 1 - k : k; /* back to the input's row order */
             const float *v = x + ((size_t)i * T + j) * F;
-            int total = seq_written_cols(s), len;
-            for (int p = 0, c = 0; st == GENESIS_OK && p < total; p++) {
-                int last = p == total - 1;
-                if (p == s->entity_pos) {
-                    len = snprintf(buf, sizeof buf, "%lld", (long long)(first_id + i));
-                    st = gen_csv_writer_field(w, buf, (size_t)len, last);
-                    continue;
-                }
-                if (p == s->time_pos) {
-                    len = fmt_num(buf, sizeof buf, s->grid[g * T + j], s->time_integer, s->time_decimals);
-                    st = gen_csv_writer_field(w, buf, (size_t)len, last);
-                    continue;
-                }
+            for (int p = 0, c = 0; p < rb->ncols; p++) {
+                if (p == s->entity_pos) { rb->num[p][r] = (double)(first_id + i); continue; }
+                if (p == s->time_pos) { rb->num[p][r] = s->grid[g * T + j]; continue; }
                 const gen_seq_col *sc = &s->cols[c++];
-                if (!sc->categorical) {
-                    int f = sc->offset;
-                    double u = (double)v[f] * s->inner_max[f] + s->inner_min[f]; /* loader scale */
-                    double raw = u * (sc->max - sc->min + 1e-7) + sc->min;
-                    len = fmt_num(buf, sizeof buf, raw, sc->is_integer, sc->decimals);
-                    st = gen_csv_writer_field(w, buf, (size_t)len, last);
-                } else {
-                    int best = 0;
-                    for (int q = 1; q < sc->width; q++)
-                        if (v[sc->offset + q] > v[sc->offset + best]) best = q;
-                    const char *txt = sc->nlevels ? sc->levels[best] : "";
-                    st = gen_csv_writer_field(w, txt, strlen(txt), last);
+                int f = sc->offset;
+                int na = 0; /* drawn with the mask's value (the missing level's share) */
+                if (sc->width > (sc->categorical ? sc->nlevels : 1)) {
+                    double pr = fmax(loader_scale(s, v, f + sc->width - 1), 0), sum = 0;
+                    for (int q = 0; sc->categorical && q < sc->width; q++)
+                        sum += fmax(loader_scale(s, v, f + q), 0);
+                    na = gen_rng_uniform(miss) < (!sc->categorical ? pr : sum > 0 ? pr / sum : 0);
                 }
+                if (sc->categorical) { /* argmax over the levels */
+                    int best = 0;
+                    for (int q = 1; q < sc->nlevels; q++)
+                        if (v[f + q] > v[f + best]) best = q;
+                    rb->cat[p][r] = na ? sc->nlevels : best;
+                    continue;
+                }
+                double raw = loader_scale(s, v, f) * (sc->max - sc->min + 1e-7) + sc->min;
+                if (sc->is_integer) raw = round(raw);
+                rb->num[p][r] = na ? NAN : raw;
             }
         }
     }
-    return st;
 }
 
 /* ---- model file section --------------------------------------------------------------------- */
@@ -467,13 +487,15 @@ void gen_seq_schema_save(const gen_seq_schema *s, gen_bytes *b) {
     gen_wr_u32(b, (uint32_t)s->reversed);
     gen_wr_str(b, s->entity);
     gen_wr_str(b, s->time);
-    gen_wr_u32(b, (uint32_t)s->time_integer);
+    gen_wr_u32(b, (uint32_t)s->time_integer | (s->time_dt.pattern[0] ? 2u : 0u)); /* 2: a date */
+    if (s->time_dt.pattern[0]) gen_dt_save(&s->time_dt, b);
     gen_wr_u32(b, (uint32_t)(s->time_decimals + 1));
     gen_wr_u32(b, (uint32_t)s->ncols);
     for (int c = 0; c < s->ncols; c++) {
         const gen_seq_col *sc = &s->cols[c];
         gen_wr_str(b, sc->name);
-        gen_wr_u32(b, (uint32_t)sc->categorical);
+        gen_wr_u32(b, (uint32_t)sc->categorical | (sc->dt.pattern[0] ? 2u : 0u)); /* 2: a date */
+        if (sc->dt.pattern[0]) gen_dt_save(&sc->dt, b);
         gen_wr_u32(b, (uint32_t)sc->width);
         gen_wr_f64(b, sc->min);
         gen_wr_f64(b, sc->max);
@@ -502,7 +524,9 @@ genesis_status gen_seq_schema_load(gen_seq_schema *s, gen_reader *r) {
     SEQ_TRY(gen_rd_count(r, 0, 1, "reversal flag", &s->reversed));
     SEQ_TRY(gen_rd_str(r, &s->entity));
     SEQ_TRY(gen_rd_str(r, &s->time));
-    SEQ_TRY(gen_rd_count(r, 0, 1, "time integer flag", &s->time_integer));
+    SEQ_TRY(gen_rd_count(r, 0, 3, "time integer flag", &s->time_integer));
+    if (s->time_integer & 2) SEQ_TRY(gen_dt_load(&s->time_dt, r));
+    s->time_integer &= 1;
     SEQ_TRY(gen_rd_count(r, 0, 18, "time decimals", &dec));
     s->time_decimals = dec - 1;
     SEQ_TRY(gen_rd_count(r, 1, 100000, "feature column count", &ncols));
@@ -515,8 +539,10 @@ genesis_status gen_seq_schema_load(gen_seq_schema *s, gen_reader *r) {
         s->ncols = c + 1;
         SEQ_TRY(gen_rd_str(r, &sc->name));
         if (!sc->name) { st = gen_rd_fail(r, "a sequence column has no name"); goto fail; }
-        SEQ_TRY(gen_rd_count(r, 0, 1, "categorical flag", &sc->categorical));
-        SEQ_TRY(gen_rd_count(r, 1, SEQ_MAX_LEVELS, "column width", &sc->width));
+        SEQ_TRY(gen_rd_count(r, 0, 2, "categorical flag", &sc->categorical));
+        if (sc->categorical == 2) SEQ_TRY(gen_dt_load(&sc->dt, r));
+        sc->categorical &= 1;
+        SEQ_TRY(gen_rd_count(r, 1, SEQ_MAX_LEVELS + 1, "column width", &sc->width));
         SEQ_TRY(gen_rd_f64(r, &sc->min));
         SEQ_TRY(gen_rd_f64(r, &sc->max));
         SEQ_TRY(gen_rd_count(r, 0, 1, "integer flag", &sc->is_integer));
@@ -524,7 +550,8 @@ genesis_status gen_seq_schema_load(gen_seq_schema *s, gen_reader *r) {
         sc->decimals = dec - 1;
         SEQ_TRY(gen_rd_count(r, 0, SEQ_MAX_LEVELS, "level count", &sc->nlevels));
         if (!isfinite(sc->min) || !isfinite(sc->max) || sc->max < sc->min ||
-            (sc->categorical ? sc->nlevels != sc->width : sc->width != 1 || sc->nlevels != 0)) {
+            (sc->categorical ? (unsigned)(sc->width - sc->nlevels) > 1u
+                             : sc->width > 2 || sc->nlevels != 0)) {
             st = gen_rd_fail(r, "a sequence column's range or layout is inconsistent");
             goto fail;
         }

@@ -3,7 +3,8 @@
  * docs/timegan.md §5): one long series cut into stride-1 windows (the reference's row
  * reversal, N_rows - seq_len windows and two-stage min-max scaling), or panel data with an
  * entity column (windows within each entity, ordered by a numeric time column); categorical
- * columns one-hot; generated sequences written back as rows in raw units.
+ * columns one-hot, missing values as a mask feature (continuous) or a missing level
+ * (categorical); generated sequences decoded back to rows in raw units.
  */
 #ifndef GEN_SEQUENCE_H
 #define GEN_SEQUENCE_H
@@ -14,9 +15,11 @@
 typedef struct gen_seq_col {
     char *name;
     int categorical;
-    int offset, width;       /* slice of the feature vector (1 for continuous) */
+    int offset, width;       /* slice of the feature vector: continuous 1, + 1 for a missing
+                                mask; categorical nlevels, + 1 for a missing level */
     double min, max;         /* continuous: the loader's min-max (raw units) */
     int is_integer, decimals;
+    gen_dt_format dt;        /* a date column (dt.pattern[0]): UTC seconds, written in format */
     int nlevels;
     char **levels;           /* categorical */
 } gen_seq_col;
@@ -32,6 +35,7 @@ typedef struct gen_seq_schema {
                                 "sequence" comes first); time_pos -1 without a time column */
     int reversed;            /* rows were reversed (single series without --time) */
     int time_integer, time_decimals;
+    gen_dt_format time_dt;   /* a date/timestamp time column */
     int64_t ngrid;
     double *grid;            /* [ngrid][T] time values of real windows (time column only) */
     char delimiter;
@@ -58,14 +62,17 @@ void gen_seq_data_free(gen_seq_data *d);
 genesis_status gen_seq_windows_like(genesis_ctx *ctx, const genesis_table *t,
                                     const gen_seq_schema *s, int chunk, gen_seq_data *d);
 
-/* Generated sequences as CSV rows in raw units: open writes the header in the input's column
- * order (the id column named after the entity column, or "sequence" first; time; features); rows appends n sequences x (n, T, F) in
- * the inner [0, 1] scale with ids first_id, first_id + 1, ...; `grid_pick` draws the real
- * window whose time values a sequence gets. Close with gen_csv_writer_close. */
-genesis_status gen_seq_csv_open(genesis_ctx *ctx, const gen_seq_schema *s, const char *path,
-                                gen_csv_writer **w);
-genesis_status gen_seq_csv_rows(gen_csv_writer *w, const gen_seq_schema *s, const float *x,
-                                int64_t n, int64_t first_id, gen_rng *grid_pick);
+/* Generated rows in raw units go through the shared sampling pipeline: gen_seq_layout builds
+ * `tf` as the layout of the written columns (the input's order: the id column named after
+ * the entity column, or "sequence" first; time; features), a decode-only transformer without
+ * spans that genesis_batch and the CSV writer read; free it with gen_transformer_free.
+ * GENESIS_ERR_NOMEM (no message) when out of memory. gen_seq_decode writes n sequences x
+ * (n, T, F), in the inner [0, 1] scale, as n * T rows of rb with ids first_id, first_id + 1,
+ * ...; `grid_pick` draws the real window whose time values a sequence gets, `miss` the
+ * missing values (one draw per cell of a column that has them). */
+genesis_status gen_seq_layout(const gen_seq_schema *s, gen_transformer *tf);
+void gen_seq_decode(const gen_seq_schema *s, const float *x, int64_t n, int64_t first_id,
+                    gen_rng *grid_pick, gen_rng *miss, gen_rowbatch *rb);
 
 /* Model file section. */
 void gen_seq_schema_save(const gen_seq_schema *s, gen_bytes *b);

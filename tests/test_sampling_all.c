@@ -1,14 +1,17 @@
 /*
  * test_sampling_all.c — the three models (CTGAN, TVAE, TimeGAN) through the one sampling
  * pipeline (src/sample_stream.c) after a short fit on data/adult_sample.csv (TimeGAN: its
- * numeric columns, 400 rows as one series):
+ * numeric columns, 400 rows as one series; n counts sequences of seq-len rows):
  *   - genesis_model_sample_encoded hands n rows of genesis_model_encoded_dim floats, all
- *     finite (TimeGAN: a row is one time step, F features in [0, 1]; a sequence seq-len rows);
+ *     finite (TimeGAN: n x seq-len rows, one per time step, F features in [0, 1]);
  *   - a genesis_sampler over encoded batches gives the same bytes whatever its batch size
- *     (two loaded copies of one saved model, so both sampling calls are the first);
- *   - decoded rows (genesis_model_sample): CTGAN and TVAE; TimeGAN refuses with
- *     GENESIS_ERR_UNSUPPORTED (its rows have no tabular transformer; its CSV is its own);
- *   - TimeGAN refuses a row count that is not whole sequences.
+ *     (loaded copies of one saved model, so that every sampling call compared is the first);
+ *   - decoded rows agree across the callback (genesis_model_sample), the iterator
+ *     (genesis_sampler_next, one generation group per batch) and the CSV file
+ *     (genesis_model_sample_csv): the same text, cell by cell;
+ *   - TimeGAN: the decoded rows are the encoded ones decoded: the id column numbers the
+ *     sequences, and every feature is a nondecreasing function of its encoded value, the
+ *     steps of a sequence flipped back (a single series is reversed for training).
  * TimeGAN trains 2 iterations per phase with tiny widths: the paths, not the quality.
  */
 #include <math.h>
@@ -41,8 +44,40 @@ static int grab_encoded(const float *x, int64_t rows, int dim, void *user) {
     return 0;
 }
 
-static int count_rows(const genesis_batch *b, void *user) {
-    *(int64_t *)user += genesis_batch_nrows(b);
+/* decoded rows as CSV text (RFC 4180 quoting where the writer quotes) */
+typedef struct text {
+    char *p;
+    size_t len, cap;
+    int64_t rows;
+} text;
+
+static void put(text *t, const char *s, size_t n) {
+    if (t->len + n + 1 > t->cap) {
+        t->cap = 2 * (t->len + n + 1);
+        t->p = realloc(t->p, t->cap);
+        ck_assert(t->p);
+    }
+    memcpy(t->p + t->len, s, n);
+    t->len += n;
+    t->p[t->len] = 0;
+}
+
+static void put_batch(text *t, const genesis_batch *b) {
+    char buf[512];
+    for (int64_t r = 0; r < genesis_batch_nrows(b); r++, t->rows++)
+        for (int c = 0; c < genesis_batch_ncols(b); c++) {
+            const char *v = genesis_batch_text(b, r, c, buf, sizeof buf);
+            size_t n = strlen(v);
+            int q = n && (strpbrk(v, ",\"\r\n") || v[0] == ' ' || v[n - 1] == ' ');
+            if (q) put(t, "\"", 1);
+            for (size_t i = 0; i < n; i++) put(t, v[i] == '"' ? "\"\"" : v + i, v[i] == '"' ? 2 : 1);
+            if (q) put(t, "\"", 1);
+            put(t, c + 1 < genesis_batch_ncols(b) ? "," : "\n", 1);
+        }
+}
+
+static int sink_text(const genesis_batch *b, void *user) {
+    put_batch(user, b);
     return 0;
 }
 
@@ -87,20 +122,62 @@ static genesis_model *fit_kind(genesis_ctx *ctx, const genesis_table *t, genesis
     return m;
 }
 
-/* encoded rows of a loaded copy of `path`, sampling batch `batch` */
-static void sample_loaded(genesis_ctx *ctx, const char *path, int64_t n, int64_t batch, grab *g) {
+/* encoded rows (encoded = 1) or decoded text of a loaded copy of `path`, through the
+ * iterator with sampling batch `batch` */
+static void sample_loaded(genesis_ctx *ctx, const char *path, int64_t n, int64_t batch,
+                          int encoded, grab *g, text *tx) {
     genesis_model *m = NULL;
     ck_assert_int_eq(genesis_model_load(ctx, path, &m), GENESIS_OK);
     ck_assert_int_eq(genesis_model_set_sample_batch(m, batch), GENESIS_OK);
     genesis_sampler *s = NULL;
-    ck_assert_msg(genesis_sampler_create(m, n, 1, &s) == GENESIS_OK, "%s", genesis_errmsg(ctx));
+    ck_assert_msg(genesis_sampler_create(m, n, encoded, &s) == GENESIS_OK, "%s", genesis_errmsg(ctx));
     const float *x;
     int64_t rows;
     int dim;
-    while (genesis_sampler_next_encoded(s, &x, &rows, &dim) == GENESIS_OK && x)
-        ck_assert_int_eq(grab_encoded(x, rows, dim, g), 0);
+    const genesis_batch *b;
+    if (encoded)
+        while (genesis_sampler_next_encoded(s, &x, &rows, &dim) == GENESIS_OK && x)
+            ck_assert_int_eq(grab_encoded(x, rows, dim, g), 0);
+    else
+        while (genesis_sampler_next(s, &b) == GENESIS_OK && b) put_batch(tx, b);
     genesis_sampler_free(s);
     genesis_model_free(m);
+}
+
+/* a loaded copy's callback rows (csv = NULL) or CSV file */
+static void sample_fresh(genesis_ctx *ctx, const char *path, int64_t n, text *tx, const char *csv) {
+    genesis_model *m = NULL;
+    ck_assert_int_eq(genesis_model_load(ctx, path, &m), GENESIS_OK);
+    genesis_status st = csv ? genesis_model_sample_csv(m, n, csv) : genesis_model_sample(m, n, sink_text, tx);
+    ck_assert_msg(st == GENESIS_OK, "%s", genesis_errmsg(ctx));
+    genesis_model_free(m);
+}
+
+/* TimeGAN (one series of 6 numeric columns, seq-len 4): decoded row i * 4 + k is encoded
+ * row i * 4 + 3 - k; its id is i + 1; each feature rises with its encoded value. */
+static void check_decoded(const grab *g, const char *csv, int64_t n) {
+    FILE *f = fopen(csv, "r");
+    ck_assert(f);
+    char line[1024];
+    ck_assert(fgets(line, sizeof line, f));
+    int64_t rows = n * 4;
+    double *dec = malloc((size_t)rows * 7 * sizeof(double));
+    for (int64_t r = 0; r < rows; r++) {
+        ck_assert(fgets(line, sizeof line, f));
+        char *p = line;
+        for (int c = 0; c < 7; c++, p++) dec[r * 7 + c] = strtod(p, &p);
+        ck_assert_int_eq((int64_t)dec[r * 7], r / 4 + 1);
+    }
+    fclose(f);
+    ck_assert_int_eq(g->dim, 6);
+    for (int c = 0; c < 6; c++)
+        for (int64_t a = 0; a < rows; a++)
+            for (int64_t b = 0; b < rows; b++) {
+                float ea = g->x[(a / 4 * 4 + 3 - a % 4) * 6 + c], eb = g->x[(b / 4 * 4 + 3 - b % 4) * 6 + c];
+                ck_assert_msg(!(ea < eb && dec[a * 7 + 1 + c] > dec[b * 7 + 1 + c]),
+                              "column %d: rows %lld and %lld decode out of order", c, (long long)a, (long long)b);
+            }
+    free(dec);
 }
 
 static void check_kind(genesis_model_kind k) {
@@ -111,53 +188,59 @@ static void check_kind(genesis_model_kind k) {
     genesis_table *t = NULL;
     char csv[64];
     snprintf(csv, sizeof csv, "/tmp/genesis-sampling-all-%d.csv", (int)getpid());
-    if (k == GENESIS_MODEL_TIMEGAN) adult_numeric(csv);
-    ck_assert_int_eq(genesis_table_read_csv(ctx, k == GENESIS_MODEL_TIMEGAN ? csv
-                                                 : tu_path("data/adult_sample.csv"), NULL, &t),
+    int tg = k == GENESIS_MODEL_TIMEGAN;
+    if (tg) adult_numeric(csv);
+    ck_assert_int_eq(genesis_table_read_csv(ctx, tg ? csv : tu_path("data/adult_sample.csv"), NULL, &t),
                      GENESIS_OK);
-    if (k == GENESIS_MODEL_TIMEGAN) unlink(csv);
+    if (tg) unlink(csv);
     genesis_model *m = fit_kind(ctx, t, k);
     const char *name = genesis_model_kind_name(k);
     int dim = genesis_model_encoded_dim(m);
     ck_assert_msg(dim > 0, "%s: encoded dim %d", name, dim);
-    int64_t unit = k == GENESIS_MODEL_TIMEGAN ? 4 : 1; /* rows per generated unit */
-    int64_t n = 60 * unit + (k == GENESIS_MODEL_TIMEGAN ? 0 : 7);
+    int64_t n = tg ? 60 : 67, rows = tg ? 4 * n : n; /* TimeGAN: n sequences of 4 rows */
 
     /* the callback over encoded batches */
-    grab g = {malloc((size_t)(n * dim) * sizeof(float)), 0, n, 0, 0};
+    grab g = {malloc((size_t)(rows * dim) * sizeof(float)), 0, rows, 0, 0};
     ck_assert_msg(genesis_model_sample_encoded(m, n, grab_encoded, &g) == GENESIS_OK, "%s: %s",
                   name, genesis_errmsg(ctx));
-    ck_assert_int_eq(g.rows, n);
+    ck_assert_int_eq(g.rows, rows);
     ck_assert_int_eq(g.dim, dim);
     ck_assert_int_eq(g.bad, 0);
-    if (k == GENESIS_MODEL_TIMEGAN)
-        for (int64_t i = 0; i < n * dim; i++) ck_assert(g.x[i] >= 0.0f && g.x[i] <= 1.0f);
+    if (tg)
+        for (int64_t i = 0; i < rows * dim; i++) ck_assert(g.x[i] >= 0.0f && g.x[i] <= 1.0f);
 
-    /* decoded rows: the tabular models; TimeGAN refuses */
-    int64_t got = 0;
-    genesis_status st = genesis_model_sample(m, n, count_rows, &got);
-    if (k == GENESIS_MODEL_TIMEGAN) {
-        ck_assert_int_eq(st, GENESIS_ERR_UNSUPPORTED);
-        ck_assert_int_eq(genesis_model_sample_encoded(m, n + 1, grab_encoded, &g),
-                         GENESIS_ERR_INVALID_ARG);
-    } else {
-        ck_assert_msg(st == GENESIS_OK, "%s: %s", name, genesis_errmsg(ctx));
-        ck_assert_int_eq(got, n);
-    }
-
-    /* the sampler's batch size does not change the bytes */
+    /* the sampler's batch size does not change the bytes; the decoded paths agree */
     char path[64];
     snprintf(path, sizeof path, "/tmp/genesis-sampling-all-%d-%s.gen", (int)getpid(), name);
     ck_assert_int_eq(genesis_model_save(m, path), GENESIS_OK);
-    grab a = {malloc((size_t)(n * dim) * sizeof(float)), 0, n, 0, 0};
-    grab b = {malloc((size_t)(n * dim) * sizeof(float)), 0, n, 0, 0};
-    sample_loaded(ctx, path, n, 1, &a);         /* one generation group per batch */
-    sample_loaded(ctx, path, n, 100000, &b);    /* everything in one batch */
-    unlink(path);
-    ck_assert_int_eq(a.rows, n);
-    ck_assert_int_eq(b.rows, n);
-    ck_assert_msg(memcmp(a.x, b.x, (size_t)(n * dim) * sizeof(float)) == 0,
+    grab a = {malloc((size_t)(rows * dim) * sizeof(float)), 0, rows, 0, 0};
+    grab b = {malloc((size_t)(rows * dim) * sizeof(float)), 0, rows, 0, 0};
+    sample_loaded(ctx, path, n, 1, 1, &a, NULL);         /* one generation group per batch */
+    sample_loaded(ctx, path, n, 100000, 1, &b, NULL);    /* everything in one batch */
+    ck_assert_int_eq(a.rows, rows);
+    ck_assert_int_eq(b.rows, rows);
+    ck_assert_msg(memcmp(a.x, b.x, (size_t)(rows * dim) * sizeof(float)) == 0,
                   "%s: encoded rows depend on the sampling batch size", name);
+    text cb = {0}, it = {0}, file = {0};
+    sample_fresh(ctx, path, n, &cb, NULL);
+    sample_loaded(ctx, path, n, 1, 0, NULL, &it);
+    ck_assert_int_eq(cb.rows, rows);
+    ck_assert_int_eq(it.rows, rows);
+    ck_assert_msg(strcmp(cb.p, it.p) == 0, "%s: callback and iterator rows differ", name);
+    sample_fresh(ctx, path, n, NULL, csv);
+    FILE *f = fopen(csv, "r");
+    ck_assert(f);
+    char line[4096];
+    ck_assert(fgets(line, sizeof line, f)); /* header */
+    while (fgets(line, sizeof line, f)) put(&file, line, strlen(line));
+    fclose(f);
+    ck_assert_msg(strcmp(cb.p, file.p) == 0, "%s: the CSV file differs from the callback's rows", name);
+    if (tg) check_decoded(&a, csv, n);
+    unlink(csv);
+    unlink(path);
+    free(cb.p);
+    free(it.p);
+    free(file.p);
     free(a.x);
     free(b.x);
     free(g.x);
@@ -165,7 +248,6 @@ static void check_kind(genesis_model_kind k) {
     genesis_table_free(t);
     genesis_ctx_free(ctx);
 }
-
 START_TEST(test_ctgan_sampling) { check_kind(GENESIS_MODEL_CTGAN); }
 END_TEST
 

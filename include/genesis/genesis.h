@@ -422,7 +422,7 @@ GENESIS_API genesis_status genesis_model_kind_from_name(const char *name,
 typedef enum genesis_model_feature {
     GENESIS_FEATURE_CONDITIONS = 1, /* genesis_model_set_condition: a conditional vector */
     GENESIS_FEATURE_SEQUENCES = 2   /* genesis_model_set_sequence_columns; sampling counts
-                                       sequences of seq_len rows, through _sample_csv only */
+                                       sequences of seq_len rows */
 } genesis_model_feature;
 /*! genesis_model_kind_features() : the genesis_model_feature bits of `kind` (CTGAN:
  *  conditions; TimeGAN: sequences; TVAE: none); 0 for an unknown kind. */
@@ -430,7 +430,7 @@ GENESIS_API unsigned genesis_model_kind_features(genesis_model_kind kind);
 /*! genesis_model_default_rows() : how much model `m` generates when the caller does not
  *  say, for a training table of `table_rows` rows: that many rows for CTGAN and TVAE; for
  *  TimeGAN the sequences a single series of that length has windows (table_rows - seq_len,
- *  at least 1). The unit is genesis_model_sample_csv's n. 0 for NULL or a negative count. */
+ *  at least 1). The unit is the sampling calls' n. 0 for NULL or a negative count. */
 GENESIS_API int64_t genesis_model_default_rows(const genesis_model *m, int64_t table_rows);
 
 /* A fitted or loaded model's columns as it generates them: the training table's columns in
@@ -552,7 +552,8 @@ GENESIS_API genesis_status genesis_batch_column(const genesis_batch *b, int col,
 typedef int (*genesis_sink_fn)(const genesis_batch *b, void *user);
 
 /*! genesis_model_sample() : generates n rows in batches (constant memory for any n) and
- *  hands each batch to `sink`. @return GENESIS_OK, GENESIS_ERR_STATE (not fitted) ... */
+ *  hands each batch to `sink`. For a sequence model (TimeGAN) n counts sequences, each
+ *  seq_len rows, here and in every sampling call below. @return GENESIS_OK, GENESIS_ERR_STATE (not fitted) ... */
 GENESIS_API genesis_status genesis_model_sample(genesis_model *m, int64_t n,
                                                 genesis_sink_fn sink, void *user);
 
@@ -680,8 +681,8 @@ GENESIS_API genesis_status genesis_parse_bytes(const char *text, uint64_t *bytes
  *  `time` the numeric column that orders rows (NULL: file order; a single series without
  *  it is reversed as the reference's loader does). Names are copied. Sequences are
  *  GENESIS_P_SEQ_LEN steps long; docs/timegan.md §5 has the preprocessing. TimeGAN models
- *  generate with genesis_model_sample_csv, where n counts sequences (each written as
- *  seq_len rows); _sample and _sample_encoded answer GENESIS_ERR_UNSUPPORTED for them.
+ *  sample through every sampling call, where n counts sequences (each seq_len rows; the
+ *  entity or a "sequence" id column and the time column are among the decoded columns).
  *  @return GENESIS_OK, GENESIS_ERR_UNSUPPORTED (not TimeGAN), GENESIS_ERR_STATE (fitted),
  *  GENESIS_ERR_NOMEM */
 GENESIS_API genesis_status genesis_model_set_sequence_columns(genesis_model *m,

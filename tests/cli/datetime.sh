@@ -3,8 +3,9 @@
 # timestamp with fraction and zone, and a day/month/year column given with --datetime; the
 # fit line naming the date columns; every generated value in the input's own format; fit +
 # sample through a model file giving the same text; --not-datetime keeping a column as
-# text; a bad date with --datetime failing with file:line:column; TimeGAN refusing
-# --datetime as a usage error; `genesis evaluate` scoring the date columns as numbers (KS).
+# text; a bad date with --datetime failing with file:line:column; TimeGAN with an ISO date
+# time column and a timestamp feature (written back in format through a model file) and
+# refusing --id; `genesis evaluate` scoring the date columns as numbers (KS).
 #
 #   bash tests/cli/datetime.sh <genesis-binary> <source-dir> [<build-dir>]
 #
@@ -65,9 +66,23 @@ run baddate "$G" generate "${FAST[@]}" -i "$W/bad.csv" -o "$OUT/b.csv" --datetim
 expect_error 1 "bad.csv:5:1:" "2023-02-31" "does not exist"
 run badfmt "$G" fit "${FAST[@]}" -i "$W/in.csv" -m "$W/x.gen" --datetime 'dmy:%Y/%q'
 expect_error 2 "not supported"
-run timegan "$G" fit --method timegan -i "$W/in.csv" -m "$W/t.gen" --datetime day
-[ "$RC" = 2 ] && grep -q 'TimeGAN does not model date columns' "$W/timegan.err" &&
-    pass "[timegan] --datetime refused as a usage error" || { fail "[timegan] exit $RC"; show_err; }
+rm -f "$OUT"/*
+
+section "TimeGAN: an ISO date time column, a timestamp feature, through a model file"
+awk 'BEGIN { print "store,day,stamp,amount"; for (e = 1; e <= 6; e++) for (t = 0; t < 20; t++)
+    printf "S%d,2023-01-%02d,2023-03-%02dT%02d:%02d:00+05:30,%d\n", e, t + 1, (t * e) % 28 + 1, (t * 7) % 24, (t * 13) % 60, 10 * e + t }' >"$W/tg.csv"
+TG=(-q --threads 1 --method timegan --iterations 5 --hidden-dim 6 --num-layers 2 --batch-size 8 --seq-len 5)
+run tg_fit "$G" fit "${TG[@]}" -i "$W/tg.csv" --entity store --time day -m "$W/tg.gen"
+run tg_sample "$G" sample -q -m "$W/tg.gen" -n 6 --seed 2 -o "$W/tg_out.csv"
+if [ "$RC" = 0 ] && [ "$(head -1 "$W/tg_out.csv")" = store,day,stamp,amount ] && [ "$(wc -l <"$W/tg_out.csv")" = 31 ]; then
+    bad=$(awk -F, 'NR > 1 && ($2 !~ /^2023-01-[0-2][0-9]$/ || $3 !~ /^2023-0[1-4]-[0-3][0-9]T[0-2][0-9]:[0-5][0-9]:[0-5][0-9]\+05:30$/) { print; exit }' "$W/tg_out.csv")
+    [ -z "$bad" ] && pass "[timegan] the time column and the timestamp are written in their formats" \
+        || fail "[timegan] not as read: $bad"
+else
+    fail "[timegan] exit $RC or wrong layout"; show_err
+fi
+run tg_id "$G" fit "${TG[@]}" -i "$W/tg.csv" --entity store --id amount -m "$W/x.gen"
+expect_error 2 "--id" "TimeGAN" "--entity"
 rm -f "$OUT"/*
 
 section "evaluate scores dates as numbers"
