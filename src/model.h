@@ -15,7 +15,7 @@
 #include "rng.h"
 #include "transform.h"
 
-#define GEN_NPARAMS 24
+#define GEN_NPARAMS 25
 #define GEN_MAX_CONDITIONS 64
 
 typedef struct gen_bytes gen_bytes;       /* growable output buffer (model_io.c) */
@@ -95,6 +95,7 @@ struct genesis_model {
     int nconds;
     void *impl;                /* the network's own state */
     int loaded;                /* read from a model file: generation-only network */
+    int64_t fp16_skipped;      /* FP16 training: steps the loss scaling skipped in the last fit */
     int64_t sample_batch;      /* rows per sampling batch; 0 = sized from the memory budget */
     int sampling;              /* a genesis_sampler is alive on this model */
     genesis_sample_progress_fn sample_progress;

@@ -156,7 +156,7 @@ typedef struct ctgan_run {
 
 static void run_ctgan(mp_data *d, int gpu, ctgan_run *out) {
     gen_backend *be = mp_backend(d->ctx, gpu);
-    ctgan_config cfg = {30, 3, 16, 32, 32, d->tf.data_dim, d->s.cond_dim, 1, NULL, 1};
+    ctgan_config cfg = {30, 3, 16, 32, 32, d->tf.data_dim, d->s.cond_dim, 1, NULL, 1, 0};
     ctgan *c = NULL;
     genesis_status st = ctgan_create(d->ctx, be, &cfg, d->spans, d->tf.nspans, &c);
     ck_assert_msg(st == GENESIS_OK, "ctgan_create: %s", genesis_errmsg(d->ctx));
@@ -256,7 +256,7 @@ typedef struct tvae_run {
 static void run_tvae(mp_data *d, int gpu, tvae_run *out) {
     gen_backend *be = mp_backend(d->ctx, gpu);
     int B = 24, D = d->tf.data_dim;
-    tvae_config cfg = {B, D, 8, 32, 2.0f, 1, NULL};
+    tvae_config cfg = {B, D, 8, 32, 2.0f, 1, NULL, 0};
     tvae *t = NULL;
     genesis_status st = tvae_create(d->ctx, be, &cfg, d->spans, d->tf.nspans, &t);
     ck_assert_msg(st == GENESIS_OK, "tvae_create: %s", genesis_errmsg(d->ctx));
