@@ -134,6 +134,7 @@ static genesis_status ctgan_train_save(const genesis_model *m, gen_bytes *b) {
     gen_wr_u64(b, (uint64_t)c->dstep);
     gen_wr_u64(b, c->noise_off);
     gen_ckpt_wr_rng(b, &cm->train_rng);
+    if (c->amp) gen_ckpt_wr_amp(m, b, c->amp, 2); /* FP16: the loss scaling */
     return GENESIS_OK;
 }
 
@@ -152,6 +153,7 @@ static genesis_status ctgan_train_restore(genesis_model *m, gen_reader *r) {
     GEN_TRY(gen_rd_u64(r, &dstep));
     GEN_TRY(gen_rd_u64(r, &c->noise_off));
     GEN_TRY(gen_ckpt_rd_rng(r, &cm->train_rng));
+    if (c->amp) GEN_TRY(gen_ckpt_rd_amp(m, r, c->amp, 2)); /* FP16: the loss scaling */
     if (gstep > ((uint64_t)1 << 50) || dstep > ((uint64_t)1 << 50))
         return gen_rd_fail(r, "CTGAN step counts are out of range");
     if (r->pos != r->len) return gen_rd_fail(r, "unexpected bytes after CTGAN's training state");

@@ -122,6 +122,7 @@ static genesis_status tvae_train_save(const genesis_model *m, gen_bytes *b) {
     gen_ckpt_wr_rng(b, &tm->train_rng);
     gen_wr_u64(b, (uint64_t)tm->norder);
     for (int64_t i = 0; i < tm->norder; i++) gen_wr_u32(b, (uint32_t)tm->order[i]);
+    if (t->amp) gen_ckpt_wr_amp(m, b, t->amp, 1); /* FP16: the loss scaling */
     return GENESIS_OK;
 }
 
@@ -154,6 +155,7 @@ static genesis_status tvae_train_restore(genesis_model *m, gen_reader *r) {
     }
     free(seen);
     GEN_TRY(st);
+    if (t->amp) GEN_TRY(gen_ckpt_rd_amp(m, r, t->amp, 1)); /* FP16: the loss scaling */
     if (r->pos != r->len) return gen_rd_fail(r, "unexpected bytes after TVAE's training state");
     t->step = (int64_t)step;
     return GENESIS_OK;

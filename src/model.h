@@ -168,6 +168,11 @@ genesis_status gen_ckpt_rd_rng(gen_reader *rd, gen_rng *r);
 genesis_status gen_ckpt_wr_dev(const genesis_model *m, gen_bytes *b, const float *dev, size_t n);
 genesis_status gen_ckpt_rd_dev(genesis_model *m, gen_reader *r, float *dev, size_t n);
 
+/* Writes/reads n FP16 loss-scaling states (backend memory): scale, clean-step run, skipped
+ * steps and the step count (docs/precision.md); only FP16 fits have them. */
+void gen_ckpt_wr_amp(const genesis_model *m, gen_bytes *b, const gen_amp *amp, int n);
+genesis_status gen_ckpt_rd_amp(genesis_model *m, gen_reader *r, gen_amp *amp, int n);
+
 /* The transformer's activation spans in the backend's form (caller frees). */
 gen_act_span *gen_model_act_spans(const gen_transformer *tf);
 
