@@ -815,6 +815,7 @@ static void cpu_amp_unscale(gen_backend *be, float *g, size_t n, gen_amp *amp) {
     for (size_t i = 0; i < n && !bad; i++)
         if (!isfinite(g[i])) bad = 1;
     amp->skip = bad;
+    amp->inv = 1.0f / amp->scale; /* a power of two: exact */
     if (bad) {
         memset(g, 0, n * sizeof *g);
         amp->scale = amp->scale * 0.5f < GEN_AMP_MIN_SCALE ? GEN_AMP_MIN_SCALE : amp->scale * 0.5f;
@@ -822,7 +823,7 @@ static void cpu_amp_unscale(gen_backend *be, float *g, size_t n, gen_amp *amp) {
         amp->skipped++;
         return;
     }
-    float inv = amp->inv = 1.0f / amp->scale; /* a power of two: exact */
+    float inv = amp->inv;
     GEN_OMP_FOR(n)
     for (size_t i = 0; i < n; i++) g[i] *= inv;
     if (++amp->good >= amp->interval) {
