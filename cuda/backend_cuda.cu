@@ -271,11 +271,12 @@ static genesis_status cu_to_half(gen_cuda *cu, uint16_t *dst, const float *src, 
     return GENESIS_OK;
 }
 
-/* The 16-bit operand buffer, at least `bytes` (grown like gen_cuda_scratch: a replayed
- * graph holds its address, so it grows only outside a recorded step, on its first issue) */
+/* The 16-bit operand buffer, at least `bytes`: exactly the largest product's so far, as the
+ * memory model counts it (src/estimate.c). A replayed graph holds its address, so it grows
+ * only outside a recorded step, on the step's first issue. */
 static genesis_status cu_half_buffer(gen_cuda *cu, size_t bytes) {
     if (bytes <= cu->half_bytes) return GENESIS_OK;
-    size_t want = cu->half_bytes * 2 > bytes ? cu->half_bytes * 2 : bytes;
+    size_t want = bytes;
     if (cu->half) {
         GEN_CUDA_PASS(gen_cuda_sync(cu));
         GEN_CUDA_TRY(cu, cudaFree(cu->half));

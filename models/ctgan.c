@@ -139,6 +139,19 @@ void ctgan_memory(const ctgan_config *cfg, gen_net_bytes *out) {
                                    (c.fp16 ? ctgan_amp_bytes(&c) : 0)
                              : 0;
     out->acts = 4 * ctgan_point_acts(&c, NULL);
+    /* the products' operands (mixed precision copies them): the generator's three layers on
+     * B rows; training, the discriminator's on the joint fake|real pass (2n packed rows),
+     * which bound the gradient penalty's products on n rows too */
+    uint64_t B = (uint64_t)c.B, g2 = (uint64_t)c.gdim;
+    gen_max_operands(out, gen_linear_operands(B, (uint64_t)c.d0, g2));
+    gen_max_operands(out, gen_linear_operands(B, (uint64_t)c.d1, g2));
+    gen_max_operands(out, gen_linear_operands(B, (uint64_t)c.d2, (uint64_t)c.data_dim));
+    if (c.train) {
+        uint64_t R = 2 * (uint64_t)c.n, dd = (uint64_t)c.ddim;
+        gen_max_operands(out, gen_linear_operands(R, (uint64_t)c.pacw, dd));
+        gen_max_operands(out, gen_linear_operands(R, dd, dd));
+        gen_max_operands(out, gen_linear_operands(R, dd, 1));
+    }
     /* host: the row/category scratch (host_col) and, training, a chunk of draws */
     out->host = (size_t)c.Bg * 4 * sizeof(int32_t) +
                 (c.train ? 4 * ctgan_step_scratch(&c) : (size_t)c.B * (size_t)(c.cond_dim > 0 ? c.cond_dim : 1) * 4);

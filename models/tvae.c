@@ -84,6 +84,17 @@ void tvae_memory(const tvae_config *cfg, gen_net_bytes *out) {
                                       (t.fp16 ? sizeof(gen_amp) : 0)
                                 : 0;
     out->acts = 4 * point_acts(&t, NULL);
+    /* the products' operands (mixed precision copies them): encoder and heads (training),
+     * decoder */
+    uint64_t B = (uint64_t)t.B, D = (uint64_t)t.D, h = (uint64_t)t.hid, e = (uint64_t)t.emb;
+    if (cfg->train) {
+        gen_max_operands(out, gen_linear_operands(B, D, h));
+        gen_max_operands(out, gen_linear_operands(B, h, h));
+        gen_max_operands(out, gen_linear_operands(B, h, e));
+    }
+    gen_max_operands(out, gen_linear_operands(B, e, h));
+    gen_max_operands(out, gen_linear_operands(B, h, h));
+    gen_max_operands(out, gen_linear_operands(B, h, D));
     /* host: sigma copy (the training rows come from the resident table, tvae_model.c) */
     out->host = 4 * (size_t)t.D;
 }
