@@ -196,12 +196,14 @@ static genesis_status tgm_load(genesis_model *m, gen_reader *r) {
     m->impl = tm;
     tm->ntrain = (int64_t)(ntrain > ((uint64_t)1 << 40) ? 0 : ntrain);
     timegan_config cfg = {B, T, F, H, L, (float)m->param[GENESIS_P_GEN_LR], 1.0f, 0};
-    GEN_TRY(timegan_create(m->ctx, m->be, &cfg, &tm->net));
-    size_t off, need;
-    gen_side(tm->net, &off, &need);
+    /* the count and the bytes holding it are checked before the network is allocated */
+    size_t off, need = timegan_gen_side_floats(&cfg);
     GEN_TRY(gen_rd_u64(r, &cnt));
     if (cnt != need) return gen_rd_fail(r, "TimeGAN parameter count does not match its sizes");
-    if (cnt * 4 > r->len - r->pos) return gen_rd_fail(r, "TimeGAN weights extend past the end of the file");
+    if (cnt > (r->len - r->pos) / 4) return gen_rd_fail(r, "TimeGAN weights extend past the end of the file");
+    GEN_TRY(timegan_create(m->ctx, m->be, &cfg, &tm->net));
+    gen_side(tm->net, &off, &need);
+    if (cnt != need) return gen_rd_fail(r, "TimeGAN parameter count does not match its sizes");
     float *h = malloc(cnt * sizeof(float));
     GEN_RETURN_IF(!h, m->ctx, GENESIS_ERR_NOMEM, "out of memory loading the model");
     genesis_status st = gen_rd_f32s(r, h, cnt);
