@@ -56,7 +56,9 @@ void gen_seq_data_free(gen_seq_data *d) {
     memset(d, 0, sizeof *d);
 }
 
-/* Value of a numeric or numeric-text column at row i (NaN when missing or not a number). */
+/* Value of a numeric or numeric-text column at row i (NaN when missing or not a number; a
+ * text that strtod reads as infinite or NaN, "inf" or "1e999", is not a number, as the CSV
+ * reader types it). */
 static double col_number(const gen_column *c, int64_t i) {
     if (c->type == GENESIS_COLUMN_CONTINUOUS) return c->num[i];
     if (c->cat[i] < 0) return NAN;
@@ -64,7 +66,7 @@ static double col_number(const gen_column *c, int64_t i) {
     const char *s = c->levels[c->cat[i]];
     double v = strtod(s, &end);
     while (*end == ' ') end++;
-    return (end == s || *end) ? NAN : v;
+    return (end == s || *end || !isfinite(v)) ? NAN : v;
 }
 
 typedef struct row_key {
