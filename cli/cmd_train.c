@@ -166,10 +166,14 @@ static void summary(genesis_ctx *ctx, const options *o, const genesis_table *t, 
     snprintf(kind, sizeof kind, "%s", genesis_model_kind_name(o->kind));
     for (char *q = kind; *q; q++) *q = (char)toupper((unsigned char)*q);
     genesis_model_get_param(m, GENESIS_P_EPOCHS, &v[0]);
+    genesis_model_get_param(m, GENESIS_P_PRECISION, &v[1]);
+    char prec[32] = "";
+    if (v[1] != GENESIS_PRECISION_FP32) /* mixed precision (docs/precision.md) */
+        snprintf(prec, sizeof prec, " in %s", genesis_param_choice(GENESIS_P_PRECISION, (int)v[1]));
     fprintf(stderr, "genesis: %s: %lld rows x %d columns (%d continuous, %d categorical); "
-                    "training %s for %g epochs on %s\n",
+                    "training %s for %g epochs%s on %s\n",
             o->input, (long long)genesis_table_nrows(t), genesis_table_ncols(t), ncont,
-            genesis_table_ncols(t) - ncont, kind, v[0], genesis_ctx_device_name(ctx));
+            genesis_table_ncols(t) - ncont, kind, v[0], prec, genesis_ctx_device_name(ctx));
     char dates[512];
     size_t k = 0;
     dates[0] = 0;

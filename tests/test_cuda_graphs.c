@@ -10,7 +10,11 @@
  *   - CTGAN and TVAE: a fit with graphs and one with GENESIS_CUDA_GRAPHS=0 end with
  *     bit-identical model state (gen_model_state: weights, batch-norm statistics, Adam
  *     moments), and the emulator's counters show what the host submits per step: one graph
- *     launch and no kernel launch with graphs, every kernel without.
+ *     launch and no kernel launch with graphs, every kernel without;
+ *   - FP16 training (docs/precision.md): the loss scale and the skip decision live in device
+ *     memory, so a step recorded once replays them: with an overflow injected into a replayed
+ *     step (GENESIS_FP16_INJECT_INF), graph and no-graph fits skip the same steps and end
+ *     bit-identical.
  * The table is the first 240 rows of data/adult_sample.csv with tiny networks, so a fit is a
  * few seconds. CTest runs it under the forward and random:1 schedules (*_emu_*); without
  * GENESIS_CUDA_EMULATOR=1 it exits 77. CK_NOFORK, like the other CUDA suites.
@@ -67,7 +71,10 @@ typedef struct fit_result {
     float *state;
     size_t n;
     unsigned long long d[ST_N]; /* counters over the fit */
+    int64_t skipped;            /* steps the FP16 loss scaling skipped */
 } fit_result;
+
+static int g_prec; /* the precision cg_fit trains in (GENESIS_PRECISION_*) */
 
 static void cg_fit(genesis_model_kind kind, int graphs, int epochs, int batch, fit_result *r) {
     genesis_ctx *ctx = NULL;
@@ -85,6 +92,7 @@ static void cg_fit(genesis_model_kind kind, int graphs, int epochs, int batch, f
     ck_assert_int_eq(genesis_model_create(ctx, kind, &m), GENESIS_OK);
     ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_BATCH_SIZE, batch), GENESIS_OK);
     ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_EPOCHS, epochs), GENESIS_OK);
+    ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_PRECISION, g_prec), GENESIS_OK);
     ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_EMBEDDING_DIM, 8), GENESIS_OK);
     ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_GEN_DIM, 16), GENESIS_OK);
     if (kind == GENESIS_MODEL_CTGAN) {
@@ -99,6 +107,7 @@ static void cg_fit(genesis_model_kind kind, int graphs, int epochs, int batch, f
     ck_assert_str_eq(genesis_ctx_device_name(ctx), "cuda:0");
     for (int i = 0; i < ST_N; i++) r->d[i] = s1[i] - s0[i];
     ck_assert_int_eq(gen_model_state(m, &r->state, &r->n, NULL, NULL), GENESIS_OK);
+    ck_assert_int_eq(genesis_model_skipped_steps(m, &r->skipped), GENESIS_OK);
     genesis_model_free(m);
     genesis_table_free(t);
     genesis_ctx_free(ctx);
@@ -179,6 +188,41 @@ END_TEST
 START_TEST(test_tvae_graphs) {
     /* batch 50: 4 full steps and a last one of 40 rows */
     cg_check_model(GENESIS_MODEL_TVAE, "tvae", 50, 5, 4);
+}
+END_TEST
+
+/* FP16 with an overflow injected into the 5th backward pass of each loss-scaling state (the
+ * first step is issued, the second recorded, the 5th a replay): graph and no-graph fits skip
+ * the same steps and end bit-identical (weights, statistics, Adam moments) */
+static void cg_check_fp16(genesis_model_kind kind, const char *name, int batch, int states) {
+    fit_result g, n, clean;
+    g_prec = GENESIS_PRECISION_FP16;
+    cg_fit(kind, 1, 2, batch, &clean);
+    setenv("GENESIS_FP16_INJECT_INF", "5", 1);
+    cg_fit(kind, 1, 2, batch, &g);
+    cg_fit(kind, 0, 2, batch, &n);
+    unsetenv("GENESIS_FP16_INJECT_INF");
+    g_prec = GENESIS_PRECISION_FP32;
+    size_t diff = 0;
+    ck_assert_int_eq((long long)g.n, (long long)n.n);
+    for (size_t i = 0; i < g.n; i++) diff += memcmp(&g.state[i], &n.state[i], sizeof(float)) != 0;
+    printf("%s fp16: %lld steps skipped with graphs, %lld without, %lld without the injection; "
+           "%zu of %zu state values differ; graph launches %llu\n",
+           name, (long long)g.skipped, (long long)n.skipped, (long long)clean.skipped, diff, g.n,
+           g.d[ST_GRAPH_LAUNCHES]);
+    ck_assert_msg(g.d[ST_GRAPH_LAUNCHES] > 4, "%s: the fp16 steps were not replayed", name);
+    ck_assert_int_eq((long long)g.skipped, (long long)n.skipped);
+    ck_assert_int_eq((long long)g.skipped, (long long)clean.skipped + states);
+    ck_assert_msg(diff == 0, "%s fp16: %zu state values differ with and without graphs", name,
+                  diff);
+    free(g.state);
+    free(n.state);
+    free(clean.state);
+}
+
+START_TEST(test_fp16_graphs) {
+    if (_i == 0) cg_check_fp16(GENESIS_MODEL_CTGAN, "ctgan", 40, 2);
+    else cg_check_fp16(GENESIS_MODEL_TVAE, "tvae", 50, 1);
 }
 END_TEST
 
@@ -316,6 +360,7 @@ int main(void) {
     tcase_add_test(tc, test_backend_capture_rules);
     tcase_add_test(tc, test_ctgan_graphs);
     tcase_add_test(tc, test_tvae_graphs);
+    tcase_add_loop_test(tc, test_fp16_graphs, 0, 2);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_set_fork_status(sr, CK_NOFORK);

@@ -6,11 +6,14 @@
  * the CPU's mixed GEMM against the reference product of pre-rounded operands, the loss
  * scaling rules of amp_unscale / adam_dev step by step, and FP16 training through the public
  * API with an injected gradient overflow (GENESIS_FP16_INJECT_INF): the step is skipped and
- * counted, and training goes on to a loss like the run without it.
+ * counted, and training goes on to a loss like the run without it. A model file keeps the
+ * precision (setting 24), and a file written before the setting existed (24 settings) loads
+ * as fp32.
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "backend.h"
 #include "rng.h"
@@ -245,10 +248,11 @@ static int64_t fit_fp16(genesis_model_kind kind, const char *inject, double *los
     ck_assert_int_eq(genesis_model_create(ctx, kind, &m), GENESIS_OK);
     ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_PRECISION, GENESIS_PRECISION_FP16),
                      GENESIS_OK);
-    genesis_model_set_param(m, GENESIS_P_EPOCHS, 6);
+    genesis_model_set_param(m, GENESIS_P_EPOCHS, 4);
     genesis_model_set_param(m, GENESIS_P_BATCH_SIZE, 100);
-    genesis_model_set_param(m, GENESIS_P_GEN_DIM, 64);
-    if (kind == GENESIS_MODEL_CTGAN) genesis_model_set_param(m, GENESIS_P_DIS_DIM, 64);
+    genesis_model_set_param(m, GENESIS_P_EMBEDDING_DIM, 32);
+    genesis_model_set_param(m, GENESIS_P_GEN_DIM, 32);
+    if (kind == GENESIS_MODEL_CTGAN) genesis_model_set_param(m, GENESIS_P_DIS_DIM, 32);
     ck_assert_msg(genesis_model_fit(m, t, last_loss, loss) == GENESIS_OK, "%s",
                   genesis_errmsg(ctx));
     int64_t skipped = -1;
@@ -265,9 +269,9 @@ START_TEST(test_fp16_injected_overflow) {
     const char *name = _i ? "tvae" : "ctgan";
     double l0 = 0, l1 = 0;
     int64_t k0 = fit_fp16(kind, NULL, &l0);
-    /* the 50th backward pass (epoch 3 of 6 at 20 steps an epoch) of each loss-scaling
+    /* the 40th backward pass (epoch 2 of 4 at 20 steps an epoch) of each loss-scaling
      * state overflows: CTGAN has two (discriminator, generator), TVAE one */
-    int64_t k1 = fit_fp16(kind, "50", &l1);
+    int64_t k1 = fit_fp16(kind, "40", &l1);
     int states = _i ? 1 : 2;
     printf("%s fp16: %lld steps skipped without injection (last loss %.4f), %lld with it (last "
            "loss %.4f)\n", name, (long long)k0, l0, (long long)k1, l1);
@@ -277,6 +281,77 @@ START_TEST(test_fp16_injected_overflow) {
                   name, (long long)k1, (long long)k0);
     ck_assert_msg(isfinite(l1) && fabs(l1 - l0) <= 0.25 * fabs(l0) + 0.25,
                   "%s: training did not recover: last loss %.4f vs %.4f", name, l1, l0);
+}
+END_TEST
+
+/* ---- the model file: the precision is kept; 24-setting files load as fp32 -------------------- */
+
+static uint32_t crc32_ieee(const unsigned char *p, size_t n) { /* zlib's crc32 */
+    uint32_t c = 0xFFFFFFFFu;
+    for (size_t i = 0; i < n; i++) {
+        c ^= p[i];
+        for (int k = 0; k < 8; k++) c = (c >> 1) ^ (0xEDB88320u & (0u - (c & 1u)));
+    }
+    return ~c;
+}
+
+START_TEST(test_file_precision) {
+    genesis_ctx *ctx;
+    genesis_ctx_create(&ctx);
+    genesis_ctx_set_threads(ctx, 1);
+    genesis_table *t;
+    ck_assert_int_eq(genesis_table_read_csv(ctx, tu_path("data/adult_sample.csv"), NULL, &t),
+                     GENESIS_OK);
+    genesis_model *m;
+    ck_assert_int_eq(genesis_model_create(ctx, GENESIS_MODEL_TVAE, &m), GENESIS_OK);
+    genesis_model_set_param(m, GENESIS_P_EPOCHS, 1);
+    genesis_model_set_param(m, GENESIS_P_PRECISION, GENESIS_PRECISION_BF16);
+    ck_assert_int_eq(genesis_model_fit(m, t, NULL, NULL), GENESIS_OK);
+    char path[] = "/tmp/genesis_test_precision_XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    ck_assert_int_eq(genesis_model_save(m, path), GENESIS_OK);
+    genesis_model_free(m);
+    double v = -1;
+    ck_assert_int_eq(genesis_model_load(ctx, path, &m), GENESIS_OK);
+    genesis_model_get_param(m, GENESIS_P_PRECISION, &v);
+    ck_assert(v == GENESIS_PRECISION_BF16);
+    genesis_model_free(m);
+    /* the same file as a genesis without the setting wrote it: S = 24, the last f64 gone */
+    FILE *f = fopen(path, "rb");
+    ck_assert_ptr_nonnull(f);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    unsigned char *b = malloc((size_t)n);
+    ck_assert(b && fread(b, 1, (size_t)n, f) == (size_t)n);
+    fclose(f);
+    uint32_t S;
+    uint64_t P;
+    memcpy(&S, b + 24, 4);
+    memcpy(&P, b + 16, 8);
+    ck_assert_int_eq(S, 25);
+    size_t cut = 24 + 4 + 24 * 8; /* setting 24's f64 */
+    memmove(b + cut, b + cut + 8, (size_t)n - cut - 8);
+    n -= 8;
+    S = 24;
+    P -= 8;
+    memcpy(b + 24, &S, 4);
+    memcpy(b + 16, &P, 8);
+    uint32_t crc = crc32_ieee(b, (size_t)n - 4);
+    memcpy(b + n - 4, &crc, 4);
+    f = fopen(path, "wb");
+    ck_assert(f && fwrite(b, 1, (size_t)n, f) == (size_t)n);
+    fclose(f);
+    free(b);
+    ck_assert_msg(genesis_model_load(ctx, path, &m) == GENESIS_OK, "%s", genesis_errmsg(ctx));
+    genesis_model_get_param(m, GENESIS_P_PRECISION, &v);
+    ck_assert_msg(v == GENESIS_PRECISION_FP32, "a 24-setting file loads with precision %g", v);
+    genesis_model_free(m);
+    remove(path);
+    genesis_table_free(t);
+    genesis_ctx_free(ctx);
 }
 END_TEST
 
@@ -290,6 +365,7 @@ int main(void) {
     tcase_add_test(tc, test_cpu_gemm_prec);
     tcase_add_test(tc, test_amp_rules);
     tcase_add_loop_test(tc, test_fp16_injected_overflow, 0, 2);
+    tcase_add_test(tc, test_file_precision);
     suite_add_tcase(s, tc);
     return tu_run(s);
 }

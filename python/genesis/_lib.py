@@ -184,6 +184,7 @@ _SIGNATURES = {
     "genesis_model_kind_features": (ctypes.c_uint, [c_int]),
     "genesis_param_count": (c_int, []),
     "genesis_param_get_info": (c_int, [c_int, c_int, POINTER(ParamInfo)]),
+    "genesis_param_choice": (c_char_p, [c_int, c_int]),
     "genesis_model_create": (c_int, [c_void_p, c_int, POINTER(c_void_p)]),
     "genesis_model_free": (None, [c_void_p]),
     "genesis_model_get_kind": (c_int, [c_void_p]),

@@ -20,8 +20,6 @@ METHODS = ("ctgan", "tvae", "timegan")
 
 # Options that would need what the library does not do (docs/python.md, "Not implemented").
 NOT_IMPLEMENTED = {
-    "mixed_precision": "the library trains and samples in FP32 only; its parameter table has "
-                       "no precision setting yet. Use mixed_precision=False (the default)",
     "gradient_checkpointing": "the networks keep every activation (their memory is in "
                               "estimate_memory()); lower config['batch_size'] or set "
                               "memory_limit / memory_fraction instead",
@@ -30,6 +28,16 @@ NOT_IMPLEMENTED = {
     "pin_memory": "host/device copies are made by the library's CUDA backend; there is no "
                   "pinned-memory switch",
 }
+
+
+def _precision_config(config, mixed_precision):
+    """mixed_precision: False/None = the config's own (fp32 by default); True = "bf16"; or a
+    precision name ("tf32", "bf16", "fp16", "fp32"), the `precision` setting (docs/precision.md)."""
+    if mixed_precision in (None, False):
+        return config
+    config = dict(config)
+    config["precision"] = "bf16" if mixed_precision is True else mixed_precision
+    return config
 
 
 def _reject_unimplemented(options):
@@ -163,9 +171,8 @@ class SyntheticGenerator:
     def __init__(self, method="ctgan", config=None, device=None, seed=0, threads=0,
                  memory_fraction=None, memory_limit=None, mixed_precision=False,
                  gradient_checkpointing=False, num_workers=None, pin_memory=False):
-        config = dict(config or {})
-        _reject_unimplemented({"mixed_precision": mixed_precision,
-                               "gradient_checkpointing": gradient_checkpointing,
+        config = _precision_config(dict(config or {}), mixed_precision)
+        _reject_unimplemented({"gradient_checkpointing": gradient_checkpointing,
                                "num_workers": num_workers, "pin_memory": pin_memory})
         _reject_unimplemented(config)
         if "device" in config:
@@ -197,6 +204,16 @@ class SyntheticGenerator:
         if name not in table:
             known = sorted({k for k in table if "_" in k or k.isalpha()})
             raise ValueError(f"unknown setting {name!r}; the settings are {known}")
+        if isinstance(value, str):  # a named value ("bf16"): its index (genesis_param_choice)
+            names = []
+            while True:
+                c = self._lib.genesis_param_choice(table[name], len(names))
+                if not c:
+                    break
+                names.append(c.decode())
+            if value not in names:
+                raise ValueError(f"{name} must be one of {names}, not {value!r}")
+            value = names.index(value)
         check(self._lib.genesis_model_set_param(self._model, table[name], float(value)),
               self._ctx.ptr)
         self._config[name.replace("-", "_")] = value

@@ -11,7 +11,8 @@ import tempfile
 
 from . import _lib
 from ._errors import GenesisError, check
-from ._model import SyntheticGenerator, _Context, _reject_unimplemented, parse_device
+from ._model import (SyntheticGenerator, _Context, _precision_config, _reject_unimplemented,
+                     parse_device)
 
 
 @dataclasses.dataclass
@@ -153,8 +154,8 @@ class BatchedGenerator(SyntheticGenerator):
                  memory_limit=None, auto_batch=True, mixed_precision=False, config=None,
                  seed=0, threads=0, gradient_checkpointing=False, num_workers=None,
                  pin_memory=False):
-        _reject_unimplemented({"mixed_precision": mixed_precision,
-                               "gradient_checkpointing": gradient_checkpointing,
+        config = _precision_config(dict(config or {}), mixed_precision)
+        _reject_unimplemented({"gradient_checkpointing": gradient_checkpointing,
                                "num_workers": num_workers, "pin_memory": pin_memory})
         if batch_size is None and not auto_batch:
             raise ValueError("give batch_size, or auto_batch=True to size batches from the "

@@ -101,10 +101,14 @@ def test_memory_efficient_training_names_what_exists(tiny):
     assert generator.get_param("batch_size") == 500
 
 
-def test_mixed_precision_not_implemented():
-    with pytest.raises(NotImplementedError, match="FP32"):
-        BatchedGenerator(method="ctgan", device="cpu", mixed_precision=True,
+def test_mixed_precision_sets_precision():
+    g = BatchedGenerator(method="ctgan", device="cpu", mixed_precision=True,
                          config={"epochs": 300, "batch_size": 1000})
+    assert g.get_param("precision") == 2  # bf16
+    g = BatchedGenerator(method="tvae", device="cpu", mixed_precision="fp16")
+    assert g.get_param("precision") == 3
+    with pytest.raises(ValueError, match="bf16"):
+        BatchedGenerator(method="tvae", device="cpu", mixed_precision="fp8")
 
 
 def test_slow_generation_options_not_implemented():

@@ -87,6 +87,13 @@ else
 fi
 run info_extra "$G" info --bogus
 expect_error 2 "--bogus"
+# a named setting: its names, not numbers (docs/precision.md)
+run precision_bad "$G" fit -i x.csv -m "$OUT/m.gen" --precision bf17
+expect_error 2 "--precision must be one of fp32, tf32, bf16, fp16" "bf17"
+run precision_number "$G" fit -i x.csv -m "$OUT/m.gen" --precision 2
+expect_error 2 "--precision must be one of"
+run precision_help "$G" fit --help
+grep -q -- "--precision *fp32 *fp32|tf32|bf16|fp16" "$W/precision_help.out" && pass "[fit --help] lists the precisions by name" || fail "[fit --help] no precision names"
 
 section "usage errors"
 run noargs "$G"
