@@ -38,6 +38,13 @@ if ! "$CC_FUZZ" -fsanitize=fuzzer,address,undefined "$probe/p.c" -o "$probe/p" >
     echo "fuzz: $CC_FUZZ cannot link libFuzzer (-fsanitize=fuzzer; install libclang-rt-dev or the compiler-rt package); skipped"
     exit 0
 fi
+# the library uses OpenMP: clang needs LLVM's runtime (libomp-dev)
+printf '#include <omp.h>\nint main(void) { return omp_get_max_threads() > 0 ? 0 : 1; }\n' >"$probe/o.c"
+if ! "$CC_FUZZ" -fopenmp "$probe/o.c" -o "$probe/o" >/dev/null 2>&1; then
+    rm -rf "$probe"
+    echo "fuzz: $CC_FUZZ cannot build OpenMP code (install libomp-dev); skipped"
+    exit 0
+fi
 rm -rf "$probe"
 
 echo "fuzz: building the harnesses with $CC_FUZZ in $BUILD"
