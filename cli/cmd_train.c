@@ -165,11 +165,16 @@ static void summary(genesis_ctx *ctx, const options *o, const genesis_table *t, 
     char kind[16];
     snprintf(kind, sizeof kind, "%s", genesis_model_kind_name(o->kind));
     for (char *q = kind; *q; q++) *q = (char)toupper((unsigned char)*q);
-    genesis_model_get_param(m, GENESIS_P_EPOCHS, &v[0]);
+    /* a method without epochs counts iterations (DDPM) */
+    genesis_param_info ep;
+    int epochs = genesis_param_get_info(GENESIS_P_EPOCHS, o->kind, &ep) == GENESIS_OK &&
+                 (ep.models & GENESIS_MODEL_BIT(o->kind));
+    genesis_model_get_param(m, epochs ? GENESIS_P_EPOCHS : GENESIS_P_ITERATIONS, &v[0]);
     fprintf(stderr, "genesis: %s: %lld rows x %d columns (%d continuous, %d categorical); "
-                    "training %s for %g epochs on %s\n",
+                    "training %s for %g %s on %s\n",
             o->input, (long long)genesis_table_nrows(t), genesis_table_ncols(t), ncont,
-            genesis_table_ncols(t) - ncont, kind, v[0], genesis_ctx_device_name(ctx));
+            genesis_table_ncols(t) - ncont, kind, v[0], epochs ? "epochs" : "iterations",
+            genesis_ctx_device_name(ctx));
     char dates[512];
     size_t k = 0;
     dates[0] = 0;
