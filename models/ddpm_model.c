@@ -17,7 +17,8 @@
  * Generation: ancestral sampling over all T steps (sample-steps 0 or >= T), or S strided
  * steps: DDIM (eta = 0) for the Gaussian part and the exact multistep multinomial
  * posterior for the categorical part. The per-step posterior arithmetic runs on the host
- * (src/diffusion.h) on the downloaded denoiser output; the network runs on the backend.
+ * (src/diffusion.h) on the downloaded denoiser output; the network runs on the backend
+ * (CPU, or CUDA: cuda/diffusion.cu).
  * Checkpoints: between iterations (ddpm_train_save). Not supported: conditions (no
  * conditional vector), data-parallel training.
  */
