@@ -37,7 +37,8 @@ void gen_seq_schema_free(gen_seq_schema *s) {
     if (!s) return;
     for (int c = 0; c < s->ncols; c++) {
         free(s->cols[c].name);
-        for (int k = 0; k < s->cols[c].nlevels; k++) free(s->cols[c].levels[k]);
+        /* a load that failed after reading the level count has no level array yet */
+        for (int k = 0; s->cols[c].levels && k < s->cols[c].nlevels; k++) free(s->cols[c].levels[k]);
         free(s->cols[c].levels);
     }
     free(s->cols);
