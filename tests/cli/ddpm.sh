@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # ddpm.sh — the CLI's DDPM path (docs/ddpm.md): generate and fit/sample with --method ddpm,
-# the same seed giving the same bytes, sample from the saved model = generate's output,
-# --sample-steps changing on a fitted model, the method's help listing its settings and
+# the same seed giving the same bytes (also with another thread count), sample from the saved
+# model = generate's output,# --sample-steps changing on a fitted model, the method's help listing its settings and
 # defaults, estimate and evaluate on its output, and the settings of other methods refused
 # by the parameter table (usage error, exit 2).
 #
@@ -20,6 +20,8 @@ if expect_ok; then
 fi
 run gen_again "$G" generate "${FAST[@]}" -i "$ADULT" -n 300 -o "$OUT/b.csv" --seed 4
 expect_ok && { cmp -s "$OUT/a.csv" "$OUT/b.csv" && pass "[gen] same seed, same bytes" || fail "[gen] same seed gave different output"; }
+run gen_threads "$G" generate "${FAST[@]}" -i "$ADULT" -n 300 -o "$OUT/t.csv" --seed 4 --threads 2
+expect_ok && { cmp -s "$OUT/a.csv" "$OUT/t.csv" && pass "[gen] --threads 2 gives the --threads 1 bytes" || fail "[gen] the thread count changed the output"; }
 run sample "$G" sample -q -m "$OUT/a.gen" -n 300 -o "$OUT/c.csv" --seed 4
 expect_ok && { cmp -s "$OUT/a.csv" "$OUT/c.csv" && pass "[sample] the saved model samples generate's rows" \
     || fail "[sample] the saved model samples differently"; }
