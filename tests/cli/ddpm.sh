@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # ddpm.sh — the CLI's DDPM path (docs/ddpm.md): generate and fit/sample with --method ddpm,
 # the same seed giving the same bytes (also with another thread count), sample from the saved
-# model = generate's output,# --sample-steps changing on a fitted model, the method's help listing its settings and
-# defaults, estimate and evaluate on its output, and the settings of other methods refused
+# model = generate's output, --sample-steps changing on a fitted model, the method's help
+# listing its settings and defaults, estimate and evaluate on its output, and the settings of other methods refused
 # by the parameter table (usage error, exit 2).
 #
 #   bash tests/cli/ddpm.sh <genesis-binary> <source-dir> <build-dir>
