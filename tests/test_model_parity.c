@@ -6,7 +6,7 @@
  * sampling uses the same gen_rng), and compared: the losses of every step, and the final
  * parameter blobs by NMSE (< 1e-6 with TF32 off). Two CUDA runs must give the same bits.
  * A last case goes through the public API on the default device (AUTO picks the GPU) and
- * compares sampled encoded rows with a CPU run of the same seed.
+ * compares sampled encoded rows with a CPU run of the same seed (CTGAN, TVAE, DDPM).
  *
  * The data is a synthetic table built in memory (two continuous columns, one bimodal and
  * one integer, and two related categorical columns), fitted and encoded by the real
@@ -425,7 +425,13 @@ static const char *api_run(genesis_model_kind kind, genesis_device_kind dev, enc
     genesis_model *m = NULL;
     ck_assert_int_eq(genesis_model_create(ctx, kind, &m), GENESIS_OK);
     const char *name = genesis_ctx_device_name(ctx);
-    ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_EPOCHS, 2), GENESIS_OK);
+    if (kind == GENESIS_MODEL_DDPM) { /* 20 iterations of a 20-step diffusion */
+        ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_ITERATIONS, 20), GENESIS_OK);
+        ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_DIFFUSION_STEPS, 20), GENESIS_OK);
+        ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_GEN_DIM, 32), GENESIS_OK);
+    } else {
+        ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_EPOCHS, 2), GENESIS_OK);
+    }
     ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_BATCH_SIZE, 60), GENESIS_OK);
     genesis_status st = genesis_model_fit(m, t, NULL, NULL);
     ck_assert_msg(st == GENESIS_OK, "fit on %s: %s", name, genesis_errmsg(ctx));
@@ -440,7 +446,7 @@ static const char *api_run(genesis_model_kind kind, genesis_device_kind dev, enc
 }
 
 START_TEST(test_api_default_device) {
-    genesis_model_kind kinds[2] = {GENESIS_MODEL_CTGAN, GENESIS_MODEL_TVAE};
+    genesis_model_kind kinds[3] = {GENESIS_MODEL_CTGAN, GENESIS_MODEL_TVAE, GENESIS_MODEL_DDPM};
     genesis_model_kind kind = kinds[_i];
     enum { N = 200 };
     static float a[N * 512], b[N * 512];
@@ -452,9 +458,10 @@ START_TEST(test_api_default_device) {
     ck_assert_int_le(sg.dim, 512);
     double mx, n = mp_nmse(a, b, (size_t)N * sg.dim, &mx);
     printf("%s through the API: %s vs cpu, sampled encoded rows nmse %.3e (max|d| %.3e)\n",
-           kind == GENESIS_MODEL_CTGAN ? "ctgan" : "tvae", name, n, mx);
+           genesis_model_kind_name(kind), name, n, mx);
     fflush(stdout);
-    /* a few training steps and one sampling pass: small drift only (argmax flips allowed) */
+    /* a few training steps and one sampling pass: small drift only (argmax flips allowed; DDPM:
+     * a categorical draw that rounding moves across a boundary) */
     ck_assert_msg(n < 1e-2, "sampled rows differ between %s and cpu: nmse %.3e", name, n);
 }
 END_TEST
@@ -480,7 +487,7 @@ int main(void) {
     tcase_add_test(tc, test_ctgan_steps);
     tcase_add_test(tc, test_tvae_steps);
     tcase_add_test(tc, test_ddpm_steps);
-    tcase_add_loop_test(tc, test_api_default_device, 0, 2);
+    tcase_add_loop_test(tc, test_api_default_device, 0, 3);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_set_fork_status(sr, CK_NOFORK);
