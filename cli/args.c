@@ -172,9 +172,19 @@ static void help_settings(unsigned cmd, genesis_model_kind only) {
             if ((only && (int)only != k) || !(pi.models & GENESIS_MODEL_BIT(k)) || (cmd == S && !pi.after_fit))
                 continue;
             if (!shown++) printf("  --method %s:\n", genesis_model_kind_name((genesis_model_kind)k));
-            char range[48];
+            char range[48], def[24];
+            const char *named = genesis_param_choice((genesis_param)p, (int)pi.def);
             snprintf(range, sizeof range, "(%.10g .. %.10g)", pi.lo, pi.hi);
-            printf("    --%-20s %-8g %-20s %s\n", pi.name, pi.def, range, pi.help);
+            if (named) { /* a named setting: its names instead of a range */
+                range[0] = 0;
+                for (int i = 0; genesis_param_choice((genesis_param)p, i); i++)
+                    snprintf(range + strlen(range), sizeof range - strlen(range), "%s%s",
+                             i ? "|" : "", genesis_param_choice((genesis_param)p, i));
+                snprintf(def, sizeof def, "%s", named);
+            } else {
+                snprintf(def, sizeof def, "%g", pi.def);
+            }
+            printf("    --%-20s %-8s %-20s %s\n", pi.name, def, range, pi.help);
         }
     }
     if (!only && cmd != S)
@@ -428,7 +438,19 @@ static int apply_param(options *o, int p, const char *arg) {
         return usage_error(o->cmd_name, "--%s does not apply to '%s' (it applies to %s)", pi.name,
                            o->cmd_name, cmds);
     }
-    if (parse_double(arg, &val) || val < pi.lo || val > pi.hi || (pi.integer && val != (double)(long long)val))
+    if (genesis_param_choice((genesis_param)p, 0)) { /* a named setting: one of its names */
+        int k = 0;
+        while (genesis_param_choice((genesis_param)p, k) && strcmp(genesis_param_choice((genesis_param)p, k), arg))
+            k++;
+        if (!genesis_param_choice((genesis_param)p, k)) {
+            char names[96] = "";
+            for (int i = 0; genesis_param_choice((genesis_param)p, i); i++)
+                snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", i ? ", " : "",
+                         genesis_param_choice((genesis_param)p, i));
+            return usage_error(o->cmd_name, "--%s must be one of %s, got '%s'", pi.name, names, arg);
+        }
+        val = k;
+    } else if (parse_double(arg, &val) || val < pi.lo || val > pi.hi || (pi.integer && val != (double)(long long)val))
         return usage_error(o->cmd_name, "--%s must be a %s between %g and %g, got '%s'", pi.name,
                            pi.integer ? "whole number" : "number", pi.lo, pi.hi, arg);
     o->pset[p] = 1;

@@ -39,6 +39,24 @@ int cmd_estimate(int argc, char **argv) {
     if (st == GENESIS_OK && t) st = genesis_estimate_memory(m, t, GENESIS_WORKLOAD_FIT, 0, &e[ne++]);
     if (st == GENESIS_OK)
         st = genesis_estimate_memory(m, t, GENESIS_WORKLOAD_SAMPLE, o.sample_batch, &e[ne++]);
+    /* mixed precision: the same estimate in fp32 beside it (an unfitted model: a fitted one
+     * cannot change a training setting), for the difference the precision makes */
+    double prec = 0;
+    genesis_memory_estimate e32[2];
+    int have32 = 0;
+    if (st == GENESIS_OK) genesis_model_get_param(m, GENESIS_P_PRECISION, &prec);
+    if (st == GENESIS_OK && prec != GENESIS_PRECISION_FP32 &&
+        genesis_model_set_param(m, GENESIS_P_PRECISION, GENESIS_PRECISION_FP32) == GENESIS_OK) {
+        int n32 = 0;
+        genesis_status s32 = GENESIS_OK;
+        if (t) s32 = genesis_estimate_memory(m, t, GENESIS_WORKLOAD_FIT, 0, &e32[n32++]);
+        if (s32 == GENESIS_OK)
+            s32 = genesis_estimate_memory(m, t, GENESIS_WORKLOAD_SAMPLE, e[ne - 1].batch_rows,
+                                          &e32[n32++]);
+        have32 = s32 == GENESIS_OK;
+        genesis_model_set_param(m, GENESIS_P_PRECISION, prec);
+    }
+    const char *pname = genesis_param_choice(GENESIS_P_PRECISION, (int)prec);
     int64_t maxfit = 0;
     genesis_status fitst = GENESIS_OK;
     if (st == GENESIS_OK && t) fitst = genesis_optimize_batch_size(m, t, GENESIS_WORKLOAD_FIT, &maxfit);
@@ -51,12 +69,20 @@ int cmd_estimate(int argc, char **argv) {
     const char *kind = genesis_model_kind_name(genesis_model_get_kind(m));
     int first = 1;
     if (o.json) {
-        printf("{\"method\":\"%s\",\"device\":\"%s\",\"exact\":%d,\"data_dim\":%d,\"cond_dim\":%d,"
+        printf("{\"method\":\"%s\",\"device\":\"%s\",\"precision\":\"%s\",\"exact\":%d,"
+               "\"data_dim\":%d,\"cond_dim\":%d,"
                "\"workloads\":[%s\"sample\"],\"budget\":%llu,\"available\":%llu,"
                "\"max_training_batch\":%lld,",
-               kind, genesis_ctx_device_name(ctx), e[0].exact, e[0].data_dim, e[0].cond_dim,
-               t ? "\"fit\"," : "", (unsigned long long)budget, (unsigned long long)avail,
-               (long long)maxfit);
+               kind, genesis_ctx_device_name(ctx), pname ? pname : "fp32", e[0].exact,
+               e[0].data_dim, e[0].cond_dim, t ? "\"fit\"," : "", (unsigned long long)budget,
+               (unsigned long long)avail, (long long)maxfit);
+        if (have32) {
+            uint64_t d[2];
+            for (int i = 0; i < ne; i++) d[i] = e[i].workspace - e32[i].workspace;
+            est_row("precision_extra", d, ne, 1, &first);
+            for (int i = 0; i < ne; i++) d[i] = e32[i].on_device ? e32[i].device_total : e32[i].host_total;
+            est_row("fp32_total", d, ne, 1, &first);
+        }
         uint64_t br[2];
         for (int i = 0; i < ne; i++) br[i] = (uint64_t)e[i].batch_rows;
         est_row("batch_rows", br, ne, 1, &first);
@@ -94,6 +120,20 @@ int cmd_estimate(int argc, char **argv) {
     EST(host_total, "= host memory (peak)");
     EST(device_total, "= GPU memory");
 #undef EST
+    if (have32 && !o.json) { /* what the precision changes (docs/precision.md) */
+        uint64_t d[2];
+        for (int i = 0; i < ne; i++) d[i] = e[i].workspace - e32[i].workspace;
+        char lbl[48];
+        snprintf(lbl, sizeof lbl, "%s vs fp32: operand copies", pname ? pname : "?");
+        est_row(lbl, d, ne, 0, &first);
+        for (int i = 0; i < ne; i++) d[i] = e32[i].on_device ? e32[i].device_total : e32[i].host_total;
+        est_row("  total in fp32", d, ne, 0, &first);
+        printf("  (%s rounds the matrix products' operands: %s of the largest product, counted in "
+               "the workspace; weights, activations, gradients and Adam stay FP32, so %s needs "
+               "that much more, not less)\n",
+               pname ? pname : "?", e[0].on_device ? "16-bit copies" : "FP32 copies",
+               pname ? pname : "it");
+    }
     char b1[32], b2[32];
     fmt_mib(b1, sizeof b1, budget);
     fmt_mib(b2, sizeof b2, avail);

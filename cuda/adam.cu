@@ -5,6 +5,9 @@
  * on the host in double exactly as backend_cpu.c does and passed in as two floats; adam_dev
  * (a recorded step, docs/cuda.md "CUDA graphs") reads the step count from device memory
  * and computes the same two floats on the device, once per block, with the same formulas.
+ * Also the loss scaling of FP16 training (backend.h gen_amp, docs/precision.md): the scale
+ * and skip decision live in device memory, so a recorded step replays them; adam_dev does
+ * nothing on a step whose gradients overflowed.
  */
 #include <math.h>
 
@@ -38,7 +41,9 @@ __global__ void k_adam(float *__restrict__ param, const float *__restrict__ grad
 __global__ void k_adam_dev(float *__restrict__ param, const float *__restrict__ grad,
                            float *__restrict__ m, float *__restrict__ v, size_t n, float lr,
                            float beta1, float beta2, float eps, float weight_decay,
-                           const int64_t *__restrict__ t0, int64_t dt) {
+                           const int64_t *__restrict__ t0, int64_t dt,
+                           const gen_amp *__restrict__ amp) {
+    if (amp && amp->skip) return; /* the same value for every thread: a uniform exit */
     __shared__ float sc[2];
     if (threadIdx.x == 0) {
         double t = (double)(*t0 + dt);
@@ -65,10 +70,79 @@ genesis_status gen_cu_adam(gen_cuda *cu, float *param, const float *grad, float 
 
 genesis_status gen_cu_adam_dev(gen_cuda *cu, float *param, const float *grad, float *m,
                                float *v, size_t n, float lr, float beta1, float beta2,
-                               float eps, float weight_decay, const int64_t *t0, int64_t dt) {
+                               float eps, float weight_decay, const int64_t *t0, int64_t dt,
+                               const gen_amp *amp) {
     if (n == 0) return GENESIS_OK;
     GEN_LAUNCH(k_adam_dev, gen_cuda_grid(n, GEN_CUDA_THREADS), GEN_CUDA_THREADS, 0, cu->stream)(
-        param, grad, m, v, n, lr, beta1, beta2, eps, weight_decay, t0, dt);
+        param, grad, m, v, n, lr, beta1, beta2, eps, weight_decay, t0, dt, amp);
     GEN_CUDA_LAUNCHED(cu);
+    return GENESIS_OK;
+}
+
+/* ---- loss scaling ---------------------------------------------------------------------------- */
+
+#define GEN_AMP_LOOP(i, n)                                                  \
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < (n); \
+         i += (size_t)gridDim.x * blockDim.x)
+
+__global__ void k_amp_scale(float *__restrict__ x, size_t n, const gen_amp *__restrict__ amp) {
+    float s = amp->scale;
+    GEN_AMP_LOOP(i, n) x[i] *= s;
+}
+
+/* amp->found = 1 when some g[i] is NaN or infinite (every writer stores 1: a benign race,
+ * as any_nonfinite); amp->found is 0 before (reset, and cleared by k_amp_decide) */
+__global__ void k_amp_check(const float *__restrict__ g, size_t n, gen_amp *__restrict__ amp) {
+    int found = 0;
+    GEN_AMP_LOOP(i, n) found |= !isfinite(g[i]);
+    if (__any_sync(0xffffffffu, found) && (threadIdx.x & 31) == 0) amp->found = 1;
+}
+
+/* one thread: the skip decision and the next scale (backend_cpu.c cpu_amp_unscale's rules);
+ * inv = 1 / the scale the gradients carry, for k_amp_apply */
+__global__ void k_amp_decide(gen_amp *amp) {
+    amp->steps++;
+    int bad = amp->found || (amp->inject_at > 0 && amp->steps == amp->inject_at);
+    amp->found = 0;
+    amp->skip = bad;
+    amp->inv = 1.0f / amp->scale;
+    if (bad) {
+        float h = amp->scale * 0.5f;
+        amp->scale = h < GEN_AMP_MIN_SCALE ? GEN_AMP_MIN_SCALE : h;
+        amp->good = 0;
+        amp->skipped++;
+    } else if (++amp->good >= amp->interval) {
+        amp->scale *= 2.0f;
+        amp->good = 0;
+    }
+}
+
+__global__ void k_amp_apply(float *__restrict__ g, size_t n, const gen_amp *__restrict__ amp) {
+    int skip = amp->skip;
+    float inv = amp->inv;
+    GEN_AMP_LOOP(i, n) g[i] = skip ? 0.0f : g[i] * inv;
+}
+
+genesis_status gen_cu_amp_scale(gen_cuda *cu, float *x, size_t n, const gen_amp *amp) {
+    if (n == 0) return GENESIS_OK;
+    GEN_LAUNCH(k_amp_scale, gen_cuda_grid(n, GEN_CUDA_THREADS), GEN_CUDA_THREADS, 0, cu->stream)(
+        x, n, amp);
+    GEN_CUDA_LAUNCHED(cu);
+    return GENESIS_OK;
+}
+
+genesis_status gen_cu_amp_unscale(gen_cuda *cu, float *g, size_t n, gen_amp *amp) {
+    if (n > 0) {
+        GEN_LAUNCH(k_amp_check, gen_cuda_grid(n, GEN_CUDA_THREADS), GEN_CUDA_THREADS, 0,
+                   cu->stream)(g, n, amp);
+        GEN_CUDA_LAUNCHED(cu);
+    }
+    GEN_LAUNCH(k_amp_decide, 1, 1, 0, cu->stream)(amp);
+    GEN_CUDA_LAUNCHED(cu);
+    if (n > 0) {
+        GEN_LAUNCH(k_amp_apply, gen_cuda_grid(n, GEN_CUDA_THREADS), GEN_CUDA_THREADS, 0,
+                   cu->stream)(g, n, amp);
+        GEN_CUDA_LAUNCHED(cu);
+    }
     return GENESIS_OK;
 }

@@ -250,17 +250,84 @@ static void op_copy2d(gen_backend *be, float *dst, int ldd, const float *src, in
 
 /* ---- dense ------------------------------------------------------------------------------------ */
 
+/* Converts the rows x cols matrix src (ld lds, FP32) to packed 16-bit values (ld cols) in
+ * the format `prec`, round to nearest even (precision.h) */
+__global__ void k_to_half(uint16_t *__restrict__ dst, const float *__restrict__ src, int lds,
+                          int rows, int cols, int prec) {
+    size_t n = (size_t)rows * cols;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x) {
+        size_t r = i / (size_t)cols, c = i % (size_t)cols;
+        dst[i] = gen_half_bits(src[r * (size_t)lds + c], prec);
+    }
+}
+
+static genesis_status cu_to_half(gen_cuda *cu, uint16_t *dst, const float *src, int lds,
+                                 int rows, int cols, int prec) {
+    size_t n = (size_t)rows * cols;
+    GEN_LAUNCH(k_to_half, gen_cuda_grid(n, GEN_CUDA_THREADS), GEN_CUDA_THREADS, 0, cu->stream)(
+        dst, src, lds, rows, cols, prec);
+    GEN_CUDA_LAUNCHED(cu);
+    return GENESIS_OK;
+}
+
+/* The 16-bit operand buffer, at least `bytes`: exactly the largest product's so far, as the
+ * memory model counts it (src/estimate.c). A replayed graph holds its address, so it grows
+ * only outside a recorded step, on the step's first issue. */
+static genesis_status cu_half_buffer(gen_cuda *cu, size_t bytes) {
+    if (bytes <= cu->half_bytes) return GENESIS_OK;
+    size_t want = bytes;
+    if (cu->half) {
+        GEN_CUDA_PASS(gen_cuda_sync(cu));
+        GEN_CUDA_TRY(cu, cudaFree(cu->half));
+        cu->half = NULL;
+        cu->half_bytes = 0;
+    }
+    GEN_CUDA_TRY(cu, cudaMalloc((void **)&cu->half, want));
+    cu->half_bytes = want;
+    return GENESIS_OK;
+}
+
 /* Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T: the same memory read
- * column-major is the transpose, so cuBLAS gets (B, A) with the same flags and (N, M). */
+ * column-major is the transpose, so cuBLAS gets (B, A) with the same flags and (N, M).
+ * prec (GEN_PREC_*, docs/precision.md): FP32 is cublasSgemm; TF32 is cublasGemmEx with FP32
+ * operands and CUBLAS_COMPUTE_32F_FAST_TF32; BF16/FP16 convert the stored A and B to 16
+ * bits (k_to_half, packed) and call cublasGemmEx with CUBLAS_COMPUTE_32F (FP32 accumulation,
+ * FP32 C). */
+static genesis_status cu_gemm_prec(gen_cuda *cu, int ta, int tb, int M, int N, int K,
+                                   float alpha, const float *A, int lda, const float *B, int ldb,
+                                   float beta, float *C, int ldc, int prec) {
+    if (M <= 0 || N <= 0) return GENESIS_OK;
+    if (K <= 0) return gen_cu_scale2d(cu, C, ldc, M, N, beta); /* as the CPU: C *= beta */
+    cublasOperation_t opa = ta ? CUBLAS_OP_T : CUBLAS_OP_N, opb = tb ? CUBLAS_OP_T : CUBLAS_OP_N;
+    if (prec == GEN_PREC_TF32) {
+        GEN_CUBLAS_TRY(cu, cublasGemmEx(cu->blas, opb, opa, N, M, K, &alpha, B, CUDA_R_32F, ldb,
+                                        A, CUDA_R_32F, lda, &beta, C, CUDA_R_32F, ldc,
+                                        CUBLAS_COMPUTE_32F_FAST_TF32, CUBLAS_GEMM_DEFAULT));
+        return GENESIS_OK;
+    }
+    if (prec == GEN_PREC_BF16 || prec == GEN_PREC_FP16) {
+        /* stored shapes (row-major): A is M x K (K x M when ta), B is K x N (N x K when tb) */
+        int ar = ta ? K : M, ac = ta ? M : K, br = tb ? N : K, bc = tb ? K : N;
+        size_t na = (size_t)ar * ac, nb = (size_t)br * bc;
+        GEN_CUDA_PASS(cu_half_buffer(cu, 2 * (na + nb)));
+        uint16_t *ha = cu->half, *hb = cu->half + na;
+        GEN_CUDA_PASS(cu_to_half(cu, ha, A, lda, ar, ac, prec));
+        GEN_CUDA_PASS(cu_to_half(cu, hb, B, ldb, br, bc, prec));
+        cudaDataType t = prec == GEN_PREC_BF16 ? CUDA_R_16BF : CUDA_R_16F;
+        GEN_CUBLAS_TRY(cu, cublasGemmEx(cu->blas, opb, opa, N, M, K, &alpha, hb, t, bc, ha, t, ac,
+                                        &beta, C, CUDA_R_32F, ldc, CUBLAS_COMPUTE_32F,
+                                        CUBLAS_GEMM_DEFAULT));
+        return GENESIS_OK;
+    }
+    GEN_CUBLAS_TRY(cu, cublasSgemm(cu->blas, opb, opa, N, M, K, &alpha, B, ldb, A, lda, &beta, C,
+                                   ldc));
+    return GENESIS_OK;
+}
 static genesis_status cu_gemm_impl(gen_cuda *cu, int ta, int tb, int M, int N, int K,
                                    float alpha, const float *A, int lda, const float *B, int ldb,
                                    float beta, float *C, int ldc) {
-    if (M <= 0 || N <= 0) return GENESIS_OK;
-    if (K <= 0) return gen_cu_scale2d(cu, C, ldc, M, N, beta); /* as the CPU: C *= beta */
-    GEN_CUBLAS_TRY(cu, cublasSgemm(cu->blas, tb ? CUBLAS_OP_T : CUBLAS_OP_N,
-                                   ta ? CUBLAS_OP_T : CUBLAS_OP_N, N, M, K, &alpha, B, ldb, A,
-                                   lda, &beta, C, ldc));
-    return GENESIS_OK;
+    return cu_gemm_prec(cu, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, GEN_PREC_FP32);
 }
 genesis_status gen_cu_gemm(gen_cuda *cu, int ta, int tb, int M, int N, int K, float alpha,
                            const float *A, int lda, const float *B, int ldb, float beta, float *C,
@@ -272,31 +339,35 @@ static void op_gemm(gen_backend *be, int ta, int tb, int M, int N, int K, float 
                     const float *A, int lda, const float *B, int ldb, float beta, float *C,
                     int ldc) {
     GEN_CUDA_RUN(be, "gemm",
-                 cu_gemm_impl(cu, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc));
+                 cu_gemm_prec(cu, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc,
+                              be->precision));
 }
 
 static genesis_status cu_linear_forward_impl(gen_cuda *cu, float *out, int ldo, const float *inp,
                                              int ldi, const float *W, const float *bias, int B,
-                                             int C, int OC) {
-    if (!bias) return cu_gemm_impl(cu, 0, 1, B, OC, C, 1.0f, inp, ldi, W, C, 0.0f, out, ldo);
+                                             int C, int OC, int prec) {
+    if (!bias)
+        return cu_gemm_prec(cu, 0, 1, B, OC, C, 1.0f, inp, ldi, W, C, 0.0f, out, ldo, prec);
     genesis_status st = gen_cu_fill_rows(cu, out, ldo, bias, B, OC);
     if (st != GENESIS_OK) return st;
-    return cu_gemm_impl(cu, 0, 1, B, OC, C, 1.0f, inp, ldi, W, C, 1.0f, out, ldo);
+    return cu_gemm_prec(cu, 0, 1, B, OC, C, 1.0f, inp, ldi, W, C, 1.0f, out, ldo, prec);
 }
 static void op_linear_forward(gen_backend *be, float *out, int ldo, const float *inp, int ldi,
                               const float *W, const float *bias, int B, int C, int OC) {
     GEN_CUDA_RUN(be, "linear_forward",
-                 cu_linear_forward_impl(cu, out, ldo, inp, ldi, W, bias, B, C, OC));
+                 cu_linear_forward_impl(cu, out, ldo, inp, ldi, W, bias, B, C, OC,
+                                        be->precision));
 }
 
 static genesis_status cu_linear_backward_impl(gen_cuda *cu, float *dinp, int lddi, float *dW,
                                               float *dbias, const float *dout, int lddo,
                                               const float *inp, int ldi, const float *W, int B,
-                                              int C, int OC) {
+                                              int C, int OC, int prec) {
     genesis_status st = GENESIS_OK;
-    if (dinp) st = cu_gemm_impl(cu, 0, 0, B, C, OC, 1.0f, dout, lddo, W, C, 1.0f, dinp, lddi);
+    if (dinp)
+        st = cu_gemm_prec(cu, 0, 0, B, C, OC, 1.0f, dout, lddo, W, C, 1.0f, dinp, lddi, prec);
     if (st == GENESIS_OK && dW)
-        st = cu_gemm_impl(cu, 1, 0, OC, C, B, 1.0f, dout, lddo, inp, ldi, 1.0f, dW, C);
+        st = cu_gemm_prec(cu, 1, 0, OC, C, B, 1.0f, dout, lddo, inp, ldi, 1.0f, dW, C, prec);
     if (st == GENESIS_OK && dbias) st = gen_cu_colsum_acc(cu, dbias, dout, lddo, B, OC);
     return st;
 }
@@ -305,7 +376,7 @@ static void op_linear_backward(gen_backend *be, float *dinp, int lddi, float *dW
                                const float *W, int B, int C, int OC) {
     GEN_CUDA_RUN(be, "linear_backward",
                  cu_linear_backward_impl(cu, dinp, lddi, dW, dbias, dout, lddo, inp, ldi, W, B,
-                                         C, OC));
+                                         C, OC, be->precision));
 }
 
 /* ---- the other families: thin wrappers over their launchers ----------------------------------- */
@@ -485,10 +556,16 @@ static int op_any_nonfinite(gen_backend *be, const float *x, size_t n) {
 
 static void op_adam_dev(gen_backend *be, float *param, const float *grad, float *m, float *v,
                         size_t n, float lr, float beta1, float beta2, float eps,
-                        float weight_decay, const int64_t *t0, int64_t dt) {
+                        float weight_decay, const int64_t *t0, int64_t dt, const gen_amp *amp) {
     GEN_CUDA_RUN(be, "adam_dev",
                  gen_cu_adam_dev(cu, param, grad, m, v, n, lr, beta1, beta2, eps, weight_decay,
-                                 t0, dt));
+                                 t0, dt, amp));
+}
+static void op_amp_scale(gen_backend *be, float *x, size_t n, const gen_amp *amp) {
+    GEN_CUDA_RUN(be, "amp_scale", gen_cu_amp_scale(cu, x, n, amp));
+}
+static void op_amp_unscale(gen_backend *be, float *g, size_t n, gen_amp *amp) {
+    GEN_CUDA_RUN(be, "amp_unscale", gen_cu_amp_unscale(cu, g, n, amp));
 }
 static void op_select_block(gen_backend *be, int32_t *dst, const int32_t *src, size_t n,
                             const gen_step_state *st) {
@@ -616,6 +693,7 @@ static void cu_release(gen_cuda *cu) {
     if (cu->blas) cublasDestroy(cu->blas);
     cudaFree(cu->blas_ws);
     cudaFree(cu->scratch);
+    cudaFree(cu->half);
     cudaFree(cu->spans_dev);
     cudaFree(cu->flag_dev);
     if (cu->flag_host) cudaFreeHost(cu->flag_host);
@@ -727,6 +805,8 @@ static void cu_fill_ops(gen_backend_ops *o) {
     o->host_alloc = op_host_alloc;
     o->host_free = op_host_free;
     o->adam_dev = op_adam_dev;
+    o->amp_scale = op_amp_scale;
+    o->amp_unscale = op_amp_unscale;
     o->select_block = op_select_block;
     o->step_advance = op_step_advance;
     o->graph_begin = op_graph_begin;

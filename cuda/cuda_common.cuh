@@ -78,6 +78,10 @@ typedef struct gen_cuda {
     /* device copy of the last activation-span table (host arrays are passed to the ops) */
     gen_act_span *spans_host, *spans_dev;
     int spans_n, spans_cap;
+    /* the 16-bit operands of a BF16/FP16 GEMM (grown on demand, never shrunk;
+     * docs/precision.md): op(A) then op(B), each converted from FP32 just before the product */
+    uint16_t *half;
+    size_t half_bytes;
     /* any_nonfinite's flag */
     int *flag_dev, *flag_host;
     /* pinned bounce buffer for small downloads (the ledger, losses): one asynchronous copy
@@ -90,6 +94,10 @@ typedef struct gen_cuda {
 } gen_cuda;
 
 static inline gen_cuda *gen_cuda_of(gen_backend *be) { return (gen_cuda *)be->impl; }
+
+/* adam.cu: loss scaling (backend.h gen_amp) and Adam that obeys its skip flag */
+genesis_status gen_cu_amp_scale(gen_cuda *cu, float *x, size_t n, const gen_amp *amp);
+genesis_status gen_cu_amp_unscale(gen_cuda *cu, float *g, size_t n, gen_amp *amp);
 
 /* Records the first failure (status, context message, ERROR log line); returns `code`. */
 genesis_status gen_cuda_fail(gen_cuda *cu, genesis_status code, const char *call,
@@ -340,7 +348,8 @@ genesis_status gen_cu_adam(gen_cuda *cu, float *param, const float *grad, float 
 /* t = *t0 + dt read on the device; the bias corrections computed there as the host does */
 genesis_status gen_cu_adam_dev(gen_cuda *cu, float *param, const float *grad, float *m,
                                float *v, size_t n, float lr, float beta1, float beta2,
-                               float eps, float weight_decay, const int64_t *t0, int64_t dt);
+                               float eps, float weight_decay, const int64_t *t0, int64_t dt,
+                               const gen_amp *amp);
 
 /* graph.cu: the device step state and recorded steps (docs/cuda.md, "CUDA graphs") */
 genesis_status gen_cu_select_block(gen_cuda *cu, int32_t *dst, const int32_t *src, size_t n,

@@ -108,12 +108,18 @@ static void ctgan_set_dims(ctgan *c, const ctgan_config *cfg) {
     c->pacw = c->pac * c->w;
     c->train = cfg->train;
     c->dis_steps = cfg->train ? (cfg->dis_steps > 0 ? cfg->dis_steps : 1) : 0;
+    c->fp16 = cfg->train && cfg->precision == GEN_PREC_FP16;
 }
 
 /* Backend bytes of the draws allocation: the step state, the step's block, a chunk. */
 static size_t ctgan_draws_bytes(const ctgan *c) {
     return sizeof(gen_step_state) +
            sizeof(int32_t) * ((size_t)ctgan_draw_ints(c) + ctgan_step_scratch(c));
+}
+
+/* Backend bytes of the loss-scaling block (FP16 training): two gen_amp and dys. */
+static size_t ctgan_amp_bytes(const ctgan *c) {
+    return 2 * sizeof(gen_amp) + 2 * (size_t)c->n * sizeof(float);
 }
 
 void ctgan_memory(const ctgan_config *cfg, gen_net_bytes *out) {
@@ -129,8 +135,23 @@ void ctgan_memory(const ctgan_config *cfg, gen_net_bytes *out) {
     out->params = 4 * (g + 4 * (size_t)c.gdim) + (c.train ? 4 * d : 0);
     /* gradients and Adam m, v of both networks, a chunk of draws with the step state and
      * the step's block, and the ledger */
-    out->optimizer = c.train ? 4 * 3 * (g + d) + ctgan_draws_bytes(&c) + 4 * CT_LEDGER : 0;
+    out->optimizer = c.train ? 4 * 3 * (g + d) + ctgan_draws_bytes(&c) + 4 * CT_LEDGER +
+                                   (c.fp16 ? ctgan_amp_bytes(&c) : 0)
+                             : 0;
     out->acts = 4 * ctgan_point_acts(&c, NULL);
+    /* the products' operands (mixed precision copies them): the generator's three layers on
+     * B rows; training, the discriminator's on the joint fake|real pass (2n packed rows),
+     * which bound the gradient penalty's products on n rows too */
+    uint64_t B = (uint64_t)c.B, g2 = (uint64_t)c.gdim;
+    gen_max_operands(out, gen_linear_operands(B, (uint64_t)c.d0, g2));
+    gen_max_operands(out, gen_linear_operands(B, (uint64_t)c.d1, g2));
+    gen_max_operands(out, gen_linear_operands(B, (uint64_t)c.d2, (uint64_t)c.data_dim));
+    if (c.train) {
+        uint64_t R = 2 * (uint64_t)c.n, dd = (uint64_t)c.ddim;
+        gen_max_operands(out, gen_linear_operands(R, (uint64_t)c.pacw, dd));
+        gen_max_operands(out, gen_linear_operands(R, dd, dd));
+        gen_max_operands(out, gen_linear_operands(R, dd, 1));
+    }
     /* host: the row/category scratch (host_col) and, training, a chunk of draws */
     out->host = (size_t)c.Bg * 4 * sizeof(int32_t) +
                 (c.train ? 4 * ctgan_step_scratch(&c) : (size_t)c.B * (size_t)(c.cond_dim > 0 ? c.cond_dim : 1) * 4);
@@ -150,6 +171,7 @@ void ctgan_free(ctgan *c) {
         be->ops->free(be, c->state); /* the allocation that holds the draws */
         be->ops->free(be, c->ledger);
         be->ops->free(be, c->bnred);
+        be->ops->free(be, c->amp);
     }
     free(c->spans);
     free(c->host_col);
@@ -195,8 +217,12 @@ genesis_status ctgan_create(genesis_ctx *ctx, gen_backend *be, const ctgan_confi
             c->draws = c->cur + ctgan_draw_ints(c);
         }
         c->ledger = be->ops->alloc(be, CT_LEDGER * sizeof(float));
+        if (c->fp16) {
+            c->amp = be->ops->alloc(be, ctgan_amp_bytes(c));
+            if (c->amp) c->dys = (float *)(c->amp + 2);
+        }
         if (!c->ggrads || !c->gm || !c->gv || !c->dparams || !c->dgrads || !c->dm || !c->dv ||
-            !c->draws || !c->ledger || (c->K > 1 && !c->bnred))
+            !c->draws || !c->ledger || (c->K > 1 && !c->bnred) || (c->fp16 && !c->amp))
             goto nomem;
         point_gen(&c->gg, c->ggrads, gs);
         point_dis(&c->dp, c->dparams, ds);
@@ -260,6 +286,7 @@ genesis_status ctgan_init_weights(ctgan *c, uint64_t seed) {
     be->ops->zero(be, c->gm, c->gcount); be->ops->zero(be, c->gv, c->gcount);
     be->ops->zero(be, c->dm, c->dcount); be->ops->zero(be, c->dv, c->dcount);
     c->gstep = c->dstep = 0;
+    if (c->amp) gen_amp_reset(be, c->amp, 2);
     free(hg); free(hd); free(hs);
     return GENESIS_OK;
 }
@@ -489,6 +516,7 @@ void ctgan_gp_backward(ctgan *c) {
     /* lambda * mean over the global packed rows: K > 1 scales by this rank's share */
     float lambda = c->K == 1 ? CT_GP_LAMBDA : CT_GP_LAMBDA * (float)n / (float)c->ng;
     o->gp_penalty(be, a->scal + 2, a->U, a->G, n, pw, lambda);
+    if (c->amp) o->amp_scale(be, a->U, (size_t)n * pw, &c->amp[0]); /* FP16: the loss scale */
     o->gemm(be, 1, 0, dd, pw, n, 1.0f, a->r1, dd, a->U, pw, 1.0f, d->W1, pw);
     o->gemm(be, 0, 1, n, dd, pw, 1.0f, a->U, pw, p->W1, pw, 0.0f, a->q1, dd);
     o->mul(be, a->p1, a->s1, a->q1, nd);
@@ -629,7 +657,13 @@ static genesis_status ctgan_issue_step(ctgan *c, const gen_dev_table *table, int
         ctgan_dis_forward(c, a->fake, 2 * n);
         o->sum(be, a->scal, a->y, (size_t)n);
         o->sum(be, a->scal + 1, a->y + n, (size_t)n);
-        ctgan_dis_backward(c, a->fake, a->dy_pos, NULL, 1, 2 * n);
+        const float *dy = a->dy_pos;
+        if (c->amp) { /* FP16: the backward pass starts from the scaled loss */
+            o->copy2d(be, c->dys, 2 * n, a->dy_pos, 2 * n, 1, 2 * n);
+            o->amp_scale(be, c->dys, 2 * (size_t)n, &c->amp[0]);
+            dy = c->dys;
+        }
+        ctgan_dis_backward(c, a->fake, dy, NULL, 1, 2 * n);
         /* gradient penalty on interpolates, alpha shared per pac group (drawn for the global
          * packed rows; this rank uses its slice) */
         o->fill_uniform(be, a->alpha, (size_t)c->ng, c->seed, GEN_STREAM_NOISE,
@@ -641,9 +675,10 @@ static genesis_status ctgan_issue_step(ctgan *c, const gen_dev_table *table, int
         o->zero(be, a->scal + 3, 1);
         float *sums = ct_reduce(c, c->dgrads, c->dcount, CT_RED_TAIL);
         if (c->comm_st != GENESIS_OK) break;
+        if (c->amp) o->amp_unscale(be, c->dgrads, c->dcount, &c->amp[0]);
         ct_ledger(c, sums, c->dgrads, c->dcount, CT_LEDGER_D);
         o->adam_dev(be, c->dparams, c->dgrads, c->dm, c->dv, c->dcount, c->dis_lr, 0.5f, 0.9f,
-                    1e-8f, c->dis_decay, &c->state->t[0], ds + 1);
+                    1e-8f, c->dis_decay, &c->state->t[0], ds + 1, c->amp ? &c->amp[0] : NULL);
     }
     if (c->comm_st != GENESIS_OK) {
         be->rng_base = NULL;
@@ -660,21 +695,35 @@ static genesis_status ctgan_issue_step(ctgan *c, const gen_dev_table *table, int
     ctgan_dis_forward(c, a->fake, n);
     o->sum(be, a->scal, a->y, (size_t)n);
     o->zero(be, a->dfake, (size_t)B * w);
-    ctgan_dis_backward(c, a->fake, a->dy_neg, a->dfake, 0, n);
     o->zero(be, a->dgout, (size_t)B * c->data_dim);
-    o->activate_backward(be, a->dgout, c->data_dim, a->dfake, w, a->fake, w, B, c->spans, c->nspans,
-                         CT_TAU);
     o->zero(be, a->scal + 1, 3);
-    if (n_disc > 0)
-        o->cross_entropy_rows(be, a->scal + 3, a->dgout, c->data_dim, a->gout, c->data_dim, B,
-                              ce_start, ce_len, ce_tgt, 1.0f / c->Bg);
+    if (!c->amp) {
+        ctgan_dis_backward(c, a->fake, a->dy_neg, a->dfake, 0, n);
+        o->activate_backward(be, a->dgout, c->data_dim, a->dfake, w, a->fake, w, B, c->spans,
+                             c->nspans, CT_TAU);
+        if (n_disc > 0)
+            o->cross_entropy_rows(be, a->scal + 3, a->dgout, c->data_dim, a->gout, c->data_dim,
+                                  B, ce_start, ce_len, ce_tgt, 1.0f / c->Bg);
+    } else { /* FP16: both losses' gradients times the scale (the cross entropy's first, then
+              * scaled, then the WGAN term, scaled at its dy, added) */
+        o->copy2d(be, c->dys, n, a->dy_neg, n, 1, n);
+        o->amp_scale(be, c->dys, (size_t)n, &c->amp[1]);
+        ctgan_dis_backward(c, a->fake, c->dys, a->dfake, 0, n);
+        if (n_disc > 0)
+            o->cross_entropy_rows(be, a->scal + 3, a->dgout, c->data_dim, a->gout, c->data_dim,
+                                  B, ce_start, ce_len, ce_tgt, 1.0f / c->Bg);
+        o->amp_scale(be, a->dgout, (size_t)B * c->data_dim, &c->amp[1]);
+        o->activate_backward(be, a->dgout, c->data_dim, a->dfake, w, a->fake, w, B, c->spans,
+                             c->nspans, CT_TAU);
+    }
     o->zero(be, c->ggrads, c->gcount);
     ctgan_gen_backward(c);
     float *sums = ct_reduce(c, c->ggrads, c->gcount, CT_RED_TAIL);
     if (c->comm_st == GENESIS_OK) {
+        if (c->amp) o->amp_unscale(be, c->ggrads, c->gcount, &c->amp[1]);
         ct_ledger(c, sums, c->ggrads, c->gcount, CT_LEDGER_G);
         o->adam_dev(be, c->gparams, c->ggrads, c->gm, c->gv, c->gcount, c->gen_lr, 0.5f, 0.9f,
-                    1e-8f, c->gen_decay, &c->state->t[1], 1);
+                    1e-8f, c->gen_decay, &c->state->t[1], 1, c->amp ? &c->amp[1] : NULL);
         gen_step_state step = {c->noise_off, {c->dis_steps, 1}, 1};
         *d = step;
         o->step_advance(be, c->state, step);

@@ -20,6 +20,7 @@ typedef struct ctgan_config {
      * equal slices; this network holds slice `rank`. 0 or 1 rank: one worker. */
     struct gen_comm *comm;
     int dis_steps; /* discriminator steps per generator step (training: sizes the draws) */
+    int precision; /* GEN_PREC_* of the GEMMs; FP16 training adds loss scaling */
 } ctgan_config;
 
 /* The ledger: a few floats of backend memory where each step leaves its loss sums and the
@@ -73,6 +74,7 @@ typedef struct ctgan {
     gen_backend *be;
     int B, pac, n, emb, gdim, ddim, data_dim, cond_dim, d0, d1, d2, w, pacw;
     int train;
+    int fp16;                      /* training in FP16: loss scaling (amp below) */
     int nspans;
     gen_act_span *spans;
     /* generator: params, grads, Adam moments; BN running stats (rm1, rv1, rm2, rv2) */
@@ -111,6 +113,11 @@ typedef struct ctgan {
     int K, rank, Bg, ng, r0;
     float *bnred;                  /* (2 gdim) synchronised batch-norm sums (K > 1) */
     genesis_status comm_st;        /* first failed collective of the step */
+    /* FP16 training (docs/precision.md): the loss-scaling states of the discriminator [0]
+     * and the generator [1] in backend memory, followed by dys (2n floats: the WGAN loss's
+     * dy times the scale); NULL in every other precision */
+    gen_amp *amp;
+    float *dys;
 } ctgan;
 
 typedef struct ctgan_step_losses {

@@ -52,6 +52,7 @@ static int cond_dim_of(const gen_transformer *tf) {
 static genesis_status make_net(genesis_model *m, const ctgan_config *cfg, ctgan **out) {
     gen_act_span *spans = gen_model_act_spans(&m->tf);
     GEN_RETURN_IF(!spans, m->ctx, GENESIS_ERR_NOMEM, "out of memory");
+    m->be->precision = gen_param_i(m, GENESIS_P_PRECISION); /* the GEMMs' operands */
     genesis_status st = ctgan_create(m->ctx, m->be, cfg, spans, m->tf.nspans, out);
     free(spans);
     if (st != GENESIS_OK) return st;
@@ -93,7 +94,8 @@ static genesis_status check_distributed(genesis_model *m, const gen_encoded *enc
  * network (which holds a slice). */
 static genesis_status regather_generator(genesis_model *m, ctgan_model *cm) {
     ctgan *c = cm->net, *g = NULL;
-    ctgan_config cfg = {c->Bg, c->pac, c->emb, c->gdim, c->ddim, c->data_dim, c->cond_dim, 0, NULL, 0};
+    ctgan_config cfg = {c->Bg, c->pac, c->emb, c->gdim, c->ddim, c->data_dim, c->cond_dim, 0, NULL, 0,
+                        gen_param_i(m, GENESIS_P_PRECISION)};
     GEN_TRY(make_net(m, &cfg, &g));
     size_t ns = 4 * (size_t)c->gdim;
     float *h = malloc((c->gcount + ns) * sizeof(float));
@@ -132,6 +134,7 @@ static genesis_status ctgan_train_save(const genesis_model *m, gen_bytes *b) {
     gen_wr_u64(b, (uint64_t)c->dstep);
     gen_wr_u64(b, c->noise_off);
     gen_ckpt_wr_rng(b, &cm->train_rng);
+    if (c->amp) gen_ckpt_wr_amp(m, b, c->amp, 2); /* FP16: the loss scaling */
     return GENESIS_OK;
 }
 
@@ -150,6 +153,7 @@ static genesis_status ctgan_train_restore(genesis_model *m, gen_reader *r) {
     GEN_TRY(gen_rd_u64(r, &dstep));
     GEN_TRY(gen_rd_u64(r, &c->noise_off));
     GEN_TRY(gen_ckpt_rd_rng(r, &cm->train_rng));
+    if (c->amp) GEN_TRY(gen_ckpt_rd_amp(m, r, c->amp, 2)); /* FP16: the loss scaling */
     if (gstep > ((uint64_t)1 << 50) || dstep > ((uint64_t)1 << 50))
         return gen_rd_fail(r, "CTGAN step counts are out of range");
     if (r->pos != r->len) return gen_rd_fail(r, "unexpected bytes after CTGAN's training state");
@@ -177,7 +181,7 @@ static genesis_status ctgan_model_fit(genesis_model *m, const gen_encoded *enc,
     ctgan_config cfg = {B, pac, gen_param_i(m, GENESIS_P_EMBEDDING_DIM),
                         gen_param_i(m, GENESIS_P_GEN_DIM), gen_param_i(m, GENESIS_P_DIS_DIM),
                         m->tf.data_dim, cm->prior.cond_dim, 1, comm,
-                        gen_param_i(m, GENESIS_P_DIS_STEPS)};
+                        gen_param_i(m, GENESIS_P_DIS_STEPS), gen_param_i(m, GENESIS_P_PRECISION)};
     GEN_TRY(make_net(m, &cfg, &cm->net));
     ctgan *c = cm->net;
     GEN_TRY(ctgan_init_weights(c, m->seed));
@@ -236,6 +240,19 @@ static genesis_status ctgan_model_fit(genesis_model *m, const gen_encoded *enc,
     }
     free(draws);
     ctgan_graph_free(c); /* it reads the table */
+    if (c->amp && st == GENESIS_OK) { /* FP16: the loss scaling's account (docs/precision.md) */
+        double sd = 0, sg = 0;
+        int64_t kd = 0, kg = 0;
+        gen_amp_read(m->be, c->amp, 1, &kd, &sd);
+        gen_amp_read(m->be, c->amp + 1, 1, &kg, &sg);
+        m->fp16_skipped = kd + kg;
+        if (rank == 0)
+            gen_log(ctx, GENESIS_LOG_INFO,
+                    "fp16 loss scaling: %lld of %lld discriminator and %lld of %lld generator "
+                    "steps skipped (gradient overflow), final loss scales %g and %g",
+                    (long long)kd, (long long)epochs * steps * c->dis_steps, (long long)kg,
+                    (long long)epochs * steps, sd, sg);
+    }
     gen_resident_table_free(&table);
     gen_comm_log_fit(ctx, comm, now_s() - t0, (long long)epochs * steps);
     /* the row lists are only for training; keep the category prior */
@@ -302,7 +319,8 @@ static genesis_status ctgan_model_load(genesis_model *m, gen_reader *r) {
     static const uint32_t hi[7] = {1u << 20, 1000, 4096, 8192, 8192, 1u << 24, 1u << 24};
     for (int i = 0; i < 7; i++)
         GEN_TRY(gen_rd_count(r, i == 6 ? 0 : 1, hi[i], names[i], &cfgv[i]));
-    ctgan_config cfg = {cfgv[0], cfgv[1], cfgv[2], cfgv[3], cfgv[4], cfgv[5], cfgv[6], 0, NULL, 0};
+    ctgan_config cfg = {cfgv[0], cfgv[1], cfgv[2], cfgv[3], cfgv[4], cfgv[5], cfgv[6], 0, NULL, 0,
+                        gen_param_i(m, GENESIS_P_PRECISION)};
     if (cfg.batch % cfg.pac != 0 || cfg.data_dim != m->tf.data_dim ||
         cfg.cond_dim != cond_dim_of(&m->tf))
         return gen_rd_fail(r, "CTGAN sizes do not match the model's column layout");
@@ -373,7 +391,7 @@ static void ctgan_model_memory(const genesis_model *m, const gen_net_shape *sh, 
     ctgan_config cfg = {sh->batch, gen_param_i(m, GENESIS_P_PAC), gen_param_i(m, GENESIS_P_EMBEDDING_DIM),
                         gen_param_i(m, GENESIS_P_GEN_DIM), gen_param_i(m, GENESIS_P_DIS_DIM),
                         sh->data_dim, sh->cond_dim, sh->train, NULL,
-                        gen_param_i(m, GENESIS_P_DIS_STEPS)};
+                        gen_param_i(m, GENESIS_P_DIS_STEPS), gen_param_i(m, GENESIS_P_PRECISION)};
     ctgan_memory(&cfg, out);
 }
 

@@ -53,6 +53,16 @@ static void step_nets(tg_step s, int *first, int *last) {
 }
 void tg_step_nets(tg_step s, int *first, int *last) { step_nets(s, first, last); }
 
+size_t timegan_gen_side_floats(const timegan_config *cfg) {
+    gen_seq_net n;
+    int F = cfg->F, H = cfg->H, L = cfg->L;
+    size_t c = 0;
+    c = gen_seq_net_layout(&n, H, H, L, F, 1, c);     /* R */
+    c = gen_seq_net_layout(&n, F, H, L, H, 1, c);     /* G */
+    c = gen_seq_net_layout(&n, H, H, L - 1, H, 1, c); /* S */
+    return c;
+}
+
 genesis_status timegan_create(genesis_ctx *ctx, gen_backend *be, const timegan_config *cfg,
                               timegan **out) {
     *out = NULL;

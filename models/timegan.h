@@ -75,6 +75,9 @@ typedef struct timegan {
 
 genesis_status timegan_create(genesis_ctx *ctx, gen_backend *be, const timegan_config *cfg,
                               timegan **out);
+/* Floats of the generator side (R, G, S: what a model file stores) for cfg's sizes, without
+ * allocating: the loader checks a file's count and its bytes against it before creating. */
+size_t timegan_gen_side_floats(const timegan_config *cfg);
 void timegan_free(timegan *t);
 /* Bytes timegan_create allocates for cfg (parameters, gradients and Adam moments,
  * activations and device buffers, host mirrors), for the memory model. */

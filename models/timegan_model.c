@@ -196,22 +196,28 @@ static genesis_status tgm_load(genesis_model *m, gen_reader *r) {
     m->impl = tm;
     tm->ntrain = (int64_t)(ntrain > ((uint64_t)1 << 40) ? 0 : ntrain);
     timegan_config cfg = {B, T, F, H, L, (float)m->param[GENESIS_P_GEN_LR], 1.0f, 0};
-    GEN_TRY(timegan_create(m->ctx, m->be, &cfg, &tm->net));
-    size_t off, need;
-    gen_side(tm->net, &off, &need);
+    /* Everything in the file is read and checked before the network is allocated: the
+     * weight count against the sizes and the bytes left, the weights (into a buffer the
+     * file's size bounds), the schema and its agreement with the sizes. */
+    size_t off, need = timegan_gen_side_floats(&cfg);
     GEN_TRY(gen_rd_u64(r, &cnt));
     if (cnt != need) return gen_rd_fail(r, "TimeGAN parameter count does not match its sizes");
-    if (cnt * 4 > r->len - r->pos) return gen_rd_fail(r, "TimeGAN weights extend past the end of the file");
+    if (cnt > (r->len - r->pos) / 4) return gen_rd_fail(r, "TimeGAN weights extend past the end of the file");
     float *h = malloc(cnt * sizeof(float));
     GEN_RETURN_IF(!h, m->ctx, GENESIS_ERR_NOMEM, "out of memory loading the model");
     genesis_status st = gen_rd_f32s(r, h, cnt);
     for (size_t i = 0; st == GENESIS_OK && i < cnt; i++)
         if (!isfinite(h[i])) st = gen_rd_fail(r, "a TimeGAN weight is NaN or infinite");
-    if (st == GENESIS_OK) m->be->ops->upload(m->be, tm->net->params + off, h, cnt * sizeof(float));
-    free(h);
     if (st == GENESIS_OK) st = gen_seq_schema_load(&tm->schema, r);
     if (st == GENESIS_OK && (tm->schema.T != T || tm->schema.F != F))
         st = gen_rd_fail(r, "the sequence schema disagrees with the network's sizes");
+    if (st == GENESIS_OK) st = timegan_create(m->ctx, m->be, &cfg, &tm->net);
+    if (st == GENESIS_OK) {
+        gen_side(tm->net, &off, &need);
+        if (cnt != need) st = gen_rd_fail(r, "TimeGAN parameter count does not match its sizes");
+    }
+    if (st == GENESIS_OK) m->be->ops->upload(m->be, tm->net->params + off, h, cnt * sizeof(float));
+    free(h);
     if (st == GENESIS_OK && gen_seq_layout(&tm->schema, &m->tf) != GENESIS_OK)
         st = gen_set_error(m->ctx, GENESIS_ERR_NOMEM, "out of memory loading the model");
     if (st == GENESIS_OK) {

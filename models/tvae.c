@@ -63,6 +63,7 @@ static void tvae_set_dims(tvae *t, const tvae_config *cfg) {
     t->D = cfg->data_dim; t->emb = cfg->emb; t->hid = cfg->hid;
     t->loss_factor = cfg->loss_factor;
     t->train = cfg->train;
+    t->fp16 = cfg->train && cfg->precision == GEN_PREC_FP16;
 }
 
 /* Backend bytes of the step state and the step's block of row ids. */
@@ -79,8 +80,21 @@ void tvae_memory(const tvae_config *cfg, gen_net_bytes *out) {
     for (int i = 0; i < TV_NT; i++) count += s[i];
     memset(out, 0, sizeof *out);
     out->params = 4 * count;
-    out->optimizer = cfg->train ? 3 * 4 * count + 4 * TV_LEDGER + tvae_state_bytes(&t) : 0;
+    out->optimizer = cfg->train ? 3 * 4 * count + 4 * TV_LEDGER + tvae_state_bytes(&t) +
+                                      (t.fp16 ? sizeof(gen_amp) : 0)
+                                : 0;
     out->acts = 4 * point_acts(&t, NULL);
+    /* the products' operands (mixed precision copies them): encoder and heads (training),
+     * decoder */
+    uint64_t B = (uint64_t)t.B, D = (uint64_t)t.D, h = (uint64_t)t.hid, e = (uint64_t)t.emb;
+    if (cfg->train) {
+        gen_max_operands(out, gen_linear_operands(B, D, h));
+        gen_max_operands(out, gen_linear_operands(B, h, h));
+        gen_max_operands(out, gen_linear_operands(B, h, e));
+    }
+    gen_max_operands(out, gen_linear_operands(B, e, h));
+    gen_max_operands(out, gen_linear_operands(B, h, h));
+    gen_max_operands(out, gen_linear_operands(B, h, D));
     /* host: sigma copy (the training rows come from the resident table, tvae_model.c) */
     out->host = 4 * (size_t)t.D;
 }
@@ -95,6 +109,7 @@ void tvae_free(tvae *t) {
         be->ops->free(be, t->ledger);
         tvae_graph_free(t);
         be->ops->free(be, t->state);
+        be->ops->free(be, t->amp);
     }
     free(t->spans);
     free(t);
@@ -125,7 +140,9 @@ genesis_status tvae_create(genesis_ctx *ctx, gen_backend *be, const tvae_config 
         t->v = be->ops->alloc(be, bytes);
         t->ledger = be->ops->alloc(be, TV_LEDGER * sizeof(float));
         t->state = be->ops->alloc(be, tvae_state_bytes(t));
-        if (!t->grads || !t->m || !t->v || !t->ledger || !t->state) goto nomem;
+        if (t->fp16) t->amp = be->ops->alloc(be, sizeof(gen_amp));
+        if (!t->grads || !t->m || !t->v || !t->ledger || !t->state || (t->fp16 && !t->amp))
+            goto nomem;
         t->cur = (int32_t *)(t->state + 1);
         point_tensors(&t->g, t->grads, s);
     }
@@ -159,6 +176,7 @@ genesis_status tvae_init_weights(tvae *t, uint64_t seed) {
     be->ops->upload(be, t->params, h, t->count * sizeof(float));
     be->ops->zero(be, t->m, t->count);
     be->ops->zero(be, t->v, t->count);
+    if (t->amp) gen_amp_reset(be, t->amp, 1);
     t->step = 0;
     free(h);
     return GENESIS_OK;
@@ -220,6 +238,12 @@ void tvae_forward_backward_n(tvae *t, int B, int N, int backward) {
     o->kl_normal(be, a->scal + 1, backward ? a->dmu : NULL, backward ? a->dlv : NULL, a->mu, a->lv,
                  Be, 1.0f / N);
     if (!backward) return;
+    if (t->amp) { /* FP16: the backward pass starts from the scaled loss (docs/precision.md) */
+        o->amp_scale(be, a->dr, (size_t)B * D, t->amp);
+        o->amp_scale(be, a->dmu, Be, t->amp);
+        o->amp_scale(be, a->dlv, Be, t->amp);
+        o->amp_scale(be, g->sigma, (size_t)D, t->amp);
+    }
     /* decoder */
     o->zero(be, a->dk2, Bh);
     o->linear_backward(be, a->dk2, h, g->dW3, g->db3, a->dr, D, a->k2, h, p->dW3, B, h, D);
@@ -289,6 +313,7 @@ static genesis_status tvae_issue_step(tvae *t, int B, int N, int first, gen_step
         if (t->comm_st != GENESIS_OK) return t->comm_st;
         sums = t->grads + t->count;
     }
+    if (t->amp) o->amp_unscale(be, t->grads, t->count, t->amp);
     /* the ledger (backend memory): the loss sums, the gradient arena's sum (non-finite iff a
      * gradient is), and the epoch's running sum of them, read once by tvae_epoch_end */
     o->copy2d(be, t->ledger, 2, sums, 2, 1, 2);
@@ -296,7 +321,7 @@ static genesis_status tvae_issue_step(tvae *t, int B, int N, int first, gen_step
     o->sum(be, t->ledger + 3, t->ledger, 3);
     o->accumulate(be, t->ledger + 4, t->ledger + 3, 1);
     o->adam_dev(be, t->params, t->grads, t->m, t->v, t->count, t->lr, 0.9f, 0.999f, 1e-8f,
-                t->decay, &t->state->t[0], 1);
+                t->decay, &t->state->t[0], 1, t->amp);
     o->clamp(be, t->p.sigma, (size_t)t->D, 0.01f, 1.0f);
     gen_step_state step = {(neg + 3) / 4 + 1, {1, 0}, 1};
     *d = step;

@@ -18,6 +18,7 @@ typedef struct tvae_config {
     /* data parallel (docs/distributed.md): `batch` is the global batch; each rank holds a
      * slice of at most ceil(batch / ranks) rows. NULL or one rank: one worker. */
     struct gen_comm *comm;
+    int precision; /* GEN_PREC_* of the GEMMs; FP16 training adds loss scaling */
 } tvae_config;
 
 /* Floats after the gradient arena that carry the loss sums through the gradient all-reduce. */
@@ -77,6 +78,10 @@ typedef struct tvae {
     struct gen_comm *comm;
     int K, rank, Bg;
     genesis_status comm_st;
+    /* FP16 training (docs/precision.md): the loss-scaling state in backend memory; NULL in
+     * every other precision */
+    gen_amp *amp;
+    int fp16;
 } tvae;
 
 genesis_status tvae_create(genesis_ctx *ctx, gen_backend *be, const tvae_config *cfg,

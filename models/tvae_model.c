@@ -52,6 +52,7 @@ static void tvae_model_free(genesis_model *m) {
 static genesis_status make_net(genesis_model *m, const tvae_config *cfg, tvae **out) {
     gen_act_span *spans = gen_model_act_spans(&m->tf);
     GEN_RETURN_IF(!spans, m->ctx, GENESIS_ERR_NOMEM, "out of memory");
+    m->be->precision = gen_param_i(m, GENESIS_P_PRECISION); /* the GEMMs' operands */
     genesis_status st = tvae_create(m->ctx, m->be, cfg, spans, m->tf.nspans, out);
     free(spans);
     if (st != GENESIS_OK) return st;
@@ -89,7 +90,8 @@ static genesis_status check_distributed(genesis_model *m, const gen_encoded *enc
  * training buffers) with the fitted parameters replaces the training network (a slice). */
 static genesis_status regather_net(genesis_model *m, tvae_model *tm) {
     tvae *t = tm->net, *g = NULL;
-    tvae_config cfg = {t->Bg, t->D, t->emb, t->hid, t->loss_factor, 0, NULL};
+    tvae_config cfg = {t->Bg, t->D, t->emb, t->hid, t->loss_factor, 0, NULL,
+                       gen_param_i(m, GENESIS_P_PRECISION)};
     GEN_TRY(make_net(m, &cfg, &g));
     float *h = malloc(t->count * sizeof(float));
     if (!h) {
@@ -120,6 +122,7 @@ static genesis_status tvae_train_save(const genesis_model *m, gen_bytes *b) {
     gen_ckpt_wr_rng(b, &tm->train_rng);
     gen_wr_u64(b, (uint64_t)tm->norder);
     for (int64_t i = 0; i < tm->norder; i++) gen_wr_u32(b, (uint32_t)tm->order[i]);
+    if (t->amp) gen_ckpt_wr_amp(m, b, t->amp, 1); /* FP16: the loss scaling */
     return GENESIS_OK;
 }
 
@@ -152,6 +155,7 @@ static genesis_status tvae_train_restore(genesis_model *m, gen_reader *r) {
     }
     free(seen);
     GEN_TRY(st);
+    if (t->amp) GEN_TRY(gen_ckpt_rd_amp(m, r, t->amp, 1)); /* FP16: the loss scaling */
     if (r->pos != r->len) return gen_rd_fail(r, "unexpected bytes after TVAE's training state");
     t->step = (int64_t)step;
     return GENESIS_OK;
@@ -168,7 +172,7 @@ static genesis_status tvae_model_fit(genesis_model *m, const gen_encoded *enc,
     int B = gen_param_i(m, GENESIS_P_BATCH_SIZE);
     tvae_config cfg = {B, m->tf.data_dim, gen_param_i(m, GENESIS_P_EMBEDDING_DIM),
                        gen_param_i(m, GENESIS_P_GEN_DIM), (float)m->param[GENESIS_P_LOSS_FACTOR], 1,
-                       comm};
+                       comm, gen_param_i(m, GENESIS_P_PRECISION)};
     GEN_TRY(make_net(m, &cfg, &tm->net));
     tvae *t = tm->net;
     GEN_TRY(tvae_init_weights(t, m->seed));
@@ -251,6 +255,15 @@ static genesis_status tvae_model_fit(genesis_model *m, const gen_encoded *enc,
     m->be->ops->free(m->be, chunk_dev);
     gen_resident_table_free(&table);
     gen_comm_log_fit(ctx, comm, now_s() - t0, (long long)epochs * steps);
+    if (t->amp && st == GENESIS_OK) { /* FP16: the loss scaling's account (docs/precision.md) */
+        double scale = 0;
+        gen_amp_read(m->be, t->amp, 1, &m->fp16_skipped, &scale);
+        if (rank == 0)
+            gen_log(ctx, GENESIS_LOG_INFO,
+                    "fp16 loss scaling: %lld of %lld steps skipped (gradient overflow), final "
+                    "loss scale %g",
+                    (long long)m->fp16_skipped, (long long)epochs * steps, scale);
+    }
     return st;
 }
 
@@ -332,7 +345,8 @@ static genesis_status tvae_model_load(genesis_model *m, gen_reader *r) {
     m->param[GENESIS_P_GEN_DIM] = hid;
     tvae_model *tm = NULL;
     GEN_TRY(new_impl(m, &tm));
-    tvae_config cfg = {B, D, emb, hid, (float)m->param[GENESIS_P_LOSS_FACTOR], 0, NULL};
+    tvae_config cfg = {B, D, emb, hid, (float)m->param[GENESIS_P_LOSS_FACTOR], 0, NULL,
+                       gen_param_i(m, GENESIS_P_PRECISION)};
     GEN_TRY(make_net(m, &cfg, &tm->net));
     tvae *t = tm->net;
     float *hp = malloc(t->count * sizeof(float));
@@ -353,7 +367,7 @@ static genesis_status tvae_model_load(genesis_model *m, gen_reader *r) {
 static void tvae_model_memory(const genesis_model *m, const gen_net_shape *sh, gen_net_bytes *out) {
     tvae_config cfg = {sh->batch, sh->data_dim, gen_param_i(m, GENESIS_P_EMBEDDING_DIM),
                        gen_param_i(m, GENESIS_P_GEN_DIM), (float)m->param[GENESIS_P_LOSS_FACTOR],
-                       sh->train, NULL};
+                       sh->train, NULL, gen_param_i(m, GENESIS_P_PRECISION)};
     tvae_memory(&cfg, out);
     if (sh->train && sh->nrows > 0) { /* the epoch order's chunk: a host and a backend copy */
         int64_t rows = (int64_t)(TV_ORDER_CHUNK_BYTES / sizeof(int32_t)) / sh->batch * sh->batch;

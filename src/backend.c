@@ -35,6 +35,30 @@ genesis_status gen_diverged(gen_backend *be, const char *fmt, ...) {
     return gen_set_error(be->ctx, GENESIS_ERR_DIVERGED, "%s", msg);
 }
 
+void gen_amp_reset(gen_backend *be, gen_amp *amp, int n) {
+    const char *inj = getenv("GENESIS_FP16_INJECT_INF");
+    long k = inj ? strtol(inj, NULL, 10) : 0;
+    for (int i = 0; i < n; i++) {
+        gen_amp a;
+        memset(&a, 0, sizeof a);
+        a.scale = GEN_AMP_INIT_SCALE;
+        a.interval = GEN_AMP_INTERVAL;
+        a.inject_at = k > 0 && k < INT32_MAX ? (int32_t)k : 0;
+        be->ops->upload(be, amp + i, &a, sizeof a);
+    }
+}
+
+void gen_amp_read(gen_backend *be, const gen_amp *amp, int n, int64_t *skipped, double *scale) {
+    int64_t s = 0;
+    for (int i = 0; i < n; i++) {
+        gen_amp a;
+        be->ops->download(be, &a, amp + i, sizeof a);
+        s += a.skipped;
+        if (i == 0 && scale) *scale = a.scale;
+    }
+    if (skipped) *skipped = s;
+}
+
 #ifndef GEN_HAVE_CUDA
 genesis_status gen_backend_cuda_create(genesis_ctx *ctx, int device, gen_backend **out) {
     (void)device;

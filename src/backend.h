@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "internal.h"
+#include "precision.h"
 
 typedef struct gen_backend gen_backend;
 typedef struct gen_graph gen_graph; /* a recorded step (CUDA graph); backend-private */
@@ -33,6 +34,29 @@ typedef struct gen_step_state {
     int64_t t[2];             /* Adam step counts before the step, one per optimiser */
     int64_t k;                /* the step's index in the uploaded chunk of draws */
 } gen_step_state;
+
+/* Dynamic loss scaling of FP16 training (docs/precision.md), kept in backend memory so that a
+ * recorded step replays it: the loss's gradient is multiplied by `scale` before the backward
+ * pass (amp_scale); amp_unscale checks the summed gradients, divides them by the scale or, on
+ * an Inf/NaN, zeroes them and sets `skip`, which the optimiser's adam_dev obeys; the scale
+ * halves on a skipped step and doubles after `interval` clean steps in a row. */
+typedef struct gen_amp {
+    float scale;              /* the loss scale of the next backward pass */
+    int32_t good;             /* clean steps since the scale last changed */
+    int32_t skipped;          /* steps skipped so far (overflow) */
+    int32_t skip;             /* 1: this step's gradients overflowed; adam_dev does nothing */
+    int32_t steps;            /* amp_unscale calls so far (the test hook counts them) */
+    int32_t inject_at;        /* test hook: the amp_unscale call (1-based) whose gradients are
+                                 taken as overflowed, as if one were Inf; 0 = never */
+    int32_t interval;         /* clean steps before the scale doubles (2000) */
+    int32_t found;            /* scratch: a non-finite gradient seen (CUDA's check kernel) */
+    float inv;                /* scratch: 1 / the scale this step's gradients carry */
+} gen_amp;
+
+#define GEN_AMP_INIT_SCALE 65536.0f /* 2^16, torch.cuda.amp.GradScaler's initial scale */
+#define GEN_AMP_INTERVAL 2000       /* clean steps before the scale doubles */
+#define GEN_AMP_MIN_SCALE 1.0f      /* the scale is never halved below this (so a run of
+                                       real divergence stops at 1 and the ledger reports it) */
 
 /* An activation span of the generator's output (the transformer's layout). */
 typedef struct gen_act_span {
@@ -296,10 +320,19 @@ typedef struct gen_backend_ops {
 
     /* ---- device step state and recorded steps (docs/cuda.md, "CUDA graphs") ---- */
     /* adam with the step count in backend memory: t = *t0 + dt (t0: an int64 in backend
-     * memory, read when the update runs); the same numbers as adam(..., *t0 + dt) */
+     * memory, read when the update runs); the same numbers as adam(..., *t0 + dt). amp (NULL:
+     * none): when amp->skip is set the update does nothing (parameters and moments stay) */
     void (*adam_dev)(gen_backend *be, float *param, const float *grad, float *m, float *v,
                      size_t n, float lr, float beta1, float beta2, float eps,
-                     float weight_decay, const int64_t *t0, int64_t dt);
+                     float weight_decay, const int64_t *t0, int64_t dt, const gen_amp *amp);
+    /* ---- loss scaling (gen_amp above; docs/precision.md) ---- */
+    /* x[0..n) *= amp->scale (read when it runs) */
+    void (*amp_scale)(gen_backend *be, float *x, size_t n, const gen_amp *amp);
+    /* the end of a backward pass: steps += 1; skip = some g[i] is not finite (or steps ==
+     * inject_at); skip: g = 0, scale = max(scale / 2, GEN_AMP_MIN_SCALE), good = 0,
+     * skipped += 1; else g /= scale, good += 1 and when good == interval: scale *= 2,
+     * good = 0 */
+    void (*amp_unscale)(gen_backend *be, float *g, size_t n, gen_amp *amp);
     /* dst[0..n) = src[k * n .. k * n + n) with k = st->k read when it runs: the step's block
      * of a chunk of uploaded draws */
     void (*select_block)(gen_backend *be, int32_t *dst, const int32_t *src, size_t n,
@@ -328,6 +361,10 @@ struct gen_backend {
      * operation adds to its offset when it runs (models set it around a training step; the
      * offsets they pass are then relative to the step's start) */
     const uint64_t *rng_base;
+    /* GEN_PREC_* (precision.h): the operand precision of gemm, linear_forward and
+     * linear_backward (FP32 accumulation always); models set it from their `precision`
+     * setting. 0 = FP32. */
+    int precision;
 };
 
 /* Whether the backend can record a step and replay it. */
@@ -367,6 +404,13 @@ genesis_status gen_diverged(gen_backend *be, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+/* Uploads n fresh loss-scaling states to amp (backend memory): scale GEN_AMP_INIT_SCALE,
+ * interval GEN_AMP_INTERVAL, nothing skipped; the test hook GENESIS_FP16_INJECT_INF=K (the
+ * environment) makes the K-th backward pass of each state overflow (docs/precision.md). */
+void gen_amp_reset(gen_backend *be, gen_amp *amp, int n);
+/* Reads n loss-scaling states back (a host wait): the steps skipped in all, and the first
+ * state's scale in *scale (either may be NULL). */
+void gen_amp_read(gen_backend *be, const gen_amp *amp, int n, int64_t *skipped, double *scale);
 /* Picks the backend for the context's device choice (CUDA -> CPU fallback, logged). */
 genesis_status gen_backend_create(genesis_ctx *ctx, gen_backend **out);
 void gen_backend_free(gen_backend *be);
@@ -378,6 +422,10 @@ static inline size_t gen_gru_work_floats(int B, int T, int H) {
 /* GRU parameter sizes (floats): W = W_ih | W_hh, b = b_ih | b_hh (layout above). */
 static inline size_t gen_gru_weight_floats(int C, int H) { return (size_t)3 * H * ((size_t)C + H); }
 static inline size_t gen_gru_bias_floats(int H) { return (size_t)6 * H; }
+
+/* The CPU backend's rounding of n floats to GEN_PREC_* (vectorised; the same values as
+ * gen_round_prec element by element, a NaN stays a NaN); dst and src do not overlap. */
+void gen_cpu_round_row(float *dst, const float *src, int n, int prec);
 
 /* Reference (plain loop) GEMM, used by tests to check the BLAS fast path. */
 

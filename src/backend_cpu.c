@@ -13,6 +13,7 @@
 #include "backend.h"
 #include "backend_cpu_gru.h"
 #include "diffusion.h"
+#include "precision.h"
 #include "rng.h"
 
 /* The step's counter offset that random operations add (gen_backend.rng_base), 0 unbound. */
@@ -84,9 +85,117 @@ void gen_gemm_reference(int ta, int tb, int M, int N, int K, float alpha, const 
     }
 }
 
+static void cpu_gemm_fp32(gen_backend *be, int ta, int tb, int M, int N, int K, float alpha,
+                          const float *A, int lda, const float *B, int ldb, float beta, float *C,
+                          int ldc);
+
+/* One row rounded to TF32 or BF16 (branch-free integer forms of precision.h's rounding,
+ * so the loop vectorises; the same results bit for bit, NaN kept as a NaN) */
+GEN_KERNEL static void round_row_int(float *restrict dst, const float *restrict src, int n,
+                                     int prec) {
+    const uint32_t *s = (const uint32_t *)src;
+    uint32_t *d = (uint32_t *)dst;
+    if (prec == GEN_PREC_TF32) {
+        for (int j = 0; j < n; j++) {
+            uint32_t u = s[j], r = (u + 0xFFFu + ((u >> 13) & 1u)) & ~0x1FFFu;
+            d[j] = (u & 0x7F800000u) == 0x7F800000u ? u : r;
+        }
+    } else {
+        for (int j = 0; j < n; j++) {
+            uint32_t u = s[j], r = (u + 0x7FFFu + ((u >> 16) & 1u)) & 0xFFFF0000u;
+            d[j] = (u & 0x7FFFFFFFu) > 0x7F800000u ? (u | 0x00400000u) & 0xFFFF0000u : r;
+        }
+    }
+}
+
+#if defined(__GNUC__) && defined(__x86_64__)
+#include <immintrin.h>
+/* One row rounded to FP16 with the F16C conversions (IEEE round to nearest even, subnormals
+ * and overflow as precision.h's gen_fp16_bits) */
+__attribute__((target("avx,f16c"))) static void round_row_f16c(float *dst, const float *src,
+                                                                int n) {
+    int j = 0;
+    for (; j + 8 <= n; j += 8) {
+        __m128i h = _mm256_cvtps_ph(_mm256_loadu_ps(src + j), _MM_FROUND_TO_NEAREST_INT);
+        _mm256_storeu_ps(dst + j, _mm256_cvtph_ps(h));
+    }
+    for (; j < n; j++) dst[j] = gen_round_prec(src[j], GEN_PREC_FP16);
+}
+static int have_f16c(void) {
+    static int known = -1;
+    if (known < 0) known = __builtin_cpu_supports("f16c") && __builtin_cpu_supports("avx");
+    return known;
+}
+#else
+static void round_row_f16c(float *dst, const float *src, int n) {
+    for (int j = 0; j < n; j++) dst[j] = gen_round_prec(src[j], GEN_PREC_FP16);
+}
+static int have_f16c(void) { return 0; }
+#endif
+
+/* dst (n floats) = src rounded to prec: what gen_round_prec gives element by element */
+void gen_cpu_round_row(float *dst, const float *src, int n, int prec) {
+    if (prec == GEN_PREC_FP16) {
+        if (have_f16c()) {
+            round_row_f16c(dst, src, n);
+        } else {
+            for (int j = 0; j < n; j++) dst[j] = gen_round_prec(src[j], GEN_PREC_FP16);
+        }
+    } else if (prec == GEN_PREC_TF32 || prec == GEN_PREC_BF16) {
+        round_row_int(dst, src, n, prec);
+    } else if (dst != src) {
+        memcpy(dst, src, (size_t)n * sizeof(float));
+    }
+}
+
+/* A copy of the rows x cols matrix X (ld ldx) with every element rounded to `prec`, packed
+ * (ld cols); NULL when out of memory */
+static float *rounded_copy(gen_backend *be, const float *X, int ldx, int rows, int cols,
+                           int prec) {
+    float *r = malloc((size_t)rows * (size_t)cols * sizeof(float));
+    if (!r) return NULL;
+    GEN_OMP_FOR((size_t)rows * cols)
+    for (int i = 0; i < rows; i++)
+        gen_cpu_round_row(r + (size_t)i * cols, X + (size_t)i * ldx, cols, prec);
+    return r;
+}
+
+/* The mixed-precision GEMM (docs/precision.md): op(A) and op(B) rounded to be->precision
+ * (round to nearest even), then the FP32 product of the rounded values; what a 16-bit or
+ * TF32 tensor-core GEMM with FP32 accumulation computes, up to the summation order. */
 static void cpu_gemm(gen_backend *be, int ta, int tb, int M, int N, int K, float alpha,
                      const float *A, int lda, const float *B, int ldb, float beta, float *C,
                      int ldc) {
+    int prec = be->precision;
+    if (prec == GEN_PREC_FP32 || M <= 0 || N <= 0 || K <= 0) {
+        cpu_gemm_fp32(be, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+        return;
+    }
+    /* stored shapes: A is M x K (K x M when ta), B is K x N (N x K when tb) */
+    float *ra = rounded_copy(be, A, lda, ta ? K : M, ta ? M : K, prec);
+    float *rb = rounded_copy(be, B, ldb, tb ? N : K, tb ? K : N, prec);
+    if (ra && rb) {
+        cpu_gemm_fp32(be, ta, tb, M, N, K, alpha, ra, ta ? M : K, rb, tb ? K : N, beta, C, ldc);
+    } else { /* out of memory for the copies: the values rounded one product at a time */
+        for (int i = 0; i < M; i++)
+            for (int j = 0; j < N; j++) {
+                float acc = 0;
+                for (int k = 0; k < K; k++) {
+                    float a = ta ? A[(size_t)k * lda + i] : A[(size_t)i * lda + k];
+                    float b = tb ? B[(size_t)j * ldb + k] : B[(size_t)k * ldb + j];
+                    acc += gen_round_prec(a, prec) * gen_round_prec(b, prec);
+                }
+                float *c = &C[(size_t)i * ldc + j];
+                *c = alpha * acc + (beta == 0.0f ? 0.0f : beta * *c);
+            }
+    }
+    free(ra);
+    free(rb);
+}
+
+static void cpu_gemm_fp32(gen_backend *be, int ta, int tb, int M, int N, int K, float alpha,
+                          const float *A, int lda, const float *B, int ldb, float beta, float *C,
+                          int ldc) {
     if (M <= 0 || N <= 0) return;
     if (K <= 0) {
         for (int i = 0; i < M; i++)
@@ -792,8 +901,39 @@ static void cpu_adam(gen_backend *be, float *param, const float *grad, float *m,
 /* ---- device step state (backend.h; on the CPU "backend memory" is host memory) ------------- */
 static void cpu_adam_dev(gen_backend *be, float *param, const float *grad, float *m, float *v,
                          size_t n, float lr, float beta1, float beta2, float eps,
-                         float weight_decay, const int64_t *t0, int64_t dt) {
+                         float weight_decay, const int64_t *t0, int64_t dt,
+                         const gen_amp *amp) {
+    if (amp && amp->skip) return;
     cpu_adam(be, param, grad, m, v, n, lr, beta1, beta2, eps, weight_decay, *t0 + dt);
+}
+
+/* ---- loss scaling (backend.h gen_amp) ------------------------------------------------------ */
+static void cpu_amp_scale(gen_backend *be, float *x, size_t n, const gen_amp *amp) {
+    float s = amp->scale;
+    GEN_OMP_FOR(n)
+    for (size_t i = 0; i < n; i++) x[i] *= s;
+}
+static void cpu_amp_unscale(gen_backend *be, float *g, size_t n, gen_amp *amp) {
+    amp->steps++;
+    int bad = amp->inject_at > 0 && amp->steps == amp->inject_at;
+    for (size_t i = 0; i < n && !bad; i++)
+        if (!isfinite(g[i])) bad = 1;
+    amp->skip = bad;
+    amp->inv = 1.0f / amp->scale; /* a power of two: exact */
+    if (bad) {
+        memset(g, 0, n * sizeof *g);
+        amp->scale = amp->scale * 0.5f < GEN_AMP_MIN_SCALE ? GEN_AMP_MIN_SCALE : amp->scale * 0.5f;
+        amp->good = 0;
+        amp->skipped++;
+        return;
+    }
+    float inv = amp->inv;
+    GEN_OMP_FOR(n)
+    for (size_t i = 0; i < n; i++) g[i] *= inv;
+    if (++amp->good >= amp->interval) {
+        amp->scale *= 2.0f;
+        amp->good = 0;
+    }
 }
 static void cpu_select_block(gen_backend *be, int32_t *dst, const int32_t *src, size_t n,
                              const gen_step_state *st) {
@@ -920,6 +1060,8 @@ static const gen_backend_ops cpu_ops = {
     .host_alloc = cpu_host_alloc,
     .host_free = cpu_host_free,
     .adam_dev = cpu_adam_dev,
+    .amp_scale = cpu_amp_scale,
+    .amp_unscale = cpu_amp_unscale,
     .select_block = cpu_select_block,
     .step_advance = cpu_step_advance,
 };

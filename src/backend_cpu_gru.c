@@ -27,7 +27,9 @@
 static inline float fast_expf(float x) {
     x = x < -87.0f ? -87.0f : x; /* ternaries, not fminf: they inline and vectorise */
     x = x > 88.0f ? 88.0f : x;
-    float n = (x * 1.44269504088896341f + 12582912.0f) - 12582912.0f; /* round to nearest */
+    /* round to nearest: t = 1.5 * 2^23 + n, whose low mantissa bits hold n */
+    float t = x * 1.44269504088896341f + 12582912.0f;
+    float n = t - 12582912.0f;
     float r = x - n * 0.693145751953125f;
     r = r - n * 1.42860682030941723212e-6f;
     float p = 1.0f / 5040;
@@ -38,7 +40,12 @@ static inline float fast_expf(float x) {
     p = p * r + 0.5f;
     p = p * r + 1.0f;
     p = p * r + 1.0f;
-    uint32_t e = (uint32_t)((int32_t)n + 127) << 23; /* unsigned: no UB when x is NaN */
+    /* 2^n from t's bits (0x4B400000 + n): integer arithmetic on bits, so a NaN x (which
+     * the clamps above let through) gives a NaN result, not a float-to-int conversion of
+     * NaN, which C leaves undefined */
+    uint32_t tb;
+    memcpy(&tb, &t, sizeof tb);
+    uint32_t e = (tb - 0x4B400000u + 127u) << 23;
     float sc;
     memcpy(&sc, &e, sizeof sc);
     return p * sc;

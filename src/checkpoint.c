@@ -105,6 +105,38 @@ genesis_status gen_ckpt_wr_dev(const genesis_model *m, gen_bytes *b, const float
     return GENESIS_OK;
 }
 
+void gen_ckpt_wr_amp(const genesis_model *m, gen_bytes *b, const gen_amp *amp, int n) {
+    for (int i = 0; i < n; i++) {
+        gen_amp a;
+        m->be->ops->download(m->be, &a, amp + i, sizeof a);
+        gen_wr_f32s(b, &a.scale, 1);
+        gen_wr_u32(b, (uint32_t)a.good);
+        gen_wr_u32(b, (uint32_t)a.skipped);
+        gen_wr_u32(b, (uint32_t)a.steps);
+    }
+}
+
+genesis_status gen_ckpt_rd_amp(genesis_model *m, gen_reader *r, gen_amp *amp, int n) {
+    for (int i = 0; i < n; i++) {
+        gen_amp a;
+        uint32_t good, skipped, steps;
+        m->be->ops->download(m->be, &a, amp + i, sizeof a); /* interval, test hook: as set */
+        GEN_TRY(gen_rd_f32s(r, &a.scale, 1));
+        GEN_TRY(gen_rd_u32(r, &good));
+        GEN_TRY(gen_rd_u32(r, &skipped));
+        GEN_TRY(gen_rd_u32(r, &steps));
+        if (!(a.scale >= GEN_AMP_MIN_SCALE && isfinite(a.scale)) || good > INT32_MAX ||
+            skipped > INT32_MAX || steps > INT32_MAX)
+            return gen_rd_fail(r, "the FP16 loss-scaling state is out of range");
+        a.good = (int32_t)good;
+        a.skipped = (int32_t)skipped;
+        a.steps = (int32_t)steps;
+        a.skip = a.found = 0;
+        m->be->ops->upload(m->be, amp + i, &a, sizeof a);
+    }
+    return GENESIS_OK;
+}
+
 genesis_status gen_ckpt_rd_dev(genesis_model *m, gen_reader *r, float *dev, size_t n) {
     uint64_t got;
     GEN_TRY(gen_rd_u64(r, &got));

@@ -174,6 +174,14 @@ genesis_status genesis_estimate_memory(const genesis_model *m, const genesis_tab
     }
     gen_net_bytes nb;
     m->vt->memory(m, &sh, &nb);
+    /* mixed precision (docs/precision.md): the operand copies of the largest product, in the
+     * workspace; the CUDA backend converts to 16 bits (BF16/FP16; TF32 reads FP32 in place),
+     * the CPU rounds into FP32 copies (every reduced precision). Activations, weights,
+     * gradients and Adam stay FP32, so nothing else changes. */
+    int prec = gen_param_i(m, GENESIS_P_PRECISION);
+    uint64_t per = out->on_device ? (prec == GEN_PREC_BF16 || prec == GEN_PREC_FP16 ? 2 : 0)
+                                  : (prec != GEN_PREC_FP32 ? 4 : 0);
+    out->workspace += per * nb.gemm_operands;
     out->parameters = nb.params;
     out->optimizer = nb.optimizer;
     out->activations = nb.acts;

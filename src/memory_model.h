@@ -14,7 +14,20 @@ typedef struct gen_net_bytes {
     uint64_t optimizer;  /* gradients, Adam moments and training index buffers (backend) */
     uint64_t acts;       /* the activation arena at the configured batch (backend) */
     uint64_t host;       /* host-side scratch the network keeps or allocates per step */
+    uint64_t gemm_operands; /* the most elements of op(A) + op(B) in one of the network's
+                               products: what mixed precision copies (docs/precision.md) */
 } gen_net_bytes;
+
+/* The largest op(A) + op(B) (elements) of a linear layer on R rows, C inputs, OC outputs:
+ * the forward (R x C, OC x C), dinp (R x OC, OC x C) and dW (R x OC, R x C) products */
+static inline uint64_t gen_linear_operands(uint64_t R, uint64_t C, uint64_t OC) {
+    uint64_t f = R * C + OC * C, d = R * OC + OC * C, w = R * OC + R * C;
+    uint64_t m = f > d ? f : d;
+    return m > w ? m : w;
+}
+static inline void gen_max_operands(gen_net_bytes *b, uint64_t n) {
+    if (n > b->gemm_operands) b->gemm_operands = n;
+}
 
 /* What a network is sized by: rows per batch, the encoded row width, the conditional vector
  * width (CTGAN), and whether it trains (gradients, optimiser, discriminator/encoder). */

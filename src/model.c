@@ -106,6 +106,12 @@ genesis_status genesis_model_get_param(const genesis_model *m, genesis_param p, 
     return GENESIS_OK;
 }
 
+genesis_status genesis_model_skipped_steps(const genesis_model *m, int64_t *out) {
+    if (!m || !out) return GENESIS_ERR_INVALID_ARG;
+    *out = m->fp16_skipped;
+    return GENESIS_OK;
+}
+
 genesis_status gen_model_state(const genesis_model *m, float **out, size_t *n, size_t *seg,
                                int *nseg) {
     const float *ptr[16];

@@ -15,7 +15,7 @@
 #include "rng.h"
 #include "transform.h"
 
-#define GEN_NPARAMS 27
+#define GEN_NPARAMS 28
 #define GEN_MAX_CONDITIONS 64
 
 typedef struct gen_bytes gen_bytes;       /* growable output buffer (model_io.c) */
@@ -97,6 +97,7 @@ struct genesis_model {
     int nconds;
     void *impl;                /* the network's own state */
     int loaded;                /* read from a model file: generation-only network */
+    int64_t fp16_skipped;      /* FP16 training: steps the loss scaling skipped in the last fit */
     int64_t sample_batch;      /* rows per sampling batch; 0 = sized from the memory budget */
     int sampling;              /* a genesis_sampler is alive on this model */
     genesis_sample_progress_fn sample_progress;
@@ -168,6 +169,11 @@ genesis_status gen_ckpt_rd_rng(gen_reader *rd, gen_rng *r);
 /* Writes n floats of backend memory; reads n floats into backend memory (finite checked). */
 genesis_status gen_ckpt_wr_dev(const genesis_model *m, gen_bytes *b, const float *dev, size_t n);
 genesis_status gen_ckpt_rd_dev(genesis_model *m, gen_reader *r, float *dev, size_t n);
+
+/* Writes/reads n FP16 loss-scaling states (backend memory): scale, clean-step run, skipped
+ * steps and the step count (docs/precision.md); only FP16 fits have them. */
+void gen_ckpt_wr_amp(const genesis_model *m, gen_bytes *b, const gen_amp *amp, int n);
+genesis_status gen_ckpt_rd_amp(genesis_model *m, gen_reader *r, gen_amp *amp, int n);
 
 /* The transformer's activation spans in the backend's form (caller frees). */
 gen_act_span *gen_model_act_spans(const gen_transformer *tf);

@@ -553,6 +553,52 @@ genesis_status gen_model_read_file_ex(genesis_ctx *ctx, const char *path, int ke
         free(buf);
         return gen_set_error(ctx, GENESIS_ERR_IO, "%s: read error (file changed while reading?)", path);
     }
+    genesis_status st = gen_model_read_mem(ctx, path, buf, (size_t)size, keep_state, out);
+    free(buf);
+    return st;
+}
+
+/* The whole file in memory (`size` bytes at `buf`): the container's checks again (so that a
+ * caller holding bytes gets the same refusals as one holding a path), the checksum, then the
+ * payload. `path` names the bytes in messages. */
+genesis_status gen_model_read_mem(genesis_ctx *ctx, const char *path, const unsigned char *buf,
+                                  size_t size, int keep_state, genesis_model **out) {
+    *out = NULL;
+    if (size < GEN_FILE_HEADER + 4)
+        return gen_set_error(ctx, GENESIS_ERR_MODEL_FORMAT,
+                             "%s: too short to be a genesis model file (%zu bytes); it may be "
+                             "truncated",
+                             path, size);
+    if (memcmp(buf, GEN_FILE_MAGIC, 8) != 0)
+        return gen_set_error(ctx, GENESIS_ERR_MODEL_FORMAT,
+                             "%s: not a genesis model file (wrong magic bytes); give a file "
+                             "written by `genesis_model_save`",
+                             path);
+    gen_reader hr = {buf, GEN_FILE_HEADER, 8, path, ctx, 0, 0};
+    uint32_t version, kind;
+    uint64_t plen;
+    gen_rd_u32(&hr, &version);
+    gen_rd_u32(&hr, &kind);
+    gen_rd_u64(&hr, &plen);
+    if (version > GEN_FILE_VERSION || version == 0)
+        return gen_set_error(ctx, GENESIS_ERR_VERSION,
+                             "%s: model file format version %u; this genesis %s reads version %u "
+                             "(upgrade genesis or re-fit the model)",
+                             path, version, GENESIS_VERSION_STRING, GEN_FILE_VERSION);
+    const gen_model_vtable *kvt = gen_model_vtable_of((genesis_model_kind)kind);
+    if (kvt && version < kvt->min_file_version)
+        return gen_set_error(ctx, GENESIS_ERR_VERSION,
+                             "%s: a %s model written by an older genesis (model file format "
+                             "version %u), %s; this genesis %s cannot run those weights: re-fit "
+                             "it with this version",
+                             path, kvt->name, version, kvt->old_file_reason ? kvt->old_file_reason : "",
+                             GENESIS_VERSION_STRING);
+    if (plen != size - GEN_FILE_HEADER - 4)
+        return gen_set_error(ctx, GENESIS_ERR_MODEL_FORMAT,
+                             "%s: the header says %llu payload bytes but the file holds %llu; the "
+                             "file is truncated or has extra bytes",
+                             path, (unsigned long long)plen,
+                             (unsigned long long)(size - GEN_FILE_HEADER - 4));
     uint32_t crc = (uint32_t)crc32(0L, buf, 0);
     for (size_t done = 0; done < size - 4;) {
         size_t chunk = size - 4 - done > (1u << 30) ? (1u << 30) : size - 4 - done;
@@ -561,17 +607,14 @@ genesis_status gen_model_read_file_ex(genesis_ctx *ctx, const char *path, int ke
     }
     const unsigned char *cp = buf + size - 4;
     uint32_t stored = (uint32_t)cp[0] | (uint32_t)cp[1] << 8 | (uint32_t)cp[2] << 16 | (uint32_t)cp[3] << 24;
-    if (crc != stored) {
-        free(buf);
+    if (crc != stored)
         return gen_set_error(ctx, GENESIS_ERR_MODEL_FORMAT,
                              "%s: model file is corrupted (checksum mismatch); re-create it with "
                              "`genesis_model_save`",
                              path);
-    }
     genesis_model *m = NULL;
     genesis_status st = gen_model_new(ctx, (genesis_model_kind)kind, &m);
     if (st != GENESIS_OK) {
-        free(buf);
         if (st == GENESIS_ERR_UNSUPPORTED)
             return gen_set_error(ctx, GENESIS_ERR_VERSION,
                                  "%s: model kind %u is not known to this genesis %s (a newer "
@@ -603,7 +646,6 @@ genesis_status gen_model_read_file_ex(genesis_ctx *ctx, const char *path, int ke
     if (st == GENESIS_OK && version >= GEN_FILE_VERSION_CHECKPOINT && r.pos != r.len)
         st = gen_ckpt_read_section(m, &r, keep_state);
     if (st == GENESIS_OK && r.pos != r.len) st = gen_rd_fail(&r, "unexpected bytes after the model");
-    free(buf);
     if (st != GENESIS_OK) {
         genesis_model_free(m);
         return st;

@@ -75,6 +75,11 @@ genesis_status gen_transformer_load(gen_transformer *tf, gen_reader *r);
 
 genesis_status gen_model_write_file(const genesis_model *m, const char *path);
 genesis_status gen_model_read_file(genesis_ctx *ctx, const char *path, genesis_model **out);
+/* The same on a whole file already in memory (`size` bytes; `name` for messages): every
+ * check of the container and the checksum, then the payload (the fuzzing harness of
+ * fuzz/fuzz_model.c enters here). */
+genesis_status gen_model_read_mem(genesis_ctx *ctx, const char *name, const unsigned char *buf,
+                                  size_t size, int keep_state, genesis_model **out);
 /* with_state: a checkpoint (version 4, the training-state section after the model section,
  * src/checkpoint.c) */
 genesis_status gen_model_write_file_ex(const genesis_model *m, const char *path, int with_state);

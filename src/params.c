@@ -85,7 +85,18 @@ static const param_row PARAMS[GEN_NPARAMS] = {
                                 "reverse steps when sampling; 0 = all T; fewer: strided (DDIM)"},
     [GENESIS_P_NOISE_SCHEDULE] = {"noise-schedule", 0, 1, 1, P, 0, {1, 1, 1, 1},
                                   "0: linear betas; 1: cosine (Nichol and Dhariwal)"},
+    [GENESIS_P_PRECISION] = {"precision", 0, 3, 1, C | T, 0, {0, 0, 0, 0},
+                             "matrix-product operands: fp32, tf32, bf16 or fp16 (FP32 "
+                             "accumulation; fp16 scales the loss)"},
 };
+
+/* The named values of enumerated parameters (genesis_param_choice), value i = name i. */
+static const char *const PRECISION_NAMES[] = {"fp32", "tf32", "bf16", "fp16", NULL};
+
+const char *genesis_param_choice(genesis_param p, int i) {
+    if (p != GENESIS_P_PRECISION || i < 0 || i > GENESIS_PRECISION_FP16) return NULL;
+    return PRECISION_NAMES[i];
+}
 
 static int known(int p) { return p >= 0 && p < GEN_NPARAMS; }
 static int kind_ok(genesis_model_kind k) { return k >= GENESIS_MODEL_CTGAN && k <= GENESIS_MODEL_DDPM; }

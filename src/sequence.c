@@ -37,8 +37,8 @@ void gen_seq_schema_free(gen_seq_schema *s) {
     if (!s) return;
     for (int c = 0; c < s->ncols; c++) {
         free(s->cols[c].name);
-        /* a load that failed after reading the level count has no level array yet */
-        for (int k = 0; s->cols[c].levels && k < s->cols[c].nlevels; k++) free(s->cols[c].levels[k]);
+        if (s->cols[c].levels) /* a load that failed before the levels were allocated */
+            for (int k = 0; k < s->cols[c].nlevels; k++) free(s->cols[c].levels[k]);
         free(s->cols[c].levels);
     }
     free(s->cols);
@@ -56,7 +56,9 @@ void gen_seq_data_free(gen_seq_data *d) {
     memset(d, 0, sizeof *d);
 }
 
-/* Value of a numeric or numeric-text column at row i (NaN when missing or not a number). */
+/* Value of a numeric or numeric-text column at row i (NaN when missing or not a number; a
+ * text that strtod reads as infinite or NaN, "inf" or "1e999", is not a number, as the CSV
+ * reader types it). */
 static double col_number(const gen_column *c, int64_t i) {
     if (c->type == GENESIS_COLUMN_CONTINUOUS) return c->num[i];
     if (c->cat[i] < 0) return NAN;
@@ -64,7 +66,7 @@ static double col_number(const gen_column *c, int64_t i) {
     const char *s = c->levels[c->cat[i]];
     double v = strtod(s, &end);
     while (*end == ' ') end++;
-    return (end == s || *end) ? NAN : v;
+    return (end == s || *end || !isfinite(v)) ? NAN : v;
 }
 
 typedef struct row_key {
@@ -549,17 +551,19 @@ genesis_status gen_seq_schema_load(gen_seq_schema *s, gen_reader *r) {
         SEQ_TRY(gen_rd_count(r, 0, 1, "integer flag", &sc->is_integer));
         SEQ_TRY(gen_rd_count(r, 0, 18, "decimals", &dec));
         sc->decimals = dec - 1;
-        SEQ_TRY(gen_rd_count(r, 0, SEQ_MAX_LEVELS, "level count", &sc->nlevels));
+        int nlev = 0; /* sc->nlevels is set once sc->levels holds that many slots */
+        SEQ_TRY(gen_rd_count(r, 0, SEQ_MAX_LEVELS, "level count", &nlev));
         if (!isfinite(sc->min) || !isfinite(sc->max) || sc->max < sc->min ||
-            (sc->categorical ? (unsigned)(sc->width - sc->nlevels) > 1u
-                             : sc->width > 2 || sc->nlevels != 0)) {
+            (sc->categorical ? (unsigned)(sc->width - nlev) > 1u
+                             : sc->width > 2 || nlev != 0)) {
             st = gen_rd_fail(r, "a sequence column's range or layout is inconsistent");
             goto fail;
         }
         sc->offset = off;
         off += sc->width;
-        sc->levels = calloc((size_t)(sc->nlevels ? sc->nlevels : 1), sizeof(char *));
+        sc->levels = calloc((size_t)(nlev ? nlev : 1), sizeof(char *));
         if (!sc->levels) { st = gen_set_error(r->ctx, GENESIS_ERR_NOMEM, "out of memory"); goto fail; }
+        sc->nlevels = nlev;
         for (int k = 0; k < sc->nlevels; k++) {
             SEQ_TRY(gen_rd_str(r, &sc->levels[k]));
             if (!sc->levels[k]) { st = gen_rd_fail(r, "a category level is missing"); goto fail; }

@@ -193,6 +193,132 @@ static void ru_linb(pt_env *e, gen_backend *be, int k) {
                              P(e, k, 5), B, C, OC);
 }
 
+/* ---- mixed precision (docs/precision.md): the same products with be->precision set ----
+ * Both backends round the same FP32 operands to the same TF32/BF16/FP16 values (round to
+ * nearest even, src/precision.h), and the product of two such values is exact in FP32 (at
+ * most 2 x 11 significant bits), so the results differ only by FP32 summation order: the
+ * FP32 tolerances apply (|d| <= gamma_K u32 sum|a||b|, u32 = 2^-24, inside atol 2e-4 +
+ * rtol 1e-4 for these |a|, |b| <= 1 and K <= 1025). A backend that did not round would be
+ * off by about u sqrt(K) |a||b| (u = 2^-8 bf16, 2^-11 tf32 and fp16), outside it for
+ * K >= 17; the CUDA side uses cublasGemmEx (16-bit operands converted by k_to_half, or FP32
+ * with CUBLAS_COMPUTE_32F_FAST_TF32), the CPU side sgemm on rounded copies. */
+static void pt_prec(gen_backend *be, int prec) { be->precision = prec; }
+
+/* gemm_mixed: prec, ta, tb, M, N, K (beta 0.3) */
+static void gemmx_lds(const pt_env *e, int *lda, int *ldb, int *ldc) {
+    int ta = D(1), tb = D(2), M = D(3), N = D(4), K = D(5);
+    *lda = (ta ? M : K) + 2;
+    *ldb = (tb ? K : N) + 1;
+    *ldc = N + 3;
+}
+static void su_gemmx(pt_env *e) {
+    int lda, ldb, ldc;
+    gemmx_lds(e, &lda, &ldb, &ldc);
+    int ta = D(1), tb = D(2), M = D(3), N = D(4), K = D(5);
+    pt_add(e, "A", (size_t)(ta ? (K > 0 ? K : 1) : M) * lda, PT_IN, -1, 1);
+    pt_add(e, "B", (size_t)(tb ? N : (K > 0 ? K : 1)) * ldb, PT_IN, -1, 1);
+    pt_add(e, "C", (size_t)M * ldc, PT_ACC, -1, 1);
+}
+static void ru_gemmx(pt_env *e, gen_backend *be, int k) {
+    int lda, ldb, ldc;
+    gemmx_lds(e, &lda, &ldb, &ldc);
+    pt_prec(be, D(0));
+    OPS(be)->gemm(be, D(1), D(2), D(3), D(4), D(5), 0.7f, P(e, k, 0), lda, P(e, k, 1), ldb, 0.3f,
+                  P(e, k, 2), ldc);
+    pt_prec(be, 0);
+}
+/* linear_forward_mixed: prec, B, C, OC, bias? (ldo = OC + 2, ldi = C + 1) */
+static void su_linfx(pt_env *e) {
+    pt_add(e, "out", (size_t)D(1) * (D(3) + 2), PT_OUT, -1, 1);
+    pt_add(e, "inp", (size_t)D(1) * (D(2) + 1), PT_IN, -1, 1);
+    pt_add(e, "W", (size_t)D(3) * D(2), PT_IN, -1, 1);
+    pt_add(e, "bias", (size_t)D(3), PT_IN, -1, 1);
+}
+static void ru_linfx(pt_env *e, gen_backend *be, int k) {
+    pt_prec(be, D(0));
+    OPS(be)->linear_forward(be, P(e, k, 0), D(3) + 2, P(e, k, 1), D(2) + 1, P(e, k, 2),
+                            D(4) ? P(e, k, 3) : NULL, D(1), D(2), D(3));
+    pt_prec(be, 0);
+}
+/* linear_backward_mixed: prec, B, C, OC, mask (lddi = C+3, lddo = OC+1, ldi = C+2) */
+static void su_linbx(pt_env *e) {
+    int B = D(1), C = D(2), OC = D(3);
+    pt_add(e, "dinp", (size_t)B * (C + 3), PT_ACC, -1, 1);
+    pt_add(e, "dW", (size_t)OC * C, PT_ACC, -1, 1);
+    pt_add(e, "dbias", (size_t)OC, PT_ACC, -1, 1);
+    pt_add(e, "dout", (size_t)B * (OC + 1), PT_IN, -1, 1);
+    pt_add(e, "inp", (size_t)B * (C + 2), PT_IN, -1, 1);
+    pt_add(e, "W", (size_t)OC * C, PT_IN, -1, 1);
+}
+static void ru_linbx(pt_env *e, gen_backend *be, int k) {
+    int B = D(1), C = D(2), OC = D(3), m = D(4);
+    pt_prec(be, D(0));
+    OPS(be)->linear_backward(be, (m & 1) ? P(e, k, 0) : NULL, C + 3, (m & 2) ? P(e, k, 1) : NULL,
+                             (m & 4) ? P(e, k, 2) : NULL, P(e, k, 3), OC + 1, P(e, k, 4), C + 2,
+                             P(e, k, 5), B, C, OC);
+    pt_prec(be, 0);
+}
+
+/* A loss-scaling state in buffer i (backend.h gen_amp) */
+static void pt_amp(pt_env *e, int i, float scale, int good, int interval, int inject_at) {
+    gen_amp a;
+    memset(&a, 0, sizeof a);
+    a.scale = scale;
+    a.good = good;
+    a.skipped = 3;
+    a.steps = 5;
+    a.inject_at = inject_at;
+    a.interval = interval;
+    memcpy(e->b[i].host, &a, sizeof a);
+}
+#define PT_AMP_WORDS (sizeof(gen_amp) / 4)
+
+/* amp_scale: n, specials (x *= scale, 1024: exact) */
+static void su_amp_scale(pt_env *e) {
+    int x = pt_add(e, "x", (size_t)D(0), PT_ACC, -1, 1);
+    if (D(1)) pt_specials(e, x);
+    int a = pt_add(e, "amp", PT_AMP_WORDS, PT_IN, 0, 0);
+    pt_amp(e, a, 1024.0f, 0, 2000, 0);
+}
+static void ru_amp_scale(pt_env *e, gen_backend *be, int k) {
+    OPS(be)->amp_scale(be, P(e, k, 0), (size_t)D(0), (const gen_amp *)(void *)P(e, k, 1));
+}
+/* amp_unscale: n, where a non-finite gradient is (-1 none, else the index), kind (0 NaN,
+ * 1 +Inf, 2 -Inf), inject_at (the hook: 6 fires, as steps is 5 before), good before (the
+ * interval is 4: good 3 doubles the scale on a clean step). Exact: the decisions are
+ * integer logic and the unscale a power of two. */
+static void su_amp_unscale(pt_env *e) {
+    int g = pt_add(e, "g", (size_t)D(0), PT_ACC, -100, 100);
+    if (D(1) >= 0) {
+        static const float sp[] = {NAN, INFINITY, -INFINITY};
+        pt_host(e, g)[D(1)] = sp[D(2)];
+    }
+    int a = pt_add(e, "amp", PT_AMP_WORDS, PT_ACC, 0, 0);
+    pt_amp(e, a, 4096.0f, D(4), 4, D(3));
+}
+static void ru_amp_unscale(pt_env *e, gen_backend *be, int k) {
+    OPS(be)->amp_unscale(be, P(e, k, 0), (size_t)D(0), (gen_amp *)(void *)P(e, k, 1));
+}
+/* adam_dev with a loss-scaling state: n, skip (1: nothing may change) */
+static void su_adam_amp(pt_env *e) {
+    size_t n = (size_t)D(0);
+    pt_add(e, "param", n, PT_ACC, -1, 1);
+    pt_add(e, "m", n, PT_ACC, -0.1f, 0.1f);
+    pt_add(e, "v", n, PT_ACC, 0, 0.01f);
+    pt_add(e, "grad", n, PT_IN, -0.5f, 0.5f);
+    int32_t *t = pt_add_int(e, "t0", 2);
+    int64_t t0 = 4;
+    memcpy(t, &t0, sizeof t0);
+    int a = pt_add(e, "amp", PT_AMP_WORDS, PT_IN, 0, 0);
+    pt_amp(e, a, 1.0f, 0, 2000, 0);
+    ((gen_amp *)(void *)e->b[a].host)->skip = D(1);
+}
+static void ru_adam_amp(pt_env *e, gen_backend *be, int k) {
+    OPS(be)->adam_dev(be, P(e, k, 0), P(e, k, 3), P(e, k, 1), P(e, k, 2), (size_t)D(0), 2e-4f,
+                      0.5f, 0.9f, 1e-8f, 1e-6f, (const int64_t *)(void *)PI(e, k, 4), 1,
+                      (const gen_amp *)(void *)P(e, k, 5));
+}
+
 /* element-wise: n, specials? */
 static void su_ew2(pt_env *e) { /* out, inp */
     pt_add(e, "out", (size_t)D(0), PT_OUT, -1, 1);
@@ -766,7 +892,8 @@ enum {
     O_REP_B, O_KL, O_RECON, O_ADAM, O_NONFINITE, O_BN_STATS, O_BN_APPLY, O_BN_BSUMS,
     O_BN_BAPPLY,
     O_SIG_F, O_SIG_B, O_GRU_F, O_GRU_B, O_GATHER, O_ONEHOT, O_ACCUM,
-    O_SILU_F, O_SILU_B, O_SCALE, O_TEMB, O_DDPM_LOSS
+    O_SILU_F, O_SILU_B, O_SCALE, O_TEMB, O_DDPM_LOSS,
+    O_GEMM_X, O_LINF_X, O_LINB_X, O_AMP_SCALE, O_AMP_UNSCALE, O_ADAM_AMP
 };
 
 static const pt_op pt_ops[] = {
@@ -823,6 +950,14 @@ static const pt_op pt_ops[] = {
     /* cosf/sinf of arguments up to 1000: a few ulp of the argument's size */
     [O_TEMB] = {"timestep_embed", "B dim", 2e-4, 0, su_temb, ru_temb},
     [O_DDPM_LOSS] = {"ddpm_loss", "B layout grads", 1e-5, 1e-4, su_ddpm_loss, ru_ddpm_loss},
+    /* mixed precision: FP32's tolerances (see su_gemmx: only the summation order differs) */
+    [O_GEMM_X] = {"gemm_mixed", "prec ta tb M N K", 2e-4, 1e-4, su_gemmx, ru_gemmx},
+    [O_LINF_X] = {"linear_forward_mixed", "prec B C OC bias", 2e-4, 1e-4, su_linfx, ru_linfx},
+    [O_LINB_X] = {"linear_backward_mixed", "prec B C OC mask", 5e-4, 1e-4, su_linbx, ru_linbx},
+    /* loss scaling: exact (powers of two, integer decisions) */
+    [O_AMP_SCALE] = {"amp_scale", "n specials", 0, 0, su_amp_scale, ru_amp_scale},
+    [O_AMP_UNSCALE] = {"amp_unscale", "n where kind inject good", 0, 0, su_amp_unscale, ru_amp_unscale},
+    [O_ADAM_AMP] = {"adam_dev_amp", "n skip", 1e-6, 1e-5, su_adam_amp, ru_adam_amp},
 };
 
 static const pt_case pt_cases[] = {
@@ -912,6 +1047,24 @@ static const pt_case pt_cases[] = {
     {O_TEMB, {1, 1}}, {O_TEMB, {3, 7}}, {O_TEMB, {257, 128}}, {O_TEMB, {17, 2}},
     {O_DDPM_LOSS, {1, 0, 1}}, {O_DDPM_LOSS, {1, 1, 1}}, {O_DDPM_LOSS, {3, 2, 1}},
     {O_DDPM_LOSS, {17, 2, 0}}, {O_DDPM_LOSS, {257, 2, 1}}, {O_DDPM_LOSS, {500, 4, 1}},
+    /* mixed precision (prec 1 tf32, 2 bf16, 3 fp16): every transpose pair, awkward shapes,
+     * CTGAN's and TVAE's layer shapes */
+    {O_GEMM_X, {1, 0, 0, 17, 3, 257}}, {O_GEMM_X, {2, 0, 1, 3, 17, 257}},
+    {O_GEMM_X, {3, 1, 0, 17, 3, 1025}}, {O_GEMM_X, {2, 1, 1, 257, 257, 17}},
+    {O_GEMM_X, {3, 0, 0, 1, 1, 1}}, {O_GEMM_X, {1, 1, 1, 3, 1025, 17}},
+    {O_GEMM_X, {2, 0, 0, 500, 256, 256}}, {O_GEMM_X, {3, 0, 1, 500, 256, 384}},
+    {O_GEMM_X, {3, 0, 0, 17, 3, 0}},
+    {O_LINF_X, {1, 3, 17, 257, 1}}, {O_LINF_X, {2, 50, 1600, 256, 1}},
+    {O_LINF_X, {3, 257, 3, 17, 0}}, {O_LINF_X, {3, 500, 384, 256, 1}},
+    {O_LINB_X, {1, 17, 1025, 3, 6}}, {O_LINB_X, {2, 500, 256, 300, 7}},
+    {O_LINB_X, {3, 3, 17, 257, 7}}, {O_LINB_X, {3, 500, 256, 128, 7}},
+    /* loss scaling */
+    {O_AMP_SCALE, {1, 0}}, {O_AMP_SCALE, {1025, 0}}, {O_AMP_SCALE, {65539, 1}},
+    {O_AMP_UNSCALE, {1025, -1, 0, 0, 0}}, {O_AMP_UNSCALE, {1025, -1, 0, 0, 3}},
+    {O_AMP_UNSCALE, {65539, 65538, 0, 0, 1}}, {O_AMP_UNSCALE, {257, 0, 1, 0, 3}},
+    {O_AMP_UNSCALE, {17, 9, 2, 0, 0}}, {O_AMP_UNSCALE, {1025, -1, 0, 6, 3}},
+    {O_AMP_UNSCALE, {3, -1, 0, 7, 0}},
+    {O_ADAM_AMP, {1025, 0}}, {O_ADAM_AMP, {1025, 1}}, {O_ADAM_AMP, {65539, 1}},
 };
 #define PT_NCASES ((int)(sizeof pt_cases / sizeof pt_cases[0]))
 

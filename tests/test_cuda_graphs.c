@@ -204,7 +204,7 @@ static void cg_step(gen_backend *be, gen_step_state *st, float *x, float *p, flo
     o->fill_uniform(be, x, 37, 11, 5, 0);
     o->fill_normal(be, g, 29, 11, 5, 10);
     be->rng_base = NULL;
-    o->adam_dev(be, p, g, m, v, 29, 1e-2f, 0.5f, 0.9f, 1e-8f, 1e-6f, &st->t[1], 1);
+    o->adam_dev(be, p, g, m, v, 29, 1e-2f, 0.5f, 0.9f, 1e-8f, 1e-6f, &st->t[1], 1, NULL);
     gen_step_state d = {20, {0, 1}, 0};
     o->step_advance(be, st, d);
 }

@@ -5,6 +5,14 @@
  * trained K steps on the same data with the same noise (Philox streams are shared, host-side
  * sampling uses the same gen_rng), and compared: the losses of every step, and the final
  * parameter blobs by NMSE (< 1e-6 with TF32 off). Two CUDA runs must give the same bits.
+ * Both run in every precision (docs/precision.md): fp32, tf32, bf16 and fp16 (with its loss
+ * scaling, recorded in the CUDA graph like the rest of the step). Both backends round the
+ * same operands the same way, so the only source of difference is still FP32 summation
+ * order; but a difference of one FP32 ulp in an operand can move it across a rounding
+ * boundary of the 16-bit format, which changes it by up to one unit roundoff u of that
+ * format (mp_tol: u = 2^-11 tf32/fp16, 2^-8 bf16). The tolerances scale with u: parameter
+ * NMSE < max(1e-6, (4u)^2) (an error of a few u in the updates' direction, relative), losses
+ * within 1e-4 + max(1e-3, 16u) relative.
  * A last case goes through the public API on the default device (AUTO picks the GPU) and
  * compares sampled encoded rows with a CPU run of the same seed (CTGAN, TVAE, DDPM).
  *
@@ -30,6 +38,24 @@
 #define MP_ROWS 240
 #define MP_STEPS 5
 #define MP_NMSE 1e-6
+
+static const char *const MP_PREC[] = {"fp32", "tf32", "bf16", "fp16"};
+/* unit roundoff of the operands' format (precision.h) */
+static double mp_u(int prec) {
+    return prec == GEN_PREC_BF16 ? GEN_U_BF16
+           : prec == GEN_PREC_FP32 ? GEN_U_FP32
+                                   : GEN_U_FP16; /* tf32 and fp16: 10 fraction bits */
+}
+/* the parameter NMSE allowed at a precision: (4u)^2, at least FP32's 1e-6 */
+static double mp_nmse_tol(int prec) {
+    double t = 16.0 * mp_u(prec) * mp_u(prec);
+    return t > MP_NMSE ? t : MP_NMSE;
+}
+/* relative loss tolerance: 16u, at least FP32's 1e-3 */
+static double mp_loss_rtol(int prec) {
+    double t = 16.0 * mp_u(prec);
+    return t > 1e-3 ? t : 1e-3;
+}
 
 static int g_selftest; /* GENESIS_PARITY_SELFTEST=1: CPU against CPU (checks the test itself) */
 
@@ -140,8 +166,8 @@ static double mp_nmse(const float *a, const float *ref, size_t n, double *maxd) 
     return den > 0 ? num / den : num;
 }
 
-static void mp_check_loss(const char *what, int step, float gpu, float cpu) {
-    double tol = 1e-4 + 1e-3 * fabs((double)cpu);
+static void mp_check_loss(const char *what, int step, float gpu, float cpu, int prec) {
+    double tol = 1e-4 + mp_loss_rtol(prec) * fabs((double)cpu);
     ck_assert_msg(isfinite(gpu) && fabs((double)gpu - cpu) <= tol,
                   "%s at step %d: gpu %.9g, cpu %.9g (tolerance %.3g)", what, step + 1,
                   (double)gpu, (double)cpu, tol);
@@ -155,9 +181,10 @@ typedef struct ctgan_run {
     size_t gn, dn, sn;
 } ctgan_run;
 
-static void run_ctgan(mp_data *d, int gpu, ctgan_run *out) {
+static void run_ctgan(mp_data *d, int gpu, int prec, ctgan_run *out) {
     gen_backend *be = mp_backend(d->ctx, gpu);
-    ctgan_config cfg = {30, 3, 16, 32, 32, d->tf.data_dim, d->s.cond_dim, 1, NULL, 1};
+    be->precision = prec;
+    ctgan_config cfg = {30, 3, 16, 32, 32, d->tf.data_dim, d->s.cond_dim, 1, NULL, 1, prec};
     ctgan *c = NULL;
     genesis_status st = ctgan_create(d->ctx, be, &cfg, d->spans, d->tf.nspans, &c);
     ck_assert_msg(st == GENESIS_OK, "ctgan_create: %s", genesis_errmsg(d->ctx));
@@ -203,15 +230,17 @@ static void free_ctgan_run(ctgan_run *r) {
 }
 
 START_TEST(test_ctgan_steps) {
+    int prec = _i;
+    printf("ctgan in %s:\n", MP_PREC[prec]);
     mp_data d;
     mp_data_init(&d);
     ctgan_run cpu, gpu, gpu2;
     memset(&cpu, 0, sizeof cpu);
     memset(&gpu, 0, sizeof gpu);
     memset(&gpu2, 0, sizeof gpu2);
-    run_ctgan(&d, 0, &cpu);
-    run_ctgan(&d, 1, &gpu);
-    run_ctgan(&d, 1, &gpu2);
+    run_ctgan(&d, 0, prec, &cpu);
+    run_ctgan(&d, 1, prec, &gpu);
+    run_ctgan(&d, 1, prec, &gpu2);
     for (int k = 0; k < MP_STEPS; k++) {
         printf("ctgan step %d: loss_d %.7f/%.7f  penalty %.7f/%.7f  loss_g %.7f/%.7f  cond "
                "%.7f/%.7f (gpu/cpu)\n",
@@ -220,21 +249,32 @@ START_TEST(test_ctgan_steps) {
                cpu.loss[k].cond);
     }
     for (int k = 0; k < MP_STEPS; k++) {
-        mp_check_loss("CTGAN loss_d", k, gpu.loss[k].loss_d, cpu.loss[k].loss_d);
-        mp_check_loss("CTGAN penalty", k, gpu.loss[k].penalty, cpu.loss[k].penalty);
-        mp_check_loss("CTGAN loss_g", k, gpu.loss[k].loss_g, cpu.loss[k].loss_g);
-        mp_check_loss("CTGAN cond", k, gpu.loss[k].cond, cpu.loss[k].cond);
+        mp_check_loss("CTGAN loss_d", k, gpu.loss[k].loss_d, cpu.loss[k].loss_d, prec);
+        mp_check_loss("CTGAN penalty", k, gpu.loss[k].penalty, cpu.loss[k].penalty, prec);
+        mp_check_loss("CTGAN loss_g", k, gpu.loss[k].loss_g, cpu.loss[k].loss_g, prec);
+        mp_check_loss("CTGAN cond", k, gpu.loss[k].cond, cpu.loss[k].cond, prec);
     }
     double mg, md, ms;
     double ng = mp_nmse(gpu.g, cpu.g, cpu.gn, &mg), nd = mp_nmse(gpu.d, cpu.d, cpu.dn, &md);
     double ns = mp_nmse(gpu.stats, cpu.stats, cpu.sn, &ms);
-    printf("ctgan after %d steps: generator nmse %.3e (max|d| %.3e), discriminator nmse %.3e "
-           "(max|d| %.3e), bn stats nmse %.3e (max|d| %.3e)\n",
-           MP_STEPS, ng, mg, nd, md, ns, ms);
+    double tol = mp_nmse_tol(prec);
+    printf("ctgan %s after %d steps: generator nmse %.3e (max|d| %.3e), discriminator nmse %.3e "
+           "(max|d| %.3e), bn stats nmse %.3e (max|d| %.3e); tolerance %.3e\n",
+           MP_PREC[prec], MP_STEPS, ng, mg, nd, md, ns, ms, tol);
     fflush(stdout);
-    ck_assert_msg(ng < MP_NMSE, "generator parameters: nmse %.3e", ng);
-    ck_assert_msg(nd < MP_NMSE, "discriminator parameters: nmse %.3e", nd);
-    ck_assert_msg(ns < MP_NMSE, "batch-norm running statistics: nmse %.3e", ns);
+    ck_assert_msg(ng < tol, "%s generator parameters: nmse %.3e", MP_PREC[prec], ng);
+    ck_assert_msg(nd < tol, "%s discriminator parameters: nmse %.3e", MP_PREC[prec], nd);
+    ck_assert_msg(ns < tol, "%s batch-norm running statistics: nmse %.3e", MP_PREC[prec], ns);
+    if (prec != GEN_PREC_FP32) { /* the precision must show: the CPU's own fp32 run differs */
+        ctgan_run ref;
+        memset(&ref, 0, sizeof ref);
+        run_ctgan(&d, 0, GEN_PREC_FP32, &ref);
+        double m1, m2, e1 = mp_nmse(cpu.g, ref.g, ref.gn, &m1), e2 = mp_nmse(cpu.d, ref.d, ref.dn, &m2);
+        printf("ctgan %s vs fp32 on the cpu: generator nmse %.3e, discriminator nmse %.3e\n",
+               MP_PREC[prec], e1, e2);
+        ck_assert_msg(e1 > 0 && e2 > 0, "%s training gave fp32's parameters", MP_PREC[prec]);
+        free_ctgan_run(&ref);
+    }
     ck_assert_msg(!memcmp(&gpu.loss, &gpu2.loss, sizeof gpu.loss) &&
                       !memcmp(gpu.g, gpu2.g, gpu.gn * 4) && !memcmp(gpu.d, gpu2.d, gpu.dn * 4) &&
                       !memcmp(gpu.stats, gpu2.stats, gpu.sn * 4),
@@ -254,10 +294,11 @@ typedef struct tvae_run {
     size_t n;
 } tvae_run;
 
-static void run_tvae(mp_data *d, int gpu, tvae_run *out) {
+static void run_tvae(mp_data *d, int gpu, int prec, tvae_run *out) {
     gen_backend *be = mp_backend(d->ctx, gpu);
+    be->precision = prec;
     int B = 24, D = d->tf.data_dim;
-    tvae_config cfg = {B, D, 8, 32, 2.0f, 1, NULL};
+    tvae_config cfg = {B, D, 8, 32, 2.0f, 1, NULL, prec};
     tvae *t = NULL;
     genesis_status st = tvae_create(d->ctx, be, &cfg, d->spans, d->tf.nspans, &t);
     ck_assert_msg(st == GENESIS_OK, "tvae_create: %s", genesis_errmsg(d->ctx));
@@ -288,19 +329,31 @@ static void run_tvae(mp_data *d, int gpu, tvae_run *out) {
 }
 
 START_TEST(test_tvae_steps) {
+    int prec = _i;
+    printf("tvae in %s:\n", MP_PREC[prec]);
     mp_data d;
     mp_data_init(&d);
     tvae_run cpu, gpu, gpu2;
-    run_tvae(&d, 0, &cpu);
-    run_tvae(&d, 1, &gpu);
-    run_tvae(&d, 1, &gpu2);
+    run_tvae(&d, 0, prec, &cpu);
+    run_tvae(&d, 1, prec, &gpu);
+    run_tvae(&d, 1, prec, &gpu2);
     for (int k = 0; k < MP_STEPS; k++)
         printf("tvae step %d: loss %.7f / %.7f (gpu/cpu)\n", k + 1, gpu.loss[k], cpu.loss[k]);
-    for (int k = 0; k < MP_STEPS; k++) mp_check_loss("TVAE loss", k, gpu.loss[k], cpu.loss[k]);
-    double mx, n = mp_nmse(gpu.p, cpu.p, cpu.n, &mx);
-    printf("tvae after %d steps: parameter nmse %.3e (max|d| %.3e)\n", MP_STEPS, n, mx);
+    for (int k = 0; k < MP_STEPS; k++)
+        mp_check_loss("TVAE loss", k, gpu.loss[k], cpu.loss[k], prec);
+    double mx, n = mp_nmse(gpu.p, cpu.p, cpu.n, &mx), tol = mp_nmse_tol(prec);
+    printf("tvae %s after %d steps: parameter nmse %.3e (max|d| %.3e); tolerance %.3e\n",
+           MP_PREC[prec], MP_STEPS, n, mx, tol);
     fflush(stdout);
-    ck_assert_msg(n < MP_NMSE, "TVAE parameters: nmse %.3e", n);
+    ck_assert_msg(n < tol, "%s TVAE parameters: nmse %.3e", MP_PREC[prec], n);
+    if (prec != GEN_PREC_FP32) { /* the precision must show: the CPU's own fp32 run differs */
+        tvae_run ref;
+        run_tvae(&d, 0, GEN_PREC_FP32, &ref);
+        double m1, e1 = mp_nmse(cpu.p, ref.p, ref.n, &m1);
+        printf("tvae %s vs fp32 on the cpu: parameter nmse %.3e\n", MP_PREC[prec], e1);
+        ck_assert_msg(e1 > 0, "%s training gave fp32's parameters", MP_PREC[prec]);
+        free(ref.p);
+    }
     ck_assert_msg(!memcmp(gpu.loss, gpu2.loss, sizeof gpu.loss) &&
                       !memcmp(gpu.p, gpu2.p, gpu.n * sizeof(float)),
                   "two CUDA runs of TVAE differ: training is not reproducible");
@@ -383,7 +436,7 @@ START_TEST(test_ddpm_steps) {
     run_ddpm(&d, 1, &gpu2);
     for (int k = 0; k < MP_STEPS; k++)
         printf("ddpm step %d: loss %.7f / %.7f (gpu/cpu)\n", k + 1, gpu.loss[k], cpu.loss[k]);
-    for (int k = 0; k < MP_STEPS; k++) mp_check_loss("DDPM loss", k, gpu.loss[k], cpu.loss[k]);
+    for (int k = 0; k < MP_STEPS; k++) mp_check_loss("DDPM loss", k, gpu.loss[k], cpu.loss[k], GEN_PREC_FP32);
     double mx, n = mp_nmse(gpu.p, cpu.p, cpu.n, &mx);
     printf("ddpm after %d steps: parameter nmse %.3e (max|d| %.3e)\n", MP_STEPS, n, mx);
     fflush(stdout);
@@ -484,8 +537,8 @@ int main(void) {
     TCase *tc = tcase_create("cuda");
     tcase_set_tags(tc, "cuda");
     tcase_set_timeout(tc, 300);
-    tcase_add_test(tc, test_ctgan_steps);
-    tcase_add_test(tc, test_tvae_steps);
+    tcase_add_loop_test(tc, test_ctgan_steps, 0, 4); /* fp32, tf32, bf16, fp16 */
+    tcase_add_loop_test(tc, test_tvae_steps, 0, 4);
     tcase_add_test(tc, test_ddpm_steps);
     tcase_add_loop_test(tc, test_api_default_device, 0, 3);
     suite_add_tcase(s, tc);

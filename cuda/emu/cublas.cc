@@ -1,6 +1,7 @@
 /*
  * cublas.cc (Genesis CUDA emulator) — the cuBLAS calls of cuda/: handles (stream, workspace,
- * math / pointer / atomics modes), library properties, status strings, and cublasSgemm.
+ * math / pointer / atomics modes), library properties, status strings, cublasSgemm and
+ * cublasGemmEx (16-bit or TF32 operands, FP32 accumulation: docs/precision.md).
  *
  * cublasSgemm follows the cuBLAS Library documentation: column-major
  * C = alpha op(A) op(B) + beta C with op(A) m x k, op(B) k x n, C m x n; the argument
@@ -10,11 +11,16 @@
  * NaN). The product runs when the handle's stream is synchronised, like any stream work,
  * and accumulates in FP32 in order of k (no TF32 in any math mode). Every matrix must lie
  * inside one live device allocation (else cudaErrorIllegalAddress at execution).
+ * cublasGemmEx takes the same checks and the same loop; its FP16 / BF16 operands are widened
+ * exactly to FP32 and, with CUBLAS_COMPUTE_32F_FAST_TF32, FP32 operands are rounded to TF32
+ * (to nearest even, as src/precision.h; a GPU's tensor cores may round otherwise), so the
+ * products are exact in FP32 and only the accumulation rounds.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../src/precision.h"
 #include "cublas_v2.h"
 #include "cuemu_internal.h"
 
@@ -32,9 +38,22 @@ typedef struct gemm_args {
     int m, n, k, lda, ldb, ldc;
     float alpha, beta;
     const float *palpha, *pbeta; /* device pointers in CUBLAS_POINTER_MODE_DEVICE */
-    const float *A, *B;
+    const void *A, *B;
     float *C;
+    int type;     /* the operands' cudaDataType (cublasSgemm: CUDA_R_32F) */
+    int tf32;     /* 1: FP32 operands rounded to TF32 (CUBLAS_COMPUTE_32F_FAST_TF32) */
+    const char *name;
 } gemm_args;
+
+static size_t elem_size(int type) { return type == CUDA_R_32F ? 4 : 2; }
+
+/* element i of an operand as FP32 (16-bit types widen exactly) */
+static inline float elem(const gemm_args *g, const void *p, size_t i) {
+    if (g->type == CUDA_R_16F) return gen_fp16_f32(((const uint16_t *)p)[i]);
+    if (g->type == CUDA_R_16BF) return gen_bf16_f32(((const uint16_t *)p)[i]);
+    float x = ((const float *)p)[i];
+    return g->tf32 ? gen_tf32_round(x) : x;
+}
 
 cublasStatus_t cublasCreate(cublasHandle_t *h) {
     gen_cuemu_blas *b = (gen_cuemu_blas *)calloc(1, sizeof *b);
@@ -126,12 +145,12 @@ static void gemm_compute(const gemm_args *g, float alpha, float beta, int need_a
     if (need_ab) {
         for (int l = 0; l < k; l++)
             for (int i = 0; i < m; i++)
-                pa[(size_t)l * m + i] = g->ta == CUBLAS_OP_N ? g->A[(size_t)l * g->lda + i]
-                                                              : g->A[(size_t)i * g->lda + l];
+                pa[(size_t)l * m + i] = g->ta == CUBLAS_OP_N ? elem(g, g->A, (size_t)l * g->lda + i)
+                                                              : elem(g, g->A, (size_t)i * g->lda + l);
         for (int j = 0; j < n; j++)
             for (int l = 0; l < k; l++)
-                pb[(size_t)j * k + l] = g->tb == CUBLAS_OP_N ? g->B[(size_t)j * g->ldb + l]
-                                                              : g->B[(size_t)l * g->ldb + j];
+                pb[(size_t)j * k + l] = g->tb == CUBLAS_OP_N ? elem(g, g->B, (size_t)j * g->ldb + l)
+                                                              : elem(g, g->B, (size_t)l * g->ldb + j);
     }
     for (int j = 0; j < n; j++) {
         float *c = g->C + (size_t)j * g->ldc;
@@ -154,18 +173,19 @@ static int gemm_run(void *arg, char *msg, size_t cap) {
     float alpha = g->alpha, beta = g->beta;
     if (g->palpha) { /* device pointer mode: the scalars are read now */
         if (!gen_cuemu_device_range(g->palpha, 4) || !gen_cuemu_device_range(g->pbeta, 4)) {
-            snprintf(msg, cap, "cublasSgemm: alpha/beta are not device memory");
+            snprintf(msg, cap, "%s: alpha/beta are not device memory", g->name);
             return cudaErrorIllegalAddress;
         }
         alpha = *g->palpha;
         beta = *g->pbeta;
     }
     int need_ab = alpha != 0.0f && g->k > 0;
-    if ((need_ab && (!gen_cuemu_device_range(g->A, extent(ar, ac, g->lda) * 4) ||
-                     !gen_cuemu_device_range(g->B, extent(br, bc, g->ldb) * 4))) ||
+    size_t es = elem_size(g->type);
+    if ((need_ab && (!gen_cuemu_device_range(g->A, extent(ar, ac, g->lda) * es) ||
+                     !gen_cuemu_device_range(g->B, extent(br, bc, g->ldb) * es))) ||
         !gen_cuemu_device_range(g->C, extent(g->m, g->n, g->ldc) * 4)) {
-        snprintf(msg, cap, "cublasSgemm(m %d, n %d, k %d, lda %d, ldb %d, ldc %d): a matrix "
-                 "runs outside its device allocation", g->m, g->n, g->k, g->lda, g->ldb, g->ldc);
+        snprintf(msg, cap, "%s(m %d, n %d, k %d, lda %d, ldb %d, ldc %d): a matrix "
+                 "runs outside its device allocation", g->name, g->m, g->n, g->k, g->lda, g->ldb, g->ldc);
         return cudaErrorIllegalAddress;
     }
     gen_cuemu_count(GEN_CUEMU_STAT_GEMMS);
@@ -180,7 +200,7 @@ static int gemm_run(void *arg, char *msg, size_t cap) {
         free(pa);
         free(pb);
         free(acc);
-        snprintf(msg, cap, "cublasSgemm: out of host memory");
+        snprintf(msg, cap, "%s: out of host memory", g->name);
         return cudaErrorMemoryAllocation;
     }
     gemm_compute(g, alpha, beta, need_ab, pa, pb, acc);
@@ -190,9 +210,12 @@ static int gemm_run(void *arg, char *msg, size_t cap) {
     return 0;
 }
 
-cublasStatus_t cublasSgemm(cublasHandle_t h, cublasOperation_t transa, cublasOperation_t transb,
-                           int m, int n, int k, const float *alpha, const float *A, int lda,
-                           const float *B, int ldb, const float *beta, float *C, int ldc) {
+/* Both entry points: the checks, then the product queued on the handle's stream. */
+static cublasStatus_t gemm_queue(cublasHandle_t h, cublasOperation_t transa,
+                                 cublasOperation_t transb, int m, int n, int k,
+                                 const float *alpha, const void *A, int lda, const void *B,
+                                 int ldb, const float *beta, float *C, int ldc, int type, int tf32,
+                                 const char *name) {
     if (!h) return CUBLAS_STATUS_NOT_INITIALIZED;
     int ok_t = (transa == CUBLAS_OP_N || transa == CUBLAS_OP_T || transa == CUBLAS_OP_C) &&
                (transb == CUBLAS_OP_N || transb == CUBLAS_OP_T || transb == CUBLAS_OP_C);
@@ -222,10 +245,38 @@ cublasStatus_t cublasSgemm(cublasHandle_t h, cublasOperation_t transa, cublasOpe
     g->A = A;
     g->B = B;
     g->C = C;
+    g->type = type;
+    g->tf32 = tf32;
+    g->name = name;
     gen_cuemu_lock();
     cudaError_t e = gen_cuemu_sticky();
-    if (e == cudaSuccess) e = gen_cuemu_enqueue_fn(h->stream, "cublasSgemm", gemm_run, free, g);
+    if (e == cudaSuccess) e = gen_cuemu_enqueue_fn(h->stream, name, gemm_run, free, g);
     else free(g);
     gen_cuemu_unlock();
     return e == cudaSuccess ? CUBLAS_STATUS_SUCCESS : CUBLAS_STATUS_EXECUTION_FAILED;
+}
+
+cublasStatus_t cublasSgemm(cublasHandle_t h, cublasOperation_t transa, cublasOperation_t transb,
+                           int m, int n, int k, const float *alpha, const float *A, int lda,
+                           const float *B, int ldb, const float *beta, float *C, int ldc) {
+    return gemm_queue(h, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc,
+                      CUDA_R_32F, 0, "cublasSgemm");
+}
+
+cublasStatus_t cublasGemmEx(cublasHandle_t h, cublasOperation_t transa, cublasOperation_t transb,
+                            int m, int n, int k, const void *alpha, const void *A,
+                            cudaDataType Atype, int lda, const void *B, cudaDataType Btype,
+                            int ldb, const void *beta, void *C, cudaDataType Ctype, int ldc,
+                            cublasComputeType_t computeType, cublasGemmAlgo_t algo) {
+    if (!h) return CUBLAS_STATUS_NOT_INITIALIZED;
+    /* the combinations cuBLAS documents for FP32 output that cuda/ uses */
+    int types_ok = Atype == Btype && Ctype == CUDA_R_32F &&
+                   (Atype == CUDA_R_32F || Atype == CUDA_R_16F || Atype == CUDA_R_16BF);
+    int compute_ok = computeType == CUBLAS_COMPUTE_32F ||
+                     (computeType == CUBLAS_COMPUTE_32F_FAST_TF32 && Atype == CUDA_R_32F);
+    if (!types_ok || !compute_ok) return CUBLAS_STATUS_NOT_SUPPORTED;
+    if (algo != CUBLAS_GEMM_DEFAULT) return CUBLAS_STATUS_INVALID_VALUE;
+    return gemm_queue(h, transa, transb, m, n, k, (const float *)alpha, A, lda, B, ldb,
+                      (const float *)beta, (float *)C, ldc, Atype,
+                      computeType == CUBLAS_COMPUTE_32F_FAST_TF32, "cublasGemmEx");
 }

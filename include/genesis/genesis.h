@@ -363,11 +363,25 @@ typedef enum genesis_param {
                                       fewer), 3 */
     GENESIS_P_ITERATIONS = 23,     /* TimeGAN: iterations of each of the three training
                                       phases, 50000; DDPM: optimiser steps */
-    GENESIS_P_DIFFUSION_STEPS = 24, /* DDPM: diffusion steps T, 1000 */
-    GENESIS_P_SAMPLE_STEPS = 25,   /* DDPM: reverse steps when sampling; 0 = all T (ancestral
+    GENESIS_P_PRECISION = 24,      /* CTGAN, TVAE: the GEMMs' operand precision, a
+                                      genesis_precision (0 = fp32); FP32 accumulation and
+                                      master weights always (docs/precision.md) */
+    GENESIS_P_DIFFUSION_STEPS = 25, /* DDPM: diffusion steps T, 1000 */
+    GENESIS_P_SAMPLE_STEPS = 26,   /* DDPM: reverse steps when sampling; 0 = all T (ancestral
                                       DDPM); fewer: strided (DDIM for the Gaussian part) */
-    GENESIS_P_NOISE_SCHEDULE = 26  /* DDPM: 0 linear, 1 cosine (default) */
+    GENESIS_P_NOISE_SCHEDULE = 27  /* DDPM: 0 linear, 1 cosine (default) */
 } genesis_param;
+
+/* Values of GENESIS_P_PRECISION: the precision of the matrix products' operands (weights and
+ * activations are rounded to it, round to nearest even, before an FP32-accumulated product);
+ * genesis_param_choice() names them as the CLI spells them ("fp32", "tf32", "bf16", "fp16").
+ * FP16 trains with dynamic loss scaling (docs/precision.md). */
+typedef enum genesis_precision {
+    GENESIS_PRECISION_FP32 = 0,
+    GENESIS_PRECISION_TF32 = 1,
+    GENESIS_PRECISION_BF16 = 2,
+    GENESIS_PRECISION_FP16 = 3
+} genesis_precision;
 
 /*! genesis_param_default() : the default of `p` for a model kind (TVAE's differ from
  *  CTGAN's: hidden width 128, learning rate 1e-3, decay 1e-5; TimeGAN's: batch 128,
@@ -407,6 +421,10 @@ typedef struct genesis_param_info {
                            0: a training setting, fixed by fit */
 } genesis_param_info;
 
+/*! genesis_param_choice() : for a parameter whose values are named (GENESIS_P_PRECISION),
+ *  the name of value `i` ("bf16"), static; NULL past the last value or for a numeric
+ *  parameter. A program parses and prints such settings by these names, as the CLI does. */
+GENESIS_API const char *genesis_param_choice(genesis_param p, int i);
 /*! genesis_param_count() : the number of parameters; they are numbered 0 .. count - 1. */
 GENESIS_API int genesis_param_count(void);
 /*! genesis_param_get_info() : everything the library knows about parameter `p`, with the
@@ -484,6 +502,12 @@ typedef int (*genesis_progress_fn)(const genesis_progress *p, void *user);
  *  GENESIS_ERR_STOPPED, GENESIS_ERR_IO (a checkpoint could not be written) ... */
 GENESIS_API genesis_status genesis_model_fit(genesis_model *m, const genesis_table *t,
                                              genesis_progress_fn progress, void *user);
+
+/*! genesis_model_skipped_steps() : optimiser steps the last genesis_model_fit skipped
+ *  because a gradient overflowed under FP16 loss scaling (`precision` fp16; each skip halved
+ *  the scale, docs/precision.md); 0 in every other precision. Also logged at the end of fit.
+ *  @return GENESIS_OK, GENESIS_ERR_INVALID_ARG (NULL) */
+GENESIS_API genesis_status genesis_model_skipped_steps(const genesis_model *m, int64_t *out);
 
 /* ---- checkpoints: resumable training (docs/checkpoints.md) ------------------------------ *
  * A checkpoint is a model file (genesis_model_load and sampling read it) with the whole

@@ -83,6 +83,12 @@ killed_then_resumed ctgan "$ADULT" 1 "${CTGAN[@]}"
 killed_then_resumed tvae "$ADULT" 1 "${TVAE[@]}"
 killed_then_resumed timegan "$W/series.csv" 10 "${TIMEGAN[@]}"
 killed_then_resumed ddpm "$ADULT" 20 "${DDPM[@]}"
+# FP16: the loss-scaling state (scale, clean-step run, skipped steps) is part of the training
+# state; the test hook makes the 7th backward pass of each network overflow (one skip)
+export GENESIS_FP16_INJECT_INF=7
+killed_then_resumed ctgan_fp16 "$ADULT" 1 "${CTGAN[@]}" --precision fp16
+killed_then_resumed tvae_fp16 "$ADULT" 1 "${TVAE[@]}" --precision fp16
+unset GENESIS_FP16_INJECT_INF
 
 # ---------------------------------------------------------------------------------------
 section "--checkpoint-every in minutes"

@@ -36,6 +36,7 @@ ALLOW=(
     "bench/tvae_argmax/run.sh	../shared/data"
     "bench/evaluate/timing.sh	../shared/data"
     "bench/roles.sh	../shared/data"
+    "bench/precision.sh	../shared/data"
     "bench/evaluate/parity.py	../shared/data"
     "bench/evaluate/parity_privacy.py	../shared/data"
     "bench/README.md	../shared/data"

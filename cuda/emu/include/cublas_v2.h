@@ -32,6 +32,13 @@ typedef enum {
     CUBLAS_TF32_TENSOR_OP_MATH = 3
 } cublasMath_t;
 
+/* cublasGemmEx's compute types and algorithm (values as in CUDA 13's cublas_api.h) */
+typedef enum {
+    CUBLAS_COMPUTE_32F = 68,
+    CUBLAS_COMPUTE_32F_FAST_TF32 = 77
+} cublasComputeType_t;
+typedef enum { CUBLAS_GEMM_DEFAULT = -1 } cublasGemmAlgo_t;
+
 typedef struct gen_cuemu_blas *cublasHandle_t;
 
 cublasStatus_t cublasCreate(cublasHandle_t *h);
@@ -46,5 +53,14 @@ const char *cublasGetStatusString(cublasStatus_t s);
 cublasStatus_t cublasSgemm(cublasHandle_t h, cublasOperation_t transa, cublasOperation_t transb,
                            int m, int n, int k, const float *alpha, const float *A, int lda,
                            const float *B, int ldb, const float *beta, float *C, int ldc);
+
+/* C (FP32) = alpha op(A) op(B) + beta C with A and B of type CUDA_R_32F, CUDA_R_16F or
+ * CUDA_R_16BF (both the same), C CUDA_R_32F, FP32 accumulation; CUBLAS_COMPUTE_32F_FAST_TF32
+ * (FP32 operands only) rounds A and B to TF32 (nearest even) first. */
+cublasStatus_t cublasGemmEx(cublasHandle_t h, cublasOperation_t transa, cublasOperation_t transb,
+                            int m, int n, int k, const void *alpha, const void *A,
+                            cudaDataType Atype, int lda, const void *B, cudaDataType Btype,
+                            int ldb, const void *beta, void *C, cudaDataType Ctype, int ldc,
+                            cublasComputeType_t computeType, cublasGemmAlgo_t algo);
 
 #endif /* GEN_CUEMU_CUBLAS_V2_H */
