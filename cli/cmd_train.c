@@ -97,6 +97,7 @@ typedef struct progress_state {
     int tty;
     int gan;  /* two losses (CTGAN) or one */
     int seq;  /* TimeGAN: "epochs" are the three phases */
+    int iters; /* a method without epochs (DDPM): "epochs" are blocks of iterations */
     int show; /* print progress (the callback also answers Ctrl-C when it prints nothing) */
     genesis_progress last;
 } progress_state;
@@ -132,13 +133,16 @@ static int show_progress(const genesis_progress *p, void *user) {
     else snprintf(losses, sizeof losses, "loss %+.3f", p->loss_g);
     fmt_duration(eta, sizeof eta, p->eta_s);
     fmt_duration(el, sizeof el, p->elapsed_s);
+    char unit[64];
+    if (ps->iters) snprintf(unit, sizeof unit, "iteration %lld/%lld", (long long)p->step, (long long)p->steps);
+    else snprintf(unit, sizeof unit, "epoch %d/%d", p->epoch, p->epochs);
     if (ps->tty) {
-        fprintf(stderr, "\r\033[Kepoch %d/%d  %s  %.0f rows/s  %s elapsed  ETA %s", p->epoch,
-                p->epochs, losses, p->rows_per_s, el, eta);
+        fprintf(stderr, "\r\033[K%s  %s  %.0f rows/s  %s elapsed  ETA %s", unit, losses,
+                p->rows_per_s, el, eta);
         if (p->epoch == p->epochs) fputc('\n', stderr);
     } else if (p->epoch == p->epochs || p->epoch % 10 == 0 || p->epoch == 1) {
-        fprintf(stderr, "epoch %d/%d  %s  %.0f rows/s  %s elapsed  ETA %s\n", p->epoch, p->epochs,
-                losses, p->rows_per_s, el, eta);
+        fprintf(stderr, "%s  %s  %.0f rows/s  %s elapsed  ETA %s\n", unit, losses, p->rows_per_s,
+                el, eta);
     }
     fflush(stderr);
     return 0;
@@ -165,15 +169,20 @@ static void summary(genesis_ctx *ctx, const options *o, const genesis_table *t, 
     char kind[16];
     snprintf(kind, sizeof kind, "%s", genesis_model_kind_name(o->kind));
     for (char *q = kind; *q; q++) *q = (char)toupper((unsigned char)*q);
-    genesis_model_get_param(m, GENESIS_P_EPOCHS, &v[0]);
+    /* a method without epochs counts iterations (DDPM) */
+    genesis_param_info ep;
+    int epochs = genesis_param_get_info(GENESIS_P_EPOCHS, o->kind, &ep) == GENESIS_OK &&
+                 (ep.models & GENESIS_MODEL_BIT(o->kind));
+    genesis_model_get_param(m, epochs ? GENESIS_P_EPOCHS : GENESIS_P_ITERATIONS, &v[0]);
     genesis_model_get_param(m, GENESIS_P_PRECISION, &v[1]);
     char prec[32] = "";
     if (v[1] != GENESIS_PRECISION_FP32) /* mixed precision (docs/precision.md) */
         snprintf(prec, sizeof prec, " in %s", genesis_param_choice(GENESIS_P_PRECISION, (int)v[1]));
     fprintf(stderr, "genesis: %s: %lld rows x %d columns (%d continuous, %d categorical); "
-                    "training %s for %g epochs%s on %s\n",
+                    "training %s for %g %s%s on %s\n",
             o->input, (long long)genesis_table_nrows(t), genesis_table_ncols(t), ncont,
-            genesis_table_ncols(t) - ncont, kind, v[0], prec, genesis_ctx_device_name(ctx));
+            genesis_table_ncols(t) - ncont, kind, v[0], epochs ? "epochs" : "iterations", prec,
+            genesis_ctx_device_name(ctx));
     char dates[512];
     size_t k = 0;
     dates[0] = 0;
@@ -250,6 +259,9 @@ static int interrupted(const options *o, const progress_state *ps, genesis_statu
     if (ps->last.epochs > 0 && ps->seq)
         snprintf(where, sizeof where, "at iteration %lld of %lld (phase %d of 3)",
                  (long long)ps->last.step, (long long)ps->last.steps, ps->last.epoch);
+    else if (ps->last.epochs > 0 && ps->iters)
+        snprintf(where, sizeof where, "at iteration %lld of %lld", (long long)ps->last.step,
+                 (long long)ps->last.steps);
     else if (ps->last.epochs > 0)
         snprintf(where, sizeof where, "at epoch %d of %d", ps->last.epoch, ps->last.epochs);
     if (st != GENESIS_ERR_STOPPED) {
@@ -314,6 +326,9 @@ static progress_state progress_of(const options *o) {
     ps.gan = o->kind == GENESIS_MODEL_CTGAN;
     ps.seq = (genesis_model_kind_features(o->kind) & GENESIS_FEATURE_SEQUENCES) != 0;
     ps.show = !o->quiet && (ps.tty || o->progress);
+    genesis_param_info ep;
+    ps.iters = genesis_param_get_info(GENESIS_P_EPOCHS, o->kind, &ep) == GENESIS_OK &&
+               !(ep.models & GENESIS_MODEL_BIT(o->kind)) && !ps.seq;
     return ps;
 }
 

@@ -608,6 +608,27 @@ static void op_accumulate(gen_backend *be, float *acc, const float *x, int n) {
 
 static genesis_status op_status(gen_backend *be) { return gen_cuda_of(be)->status; }
 
+static void op_silu_forward(gen_backend *be, float *out, const float *inp, size_t n) {
+    GEN_CUDA_RUN(be, "silu_forward", gen_cu_silu_forward(cu, out, inp, n));
+}
+static void op_silu_backward(gen_backend *be, float *dinp, const float *dout, const float *inp,
+                             size_t n) {
+    GEN_CUDA_RUN(be, "silu_backward", gen_cu_silu_backward(cu, dinp, dout, inp, n));
+}
+static void op_timestep_embed(gen_backend *be, float *out, const int32_t *t, int B, int dim) {
+    GEN_CUDA_RUN(be, "timestep_embed", gen_cu_timestep_embed(cu, out, t, B, dim));
+}
+static void op_ddpm_loss(gen_backend *be, float *loss, float *dout, const float *out,
+                         const float *x0, const float *xt, const float *noise, const float *coef,
+                         int B, int D, const gen_act_span *spans, int nspans, float gscale,
+                         float mscale) {
+    GEN_CUDA_RUN(be, "ddpm_loss",
+                 gen_cu_ddpm_loss(cu, loss, dout, out, x0, xt, noise, coef, B, D, spans, nspans,
+                                  gscale, mscale));
+}
+static void op_scale(gen_backend *be, float *x, size_t n, float s) {
+    GEN_CUDA_RUN(be, "scale", gen_cu_scale(cu, x, n, s));
+}
 static void op_sigmoid_forward(gen_backend *be, float *out, const float *inp, size_t n) {
     GEN_CUDA_RUN(be, "sigmoid_forward", gen_cu_sigmoid_forward(cu, out, inp, n));
 }
@@ -765,6 +786,11 @@ static void cu_fill_ops(gen_backend_ops *o) {
     o->kl_normal = op_kl_normal;
     o->tvae_recon = op_tvae_recon;
     o->clamp = op_clamp;
+    o->silu_forward = op_silu_forward;
+    o->silu_backward = op_silu_backward;
+    o->timestep_embed = op_timestep_embed;
+    o->ddpm_loss = op_ddpm_loss;
+    o->scale = op_scale;
     o->sigmoid_forward = op_sigmoid_forward;
     o->sigmoid_backward = op_sigmoid_backward;
     o->gru_forward = op_gru_forward;

@@ -301,6 +301,16 @@ genesis_status gen_cu_gemm(gen_cuda *cu, int ta, int tb, int M, int N, int K, fl
                            int ldc);
 
 /* gru.cu (reset-after GRU cell; semantics in backend.h) */
+/* diffusion.cu (DDPM) */
+genesis_status gen_cu_silu_forward(gen_cuda *cu, float *out, const float *inp, size_t n);
+genesis_status gen_cu_silu_backward(gen_cuda *cu, float *dinp, const float *dout,
+                                    const float *inp, size_t n);
+genesis_status gen_cu_timestep_embed(gen_cuda *cu, float *out, const int32_t *t, int B, int dim);
+genesis_status gen_cu_ddpm_loss(gen_cuda *cu, float *loss, float *dout, const float *out,
+                                const float *x0, const float *xt, const float *noise,
+                                const float *coef, int B, int D, const gen_act_span *spans,
+                                int nspans, float gscale, float mscale);
+genesis_status gen_cu_scale(gen_cuda *cu, float *x, size_t n, float s);
 genesis_status gen_cu_sigmoid_forward(gen_cuda *cu, float *out, const float *inp, size_t n);
 genesis_status gen_cu_sigmoid_backward(gen_cuda *cu, float *dinp, const float *dout,
                                        const float *out, size_t n);

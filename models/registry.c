@@ -1,6 +1,6 @@
 /*
  * registry.c — the one place that names the models: the list of every network's vtable
- * (CTGAN, TVAE, TimeGAN), through which the core (src/) reaches them by kind or by name
+ * (CTGAN, TVAE, TimeGAN, DDPM), through which the core (src/) reaches them by kind or by name
  * (src/model.h: gen_model_registry, gen_model_vtable_of). Adding a model is a line here.
  */
 #include "model.h"
@@ -8,9 +8,10 @@
 extern const gen_model_vtable gen_ctgan_vtable;
 extern const gen_model_vtable gen_tvae_vtable;
 extern const gen_model_vtable gen_timegan_vtable;
+extern const gen_model_vtable gen_ddpm_vtable;
 
 static const gen_model_vtable *const MODELS[] = {&gen_ctgan_vtable, &gen_tvae_vtable,
-                                                 &gen_timegan_vtable};
+                                                 &gen_timegan_vtable, &gen_ddpm_vtable};
 
 const gen_model_vtable *const *gen_model_registry(int *n) {
     if (n) *n = (int)(sizeof MODELS / sizeof MODELS[0]);

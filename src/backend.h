@@ -237,6 +237,30 @@ typedef struct gen_backend_ops {
     void (*sigmoid_backward)(gen_backend *be, float *dinp, const float *dout, const float *out,
                              size_t n);
 
+    /* ---- diffusion (DDPM; docs/ddpm.md) ---- */
+    /* out = inp * sigmoid(inp) (SiLU) */
+    void (*silu_forward)(gen_backend *be, float *out, const float *inp, size_t n);
+    /* dinp += dout * (s + inp * s * (1 - s)), s = sigmoid(inp) */
+    void (*silu_backward)(gen_backend *be, float *dinp, const float *dout, const float *inp,
+                          size_t n);
+    /* out (B x dim) = sinusoidal embedding of the integer timesteps t (B): with half =
+     * dim / 2 and f_i = exp(-ln(10000) i / half), out[b, i] = cos(t_b f_i) and
+     * out[b, half + i] = sin(t_b f_i) for i < half; an odd dim's last column is 0 */
+    void (*timestep_embed)(gen_backend *be, float *out, const int32_t *t, int B, int dim);
+    /* TabDDPM's loss of the denoiser output `out` (B x D) for encoded rows x0, noised rows xt
+     * and the Gaussian noise `noise` (all B x D). tanh spans (Gaussian): sum (out - noise)^2.
+     * softmax spans (multinomial diffusion): with K the span's width and per row coef[2b] =
+     * a (alpha_t), coef[2b + 1] = c (alpha-bar_{t-1}, 1 at t = 0), the posteriors
+     * q ∝ (a xt + (1 - a)/K) * (c x0 + (1 - c)/K) and p the same with x0 replaced by
+     * softmax(out span); sum KL(q || p). loss[0] = gscale * Gaussian sum, loss[1] = mscale *
+     * multinomial sum; dout += their gradients (dout may be NULL). */
+    void (*ddpm_loss)(gen_backend *be, float *loss, float *dout, const float *out,
+                      const float *x0, const float *xt, const float *noise, const float *coef,
+                      int B, int D, const gen_act_span *spans, int nspans, float gscale,
+                      float mscale);
+    /* x *= s (AdamW's decoupled weight decay) */
+    void (*scale)(gen_backend *be, float *x, size_t n, float s);
+
     /* ---- GRU: one layer over a whole sequence (TimeGAN; docs/algorithms.md §S2) ----
      * The reset-after cell of cuDNN's CUDNN_GRU and PyTorch's nn.GRU, batch-major data,
      * equal lengths (every sample runs T steps), per step t (h_{-1} = h0, zeros when h0 is

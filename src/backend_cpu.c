@@ -12,6 +12,7 @@
 
 #include "backend.h"
 #include "backend_cpu_gru.h"
+#include "diffusion.h"
 #include "precision.h"
 #include "rng.h"
 
@@ -770,6 +771,109 @@ static void cpu_clamp(gen_backend *be, float *x, size_t n, float lo, float hi) {
     for (size_t i = 0; i < n; i++) x[i] = x[i] < lo ? lo : x[i] > hi ? hi : x[i];
 }
 
+/* ---- diffusion (DDPM; docs/ddpm.md) --------------------------------------------------------- */
+static void cpu_silu_forward(gen_backend *be, float *out, const float *inp, size_t n) {
+    (void)be;
+    for (size_t i = 0; i < n; i++) out[i] = inp[i] / (1.0f + expf(-inp[i]));
+}
+static void cpu_silu_backward(gen_backend *be, float *dinp, const float *dout, const float *inp,
+                              size_t n) {
+    (void)be;
+    for (size_t i = 0; i < n; i++) {
+        float s = 1.0f / (1.0f + expf(-inp[i]));
+        dinp[i] += dout[i] * (s + inp[i] * s * (1.0f - s));
+    }
+}
+static void cpu_timestep_embed(gen_backend *be, float *out, const int32_t *t, int B, int dim) {
+    (void)be;
+    int half = dim / 2;
+    for (int b = 0; b < B; b++) {
+        float *o = out + (size_t)b * dim;
+        for (int i = 0; i < half; i++) {
+            float f = expf(-9.210340371976184f * (float)i / (float)half); /* ln 10000 */
+            float arg = (float)t[b] * f;
+            o[i] = cosf(arg);
+            o[half + i] = sinf(arg);
+        }
+        if (dim % 2) o[dim - 1] = 0.0f;
+    }
+}
+
+/* The multinomial part of ddpm_loss for rows [lo, hi): returns the summed KL. */
+static double ddpm_mn_rows(float *dout, const float *out, const float *x0, const float *xt,
+                           const float *coef, int D, const gen_act_span *spans, int nspans,
+                           float mscale, int lo, int hi) {
+    double tot = 0, sm[GEN_DDPM_MAXK], q[GEN_DDPM_MAXK], pp[GEN_DDPM_MAXK], x0d[GEN_DDPM_MAXK];
+    for (int b = lo; b < hi; b++) {
+        double a = coef[2 * b], c = coef[2 * b + 1];
+        for (int s = 0; s < nspans; s++) {
+            const gen_act_span *sp = &spans[s];
+            if (!sp->softmax) continue;
+            int K = sp->len;
+            GEN_ASSERT(K <= GEN_DDPM_MAXK);
+            size_t o0 = (size_t)b * D + sp->start;
+            const float *r = out + o0;
+            double mx = r[0], z = 0;
+            for (int k = 1; k < K; k++) mx = r[k] > mx ? r[k] : mx;
+            for (int k = 0; k < K; k++) z += exp(r[k] - mx);
+            for (int k = 0; k < K; k++) {
+                sm[k] = exp(r[k] - mx) / z;
+                x0d[k] = x0[o0 + k];
+            }
+            gen_mn_posterior(q, xt + o0, x0d, K, a, c);
+            gen_mn_posterior(pp, xt + o0, sm, K, a, c);
+            double kl = 0, e = (1.0 - c) / K, acc = 0;
+            for (int k = 0; k < K; k++)
+                if (q[k] > 0) kl += q[k] * (log(q[k]) - log(pp[k] > 1e-300 ? pp[k] : 1e-300));
+            tot += kl;
+            if (!dout) continue;
+            /* d KL / d logit_i = (p_i - q_i) r_i - s_i sum_j (p_j - q_j) r_j, r = c s / (c s + e) */
+            for (int k = 0; k < K; k++) {
+                double den = c * sm[k] + e;
+                double rk = den > 0 ? c * sm[k] / den : 1.0;
+                x0d[k] = (pp[k] - q[k]) * rk;
+                acc += x0d[k];
+            }
+            for (int k = 0; k < K; k++) dout[o0 + k] += mscale * (float)(x0d[k] - sm[k] * acc);
+        }
+    }
+    return tot;
+}
+
+static void cpu_ddpm_loss(gen_backend *be, float *loss, float *dout, const float *out,
+                          const float *x0, const float *xt, const float *noise, const float *coef,
+                          int B, int D, const gen_act_span *spans, int nspans, float gscale,
+                          float mscale) {
+    double g = 0;
+    for (int b = 0; b < B; b++)
+        for (int s = 0; s < nspans; s++) {
+            if (spans[s].softmax) continue;
+            for (int j = spans[s].start; j < spans[s].start + spans[s].len; j++) {
+                size_t i = (size_t)b * D + j;
+                double e = (double)out[i] - noise[i];
+                g += e * e;
+                if (dout) dout[i] += gscale * 2.0f * (float)e;
+            }
+        }
+    double part[GEN_MAX_PARTS] = {0}, m = 0;
+    int nt = be->threads < GEN_MAX_PARTS ? be->threads : GEN_MAX_PARTS;
+    GEN_PARALLEL_RANGE((size_t)B * D, {
+        size_t rl = (size_t)B * gen_t_ / gen_T_, rh = (size_t)B * (gen_t_ + 1) / gen_T_;
+        (void)lo; (void)hi;
+        if (gen_t_ < (size_t)nt)
+            part[gen_t_] = ddpm_mn_rows(dout, out, x0, xt, coef, D, spans, nspans, mscale, (int)rl, (int)rh);
+    });
+    for (int t = 0; t < nt; t++) m += part[t];
+    if (loss) {
+        loss[0] = (float)(g * gscale);
+        loss[1] = (float)(m * mscale);
+    }
+}
+static void cpu_scale(gen_backend *be, float *x, size_t n, float s) {
+    (void)be;
+    for (size_t i = 0; i < n; i++) x[i] *= s;
+}
+
 /* ---- Adam ----------------------------------------------------------------------------------- */
 static GEN_KERNEL void adam_range(float *restrict param, const float *restrict grad,
                                   float *restrict m, float *restrict v, float lr_t, float beta1,
@@ -938,6 +1042,11 @@ static const gen_backend_ops cpu_ops = {
     .kl_normal = cpu_kl_normal,
     .tvae_recon = cpu_tvae_recon,
     .clamp = cpu_clamp,
+    .silu_forward = cpu_silu_forward,
+    .silu_backward = cpu_silu_backward,
+    .timestep_embed = cpu_timestep_embed,
+    .ddpm_loss = cpu_ddpm_loss,
+    .scale = cpu_scale,
     .sigmoid_forward = gen_cpu_sigmoid_forward,
     .sigmoid_backward = gen_cpu_sigmoid_backward,
     .gru_forward = gen_cpu_gru_forward,

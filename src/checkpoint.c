@@ -239,7 +239,7 @@ genesis_status gen_ckpt_read_section(genesis_model *m, gen_reader *r, int keep) 
 
 genesis_status gen_ckpt_point(genesis_model *m, int64_t done, int64_t total, int stop) {
     genesis_ctx *ctx = m->ctx;
-    const char *unit = m->vt->fit_table ? "iteration" : "epoch";
+    const char *unit = m->vt->fit_table || m->vt->iterations ? "iteration" : "epoch";
     if (!m->ckpt_path) {
         GEN_RETURN_IF(stop, ctx, GENESIS_ERR_CANCELLED,
                       "training stopped by the caller at %s %lld of %lld", unit, (long long)done,

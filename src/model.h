@@ -15,7 +15,7 @@
 #include "rng.h"
 #include "transform.h"
 
-#define GEN_NPARAMS 25
+#define GEN_NPARAMS 28
 #define GEN_MAX_CONDITIONS 64
 
 typedef struct gen_bytes gen_bytes;       /* growable output buffer (model_io.c) */
@@ -79,6 +79,8 @@ typedef struct gen_model_vtable {
      * order). The fit reads it back itself (from gen_ckpt_resume_reader). NULL: the kind
      * cannot checkpoint. */
     genesis_status (*train_save)(const genesis_model *m, gen_bytes *out);
+    /* 1: the fit counts iterations, not epochs (checkpoint messages); sequence models too */
+    int iterations;
 } gen_model_vtable;
 
 

@@ -6,8 +6,9 @@
  * table (genesis_param_get_info), and genesis_model_set_param checks values against it.
  * Defaults: CTGAN's and TVAE's are the reference implementation's (docs/algorithms.md §T5:
  * TVAE 128-wide, torch Adam lr 1e-3, l2scale 1e-5), TimeGAN's docs/algorithms.md §S1 (batch
- * 128, TF1 Adam lr 1e-3). A kind keeps a value for every setting, used or not, because model
- * files store them all (docs/file-format.md).
+ * 128, TF1 Adam lr 1e-3), DDPM's docs/ddpm.md (TabDDPM's T = 1000, cosine schedule, AdamW
+ * lr 2e-3 and decay 1e-4; a CPU-sized MLP of 2 x 256 and 5,000 steps). A kind keeps a value
+ * for every setting, used or not, because model files store them all (docs/file-format.md).
  */
 #include <math.h>
 #include <string.h>
@@ -18,6 +19,7 @@
 #define C GENESIS_MODEL_BIT(GENESIS_MODEL_CTGAN)
 #define T GENESIS_MODEL_BIT(GENESIS_MODEL_TVAE)
 #define S GENESIS_MODEL_BIT(GENESIS_MODEL_TIMEGAN)
+#define P GENESIS_MODEL_BIT(GENESIS_MODEL_DDPM)
 
 typedef struct param_row {
     const char *name;
@@ -25,59 +27,65 @@ typedef struct param_row {
     int integer;
     unsigned models;  /* GENESIS_MODEL_BIT of the kinds that use it */
     int after_fit;    /* may change on a fitted model (sampling only) */
-    double def[3];    /* CTGAN, TVAE, TimeGAN */
+    double def[4];    /* CTGAN, TVAE, TimeGAN, DDPM */
     const char *help;
 } param_row;
 
 static const param_row PARAMS[GEN_NPARAMS] = {
-    [GENESIS_P_EPOCHS] = {"epochs", 1, 1e6, 1, C | T, 0, {300, 300, 300}, "training epochs"},
-    [GENESIS_P_BATCH_SIZE] = {"batch-size", 2, 1 << 20, 1, C | T | S, 0, {500, 500, 128},
+    [GENESIS_P_EPOCHS] = {"epochs", 1, 1e6, 1, C | T, 0, {300, 300, 300, 300}, "training epochs"},
+    [GENESIS_P_BATCH_SIZE] = {"batch-size", 2, 1 << 20, 1, C | T | S | P, 0, {500, 500, 128, 256},
                               "rows (TimeGAN: sequences) per step; CTGAN: a multiple of pac"},
-    [GENESIS_P_EMBEDDING_DIM] = {"embedding-dim", 1, 4096, 1, C | T, 0, {128, 128, 128},
-                                 "latent (noise) width"},
-    [GENESIS_P_GEN_DIM] = {"generator-dim", 1, 8192, 1, C | T, 0, {256, 128, 256},
-                           "generator (TVAE: encoder and decoder) hidden width, two layers"},
-    [GENESIS_P_DIS_DIM] = {"discriminator-dim", 1, 8192, 1, C, 0, {256, 256, 256},
+    [GENESIS_P_EMBEDDING_DIM] = {"embedding-dim", 1, 4096, 1, C | T | P, 0, {128, 128, 128, 128},
+                                 "latent (noise) width; DDPM: timestep embedding width"},
+    [GENESIS_P_GEN_DIM] = {"generator-dim", 1, 8192, 1, C | T | P, 0, {256, 128, 256, 256},
+                           "generator (TVAE: encoder and decoder; DDPM: denoiser MLP) hidden width"},
+    [GENESIS_P_DIS_DIM] = {"discriminator-dim", 1, 8192, 1, C, 0, {256, 256, 256, 256},
                            "discriminator hidden width, two layers"},
-    [GENESIS_P_GEN_LR] = {"generator-lr", 0, 1, 0, C | T | S, 0, {2e-4, 1e-3, 1e-3},
-                          "generator learning rate (TVAE, TimeGAN: of every Adam)"},
-    [GENESIS_P_DIS_LR] = {"discriminator-lr", 0, 1, 0, C, 0, {2e-4, 2e-4, 2e-4},
+    [GENESIS_P_GEN_LR] = {"generator-lr", 0, 1, 0, C | T | S | P, 0, {2e-4, 1e-3, 1e-3, 2e-3},
+                          "generator learning rate (TVAE, TimeGAN: of every Adam; DDPM: AdamW)"},
+    [GENESIS_P_DIS_LR] = {"discriminator-lr", 0, 1, 0, C, 0, {2e-4, 2e-4, 2e-4, 2e-4},
                           "discriminator learning rate"},
-    [GENESIS_P_GEN_DECAY] = {"generator-decay", 0, 1, 0, C | T, 0, {1e-6, 1e-5, 1e-6},
-                             "generator weight decay (L2)"},
-    [GENESIS_P_DIS_DECAY] = {"discriminator-decay", 0, 1, 0, C, 0, {1e-6, 1e-6, 1e-6},
+    [GENESIS_P_GEN_DECAY] = {"generator-decay", 0, 1, 0, C | T | P, 0, {1e-6, 1e-5, 1e-6, 1e-4},
+                             "generator weight decay (L2; DDPM: AdamW's decoupled decay)"},
+    [GENESIS_P_DIS_DECAY] = {"discriminator-decay", 0, 1, 0, C, 0, {1e-6, 1e-6, 1e-6, 1e-6},
                              "discriminator weight decay (L2)"},
-    [GENESIS_P_PAC] = {"pac", 1, 1000, 1, C, 0, {10, 10, 10}, "rows per discriminator input"},
-    [GENESIS_P_DIS_STEPS] = {"discriminator-steps", 1, 100, 1, C, 0, {1, 1, 1},
+    [GENESIS_P_PAC] = {"pac", 1, 1000, 1, C, 0, {10, 10, 10, 10}, "rows per discriminator input"},
+    [GENESIS_P_DIS_STEPS] = {"discriminator-steps", 1, 100, 1, C, 0, {1, 1, 1, 1},
                              "discriminator updates per generator update"},
-    [GENESIS_P_LOG_FREQUENCY] = {"log-frequency", 0, 1, 1, C, 0, {1, 1, 1},
+    [GENESIS_P_LOG_FREQUENCY] = {"log-frequency", 0, 1, 1, C, 0, {1, 1, 1, 1},
                                  "1: conditions drawn by log frequency; 0: by frequency"},
-    [GENESIS_P_MAX_MODES] = {"max-modes", 1, GEN_MAX_MODES, 1, C | T, 0, {10, 10, 10},
+    [GENESIS_P_MAX_MODES] = {"max-modes", 1, GEN_MAX_MODES, 1, C | T | P, 0, {10, 10, 10, 10},
                              "mixture modes per continuous column"},
-    [GENESIS_P_MAX_CATEGORIES] = {"max-categories", 2, 1 << 20, 1, C | T, 0, {500, 500, 500},
+    [GENESIS_P_MAX_CATEGORIES] = {"max-categories", 2, 1 << 20, 1, C | T | P, 0, {500, 500, 500, 500},
                                   "levels kept per categorical column; rarer ones are pooled"},
-    [GENESIS_P_POINT_MASSES] = {"point-masses", 0, 1, 1, C | T, 0, {1, 1, 1},
+    [GENESIS_P_POINT_MASSES] = {"point-masses", 0, 1, 1, C | T | P, 0, {1, 1, 1, 1},
                                 "1: heavily repeated values get exact slots"},
-    [GENESIS_P_CLAMP_RANGE] = {"clamp-range", 0, 1, 1, C | T, 1, {1, 1, 1},
+    [GENESIS_P_CLAMP_RANGE] = {"clamp-range", 0, 1, 1, C | T | P, 1, {1, 1, 1, 1},
                                "1: outputs stay inside the real column's range"},
-    [GENESIS_P_BN_EVAL_SAMPLE] = {"bn-eval-sample", 0, 1, 1, C, 1, {0, 0, 0},
+    [GENESIS_P_BN_EVAL_SAMPLE] = {"bn-eval-sample", 0, 1, 1, C, 1, {0, 0, 0, 0},
                                   "1: batch norm uses running statistics when sampling"},
-    [GENESIS_P_VGM_MAX_ROWS] = {"vgm-max-rows", 0, 2147483647.0, 1, C | T, 0,
-                                {200000, 200000, 200000},
+    [GENESIS_P_VGM_MAX_ROWS] = {"vgm-max-rows", 0, 2147483647.0, 1, C | T | P, 0,
+                                {200000, 200000, 200000, 200000},
                                 "rows used to fit each column's mixture; 0 = all"},
-    [GENESIS_P_LOSS_FACTOR] = {"loss-factor", 0, 1000, 0, T, 0, {2, 2, 2},
+    [GENESIS_P_LOSS_FACTOR] = {"loss-factor", 0, 1000, 0, T, 0, {2, 2, 2, 2},
                                "weight of the reconstruction loss"},
-    [GENESIS_P_SAMPLE_ARGMAX] = {"sample-argmax", 0, 1, 1, T, 1, {0, 0, 0},
+    [GENESIS_P_SAMPLE_ARGMAX] = {"sample-argmax", 0, 1, 1, T, 1, {0, 0, 0, 0},
                                  "1: categories by argmax (the reference); 0: drawn"},
-    [GENESIS_P_SEQ_LEN] = {"seq-len", 2, 100000, 1, S, 0, {24, 24, 24},
+    [GENESIS_P_SEQ_LEN] = {"seq-len", 2, 100000, 1, S, 0, {24, 24, 24, 24},
                            "steps per sequence (window length)"},
-    [GENESIS_P_HIDDEN_DIM] = {"hidden-dim", 1, 4096, 1, S, 0, {24, 24, 24},
+    [GENESIS_P_HIDDEN_DIM] = {"hidden-dim", 1, 4096, 1, S, 0, {24, 24, 24, 24},
                               "GRU width of all five networks"},
-    [GENESIS_P_NUM_LAYERS] = {"num-layers", 2, 8, 1, S, 0, {3, 3, 3},
-                              "GRU layers per network (supervisor: one fewer)"},
-    [GENESIS_P_ITERATIONS] = {"iterations", 1, 1e9, 1, S, 0, {50000, 50000, 50000},
-                              "iterations of each of the three training phases"},
-    [GENESIS_P_PRECISION] = {"precision", 0, 3, 1, C | T, 0, {0, 0, 0},
+    [GENESIS_P_NUM_LAYERS] = {"num-layers", 2, 8, 1, S | P, 0, {3, 3, 3, 2},
+                              "GRU layers per network (supervisor: one fewer); DDPM: MLP hidden layers"},
+    [GENESIS_P_ITERATIONS] = {"iterations", 1, 1e9, 1, S | P, 0, {50000, 50000, 50000, 5000},
+                              "iterations of each of the three training phases; DDPM: optimiser steps"},
+    [GENESIS_P_DIFFUSION_STEPS] = {"diffusion-steps", 2, 100000, 1, P, 0, {1000, 1000, 1000, 1000},
+                                   "diffusion steps T of the forward process"},
+    [GENESIS_P_SAMPLE_STEPS] = {"sample-steps", 0, 100000, 1, P, 1, {0, 0, 0, 0},
+                                "reverse steps when sampling; 0 = all T; fewer: strided (DDIM)"},
+    [GENESIS_P_NOISE_SCHEDULE] = {"noise-schedule", 0, 1, 1, P, 0, {1, 1, 1, 1},
+                                  "0: linear betas; 1: cosine (Nichol and Dhariwal)"},
+    [GENESIS_P_PRECISION] = {"precision", 0, 3, 1, C | T, 0, {0, 0, 0, 0},
                              "matrix-product operands: fp32, tf32, bf16 or fp16 (FP32 "
                              "accumulation; fp16 scales the loss)"},
 };
@@ -91,7 +99,7 @@ const char *genesis_param_choice(genesis_param p, int i) {
 }
 
 static int known(int p) { return p >= 0 && p < GEN_NPARAMS; }
-static int kind_ok(genesis_model_kind k) { return k >= GENESIS_MODEL_CTGAN && k <= GENESIS_MODEL_TIMEGAN; }
+static int kind_ok(genesis_model_kind k) { return k >= GENESIS_MODEL_CTGAN && k <= GENESIS_MODEL_DDPM; }
 
 double gen_param_kind_default(genesis_model_kind kind, int p) {
     return PARAMS[p].def[kind_ok(kind) ? kind - 1 : 0];
@@ -137,7 +145,7 @@ genesis_status genesis_param_bounds(genesis_param p, double *lo, double *hi, dou
 /* "ctgan and tvae": the kinds of a mask, for messages */
 static void kinds_text(unsigned models, char *buf, size_t cap) {
     buf[0] = 0;
-    for (int k = GENESIS_MODEL_CTGAN; k <= GENESIS_MODEL_TIMEGAN; k++) {
+    for (int k = GENESIS_MODEL_CTGAN; k <= GENESIS_MODEL_DDPM; k++) {
         if (!(models & GENESIS_MODEL_BIT(k))) continue;
         size_t n = strlen(buf);
         snprintf(buf + n, cap - n, "%s%s", n ? " and " : "", genesis_model_kind_name(k));

@@ -700,6 +700,71 @@ static void ru_sig_b(pt_env *e, gen_backend *be, int k) {
     OPS(be)->sigmoid_backward(be, P(e, k, 0), P(e, k, 1), P(e, k, 2), (size_t)D(0));
 }
 
+/* DDPM (docs/ddpm.md). silu_forward: n specials (su_ew2); silu_backward: n specials */
+static void ru_silu_f(pt_env *e, gen_backend *be, int k) {
+    OPS(be)->silu_forward(be, P(e, k, 0), P(e, k, 1), (size_t)D(0));
+}
+static void su_silu_b(pt_env *e) {
+    size_t n = (size_t)D(0);
+    pt_add(e, "dinp", n, PT_ACC, -1, 1);
+    pt_add(e, "dout", n, PT_IN, -1, 1);
+    int i = pt_add(e, "inp", n, PT_IN, -6, 6);
+    if (D(1)) pt_specials(e, i);
+}
+static void ru_silu_b(pt_env *e, gen_backend *be, int k) {
+    OPS(be)->silu_backward(be, P(e, k, 0), P(e, k, 1), P(e, k, 2), (size_t)D(0));
+}
+/* scale: n specials */
+static void su_scale(pt_env *e) {
+    int i = pt_add(e, "x", (size_t)D(0), PT_OUT, -3, 3);
+    if (D(1)) pt_specials(e, i);
+}
+static void ru_scale(pt_env *e, gen_backend *be, int k) {
+    OPS(be)->scale(be, P(e, k, 0), (size_t)D(0), 0.9996f);
+}
+/* timestep_embed: B dim (t in [0, 1000)) */
+static void su_temb(pt_env *e) {
+    pt_add(e, "out", (size_t)D(0) * D(1), PT_OUT, -1, 1);
+    int32_t *t = pt_add_int(e, "t", (size_t)D(0));
+    for (int b = 0; b < D(0); b++) t[b] = (int32_t)((b * 389 + 7 * e->idx) % 1000);
+}
+static void ru_temb(pt_env *e, gen_backend *be, int k) {
+    OPS(be)->timestep_embed(be, P(e, k, 0), PI(e, k, 1), D(0), D(1));
+}
+/* ddpm_loss: B layout (not 3: its 1025-wide span is wider than GEN_DDPM_MAXK) grads; x0 and xt one-hot in softmax spans, coef (a, c) per row with
+ * every third row at t = 0 (c = 1) */
+static void su_ddpm_loss(pt_env *e) {
+    pt_layout(e, D(1));
+    int B = D(0), W = e->W;
+    pt_add(e, "loss", 2, PT_OUT, -1, 1);
+    pt_add(e, "dout", (size_t)B * W, PT_ACC, -1, 1);
+    pt_add(e, "out", (size_t)B * W, PT_IN, -4, 4);
+    int x0 = pt_add(e, "x0", (size_t)B * W, PT_IN, -3, 3);
+    int xt = pt_add(e, "xt", (size_t)B * W, PT_IN, -3, 3);
+    pt_add(e, "noise", (size_t)B * W, PT_IN, -2, 2);
+    int cf = pt_add(e, "coef", (size_t)B * 2, PT_IN, 0.01f, 0.999f);
+    gen_rng r;
+    gen_rng_init(&r, 91 + (uint64_t)e->idx, 1);
+    for (int q = 0; q < 2; q++) {
+        float *x = pt_host(e, q ? xt : x0);
+        for (int b = 0; b < B; b++)
+            for (int s = 0; s < e->nspans; s++) {
+                const gen_act_span *sp = &e->spans[s];
+                if (!sp->softmax) continue;
+                float *xr = x + (size_t)b * W + sp->start;
+                for (int j = 0; j < sp->len; j++) xr[j] = 0.0f;
+                xr[gen_rng_below(&r, (uint64_t)sp->len)] = 1.0f;
+            }
+    }
+    float *c = pt_host(e, cf);
+    for (int b = 0; b < B; b += 3) c[2 * b + 1] = 1.0f;
+}
+static void ru_ddpm_loss(pt_env *e, gen_backend *be, int k) {
+    OPS(be)->ddpm_loss(be, P(e, k, 0), D(2) ? P(e, k, 1) : NULL, P(e, k, 2), P(e, k, 3),
+                       P(e, k, 4), P(e, k, 5), P(e, k, 6), D(0), e->W, e->spans, e->nspans,
+                       1.0f / (3 * D(0)), 1000.0f / (4 * D(0)));
+}
+
 /* gru_forward, and gru_forward then gru_backward: B T C H h0 wgrad (reset-after cell) */
 static void su_gru(pt_env *e) {
     size_t B = (size_t)D(0), T = (size_t)D(1), C = (size_t)D(2), H = (size_t)D(3);
@@ -827,6 +892,7 @@ enum {
     O_REP_B, O_KL, O_RECON, O_ADAM, O_NONFINITE, O_BN_STATS, O_BN_APPLY, O_BN_BSUMS,
     O_BN_BAPPLY,
     O_SIG_F, O_SIG_B, O_GRU_F, O_GRU_B, O_GATHER, O_ONEHOT, O_ACCUM,
+    O_SILU_F, O_SILU_B, O_SCALE, O_TEMB, O_DDPM_LOSS,
     O_GEMM_X, O_LINF_X, O_LINB_X, O_AMP_SCALE, O_AMP_UNSCALE, O_ADAM_AMP
 };
 
@@ -878,6 +944,12 @@ static const pt_op pt_ops[] = {
     [O_GATHER] = {"gather_rows", "B ncols nrows ld+", 0, 0, su_gather, ru_gather},
     [O_ONEHOT] = {"onehot_rows", "B w ld+", 0, 0, su_onehot, ru_onehot},
     [O_ACCUM] = {"accumulate", "n specials", 0, 0, su_accum, ru_accum},
+    [O_SILU_F] = {"silu_forward", "n specials", 1e-6, 1e-6, su_ew2, ru_silu_f},
+    [O_SILU_B] = {"silu_backward", "n specials", 1e-6, 1e-6, su_silu_b, ru_silu_b},
+    [O_SCALE] = {"scale", "n specials", 0, 0, su_scale, ru_scale},
+    /* cosf/sinf of arguments up to 1000: a few ulp of the argument's size */
+    [O_TEMB] = {"timestep_embed", "B dim", 2e-4, 0, su_temb, ru_temb},
+    [O_DDPM_LOSS] = {"ddpm_loss", "B layout grads", 1e-5, 1e-4, su_ddpm_loss, ru_ddpm_loss},
     /* mixed precision: FP32's tolerances (see su_gemmx: only the summation order differs) */
     [O_GEMM_X] = {"gemm_mixed", "prec ta tb M N K", 2e-4, 1e-4, su_gemmx, ru_gemmx},
     [O_LINF_X] = {"linear_forward_mixed", "prec B C OC bias", 2e-4, 1e-4, su_linfx, ru_linfx},
@@ -969,6 +1041,12 @@ static const pt_case pt_cases[] = {
     {O_ONEHOT, {1, 1, 0}}, {O_ONEHOT, {17, 5, 3}}, {O_ONEHOT, {500, 102, 0}},
     {O_ONEHOT, {1025, 1, 1}},
     {O_ACCUM, {1, 0}}, {O_ACCUM, {4, 1}}, {O_ACCUM, {1025, 1}},
+    /* DDPM */
+    {O_SILU_F, {1, 0}}, {O_SILU_F, {1025, 1}}, {O_SILU_B, {3, 0}}, {O_SILU_B, {65539, 1}},
+    {O_SCALE, {17, 0}}, {O_SCALE, {1025, 1}},
+    {O_TEMB, {1, 1}}, {O_TEMB, {3, 7}}, {O_TEMB, {257, 128}}, {O_TEMB, {17, 2}},
+    {O_DDPM_LOSS, {1, 0, 1}}, {O_DDPM_LOSS, {1, 1, 1}}, {O_DDPM_LOSS, {3, 2, 1}},
+    {O_DDPM_LOSS, {17, 2, 0}}, {O_DDPM_LOSS, {257, 2, 1}}, {O_DDPM_LOSS, {500, 4, 1}},
     /* mixed precision (prec 1 tf32, 2 bf16, 3 fp16): every transpose pair, awkward shapes,
      * CTGAN's and TVAE's layer shapes */
     {O_GEMM_X, {1, 0, 0, 17, 3, 257}}, {O_GEMM_X, {2, 0, 1, 3, 17, 257}},

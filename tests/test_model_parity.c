@@ -1,6 +1,6 @@
 /*
  * test_model_parity.c — whole training steps on the CUDA backend against the CPU reference
- * (llm.c test_gpt2 style): a small CTGAN and a small TVAE are built on each backend from the
+ * (llm.c test_gpt2 style): a small CTGAN, TVAE and DDPM are built on each backend from the
  * same host-drawn initial weights (ctgan_init_weights / tvae_init_weights with one seed),
  * trained K steps on the same data with the same noise (Philox streams are shared, host-side
  * sampling uses the same gen_rng), and compared: the losses of every step, and the final
@@ -14,7 +14,7 @@
  * NMSE < max(1e-6, (4u)^2) (an error of a few u in the updates' direction, relative), losses
  * within 1e-4 + max(1e-3, 16u) relative.
  * A last case goes through the public API on the default device (AUTO picks the GPU) and
- * compares sampled encoded rows with a CPU run of the same seed.
+ * compares sampled encoded rows with a CPU run of the same seed (CTGAN, TVAE, DDPM).
  *
  * The data is a synthetic table built in memory (two continuous columns, one bimodal and
  * one integer, and two related categorical columns), fitted and encoded by the real
@@ -27,6 +27,7 @@
 
 #include "backend.h"
 #include "ctgan.h"
+#include "ddpm.h"
 #include "dev_table.h"
 #include "sampler.h"
 #include "table.h"
@@ -363,6 +364,93 @@ START_TEST(test_tvae_steps) {
 }
 END_TEST
 
+/* ---- DDPM: the denoiser, ddpm_loss and AdamW on host-made noisy batches ------------------------ */
+
+typedef struct ddpm_run {
+    float loss[MP_STEPS];
+    float *p;
+    size_t n;
+} ddpm_run;
+
+static void run_ddpm(mp_data *d, int gpu, ddpm_run *out) {
+    gen_backend *be = mp_backend(d->ctx, gpu);
+    int B = 24, D = d->tf.data_dim;
+    ddpm_config cfg = {B, D, 8, 32, 2, 1};
+    ddpm *m = NULL;
+    genesis_status st = ddpm_create(d->ctx, be, &cfg, d->spans, d->tf.nspans, &m);
+    ck_assert_msg(st == GENESIS_OK, "ddpm_create: %s", genesis_errmsg(d->ctx));
+    ck_assert_int_eq(ddpm_init_weights(m, 7), GENESIS_OK);
+    size_t BD = (size_t)B * D;
+    float *x0 = malloc(BD * sizeof(float)), *xt = malloc(BD * sizeof(float)),
+          *nz = malloc(BD * sizeof(float)), coef[2 * 24];
+    int32_t t[24];
+    int64_t rows[24];
+    ck_assert(x0 && xt && nz);
+    gen_rng r;
+    gen_rng_init(&r, 11, 1); /* the same host draws on both backends */
+    for (int k = 0; k < MP_STEPS; k++) {
+        for (int i = 0; i < B; i++) rows[i] = ((int64_t)k * B + (int64_t)i * 7) % MP_ROWS;
+        gen_encoded_gather(&d->tf, &d->enc, rows, B, x0, D);
+        for (int b = 0; b < B; b++) {
+            t[b] = (int32_t)gen_rng_below(&r, 1000);
+            coef[2 * b] = 0.98f;
+            coef[2 * b + 1] = b % 4 ? 0.6f : 1.0f;
+            for (int s = 0; s < d->tf.nspans; s++) {
+                const gen_act_span *sp = &d->spans[s];
+                float *x = xt + (size_t)b * D + sp->start, *e = nz + (size_t)b * D + sp->start;
+                int pick = (int)gen_rng_below(&r, (uint64_t)sp->len);
+                for (int j = 0; j < sp->len; j++) {
+                    e[j] = (float)gen_rng_normal(&r);
+                    x[j] = sp->softmax ? (float)(j == pick)
+                                       : 0.6f * 4.0f * x0[(size_t)b * D + sp->start + j] + 0.8f * e[j];
+                }
+            }
+        }
+        be->ops->upload(be, m->act.x0, x0, BD * sizeof(float));
+        be->ops->upload(be, m->act.xt, xt, BD * sizeof(float));
+        be->ops->upload(be, m->act.noise, nz, BD * sizeof(float));
+        be->ops->upload(be, m->act.coef, coef, sizeof coef);
+        be->ops->upload(be, m->t, t, sizeof t);
+        out->loss[k] = ddpm_forward_backward(m, B, 1.0f / (float)B, 1000.0f / (4.0f * (float)B), 1);
+        ddpm_adamw(m, 2e-3f, 1e-4f);
+        ck_assert_msg(gen_backend_status(be) == GENESIS_OK, "%s step %d: %s", be->ops->name, k + 1,
+                      genesis_errmsg(d->ctx));
+    }
+    out->n = m->count;
+    out->p = malloc(out->n * sizeof(float));
+    ck_assert(out->p);
+    be->ops->download(be, out->p, m->params, out->n * sizeof(float));
+    free(x0);
+    free(xt);
+    free(nz);
+    ddpm_free(m);
+    gen_backend_free(be);
+}
+
+START_TEST(test_ddpm_steps) {
+    mp_data d;
+    mp_data_init(&d);
+    ddpm_run cpu, gpu, gpu2;
+    run_ddpm(&d, 0, &cpu);
+    run_ddpm(&d, 1, &gpu);
+    run_ddpm(&d, 1, &gpu2);
+    for (int k = 0; k < MP_STEPS; k++)
+        printf("ddpm step %d: loss %.7f / %.7f (gpu/cpu)\n", k + 1, gpu.loss[k], cpu.loss[k]);
+    for (int k = 0; k < MP_STEPS; k++) mp_check_loss("DDPM loss", k, gpu.loss[k], cpu.loss[k], GEN_PREC_FP32);
+    double mx, n = mp_nmse(gpu.p, cpu.p, cpu.n, &mx);
+    printf("ddpm after %d steps: parameter nmse %.3e (max|d| %.3e)\n", MP_STEPS, n, mx);
+    fflush(stdout);
+    ck_assert_msg(n < MP_NMSE, "DDPM parameters: nmse %.3e", n);
+    ck_assert_msg(!memcmp(gpu.loss, gpu2.loss, sizeof gpu.loss) &&
+                      !memcmp(gpu.p, gpu2.p, gpu.n * sizeof(float)),
+                  "two CUDA runs of DDPM differ: training is not reproducible");
+    free(cpu.p);
+    free(gpu.p);
+    free(gpu2.p);
+    mp_data_free(&d);
+}
+END_TEST
+
 /* ---- the public API on the default device ----------------------------------------------------- */
 
 typedef struct enc_sink {
@@ -390,7 +478,13 @@ static const char *api_run(genesis_model_kind kind, genesis_device_kind dev, enc
     genesis_model *m = NULL;
     ck_assert_int_eq(genesis_model_create(ctx, kind, &m), GENESIS_OK);
     const char *name = genesis_ctx_device_name(ctx);
-    ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_EPOCHS, 2), GENESIS_OK);
+    if (kind == GENESIS_MODEL_DDPM) { /* 20 iterations of a 20-step diffusion */
+        ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_ITERATIONS, 20), GENESIS_OK);
+        ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_DIFFUSION_STEPS, 20), GENESIS_OK);
+        ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_GEN_DIM, 32), GENESIS_OK);
+    } else {
+        ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_EPOCHS, 2), GENESIS_OK);
+    }
     ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_BATCH_SIZE, 60), GENESIS_OK);
     genesis_status st = genesis_model_fit(m, t, NULL, NULL);
     ck_assert_msg(st == GENESIS_OK, "fit on %s: %s", name, genesis_errmsg(ctx));
@@ -405,7 +499,7 @@ static const char *api_run(genesis_model_kind kind, genesis_device_kind dev, enc
 }
 
 START_TEST(test_api_default_device) {
-    genesis_model_kind kinds[2] = {GENESIS_MODEL_CTGAN, GENESIS_MODEL_TVAE};
+    genesis_model_kind kinds[3] = {GENESIS_MODEL_CTGAN, GENESIS_MODEL_TVAE, GENESIS_MODEL_DDPM};
     genesis_model_kind kind = kinds[_i];
     enum { N = 200 };
     static float a[N * 512], b[N * 512];
@@ -417,9 +511,10 @@ START_TEST(test_api_default_device) {
     ck_assert_int_le(sg.dim, 512);
     double mx, n = mp_nmse(a, b, (size_t)N * sg.dim, &mx);
     printf("%s through the API: %s vs cpu, sampled encoded rows nmse %.3e (max|d| %.3e)\n",
-           kind == GENESIS_MODEL_CTGAN ? "ctgan" : "tvae", name, n, mx);
+           genesis_model_kind_name(kind), name, n, mx);
     fflush(stdout);
-    /* a few training steps and one sampling pass: small drift only (argmax flips allowed) */
+    /* a few training steps and one sampling pass: small drift only (argmax flips allowed; DDPM:
+     * a categorical draw that rounding moves across a boundary) */
     ck_assert_msg(n < 1e-2, "sampled rows differ between %s and cpu: nmse %.3e", name, n);
 }
 END_TEST
@@ -444,7 +539,8 @@ int main(void) {
     tcase_set_timeout(tc, 300);
     tcase_add_loop_test(tc, test_ctgan_steps, 0, 4); /* fp32, tf32, bf16, fp16 */
     tcase_add_loop_test(tc, test_tvae_steps, 0, 4);
-    tcase_add_loop_test(tc, test_api_default_device, 0, 2);
+    tcase_add_test(tc, test_ddpm_steps);
+    tcase_add_loop_test(tc, test_api_default_device, 0, 3);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_set_fork_status(sr, CK_NOFORK);

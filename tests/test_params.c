@@ -50,8 +50,10 @@ START_TEST(test_kind_names) {
         ck_assert_int_eq(genesis_model_kind_from_name(genesis_model_kind_name((genesis_model_kind)k), &back), GENESIS_OK);
         ck_assert_int_eq(back, k);
     }
-    ck_assert_int_eq(n, 3);
+    ck_assert_int_eq(n, 4);
     ck_assert_str_eq(genesis_model_kind_name(GENESIS_MODEL_TIMEGAN), "timegan");
+    ck_assert_str_eq(genesis_model_kind_name(GENESIS_MODEL_DDPM), "ddpm");
+    ck_assert_uint_eq(genesis_model_kind_features(GENESIS_MODEL_DDPM), 0);
     genesis_model_kind k;
     ck_assert_int_eq(genesis_model_kind_from_name("gpt", &k), GENESIS_ERR_INVALID_ARG);
     ck_assert_int_eq(genesis_model_kind_from_name(NULL, &k), GENESIS_ERR_INVALID_ARG);
@@ -81,6 +83,24 @@ START_TEST(test_set_param_follows_table) {
     ck_assert_int_eq(genesis_model_default_rows(m, 100), 90);
     ck_assert_int_eq(genesis_model_default_rows(m, 5), 1);
     ck_assert_int_eq(genesis_model_default_rows(NULL, 5), 0);
+    genesis_model_free(m);
+    /* DDPM: its own settings and defaults; epochs and the GAN settings refused */
+    ck_assert_int_eq(genesis_model_create(ctx, GENESIS_MODEL_DDPM, &m), GENESIS_OK);
+    double v;
+    genesis_model_get_param(m, GENESIS_P_DIFFUSION_STEPS, &v);
+    ck_assert_double_eq(v, 1000);
+    genesis_model_get_param(m, GENESIS_P_GEN_LR, &v);
+    ck_assert_double_eq_tol(v, 2e-3, 1e-12);
+    ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_EPOCHS, 3), GENESIS_ERR_INVALID_ARG);
+    ck_assert_ptr_nonnull(strstr(genesis_errmsg(ctx), "`epochs` does not apply to ddpm"));
+    ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_PAC, 5), GENESIS_ERR_INVALID_ARG);
+    ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_DIFFUSION_STEPS, 1), GENESIS_ERR_INVALID_ARG);
+    ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_NOISE_SCHEDULE, 2), GENESIS_ERR_INVALID_ARG);
+    ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_SAMPLE_STEPS, 50), GENESIS_OK);
+    genesis_model_free(m);
+    ck_assert_int_eq(genesis_model_create(ctx, GENESIS_MODEL_TVAE, &m), GENESIS_OK);
+    ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_SAMPLE_STEPS, 50), GENESIS_ERR_INVALID_ARG);
+    ck_assert_ptr_nonnull(strstr(genesis_errmsg(ctx), "it applies to ddpm"));
     genesis_model_free(m);
     genesis_ctx_free(ctx);
 }

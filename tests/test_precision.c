@@ -331,12 +331,12 @@ START_TEST(test_file_precision) {
     uint64_t P;
     memcpy(&S, b + 24, 4);
     memcpy(&P, b + 16, 8);
-    ck_assert_int_eq(S, 25);
-    size_t cut = 24 + 4 + 24 * 8; /* setting 24's f64 */
-    memmove(b + cut, b + cut + 8, (size_t)n - cut - 8);
-    n -= 8;
+    ck_assert_int_eq(S, 28); /* precision is setting 24; DDPM's follow */
+    size_t cut = 24 + 4 + 24 * 8, drop = (S - 24) * 8; /* settings 24 .. S-1 */
+    memmove(b + cut, b + cut + drop, (size_t)n - cut - drop);
+    n -= (long)drop;
     S = 24;
-    P -= 8;
+    P -= drop;
     memcpy(b + 24, &S, 4);
     memcpy(b + 16, &P, 8);
     uint32_t crc = crc32_ieee(b, (size_t)n - 4);

@@ -1,5 +1,5 @@
 /*
- * test_sampling_all.c — the three models (CTGAN, TVAE, TimeGAN) through the one sampling
+ * test_sampling_all.c — the four models (CTGAN, TVAE, TimeGAN, DDPM) through the one sampling
  * pipeline (src/sample_stream.c) after a short fit on data/adult_sample.csv (TimeGAN: its
  * numeric columns, 400 rows as one series; n counts sequences of seq-len rows):
  *   - genesis_model_sample_encoded hands n rows of genesis_model_encoded_dim floats, all
@@ -12,7 +12,8 @@
  *   - TimeGAN: the decoded rows are the encoded ones decoded: the id column numbers the
  *     sequences, and every feature is a nondecreasing function of its encoded value, the
  *     steps of a sequence flipped back (a single series is reversed for training).
- * TimeGAN trains 2 iterations per phase with tiny widths: the paths, not the quality.
+ * TimeGAN trains 2 iterations per phase with tiny widths, DDPM 20 iterations of a 20-step
+ * diffusion: the paths, not the quality.
  */
 #include <math.h>
 #include <stdio.h>
@@ -114,6 +115,10 @@ static genesis_model *fit_kind(genesis_ctx *ctx, const genesis_table *t, genesis
         ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_SEQ_LEN, 4), GENESIS_OK);
         ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_HIDDEN_DIM, 4), GENESIS_OK);
         ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_BATCH_SIZE, 8), GENESIS_OK);
+    } else if (k == GENESIS_MODEL_DDPM) {
+        ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_ITERATIONS, 20), GENESIS_OK);
+        ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_DIFFUSION_STEPS, 20), GENESIS_OK);
+        ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_GEN_DIM, 32), GENESIS_OK);
     } else {
         ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_EPOCHS, 1), GENESIS_OK);
     }
@@ -257,6 +262,9 @@ END_TEST
 START_TEST(test_timegan_sampling) { check_kind(GENESIS_MODEL_TIMEGAN); }
 END_TEST
 
+START_TEST(test_ddpm_sampling) { check_kind(GENESIS_MODEL_DDPM); }
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("sampling_all");
     TCase *tc = tcase_create("adult_sample");
@@ -264,6 +272,7 @@ int main(void) {
     tcase_add_test(tc, test_ctgan_sampling);
     tcase_add_test(tc, test_tvae_sampling);
     tcase_add_test(tc, test_timegan_sampling);
+    tcase_add_test(tc, test_ddpm_sampling);
     suite_add_tcase(s, tc);
     return tu_run(s);
 }

@@ -325,7 +325,8 @@ typedef struct genesis_model genesis_model;
 typedef enum genesis_model_kind {
     GENESIS_MODEL_CTGAN = 1,
     GENESIS_MODEL_TVAE = 2,
-    GENESIS_MODEL_TIMEGAN = 3
+    GENESIS_MODEL_TIMEGAN = 3,
+    GENESIS_MODEL_DDPM = 4         /* TabDDPM: Gaussian + multinomial diffusion (docs/ddpm.md) */
 } genesis_model_kind;
 
 /* Model settings; genesis_param_bounds() gives each one's range and default. */
@@ -361,10 +362,14 @@ typedef enum genesis_param {
     GENESIS_P_NUM_LAYERS = 22,     /* TimeGAN: GRU layers per network (supervisor: one
                                       fewer), 3 */
     GENESIS_P_ITERATIONS = 23,     /* TimeGAN: iterations of each of the three training
-                                      phases, 50000 */
-    GENESIS_P_PRECISION = 24       /* CTGAN, TVAE: the GEMMs' operand precision, a
+                                      phases, 50000; DDPM: optimiser steps */
+    GENESIS_P_PRECISION = 24,      /* CTGAN, TVAE: the GEMMs' operand precision, a
                                       genesis_precision (0 = fp32); FP32 accumulation and
                                       master weights always (docs/precision.md) */
+    GENESIS_P_DIFFUSION_STEPS = 25, /* DDPM: diffusion steps T, 1000 */
+    GENESIS_P_SAMPLE_STEPS = 26,   /* DDPM: reverse steps when sampling; 0 = all T (ancestral
+                                      DDPM); fewer: strided (DDIM for the Gaussian part) */
+    GENESIS_P_NOISE_SCHEDULE = 27  /* DDPM: 0 linear, 1 cosine (default) */
 } genesis_param;
 
 /* Values of GENESIS_P_PRECISION: the precision of the matrix products' operands (weights and

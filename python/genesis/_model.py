@@ -16,7 +16,7 @@ from ._errors import GenesisError, check
 
 log = logging.getLogger("genesis")
 
-METHODS = ("ctgan", "tvae", "timegan")
+METHODS = ("ctgan", "tvae", "timegan", "ddpm")
 
 # Options that would need what the library does not do (docs/python.md, "Not implemented").
 NOT_IMPLEMENTED = {
@@ -158,9 +158,9 @@ class _PlainProgress:
 
 
 class SyntheticGenerator:
-    """Learns a DataFrame and generates synthetic rows (CTGAN, TVAE or TimeGAN).
+    """Learns a DataFrame and generates synthetic rows (CTGAN, TVAE, TimeGAN or DDPM).
 
-    method: "ctgan", "tvae" or "timegan". config: model settings by their parameter-table
+    method: "ctgan", "tvae", "timegan" or "ddpm". config: model settings by their parameter-table
     names ("epochs", "batch_size" / "batch-size", "embedding_dim", "discriminator_steps", ...
     see docs/python.md), plus "device". device: "cpu", "cuda", "cuda:N" or "auto" (default).
     seed fixes every random draw on the CPU; threads = 0 lets the library choose.

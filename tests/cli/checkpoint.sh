@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # checkpoint.sh — resumable training from the command line (docs/checkpoints.md):
-#   - CTGAN, TVAE and TimeGAN: a fit with --checkpoint-every is killed with kill -9 once a
+#   - CTGAN, TVAE, TimeGAN and DDPM: a fit with --checkpoint-every is killed with kill -9 once a
 #     checkpoint exists, then `fit --resume` continues it: the model file and rows sampled
 #     with one seed are byte-identical to an uninterrupted run's;
 #   - Ctrl-C (SIGINT) writes a checkpoint, prints where it is and the command that
@@ -22,6 +22,7 @@ sed '9d' "$ADULT" >"$W/other.csv"
 
 CTGAN=(--threads 1 --seed 3 --epochs 10 --batch-size 100 --embedding-dim 16 --generator-dim 32 --discriminator-dim 32)
 TVAE=(--method tvae --threads 1 --seed 3 --epochs 12 --batch-size 50 --embedding-dim 16 --generator-dim 32)
+DDPM=(--method ddpm --threads 1 --seed 3 --iterations 300 --batch-size 100 --embedding-dim 16 --generator-dim 32 --diffusion-steps 50)
 TIMEGAN=(--method timegan --threads 1 --seed 3 --iterations 100 --batch-size 16 --seq-len 6 --hidden-dim 8 --num-layers 2)
 
 same() { # LABEL A B
@@ -81,6 +82,7 @@ killed_then_resumed() {
 killed_then_resumed ctgan "$ADULT" 1 "${CTGAN[@]}"
 killed_then_resumed tvae "$ADULT" 1 "${TVAE[@]}"
 killed_then_resumed timegan "$W/series.csv" 10 "${TIMEGAN[@]}"
+killed_then_resumed ddpm "$ADULT" 20 "${DDPM[@]}"
 # FP16: the loss-scaling state (scale, clean-step run, skipped steps) is part of the training
 # state; the test hook makes the 7th backward pass of each network overflow (one skip)
 export GENESIS_FP16_INJECT_INF=7

@@ -1,0 +1,175 @@
+/*
+ * diffusion.cu — the DDPM operations of the CUDA backend (docs/ddpm.md): SiLU forward and
+ * backward, the sinusoidal timestep embedding, TabDDPM's loss (MSE on the noise at tanh
+ * spans, the multinomial-diffusion KL at softmax spans, and their gradients) and the
+ * element-wise scale of AdamW's decoupled decay. Each kernel computes the expression of
+ * backend_cpu.c element for element (the KL in double, as the CPU); the loss sums are
+ * per-row partials finished by one block in a fixed order (gen_cu_reduce_finish), so two
+ * runs give the same bits.
+ */
+#include "cuda_common.cuh"
+
+#define DF_LOOP(i, n) \
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < (n); \
+         i += (size_t)gridDim.x * blockDim.x)
+
+__global__ void k_silu_forward(float *__restrict__ out, const float *__restrict__ inp, size_t n) {
+    DF_LOOP(i, n) out[i] = inp[i] / (1.0f + expf(-inp[i]));
+}
+genesis_status gen_cu_silu_forward(gen_cuda *cu, float *out, const float *inp, size_t n) {
+    if (n == 0) return GENESIS_OK;
+    GEN_LAUNCH(k_silu_forward, gen_cuda_grid(n, GEN_CUDA_THREADS), GEN_CUDA_THREADS, 0, cu->stream)(out, inp, n);
+    GEN_CUDA_LAUNCHED(cu);
+    return GENESIS_OK;
+}
+
+__global__ void k_silu_backward(float *__restrict__ dinp, const float *__restrict__ dout,
+                                const float *__restrict__ inp, size_t n) {
+    DF_LOOP(i, n) {
+        float s = 1.0f / (1.0f + expf(-inp[i]));
+        dinp[i] += dout[i] * (s + inp[i] * s * (1.0f - s));
+    }
+}
+genesis_status gen_cu_silu_backward(gen_cuda *cu, float *dinp, const float *dout,
+                                    const float *inp, size_t n) {
+    if (n == 0) return GENESIS_OK;
+    GEN_LAUNCH(k_silu_backward, gen_cuda_grid(n, GEN_CUDA_THREADS), GEN_CUDA_THREADS, 0, cu->stream)(dinp, dout, inp, n);
+    GEN_CUDA_LAUNCHED(cu);
+    return GENESIS_OK;
+}
+
+__global__ void k_scale(float *__restrict__ x, size_t n, float s) {
+    DF_LOOP(i, n) x[i] *= s;
+}
+genesis_status gen_cu_scale(gen_cuda *cu, float *x, size_t n, float s) {
+    if (n == 0) return GENESIS_OK;
+    GEN_LAUNCH(k_scale, gen_cuda_grid(n, GEN_CUDA_THREADS), GEN_CUDA_THREADS, 0, cu->stream)(x, n, s);
+    GEN_CUDA_LAUNCHED(cu);
+    return GENESIS_OK;
+}
+
+/* one thread per (row, column) of the output */
+__global__ void k_timestep_embed(float *__restrict__ out, const int32_t *__restrict__ t, int B,
+                                 int dim) {
+    int half = dim / 2;
+    DF_LOOP(idx, (size_t)B * dim) {
+        int b = (int)(idx / dim), j = (int)(idx % dim);
+        float v = 0.0f;
+        if (j < 2 * half) {
+            int i = j < half ? j : j - half;
+            float f = expf(-9.210340371976184f * (float)i / (float)half); /* ln 10000 */
+            float arg = (float)t[b] * f;
+            v = j < half ? cosf(arg) : sinf(arg);
+        }
+        out[idx] = v;
+    }
+}
+genesis_status gen_cu_timestep_embed(gen_cuda *cu, float *out, const int32_t *t, int B, int dim) {
+    size_t n = (size_t)B * (size_t)dim;
+    if (n == 0) return GENESIS_OK;
+    GEN_LAUNCH(k_timestep_embed, gen_cuda_grid(n, GEN_CUDA_THREADS), GEN_CUDA_THREADS, 0, cu->stream)(out, t, B, dim);
+    GEN_CUDA_LAUNCHED(cu);
+    return GENESIS_OK;
+}
+
+/* One thread per row: the Gaussian squared error over the tanh spans (partial[b]) and its
+ * gradient. */
+__global__ void k_ddpm_gauss(double *__restrict__ partial, float *__restrict__ dout,
+                             const float *__restrict__ out, const float *__restrict__ noise, int B,
+                             int D, const gen_act_span *__restrict__ spans, int nspans,
+                             float gscale) {
+    DF_LOOP(b, (size_t)B) {
+        double g = 0;
+        for (int s = 0; s < nspans; s++) {
+            if (spans[s].softmax) continue;
+            for (int j = spans[s].start; j < spans[s].start + spans[s].len; j++) {
+                size_t i = b * (size_t)D + j;
+                double e = (double)out[i] - noise[i];
+                g += e * e;
+                if (dout) dout[i] += gscale * 2.0f * (float)e;
+            }
+        }
+        if (partial) partial[b] = g;
+    }
+}
+
+/* One thread per (row, span): the KL of the span's posteriors (0 for a tanh span) into
+ * partial[b * nspans + s], and its gradient; the span's values are recomputed in each pass
+ * instead of stored. */
+__global__ void k_ddpm_mn(double *__restrict__ partial, float *__restrict__ dout,
+                          const float *__restrict__ out, const float *__restrict__ x0,
+                          const float *__restrict__ xt, const float *__restrict__ coef, int B,
+                          int D, const gen_act_span *__restrict__ spans, int nspans,
+                          float mscale) {
+    DF_LOOP(w, (size_t)B * nspans) {
+        int b = (int)(w / nspans), s = (int)(w % nspans);
+        gen_act_span sp = spans[s];
+        if (!sp.softmax) {
+            if (partial) partial[w] = 0.0;
+            continue;
+        }
+        int K = sp.len;
+        size_t o0 = (size_t)b * D + sp.start;
+        const float *r = out + o0, *x = x0 + o0, *y = xt + o0;
+        double a = coef[2 * b], c = coef[2 * b + 1], e = (1.0 - c) / K;
+        double mx = r[0], z = 0, Wq = 0, Wp = 0;
+        for (int k = 1; k < K; k++) mx = r[k] > mx ? r[k] : mx;
+        for (int k = 0; k < K; k++) z += exp(r[k] - mx);
+        for (int k = 0; k < K; k++) {
+            double A = a * y[k] + (1.0 - a) / K, sk = exp(r[k] - mx) / z;
+            Wq += A * (c * x[k] + (1.0 - c) / K);
+            Wp += A * (c * sk + (1.0 - c) / K);
+        }
+        double kl = 0, acc = 0;
+        for (int k = 0; k < K; k++) {
+            double A = a * y[k] + (1.0 - a) / K, sk = exp(r[k] - mx) / z;
+            double q = A * (c * x[k] + (1.0 - c) / K) / Wq, p = A * (c * sk + (1.0 - c) / K) / Wp;
+            if (q > 0) kl += q * (log(q) - log(p > 1e-300 ? p : 1e-300));
+            double den = c * sk + e;
+            acc += (p - q) * (den > 0 ? c * sk / den : 1.0);
+        }
+        if (partial) partial[w] = kl;
+        if (!dout) continue;
+        for (int k = 0; k < K; k++) {
+            double A = a * y[k] + (1.0 - a) / K, sk = exp(r[k] - mx) / z;
+            double q = A * (c * x[k] + (1.0 - c) / K) / Wq, p = A * (c * sk + (1.0 - c) / K) / Wp;
+            double den = c * sk + e;
+            double g = (p - q) * (den > 0 ? c * sk / den : 1.0);
+            dout[o0 + k] += mscale * (float)(g - sk * acc);
+        }
+    }
+}
+
+genesis_status gen_cu_ddpm_loss(gen_cuda *cu, float *loss, float *dout, const float *out,
+                                const float *x0, const float *xt, const float *noise,
+                                const float *coef, int B, int D, const gen_act_span *spans,
+                                int nspans, float gscale, float mscale) {
+    if (B <= 0 || nspans <= 0) {
+        if (loss) GEN_CUDA_TRY(cu, cudaMemsetAsync(loss, 0, 2 * sizeof(float), cu->stream));
+        return GENESIS_OK;
+    }
+    const gen_act_span *dspans = NULL;
+    genesis_status st = gen_cuda_spans(cu, spans, nspans, &dspans);
+    if (st != GENESIS_OK) return st;
+    double *partial = NULL;
+    size_t nmn = (size_t)B * (size_t)nspans, npart = (size_t)B + nmn;
+    if (loss) {
+        if (npart > (size_t)INT32_MAX)
+            return gen_cuda_fail(cu, GENESIS_ERR_INVALID_ARG, "ddpm_loss", __FILE__, __LINE__,
+                                 "too many rows x spans for one reduction");
+        void *p = NULL;
+        st = gen_cuda_scratch(cu, npart * sizeof(double), &p);
+        if (st != GENESIS_OK) return st;
+        partial = (double *)p;
+    }
+    GEN_LAUNCH(k_ddpm_gauss, gen_cuda_grid((size_t)B, GEN_CUDA_THREADS), GEN_CUDA_THREADS, 0,
+               cu->stream)(partial, dout, out, noise, B, D, dspans, nspans, gscale);
+    GEN_CUDA_LAUNCHED(cu);
+    GEN_LAUNCH(k_ddpm_mn, gen_cuda_grid(nmn, GEN_CUDA_THREADS), GEN_CUDA_THREADS, 0,
+               cu->stream)(partial ? partial + B : NULL, dout, out, x0, xt, coef, B, D, dspans,
+                           nspans, mscale);
+    GEN_CUDA_LAUNCHED(cu);
+    if (!loss) return GENESIS_OK;
+    GEN_CUDA_PASS(gen_cu_reduce_finish(cu, loss, partial, B, (double)gscale, 1.0));
+    return gen_cu_reduce_finish(cu, loss + 1, partial + B, (int)nmn, (double)mscale, 1.0);
+}

@@ -1,0 +1,236 @@
+/*
+ * ddpm.c — TabDDPM's denoiser (Kotelnikov et al., "TabDDPM: Modelling Tabular Data with
+ * Diffusion Models", ICML 2023, §3 and its MLPDiffusion) written once against
+ * gen_backend_ops:
+ *   temb = sinusoidal(t, E);  e = Linear(E, E)(SiLU(Linear(E, E)(temb)));
+ *   h0 = Linear(D, E)(x_t) + e;
+ *   h_l = ReLU(Linear(h_{l-1})) for L hidden layers of width H (TabDDPM's MLP blocks, no
+ *   dropout);  out = Linear(H, D)(h_L): the predicted Gaussian noise at the tanh positions
+ *   and the logits of x_0 at every softmax span;
+ *   loss = mean over rows of the MSE on the noise (per Gaussian feature) plus T * KL of the
+ *   multinomial posteriors / number of categorical features (backend op ddpm_loss);
+ *   AdamW (torch semantics: decay applied to the weights before the Adam update).
+ * Memory: one allocation per buffer kind (llm.c), named slices from size tables.
+ * Derivations: docs/ddpm.md.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "arena.h"
+#include "ddpm.h"
+
+#define DDPM_NT (6 + 2 * DDPM_MAX_LAYERS + 2)
+
+/* sizes in arena order; unused layer slots have size 0 */
+static void param_sizes(const ddpm *d, size_t s[DDPM_NT]) {
+    size_t D = d->D, E = d->E, H = d->H;
+    memset(s, 0, DDPM_NT * sizeof s[0]);
+    s[0] = E * E; s[1] = E; s[2] = E * E; s[3] = E; s[4] = E * D; s[5] = E;
+    for (int l = 0; l < d->L; l++) {
+        s[6 + 2 * l] = H * (l ? H : E);
+        s[7 + 2 * l] = H;
+    }
+    s[6 + 2 * DDPM_MAX_LAYERS] = D * H;
+    s[7 + 2 * DDPM_MAX_LAYERS] = D;
+}
+
+static void point_tensors(ddpm_tensors *p, float *base, const size_t *s) {
+    float **ptrs[DDPM_NT] = {&p->tW1, &p->tb1, &p->tW2, &p->tb2, &p->pW, &p->pb};
+    for (int l = 0; l < DDPM_MAX_LAYERS; l++) {
+        ptrs[6 + 2 * l] = &p->W[l];
+        ptrs[7 + 2 * l] = &p->b[l];
+    }
+    ptrs[6 + 2 * DDPM_MAX_LAYERS] = &p->oW;
+    ptrs[7 + 2 * DDPM_MAX_LAYERS] = &p->ob;
+    gen_arena_point(base, ptrs, s, DDPM_NT);
+}
+
+static size_t point_acts(ddpm *d, float *base) {
+    ddpm_acts *a = &d->act;
+    size_t B = d->B, D = d->D, E = d->E, H = d->H, T = d->train ? B : 0;
+    size_t W = E > H ? E : H;
+    float **p[9 + 2 * DDPM_MAX_LAYERS + 5];
+    size_t s[9 + 2 * DDPM_MAX_LAYERS + 5];
+    int n = 0;
+#define ADD(ptr, size) (p[n] = (ptr), s[n++] = (size))
+    ADD(&a->x0, T * D); ADD(&a->xt, B * D); ADD(&a->noise, T * D); ADD(&a->coef, T * 2);
+    ADD(&a->temb, B * E); ADD(&a->e1, B * E); ADD(&a->e1s, B * E); ADD(&a->e2, B * E);
+    ADD(&a->h0, B * E);
+    for (int l = 0; l < DDPM_MAX_LAYERS; l++) {
+        ADD(&a->a[l], l < d->L ? B * H : 0);
+        ADD(&a->h[l], l < d->L ? B * H : 0);
+    }
+    ADD(&a->out, B * D); ADD(&a->dout, T * D); ADD(&a->dA, T * W); ADD(&a->dB, T * W);
+    ADD(&a->loss, 4);
+#undef ADD
+    return gen_arena_point(base, p, s, n);
+}
+
+static void set_dims(ddpm *d, const ddpm_config *cfg) {
+    d->B = cfg->batch; d->D = cfg->data_dim; d->E = cfg->temb; d->H = cfg->hid;
+    d->L = cfg->layers; d->train = cfg->train;
+}
+
+void ddpm_memory(const ddpm_config *cfg, gen_net_bytes *out) {
+    ddpm d;
+    memset(&d, 0, sizeof d);
+    set_dims(&d, cfg);
+    size_t s[DDPM_NT], count = 0;
+    param_sizes(&d, s);
+    for (int i = 0; i < DDPM_NT; i++) count += s[i];
+    memset(out, 0, sizeof *out);
+    out->params = 4 * count;
+    out->optimizer = cfg->train ? 3 * 4 * count : 0;
+    out->acts = 4 * point_acts(&d, NULL) + 4 * (uint64_t)d.B;
+}
+
+void ddpm_free(ddpm *d) {
+    if (!d) return;
+    gen_backend *be = d->be;
+    if (be) {
+        be->ops->free(be, d->params); be->ops->free(be, d->grads);
+        be->ops->free(be, d->m); be->ops->free(be, d->v);
+        be->ops->free(be, d->acts); be->ops->free(be, d->t);
+    }
+    free(d->spans);
+    free(d);
+}
+
+genesis_status ddpm_create(genesis_ctx *ctx, gen_backend *be, const ddpm_config *cfg,
+                           const gen_act_span *spans, int nspans, ddpm **out) {
+    *out = NULL;
+    GEN_RETURN_IF(cfg->layers < 1 || cfg->layers > DDPM_MAX_LAYERS, ctx, GENESIS_ERR_INVALID_ARG,
+                  "DDPM takes 1 to %d hidden layers, got %d", DDPM_MAX_LAYERS, cfg->layers);
+    ddpm *d = calloc(1, sizeof *d);
+    GEN_RETURN_IF(!d, ctx, GENESIS_ERR_NOMEM, "out of memory creating DDPM");
+    d->be = be;
+    set_dims(d, cfg);
+    d->nspans = nspans;
+    d->spans = calloc((size_t)(nspans ? nspans : 1), sizeof *spans);
+    if (!d->spans) goto nomem;
+    memcpy(d->spans, spans, (size_t)nspans * sizeof *spans);
+    for (int s = 0; s < nspans; s++) {
+        if (spans[s].softmax) d->ncat++;
+        else d->nnum += spans[s].len;
+    }
+    size_t s[DDPM_NT];
+    param_sizes(d, s);
+    for (int i = 0; i < DDPM_NT; i++) d->count += s[i];
+    size_t bytes = d->count * sizeof(float);
+    d->params = be->ops->alloc(be, bytes);
+    d->acts = be->ops->alloc(be, gen_mul_size(point_acts(d, NULL), sizeof(float)));
+    d->t = be->ops->alloc(be, (size_t)d->B * sizeof(int32_t));
+    if (!d->params || !d->acts || !d->t) goto nomem;
+    point_tensors(&d->p, d->params, s);
+    if (cfg->train) {
+        d->grads = be->ops->alloc(be, bytes);
+        d->m = be->ops->alloc(be, bytes);
+        d->v = be->ops->alloc(be, bytes);
+        if (!d->grads || !d->m || !d->v) goto nomem;
+        point_tensors(&d->g, d->grads, s);
+    }
+    point_acts(d, d->acts);
+    *out = d;
+    return GENESIS_OK;
+nomem:
+    ddpm_free(d);
+    return gen_set_error(ctx, GENESIS_ERR_NOMEM, "out of memory allocating DDPM (batch %d, width %d)",
+                         cfg->batch, cfg->data_dim);
+}
+
+/* torch.nn.Linear: W and b ~ U(-1/sqrt(fan_in), 1/sqrt(fan_in)), tensors in arena order */
+genesis_status ddpm_init_weights(ddpm *d, uint64_t seed) {
+    float *h = malloc(d->count * sizeof(float));
+    GEN_RETURN_IF(!h, d->be->ctx, GENESIS_ERR_NOMEM, "out of memory initialising DDPM");
+    size_t s[DDPM_NT];
+    param_sizes(d, s);
+    int fan[DDPM_NT] = {d->E, d->E, d->E, d->E, d->D, d->D};
+    for (int l = 0; l < DDPM_MAX_LAYERS; l++) fan[6 + 2 * l] = fan[7 + 2 * l] = l ? d->H : d->E;
+    fan[6 + 2 * DDPM_MAX_LAYERS] = fan[7 + 2 * DDPM_MAX_LAYERS] = d->H;
+    gen_rng r;
+    gen_rng_init(&r, seed, GEN_STREAM_INIT);
+    size_t off = 0;
+    for (int i = 0; i < DDPM_NT; i++) {
+        float bound = 1.0f / sqrtf((float)fan[i]);
+        for (size_t k = 0; k < s[i]; k++) h[off + k] = bound * (2.0f * (float)gen_rng_uniform(&r) - 1.0f);
+        off += s[i];
+    }
+    gen_backend *be = d->be;
+    be->ops->upload(be, d->params, h, d->count * sizeof(float));
+    if (d->train) {
+        be->ops->zero(be, d->m, d->count);
+        be->ops->zero(be, d->v, d->count);
+    }
+    d->step = 0;
+    free(h);
+    return GENESIS_OK;
+}
+
+void ddpm_forward(ddpm *d, int B) {
+    gen_backend *be = d->be;
+    const gen_backend_ops *o = be->ops;
+    ddpm_acts *a = &d->act;
+    ddpm_tensors *p = &d->p;
+    int E = d->E, H = d->H, D = d->D;
+    o->timestep_embed(be, a->temb, d->t, B, E);
+    o->linear_forward(be, a->e1, E, a->temb, E, p->tW1, p->tb1, B, E, E);
+    o->silu_forward(be, a->e1s, a->e1, (size_t)B * E);
+    o->linear_forward(be, a->e2, E, a->e1s, E, p->tW2, p->tb2, B, E, E);
+    o->linear_forward(be, a->h0, E, a->xt, D, p->pW, p->pb, B, D, E);
+    o->accumulate(be, a->h0, a->e2, B * E);
+    const float *in = a->h0;
+    int inw = E;
+    for (int l = 0; l < d->L; l++) {
+        o->linear_forward(be, a->a[l], H, in, inw, p->W[l], p->b[l], B, inw, H);
+        o->relu_forward(be, a->h[l], a->a[l], (size_t)B * H);
+        in = a->h[l];
+        inw = H;
+    }
+    o->linear_forward(be, a->out, D, in, H, p->oW, p->ob, B, H, D);
+}
+
+float ddpm_forward_backward(ddpm *d, int B, float gscale, float mscale, int backward) {
+    gen_backend *be = d->be;
+    const gen_backend_ops *o = be->ops;
+    ddpm_acts *a = &d->act;
+    ddpm_tensors *p = &d->p, *g = &d->g;
+    int E = d->E, H = d->H, D = d->D, L = d->L;
+    ddpm_forward(d, B);
+    if (backward) {
+        o->zero(be, d->grads, d->count);
+        o->zero(be, a->dout, (size_t)B * D);
+    }
+    o->ddpm_loss(be, a->loss, backward ? a->dout : NULL, a->out, a->x0, a->xt, a->noise, a->coef,
+                 B, D, d->spans, d->nspans, gscale, mscale);
+    if (backward) {
+        /* output layer: dA = dh_L */
+        o->zero(be, a->dA, (size_t)B * H);
+        o->linear_backward(be, a->dA, H, g->oW, g->ob, a->dout, D, a->h[L - 1], H, p->oW, B, H, D);
+        for (int l = L - 1; l >= 0; l--) {
+            o->zero(be, a->dB, (size_t)B * H);
+            o->relu_backward(be, a->dB, a->dA, a->h[l], (size_t)B * H); /* dB = da_l */
+            const float *in = l ? a->h[l - 1] : a->h0;
+            int inw = l ? H : E;
+            o->zero(be, a->dA, (size_t)B * inw);
+            o->linear_backward(be, a->dA, inw, g->W[l], g->b[l], a->dB, H, in, inw, p->W[l], B, inw, H);
+        }
+        /* dA = dh0 = d(projection) = d(e2) */
+        o->linear_backward(be, NULL, 0, g->pW, g->pb, a->dA, E, a->xt, D, p->pW, B, D, E);
+        o->zero(be, a->dB, (size_t)B * E);
+        o->linear_backward(be, a->dB, E, g->tW2, g->tb2, a->dA, E, a->e1s, E, p->tW2, B, E, E);
+        o->zero(be, a->dA, (size_t)B * E);
+        o->silu_backward(be, a->dA, a->dB, a->e1, (size_t)B * E);
+        o->linear_backward(be, NULL, 0, g->tW1, g->tb1, a->dA, E, a->temb, E, p->tW1, B, E, E);
+    }
+    float l2[2];
+    o->download(be, l2, a->loss, sizeof l2);
+    return l2[0] + l2[1];
+}
+
+void ddpm_adamw(ddpm *d, float lr, float decay) {
+    gen_backend *be = d->be;
+    d->step++;
+    if (decay > 0) be->ops->scale(be, d->params, d->count, 1.0f - lr * decay);
+    be->ops->adam(be, d->params, d->grads, d->m, d->v, d->count, lr, 0.9f, 0.999f, 1e-8f, 0.0f,
+                  d->step);
+}

@@ -1,0 +1,73 @@
+/*
+ * ddpm.h — the TabDDPM denoiser (ddpm.c): its parameter and activation arenas and its
+ * explicit forward/backward on the backend table, exposed to the model glue (ddpm_model.c)
+ * and to the gradient tests. docs/ddpm.md.
+ */
+#ifndef GEN_DDPM_H
+#define GEN_DDPM_H
+
+#include "backend.h"
+#include "memory_model.h"
+#include "model.h"
+
+#define DDPM_MAX_LAYERS 8
+/* the alpha of a tanh position is multiplied by this before diffusion (alpha = (x - mu) /
+ * (4 sigma) of the column's mode, so the scaled value has about unit variance in its mode) */
+#define DDPM_ALPHA_SCALE 4.0f
+
+typedef struct ddpm_config {
+    int batch, data_dim;
+    int temb;      /* timestep embedding and projection width (TabDDPM's dim_t) */
+    int hid;       /* hidden width of every MLP layer */
+    int layers;    /* hidden layers, 1 .. DDPM_MAX_LAYERS */
+    int train;     /* 0: sampling only (no gradient or Adam buffers) */
+} ddpm_config;
+
+/* Named slices of the parameter (or gradient) arena, in arena order. */
+typedef struct ddpm_tensors {
+    float *tW1, *tb1, *tW2, *tb2;        /* time MLP: (E, E) (E) (E, E) (E) */
+    float *pW, *pb;                      /* projection of x: (E, D) (E) */
+    float *W[DDPM_MAX_LAYERS], *b[DDPM_MAX_LAYERS]; /* (H, E or H) (H) */
+    float *oW, *ob;                      /* output: (D, H) (D) */
+} ddpm_tensors;
+
+typedef struct ddpm_acts {
+    float *x0, *xt, *noise, *coef;       /* (B, D) x3, (B, 2): the step's inputs */
+    float *temb, *e1, *e1s, *e2, *h0;    /* (B, E) */
+    float *a[DDPM_MAX_LAYERS], *h[DDPM_MAX_LAYERS]; /* (B, H) */
+    float *out;                          /* (B, D): predicted noise | categorical logits */
+    float *dout, *dA, *dB;               /* gradients: (B, D), (B, max(E, H)) x2 */
+    float *loss;                         /* [0] Gaussian, [1] multinomial */
+} ddpm_acts;
+
+typedef struct ddpm {
+    gen_backend *be;
+    int B, D, E, H, L;
+    int train;
+    int nspans, nnum, ncat;    /* spans; tanh spans (Gaussian); softmax spans (multinomial) */
+    gen_act_span *spans;
+    size_t count;
+    float *params, *grads, *m, *v;
+    ddpm_tensors p, g;
+    float *acts;
+    int32_t *t;                /* (B) timesteps, backend memory */
+    ddpm_acts act;
+    int64_t step;              /* Adam steps taken */
+} ddpm;
+
+genesis_status ddpm_create(genesis_ctx *ctx, gen_backend *be, const ddpm_config *cfg,
+                           const gen_act_span *spans, int nspans, ddpm **out);
+void ddpm_free(ddpm *d);
+/* Bytes a network of this configuration allocates (memory_model.h). */
+void ddpm_memory(const ddpm_config *cfg, gen_net_bytes *out);
+/* torch.nn.Linear's initialisation, drawn on the host from the init stream. */
+genesis_status ddpm_init_weights(ddpm *d, uint64_t seed);
+/* Denoiser forward of B rows: act.xt and t -> act.out. */
+void ddpm_forward(ddpm *d, int B);
+/* Forward, loss (ddpm_loss with gscale, mscale) and, when `backward`, every gradient into
+ * d->grads (zeroed first). Returns the loss (both parts). */
+float ddpm_forward_backward(ddpm *d, int B, float gscale, float mscale, int backward);
+/* One AdamW step (torch semantics: decoupled decay, betas 0.9 / 0.999, eps 1e-8). */
+void ddpm_adamw(ddpm *d, float lr, float decay);
+
+#endif /* GEN_DDPM_H */

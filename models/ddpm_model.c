@@ -1,0 +1,503 @@
+/*
+ * ddpm_model.c — TabDDPM (Kotelnikov et al., ICML 2023) as a genesis model: the vtable that
+ * connects the denoiser (ddpm.c) to the shared model glue (src/model.c): fit, generation
+ * through the shared sampling pipeline, the memory model and the model file section.
+ *
+ * Data: the shared transformer's encoded rows (mode-specific normalisation, docs/ddpm.md
+ * says why). Each tanh position (a continuous column's alpha) is diffused as a Gaussian
+ * feature after scaling by DDPM_ALPHA_SCALE; each softmax span (a categorical column, or a
+ * continuous column's mode / point-mass / missing slot) is one multinomial feature
+ * (Hoogeboom et al. 2021). Missing values, point masses, rare levels and range clamping
+ * therefore work as for TVAE.
+ * Training: shuffled epochs of full batches (the last partial batch of an epoch is dropped
+ * and its rows start the next permutation), t uniform in [0, T), forward noising drawn on
+ * the host (sequential streams: the row order from GEN_STREAM_SAMPLER, t, Gaussian noise and
+ * categorical draws from GEN_STREAM_NOISE), AdamW with TabDDPM's linear learning-rate
+ * decay to 0 over the iterations.
+ * Generation: ancestral sampling over all T steps (sample-steps 0 or >= T), or S strided
+ * steps: DDIM (eta = 0) for the Gaussian part and the exact multistep multinomial
+ * posterior for the categorical part. The per-step posterior arithmetic runs on the host
+ * (src/diffusion.h) on the downloaded denoiser output; the network runs on the backend
+ * (CPU, or CUDA: cuda/diffusion.cu).
+ * Checkpoints: between iterations (ddpm_train_save). Not supported: conditions (no
+ * conditional vector), data-parallel training.
+ */
+#include <math.h>
+#include <string.h>
+#include <time.h>
+
+#include "comm.h"
+#include "ddpm.h"
+#include "diffusion.h"
+#include "model_io.h"
+
+typedef struct ddpm_model {
+    ddpm *net;
+    int T, cosine;
+    double *alpha, *abar;        /* [T] 1 - beta_t and the cumulative product */
+    float *hx0, *hxt, *hnoise, *hcoef, *hout; /* host copies of the step's buffers */
+    int32_t *ht;
+    uint64_t call;
+    gen_rng rng;                 /* sampling draws of the current call */
+    /* the fit's state between iterations (checkpointed): row order, next position in it,
+     * the row-order and noise streams */
+    int64_t *order, norder, pos;
+    gen_rng ro, rn;
+} ddpm_model;
+
+static double now_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void ddpm_model_free(genesis_model *m) {
+    ddpm_model *dm = m->impl;
+    if (!dm) return;
+    ddpm_free(dm->net);
+    free(dm->alpha); free(dm->abar);
+    free(dm->hx0); free(dm->hxt); free(dm->hnoise); free(dm->hcoef); free(dm->hout); free(dm->ht);
+    free(dm->order);
+    free(dm);
+    m->impl = NULL;
+}
+
+static genesis_status new_impl(genesis_model *m, const ddpm_config *cfg, ddpm_model **out) {
+    gen_backend *be = m->be;
+    GEN_RETURN_IF(!be->ops->ddpm_loss || !be->ops->timestep_embed || !be->ops->silu_forward ||
+                      !be->ops->scale,
+                  m->ctx, GENESIS_ERR_UNSUPPORTED,
+                  "the %s backend has no diffusion operations; run ddpm on the CPU", be->ops->name);
+    ddpm_model *dm = calloc(1, sizeof *dm);
+    GEN_RETURN_IF(!dm, m->ctx, GENESIS_ERR_NOMEM, "out of memory");
+    m->impl = dm;
+    dm->call = UINT64_MAX;
+    dm->T = gen_param_i(m, GENESIS_P_DIFFUSION_STEPS);
+    dm->cosine = gen_param_i(m, GENESIS_P_NOISE_SCHEDULE);
+    size_t BD = (size_t)cfg->batch * cfg->data_dim;
+    dm->alpha = malloc((size_t)dm->T * sizeof(double));
+    dm->abar = malloc((size_t)dm->T * sizeof(double));
+    dm->hx0 = malloc(BD * sizeof(float));
+    dm->hxt = malloc(BD * sizeof(float));
+    dm->hnoise = malloc(BD * sizeof(float));
+    dm->hout = malloc(BD * sizeof(float));
+    dm->hcoef = malloc((size_t)cfg->batch * 2 * sizeof(float));
+    dm->ht = malloc((size_t)cfg->batch * sizeof(int32_t));
+    GEN_RETURN_IF(!dm->alpha || !dm->abar || !dm->hx0 || !dm->hxt || !dm->hnoise || !dm->hout ||
+                      !dm->hcoef || !dm->ht,
+                  m->ctx, GENESIS_ERR_NOMEM, "out of memory");
+    gen_ddpm_betas(dm->alpha, dm->T, dm->cosine);
+    double ab = 1;
+    for (int i = 0; i < dm->T; i++) {
+        dm->alpha[i] = 1.0 - dm->alpha[i];
+        ab *= dm->alpha[i];
+        dm->abar[i] = ab;
+    }
+    gen_act_span *spans = gen_model_act_spans(&m->tf);
+    GEN_RETURN_IF(!spans, m->ctx, GENESIS_ERR_NOMEM, "out of memory");
+    for (int s = 0; s < m->tf.nspans; s++)
+        if (spans[s].softmax && spans[s].len > GEN_DDPM_MAXK) {
+            int len = spans[s].len;
+            free(spans);
+            return gen_set_error(m->ctx, GENESIS_ERR_INVALID_ARG,
+                                 "ddpm takes at most %d slots per column, a column has %d; lower "
+                                 "`max-categories`",
+                                 GEN_DDPM_MAXK, len);
+        }
+    genesis_status st = ddpm_create(m->ctx, be, cfg, spans, m->tf.nspans, &dm->net);
+    free(spans);
+    if (st == GENESIS_OK) *out = dm;
+    return st;
+}
+
+/* A one-hot draw from p[0..K) (sums to 1) into x[0..K). */
+static void draw_onehot(float *x, const double *p, int K, gen_rng *r) {
+    double u = gen_rng_uniform(r), acc = 0;
+    int pick = K - 1;
+    for (int k = 0; k < K; k++) {
+        acc += p[k];
+        if (u < acc) { pick = k; break; }
+    }
+    for (int k = 0; k < K; k++) x[k] = k == pick ? 1.0f : 0.0f;
+}
+
+/* The forward process on the host: x0 (B rows, gathered, alpha scaled) -> t, noise, xt,
+ * coef for the loss; then everything uploaded. */
+static void noise_batch(ddpm_model *dm, int B, gen_rng *r) {
+    ddpm *d = dm->net;
+    int D = d->D;
+    double q[GEN_DDPM_MAXK];
+    memset(dm->hnoise, 0, (size_t)B * D * sizeof(float));
+    for (int b = 0; b < B; b++) {
+        int t = (int)gen_rng_below(r, (uint64_t)dm->T);
+        dm->ht[b] = t;
+        double ab = dm->abar[t];
+        dm->hcoef[2 * b] = (float)dm->alpha[t];
+        dm->hcoef[2 * b + 1] = (float)(t ? dm->abar[t - 1] : 1.0);
+        float *x0 = dm->hx0 + (size_t)b * D, *xt = dm->hxt + (size_t)b * D,
+              *nz = dm->hnoise + (size_t)b * D;
+        for (int s = 0; s < d->nspans; s++) {
+            const gen_act_span *sp = &d->spans[s];
+            if (!sp->softmax) {
+                for (int j = sp->start; j < sp->start + sp->len; j++) {
+                    x0[j] *= DDPM_ALPHA_SCALE;
+                    nz[j] = (float)gen_rng_normal(r);
+                    xt[j] = (float)(sqrt(ab) * x0[j] + sqrt(1.0 - ab) * nz[j]);
+                }
+                continue;
+            }
+            int K = sp->len;
+            for (int k = 0; k < K; k++) q[k] = ab * x0[sp->start + k] + (1.0 - ab) / K;
+            draw_onehot(xt + sp->start, q, K, r);
+        }
+    }
+    gen_backend *be = d->be;
+    size_t n = (size_t)B * D * sizeof(float);
+    be->ops->upload(be, d->act.x0, dm->hx0, n);
+    be->ops->upload(be, d->act.xt, dm->hxt, n);
+    be->ops->upload(be, d->act.noise, dm->hnoise, n);
+    be->ops->upload(be, d->act.coef, dm->hcoef, (size_t)B * 2 * sizeof(float));
+    be->ops->upload(be, d->t, dm->ht, (size_t)B * sizeof(int32_t));
+}
+
+static void loss_scales(const ddpm_model *dm, int B, float *gscale, float *mscale) {
+    const ddpm *d = dm->net;
+    *gscale = d->nnum ? 1.0f / ((float)B * (float)d->nnum) : 0.0f;
+    *mscale = d->ncat ? (float)dm->T / ((float)B * (float)d->ncat) : 0.0f;
+}
+
+/* Checkpoints (src/checkpoint.c): between iterations the fit's state is the parameters,
+ * AdamW's moments and step count, both host streams, the row order and the position in it. */
+static genesis_status ddpm_train_save(const genesis_model *m, gen_bytes *b) {
+    const ddpm_model *dm = m->impl;
+    const ddpm *d = dm->net;
+    GEN_RETURN_IF(!d->train || !dm->order, m->ctx, GENESIS_ERR_STATE,
+                  "DDPM is not training; no training state");
+    GEN_TRY(gen_ckpt_wr_dev(m, b, d->params, d->count));
+    GEN_TRY(gen_ckpt_wr_dev(m, b, d->m, d->count));
+    GEN_TRY(gen_ckpt_wr_dev(m, b, d->v, d->count));
+    gen_wr_u64(b, (uint64_t)d->step);
+    gen_ckpt_wr_rng(b, &dm->ro);
+    gen_ckpt_wr_rng(b, &dm->rn);
+    gen_wr_u64(b, (uint64_t)dm->pos);
+    gen_wr_u64(b, (uint64_t)dm->norder);
+    for (int64_t i = 0; i < dm->norder; i++) gen_wr_u32(b, (uint32_t)dm->order[i]);
+    return GENESIS_OK;
+}
+
+static genesis_status ddpm_train_restore(genesis_model *m, gen_reader *r) {
+    ddpm_model *dm = m->impl;
+    ddpm *d = dm->net;
+    uint64_t step, pos, n;
+    GEN_TRY(gen_ckpt_rd_dev(m, r, d->params, d->count));
+    GEN_TRY(gen_ckpt_rd_dev(m, r, d->m, d->count));
+    GEN_TRY(gen_ckpt_rd_dev(m, r, d->v, d->count));
+    GEN_TRY(gen_rd_u64(r, &step));
+    GEN_TRY(gen_ckpt_rd_rng(r, &dm->ro));
+    GEN_TRY(gen_ckpt_rd_rng(r, &dm->rn));
+    GEN_TRY(gen_rd_u64(r, &pos));
+    GEN_TRY(gen_rd_u64(r, &n));
+    if (step > ((uint64_t)1 << 50)) return gen_rd_fail(r, "DDPM step count is out of range");
+    if (n != (uint64_t)dm->norder) return gen_rd_fail(r, "DDPM row order has the wrong length");
+    if (pos > n) return gen_rd_fail(r, "DDPM row position is past the row order");
+    if (n > (r->len - r->pos) / 4) return gen_rd_fail(r, "DDPM row order extends past the end");
+    unsigned char *seen = calloc((size_t)(n ? n : 1), 1);
+    GEN_RETURN_IF(!seen, m->ctx, GENESIS_ERR_NOMEM, "out of memory reading a checkpoint");
+    genesis_status st = GENESIS_OK;
+    for (uint64_t i = 0; st == GENESIS_OK && i < n; i++) {
+        uint32_t v;
+        st = gen_rd_u32(r, &v);
+        if (st == GENESIS_OK && (v >= n || seen[v])) st = gen_rd_fail(r, "DDPM row order is not a permutation");
+        if (st == GENESIS_OK) {
+            seen[v] = 1;
+            dm->order[i] = v;
+        }
+    }
+    free(seen);
+    GEN_TRY(st);
+    if (r->pos != r->len) return gen_rd_fail(r, "unexpected bytes after DDPM's training state");
+    d->step = (int64_t)step;
+    dm->pos = (int64_t)pos;
+    return GENESIS_OK;
+}
+
+static genesis_status ddpm_model_fit(genesis_model *m, const gen_encoded *enc,
+                                     genesis_progress_fn progress, void *user) {
+    genesis_ctx *ctx = m->ctx;
+    GEN_RETURN_IF(gen_comm_size(ctx->comm) > 1, ctx, GENESIS_ERR_UNSUPPORTED,
+                  "ddpm does not train data-parallel in this version; train on one rank");
+    int B = gen_param_i(m, GENESIS_P_BATCH_SIZE);
+    int64_t N = enc->nrows;
+    if (B > N) B = (int)N;
+    GEN_RETURN_IF(B < 1, ctx, GENESIS_ERR_DATA, "ddpm needs at least one row to learn from");
+    ddpm_config cfg = {B, m->tf.data_dim, gen_param_i(m, GENESIS_P_EMBEDDING_DIM),
+                       gen_param_i(m, GENESIS_P_GEN_DIM), gen_param_i(m, GENESIS_P_NUM_LAYERS), 1};
+    ddpm_model *dm = NULL;
+    GEN_TRY(new_impl(m, &cfg, &dm));
+    ddpm *d = dm->net;
+    GEN_TRY(ddpm_init_weights(d, m->seed));
+    int64_t *order = dm->order = malloc((size_t)N * sizeof(int64_t));
+    GEN_RETURN_IF(!order, ctx, GENESIS_ERR_NOMEM, "out of memory for the row order");
+    dm->norder = N;
+    for (int64_t i = 0; i < N; i++) order[i] = i;
+    gen_rng_init(&dm->ro, m->seed, GEN_STREAM_SAMPLER);
+    gen_rng_init(&dm->rn, m->seed, GEN_STREAM_NOISE);
+    dm->pos = N;
+    int64_t iters = (int64_t)m->param[GENESIS_P_ITERATIONS];
+    float lr0 = (float)m->param[GENESIS_P_GEN_LR], decay = (float)m->param[GENESIS_P_GEN_DECAY];
+    float gscale, mscale;
+    loss_scales(dm, B, &gscale, &mscale);
+    int64_t every = iters >= 100 ? iters / 100 : 1; /* progress: about 100 reports */
+    int reports = (int)((iters + every - 1) / every);
+    double t0 = now_s(), lsum = 0;
+    int lcount = 0;
+    genesis_status st = GENESIS_OK;
+    int64_t it0 = 0; /* iterations done (a resumed checkpoint) */
+    gen_reader rr;
+    if (gen_ckpt_resume_reader(m, &rr, &it0))
+        st = it0 <= iters ? ddpm_train_restore(m, &rr)
+                          : gen_rd_fail(&rr, "more iterations done than the fit has");
+    for (int64_t it = it0; it < iters && st == GENESIS_OK; it++) {
+        if (dm->pos + B > N) { /* a new epoch: reshuffle */
+            for (int64_t i = N - 1; i > 0; i--) {
+                int64_t j = (int64_t)gen_rng_below(&dm->ro, (uint64_t)i + 1);
+                int64_t tmp = order[i]; order[i] = order[j]; order[j] = tmp;
+            }
+            dm->pos = 0;
+        }
+        gen_encoded_gather(&m->tf, enc, order + dm->pos, B, dm->hx0, d->D);
+        dm->pos += B;
+        noise_batch(dm, B, &dm->rn);
+        float loss = ddpm_forward_backward(d, B, gscale, mscale, 1);
+        if (!isfinite(loss) || m->be->ops->any_nonfinite(m->be, d->grads, d->count)) {
+            st = gen_diverged(m->be, "ddpm diverged at iteration %lld (loss %g); lower `generator-lr`",
+                              (long long)it + 1, (double)loss);
+            break;
+        }
+        lsum += loss;
+        lcount++;
+        ddpm_adamw(d, lr0 * (float)(1.0 - (double)it / (double)iters), decay);
+        int stop = 0;
+        if (((it + 1) % every == 0 || it + 1 == iters) && lcount) {
+            int k = (int)((it + 1 + every - 1) / every);
+            if (progress) {
+                double el = now_s() - t0;
+                int64_t ran = it + 1 - it0;
+                genesis_progress p = {k, reports, it + 1, iters, lsum / lcount, 0.0, el,
+                                      el / (double)ran * (double)(iters - it - 1),
+                                      (double)ran * B / (el > 0 ? el : 1e-9)};
+                stop = progress(&p, user);
+            }
+            lsum = 0;
+            lcount = 0;
+        }
+        st = gen_ckpt_point(m, it + 1, iters, stop); /* checkpoint when due; stop */
+    }
+    free(dm->order);
+    dm->order = NULL;
+    return st;
+}
+
+static int ddpm_model_batch(const genesis_model *m) {
+    return ((const ddpm_model *)m->impl)->net->B;
+}
+
+/* One reverse step from t to s (s = -1: the data) for B rows in dm->hxt, from the
+ * denoiser's output dm->hout. ancestral: the DDPM posterior with variance beta_t (TabDDPM's
+ * fixed variance); else DDIM with eta = 0. */
+static void reverse_step(ddpm_model *dm, int B, int t, int s, int ancestral) {
+    ddpm *d = dm->net;
+    int D = d->D;
+    double abt = dm->abar[t], abs_ = s >= 0 ? dm->abar[s] : 1.0;
+    double a = abt / abs_;
+    double q[GEN_DDPM_MAXK], x0p[GEN_DDPM_MAXK];
+    for (int b = 0; b < B; b++) {
+        float *xt = dm->hxt + (size_t)b * D;
+        const float *out = dm->hout + (size_t)b * D;
+        for (int sp_i = 0; sp_i < d->nspans; sp_i++) {
+            const gen_act_span *sp = &d->spans[sp_i];
+            if (!sp->softmax) {
+                for (int j = sp->start; j < sp->start + sp->len; j++) {
+                    double eps = out[j];
+                    double x0 = (xt[j] - sqrt(1.0 - abt) * eps) / sqrt(abt);
+                    double nx;
+                    if (ancestral) {
+                        double beta = 1.0 - dm->alpha[t];
+                        double c1 = beta * sqrt(abs_) / (1.0 - abt);
+                        double c2 = (1.0 - abs_) * sqrt(dm->alpha[t]) / (1.0 - abt);
+                        nx = c1 * x0 + c2 * xt[j];
+                        if (s >= 0) nx += sqrt(beta) * gen_rng_normal(&dm->rng);
+                    } else {
+                        nx = sqrt(abs_) * x0 + (s >= 0 ? sqrt(1.0 - abs_) * eps : 0.0);
+                    }
+                    xt[j] = (float)nx;
+                }
+                continue;
+            }
+            int K = sp->len;
+            double mx = out[sp->start], z = 0;
+            for (int k = 1; k < K; k++) mx = out[sp->start + k] > mx ? out[sp->start + k] : mx;
+            for (int k = 0; k < K; k++) z += (x0p[k] = exp(out[sp->start + k] - mx));
+            for (int k = 0; k < K; k++) x0p[k] /= z;
+            gen_mn_posterior(q, xt + sp->start, x0p, K, a, abs_);
+            draw_onehot(xt + sp->start, q, K, &dm->rng);
+        }
+    }
+}
+
+static genesis_status ddpm_model_generate(genesis_model *m, int B, const gen_condition *conds,
+                                          int nconds, float *out) {
+    (void)conds; (void)nconds; /* refused earlier: DDPM has no conditional vector */
+    ddpm_model *dm = m->impl;
+    ddpm *d = dm->net;
+    gen_backend *be = m->be;
+    GEN_ASSERT(B == d->B);
+    int D = d->D, T = dm->T;
+    if (dm->call != m->sample_calls) {
+        dm->call = m->sample_calls;
+        gen_rng_init(&dm->rng, m->ctx->seed, GEN_STREAM_SAMPLE + (m->sample_calls << 8));
+    }
+    int S = gen_param_i(m, GENESIS_P_SAMPLE_STEPS);
+    if (S <= 0 || S > T) S = T;
+    int ancestral = S == T;
+    double u[GEN_DDPM_MAXK];
+    for (int b = 0; b < B; b++) /* x_T: N(0, 1) and uniform categories */
+        for (int s = 0; s < d->nspans; s++) {
+            const gen_act_span *sp = &d->spans[s];
+            float *x = dm->hxt + (size_t)b * D + sp->start;
+            if (!sp->softmax) {
+                for (int j = 0; j < sp->len; j++) x[j] = (float)gen_rng_normal(&dm->rng);
+                continue;
+            }
+            for (int k = 0; k < sp->len; k++) u[k] = 1.0 / sp->len;
+            draw_onehot(x, u, sp->len, &dm->rng);
+        }
+    for (int i = S - 1; i >= 0; i--) {
+        /* step i of S: timesteps floor(i T / S), the last one T - 1 with S = T */
+        int t = (int)((int64_t)i * T / S), s = i ? (int)((int64_t)(i - 1) * T / S) : -1;
+        if (ancestral) t = i, s = i - 1;
+        for (int b = 0; b < B; b++) dm->ht[b] = t;
+        be->ops->upload(be, d->t, dm->ht, (size_t)B * sizeof(int32_t));
+        be->ops->upload(be, d->act.xt, dm->hxt, (size_t)B * D * sizeof(float));
+        ddpm_forward(d, B);
+        be->ops->download(be, dm->hout, d->act.out, (size_t)B * D * sizeof(float));
+        GEN_TRY(gen_backend_status(be));
+        reverse_step(dm, B, t, s, ancestral);
+    }
+    for (int b = 0; b < B; b++)
+        for (int s = 0; s < d->nspans; s++) {
+            const gen_act_span *sp = &d->spans[s];
+            for (int j = sp->start; j < sp->start + sp->len; j++) {
+                size_t i = (size_t)b * D + j;
+                float v = dm->hxt[i];
+                if (!sp->softmax) v = fminf(fmaxf(v / DDPM_ALPHA_SCALE, -1.0f), 1.0f);
+                out[i] = v;
+            }
+        }
+    for (size_t i = 0; i < (size_t)B * D; i++)
+        if (!isfinite(out[i]))
+            return gen_diverged(be, "the denoiser produced non-finite values; the model is unusable");
+    return GENESIS_OK;
+}
+
+static genesis_status ddpm_model_save(const genesis_model *m, gen_bytes *b) {
+    const ddpm_model *dm = m->impl;
+    const ddpm *d = dm->net;
+    gen_wr_u32(b, (uint32_t)d->B);
+    gen_wr_u32(b, (uint32_t)d->D);
+    gen_wr_u32(b, (uint32_t)d->E);
+    gen_wr_u32(b, (uint32_t)d->H);
+    gen_wr_u32(b, (uint32_t)d->L);
+    gen_wr_u32(b, (uint32_t)dm->T);
+    gen_wr_u32(b, (uint32_t)dm->cosine);
+    float *h = malloc(d->count * sizeof(float));
+    GEN_RETURN_IF(!h, m->ctx, GENESIS_ERR_NOMEM, "out of memory saving the model");
+    m->be->ops->download(m->be, h, d->params, d->count * sizeof(float));
+    gen_wr_u64(b, (uint64_t)d->count);
+    gen_wr_f32s(b, h, d->count);
+    free(h);
+    return b->oom ? gen_set_error(m->ctx, GENESIS_ERR_NOMEM, "out of memory saving the model") : GENESIS_OK;
+}
+
+static genesis_status ddpm_model_load(genesis_model *m, gen_reader *r) {
+    int B, D, E, H, L, T, cosine;
+    GEN_TRY(gen_rd_count(r, 1, 1u << 20, "batch size", &B));
+    GEN_TRY(gen_rd_count(r, 1, 1u << 24, "data width", &D));
+    GEN_TRY(gen_rd_count(r, 1, 4096, "embedding size", &E));
+    GEN_TRY(gen_rd_count(r, 1, 8192, "hidden width", &H));
+    GEN_TRY(gen_rd_count(r, 1, DDPM_MAX_LAYERS, "hidden layers", &L));
+    GEN_TRY(gen_rd_count(r, 2, 100000, "diffusion steps", &T));
+    GEN_TRY(gen_rd_count(r, 0, 1, "noise schedule", &cosine));
+    if (D != m->tf.data_dim) return gen_rd_fail(r, "DDPM width does not match the model's column layout");
+    if ((uint64_t)B * (6 * (uint64_t)D + 8 * (uint64_t)E + 2 * (uint64_t)L * H) > ((uint64_t)1 << 28))
+        return gen_rd_fail(r, "DDPM batch size and widths are implausibly large");
+    uint64_t count, d = (uint64_t)D, e = (uint64_t)E, h = (uint64_t)H;
+    GEN_TRY(gen_rd_u64(r, &count));
+    uint64_t expect = 2 * (e * e + e) + e * d + e + h * e + h + (uint64_t)(L - 1) * (h * h + h) + d * h + d;
+    if (count != expect) return gen_rd_fail(r, "DDPM parameter count does not match its sizes");
+    if (count * 4 > r->len - r->pos) return gen_rd_fail(r, "DDPM weights extend past the end of the file");
+    m->param[GENESIS_P_BATCH_SIZE] = B;
+    m->param[GENESIS_P_EMBEDDING_DIM] = E;
+    m->param[GENESIS_P_GEN_DIM] = H;
+    m->param[GENESIS_P_NUM_LAYERS] = L;
+    m->param[GENESIS_P_DIFFUSION_STEPS] = T;
+    m->param[GENESIS_P_NOISE_SCHEDULE] = cosine;
+    ddpm_config cfg = {B, D, E, H, L, 0};
+    ddpm_model *dm = NULL;
+    GEN_TRY(new_impl(m, &cfg, &dm));
+    ddpm *net = dm->net;
+    float *hp = malloc(net->count * sizeof(float));
+    GEN_RETURN_IF(!hp, m->ctx, GENESIS_ERR_NOMEM, "out of memory loading the model");
+    genesis_status st = gen_rd_f32s(r, hp, net->count);
+    for (size_t i = 0; st == GENESIS_OK && i < net->count; i++)
+        if (!isfinite(hp[i])) st = gen_rd_fail(r, "a DDPM weight is NaN or infinite");
+    if (st == GENESIS_OK) m->be->ops->upload(m->be, net->params, hp, net->count * sizeof(float));
+    free(hp);
+    return st;
+}
+
+/* The network's bytes, plus the host copies of a step's buffers. */
+static void ddpm_model_memory(const genesis_model *m, const gen_net_shape *sh, gen_net_bytes *out) {
+    ddpm_config cfg = {sh->batch, sh->data_dim, gen_param_i(m, GENESIS_P_EMBEDDING_DIM),
+                       gen_param_i(m, GENESIS_P_GEN_DIM), gen_param_i(m, GENESIS_P_NUM_LAYERS),
+                       sh->train};
+    ddpm_memory(&cfg, out);
+    uint64_t BD = (uint64_t)sh->batch * (uint64_t)sh->data_dim;
+    out->host += 4 * 4 * BD + 12 * (uint64_t)sh->batch +
+                 16 * (uint64_t)gen_param_i(m, GENESIS_P_DIFFUSION_STEPS);
+}
+
+static int ddpm_model_state(const genesis_model *m, const float **ptr, size_t *count, int cap) {
+    const ddpm *d = ((const ddpm_model *)m->impl)->net;
+    const float *p[3] = {d->params, d->m, d->v};
+    int k = 0;
+    for (int i = 0; i < 3 && k < cap; i++)
+        if (p[i]) {
+            ptr[k] = p[i];
+            count[k++] = d->count;
+        }
+    return k;
+}
+
+/* The row permutation (src/estimate.c's encoded term). */
+static uint64_t ddpm_model_draw_bytes(const genesis_model *m, uint64_t nrows, int n_disc,
+                                      int max_cat) {
+    (void)m; (void)n_disc; (void)max_cat;
+    return 8 * nrows;
+}
+
+const gen_model_vtable gen_ddpm_vtable = {
+    .kind = GENESIS_MODEL_DDPM,
+    .name = "ddpm",
+    .fit = ddpm_model_fit,
+    .generate = ddpm_model_generate,
+    .generate_batch = ddpm_model_batch,
+    .save = ddpm_model_save,
+    .state = ddpm_model_state,
+    .load = ddpm_model_load,
+    .free = ddpm_model_free,
+    .memory = ddpm_model_memory,
+    .draw_bytes = ddpm_model_draw_bytes,
+    .train_save = ddpm_train_save,
+    .iterations = 1,
+};

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# ddpm.sh — the CLI's DDPM path (docs/ddpm.md): generate and fit/sample with --method ddpm,
+# the same seed giving the same bytes (also with another thread count), sample from the saved
+# model = generate's output, --sample-steps changing on a fitted model, the method's help
+# listing its settings and defaults, estimate and evaluate on its output, and the settings of other methods refused
+# by the parameter table (usage error, exit 2).
+#
+#   bash tests/cli/ddpm.sh <genesis-binary> <source-dir> <build-dir>
+. "$(dirname "$0")/common.bash" "$@"
+
+FAST=(-q --threads 1 --method ddpm --iterations 30 --generator-dim 32 --embedding-dim 16 --diffusion-steps 40)
+cd "$W" || exit 1
+
+section "generate, fit and sample"
+run gen "$G" generate "${FAST[@]}" -i "$ADULT" -n 300 -o "$OUT/a.csv" --seed 4 --save "$OUT/a.gen"
+if expect_ok; then
+    n=$(nrecords "$OUT/a.csv")
+    [ "$n" = 300 ] && pass "[gen] 300 rows" || fail "[gen] $n rows, expected 300"
+    head -1 "$OUT/a.csv" | cmp -s - <(head -1 "$ADULT") && pass "[gen] the real header" || fail "[gen] header differs"
+fi
+run gen_again "$G" generate "${FAST[@]}" -i "$ADULT" -n 300 -o "$OUT/b.csv" --seed 4
+expect_ok && { cmp -s "$OUT/a.csv" "$OUT/b.csv" && pass "[gen] same seed, same bytes" || fail "[gen] same seed gave different output"; }
+run gen_threads "$G" generate "${FAST[@]}" -i "$ADULT" -n 300 -o "$OUT/t.csv" --seed 4 --threads 2
+expect_ok && { cmp -s "$OUT/a.csv" "$OUT/t.csv" && pass "[gen] --threads 2 gives the --threads 1 bytes" || fail "[gen] the thread count changed the output"; }
+run sample "$G" sample -q -m "$OUT/a.gen" -n 300 -o "$OUT/c.csv" --seed 4
+expect_ok && { cmp -s "$OUT/a.csv" "$OUT/c.csv" && pass "[sample] the saved model samples generate's rows" \
+    || fail "[sample] the saved model samples differently"; }
+run strided "$G" sample -q -m "$OUT/a.gen" -n 300 -o "$OUT/d.csv" --seed 4 --sample-steps 5
+if expect_ok; then
+    n=$(nrecords "$OUT/d.csv")
+    [ "$n" = 300 ] && ! cmp -s "$OUT/a.csv" "$OUT/d.csv" && pass "[sample] --sample-steps 5 on a fitted model" \
+        || fail "[sample] --sample-steps 5: $n rows or the same bytes as the full chain"
+fi
+run eval "$G" evaluate --real "$ADULT" --synthetic "$OUT/a.csv"
+expect_ok && { grep -q "overall, all pairs" "$W/eval.out" && pass "[evaluate] scores the output" || fail "[evaluate] no quality line"; }
+run est "$G" estimate -q --method ddpm -i "$ADULT" --batch-size 256
+expect_ok && { grep -qi "param" "$W/est.out" && pass "[estimate] memory terms for ddpm" || fail "[estimate] $(head -3 "$W/est.out")"; }
+run est_model "$G" estimate -q -m "$OUT/a.gen"
+expect_ok && pass "[estimate] from a ddpm model file"
+rm -f "$OUT"/*
+
+section "help"
+run help "$G" generate --method ddpm --help
+if expect_ok; then
+    for s in diffusion-steps sample-steps noise-schedule iterations num-layers; do
+        grep -q -- "--$s" "$W/help.out" && pass "[help] lists --$s" || fail "[help] no --$s"
+    done
+    grep -q -- "--pac" "$W/help.out" && fail "[help] lists CTGAN's --pac" || pass "[help] no CTGAN settings"
+fi
+
+section "settings of other methods (usage error)"
+run epochs "$G" generate "${FAST[@]}" -i "$ADULT" --epochs 3 -o "$OUT/o.csv"
+expect_error 2 "--epochs" "ddpm"
+run pac "$G" generate "${FAST[@]}" -i "$ADULT" --pac 5 -o "$OUT/o.csv"
+expect_error 2 "--pac" "ddpm"
+run steps_tvae "$G" generate -q --method tvae -i "$ADULT" --diffusion-steps 50 -o "$OUT/o.csv"
+expect_error 2 "--diffusion-steps" "ddpm"
+run bad_schedule "$G" generate "${FAST[@]}" -i "$ADULT" --noise-schedule 3 -o "$OUT/o.csv"
+expect_error 2 "--noise-schedule"
+run cond "$G" generate "${FAST[@]}" -i "$ADULT" --condition sex=" Male" -o "$OUT/o.csv"
+expect_error 2 "--condition"
+
+finish

@@ -1,0 +1,283 @@
+/*
+ * test_ddpm_e2e.c — DDPM (docs/ddpm.md) end to end through the public API on real data
+ * (data/adult_sample.csv): quality by genesis_evaluate (SDMetrics' QualityReport) above a
+ * threshold and above an untrained model's, strided sampling (sample-steps) against the
+ * full ancestral chain, the model-file round trip (a loaded model samples the fitted one's
+ * rows), the same seed giving the same model file, a checkpointed fit resumed equal to an
+ * uninterrupted one, missing values in a continuous column, and what DDPM refuses
+ * (conditions, settings of other methods).
+ * GENESIS_SLOW_TESTS=0 (the sanitizer run) trains briefly and skips the thresholds.
+ */
+#include <unistd.h>
+
+#include "e2e_util.h"
+#include "model.h"
+
+static char dir[64];
+static const char *tmp(const char *name) {
+    static char buf[4][256];
+    static int k;
+    k = (k + 1) % 4;
+    snprintf(buf[k], sizeof buf[k], "%s/%s", dir, name);
+    return buf[k];
+}
+
+static void setup(void) {
+    snprintf(dir, sizeof dir, "/tmp/genesis_ddpm_XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+}
+static void teardown(void) {
+    static const char *names[] = {"s.csv", "a.csv", "b.csv", "m.gen", "m2.gen", "ck.gen",
+                                  "full.gen", "res.gen", "missing.csv"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) unlink(tmp(names[i]));
+    rmdir(dir);
+}
+
+static genesis_model *ddpm_model(genesis_ctx *ctx, int iters) {
+    genesis_model *m;
+    ck_assert_int_eq(genesis_model_create(ctx, GENESIS_MODEL_DDPM, &m), GENESIS_OK);
+    ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_ITERATIONS, iters), GENESIS_OK);
+    return m;
+}
+
+static genesis_model *fit_ddpm(genesis_ctx *ctx, const genesis_table *t, int iters) {
+    genesis_model *m = ddpm_model(ctx, iters);
+    genesis_status st = genesis_model_fit(m, t, NULL, NULL);
+    ck_assert_msg(st == GENESIS_OK, "fit: %s", genesis_errmsg(ctx));
+    return m;
+}
+
+static unsigned char *slurp(const char *path, size_t *n) {
+    FILE *f = fopen(path, "rb");
+    ck_assert_msg(f != NULL, "cannot open %s", path);
+    fseek(f, 0, SEEK_END);
+    long len = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    unsigned char *p = malloc((size_t)len + 1);
+    ck_assert(p && fread(p, 1, (size_t)len, f) == (size_t)len);
+    fclose(f);
+    *n = (size_t)len;
+    return p;
+}
+static void same_files(const char *a, const char *b) {
+    size_t na, nb;
+    unsigned char *pa = slurp(a, &na), *pb = slurp(b, &nb);
+    ck_assert_msg(na == nb && memcmp(pa, pb, na) == 0, "%s and %s differ", a, b);
+    free(pa);
+    free(pb);
+}
+
+/* genesis_evaluate's overall quality (all pairs) of n rows sampled with `steps` */
+static double quality(genesis_ctx *ctx, genesis_model *m, const genesis_table *real, int64_t n,
+                      int steps, double *shapes) {
+    ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_SAMPLE_STEPS, steps), GENESIS_OK);
+    ck_assert_int_eq(genesis_model_sample_csv(m, n, tmp("s.csv")), GENESIS_OK);
+    genesis_table *syn;
+    ck_assert_int_eq(genesis_table_read_csv(ctx, tmp("s.csv"), NULL, &syn), GENESIS_OK);
+    ck_assert_int_eq(genesis_table_nrows(syn), n);
+    genesis_eval_options o;
+    genesis_eval_options_init(&o);
+    o.parts = GENESIS_EVAL_PART_QUALITY;
+    genesis_eval_result *r;
+    ck_assert_msg(genesis_evaluate(ctx, real, syn, &o, &r) == GENESIS_OK, "%s", genesis_errmsg(ctx));
+    double q = genesis_eval_result_score(r, GENESIS_EVAL_QUALITY);
+    if (shapes) *shapes = genesis_eval_result_score(r, GENESIS_EVAL_COLUMN_SHAPES);
+    genesis_eval_result_free(r);
+    genesis_table_free(syn);
+    return q;
+}
+
+START_TEST(test_ddpm_quality_on_adult_sample) {
+    genesis_ctx *ctx;
+    genesis_ctx_create(&ctx);
+    genesis_ctx_set_seed(ctx, 5);
+    genesis_table *t;
+    text_table real, syn;
+    read_real(ctx, tu_path("data/adult_sample.csv"), &real, &t);
+    int iters = slow_tests() ? 1500 : 20;
+    genesis_model *m = fit_ddpm(ctx, t, iters), *m0 = fit_ddpm(ctx, t, 1);
+    double s100, s20, s_full, s0;
+    double q100 = quality(ctx, m, t, 2000, 100, &s100);
+    double q20 = quality(ctx, m, t, 2000, 20, &s20);
+    double q0 = quality(ctx, m0, t, 2000, 100, &s0);
+    /* the full ancestral chain (T = 1000 denoiser calls): one batch of rows */
+    double qfull = quality(ctx, m, t, 256, 0, &s_full);
+    /* the same rows as text through the row callback: a strongly related pair */
+    ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_SAMPLE_STEPS, 100), GENESIS_OK);
+    memset(&syn, 0, sizeof syn);
+    ck_assert_int_eq(genesis_model_sample(m, 2000, collect, &syn), GENESIS_OK);
+    double shapes_text = column_shapes(&real, &syn, t);
+    double pair = tv_complement(&real, &syn, col_index(t, "relationship"), col_index(t, "sex"));
+    fprintf(stderr, "DDPM adult_sample %d iterations: quality %.3f (shapes %.3f) with 100 steps, "
+                    "%.3f (%.3f) with 20 steps, %.3f (%.3f) ancestral on 256 rows; untrained %.3f (%.3f); "
+                    "callback rows: shapes %.3f, relationship x sex %.3f\n",
+            iters, q100, s100, q20, s20, qfull, s_full, q0, s0, shapes_text, pair);
+    if (slow_tests()) {
+        ck_assert_msg(q100 >= 0.90, "quality %.3f below 0.90", q100);
+        ck_assert_msg(q20 >= 0.88, "quality with 20 steps %.3f below 0.88", q20);
+        ck_assert_msg(s_full >= 0.85, "column shapes of the ancestral chain %.3f below 0.85", s_full);
+        ck_assert_msg(q100 > q0 + 0.05, "training did not help (%.3f vs untrained %.3f)", q100, q0);
+        ck_assert_msg(pair >= 0.75, "relationship x sex %.3f below 0.75", pair);
+    }
+    text_table_free(&real);
+    text_table_free(&syn);
+    genesis_model_free(m);
+    genesis_model_free(m0);
+    genesis_table_free(t);
+    genesis_ctx_free(ctx);
+}
+END_TEST
+
+START_TEST(test_ddpm_files_and_determinism) {
+    genesis_ctx *ctx;
+    genesis_ctx_create(&ctx);
+    genesis_ctx_set_threads(ctx, 1);
+    genesis_ctx_set_seed(ctx, 8);
+    genesis_table *t;
+    ck_assert_int_eq(genesis_table_read_csv(ctx, tu_path("data/adult_sample.csv"), NULL, &t), GENESIS_OK);
+    genesis_model *m = ddpm_model(ctx, 30);
+    genesis_model_set_param(m, GENESIS_P_GEN_DIM, 32);
+    genesis_model_set_param(m, GENESIS_P_EMBEDDING_DIM, 16);
+    genesis_model_set_param(m, GENESIS_P_NUM_LAYERS, 3);
+    genesis_model_set_param(m, GENESIS_P_DIFFUSION_STEPS, 50);
+    genesis_model_set_param(m, GENESIS_P_NOISE_SCHEDULE, 0);
+    ck_assert_int_eq(genesis_model_fit(m, t, NULL, NULL), GENESIS_OK);
+    ck_assert_int_eq(genesis_model_save(m, tmp("m.gen")), GENESIS_OK);
+    /* the fitted model's first sampling call = the loaded model's first call */
+    ck_assert_int_eq(genesis_model_sample_csv(m, 300, tmp("a.csv")), GENESIS_OK);
+    genesis_model *l;
+    ck_assert_int_eq(genesis_model_load(ctx, tmp("m.gen"), &l), GENESIS_OK);
+    ck_assert_int_eq(genesis_model_get_kind(l), GENESIS_MODEL_DDPM);
+    double v;
+    genesis_model_get_param(l, GENESIS_P_NUM_LAYERS, &v);
+    ck_assert_double_eq(v, 3);
+    genesis_model_get_param(l, GENESIS_P_DIFFUSION_STEPS, &v);
+    ck_assert_double_eq(v, 50);
+    ck_assert_int_eq(genesis_model_sample_csv(l, 300, tmp("b.csv")), GENESIS_OK);
+    same_files(tmp("a.csv"), tmp("b.csv"));
+    /* strided sampling on the loaded model, then a setting it may not change */
+    ck_assert_int_eq(genesis_model_set_param(l, GENESIS_P_SAMPLE_STEPS, 7), GENESIS_OK);
+    ck_assert_int_eq(genesis_model_sample_csv(l, 300, tmp("b.csv")), GENESIS_OK);
+    ck_assert_int_eq(genesis_model_set_param(l, GENESIS_P_DIFFUSION_STEPS, 10), GENESIS_ERR_STATE);
+    /* conditions need a conditional vector */
+    ck_assert_int_eq(genesis_model_set_condition(l, "sex", " Male"), GENESIS_ERR_UNSUPPORTED);
+    genesis_model_free(l);
+    /* the same seed: the same model file */
+    genesis_model *m2 = ddpm_model(ctx, 30);
+    genesis_model_set_param(m2, GENESIS_P_GEN_DIM, 32);
+    genesis_model_set_param(m2, GENESIS_P_EMBEDDING_DIM, 16);
+    genesis_model_set_param(m2, GENESIS_P_NUM_LAYERS, 3);
+    genesis_model_set_param(m2, GENESIS_P_DIFFUSION_STEPS, 50);
+    genesis_model_set_param(m2, GENESIS_P_NOISE_SCHEDULE, 0);
+    ck_assert_int_eq(genesis_model_fit(m2, t, NULL, NULL), GENESIS_OK);
+    ck_assert_int_eq(genesis_model_save(m2, tmp("m2.gen")), GENESIS_OK);
+    same_files(tmp("m.gen"), tmp("m2.gen"));
+    /* a truncated file is refused with a message */
+    size_t n;
+    unsigned char *p = slurp(tmp("m.gen"), &n);
+    FILE *f = fopen(tmp("m2.gen"), "wb");
+    fwrite(p, 1, n - 100, f);
+    fclose(f);
+    free(p);
+    genesis_model *bad = NULL;
+    ck_assert_int_ne(genesis_model_load(ctx, tmp("m2.gen"), &bad), GENESIS_OK);
+    ck_assert_ptr_null(bad);
+    genesis_model_free(m);
+    genesis_model_free(m2);
+    genesis_table_free(t);
+    genesis_ctx_free(ctx);
+}
+END_TEST
+
+static int stop_at(const genesis_progress *p, void *user) { return p->step == *(int *)user; }
+
+START_TEST(test_ddpm_resume_equals_uninterrupted) {
+    genesis_ctx *ctx;
+    genesis_ctx_create(&ctx);
+    genesis_ctx_set_threads(ctx, 1);
+    genesis_ctx_set_seed(ctx, 21);
+    genesis_table *t;
+    ck_assert_int_eq(genesis_table_read_csv(ctx, tu_path("data/adult_sample.csv"), NULL, &t), GENESIS_OK);
+    genesis_model *full = ddpm_model(ctx, 40);
+    genesis_model_set_param(full, GENESIS_P_GEN_DIM, 32);
+    genesis_model_set_param(full, GENESIS_P_BATCH_SIZE, 600); /* epochs of 3 batches */
+    ck_assert_int_eq(genesis_model_fit(full, t, NULL, NULL), GENESIS_OK);
+    ck_assert_int_eq(genesis_model_save(full, tmp("full.gen")), GENESIS_OK);
+    genesis_model *part = ddpm_model(ctx, 40);
+    genesis_model_set_param(part, GENESIS_P_GEN_DIM, 32);
+    genesis_model_set_param(part, GENESIS_P_BATCH_SIZE, 600);
+    ck_assert_int_eq(genesis_model_set_checkpoint(part, tmp("ck.gen"), 0, 0), GENESIS_OK);
+    int at = 17;
+    ck_assert_int_eq(genesis_model_fit(part, t, stop_at, &at), GENESIS_ERR_STOPPED);
+    ck_assert_ptr_nonnull(strstr(genesis_errmsg(ctx), "iteration 17 of 40"));
+    genesis_model_free(part);
+    genesis_model *res = NULL;
+    ck_assert_int_eq(genesis_model_load_checkpoint(ctx, tmp("ck.gen"), &res), GENESIS_OK);
+    ck_assert_int_eq(genesis_model_set_checkpoint(res, NULL, 0, 0), GENESIS_OK);
+    ck_assert_int_eq(genesis_model_fit(res, t, NULL, NULL), GENESIS_OK);
+    ck_assert_int_eq(genesis_model_save(res, tmp("res.gen")), GENESIS_OK);
+    same_files(tmp("full.gen"), tmp("res.gen"));
+    float *sf = NULL, *sr = NULL;
+    size_t nf, nr;
+    ck_assert_int_eq(gen_model_state(full, &sf, &nf, NULL, NULL), GENESIS_OK);
+    ck_assert_int_eq(gen_model_state(res, &sr, &nr, NULL, NULL), GENESIS_OK);
+    ck_assert_uint_eq(nf, nr);
+    ck_assert_msg(memcmp(sf, sr, nf * sizeof(float)) == 0, "resumed AdamW state differs");
+    free(sf);
+    free(sr);
+    genesis_model_free(full);
+    genesis_model_free(res);
+    genesis_table_free(t);
+    genesis_ctx_free(ctx);
+}
+END_TEST
+
+START_TEST(test_ddpm_missing_values) {
+    FILE *f = fopen(tmp("missing.csv"), "w");
+    fprintf(f, "x,y,g\n");
+    gen_rng r;
+    gen_rng_init(&r, 2, 1);
+    int nmiss = 0;
+    for (int i = 0; i < 1000; i++) {
+        int grp = (int)gen_rng_below(&r, 3);
+        double x = grp * 10 + gen_rng_normal(&r);
+        if (gen_rng_uniform(&r) < 0.25) { fprintf(f, ",%.3f,g%d\n", -x, grp); nmiss++; }
+        else fprintf(f, "%.3f,%.3f,g%d\n", x, -x, grp);
+    }
+    fclose(f);
+    genesis_ctx *ctx;
+    genesis_ctx_create(&ctx);
+    genesis_ctx_set_seed(ctx, 1);
+    genesis_table *t;
+    ck_assert_int_eq(genesis_table_read_csv(ctx, tmp("missing.csv"), NULL, &t), GENESIS_OK);
+    genesis_model *m = ddpm_model(ctx, slow_tests() ? 800 : 5);
+    genesis_model_set_param(m, GENESIS_P_SAMPLE_STEPS, 50);
+    ck_assert_int_eq(genesis_model_fit(m, t, NULL, NULL), GENESIS_OK);
+    text_table syn;
+    memset(&syn, 0, sizeof syn);
+    ck_assert_int_eq(genesis_model_sample(m, 1500, collect, &syn), GENESIS_OK);
+    ck_assert_int_eq(syn.nrows, 1500);
+    int miss = 0;
+    for (int64_t i = 0; i < syn.nrows; i++) miss += syn.cells[i * syn.ncols][0] == 0;
+    fprintf(stderr, "DDPM missing x: real %.3f, synthetic %.3f\n", nmiss / 1000.0, miss / 1500.0);
+    ck_assert_msg(miss > 0 && miss < 1500, "missing values not reproduced (%d of 1500)", miss);
+    if (slow_tests()) ck_assert_msg(fabs(miss / 1500.0 - nmiss / 1000.0) < 0.08, "missing share off");
+    text_table_free(&syn);
+    genesis_model_free(m);
+    genesis_table_free(t);
+    genesis_ctx_free(ctx);
+}
+END_TEST
+
+int main(void) {
+    Suite *s = suite_create("ddpm_e2e");
+    TCase *tc = tcase_create("adult_sample");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_set_timeout(tc, 600);
+    tcase_add_test(tc, test_ddpm_quality_on_adult_sample);
+    tcase_add_test(tc, test_ddpm_files_and_determinism);
+    tcase_add_test(tc, test_ddpm_resume_equals_uninterrupted);
+    tcase_add_test(tc, test_ddpm_missing_values);
+    suite_add_tcase(s, tc);
+    return tu_run(s);
+}

@@ -1,0 +1,300 @@
+/*
+ * test_ddpm_grad.c — the diffusion pieces of the CPU backend and the DDPM denoiser checked
+ * against independent computations (docs/ddpm.md):
+ *   - SiLU's backward and ddpm_loss's gradient (Gaussian MSE and the multinomial KL at
+ *     t = 0, an intermediate t and a strided pair) by central finite differences, with the
+ *     += semantics of the gradient outputs;
+ *   - the sinusoidal timestep embedding against the formula in double;
+ *   - the multinomial posterior (src/diffusion.h) against Bayes' rule written out with the
+ *     transition matrices, one step and several steps;
+ *   - the KL is zero when the denoiser predicts x0 exactly (and positive otherwise);
+ *   - the whole denoiser: every tensor's gradient by finite differences;
+ *   - the schedules: cosine and linear alpha-bar decreasing from about 1 to about 0.
+ * A finite difference is trusted only where two step sizes agree (away from ReLU's kink);
+ * each check requires most probed entries to be trusted (as test_layers_grad.c).
+ */
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+#include "backend.h"
+#include "ddpm.h"
+#include "diffusion.h"
+#include "test_util.h"
+#include "cpu_fixture.h"
+
+typedef double (*loss_fn)(void *user);
+
+static void check_grad(const char *what, loss_fn f, void *user, float *x, const float *g, size_t n,
+                       int probes, double atol, double rtol) {
+    int trusted = 0, bad = 0;
+    char msg[256] = "";
+    for (int p = 0; p < probes; p++) {
+        size_t i = (size_t)(((double)p + 0.5) / probes * (double)n);
+        if (i >= n) i = n - 1;
+        float x0 = x[i];
+        double fd[2];
+        float eps[2] = {1e-2f * fmaxf(1.0f, fabsf(x0)), 5e-3f * fmaxf(1.0f, fabsf(x0))};
+        for (int k = 0; k < 2; k++) {
+            x[i] = x0 + eps[k];
+            double lp = f(user);
+            x[i] = x0 - eps[k];
+            double lm = f(user);
+            x[i] = x0;
+            fd[k] = (lp - lm) / (2.0 * ((double)(x0 + eps[k]) - (double)x0));
+        }
+        if (fabs(fd[0] - fd[1]) > 3e-4 + 1e-2 * fabs(fd[1])) continue;
+        trusted++;
+        if (fabs(fd[1] - g[i]) > atol + rtol * fabs(fd[1])) {
+            if (!bad) snprintf(msg, sizeof msg, "%s[%zu]: analytic %.6g vs numeric %.6g", what, i, g[i], fd[1]);
+            bad++;
+        }
+    }
+    ck_assert_msg(bad == 0, "%s: %d of %d probes differ; first: %s", what, bad, trusted, msg);
+    ck_assert_msg(trusted >= probes * 7 / 10, "%s: only %d of %d probes were smooth enough", what,
+                  trusted, probes);
+}
+
+/* ---- SiLU -------------------------------------------------------------------------------- */
+
+typedef struct silu_case {
+    float inp[24], out[24], R[24];
+} silu_case;
+
+static double silu_loss(void *u) {
+    silu_case *c = u;
+    be->ops->silu_forward(be, c->out, c->inp, 24);
+    double l = 0;
+    for (int i = 0; i < 24; i++) l += (double)c->out[i] * c->R[i];
+    return l;
+}
+
+START_TEST(test_silu) {
+    silu_case c;
+    tu_fill_uniform(c.inp, 24, -4, 4, 1);
+    tu_fill_uniform(c.R, 24, -1, 1, 2);
+    silu_loss(&c);
+    for (int i = 0; i < 24; i++) /* the forward against its definition */
+        ck_assert_double_eq_tol(c.out[i], c.inp[i] / (1.0 + exp(-c.inp[i])), 1e-5);
+    float d[24];
+    for (int i = 0; i < 24; i++) d[i] = 0.5f;
+    be->ops->silu_backward(be, d, c.R, c.inp, 24);
+    for (int i = 0; i < 24; i++) d[i] -= 0.5f; /* += semantics */
+    check_grad("silu", silu_loss, &c, c.inp, d, 24, 24, 1e-4, 1e-2);
+}
+END_TEST
+
+/* ---- timestep embedding -------------------------------------------------------------------- */
+
+START_TEST(test_timestep_embed) {
+    int32_t t[5] = {0, 1, 17, 500, 999};
+    int dims[3] = {8, 7, 128};
+    for (int k = 0; k < 3; k++) {
+        int dim = dims[k], half = dim / 2;
+        float *o = malloc((size_t)5 * dim * sizeof(float));
+        be->ops->timestep_embed(be, o, t, 5, dim);
+        for (int b = 0; b < 5; b++)
+            for (int i = 0; i < half; i++) {
+                double f = exp(-log(10000.0) * i / half);
+                ck_assert_double_eq_tol(o[b * dim + i], cos(t[b] * f), 2e-4);
+                ck_assert_double_eq_tol(o[b * dim + half + i], sin(t[b] * f), 2e-4);
+            }
+        if (dim % 2)
+            for (int b = 0; b < 5; b++) ck_assert(o[b * dim + dim - 1] == 0.0f);
+        free(o);
+    }
+}
+END_TEST
+
+/* ---- the multinomial posterior against Bayes' rule ------------------------------------------- */
+
+/* q(x_s = j | x_t = i, x0) by Bayes with transition Q(t|s) = a I + (1 - a)/K and
+ * q(x_s | x0) = c x0 + (1 - c)/K */
+static void bayes(double *p, int i, const double *x0, int K, double a, double c) {
+    double W = 0;
+    for (int j = 0; j < K; j++) {
+        double qs = c * x0[j] + (1 - c) / K;            /* q(x_s = j | x0) */
+        double tr = a * (i == j) + (1 - a) / K;        /* q(x_t = i | x_s = j) */
+        p[j] = tr * qs;
+        W += p[j];
+    }
+    for (int j = 0; j < K; j++) p[j] /= W;
+}
+
+START_TEST(test_multinomial_posterior) {
+    enum { K = 5, T = 50 };
+    double betas[T], abar[T], ab = 1;
+    gen_ddpm_betas(betas, T, 1);
+    for (int i = 0; i < T; i++) abar[i] = (ab *= 1 - betas[i]);
+    double x0[K] = {0.1, 0.5, 0.05, 0.3, 0.05}, p[K], ref[K];
+    float xt[K] = {0, 0, 1, 0, 0};
+    int pairs[4][2] = {{10, 9}, {0, -1}, {40, 20}, {49, 0}};
+    for (int k = 0; k < 4; k++) {
+        int t = pairs[k][0], s = pairs[k][1];
+        double c = s >= 0 ? abar[s] : 1.0, a = abar[t] / c;
+        gen_mn_posterior(p, xt, x0, K, a, c);
+        bayes(ref, 2, x0, K, a, c);
+        for (int j = 0; j < K; j++) ck_assert_double_eq_tol(p[j], ref[j], 1e-12);
+    }
+    /* composing one-step transitions gives the multistep one: Q(t|s) = prod alpha = abar_t/abar_s */
+    double prod = 1;
+    for (int i = 21; i <= 40; i++) prod *= 1 - betas[i];
+    ck_assert_double_eq_tol(prod, abar[40] / abar[20], 1e-12);
+}
+END_TEST
+
+START_TEST(test_schedules) {
+    enum { T = 1000 };
+    double b[T];
+    for (int cos_ = 0; cos_ < 2; cos_++) {
+        gen_ddpm_betas(b, T, cos_);
+        double ab = 1;
+        for (int i = 0; i < T; i++) {
+            ck_assert(b[i] > 0 && b[i] < 1);
+            ab *= 1 - b[i];
+            if (i == 0) ck_assert(ab > 0.99);
+        }
+        ck_assert_msg(ab < 1e-3, "alpha-bar_T %g", ab);
+    }
+}
+END_TEST
+
+/* ---- ddpm_loss ------------------------------------------------------------------------------- */
+
+enum { LB = 4, LD = 9 };
+
+typedef struct loss_case {
+    float out[LB * LD], x0[LB * LD], xt[LB * LD], noise[LB * LD], coef[2 * LB], loss[2];
+    gen_act_span spans[3];
+} loss_case;
+
+static double loss_of(void *u) {
+    loss_case *c = u;
+    be->ops->ddpm_loss(be, c->loss, NULL, c->out, c->x0, c->xt, c->noise, c->coef, LB, LD,
+                       c->spans, 3, 0.3f, 0.7f);
+    return (double)c->loss[0] + c->loss[1];
+}
+
+/* one-hot rows for the softmax spans from a seed */
+static void onehots(float *x, const gen_act_span *spans, uint64_t seed) {
+    gen_rng r;
+    gen_rng_init(&r, seed, 5);
+    for (int b = 0; b < LB; b++)
+        for (int s = 0; s < 3; s++) {
+            if (!spans[s].softmax) continue;
+            int k = (int)gen_rng_below(&r, (uint64_t)spans[s].len);
+            for (int j = 0; j < spans[s].len; j++) x[b * LD + spans[s].start + j] = j == k;
+        }
+}
+
+START_TEST(test_ddpm_loss_grad) {
+    loss_case c;
+    c.spans[0] = (gen_act_span){0, 2, 0};
+    c.spans[1] = (gen_act_span){2, 4, 1};
+    c.spans[2] = (gen_act_span){6, 3, 1};
+    tu_fill_uniform(c.out, LB * LD, -2, 2, 11);
+    tu_fill_uniform(c.noise, LB * LD, -1, 1, 12);
+    tu_fill_uniform(c.x0, LB * LD, -1, 1, 13);
+    tu_fill_uniform(c.xt, LB * LD, -1, 1, 14);
+    onehots(c.x0, c.spans, 1);
+    onehots(c.xt, c.spans, 2);
+    /* rows: t = 0 (c = 1), a late step, an early step, a strided pair */
+    float coef[2 * LB] = {0.99f, 1.0f, 0.9f, 0.05f, 0.995f, 0.9f, 0.6f, 0.3f};
+    memcpy(c.coef, coef, sizeof coef);
+    float d[LB * LD];
+    for (int i = 0; i < LB * LD; i++) d[i] = 1.0f;
+    be->ops->ddpm_loss(be, c.loss, d, c.out, c.x0, c.xt, c.noise, c.coef, LB, LD, c.spans, 3, 0.3f,
+                       0.7f);
+    for (int i = 0; i < LB * LD; i++) d[i] -= 1.0f;
+    check_grad("ddpm_loss.dout", loss_of, &c, c.out, d, LB * LD, LB * LD, 1e-4, 1e-2);
+    ck_assert(c.loss[0] > 0 && c.loss[1] > 0);
+    /* a perfect prediction of x0 (logits +-30) has (almost) zero KL at every t */
+    for (int b = 0; b < LB; b++)
+        for (int s = 1; s < 3; s++)
+            for (int j = 0; j < c.spans[s].len; j++) {
+                int i = b * LD + c.spans[s].start + j;
+                c.out[i] = c.x0[i] > 0.5f ? 30.0f : -30.0f;
+            }
+    loss_of(&c);
+    ck_assert_msg(c.loss[1] < 1e-6, "KL of a perfect prediction %g", c.loss[1]);
+}
+END_TEST
+
+/* ---- the whole denoiser ----------------------------------------------------------------------- */
+
+typedef struct net_case {
+    ddpm *d;
+} net_case;
+
+static double net_loss(void *u) {
+    ddpm *d = ((net_case *)u)->d;
+    return ddpm_forward_backward(d, d->B, 0.2f, 0.4f, 0);
+}
+
+START_TEST(test_grad_ddpm_network) {
+    gen_act_span spans[4] = {{0, 1, 0}, {1, 3, 1}, {4, 1, 0}, {5, 4, 1}};
+    ddpm_config cfg = {5, 9, 6, 7, 2, 1};
+    ddpm *d;
+    ck_assert_int_eq(ddpm_create(ctx, be, &cfg, spans, 4, &d), GENESIS_OK);
+    ck_assert_int_eq(d->nnum, 2);
+    ck_assert_int_eq(d->ncat, 2);
+    ck_assert_int_eq(ddpm_init_weights(d, 3), GENESIS_OK);
+    int B = 5, D = 9;
+    tu_fill_uniform(d->act.xt, (size_t)B * D, -1, 1, 21);
+    tu_fill_uniform(d->act.x0, (size_t)B * D, -1, 1, 22);
+    tu_fill_uniform(d->act.noise, (size_t)B * D, -1, 1, 23);
+    gen_rng r;
+    gen_rng_init(&r, 7, 1);
+    for (int b = 0; b < B; b++) {
+        for (int s = 1; s < 4; s += 2) {
+            int k0 = (int)gen_rng_below(&r, (uint64_t)spans[s].len), kt = (int)gen_rng_below(&r, (uint64_t)spans[s].len);
+            for (int j = 0; j < spans[s].len; j++) {
+                d->act.x0[b * D + spans[s].start + j] = j == k0;
+                d->act.xt[b * D + spans[s].start + j] = j == kt;
+            }
+        }
+        d->t[b] = (int32_t)(b * 200);
+        d->act.coef[2 * b] = 0.95f;
+        d->act.coef[2 * b + 1] = b ? 0.5f : 1.0f;
+    }
+    ddpm_forward_backward(d, B, 0.2f, 0.4f, 1);
+    float *g = malloc(d->count * sizeof(float));
+    memcpy(g, d->grads, d->count * sizeof(float));
+    const float *pt[] = {d->p.tW1, d->p.tb1, d->p.tW2, d->p.tb2, d->p.pW, d->p.pb, d->p.W[0],
+                         d->p.b[0], d->p.W[1], d->p.b[1], d->p.oW, d->p.ob};
+    static const char *names[] = {"time.W1", "time.b1", "time.W2", "time.b2", "proj.W", "proj.b",
+                                  "mlp.W1", "mlp.b1", "mlp.W2", "mlp.b2", "out.W", "out.b"};
+    size_t sz[] = {36, 6, 36, 6, 54, 6, 42, 7, 49, 7, 63, 9};
+    size_t tot = 0;
+    for (int k = 0; k < 12; k++) {
+        size_t off = (size_t)(pt[k] - d->params);
+        check_grad(names[k], net_loss, &(net_case){d}, d->params + off, g + off, sz[k], 12, 2e-3, 3e-2);
+        tot += sz[k];
+    }
+    ck_assert_uint_eq(tot, d->count); /* every tensor checked */
+    free(g);
+    ddpm_free(d);
+}
+END_TEST
+
+START_TEST(test_scale) {
+    float x[7] = {1, -2, 3, 0, 5, -6, 7};
+    be->ops->scale(be, x, 7, 0.5f);
+    ck_assert(x[0] == 0.5f && x[1] == -1.0f && x[6] == 3.5f);
+}
+END_TEST
+
+int main(void) {
+    Suite *s = suite_create("ddpm_grad");
+    TCase *tc = tcase_create("cpu");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, test_silu);
+    tcase_add_test(tc, test_timestep_embed);
+    tcase_add_test(tc, test_multinomial_posterior);
+    tcase_add_test(tc, test_schedules);
+    tcase_add_test(tc, test_ddpm_loss_grad);
+    tcase_add_test(tc, test_grad_ddpm_network);
+    tcase_add_test(tc, test_scale);
+    suite_add_tcase(s, tc);
+    return tu_run(s);
+}
