@@ -180,15 +180,14 @@ static genesis_status ddpm_train_save(const genesis_model *m, gen_bytes *b) {
     gen_ckpt_wr_rng(b, &dm->ro);
     gen_ckpt_wr_rng(b, &dm->rn);
     gen_wr_u64(b, (uint64_t)dm->pos);
-    gen_wr_u64(b, (uint64_t)dm->norder);
-    for (int64_t i = 0; i < dm->norder; i++) gen_wr_u32(b, (uint32_t)dm->order[i]);
+    gen_ckpt_wr_perm(b, dm->order, dm->norder, 4);
     return GENESIS_OK;
 }
 
 static genesis_status ddpm_train_restore(genesis_model *m, gen_reader *r) {
     ddpm_model *dm = m->impl;
     ddpm *d = dm->net;
-    uint64_t step, pos, n;
+    uint64_t step, pos;
     GEN_TRY(gen_ckpt_rd_dev(m, r, d->params, d->count));
     GEN_TRY(gen_ckpt_rd_dev(m, r, d->m, d->count));
     GEN_TRY(gen_ckpt_rd_dev(m, r, d->v, d->count));
@@ -196,25 +195,9 @@ static genesis_status ddpm_train_restore(genesis_model *m, gen_reader *r) {
     GEN_TRY(gen_ckpt_rd_rng(r, &dm->ro));
     GEN_TRY(gen_ckpt_rd_rng(r, &dm->rn));
     GEN_TRY(gen_rd_u64(r, &pos));
-    GEN_TRY(gen_rd_u64(r, &n));
     if (step > ((uint64_t)1 << 50)) return gen_rd_fail(r, "DDPM step count is out of range");
-    if (n != (uint64_t)dm->norder) return gen_rd_fail(r, "DDPM row order has the wrong length");
-    if (pos > n) return gen_rd_fail(r, "DDPM row position is past the row order");
-    if (n > (r->len - r->pos) / 4) return gen_rd_fail(r, "DDPM row order extends past the end");
-    unsigned char *seen = calloc((size_t)(n ? n : 1), 1);
-    GEN_RETURN_IF(!seen, m->ctx, GENESIS_ERR_NOMEM, "out of memory reading a checkpoint");
-    genesis_status st = GENESIS_OK;
-    for (uint64_t i = 0; st == GENESIS_OK && i < n; i++) {
-        uint32_t v;
-        st = gen_rd_u32(r, &v);
-        if (st == GENESIS_OK && (v >= n || seen[v])) st = gen_rd_fail(r, "DDPM row order is not a permutation");
-        if (st == GENESIS_OK) {
-            seen[v] = 1;
-            dm->order[i] = v;
-        }
-    }
-    free(seen);
-    GEN_TRY(st);
+    if (pos > (uint64_t)dm->norder) return gen_rd_fail(r, "DDPM row position is past the row order");
+    GEN_TRY(gen_ckpt_rd_perm(m, r, dm->order, dm->norder, 4, "DDPM row order"));
     if (r->pos != r->len) return gen_rd_fail(r, "unexpected bytes after DDPM's training state");
     d->step = (int64_t)step;
     dm->pos = (int64_t)pos;

@@ -41,8 +41,7 @@ genesis_status tg_ckpt_save(const genesis_model *m, const timegan *t, gen_bytes 
     gen_wr_u64(b, t->noise_off);
     gen_wr_u64(b, (uint64_t)h->done);
     gen_ckpt_wr_rng(b, h->rng);
-    gen_wr_u64(b, (uint64_t)h->N);
-    for (int64_t i = 0; i < h->N; i++) gen_wr_u64(b, (uint64_t)h->perm[i]);
+    gen_ckpt_wr_perm(b, h->perm, h->N, 8);
     return GENESIS_OK;
 }
 
@@ -64,28 +63,12 @@ genesis_status tg_ckpt_restore(timegan *t, int64_t *perm, int64_t N, gen_rng *rn
         if (k > ((uint64_t)1 << 50)) return gen_rd_fail(&r, "TimeGAN step counts are out of range");
         t->t[s] = (int64_t)k;
     }
-    uint64_t again, n;
+    uint64_t again;
     GEN_TRY(gen_rd_u64(&r, &t->noise_off));
     GEN_TRY(gen_rd_u64(&r, &again));
     if (again != (uint64_t)done) return gen_rd_fail(&r, "TimeGAN's iteration disagrees with the checkpoint's");
     GEN_TRY(gen_ckpt_rd_rng(&r, rng));
-    GEN_TRY(gen_rd_u64(&r, &n));
-    if (n != (uint64_t)N) return gen_rd_fail(&r, "TimeGAN's batch order has the wrong length");
-    if (n > (r.len - r.pos) / 8) return gen_rd_fail(&r, "TimeGAN's batch order extends past the end");
-    unsigned char *seen = calloc((size_t)(n ? n : 1), 1);
-    GEN_RETURN_IF(!seen, m->ctx, GENESIS_ERR_NOMEM, "out of memory reading a checkpoint");
-    genesis_status st = GENESIS_OK;
-    for (uint64_t i = 0; st == GENESIS_OK && i < n; i++) {
-        uint64_t v;
-        st = gen_rd_u64(&r, &v);
-        if (st == GENESIS_OK && (v >= n || seen[v])) st = gen_rd_fail(&r, "TimeGAN's batch order is not a permutation");
-        if (st == GENESIS_OK) {
-            seen[v] = 1;
-            perm[i] = (int64_t)v;
-        }
-    }
-    free(seen);
-    GEN_TRY(st);
+    GEN_TRY(gen_ckpt_rd_perm(m, &r, perm, N, 8, "TimeGAN's batch order"));
     if (r.pos != r.len) return gen_rd_fail(&r, "unexpected bytes after TimeGAN's training state");
     *phase = (int)(done / iters) + 1; /* 4 when every iteration is done */
     *it = done % iters + 1;

@@ -120,8 +120,7 @@ static genesis_status tvae_train_save(const genesis_model *m, gen_bytes *b) {
     gen_wr_u64(b, (uint64_t)t->step);
     gen_wr_u64(b, t->noise_off);
     gen_ckpt_wr_rng(b, &tm->train_rng);
-    gen_wr_u64(b, (uint64_t)tm->norder);
-    for (int64_t i = 0; i < tm->norder; i++) gen_wr_u32(b, (uint32_t)tm->order[i]);
+    gen_ckpt_wr_perm(b, tm->order, tm->norder, 4);
     if (t->amp) gen_ckpt_wr_amp(m, b, t->amp, 1); /* FP16: the loss scaling */
     return GENESIS_OK;
 }
@@ -129,32 +128,15 @@ static genesis_status tvae_train_save(const genesis_model *m, gen_bytes *b) {
 static genesis_status tvae_train_restore(genesis_model *m, gen_reader *r) {
     tvae_model *tm = m->impl;
     tvae *t = tm->net;
-    uint64_t step, n;
+    uint64_t step;
     GEN_TRY(gen_ckpt_rd_dev(m, r, t->params, t->count));
     GEN_TRY(gen_ckpt_rd_dev(m, r, t->m, t->count));
     GEN_TRY(gen_ckpt_rd_dev(m, r, t->v, t->count));
     GEN_TRY(gen_rd_u64(r, &step));
     GEN_TRY(gen_rd_u64(r, &t->noise_off));
     GEN_TRY(gen_ckpt_rd_rng(r, &tm->train_rng));
-    GEN_TRY(gen_rd_u64(r, &n));
     if (step > ((uint64_t)1 << 50)) return gen_rd_fail(r, "TVAE step count is out of range");
-    if (n != (uint64_t)tm->norder) return gen_rd_fail(r, "TVAE row order has the wrong length");
-    if (n > (r->len - r->pos) / 4) return gen_rd_fail(r, "TVAE row order extends past the end");
-    /* a permutation of 0 .. n-1: every row once */
-    unsigned char *seen = calloc((size_t)(n ? n : 1), 1);
-    GEN_RETURN_IF(!seen, m->ctx, GENESIS_ERR_NOMEM, "out of memory reading a checkpoint");
-    genesis_status st = GENESIS_OK;
-    for (uint64_t i = 0; st == GENESIS_OK && i < n; i++) {
-        uint32_t v;
-        st = gen_rd_u32(r, &v);
-        if (st == GENESIS_OK && (v >= n || seen[v])) st = gen_rd_fail(r, "TVAE row order is not a permutation");
-        if (st == GENESIS_OK) {
-            seen[v] = 1;
-            tm->order[i] = v;
-        }
-    }
-    free(seen);
-    GEN_TRY(st);
+    GEN_TRY(gen_ckpt_rd_perm(m, r, tm->order, tm->norder, 4, "TVAE row order"));
     if (t->amp) GEN_TRY(gen_ckpt_rd_amp(m, r, t->amp, 1)); /* FP16: the loss scaling */
     if (r->pos != r->len) return gen_rd_fail(r, "unexpected bytes after TVAE's training state");
     t->step = (int64_t)step;

@@ -95,6 +95,52 @@ genesis_status gen_ckpt_rd_rng(gen_reader *rd, gen_rng *r) {
     return GENESIS_OK;
 }
 
+void gen_ckpt_wr_perm(gen_bytes *b, const int64_t *order, int64_t n, int width) {
+    gen_wr_u64(b, (uint64_t)n);
+    for (int64_t i = 0; i < n; i++) {
+        if (width == 8) gen_wr_u64(b, (uint64_t)order[i]);
+        else gen_wr_u32(b, (uint32_t)order[i]);
+    }
+}
+
+genesis_status gen_ckpt_rd_perm(genesis_model *m, gen_reader *r, int64_t *order, int64_t n, int width,
+                                const char *what) {
+    char msg[160];
+    uint64_t len;
+    GEN_TRY(gen_rd_u64(r, &len));
+    if (len != (uint64_t)n) {
+        snprintf(msg, sizeof msg, "%s has the wrong length", what);
+        return gen_rd_fail(r, msg);
+    }
+    if (len > (r->len - r->pos) / (size_t)width) { /* checked before anything is allocated */
+        snprintf(msg, sizeof msg, "%s extends past the end", what);
+        return gen_rd_fail(r, msg);
+    }
+    unsigned char *seen = calloc((size_t)(len ? len : 1), 1);
+    GEN_RETURN_IF(!seen, m->ctx, GENESIS_ERR_NOMEM, "out of memory reading a checkpoint");
+    genesis_status st = GENESIS_OK;
+    for (uint64_t i = 0; st == GENESIS_OK && i < len; i++) {
+        uint64_t v = 0;
+        if (width == 8) {
+            st = gen_rd_u64(r, &v);
+        } else {
+            uint32_t v32 = 0;
+            st = gen_rd_u32(r, &v32);
+            v = v32;
+        }
+        if (st == GENESIS_OK && (v >= len || seen[v])) { /* every index once */
+            snprintf(msg, sizeof msg, "%s is not a permutation", what);
+            st = gen_rd_fail(r, msg);
+        }
+        if (st == GENESIS_OK) {
+            seen[v] = 1;
+            order[i] = (int64_t)v;
+        }
+    }
+    free(seen);
+    return st;
+}
+
 genesis_status gen_ckpt_wr_dev(const genesis_model *m, gen_bytes *b, const float *dev, size_t n) {
     float *h = gen_calloc(n ? n : 1, sizeof(float));
     GEN_RETURN_IF(!h, m->ctx, GENESIS_ERR_NOMEM, "out of memory writing a checkpoint");

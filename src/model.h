@@ -166,6 +166,12 @@ uint64_t gen_table_fingerprint(const genesis_table *t);
 /* Writes/reads a sequential host stream's state (key, stream, counter, buffer, position). */
 void gen_ckpt_wr_rng(gen_bytes *b, const gen_rng *r);
 genesis_status gen_ckpt_rd_rng(gen_reader *rd, gen_rng *r);
+/* Writes a permutation of 0 .. n-1 (u64 n, then n values of `width` 4 or 8 bytes); reads one
+ * back into order[n], refusing a length other than n, one past the end, or a repeated or out of
+ * range value; `what` names it in the messages ("TVAE row order"). */
+void gen_ckpt_wr_perm(gen_bytes *b, const int64_t *order, int64_t n, int width);
+genesis_status gen_ckpt_rd_perm(genesis_model *m, gen_reader *r, int64_t *order, int64_t n, int width,
+                                const char *what);
 /* Writes n floats of backend memory; reads n floats into backend memory (finite checked). */
 genesis_status gen_ckpt_wr_dev(const genesis_model *m, gen_bytes *b, const float *dev, size_t n);
 genesis_status gen_ckpt_rd_dev(genesis_model *m, gen_reader *r, float *dev, size_t n);
