@@ -480,6 +480,47 @@ genesis_status gen_model_read_file(genesis_ctx *ctx, const char *path, genesis_m
     return gen_model_read_file_ex(ctx, path, 0, out);
 }
 
+/* The container's header (magic, version, the kind's oldest version, payload length against
+ * `size`, the file's size) of a file of `size` bytes whose first GEN_FILE_HEADER bytes are
+ * `head` (not read when the file is shorter); fills version, kind and payload length. */
+static genesis_status check_header(genesis_ctx *ctx, const char *path, const unsigned char *head,
+                                   uint64_t size, uint32_t *version, uint32_t *kind, uint64_t *plen) {
+    if (size < GEN_FILE_HEADER + 4)
+        return gen_set_error(ctx, GENESIS_ERR_MODEL_FORMAT,
+                             "%s: too short to be a genesis model file (%llu bytes); it may be "
+                             "truncated",
+                             path, (unsigned long long)size);
+    if (memcmp(head, GEN_FILE_MAGIC, 8) != 0)
+        return gen_set_error(ctx, GENESIS_ERR_MODEL_FORMAT,
+                             "%s: not a genesis model file (wrong magic bytes); give a file "
+                             "written by `genesis_model_save`",
+                             path);
+    gen_reader hr = {head, GEN_FILE_HEADER, 8, path, ctx, 0, 0};
+    gen_rd_u32(&hr, version);
+    gen_rd_u32(&hr, kind);
+    gen_rd_u64(&hr, plen);
+    if (*version > GEN_FILE_VERSION || *version == 0)
+        return gen_set_error(ctx, GENESIS_ERR_VERSION,
+                             "%s: model file format version %u; this genesis %s reads version %u "
+                             "(upgrade genesis or re-fit the model)",
+                             path, *version, GENESIS_VERSION_STRING, GEN_FILE_VERSION);
+    const gen_model_vtable *kvt = gen_model_vtable_of((genesis_model_kind)*kind);
+    if (kvt && *version < kvt->min_file_version)
+        return gen_set_error(ctx, GENESIS_ERR_VERSION,
+                             "%s: a %s model written by an older genesis (model file format "
+                             "version %u), %s; this genesis %s cannot run those weights: re-fit "
+                             "it with this version",
+                             path, kvt->name, *version, kvt->old_file_reason ? kvt->old_file_reason : "",
+                             GENESIS_VERSION_STRING);
+    if (*plen != size - GEN_FILE_HEADER - 4)
+        return gen_set_error(ctx, GENESIS_ERR_MODEL_FORMAT,
+                             "%s: the header says %llu payload bytes but the file holds %llu; the "
+                             "file is truncated or has extra bytes",
+                             path, (unsigned long long)*plen,
+                             (unsigned long long)(size - GEN_FILE_HEADER - 4));
+    return GENESIS_OK;
+}
+
 genesis_status gen_model_read_file_ex(genesis_ctx *ctx, const char *path, int keep_state,
                                       genesis_model **out) {
     *out = NULL;
@@ -492,50 +533,17 @@ genesis_status gen_model_read_file_ex(genesis_ctx *ctx, const char *path, int ke
     }
     uint64_t size = (uint64_t)sb.st_size;
     unsigned char head[GEN_FILE_HEADER];
-    if (size < GEN_FILE_HEADER + 4 || fread(head, 1, GEN_FILE_HEADER, f) != GEN_FILE_HEADER) {
+    if (size >= GEN_FILE_HEADER + 4 && fread(head, 1, GEN_FILE_HEADER, f) != GEN_FILE_HEADER) {
         fclose(f);
-        return gen_set_error(ctx, GENESIS_ERR_MODEL_FORMAT,
-                             "%s: too short to be a genesis model file (%llu bytes); it may be "
-                             "truncated",
-                             path, (unsigned long long)size);
+        return gen_set_error(ctx, GENESIS_ERR_IO, "%s: read error", path);
     }
-    if (memcmp(head, GEN_FILE_MAGIC, 8) != 0) {
-        fclose(f);
-        return gen_set_error(ctx, GENESIS_ERR_MODEL_FORMAT,
-                             "%s: not a genesis model file (wrong magic bytes); give a file "
-                             "written by `genesis_model_save`",
-                             path);
-    }
-    gen_reader hr = {head, GEN_FILE_HEADER, 8, path, ctx, 0, 0};
+    /* the container's checks before the payload is read (and memory reserved for it) */
     uint32_t version, kind;
     uint64_t plen;
-    gen_rd_u32(&hr, &version);
-    gen_rd_u32(&hr, &kind);
-    gen_rd_u64(&hr, &plen);
-    if (version > GEN_FILE_VERSION || version == 0) {
+    genesis_status hs = check_header(ctx, path, head, size, &version, &kind, &plen);
+    if (hs != GENESIS_OK) {
         fclose(f);
-        return gen_set_error(ctx, GENESIS_ERR_VERSION,
-                             "%s: model file format version %u; this genesis %s reads version %u "
-                             "(upgrade genesis or re-fit the model)",
-                             path, version, GENESIS_VERSION_STRING, GEN_FILE_VERSION);
-    }
-    const gen_model_vtable *kvt = gen_model_vtable_of((genesis_model_kind)kind);
-    if (kvt && version < kvt->min_file_version) {
-        fclose(f);
-        return gen_set_error(ctx, GENESIS_ERR_VERSION,
-                             "%s: a %s model written by an older genesis (model file format "
-                             "version %u), %s; this genesis %s cannot run those weights: re-fit "
-                             "it with this version",
-                             path, kvt->name, version, kvt->old_file_reason ? kvt->old_file_reason : "",
-                             GENESIS_VERSION_STRING);
-    }
-    if (plen != size - GEN_FILE_HEADER - 4) {
-        fclose(f);
-        return gen_set_error(ctx, GENESIS_ERR_MODEL_FORMAT,
-                             "%s: the header says %llu payload bytes but the file holds %llu; the "
-                             "file is truncated or has extra bytes",
-                             path, (unsigned long long)plen,
-                             (unsigned long long)(size - GEN_FILE_HEADER - 4));
+        return hs;
     }
     if (size > ((uint64_t)1 << 40) || size > SIZE_MAX) {
         fclose(f);
@@ -564,41 +572,9 @@ genesis_status gen_model_read_file_ex(genesis_ctx *ctx, const char *path, int ke
 genesis_status gen_model_read_mem(genesis_ctx *ctx, const char *path, const unsigned char *buf,
                                   size_t size, int keep_state, genesis_model **out) {
     *out = NULL;
-    if (size < GEN_FILE_HEADER + 4)
-        return gen_set_error(ctx, GENESIS_ERR_MODEL_FORMAT,
-                             "%s: too short to be a genesis model file (%zu bytes); it may be "
-                             "truncated",
-                             path, size);
-    if (memcmp(buf, GEN_FILE_MAGIC, 8) != 0)
-        return gen_set_error(ctx, GENESIS_ERR_MODEL_FORMAT,
-                             "%s: not a genesis model file (wrong magic bytes); give a file "
-                             "written by `genesis_model_save`",
-                             path);
-    gen_reader hr = {buf, GEN_FILE_HEADER, 8, path, ctx, 0, 0};
     uint32_t version, kind;
     uint64_t plen;
-    gen_rd_u32(&hr, &version);
-    gen_rd_u32(&hr, &kind);
-    gen_rd_u64(&hr, &plen);
-    if (version > GEN_FILE_VERSION || version == 0)
-        return gen_set_error(ctx, GENESIS_ERR_VERSION,
-                             "%s: model file format version %u; this genesis %s reads version %u "
-                             "(upgrade genesis or re-fit the model)",
-                             path, version, GENESIS_VERSION_STRING, GEN_FILE_VERSION);
-    const gen_model_vtable *kvt = gen_model_vtable_of((genesis_model_kind)kind);
-    if (kvt && version < kvt->min_file_version)
-        return gen_set_error(ctx, GENESIS_ERR_VERSION,
-                             "%s: a %s model written by an older genesis (model file format "
-                             "version %u), %s; this genesis %s cannot run those weights: re-fit "
-                             "it with this version",
-                             path, kvt->name, version, kvt->old_file_reason ? kvt->old_file_reason : "",
-                             GENESIS_VERSION_STRING);
-    if (plen != size - GEN_FILE_HEADER - 4)
-        return gen_set_error(ctx, GENESIS_ERR_MODEL_FORMAT,
-                             "%s: the header says %llu payload bytes but the file holds %llu; the "
-                             "file is truncated or has extra bytes",
-                             path, (unsigned long long)plen,
-                             (unsigned long long)(size - GEN_FILE_HEADER - 4));
+    GEN_TRY(check_header(ctx, path, buf, size, &version, &kind, &plen));
     uint32_t crc = (uint32_t)crc32(0L, buf, 0);
     for (size_t done = 0; done < size - 4;) {
         size_t chunk = size - 4 - done > (1u << 30) ? (1u << 30) : size - 4 - done;
