@@ -84,18 +84,47 @@ static genesis_status cu_enter(gen_cuda *cu, const char *op) {
 
 /* ---- shared helpers (cuda_common.cuh) ------------------------------------------------------ */
 
+/* Replaces the backend buffer *buf (NULL or from here) by one of `bytes`, in the stream's
+ * order: kernels queued earlier still read the old one, which is freed when the stream
+ * reaches them, and nothing waits. A cudaFree here would synchronise the device, which
+ * with NCCL ranks sharing it can wait forever (docs/cuda.md, "NCCL and device-wide
+ * synchronisation"). Refused inside a step being recorded: a replay holds the address. */
+genesis_status gen_cuda_regrow(gen_cuda *cu, void **buf, size_t bytes, const char *what) {
+    if (cu->capturing)
+        return gen_cuda_fail(cu, GENESIS_ERR_CUDA, "gen_cuda_regrow", __FILE__, __LINE__,
+                             what);
+    if (*buf) GEN_CUDA_TRY(cu, gen_cuda_dev_free(cu, *buf));
+    *buf = NULL;
+    GEN_CUDA_TRY(cu, gen_cuda_dev_alloc(cu, buf, bytes));
+    return GENESIS_OK;
+}
+
+/* Device memory in the stream's order (cudaMallocAsync / cudaFreeAsync). A device without
+ * memory pools (cu->sync_alloc, found by cu_init) gets cudaMalloc / cudaFree, whose free
+ * synchronises the device: correct, but with NCCL ranks sharing a process it brings back
+ * the wait described at gen_cuda_regrow. */
+cudaError_t gen_cuda_dev_alloc(gen_cuda *cu, void **p, size_t bytes) {
+    return cu->sync_alloc ? cudaMalloc(p, bytes) : cudaMallocAsync(p, bytes, cu->stream);
+}
+
+cudaError_t gen_cuda_dev_free(gen_cuda *cu, void *p) {
+    if (!p) return cudaSuccess;
+    if (cu->sync_alloc) {
+        gen_cuda_sync(cu); /* queued work may still use it */
+        return cudaFree(p);
+    }
+    return cudaFreeAsync(p, cu->stream);
+}
+
 genesis_status gen_cuda_scratch(gen_cuda *cu, size_t bytes, void **out) {
     *out = NULL;
     if (bytes < 256) bytes = 256;
     if (bytes > cu->scratch_bytes) {
         size_t want = cu->scratch_bytes * 2 > bytes ? cu->scratch_bytes * 2 : bytes;
-        if (cu->scratch) { /* queued kernels may still read the old one */
-            GEN_CUDA_PASS(gen_cuda_sync(cu));
-            GEN_CUDA_TRY(cu, cudaFree(cu->scratch));
-            cu->scratch = NULL;
-            cu->scratch_bytes = 0;
-        }
-        GEN_CUDA_TRY(cu, cudaMalloc(&cu->scratch, want));
+        cu->scratch_bytes = 0;
+        GEN_CUDA_PASS(gen_cuda_regrow(cu, &cu->scratch, want,
+                                      "the scratch buffer grows inside a step being recorded "
+                                      "as a CUDA graph; set GENESIS_CUDA_GRAPHS=0"));
         cu->scratch_bytes = want;
     }
     *out = cu->scratch;
@@ -119,12 +148,24 @@ genesis_status gen_cuda_upload(gen_cuda *cu, void *dst, const void *src, size_t 
         GEN_CUDA_PASS(gen_cuda_wait_event(cu, s->done));
         s->pending = 0;
     }
-    if (s->cap < bytes) {
+    if (s->cap < bytes) { /* at least double; the old buffer waits for cu_release, since
+                           * cudaFreeHost would synchronise the device (gen_cuda_regrow) */
         size_t want = (bytes + 65535) & ~(size_t)65535;
-        if (s->host) GEN_CUDA_TRY(cu, cudaFreeHost(s->host));
-        s->host = NULL;
-        s->cap = 0;
-        GEN_CUDA_TRY(cu, cudaMallocHost(&s->host, want));
+        if (want < 2 * s->cap) want = 2 * s->cap;
+        void *fresh = NULL;
+        GEN_CUDA_TRY(cu, cudaMallocHost(&fresh, want));
+        if (s->host) {
+            gen_cuda_retired *r = (gen_cuda_retired *)malloc(sizeof *r);
+            if (!r) {
+                cudaFreeHost(fresh);
+                return gen_cuda_fail(cu, GENESIS_ERR_NOMEM, "malloc", __FILE__, __LINE__,
+                                     "out of host memory for an upload buffer");
+            }
+            r->host = s->host;
+            r->next = cu->retired;
+            cu->retired = r;
+        }
+        s->host = fresh;
         s->cap = want;
     }
     memcpy(s->host, src, bytes);
@@ -149,12 +190,11 @@ genesis_status gen_cuda_spans(gen_cuda *cu, const gen_act_span *spans, int n,
             return gen_cuda_fail(cu, GENESIS_ERR_NOMEM, "realloc", __FILE__, __LINE__,
                                  "out of host memory for the span table");
         cu->spans_host = h;
-        if (cu->spans_dev) {
-            GEN_CUDA_PASS(gen_cuda_sync(cu));
-            GEN_CUDA_TRY(cu, cudaFree(cu->spans_dev));
-            cu->spans_dev = NULL;
-        }
-        GEN_CUDA_TRY(cu, cudaMalloc((void **)&cu->spans_dev, (size_t)cap * sizeof *spans));
+        cu->spans_cap = 0;
+        cu->spans_n = 0;
+        GEN_CUDA_PASS(gen_cuda_regrow(cu, (void **)&cu->spans_dev, (size_t)cap * sizeof *spans,
+                                      "the span table grows inside a step being recorded as "
+                                      "a CUDA graph; set GENESIS_CUDA_GRAPHS=0"));
         cu->spans_cap = cap;
     }
     memcpy(cu->spans_host, spans, bytes);
@@ -172,14 +212,15 @@ static genesis_status cu_alloc_impl(gen_cuda *cu, size_t bytes, void **out) {
     *out = NULL;
     void *p = NULL;
     if (bytes == 0) bytes = 1;
-    cudaError_t e = cudaMalloc(&p, bytes);
+    /* stream-ordered, as op_free: no device-wide synchronisation (gen_cuda_regrow) */
+    cudaError_t e = gen_cuda_dev_alloc(cu, &p, bytes);
     if (e != cudaSuccess) {
         cudaGetLastError(); /* out of memory is not sticky: the caller reports NOMEM */
         return GENESIS_ERR_NOMEM;
     }
     e = cudaMemsetAsync(p, 0, bytes, cu->stream);
     if (e != cudaSuccess) {
-        cudaFree(p);
+        gen_cuda_dev_free(cu, p);
         return gen_cuda_fail(cu, GENESIS_ERR_CUDA, "cudaMemsetAsync", __FILE__, __LINE__,
                              cudaGetErrorString(e));
     }
@@ -199,8 +240,9 @@ static void op_free(gen_backend *be, void *p) {
     if (!p) return;
     gen_cuda *cu = gen_cuda_of(be);
     cudaSetDevice(cu->device);
-    gen_cuda_sync(cu); /* queued work may still use it */
-    cudaFree(p);
+    /* in the stream's order: queued work may still use it, and nothing waits (a cudaFree
+     * would synchronise the device: gen_cuda_regrow) */
+    if (gen_cuda_dev_free(cu, p) != cudaSuccess) cudaGetLastError();
 }
 
 static void op_upload(gen_backend *be, void *dst, const void *src, size_t bytes) {
@@ -277,13 +319,10 @@ static genesis_status cu_to_half(gen_cuda *cu, uint16_t *dst, const float *src, 
 static genesis_status cu_half_buffer(gen_cuda *cu, size_t bytes) {
     if (bytes <= cu->half_bytes) return GENESIS_OK;
     size_t want = bytes;
-    if (cu->half) {
-        GEN_CUDA_PASS(gen_cuda_sync(cu));
-        GEN_CUDA_TRY(cu, cudaFree(cu->half));
-        cu->half = NULL;
-        cu->half_bytes = 0;
-    }
-    GEN_CUDA_TRY(cu, cudaMalloc((void **)&cu->half, want));
+    cu->half_bytes = 0;
+    GEN_CUDA_PASS(gen_cuda_regrow(cu, (void **)&cu->half, want,
+                                  "the 16-bit operand buffer grows inside a step being "
+                                  "recorded as a CUDA graph; set GENESIS_CUDA_GRAPHS=0"));
     cu->half_bytes = want;
     return GENESIS_OK;
 }
@@ -681,20 +720,28 @@ static void cu_release(gen_cuda *cu) {
         cudaGetLastError();
         cu->capturing = 0;
     }
-    if (cu->stream) gen_cuda_sync(cu); /* polls NCCL's errors while a communicator watches */
+    if (cu->stream) { /* the grown buffers in stream order (gen_cuda_regrow) */
+        gen_cuda_dev_free(cu, cu->scratch);
+        gen_cuda_dev_free(cu, cu->half);
+        gen_cuda_dev_free(cu, cu->spans_dev);
+        gen_cuda_sync(cu); /* polls NCCL's errors while a communicator watches */
+    }
     gen_nccl_forget_backend(cu);
     for (int i = 0; i < GEN_CUDA_STAGES; i++) {
         if (cu->stage[i].host) cudaFreeHost(cu->stage[i].host);
         if (cu->stage[i].done) cudaEventDestroy(cu->stage[i].done);
+    }
+    while (cu->retired) {
+        gen_cuda_retired *r = cu->retired;
+        cu->retired = r->next;
+        cudaFreeHost(r->host);
+        free(r);
     }
 #ifdef GEN_HAVE_CUDNN
     gen_cudnn_gru_ops_free(cu->dnn_gru);
 #endif
     if (cu->blas) cublasDestroy(cu->blas);
     cudaFree(cu->blas_ws);
-    cudaFree(cu->scratch);
-    cudaFree(cu->half);
-    cudaFree(cu->spans_dev);
     cudaFree(cu->flag_dev);
     if (cu->flag_host) cudaFreeHost(cu->flag_host);
     if (cu->readback) cudaFreeHost(cu->readback);
@@ -859,6 +906,19 @@ static genesis_status cu_init(gen_cuda *cu) {
     snprintf(cu->name, sizeof cu->name, "%.127s", prop.name);
     cu->num_sms = prop.multiProcessorCount;
     GEN_CUDA_TRY(cu, cudaStreamCreateWithFlags(&cu->stream, cudaStreamNonBlocking));
+    { /* stream-ordered allocation, unless the device has no memory pools */
+        void *probe = NULL;
+        cudaError_t e = cudaMallocAsync(&probe, 256, cu->stream);
+        if (e == cudaErrorNotSupported) {
+            cudaGetLastError();
+            cu->sync_alloc = 1;
+            gen_log(cu->ctx, GENESIS_LOG_INFO, "GPU %d has no memory pools: cudaMalloc and "
+                    "synchronising frees instead of cudaMallocAsync/cudaFreeAsync", cu->device);
+        } else {
+            GEN_CUDA_TRY(cu, e);
+            GEN_CUDA_TRY(cu, cudaFreeAsync(probe, cu->stream));
+        }
+    }
     GEN_CUBLAS_TRY(cu, cublasCreate(&cu->blas));
     GEN_CUBLAS_TRY(cu, cublasSetStream(cu->blas, cu->stream));
     GEN_CUBLAS_TRY(cu, cublasSetPointerMode(cu->blas, CUBLAS_POINTER_MODE_HOST));

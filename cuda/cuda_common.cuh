@@ -52,6 +52,13 @@ typedef struct gen_cuda_stage {
     int pending;
 } gen_cuda_stage;
 
+/* a pinned buffer a stage outgrew, kept until the backend goes (cudaFreeHost would
+ * synchronise the device) */
+typedef struct gen_cuda_retired {
+    void *host;
+    struct gen_cuda_retired *next;
+} gen_cuda_retired;
+
 typedef struct gen_cuda {
     gen_backend_ops ops;   /* this backend's table (backend_cuda.cu) */
     genesis_ctx *ctx;
@@ -65,6 +72,7 @@ typedef struct gen_cuda {
     int sync_each;         /* GENESIS_CUDA_SYNC=1: synchronise after every operation */
     int graphs;            /* record steps as CUDA graphs (GENESIS_CUDA_GRAPHS=0: never) */
     int capturing;         /* the stream is being captured (graph.cu): no host waits */
+    int sync_alloc;        /* no memory pools: cudaMalloc/cudaFree (gen_cuda_dev_alloc) */
     genesis_status status; /* sticky: the first failure; later operations do nothing */
     const char *op;        /* the gen_backend_ops entry running (named in error messages) */
     /* The host wait (gen_cuda_sync) of a backend whose stream carries NCCL collectives:
@@ -89,6 +97,7 @@ typedef struct gen_cuda {
     void *readback;
     gen_cuda_stage stage[GEN_CUDA_STAGES];
     int stage_next;
+    gen_cuda_retired *retired;
     /* gru_cudnn.cu's op layer: the GRU runs on cuDNN (NULL: the kernels of gru.cu) */
     struct gen_cudnn_gru_ops *dnn_gru;
 } gen_cuda;
@@ -153,6 +162,13 @@ static inline unsigned gen_cuda_grid(size_t n, unsigned threads) {
     return (unsigned)(b < GEN_CUDA_MAX_BLOCKS ? (b ? b : 1) : GEN_CUDA_MAX_BLOCKS);
 }
 
+/* Replaces a grown buffer in stream order (cudaFreeAsync + cudaMallocAsync: no device-wide
+ * synchronisation); `what` is the error when a step is being recorded. */
+genesis_status gen_cuda_regrow(gen_cuda *cu, void **buf, size_t bytes, const char *what);
+/* Device memory in the stream's order (cudaMallocAsync/cudaFreeAsync on cu->stream; the
+ * synchronous pair on a device without memory pools). */
+cudaError_t gen_cuda_dev_alloc(gen_cuda *cu, void **p, size_t bytes);
+cudaError_t gen_cuda_dev_free(gen_cuda *cu, void *p);
 /* Device scratch of at least `bytes` (valid until the next call that grows it; stream
  * order makes reuse between operations safe). */
 genesis_status gen_cuda_scratch(gen_cuda *cu, size_t bytes, void **out);

@@ -52,6 +52,8 @@ enum {
     GEN_CUEMU_STAT_HOST_COPIES,  /* async copies and memsets the host queued directly */
     GEN_CUEMU_STAT_GRAPH_LAUNCHES, /* cudaGraphLaunch */
     GEN_CUEMU_STAT_CAPTURED,     /* work recorded into a graph by stream capture */
+    GEN_CUEMU_STAT_SYNC_HAZARDS, /* device-wide synchronisations refused: a peer's NCCL
+                                    collective was waiting for this thread (sync_hazard) */
     GEN_CUEMU_STAT_N
 };
 void gen_cuemu_count(int which);
@@ -59,6 +61,12 @@ void gen_cuemu_count(int which);
 void gen_cuemu_reset_sticky(void);
 /* The module's exported counters (runtime.cc). */
 extern "C" int genesis_cuda_module_emu_stats(unsigned long long *out, int cap);
+
+/* ---- nccl.cc ---------------------------------------------------------------------------- */
+/* 1 (and why, in msg) when a rank of a communicator held by the calling thread has not yet
+ * issued a collective that a peer rank has queued: a device-wide synchronisation would wait
+ * for the peer, and the peer for this thread. Called locked. */
+int gen_cuemu_nccl_sync_hazard(char *msg, size_t cap);
 
 /* ---- exec.cc ---------------------------------------------------------------------------- */
 /* Runs every block of a launch; 0, or -1 with "kernel K: block (..) thread (..): why". */

@@ -8,6 +8,9 @@
  *     other ranks' threads can run their streams) until every rank has reached the same
  *     collective; the last to arrive reduces the ranks' buffers in rank order (so results
  *     are reproducible) into every receive buffer (in place allowed);
+ *   - a device-wide synchronisation (cudaFree, cudaDeviceSynchronize) on the host thread
+ *     of a rank while a peer has queued a collective that rank has not issued is refused
+ *     (gen_cuemu_nccl_sync_hazard): on a GPU the two would wait for each other forever;
  *   - ncclCommAbort wakes every waiting rank with an error (a sticky launch failure of its
  *     stream, as a failed NCCL kernel would be) and makes ncclCommGetAsyncError of the
  *     others report ncclRemoteError; ncclCommDestroy leaves the clique.
@@ -42,6 +45,7 @@ struct ncclComm {
     clique *cl;
     int rank;
     uint64_t seq; /* collectives queued so far */
+    pthread_t thread; /* the thread that joined (its rank's host thread) */
     char last[256];
 };
 
@@ -142,6 +146,7 @@ ncclResult_t ncclCommInitRank(ncclComm_t *comm, int nranks, ncclUniqueId id, int
     }
     m->cl = c;
     m->rank = rank;
+    m->thread = pthread_self();
     c->rank[rank] = m;
     c->joined++;
     c->members++;
@@ -185,6 +190,24 @@ ncclResult_t ncclCommGetAsyncError(ncclComm_t comm, ncclResult_t *async_error) {
     *async_error = comm->cl->aborted ? ncclRemoteError : ncclSuccess;
     gen_cuemu_unlock();
     return ncclSuccess;
+}
+
+int gen_cuemu_nccl_sync_hazard(char *msg, size_t cap) {
+    for (clique *c = g_cliques; c; c = c->next) {
+        if (c->aborted) continue;
+        for (int me = 0; me < c->nranks; me++) {
+            ncclComm *m = c->rank[me];
+            if (!m || !pthread_equal(m->thread, pthread_self())) continue;
+            for (int p = 0; p < c->nranks; p++)
+                if (c->rank[p] && c->rank[p]->seq > m->seq) {
+                    snprintf(msg, cap, "NCCL rank %d has queued all-reduce #%llu, which waits "
+                             "for rank %d (this thread), which has not issued it yet", p,
+                             (unsigned long long)m->seq, me);
+                    return 1;
+                }
+        }
+    }
+    return 0;
 }
 
 static size_t dtype_size(int t) { return t == ncclDouble ? 8 : 4; }

@@ -42,7 +42,7 @@
 #define GEN_CUEMU_TOTAL_MEM ((size_t)16 << 30) /* what each emulated device reports */
 #define GEN_CUEMU_SM_COUNT 132
 
-enum { W_KERNEL, W_COPY, W_COPY2D, W_MEMSET, W_EVENT, W_FN, W_GRAPH };
+enum { W_KERNEL, W_COPY, W_COPY2D, W_MEMSET, W_EVENT, W_FN, W_GRAPH, W_FREE };
 
 typedef struct gen_cuemu_work {
     struct gen_cuemu_work *next;
@@ -99,6 +99,7 @@ typedef struct alloc_rec {
     size_t size;
     int pinned;
     int device;
+    int freeing; /* a stream-ordered free (cudaFreeAsync) is queued: no second free */
 } alloc_rec;
 
 static pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -207,7 +208,17 @@ static void free_work(gen_cuemu_work *w) {
 
 static int inject_replay(const char *name);
 
+/* A stream-ordered free reached by its stream (also after a fault: the memory goes). */
+static void exec_free(gen_cuemu_work *w) {
+    std::map<uintptr_t, alloc_rec>::iterator it = allocs().find((uintptr_t)w->dst);
+    if (it == allocs().end()) return; /* cudaFreeAsync checked it; nothing else frees it */
+    g_live[it->second.device] -= it->second.size;
+    allocs().erase(it);
+    free(w->dst);
+}
+
 static void exec_work(gen_cuemu_work *w) {
+    if (w->kind == W_FREE) return exec_free(w);
     if (g_sticky != cudaSuccess) return; /* after a fault nothing more runs */
     char msg[768] = "";
     int rc = 0;
@@ -511,6 +522,8 @@ const char *cudaGetErrorString(cudaError_t e) {
     case cudaErrorIllegalAddress: return "an illegal memory access was encountered";
     case cudaErrorLaunchOutOfResources: return "too many resources requested for launch";
     case cudaErrorLaunchFailure: return "unspecified launch failure";
+    case cudaErrorNotPermitted: return "operation not permitted";
+    case cudaErrorNotSupported: return "operation not supported";
     }
     return "unrecognized error code";
 }
@@ -537,6 +550,8 @@ const char *cudaGetErrorName(cudaError_t e) {
     case cudaErrorStreamCaptureWrongThread: return "cudaErrorStreamCaptureWrongThread";
     case cudaErrorNotReady: return "cudaErrorNotReady";
     case cudaErrorIllegalAddress: return "cudaErrorIllegalAddress";
+    case cudaErrorNotPermitted: return "cudaErrorNotPermitted";
+    case cudaErrorNotSupported: return "cudaErrorNotSupported";
     case cudaErrorLaunchOutOfResources: return "cudaErrorLaunchOutOfResources";
     case cudaErrorLaunchFailure: return "cudaErrorLaunchFailure";
     }
@@ -636,6 +651,22 @@ cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total_bytes) {
 
 /* ---- synchronisation ------------------------------------------------------------------------- */
 
+/* A device-wide synchronisation (cudaFree, cudaFreeHost, cudaDeviceSynchronize) waits for
+ * every queued kernel, NCCL's included. When a peer rank of a communicator this thread
+ * holds has queued a collective that this thread's rank has not issued yet, the peer's
+ * collective waits for this thread and this thread for it: on a GPU that never returns
+ * (the NCCL documentation's warning about cudaFree beside NCCL kernels). The emulator
+ * refuses the call (cudaErrorNotPermitted, not sticky) with both ranks named, instead of
+ * hanging in some interleavings and passing in others. Called locked. */
+static cudaError_t sync_hazard(const char *what) {
+    char why[512];
+    if (!gen_cuemu_nccl_sync_hazard(why, sizeof why)) return cudaSuccess;
+    g_stats[GEN_CUEMU_STAT_SYNC_HAZARDS]++;
+    return gen_cuemu_error(cudaErrorNotPermitted, "%s while %s: on a GPU this waits forever "
+                           "(synchronise the device only where no collective can be in flight, "
+                           "or free in stream order: cudaFreeAsync)", what, why);
+}
+
 cudaError_t cudaDeviceSynchronize(void) {
     gen_cuemu_lock();
     if (device_capturing(t_device)) {
@@ -643,6 +674,11 @@ cudaError_t cudaDeviceSynchronize(void) {
         return gen_cuemu_error(cudaErrorStreamCaptureUnsupported,
                                "cudaDeviceSynchronize while a stream of the device is being "
                                "captured: not permitted (the capture is invalidated)");
+    }
+    cudaError_t hazard = sync_hazard("cudaDeviceSynchronize");
+    if (hazard != cudaSuccess) {
+        gen_cuemu_unlock();
+        return hazard;
     }
     g_stats[GEN_CUEMU_STAT_DEVICE_SYNCS]++;
     g_stats[GEN_CUEMU_STAT_SYNCS]++;
@@ -809,28 +845,74 @@ cudaError_t cudaStreamQuery(cudaStream_t s) {
 
 /* ---- memory ---------------------------------------------------------------------------------- */
 
+/* Device memory of `bytes` on the current device (lock held). */
+static cudaError_t alloc_device(void **p, size_t bytes) {
+    if (g_live[t_device] + bytes > GEN_CUEMU_TOTAL_MEM)
+        return gen_cuemu_error(cudaErrorMemoryAllocation, NULL);
+    void *m = malloc(bytes); /* the exact size: ASan sees a kernel's out-of-bounds access */
+    if (!m) return gen_cuemu_error(cudaErrorMemoryAllocation, NULL);
+    memset(m, 0xff, bytes); /* NaN: reading memory never written shows */
+    alloc_rec rec = {bytes, 0, t_device, 0};
+    allocs()[(uintptr_t)m] = rec;
+    g_live[t_device] += bytes;
+    *p = m;
+    return cudaSuccess;
+}
+
 cudaError_t cudaMalloc(void **p, size_t bytes) {
     *p = NULL;
     if (bytes == 0) return cudaSuccess;
     gen_cuemu_lock();
     ctx_touch(t_device);
     cudaError_t r = cudaSuccess;
-    if (g_sticky != cudaSuccess) {
-        r = gen_cuemu_error(g_sticky, NULL);
-    } else if ((r = capture_unsafe("cudaMalloc")) != cudaSuccess) {
-    } else if (g_live[t_device] + bytes > GEN_CUEMU_TOTAL_MEM) {
+    if (g_sticky != cudaSuccess) r = gen_cuemu_error(g_sticky, NULL);
+    else if ((r = capture_unsafe("cudaMalloc")) == cudaSuccess) r = alloc_device(p, bytes);
+    gen_cuemu_unlock();
+    return r;
+}
+
+/* Stream-ordered allocation and free (CUDA Programming Guide, "Stream Ordered Memory
+ * Allocator"): neither synchronises anything, which is why a backend that shares its
+ * device with NCCL ranks of the same process grows its buffers with them (docs/cuda.md,
+ * "NCCL and device-wide synchronisation"). The memory is allocated at once (use in the
+ * stream's order is the caller's promise) and freed when the stream reaches the free.
+ * In a capture CUDA would record memory nodes, which the emulator does not: refused. */
+cudaError_t cudaMallocAsync(void **p, size_t bytes, cudaStream_t s) {
+    if (!p) return gen_cuemu_error(cudaErrorInvalidValue, "cudaMallocAsync: NULL pointer");
+    *p = NULL;
+    gen_cuemu_lock();
+    ctx_touch(t_device);
+    gen_cuemu_stream *st = stream_of(s);
+    cudaError_t r = cudaSuccess;
+    if (g_sticky != cudaSuccess) r = gen_cuemu_error(g_sticky, NULL);
+    else if (!st) r = gen_cuemu_error(cudaErrorInvalidResourceHandle, "cudaMallocAsync: unknown stream");
+    else if (st->cap) r = capture_violation(st, "cudaMallocAsync (graph memory nodes are not emulated)");
+    else if (bytes) r = alloc_device(p, bytes);
+    gen_cuemu_unlock();
+    return r;
+}
+
+cudaError_t cudaFreeAsync(void *p, cudaStream_t s) {
+    if (!p) return cudaSuccess;
+    gen_cuemu_lock();
+    gen_cuemu_stream *st = stream_of(s);
+    std::map<uintptr_t, alloc_rec>::iterator it = allocs().find((uintptr_t)p);
+    cudaError_t r = cudaSuccess;
+    gen_cuemu_work *w = NULL;
+    if (!st) {
+        r = gen_cuemu_error(cudaErrorInvalidResourceHandle, "cudaFreeAsync: unknown stream");
+    } else if (st->cap) {
+        r = capture_violation(st, "cudaFreeAsync (graph memory nodes are not emulated)");
+    } else if (it == allocs().end() || it->second.pinned || it->second.freeing) {
+        r = gen_cuemu_error(cudaErrorInvalidValue, "cudaFreeAsync(%p): not the start of a live "
+                            "device allocation%s", p,
+                            it != allocs().end() && it->second.freeing ? " (already freed)" : "");
+    } else if (!(w = new_work(W_FREE))) {
         r = gen_cuemu_error(cudaErrorMemoryAllocation, NULL);
     } else {
-        void *m = malloc(bytes); /* the exact size: ASan sees a kernel's out-of-bounds access */
-        if (!m) {
-            r = gen_cuemu_error(cudaErrorMemoryAllocation, NULL);
-        } else {
-            memset(m, 0xff, bytes); /* NaN: reading memory never written shows */
-            alloc_rec rec = {bytes, 0, t_device};
-            allocs()[(uintptr_t)m] = rec;
-            g_live[t_device] += bytes;
-            *p = m;
-        }
+        it->second.freeing = 1;
+        w->dst = p;
+        push(st, w);
     }
     gen_cuemu_unlock();
     return r;
@@ -845,14 +927,25 @@ static cudaError_t free_kind(void *p, int pinned, const char *what) {
         return unsafe;
     }
     std::map<uintptr_t, alloc_rec>::iterator it = allocs().find((uintptr_t)p);
-    if (it == allocs().end() || it->second.pinned != pinned) {
+    if (it == allocs().end() || it->second.pinned != pinned || it->second.freeing) {
         gen_cuemu_unlock();
         return gen_cuemu_error(cudaErrorInvalidValue, "%s(%p): not the start of a live %s "
                                "allocation", what, p, pinned ? "pinned host" : "device");
     }
+    cudaError_t hazard = sync_hazard(what);
+    if (hazard != cudaSuccess) {
+        gen_cuemu_unlock();
+        return hazard;
+    }
     g_stats[GEN_CUEMU_STAT_FREE_SYNCS]++;
     /* cudaFree/cudaFreeHost synchronise implicitly: queued work may still use the memory */
     for (int d = 0; d < ndevices(); d++) drain_device(d, 0);
+    it = allocs().find((uintptr_t)p); /* the drains may have waited unlocked */
+    if (it == allocs().end()) {
+        gen_cuemu_unlock();
+        return gen_cuemu_error(cudaErrorInvalidValue, "%s(%p): freed by another thread meanwhile",
+                               what, p);
+    }
     if (!pinned) g_live[it->second.device] -= it->second.size;
     allocs().erase(it);
     free(p);
@@ -874,7 +967,7 @@ cudaError_t cudaHostAlloc(void **p, size_t bytes, unsigned int flags) {
     if (!m) return gen_cuemu_error(cudaErrorMemoryAllocation, NULL);
     memset(m, 0xff, bytes ? bytes : 1);
     gen_cuemu_lock();
-    alloc_rec rec = {bytes ? bytes : 1, 1, t_device};
+    alloc_rec rec = {bytes ? bytes : 1, 1, t_device, 0};
     allocs()[(uintptr_t)m] = rec;
     gen_cuemu_unlock();
     *p = m;

@@ -8,7 +8,10 @@
 #   - a rank whose GPU fails (a refused launch on one rank, GENESIS_CUEMU_LAUNCH_ERROR) does
 #     not leave the others waiting in a collective: every rank returns (the failed one with
 #     its CUDA error, the others with the non-finite sums), where before its peers waited
-#     forever (docs/cuda.md, "NCCL when a rank fails").
+#     forever (docs/cuda.md, "NCCL when a rank fails");
+#   - no run made a device-wide synchronisation while a peer's all-reduce waited for it
+#     (the emulator refuses and reports it: docs/cuda.md, "NCCL and device-wide
+#     synchronisation").
 # Skips (77) when the emulated module is not built or the library has no NCCL support.
 #
 #   bash tests/cli/emu_nccl.sh <genesis-binary> <source-dir> <build-dir>
@@ -60,4 +63,12 @@ fails() { # METHOD BATCH K SPEC
 }
 fails ctgan 400 2 k_relu_backward:7
 fails tvae 600 3 k_relu_backward:4
+
+# No rank synchronised the whole device while a peer's all-reduce waited for it: the
+# emulator refuses that call (it would hang on a GPU, and hung here in some interleavings
+# before the backend grew its buffers in stream order).
+section "no device-wide synchronisation while a collective waits"
+nh=$(cat "$W"/*.err 2>/dev/null | grep -c "on a GPU this waits forever")
+[ "$nh" = 0 ] && pass "no refused cudaFree/cudaDeviceSynchronize in any run" \
+    || fail "$nh refused device-wide synchronisation(s): $(cat "$W"/*.err | grep -m1 "waits forever")"
 finish

@@ -8,8 +8,10 @@
  * are refused and do not run, that stream work waits for a synchronisation point with
  * CUDA's rules for pageable and pinned host memory, events, range checks on copies and
  * frees, cudaMemGetInfo, pointer attributes, the cuBLAS argument checks and SGEMM for every
- * transpose pair (beta = 0 must not read C), the synchronisation counters, and stream capture
- * and graph replay (replays equal launches bit for bit; the calls capture forbids fail).
+ * transpose pair (beta = 0 must not read C), the synchronisation counters, stream capture
+ * and graph replay (replays equal launches bit for bit; the calls capture forbids fail),
+ * stream-ordered allocation (cudaMallocAsync/cudaFreeAsync), and the refusal of a
+ * device-wide synchronisation while a peer NCCL rank's collective waits for the caller.
  * Linked directly with the emulator's sources (not through the module). Runs in well under
  * a second; CTest runs it under the forward and the random schedule.
  */
@@ -18,7 +20,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <pthread.h>
+
 #include "cublas_v2.h"
+#include "nccl.h"
 #include "cuemu_internal.h"
 
 #define GEN_LAUNCH(k, grid, block, smem, stream) gen_cuemu_launch(k, #k, grid, block, smem, stream)
@@ -532,6 +537,130 @@ static void check_graphs(void) {
     cudaStreamDestroy(s);
 }
 
+/* Stream-ordered allocation: cudaMallocAsync's memory counts at once; cudaFreeAsync's
+ * goes only when the stream reaches the free (work queued before it still reads it); a
+ * second free, a pinned pointer or a capturing stream are refused. */
+static void check_stream_ordered(void) {
+    cudaStream_t s;
+    cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+    size_t f0, f1, f2, f3, t;
+    cudaMemGetInfo(&f0, &t);
+    int *d = NULL, *pin = NULL;
+    CHECK(cudaMallocAsync((void **)&d, 4096, s) == cudaSuccess && d, "cudaMallocAsync");
+    cudaMemGetInfo(&f1, &t);
+    CHECK(f0 - f1 == 4096, "cudaMallocAsync counts at once: %zu", f0 - f1);
+    cudaMallocHost((void **)&pin, sizeof(int));
+    pin[0] = -1;
+    unsigned long long st0[GEN_CUEMU_STAT_N], st1[GEN_CUEMU_STAT_N];
+    genesis_cuda_module_emu_stats(st0, GEN_CUEMU_STAT_N);
+    GEN_LAUNCH(k_set, 1, 32, 0, s)(d, 7);
+    cudaMemcpyAsync(pin, d, sizeof(int), cudaMemcpyDeviceToHost, s);
+    CHECK(cudaFreeAsync(d, s) == cudaSuccess, "cudaFreeAsync");
+    genesis_cuda_module_emu_stats(st1, GEN_CUEMU_STAT_N);
+    cudaMemGetInfo(&f2, &t);
+    CHECK(f2 == f1 && pin[0] == -1, "nothing ran and nothing was freed before the stream got "
+          "there: %zu, %d", f1 - f2, pin[0]);
+    CHECK(st1[GEN_CUEMU_STAT_SYNCS] == st0[GEN_CUEMU_STAT_SYNCS] &&
+              st1[GEN_CUEMU_STAT_FREE_SYNCS] == st0[GEN_CUEMU_STAT_FREE_SYNCS],
+          "cudaMallocAsync and cudaFreeAsync do not synchronise");
+    printf("(the next four stream-ordered allocation messages are expected)\n");
+    CHECK(cudaFreeAsync(d, s) == cudaErrorInvalidValue, "a second cudaFreeAsync is refused");
+    CHECK(cudaFree(d) == cudaErrorInvalidValue, "cudaFree after cudaFreeAsync is refused");
+    CHECK(cudaFreeAsync(pin, s) == cudaErrorInvalidValue, "cudaFreeAsync of pinned memory");
+    cudaStreamSynchronize(s);
+    cudaMemGetInfo(&f3, &t);
+    CHECK(pin[0] == 7 && f3 == f0, "the kernel read the memory before the free: %d; freed: "
+          "%zu", pin[0], f0 - f3);
+    cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal);
+    void *g = NULL;
+    CHECK(cudaMallocAsync(&g, 256, s) == cudaErrorStreamCaptureUnsupported && !g,
+          "cudaMallocAsync in a capture is refused (no graph memory nodes)");
+    cudaGraph_t graph = NULL;
+    cudaStreamEndCapture(s, &graph);
+    if (graph) cudaGraphDestroy(graph);
+    cudaGetLastError();
+    cudaFreeHost(pin);
+    cudaStreamDestroy(s);
+}
+
+/* Two NCCL ranks on two host threads: while rank 1 has queued an all-reduce that rank 0
+ * has not issued, rank 0's cudaFree and cudaDeviceSynchronize would wait for it (and it
+ * for rank 0): refused with cudaErrorNotPermitted instead of hanging. Once rank 0 issues
+ * its all-reduce, both complete and rank 0 may free. */
+typedef struct hz_rank {
+    ncclUniqueId id;
+    int rank;
+    float *x;
+    cudaStream_t s;
+    pthread_barrier_t *queued, *checked;
+    int ok;
+} hz_rank;
+
+static void *hz_peer(void *arg) {
+    hz_rank *r = (hz_rank *)arg;
+    ncclComm_t comm = NULL;
+    r->ok = ncclCommInitRank(&comm, 2, r->id, r->rank) == ncclSuccess &&
+            ncclAllReduce(r->x, r->x, 4, ncclFloat, ncclSum, comm, r->s) == ncclSuccess;
+    pthread_barrier_wait(r->queued); /* rank 1's all-reduce is queued */
+    pthread_barrier_wait(r->checked);
+    r->ok = r->ok && cudaStreamSynchronize(r->s) == cudaSuccess;
+    ncclCommDestroy(comm);
+    return NULL;
+}
+
+static void check_nccl_sync_hazard(void) {
+    pthread_barrier_t queued, checked;
+    pthread_barrier_init(&queued, NULL, 2);
+    pthread_barrier_init(&checked, NULL, 2);
+    hz_rank r[2];
+    memset(r, 0, sizeof r);
+    ncclGetUniqueId(&r[0].id);
+    for (int i = 0; i < 2; i++) {
+        r[i].id = r[0].id;
+        r[i].rank = i;
+        r[i].queued = &queued;
+        r[i].checked = &checked;
+        cudaStreamCreateWithFlags(&r[i].s, cudaStreamNonBlocking);
+        cudaMalloc((void **)&r[i].x, 4 * sizeof(float));
+        float one[4] = {1, 2, 3, 4};
+        cudaMemcpy(r[i].x, one, sizeof one, cudaMemcpyHostToDevice);
+    }
+    pthread_t peer;
+    pthread_create(&peer, NULL, hz_peer, &r[1]);
+    ncclComm_t comm = NULL;
+    CHECK(ncclCommInitRank(&comm, 2, r[0].id, 0) == ncclSuccess, "rank 0 joins");
+    pthread_barrier_wait(&queued);
+    void *tmp = NULL;
+    cudaMalloc(&tmp, 64);
+    unsigned long long st0[GEN_CUEMU_STAT_N], st1[GEN_CUEMU_STAT_N];
+    genesis_cuda_module_emu_stats(st0, GEN_CUEMU_STAT_N);
+    printf("(the next two NCCL synchronisation messages are expected)\n");
+    CHECK(cudaFree(tmp) == cudaErrorNotPermitted, "cudaFree while a peer's all-reduce waits "
+          "for this thread");
+    CHECK(cudaDeviceSynchronize() == cudaErrorNotPermitted, "cudaDeviceSynchronize likewise");
+    genesis_cuda_module_emu_stats(st1, GEN_CUEMU_STAT_N);
+    CHECK(st1[GEN_CUEMU_STAT_SYNC_HAZARDS] == st0[GEN_CUEMU_STAT_SYNC_HAZARDS] + 2,
+          "two hazards counted");
+    cudaGetLastError();
+    CHECK(ncclAllReduce(r[0].x, r[0].x, 4, ncclFloat, ncclSum, comm, r[0].s) == ncclSuccess,
+          "rank 0 issues its all-reduce");
+    pthread_barrier_wait(&checked);
+    CHECK(cudaStreamSynchronize(r[0].s) == cudaSuccess, "rank 0's all-reduce completes");
+    pthread_join(peer, NULL);
+    CHECK(r[1].ok, "rank 1's all-reduce completes");
+    float got[4] = {0, 0, 0, 0};
+    cudaMemcpy(got, r[1].x, sizeof got, cudaMemcpyDeviceToHost);
+    CHECK(got[0] == 2 && got[3] == 8, "the sum: %g %g", got[0], got[3]);
+    CHECK(cudaFree(tmp) == cudaSuccess, "cudaFree once no collective waits");
+    ncclCommDestroy(comm);
+    for (int i = 0; i < 2; i++) {
+        cudaFree(r[i].x);
+        cudaStreamDestroy(r[i].s);
+    }
+    pthread_barrier_destroy(&queued);
+    pthread_barrier_destroy(&checked);
+}
+
 int main(void) {
     cudaDeviceProp p;
     int n = 0;
@@ -543,6 +672,8 @@ int main(void) {
     check_faults();
     check_configs();
     check_streams();
+    check_stream_ordered();
+    check_nccl_sync_hazard();
     check_blas();
     fprintf(stderr, "(the next 24 capture messages are expected)\n");
     check_graphs();
