@@ -677,6 +677,14 @@ typedef struct genesis_memory_estimate {
 GENESIS_API genesis_status genesis_estimate_memory(const genesis_model *m, const genesis_table *t,
                                                    genesis_workload w, int64_t batch_rows,
                                                    genesis_memory_estimate *out);
+/*! genesis_estimate_sampling() : genesis_estimate_memory(m, t, GENESIS_WORKLOAD_SAMPLE,
+ *  batch_rows, out) for a run that writes `n` rows (TimeGAN: sequences; 0 = any number, the
+ *  same as genesis_estimate_memory): as the sampling pipeline, the batch is no larger than n
+ *  needs, and when n rows fit in one batch only that batch is counted (the pipeline allocates
+ *  the second buffer of its double buffering only when a second batch follows). */
+GENESIS_API genesis_status genesis_estimate_sampling(const genesis_model *m, const genesis_table *t,
+                                                     int64_t n, int64_t batch_rows,
+                                                     genesis_memory_estimate *out);
 /*! genesis_ctx_set_memory_budget() : the memory workloads of this context may plan for:
  *  `fraction` (0 < f <= 1, default 0.8) of the memory available now, and at most
  *  `limit_bytes` (0 = no limit) in all. Sampling sizes its batches to fit; fit refuses, with
