@@ -367,8 +367,9 @@ typedef enum genesis_param {
                                       genesis_precision (0 = fp32); FP32 accumulation and
                                       master weights always (docs/precision.md) */
     GENESIS_P_DIFFUSION_STEPS = 25, /* DDPM: diffusion steps T, 1000 */
-    GENESIS_P_SAMPLE_STEPS = 26,   /* DDPM: reverse steps when sampling; 0 = all T (ancestral
-                                      DDPM); fewer: strided (DDIM for the Gaussian part) */
+    GENESIS_P_SAMPLE_STEPS = 26,   /* DDPM: reverse steps when sampling, 100; fewer than T:
+                                      strided (DDIM for the Gaussian part); 0 or >= T: all
+                                      T (ancestral DDPM) */
     GENESIS_P_NOISE_SCHEDULE = 27  /* DDPM: 0 linear, 1 cosine (default) */
 } genesis_param;
 
