@@ -38,7 +38,8 @@ int cmd_estimate(int argc, char **argv) {
     int ne = 0;
     if (st == GENESIS_OK && t) st = genesis_estimate_memory(m, t, GENESIS_WORKLOAD_FIT, 0, &e[ne++]);
     if (st == GENESIS_OK)
-        st = genesis_estimate_memory(m, t, GENESIS_WORKLOAD_SAMPLE, o.sample_batch, &e[ne++]);
+        st = genesis_estimate_sampling(m, t, o.rows_set && o.rows > 0 ? o.rows : 0, o.sample_batch,
+                                       &e[ne++]);
     /* mixed precision: the same estimate in fp32 beside it (an unfitted model: a fitted one
      * cannot change a training setting), for the difference the precision makes */
     double prec = 0;
@@ -51,8 +52,8 @@ int cmd_estimate(int argc, char **argv) {
         genesis_status s32 = GENESIS_OK;
         if (t) s32 = genesis_estimate_memory(m, t, GENESIS_WORKLOAD_FIT, 0, &e32[n32++]);
         if (s32 == GENESIS_OK)
-            s32 = genesis_estimate_memory(m, t, GENESIS_WORKLOAD_SAMPLE, e[ne - 1].batch_rows,
-                                          &e32[n32++]);
+            s32 = genesis_estimate_sampling(m, t, o.rows_set && o.rows > 0 ? o.rows : 0,
+                                            e[ne - 1].batch_rows, &e32[n32++]);
         have32 = s32 == GENESIS_OK;
         genesis_model_set_param(m, GENESIS_P_PRECISION, prec);
     }

@@ -439,14 +439,15 @@ static genesis_status ddpm_model_load(genesis_model *m, gen_reader *r) {
     return st;
 }
 
-/* The network's bytes, plus the host copies of a step's buffers. */
+/* The network's bytes, plus the host copies of a step's buffers: x_0, x_t, noise and the
+ * output in training; a generation-only (loaded) model touches only x_t and the output. */
 static void ddpm_model_memory(const genesis_model *m, const gen_net_shape *sh, gen_net_bytes *out) {
     ddpm_config cfg = {sh->batch, sh->data_dim, gen_param_i(m, GENESIS_P_EMBEDDING_DIM),
                        gen_param_i(m, GENESIS_P_GEN_DIM), gen_param_i(m, GENESIS_P_NUM_LAYERS),
                        sh->train};
     ddpm_memory(&cfg, out);
     uint64_t BD = (uint64_t)sh->batch * (uint64_t)sh->data_dim;
-    out->host += 4 * 4 * BD + 12 * (uint64_t)sh->batch +
+    out->host += (sh->train ? 4 : 2) * 4 * BD + 12 * (uint64_t)sh->batch +
                  16 * (uint64_t)gen_param_i(m, GENESIS_P_DIFFUSION_STEPS);
 }
 

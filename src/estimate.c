@@ -10,8 +10,9 @@
  *   transform    per continuous column being fitted: the values and remainders (2 doubles
  *                per row) and the mixture fit on at most vgm-max-rows values (k-means
  *                buffers, 32 bytes per value, vgm.c); as many columns at once as threads;
- *   sampling     two batches in flight (generator output floats and decoded rows) and the
- *                CSV formatting blocks (sample_size.c; the pipeline, sample_stream.c, calls
+ *   sampling     two batches in flight (generator output floats and decoded rows), one when
+ *                the rows asked for fit in one batch (the pipeline then never allocates the
+ *                second; genesis_estimate_sampling), and the CSV formatting blocks (sample_size.c; the pipeline, sample_stream.c, calls
  *                this file to size its batches, never the other way).
  * The derivation and the measured check (peak RSS / cudaMemGetInfo): docs/memory.md.
  */
@@ -123,9 +124,9 @@ static int table_fits_model(const genesis_model *m, const genesis_table *t) {
     return 1;
 }
 
-genesis_status genesis_estimate_memory(const genesis_model *m, const genesis_table *t,
-                                       genesis_workload w, int64_t batch_rows,
-                                       genesis_memory_estimate *out) {
+/* n: rows a sampling run writes (0: unknown, as many batches as it takes). */
+static genesis_status estimate(const genesis_model *m, const genesis_table *t, genesis_workload w,
+                               int64_t batch_rows, int64_t n, genesis_memory_estimate *out) {
     if (!m || !out) return GENESIS_ERR_INVALID_ARG;
     genesis_ctx *ctx = m->ctx;
     memset(out, 0, sizeof *out);
@@ -167,8 +168,13 @@ genesis_status genesis_estimate_memory(const genesis_model *m, const genesis_tab
             genesis_status st = genesis_optimize_batch_size(m, t, GENESIS_WORKLOAD_SAMPLE, &C);
             if (st != GENESIS_OK) return st;
         }
-        out->batch_rows = gen_sample_round_batch(m, C);
-        out->output_per_row = gen_sample_bytes_per_row(m, out->data_dim, t);
+        C = gen_sample_round_batch(m, C);
+        /* as genesis_sampler_create: no bigger than n needs, and a second batch in flight
+         * only when one follows */
+        if (n > 0 && C > n) C = gen_sample_round_batch(m, n);
+        int inflight = n > 0 && n <= C ? 1 : 2;
+        out->batch_rows = C;
+        out->output_per_row = (uint64_t)inflight * gen_sample_bytes_per_row(m, out->data_dim, t);
         out->output_buffers = out->output_per_row * (uint64_t)out->batch_rows +
                               gen_sample_fixed_bytes(m, threads);
     }
@@ -215,6 +221,25 @@ genesis_status genesis_estimate_memory(const genesis_model *m, const genesis_tab
                           out->output_buffers;
     }
     return GENESIS_OK;
+}
+
+genesis_status genesis_estimate_memory(const genesis_model *m, const genesis_table *t,
+                                       genesis_workload w, int64_t batch_rows,
+                                       genesis_memory_estimate *out) {
+    return estimate(m, t, w, batch_rows, 0, out);
+}
+
+genesis_status genesis_estimate_sampling(const genesis_model *m, const genesis_table *t,
+                                         int64_t n, int64_t batch_rows,
+                                         genesis_memory_estimate *out) {
+    if (!m || !out) return GENESIS_ERR_INVALID_ARG;
+    GEN_RETURN_IF(n < 0, m->ctx, GENESIS_ERR_INVALID_ARG,
+                  "rows to sample must be >= 0 (0 = any number), got %lld", (long long)n);
+    /* a sequence model counts sequences of seq-len rows, as the pipeline does */
+    int64_t unit = gen_model_unit_rows(m);
+    GEN_RETURN_IF(n > INT64_MAX / unit, m->ctx, GENESIS_ERR_INVALID_ARG,
+                  "%lld sequences of %lld rows are too many rows", (long long)n, (long long)unit);
+    return estimate(m, t, GENESIS_WORKLOAD_SAMPLE, batch_rows, n * unit, out);
 }
 
 /* ---- budget --------------------------------------------------------------------------- */

@@ -36,7 +36,7 @@ uint64_t gen_sample_bytes_per_row(const genesis_model *m, int data_dim, const ge
         }
         rb += cont ? 8 : 4 + (rare ? 4 : 0);
     }
-    return 2 * (4 * (uint64_t)data_dim + rb);
+    return 4 * (uint64_t)data_dim + rb;
 }
 
 /* The typical length of a formatted row: a number takes the digits of the column's range

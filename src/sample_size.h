@@ -14,8 +14,8 @@
 int64_t gen_sample_group(const genesis_model *m);
 /* `rows` rounded up to a whole number of groups (at least one group). */
 int64_t gen_sample_round_batch(const genesis_model *m, int64_t rows);
-/* Host bytes per row of sampling batch: two batches in flight, each with the generator's
- * output (data_dim floats) and the decoded row. `t` gives the column types of an unfitted
+/* Host bytes per row of one sampling batch: the generator's output (data_dim floats) and
+ * the decoded row (the pipeline holds one or two such batches: estimate.c). `t` gives the column types of an unfitted
  * model (NULL for a fitted one). */
 uint64_t gen_sample_bytes_per_row(const genesis_model *m, int data_dim, const genesis_table *t);
 /* Bytes that do not grow with the batch: CSV formatting blocks for `threads` threads and the

@@ -300,7 +300,9 @@ genesis_status genesis_sampler_create(genesis_model *m, int64_t n, int encoded,
     s->holding = -1;
     genesis_status st = GENESIS_OK;
     size_t xs = gen_mul_size(gen_mul_size((size_t)C, (size_t)s->dim), sizeof(float));
-    for (int i = 0; i < 2 && st == GENESIS_OK; i++) {
+    /* the second buffer only when a second batch follows (estimate.c counts the same) */
+    int nslots = n > 0 && n <= C ? 1 : 2;
+    for (int i = 0; i < nslots && st == GENESIS_OK; i++) {
         s->slots[i].x = xs ? m->be->ops->host_alloc(m->be, xs) : NULL; /* pinned on a GPU */
         if (!s->slots[i].x) st = GENESIS_ERR_NOMEM;
         if (st == GENESIS_OK && !s->encoded) st = gen_rowbatch_alloc(&m->tf, (int)C, &s->slots[i].rb);

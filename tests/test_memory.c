@@ -1,8 +1,9 @@
 /*
  * test_memory.c — the memory model and the batched sampling pipeline:
  *   - the estimate is within 15% of the measured peak resident set for fit and for sampling
- *     (CTGAN and TVAE on data/adult_sample.csv; skipped under sanitizers, whose shadow
- *     memory is part of the resident set);
+ *     (CTGAN and TVAE on data/adult_sample.csv; sampling a given number of rows, one batch
+ *     or several, also DDPM; skipped under sanitizers, whose shadow memory is part of the
+ *     resident set);
  *   - the iterator (genesis_sampler) yields exactly n rows in batches of the size asked for,
  *     and the same rows whatever the batch size, in rows and in encoded form;
  *   - a memory limit shrinks the sampling batch instead of failing, and one too small for
@@ -158,6 +159,64 @@ START_TEST(sample_estimate_matches_peak) {
     double r = (double)e.host_total / (double)peak;
     ck_assert_msg(r > 0.85 && r < 1.15, "sample: estimate %llu vs peak %llu (ratio %.3f)",
                   (unsigned long long)e.host_total, (unsigned long long)peak, r);
+    genesis_model_free(m);
+}
+END_TEST
+
+/* genesis_estimate_sampling against the peak, for a run of n rows: one batch in flight when n
+ * fits in one (the pipeline allocates no second buffer), two otherwise. DDPM (few iterations,
+ * two reverse steps: memory does not depend on either) and CTGAN. */
+START_TEST(sample_rows_estimate_matches_peak) {
+    if (TM_SANITIZED) return;
+    int ddpm = _i < 2, one = _i != 1;
+    genesis_model *m;
+    if (ddpm) {
+        ck_assert_int_eq(genesis_model_create(g_ctx, GENESIS_MODEL_DDPM, &m), GENESIS_OK);
+        genesis_model_set_param(m, GENESIS_P_ITERATIONS, 5);
+        ck_assert_msg(genesis_model_fit(m, g_table, NULL, NULL) == GENESIS_OK, "%s",
+                      genesis_errmsg(g_ctx));
+    } else {
+        m = fitted(GENESIS_MODEL_CTGAN, 1);
+    }
+    char path[] = "/tmp/genesis_test_memory_XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    ck_assert_int_eq(genesis_model_save(m, path), GENESIS_OK);
+    genesis_model_free(m);
+    ck_assert_int_eq(genesis_model_load(g_ctx, path, &m), GENESIS_OK);
+    remove(path);
+    if (ddpm) ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_SAMPLE_STEPS, 2), GENESIS_OK);
+    int64_t batch = 16384, n = one ? 15000 : 3 * batch;
+    ck_assert_int_eq(genesis_model_set_sample_batch(m, batch), GENESIS_OK);
+    genesis_memory_estimate e, any;
+    ck_assert_int_eq(genesis_estimate_sampling(m, NULL, n, batch, &e), GENESIS_OK);
+    ck_assert_int_eq(genesis_estimate_sampling(m, NULL, 0, batch, &any), GENESIS_OK);
+    if (one) { /* one batch, no larger than n needs */
+        ck_assert_int_ge(e.batch_rows, n);
+        ck_assert_int_lt(e.batch_rows, batch);
+        ck_assert_uint_lt(e.output_buffers, any.output_buffers);
+    } else {
+        ck_assert_uint_eq(e.host_total, any.host_total);
+    }
+    ck_assert_int_eq(genesis_estimate_sampling(m, NULL, -1, batch, &e), GENESIS_ERR_INVALID_ARG);
+    ck_assert_int_eq(genesis_estimate_sampling(m, NULL, n, batch, &e), GENESIS_OK);
+    if (reset_peak() != 0) {
+        genesis_model_free(m);
+        return;
+    }
+    char out[] = "/tmp/genesis_test_memory_csv_XXXXXX";
+    fd = mkstemp(out);
+    close(fd);
+    ck_assert_int_eq(genesis_model_sample_csv(m, n, out), GENESIS_OK);
+    remove(out);
+    uint64_t peak = 0;
+    genesis_memory_usage(m, NULL, &peak, NULL);
+    double r = (double)e.host_total / (double)peak;
+    printf("sample %s, %lld rows: estimate %llu vs peak %llu (ratio %.3f)\n", ddpm ? "ddpm" : "ctgan",
+           (long long)n, (unsigned long long)e.host_total, (unsigned long long)peak, r);
+    ck_assert_msg(r > 0.85 && r < 1.15, "sample %lld rows: estimate %llu vs peak %llu (ratio %.3f)",
+                  (long long)n, (unsigned long long)e.host_total, (unsigned long long)peak, r);
     genesis_model_free(m);
 }
 END_TEST
@@ -327,6 +386,7 @@ int main(void) {
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_loop_test(tc, fit_estimate_matches_peak, 0, 4);
     tcase_add_loop_test(tc, sample_estimate_matches_peak, 0, 2);
+    tcase_add_loop_test(tc, sample_rows_estimate_matches_peak, 0, 3);
     tcase_add_loop_test(tc, iterator_same_rows_any_batch, 0, 2);
     tcase_add_test(tc, iterator_encoded_and_early_stop);
     tcase_add_test(tc, memory_limit_shrinks_batch);

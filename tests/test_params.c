@@ -89,6 +89,8 @@ START_TEST(test_set_param_follows_table) {
     double v;
     genesis_model_get_param(m, GENESIS_P_DIFFUSION_STEPS, &v);
     ck_assert_double_eq(v, 1000);
+    genesis_model_get_param(m, GENESIS_P_SAMPLE_STEPS, &v); /* strided: docs/ddpm.md §9 */
+    ck_assert_double_eq(v, 100);
     genesis_model_get_param(m, GENESIS_P_GEN_LR, &v);
     ck_assert_double_eq_tol(v, 2e-3, 1e-12);
     ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_EPOCHS, 3), GENESIS_ERR_INVALID_ARG);

@@ -367,8 +367,9 @@ typedef enum genesis_param {
                                       genesis_precision (0 = fp32); FP32 accumulation and
                                       master weights always (docs/precision.md) */
     GENESIS_P_DIFFUSION_STEPS = 25, /* DDPM: diffusion steps T, 1000 */
-    GENESIS_P_SAMPLE_STEPS = 26,   /* DDPM: reverse steps when sampling; 0 = all T (ancestral
-                                      DDPM); fewer: strided (DDIM for the Gaussian part) */
+    GENESIS_P_SAMPLE_STEPS = 26,   /* DDPM: reverse steps when sampling, 100; fewer than T:
+                                      strided (DDIM for the Gaussian part); 0 or >= T: all
+                                      T (ancestral DDPM) */
     GENESIS_P_NOISE_SCHEDULE = 27  /* DDPM: 0 linear, 1 cosine (default) */
 } genesis_param;
 
@@ -677,6 +678,14 @@ typedef struct genesis_memory_estimate {
 GENESIS_API genesis_status genesis_estimate_memory(const genesis_model *m, const genesis_table *t,
                                                    genesis_workload w, int64_t batch_rows,
                                                    genesis_memory_estimate *out);
+/*! genesis_estimate_sampling() : genesis_estimate_memory(m, t, GENESIS_WORKLOAD_SAMPLE,
+ *  batch_rows, out) for a run that writes `n` rows (TimeGAN: sequences; 0 = any number, the
+ *  same as genesis_estimate_memory): as the sampling pipeline, the batch is no larger than n
+ *  needs, and when n rows fit in one batch only that batch is counted (the pipeline allocates
+ *  the second buffer of its double buffering only when a second batch follows). */
+GENESIS_API genesis_status genesis_estimate_sampling(const genesis_model *m, const genesis_table *t,
+                                                     int64_t n, int64_t batch_rows,
+                                                     genesis_memory_estimate *out);
 /*! genesis_ctx_set_memory_budget() : the memory workloads of this context may plan for:
  *  `fraction` (0 < f <= 1, default 0.8) of the memory available now, and at most
  *  `limit_bytes` (0 = no limit) in all. Sampling sizes its batches to fit; fit refuses, with

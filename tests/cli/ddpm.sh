@@ -25,6 +25,7 @@ expect_ok && { cmp -s "$OUT/a.csv" "$OUT/t.csv" && pass "[gen] --threads 2 gives
 run sample "$G" sample -q -m "$OUT/a.gen" -n 300 -o "$OUT/c.csv" --seed 4
 expect_ok && { cmp -s "$OUT/a.csv" "$OUT/c.csv" && pass "[sample] the saved model samples generate's rows" \
     || fail "[sample] the saved model samples differently"; }
+# FAST's 40 diffusion steps are fewer than the default 100 sample steps: a.csv is the full chain
 run strided "$G" sample -q -m "$OUT/a.gen" -n 300 -o "$OUT/d.csv" --seed 4 --sample-steps 5
 if expect_ok; then
     n=$(nrecords "$OUT/d.csv")
@@ -45,6 +46,8 @@ if expect_ok; then
     for s in diffusion-steps sample-steps noise-schedule iterations num-layers; do
         grep -q -- "--$s" "$W/help.out" && pass "[help] lists --$s" || fail "[help] no --$s"
     done
+    grep -Eq -- "--sample-steps +100 " "$W/help.out" && pass "[help] sample-steps defaults to 100" \
+        || fail "[help] sample-steps default: $(grep -- --sample-steps "$W/help.out")"
     grep -q -- "--pac" "$W/help.out" && fail "[help] lists CTGAN's --pac" || pass "[help] no CTGAN settings"
 fi
 

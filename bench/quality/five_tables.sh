@@ -1,0 +1,236 @@
+#!/usr/bin/env bash
+# five_tables.sh — CTGAN, TVAE and DDPM (TabDDPM) on five public tables, several seeds each,
+# scored by `genesis evaluate` against a held-out split (docs/benchmarks.md, "Five public
+# tables"). For each table: a deterministic train / holdout split (fixed shuffle; the training
+# part is subsampled to TRAIN_ROWS rows to fit a CPU budget), then per seed and model a fit on
+# the training rows, as many synthetic rows as training rows, and
+#   genesis evaluate --real train --synthetic syn --holdout holdout --target T --json
+# (quality in both pair modes, column shapes, pair trends, strong-pair trends, detection,
+# TSTR F1 of logistic regression and MLP beside the same models trained on the real rows,
+# exact copies, NewRowSynthesis, DCR baseline and overfitting protection). One JSON line per
+# run in $OUT/runs.jsonl, then $OUT/results.tsv (every run) and $OUT/table.md (mean per
+# table and model, with the seeds' range).
+#
+#   bash bench/quality/five_tables.sh
+#
+# Tables (read from $GENESIS_DATA, default ../shared/data, a sibling folder of the developers'
+# setup; a table that is absent is skipped with a message) and the column TSTR predicts:
+#   california  california_housing.csv       ocean_proximity (5 classes, macro F1)
+#   bank        bank_full.csv                 y (yes / no; F1 of "yes")
+#   covertype   covertype_sample15k.csv       Cover_Type (7 classes, macro F1)
+#   energy      energy_data.csv               lights (8 levels 0..70 Wh, macro F1)
+#   news        news_popularity_partial.csv   popular = shares > 1400 (Fernandes et al. 2015's
+#                                             threshold; replaces `shares`; `url` and
+#                                             `timedelta` dropped, header spaces trimmed)
+# Split: rows shuffled with a fixed seed (Python's random.Random(20261125)); the first
+# HOLDOUT_ROWS rows (default 5000, at most a third of the table) are the holdout, the next
+# TRAIN_ROWS (default 10000) the training table. Every table is rewritten as a plain
+# comma-separated file (bank's `;` and quotes, news' CRLF go).
+#
+# Settings (environment):
+#   TABLES="california bank covertype energy news"   MODELS="ctgan tvae ddpm"   SEEDS="0 1"
+#   EPOCHS=50 (CTGAN, TVAE)   DDPM_ITERS=3000   DDPM_BATCH=1024   DDPM_STEPS="100"
+#     (DDPM_STEPS lists sample-steps values; each is its own row, "ddpm@S"; 0 = all T steps)
+#   JOBS=1 (runs at once, each on one thread under nice)   TRAIN_ROWS=10000   HOLDOUT_ROWS=5000
+#   OUT=bench/results/five_tables_<time>   BUILD=build (holds the genesis binary)
+#   ENGINE=genesis | ref | cmd: who fits and samples.
+#     ref: the reference CTGAN / TVAE (bench/ref/ref_ctgan.py with $PYTHON, default python3;
+#          models ctgan and tvae only), given the table's categorical columns.
+#     cmd: $ENGINE_CMD is run as `$ENGINE_CMD MODEL TRAIN.csv OUT.csv ROWS SEED DISCRETE`
+#          (DISCRETE: the categorical columns, comma-separated) and must write OUT.csv.
+#   Scoring is always `genesis evaluate`, so every engine is scored alike.
+# Seeds run one after the other (all tables and models of the first seed first), so a run
+# cut short still has whole seeds.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+DATA=${GENESIS_DATA:-../shared/data}
+TABLES=${TABLES:-california bank covertype energy news}
+MODELS=${MODELS:-ctgan tvae ddpm}
+SEEDS=${SEEDS:-0 1}
+EPOCHS=${EPOCHS:-50}
+DDPM_ITERS=${DDPM_ITERS:-3000}
+DDPM_BATCH=${DDPM_BATCH:-1024}
+DDPM_STEPS=${DDPM_STEPS:-100}
+JOBS=${JOBS:-1}
+TRAIN_ROWS=${TRAIN_ROWS:-10000}
+HOLDOUT_ROWS=${HOLDOUT_ROWS:-5000}
+ENGINE=${ENGINE:-genesis}
+PYTHON=${PYTHON:-python3}
+BUILD=${BUILD:-build}
+GEN=${GENESIS_BIN:-$BUILD/genesis}
+OUT=${OUT:-bench/results/five_tables_$(date -u +%Y%m%dT%H%M%SZ)}
+if [ ! -d "$DATA" ]; then echo "five_tables: $DATA not found (set GENESIS_DATA); skipping"; exit 0; fi
+[ -x "$GEN" ] || { cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release >/dev/null && cmake --build "$BUILD" -j"$(nproc)" --target genesis_cli >/dev/null; }
+mkdir -p "$OUT"
+echo "five_tables: tables [$TABLES], models [$MODELS], seeds [$SEEDS], engine $ENGINE;" \
+     "CTGAN/TVAE $EPOCHS epochs, DDPM $DDPM_ITERS x $DDPM_BATCH, sample-steps [$DDPM_STEPS];" \
+     "train <= $TRAIN_ROWS rows, holdout <= $HOLDOUT_ROWS -> $OUT"
+
+# ---- the splits: $OUT/<table>/{train,holdout}.csv, target.txt, discrete.txt -------------
+prepare() {
+  local name=$1 file=$2 target=$3
+  [ -f "$DATA/$file" ] || { echo "five_tables: $DATA/$file not found; skipping $name"; return 1; }
+  [ -f "$OUT/$name/train.csv" ] && return 0
+  mkdir -p "$OUT/$name"
+  "$PYTHON" - "$DATA/$file" "$OUT/$name" "$name" "$target" "$TRAIN_ROWS" "$HOLDOUT_ROWS" <<'EOF'
+import csv, random, sys
+src, out, name, target, ntrain, nhold = sys.argv[1:7]
+ntrain, nhold = int(ntrain), int(nhold)
+with open(src, newline="") as f:
+    sample = f.read(4096)
+    f.seek(0)
+    rows = list(csv.reader(f, delimiter=";" if sample.count(";") > sample.count(",") else ","))
+head = [h.strip() for h in rows[0]]
+rows = rows[1:]
+if name == "news":
+    # the usual cleaning: no url (an id), no timedelta (collection date); shares -> popular
+    i_sh = head.index("shares")
+    keep = [i for i, h in enumerate(head) if h not in ("url", "timedelta", "shares")]
+    head = [head[i] for i in keep] + ["popular"]
+    rows = [[r[i].strip() for i in keep] + ["1" if float(r[i_sh]) > 1400 else "0"] for r in rows]
+random.Random(20261125).shuffle(rows)
+nhold = min(nhold, len(rows) // 3)
+hold, train = rows[:nhold], rows[nhold:nhold + ntrain]
+for part, rs in (("train", train), ("holdout", hold)):
+    with open("%s/%s.csv" % (out, part), "w", newline="") as f:
+        w = csv.writer(f, lineterminator="\n")
+        w.writerow(head)
+        w.writerows(rs)
+# categorical columns by the reader's rule: not all numbers, or at most 10 distinct values
+disc = []
+for j, h in enumerate(head):
+    vals = {r[j] for r in train if r[j] != ""}
+    try:
+        [float(v) for v in vals]
+        numeric = True
+    except ValueError:
+        numeric = False
+    if not numeric or len(vals) <= 10:
+        disc.append(h)
+open(out + "/discrete.txt", "w").write(",".join(disc) + "\n")
+open(out + "/target.txt", "w").write(target + "\n")
+print("five_tables: %s: %d training rows, %d holdout rows, %d columns (%d categorical), target %s"
+      % (name, len(train), len(hold), len(head), len(disc), target))
+EOF
+}
+
+declare -A FILE=([california]=california_housing.csv [bank]=bank_full.csv
+                 [covertype]=covertype_sample15k.csv [energy]=energy_data.csv
+                 [news]=news_popularity_partial.csv)
+declare -A TARGET=([california]=ocean_proximity [bank]=y [covertype]=Cover_Type
+                   [energy]=lights [news]=popular)
+READY=""
+for t in $TABLES; do
+  [ -n "${FILE[$t]:-}" ] || { echo "five_tables: unknown table $t"; exit 2; }
+  if prepare "$t" "${FILE[$t]}" "${TARGET[$t]}"; then READY="$READY $t"; fi
+done
+
+# ---- one run: fit, sample (each DDPM_STEPS value for ddpm), evaluate; JSON lines ---------
+run_one() {
+  local table=$1 model=$2 seed=$3
+  local dir="$OUT/$table" tag="$ENGINE-$model-s$seed" target discrete rows t0 t1 fit_s
+  target=$(cat "$dir/target.txt"); discrete=$(cat "$dir/discrete.txt")
+  rows=$(($(wc -l < "$dir/train.csv") - 1))
+  local nice1=(env OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 nice -n 10)
+  local samples=()   # "label steps csv sample_s"
+  t0=$(date +%s.%N)
+  case $ENGINE in
+    genesis)
+      local settings=(--epochs "$EPOCHS")
+      [ "$model" = ddpm ] && settings=(--iterations "$DDPM_ITERS" --batch-size "$DDPM_BATCH")
+      if ! "${nice1[@]}" "$GEN" fit -q --method "$model" -i "$dir/train.csv" -m "$dir/$tag.gen" \
+          "${settings[@]}" --seed "$seed" --threads 1 > "$dir/$tag.fit.log" 2>&1; then
+        echo "{\"table\":\"$table\",\"model\":\"$model\",\"seed\":$seed,\"failed\":\"fit\"}" >> "$OUT/runs.jsonl"
+        return 0
+      fi
+      t1=$(date +%s.%N); fit_s=$(echo "$t1 - $t0" | bc)
+      local steps_list="-"
+      [ "$model" = ddpm ] && steps_list=$DDPM_STEPS
+      for s in $steps_list; do
+        local label=$model extra=() csv="$dir/$tag.csv"
+        if [ "$s" != "-" ]; then label="ddpm@$s"; extra=(--sample-steps "$s"); csv="$dir/$tag-$s.csv"; fi
+        t0=$(date +%s.%N)
+        "${nice1[@]}" "$GEN" sample -q -m "$dir/$tag.gen" -n "$rows" --seed "$seed" "${extra[@]}" \
+          -o "$csv" --threads 1
+        t1=$(date +%s.%N)
+        samples+=("$label $csv $(echo "$t1 - $t0" | bc)")
+      done ;;
+    ref)
+      "${nice1[@]}" "$PYTHON" bench/ref/ref_ctgan.py --input "$dir/train.csv" --output "$dir/$tag.csv" \
+        --rows "$rows" --epochs "$EPOCHS" --model "$model" --discrete "$discrete" --seed "$seed" \
+        > "$dir/$tag.fit.log" 2>&1 || { echo "{\"table\":\"$table\",\"model\":\"$model\",\"seed\":$seed,\"failed\":\"ref\"}" >> "$OUT/runs.jsonl"; return 0; }
+      t1=$(date +%s.%N); fit_s=$(echo "$t1 - $t0" | bc)
+      samples+=("ref-$model $dir/$tag.csv 0") ;;
+    cmd)
+      "${nice1[@]}" $ENGINE_CMD "$model" "$dir/train.csv" "$dir/$tag.csv" "$rows" "$seed" "$discrete" \
+        > "$dir/$tag.fit.log" 2>&1 || { echo "{\"table\":\"$table\",\"model\":\"$model\",\"seed\":$seed,\"failed\":\"cmd\"}" >> "$OUT/runs.jsonl"; return 0; }
+      t1=$(date +%s.%N); fit_s=$(echo "$t1 - $t0" | bc)
+      samples+=("$model $dir/$tag.csv 0") ;;
+    *) echo "five_tables: unknown ENGINE $ENGINE"; return 1 ;;
+  esac
+  local smp label csv sample_s
+  for smp in "${samples[@]}"; do
+    read -r label csv sample_s <<< "$smp"
+    "${nice1[@]}" "$GEN" evaluate --real "$dir/train.csv" --synthetic "$csv" \
+      --holdout "$dir/holdout.csv" --target "$target" --json -q --threads 1 > "$csv.eval.json" 2> "$csv.eval.err" \
+      || { echo "{\"table\":\"$table\",\"model\":\"$label\",\"seed\":$seed,\"failed\":\"evaluate\"}" >> "$OUT/runs.jsonl"; continue; }
+    "$PYTHON" - "$csv.eval.json" "$table" "$label" "$seed" "$ENGINE" "$fit_s" "$sample_s" "$rows" \
+        >> "$OUT/runs.jsonl" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+s = d["scores"]
+print(json.dumps({"table": sys.argv[2], "model": sys.argv[3], "seed": int(sys.argv[4]),
+                  "engine": sys.argv[5], "fit_s": round(float(sys.argv[6]), 1),
+                  "sample_s": round(float(sys.argv[7]), 1), "rows": int(sys.argv[8]),
+                  "strong_pairs": d["quality"]["threshold"]["pairs_counted"],
+                  "pairs": d["quality"]["pairs"], "scores": s}))
+EOF
+    rm -f "$csv"
+  done
+}
+export -f run_one
+export GEN OUT EPOCHS DDPM_ITERS DDPM_BATCH DDPM_STEPS ENGINE ENGINE_CMD PYTHON
+
+# seed by seed; within a seed, table by table
+for seed in $SEEDS; do for t in $READY; do for m in $MODELS; do
+  echo "$t $m $seed"
+done; done; done | xargs -P "$JOBS" -L 1 bash -c 'run_one "$0" "$1" "$2"'
+
+# ---- tables --------------------------------------------------------------------------------
+"$PYTHON" - "$OUT" <<'EOF'
+import json, sys, statistics as st
+out = sys.argv[1]
+runs = [json.loads(l) for l in open(out + "/runs.jsonl") if l.strip()]
+ok = [r for r in runs if "failed" not in r]
+cols = [("quality", "overall"), ("column_shapes", "shapes"), ("column_pair_trends", "pair trends"),
+        ("column_pair_trends_threshold", "strong pairs"), ("detection", "detection"),
+        ("tstr_logistic_regression", "TSTR LR"), ("tstr_mlp", "TSTR MLP"),
+        ("trtr_logistic_regression", "real LR"), ("trtr_mlp", "real MLP"),
+        ("exact_copy_rate", "exact copies"), ("new_row_synthesis", "new rows"),
+        ("dcr_baseline_protection", "DCR baseline"), ("dcr_overfitting_protection", "DCR overfitting")]
+with open(out + "/results.tsv", "w") as f:
+    f.write("\t".join(["table", "engine", "model", "seed", "rows", "fit_s", "sample_s"] + [k for k, _ in cols]) + "\n")
+    for r in ok:
+        f.write("\t".join([r["table"], r["engine"], r["model"], str(r["seed"]), str(r["rows"]),
+                           str(r["fit_s"]), str(r["sample_s"])] +
+                          ["%.4f" % r["scores"][k] if r["scores"].get(k) is not None else "" for k, _ in cols]) + "\n")
+def cell(v):
+    v = [x for x in v if x is not None]
+    if not v:
+        return ""
+    return "%.3f" % st.mean(v) + (" (%.3f–%.3f)" % (min(v), max(v)) if len(v) > 1 else "")
+lines = ["| table | model | seeds | fit s | sample s | " + " | ".join(n for _, n in cols) + " |",
+         "|" + "---|" * (5 + len(cols))]
+order = {t: i for i, t in enumerate(["california", "bank", "covertype", "energy", "news"])}
+for key in sorted({(r["table"], r["engine"], r["model"]) for r in ok}, key=lambda k: (order.get(k[0], 9), k[1], k[2])):
+    rs = sorted((r for r in ok if (r["table"], r["engine"], r["model"]) == key), key=lambda r: r["seed"])
+    name = key[2] if key[1] == "genesis" else key[1] + " " + key[2]
+    lines.append("| %s | %s | %s | %.0f | %.0f | %s |" % (
+        key[0], name, ",".join(str(r["seed"]) for r in rs), st.mean(r["fit_s"] for r in rs),
+        st.mean(r["sample_s"] for r in rs), " | ".join(cell([r["scores"].get(k) for r in rs]) for k, _ in cols)))
+for r in runs:
+    if "failed" in r:
+        lines.append("\nfailed: %s %s seed %s (%s)" % (r["table"], r["model"], r["seed"], r["failed"]))
+open(out + "/table.md", "w").write("\n".join(lines) + "\n")
+print("\n".join(lines))
+EOF
