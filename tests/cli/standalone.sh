@@ -37,6 +37,7 @@ ALLOW=(
     "bench/evaluate/timing.sh	../shared/data"
     "bench/roles.sh	../shared/data"
     "bench/precision.sh	../shared/data"
+    "bench/quality/ablation.sh	../shared/data"
     "bench/evaluate/parity.py	../shared/data"
     "bench/evaluate/parity_privacy.py	../shared/data"
     "bench/README.md	../shared/data"
