@@ -40,7 +40,6 @@ CONFIGS=${5:-default pm0 lf0 mc clamp0 bn1 argmax1}
 MAX_ROWS=${6:-10000}
 JOBS=${7:-2}
 GEN=${GENESIS_BIN:-build/genesis}
-[ -x "$GEN" ] || { echo "ablation: $GEN not found (build it or set GENESIS_BIN)"; exit 1; }
 OUT=${OUT:-bench/results/ablation_$(date -u +%Y%m%dT%H%M%SZ)}
 present=""
 for t in $TABLES; do
@@ -48,6 +47,7 @@ for t in $TABLES; do
   else echo "ablation: $DATADIR/$t.csv not found (set GENESIS_DATA); skipping $t"; fi
 done
 [ -n "$present" ] || { echo "ablation: no table found; skipping"; exit 0; }
+[ -x "$GEN" ] || { echo "ablation: $GEN not found (build it or set GENESIS_BIN)"; exit 1; }
 mkdir -p "$OUT"
 echo "ablation: $EPOCHS epochs, seeds $SEEDS, tables$present, $MODELS, $CONFIGS -> $OUT"
 
@@ -153,7 +153,7 @@ run_fit() {
   fi
   for sc in $list; do
     local stag="$1_$2_${sc}_s$4"
-    # shellcheck disable=SC2086
+    # shellcheck disable=SC2046
     OMP_NUM_THREADS=1 nice -n 10 "$GEN" sample -m "$OUT/$tag.gen" -n "$n" --seed "$s" \
       -o "$OUT/$stag.csv" -q --threads 1 $(sample_flags "$sc")
     if [ "$sc" = "$c" ]; then score "$t" "$m" "$sc" "$s" "$fit_s" ""
