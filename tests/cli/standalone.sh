@@ -38,6 +38,7 @@ ALLOW=(
     "bench/roles.sh	../shared/data"
     "bench/precision.sh	../shared/data"
     "bench/quality/five_tables.sh	../shared/data"
+    "bench/quality/ablation.sh	../shared/data"
     "bench/evaluate/parity.py	../shared/data"
     "bench/evaluate/parity_privacy.py	../shared/data"
     "bench/README.md	../shared/data"
