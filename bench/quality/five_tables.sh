@@ -160,7 +160,7 @@ run_one() {
         --rows "$rows" --epochs "$EPOCHS" --model "$model" --discrete "$discrete" --seed "$seed" \
         > "$dir/$tag.fit.log" 2>&1 || { echo "{\"table\":\"$table\",\"model\":\"$model\",\"seed\":$seed,\"failed\":\"ref\"}" >> "$OUT/runs.jsonl"; return 0; }
       t1=$(date +%s.%N); fit_s=$(echo "$t1 - $t0" | bc)
-      samples+=("ref-$model $dir/$tag.csv 0") ;;
+      samples+=("$model $dir/$tag.csv 0") ;;
     cmd)
       "${nice1[@]}" $ENGINE_CMD "$model" "$dir/train.csv" "$dir/$tag.csv" "$rows" "$seed" "$discrete" \
         > "$dir/$tag.fit.log" 2>&1 || { echo "{\"table\":\"$table\",\"model\":\"$model\",\"seed\":$seed,\"failed\":\"cmd\"}" >> "$OUT/runs.jsonl"; return 0; }
