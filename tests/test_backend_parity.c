@@ -142,43 +142,47 @@ static void ru_copy2d(pt_env *e, gen_backend *be, int k) {
     OPS(be)->copy2d(be, P(e, k, 0), D(1) + D(2), P(e, k, 1), D(1) + D(3), D(0), D(1));
 }
 
-/* gemm: ta, tb, M, N, K, beta variant (0: beta 0.3, 1: beta 0) ; lda/ldb/ldc padded */
-static void gemm_lds(const pt_env *e, int *lda, int *ldb, int *ldc) {
-    int ta = D(0), tb = D(1), M = D(2), N = D(3), K = D(4);
+/* The product ops' buffers and calls, their dimensions from D(o) on: o = 0 for the FP32
+ * cases, 1 for the mixed-precision ones (whose D(0) is the precision). */
+
+/* gemm: ta, tb, M, N, K at D(o)..; lda/ldb/ldc padded */
+static void gemm_lds(const pt_env *e, int o, int *lda, int *ldb, int *ldc) {
+    int ta = D(o), tb = D(o + 1), M = D(o + 2), N = D(o + 3), K = D(o + 4);
     *lda = (ta ? M : K) + 2;
     *ldb = (tb ? K : N) + 1;
     *ldc = N + 3;
 }
-static void su_gemm(pt_env *e) {
+static void gemm_setup(pt_env *e, int o) {
     int lda, ldb, ldc;
-    gemm_lds(e, &lda, &ldb, &ldc);
-    int ta = D(0), tb = D(1), M = D(2), N = D(3), K = D(4);
+    gemm_lds(e, o, &lda, &ldb, &ldc);
+    int ta = D(o), tb = D(o + 1), M = D(o + 2), N = D(o + 3), K = D(o + 4);
     pt_add(e, "A", (size_t)(ta ? (K > 0 ? K : 1) : M) * lda, PT_IN, -1, 1);
     pt_add(e, "B", (size_t)(tb ? N : (K > 0 ? K : 1)) * ldb, PT_IN, -1, 1);
     pt_add(e, "C", (size_t)M * ldc, PT_ACC, -1, 1);
 }
-static void ru_gemm(pt_env *e, gen_backend *be, int k) {
+static void gemm_run(pt_env *e, gen_backend *be, int k, int o, float beta) {
     int lda, ldb, ldc;
-    gemm_lds(e, &lda, &ldb, &ldc);
-    OPS(be)->gemm(be, D(0), D(1), D(2), D(3), D(4), 0.7f, P(e, k, 0), lda, P(e, k, 1), ldb,
-                  D(5) ? 0.0f : 0.3f, P(e, k, 2), ldc);
+    gemm_lds(e, o, &lda, &ldb, &ldc);
+    OPS(be)->gemm(be, D(o), D(o + 1), D(o + 2), D(o + 3), D(o + 4), 0.7f, P(e, k, 0), lda,
+                  P(e, k, 1), ldb, beta, P(e, k, 2), ldc);
 }
 
-/* linear_forward: B, C, OC, bias? ; ldo = OC + 2, ldi = C + 1 */
-static void su_linf(pt_env *e) {
-    pt_add(e, "out", (size_t)D(0) * (D(2) + 2), PT_OUT, -1, 1);
-    pt_add(e, "inp", (size_t)D(0) * (D(1) + 1), PT_IN, -1, 1);
-    pt_add(e, "W", (size_t)D(2) * D(1), PT_IN, -1, 1);
-    pt_add(e, "bias", (size_t)D(2), PT_IN, -1, 1);
+/* linear_forward: B, C, OC, bias? at D(o)..; ldo = OC + 2, ldi = C + 1 */
+static void linf_setup(pt_env *e, int o) {
+    pt_add(e, "out", (size_t)D(o) * (D(o + 2) + 2), PT_OUT, -1, 1);
+    pt_add(e, "inp", (size_t)D(o) * (D(o + 1) + 1), PT_IN, -1, 1);
+    pt_add(e, "W", (size_t)D(o + 2) * D(o + 1), PT_IN, -1, 1);
+    pt_add(e, "bias", (size_t)D(o + 2), PT_IN, -1, 1);
 }
-static void ru_linf(pt_env *e, gen_backend *be, int k) {
-    OPS(be)->linear_forward(be, P(e, k, 0), D(2) + 2, P(e, k, 1), D(1) + 1, P(e, k, 2),
-                            D(3) ? P(e, k, 3) : NULL, D(0), D(1), D(2));
+static void linf_run(pt_env *e, gen_backend *be, int k, int o) {
+    OPS(be)->linear_forward(be, P(e, k, 0), D(o + 2) + 2, P(e, k, 1), D(o + 1) + 1, P(e, k, 2),
+                            D(o + 3) ? P(e, k, 3) : NULL, D(o), D(o + 1), D(o + 2));
 }
 
-/* linear_backward: B, C, OC, mask (1 dinp, 2 dW, 4 dbias) ; lddi = C+3, lddo = OC+1, ldi = C+2 */
-static void su_linb(pt_env *e) {
-    int B = D(0), C = D(1), OC = D(2);
+/* linear_backward: B, C, OC, mask (1 dinp, 2 dW, 4 dbias) at D(o)..; lddi = C+3,
+ * lddo = OC+1, ldi = C+2 */
+static void linb_setup(pt_env *e, int o) {
+    int B = D(o), C = D(o + 1), OC = D(o + 2);
     pt_add(e, "dinp", (size_t)B * (C + 3), PT_ACC, -1, 1);
     pt_add(e, "dW", (size_t)OC * C, PT_ACC, -1, 1);
     pt_add(e, "dbias", (size_t)OC, PT_ACC, -1, 1);
@@ -186,12 +190,22 @@ static void su_linb(pt_env *e) {
     pt_add(e, "inp", (size_t)B * (C + 2), PT_IN, -1, 1);
     pt_add(e, "W", (size_t)OC * C, PT_IN, -1, 1);
 }
-static void ru_linb(pt_env *e, gen_backend *be, int k) {
-    int B = D(0), C = D(1), OC = D(2), m = D(3);
+static void linb_run(pt_env *e, gen_backend *be, int k, int o) {
+    int B = D(o), C = D(o + 1), OC = D(o + 2), m = D(o + 3);
     OPS(be)->linear_backward(be, (m & 1) ? P(e, k, 0) : NULL, C + 3, (m & 2) ? P(e, k, 1) : NULL,
                              (m & 4) ? P(e, k, 2) : NULL, P(e, k, 3), OC + 1, P(e, k, 4), C + 2,
                              P(e, k, 5), B, C, OC);
 }
+
+/* gemm: ta, tb, M, N, K, beta variant (0: beta 0.3, 1: beta 0) */
+static void su_gemm(pt_env *e) { gemm_setup(e, 0); }
+static void ru_gemm(pt_env *e, gen_backend *be, int k) { gemm_run(e, be, k, 0, D(5) ? 0.0f : 0.3f); }
+/* linear_forward: B, C, OC, bias? */
+static void su_linf(pt_env *e) { linf_setup(e, 0); }
+static void ru_linf(pt_env *e, gen_backend *be, int k) { linf_run(e, be, k, 0); }
+/* linear_backward: B, C, OC, mask */
+static void su_linb(pt_env *e) { linb_setup(e, 0); }
+static void ru_linb(pt_env *e, gen_backend *be, int k) { linb_run(e, be, k, 0); }
 
 /* ---- mixed precision (docs/precision.md): the same products with be->precision set ----
  * Both backends round the same FP32 operands to the same TF32/BF16/FP16 values (round to
@@ -205,57 +219,24 @@ static void ru_linb(pt_env *e, gen_backend *be, int k) {
 static void pt_prec(gen_backend *be, int prec) { be->precision = prec; }
 
 /* gemm_mixed: prec, ta, tb, M, N, K (beta 0.3) */
-static void gemmx_lds(const pt_env *e, int *lda, int *ldb, int *ldc) {
-    int ta = D(1), tb = D(2), M = D(3), N = D(4), K = D(5);
-    *lda = (ta ? M : K) + 2;
-    *ldb = (tb ? K : N) + 1;
-    *ldc = N + 3;
-}
-static void su_gemmx(pt_env *e) {
-    int lda, ldb, ldc;
-    gemmx_lds(e, &lda, &ldb, &ldc);
-    int ta = D(1), tb = D(2), M = D(3), N = D(4), K = D(5);
-    pt_add(e, "A", (size_t)(ta ? (K > 0 ? K : 1) : M) * lda, PT_IN, -1, 1);
-    pt_add(e, "B", (size_t)(tb ? N : (K > 0 ? K : 1)) * ldb, PT_IN, -1, 1);
-    pt_add(e, "C", (size_t)M * ldc, PT_ACC, -1, 1);
-}
+static void su_gemmx(pt_env *e) { gemm_setup(e, 1); }
 static void ru_gemmx(pt_env *e, gen_backend *be, int k) {
-    int lda, ldb, ldc;
-    gemmx_lds(e, &lda, &ldb, &ldc);
     pt_prec(be, D(0));
-    OPS(be)->gemm(be, D(1), D(2), D(3), D(4), D(5), 0.7f, P(e, k, 0), lda, P(e, k, 1), ldb, 0.3f,
-                  P(e, k, 2), ldc);
+    gemm_run(e, be, k, 1, 0.3f);
     pt_prec(be, 0);
 }
-/* linear_forward_mixed: prec, B, C, OC, bias? (ldo = OC + 2, ldi = C + 1) */
-static void su_linfx(pt_env *e) {
-    pt_add(e, "out", (size_t)D(1) * (D(3) + 2), PT_OUT, -1, 1);
-    pt_add(e, "inp", (size_t)D(1) * (D(2) + 1), PT_IN, -1, 1);
-    pt_add(e, "W", (size_t)D(3) * D(2), PT_IN, -1, 1);
-    pt_add(e, "bias", (size_t)D(3), PT_IN, -1, 1);
-}
+/* linear_forward_mixed: prec, B, C, OC, bias? */
+static void su_linfx(pt_env *e) { linf_setup(e, 1); }
 static void ru_linfx(pt_env *e, gen_backend *be, int k) {
     pt_prec(be, D(0));
-    OPS(be)->linear_forward(be, P(e, k, 0), D(3) + 2, P(e, k, 1), D(2) + 1, P(e, k, 2),
-                            D(4) ? P(e, k, 3) : NULL, D(1), D(2), D(3));
+    linf_run(e, be, k, 1);
     pt_prec(be, 0);
 }
-/* linear_backward_mixed: prec, B, C, OC, mask (lddi = C+3, lddo = OC+1, ldi = C+2) */
-static void su_linbx(pt_env *e) {
-    int B = D(1), C = D(2), OC = D(3);
-    pt_add(e, "dinp", (size_t)B * (C + 3), PT_ACC, -1, 1);
-    pt_add(e, "dW", (size_t)OC * C, PT_ACC, -1, 1);
-    pt_add(e, "dbias", (size_t)OC, PT_ACC, -1, 1);
-    pt_add(e, "dout", (size_t)B * (OC + 1), PT_IN, -1, 1);
-    pt_add(e, "inp", (size_t)B * (C + 2), PT_IN, -1, 1);
-    pt_add(e, "W", (size_t)OC * C, PT_IN, -1, 1);
-}
+/* linear_backward_mixed: prec, B, C, OC, mask */
+static void su_linbx(pt_env *e) { linb_setup(e, 1); }
 static void ru_linbx(pt_env *e, gen_backend *be, int k) {
-    int B = D(1), C = D(2), OC = D(3), m = D(4);
     pt_prec(be, D(0));
-    OPS(be)->linear_backward(be, (m & 1) ? P(e, k, 0) : NULL, C + 3, (m & 2) ? P(e, k, 1) : NULL,
-                             (m & 4) ? P(e, k, 2) : NULL, P(e, k, 3), OC + 1, P(e, k, 4), C + 2,
-                             P(e, k, 5), B, C, OC);
+    linb_run(e, be, k, 1);
     pt_prec(be, 0);
 }
 
