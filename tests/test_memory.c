@@ -144,6 +144,21 @@ static genesis_model *reloaded(genesis_model *m) {
     return back;
 }
 
+/* *peak: the process's peak memory while m writes n rows to a scratch CSV; -1 when this
+ * system cannot reset the peak counter. */
+static int sampled_peak(genesis_model *m, int64_t n, uint64_t *peak) {
+    if (reset_peak() != 0) return -1;
+    char out[] = "/tmp/genesis_test_memory_csv_XXXXXX";
+    int fd = mkstemp(out);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    ck_assert_int_eq(genesis_model_sample_csv(m, n, out), GENESIS_OK);
+    remove(out);
+    *peak = 0;
+    genesis_memory_usage(m, NULL, peak, NULL);
+    return 0;
+}
+
 START_TEST(sample_estimate_matches_peak) {
     if (TM_SANITIZED) return;
     genesis_model *m = fitted(_i == 0 ? GENESIS_MODEL_CTGAN : GENESIS_MODEL_TVAE, 1);
@@ -152,17 +167,11 @@ START_TEST(sample_estimate_matches_peak) {
     ck_assert_int_eq(genesis_model_set_sample_batch(m, batch), GENESIS_OK);
     genesis_memory_estimate e;
     ck_assert_int_eq(genesis_estimate_memory(m, NULL, GENESIS_WORKLOAD_SAMPLE, batch, &e), GENESIS_OK);
-    if (reset_peak() != 0) {
+    uint64_t peak = 0;
+    if (sampled_peak(m, 3 * batch, &peak) != 0) { /* no peak counter here */
         genesis_model_free(m);
         return;
     }
-    char out[] = "/tmp/genesis_test_memory_csv_XXXXXX";
-    int fd = mkstemp(out);
-    close(fd);
-    ck_assert_int_eq(genesis_model_sample_csv(m, 3 * batch, out), GENESIS_OK);
-    remove(out);
-    uint64_t peak = 0;
-    genesis_memory_usage(m, NULL, &peak, NULL);
     double r = (double)e.host_total / (double)peak;
     ck_assert_msg(r > 0.85 && r < 1.15, "sample: estimate %llu vs peak %llu (ratio %.3f)",
                   (unsigned long long)e.host_total, (unsigned long long)peak, r);
@@ -201,17 +210,11 @@ START_TEST(sample_rows_estimate_matches_peak) {
     }
     ck_assert_int_eq(genesis_estimate_sampling(m, NULL, -1, batch, &e), GENESIS_ERR_INVALID_ARG);
     ck_assert_int_eq(genesis_estimate_sampling(m, NULL, n, batch, &e), GENESIS_OK);
-    if (reset_peak() != 0) {
+    uint64_t peak = 0;
+    if (sampled_peak(m, n, &peak) != 0) { /* no peak counter here */
         genesis_model_free(m);
         return;
     }
-    char out[] = "/tmp/genesis_test_memory_csv_XXXXXX";
-    int fd = mkstemp(out);
-    close(fd);
-    ck_assert_int_eq(genesis_model_sample_csv(m, n, out), GENESIS_OK);
-    remove(out);
-    uint64_t peak = 0;
-    genesis_memory_usage(m, NULL, &peak, NULL);
     double r = (double)e.host_total / (double)peak;
     printf("sample %s, %lld rows: estimate %llu vs peak %llu (ratio %.3f)\n", ddpm ? "ddpm" : "ctgan",
            (long long)n, (unsigned long long)e.host_total, (unsigned long long)peak, r);
