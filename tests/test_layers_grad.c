@@ -46,43 +46,6 @@ START_TEST(test_gemm_matches_reference) {
 }
 END_TEST
 
-/* ---- finite-difference machinery ---------------------------------------------------------- */
-
-typedef double (*loss_fn)(void *user);
-
-/* Compares analytic gradient g[idx] with central differences of f w.r.t. x[idx] for `probes`
- * indices spread over [0, n). */
-static void check_grad(const char *what, loss_fn f, void *user, float *x, const float *g, size_t n,
-                       int probes, double atol, double rtol) {
-    int trusted = 0, bad = 0;
-    char msg[256] = "";
-    for (int p = 0; p < probes; p++) {
-        size_t i = (size_t)(((double)p + 0.5) / probes * (double)n);
-        if (i >= n) i = n - 1;
-        float x0 = x[i];
-        double fd[2];
-        float eps[2] = {1e-2f * fmaxf(1.0f, fabsf(x0)), 5e-3f * fmaxf(1.0f, fabsf(x0))};
-        for (int k = 0; k < 2; k++) {
-            x[i] = x0 + eps[k];
-            double lp = f(user);
-            x[i] = x0 - eps[k];
-            double lm = f(user);
-            x[i] = x0;
-            fd[k] = (lp - lm) / (2.0 * ((double)(x0 + eps[k]) - (double)x0));
-        }
-        /* a kink of ReLU / LeakyReLU between the two step sizes shows as disagreement */
-        if (fabs(fd[0] - fd[1]) > 3e-4 + 1e-2 * fabs(fd[1])) continue;
-        trusted++;
-        if (fabs(fd[1] - g[i]) > atol + rtol * fabs(fd[1])) {
-            if (!bad) snprintf(msg, sizeof msg, "%s[%zu]: analytic %.6g vs numeric %.6g", what, i, g[i], fd[1]);
-            bad++;
-        }
-    }
-    ck_assert_msg(bad == 0, "%s: %d of %d probes differ; first: %s", what, bad, trusted, msg);
-    ck_assert_msg(trusted >= probes * 7 / 10, "%s: only %d of %d probes were smooth enough", what,
-                  trusted, probes);
-}
-
 /* ---- single operations ---------------------------------------------------------------------- */
 
 enum { B_ = 6, C_ = 5, OC_ = 4 };
@@ -123,9 +86,9 @@ START_TEST(test_grad_elementwise_and_linear) {
     op_loss(&c);
     memset(dinp, 0, sizeof dinp); memset(dW, 0, sizeof dW); memset(db, 0, sizeof db);
     be->ops->linear_backward(be, dinp, C_, dW, db, c.R, OC_, c.inp, C_, c.W, B_, C_, OC_);
-    check_grad("linear.dinp", op_loss, &c, c.inp, dinp, n, 30, 1e-3, 1e-2);
-    check_grad("linear.dW", op_loss, &c, c.W, dW, OC_ * C_, 20, 1e-3, 1e-2);
-    check_grad("linear.db", op_loss, &c, c.bias, db, OC_, 4, 1e-3, 1e-2);
+    tu_check_grad("linear.dinp", op_loss, &c, c.inp, dinp, n, 30, 1e-3, 1e-2);
+    tu_check_grad("linear.dW", op_loss, &c, c.W, dW, OC_ * C_, 20, 1e-3, 1e-2);
+    tu_check_grad("linear.db", op_loss, &c, c.bias, db, OC_, 4, 1e-3, 1e-2);
     /* relu, leaky relu: backward adds into a pre-filled buffer (+= semantics) */
     for (int w = 1; w <= 2; w++) {
         c.which = w;
@@ -134,22 +97,22 @@ START_TEST(test_grad_elementwise_and_linear) {
         if (w == 1) be->ops->relu_backward(be, dinp, c.R, c.out, n);
         else be->ops->leaky_relu_backward(be, dinp, c.R, c.inp, n, 0.2f);
         for (size_t i = 0; i < n; i++) dinp[i] -= 1.0f;
-        check_grad(w == 1 ? "relu" : "leaky_relu", op_loss, &c, c.inp, dinp, n, 30, 1e-3, 1e-2);
+        tu_check_grad(w == 1 ? "relu" : "leaky_relu", op_loss, &c, c.inp, dinp, n, 30, 1e-3, 1e-2);
     }
     /* batch norm (training statistics) */
     c.which = 3;
     op_loss(&c);
     memset(dinp, 0, sizeof dinp); memset(dg, 0, sizeof dg); memset(dbeta, 0, sizeof dbeta);
     be->ops->batchnorm_backward(be, dinp, dg, dbeta, c.R, c.inp, c.mean, c.rstd, c.gamma, B_, C_);
-    check_grad("batchnorm.dinp", op_loss, &c, c.inp, dinp, n, 30, 1e-3, 2e-2);
-    check_grad("batchnorm.dgamma", op_loss, &c, c.gamma, dg, C_, 5, 1e-3, 1e-2);
-    check_grad("batchnorm.dbeta", op_loss, &c, c.beta, dbeta, C_, 5, 1e-3, 1e-2);
+    tu_check_grad("batchnorm.dinp", op_loss, &c, c.inp, dinp, n, 30, 1e-3, 2e-2);
+    tu_check_grad("batchnorm.dgamma", op_loss, &c, c.gamma, dg, C_, 5, 1e-3, 1e-2);
+    tu_check_grad("batchnorm.dbeta", op_loss, &c, c.beta, dbeta, C_, 5, 1e-3, 1e-2);
     /* dropout: same Philox block -> same mask in every call */
     c.which = 4;
     op_loss(&c);
     memset(dinp, 0, sizeof dinp);
     be->ops->mul_acc(be, dinp, c.R, c.mask, n);
-    check_grad("dropout", op_loss, &c, c.inp, dinp, n, 30, 1e-3, 1e-2);
+    tu_check_grad("dropout", op_loss, &c, c.inp, dinp, n, 30, 1e-3, 1e-2);
     int kept = 0;
     for (size_t i = 0; i < n; i++) {
         ck_assert(c.mask[i] == 0.0f || c.mask[i] == 2.0f);
@@ -197,14 +160,14 @@ START_TEST(test_grad_activations_and_cross_entropy) {
     }
     memset(dx, 0, sizeof dx);
     be->ops->activate_backward(be, dx, 9, c.R, 9, c.out, 9, 4, c.spans, 3, 0.2f);
-    check_grad("gumbel_softmax+tanh", act_loss, &c, c.x, dx, 36, 36, 1e-3, 2e-2);
+    tu_check_grad("gumbel_softmax+tanh", act_loss, &c, c.x, dx, 36, 36, 1e-3, 2e-2);
     /* cross entropy: rows pick spans 1 or 2, one row skipped (len 0) */
     int32_t st[4] = {1, 6, 1, 0}, ln[4] = {5, 3, 5, 0}, tg[4] = {3, 7, 1, 0};
     memcpy(c.start, st, sizeof st); memcpy(c.len, ln, sizeof ln); memcpy(c.target, tg, sizeof tg);
     c.which = 1;
     memset(dx, 0, sizeof dx);
     be->ops->cross_entropy_rows(be, &c.loss, dx, 9, c.x, 9, 4, c.start, c.len, c.target, 0.25f);
-    check_grad("cross_entropy", act_loss, &c, c.x, dx, 36, 36, 1e-4, 1e-2);
+    tu_check_grad("cross_entropy", act_loss, &c, c.x, dx, 36, 36, 1e-4, 1e-2);
     for (int j = 0; j < 9; j++) ck_assert(dx[27 + j] == 0.0f);
 }
 END_TEST
@@ -223,7 +186,7 @@ START_TEST(test_grad_gp_norm) {
     gp_loss(&c);
     float U[21];
     memcpy(U, c.U, sizeof U);
-    check_grad("gp_penalty", gp_loss, &c, c.G, U, 21, 21, 1e-3, 1e-2);
+    tu_check_grad("gp_penalty", gp_loss, &c, c.G, U, 21, 21, 1e-3, 1e-2);
 }
 END_TEST
 
@@ -301,7 +264,7 @@ START_TEST(test_grad_ctgan_generator) {
                                           "G.b2", "G.bn2.gamma", "G.bn2.beta", "G.W3", "G.b3"};
     size_t off = 0;
     for (int t = 0; t < CT_G_NT; t++) {
-        check_grad(names[t], net_loss, &k, c->gparams + off, c->ggrads + off, gs[t], 12, 2e-3, 3e-2);
+        tu_check_grad(names[t], net_loss, &k, c->gparams + off, c->ggrads + off, gs[t], 12, 2e-3, 3e-2);
         off += gs[t];
     }
     free(k.R);
@@ -324,10 +287,10 @@ START_TEST(test_grad_ctgan_discriminator) {
     memcpy(saved, c->dgrads, c->dcount * sizeof(float));
     size_t off = 0;
     for (int t = 0; t < CT_D_NT; t++) {
-        check_grad(names[t], net_loss, &k, c->dparams + off, saved + off, ds[t], 12, 1e-3, 3e-2);
+        tu_check_grad(names[t], net_loss, &k, c->dparams + off, saved + off, ds[t], 12, 1e-3, 3e-2);
         off += ds[t];
     }
-    check_grad("D.input", net_loss, &k, c->act.real, dx, (size_t)c->B * c->w, 30, 1e-3, 3e-2);
+    tu_check_grad("D.input", net_loss, &k, c->act.real, dx, (size_t)c->B * c->w, 30, 1e-3, 3e-2);
     free(saved); free(dx); free(k.R);
     ctgan_free(c);
 }
@@ -344,7 +307,7 @@ START_TEST(test_grad_ctgan_gradient_penalty) {
     static const char *names[CT_D_NT] = {"GP.W1", "GP.b1", "GP.W2", "GP.b2", "GP.W3", "GP.b3"};
     size_t off = 0;
     for (int t = 0; t < CT_D_NT; t++) {
-        check_grad(names[t], net_loss, &k, c->dparams + off, g + off, ds[t], 12, 1e-3, 3e-2);
+        tu_check_grad(names[t], net_loss, &k, c->dparams + off, g + off, ds[t], 12, 1e-3, 3e-2);
         off += ds[t];
     }
     free(g);
@@ -390,14 +353,14 @@ START_TEST(test_grad_tvae_ops) {
     vae_op_loss(&c);
     memset(dmu, 0, sizeof dmu); memset(dlv, 0, sizeof dlv);
     be->ops->reparam_backward(be, dmu, dlv, c.R, c.eps, c.std, 12);
-    check_grad("reparam.dmu", vae_op_loss, &c, c.mu, dmu, 12, 12, 1e-4, 1e-2);
-    check_grad("reparam.dlogvar", vae_op_loss, &c, c.lv, dlv, 12, 12, 1e-4, 1e-2);
+    tu_check_grad("reparam.dmu", vae_op_loss, &c, c.mu, dmu, 12, 12, 1e-4, 1e-2);
+    tu_check_grad("reparam.dlogvar", vae_op_loss, &c, c.lv, dlv, 12, 12, 1e-4, 1e-2);
     /* KL */
     c.which = 1;
     memset(dmu, 0, sizeof dmu); memset(dlv, 0, sizeof dlv);
     be->ops->kl_normal(be, &c.loss, dmu, dlv, c.mu, c.lv, 12, 0.25f);
-    check_grad("kl.dmu", vae_op_loss, &c, c.mu, dmu, 12, 12, 1e-4, 1e-2);
-    check_grad("kl.dlogvar", vae_op_loss, &c, c.lv, dlv, 12, 12, 1e-4, 1e-2);
+    tu_check_grad("kl.dmu", vae_op_loss, &c, c.mu, dmu, 12, 12, 1e-4, 1e-2);
+    tu_check_grad("kl.dlogvar", vae_op_loss, &c, c.lv, dlv, 12, 12, 1e-4, 1e-2);
     /* reconstruction: a tanh span, a 3-way and a 2-way softmax span, with learned sigma */
     c.which = 2;
     c.spans[0] = (gen_act_span){0, 2, 0};
@@ -409,8 +372,8 @@ START_TEST(test_grad_tvae_ops) {
     float dr[28], ds[7];
     memset(dr, 0, sizeof dr); memset(ds, 0, sizeof ds);
     be->ops->tvae_recon(be, &c.loss, dr, ds, c.r, c.x, c.sigma, 4, 7, c.spans, 3, 0.5f);
-    check_grad("recon.dr", vae_op_loss, &c, c.r, dr, 28, 28, 1e-4, 1e-2);
-    check_grad("recon.dsigma", vae_op_loss, &c, c.sigma, ds, 2, 2, 1e-4, 1e-2);
+    tu_check_grad("recon.dr", vae_op_loss, &c, c.r, dr, 28, 28, 1e-4, 1e-2);
+    tu_check_grad("recon.dsigma", vae_op_loss, &c, c.sigma, ds, 2, 2, 1e-4, 1e-2);
     for (int j = 2; j < 7; j++) ck_assert(ds[j] == 0.0f); /* sigma only at tanh positions */
 }
 END_TEST
@@ -436,7 +399,7 @@ START_TEST(test_grad_tvae_network) {
                                         "dec.b2", "dec.W3", "dec.b3", "sigma"};
     size_t off = 0;
     for (int k = 0; k < TV_NT; k++) {
-        check_grad(names[k], tvae_loss, t, t->params + off, g + off, sz[k] < 12 ? sz[k] : 12, 12, 2e-3, 3e-2);
+        tu_check_grad(names[k], tvae_loss, t, t->params + off, g + off, sz[k] < 12 ? sz[k] : 12, 12, 2e-3, 3e-2);
         off += sz[k];
     }
     free(g);

@@ -1,6 +1,7 @@
 /*
  * test_util.h — helpers shared by the Check suites: seeded fills, allclose with the worst
- * index reported, paths to the source tree's data/, and the runner main().
+ * index reported, the finite-difference gradient check, paths to the source tree's data/,
+ * and the runner main().
  */
 #ifndef GEN_TEST_UTIL_H
 #define GEN_TEST_UTIL_H
@@ -46,6 +47,43 @@ static inline const char *tu_path(const char *rel) {
     if (!root) root = ".";
     snprintf(buf, sizeof buf, "%s/%s", root, rel);
     return buf;
+}
+
+/* Finite-difference gradient check: for `probes` indices spread over [0, n), compares the
+ * analytic gradient g[i] with central differences of f w.r.t. x[i] at two step sizes. A
+ * difference is trusted only where both step sizes agree (a kink of ReLU / LeakyReLU between
+ * them shows as disagreement); every trusted probe must match within atol + rtol*|numeric|,
+ * and at least 70% of the probes must be trusted. */
+typedef double (*tu_loss_fn)(void *user);
+
+static inline void tu_check_grad(const char *what, tu_loss_fn f, void *user, float *x,
+                                 const float *g, size_t n, int probes, double atol, double rtol) {
+    int trusted = 0, bad = 0;
+    char msg[256] = "";
+    for (int p = 0; p < probes; p++) {
+        size_t i = (size_t)(((double)p + 0.5) / probes * (double)n);
+        if (i >= n) i = n - 1;
+        float x0 = x[i];
+        double fd[2];
+        float eps[2] = {1e-2f * fmaxf(1.0f, fabsf(x0)), 5e-3f * fmaxf(1.0f, fabsf(x0))};
+        for (int k = 0; k < 2; k++) {
+            x[i] = x0 + eps[k];
+            double lp = f(user);
+            x[i] = x0 - eps[k];
+            double lm = f(user);
+            x[i] = x0;
+            fd[k] = (lp - lm) / (2.0 * ((double)(x0 + eps[k]) - (double)x0));
+        }
+        if (fabs(fd[0] - fd[1]) > 3e-4 + 1e-2 * fabs(fd[1])) continue;
+        trusted++;
+        if (fabs(fd[1] - g[i]) > atol + rtol * fabs(fd[1])) {
+            if (!bad) snprintf(msg, sizeof msg, "%s[%zu]: analytic %.6g vs numeric %.6g", what, i, g[i], fd[1]);
+            bad++;
+        }
+    }
+    ck_assert_msg(bad == 0, "%s: %d of %d probes differ; first: %s", what, bad, trusted, msg);
+    ck_assert_msg(trusted >= probes * 7 / 10, "%s: only %d of %d probes were smooth enough", what,
+                  trusted, probes);
 }
 
 /* Runs one suite; exit code 1 on any failure. */
