@@ -7,7 +7,7 @@
  * model, each kind's default and range. So a flag given to a command or method it does not
  * apply to is refused with a message generated from the tables, and `genesis COMMAND --method
  * NAME --help` prints that method's settings and defaults. Parsing uses getopt_long (unique
- * prefixes, --flag=value).
+ * prefixes, --flag=value). apply_settings then sets the parsed model settings on a model.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -591,4 +591,13 @@ int cli_parse(unsigned cmd, int argc, char **argv, options *o) {
         if (seq_only && !o->sequences) return usage_error(name, "%s need --sequences", list);
     }
     return 0;
+}
+
+/* The model settings the command line gave (--epochs, --sample-argmax, ...), set on m in
+ * parameter order; the first the library refuses stops it. */
+genesis_status apply_settings(genesis_model *m, const options *o) {
+    genesis_status st = GENESIS_OK;
+    for (int p = 0; st == GENESIS_OK && p < NPARAM_MAX; p++)
+        if (o->pset[p]) st = genesis_model_set_param(m, (genesis_param)p, o->pval[p]);
+    return st;
 }
