@@ -86,6 +86,45 @@ static inline void tu_check_grad(const char *what, tu_loss_fn f, void *user, flo
                   trusted, probes);
 }
 
+/* Rewrites the model file at `path` as a genesis that stored only its first `keep` settings
+ * wrote it (docs/file-format.md: settings S .. end dropped, payload length and CRC-32 fixed).
+ * Returns the number of settings the file held. */
+static inline uint32_t tu_file_keep_settings(const char *path, uint32_t keep) {
+    FILE *f = fopen(path, "rb");
+    ck_assert_ptr_nonnull(f);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    unsigned char *b = malloc((size_t)n);
+    ck_assert(b && fread(b, 1, (size_t)n, f) == (size_t)n);
+    fclose(f);
+    uint32_t S, S0;
+    uint64_t P;
+    memcpy(&S, b + 24, 4);
+    memcpy(&P, b + 16, 8);
+    S0 = S;
+    ck_assert_uint_ge(S, keep);
+    size_t cut = 24 + 4 + (size_t)keep * 8, drop = (size_t)(S - keep) * 8;
+    memmove(b + cut, b + cut + drop, (size_t)n - cut - drop);
+    n -= (long)drop;
+    S = keep;
+    P -= drop;
+    memcpy(b + 24, &S, 4);
+    memcpy(b + 16, &P, 8);
+    uint32_t c = 0xFFFFFFFFu; /* zlib's crc32 of everything before the checksum */
+    for (long i = 0; i < n - 4; i++) {
+        c ^= b[i];
+        for (int k = 0; k < 8; k++) c = (c >> 1) ^ (0xEDB88320u & (0u - (c & 1u)));
+    }
+    c = ~c;
+    memcpy(b + n - 4, &c, 4);
+    f = fopen(path, "wb");
+    ck_assert(f && fwrite(b, 1, (size_t)n, f) == (size_t)n);
+    fclose(f);
+    free(b);
+    return S0;
+}
+
 /* Runs one suite; exit code 1 on any failure. */
 static inline int tu_run(Suite *s) {
     SRunner *sr = srunner_create(s);

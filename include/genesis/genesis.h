@@ -370,7 +370,11 @@ typedef enum genesis_param {
     GENESIS_P_SAMPLE_STEPS = 26,   /* DDPM: reverse steps when sampling, 100; fewer than T:
                                       strided (DDIM for the Gaussian part); 0 or >= T: all
                                       T (ancestral DDPM) */
-    GENESIS_P_NOISE_SCHEDULE = 27  /* DDPM: 0 linear, 1 cosine (default) */
+    GENESIS_P_NOISE_SCHEDULE = 27, /* DDPM: 0 linear, 1 cosine (default) */
+    GENESIS_P_ALPHA_PER_MODE = 28  /* TVAE: 1 the decoder outputs one alpha per mode (slot)
+                                      of each continuous column, so a drawn mode comes with
+                                      its own alpha; 0 one alpha per column, as the reference.
+                                      Model files written before this setting load as 0 */
 } genesis_param;
 
 /* Values of GENESIS_P_PRECISION: the precision of the matrix products' operands (weights and
