@@ -331,7 +331,7 @@ START_TEST(test_file_precision) {
     uint64_t P;
     memcpy(&S, b + 24, 4);
     memcpy(&P, b + 16, 8);
-    ck_assert_int_eq(S, 28); /* precision is setting 24; DDPM's follow */
+    ck_assert_int_eq(S, 29); /* precision is setting 24; DDPM's 25-28 follow */
     size_t cut = 24 + 4 + 24 * 8, drop = (S - 24) * 8; /* settings 24 .. S-1 */
     memmove(b + cut, b + cut + drop, (size_t)n - cut - drop);
     n -= (long)drop;
