@@ -683,6 +683,17 @@ static void op_ddpm_loss(gen_backend *be, float *loss, float *dout, const float 
 static void op_scale(gen_backend *be, float *x, size_t n, float s) {
     GEN_CUDA_RUN(be, "scale", gen_cu_scale(cu, x, n, s));
 }
+static void op_label_embed(gen_backend *be, float *out, const float *emb, const int32_t *y, int B,
+                           int dim) {
+    GEN_CUDA_RUN(be, "label_embed", gen_cu_label_embed(cu, out, emb, y, B, dim));
+}
+static void op_label_embed_backward(gen_backend *be, float *demb, const float *dout,
+                                    const int32_t *y, int B, int K, int dim) {
+    GEN_CUDA_RUN(be, "label_embed_backward", gen_cu_label_embed_backward(cu, demb, dout, y, B, K, dim));
+}
+static void op_ema_update(gen_backend *be, float *ema, const float *x, size_t n, float decay) {
+    GEN_CUDA_RUN(be, "ema_update", gen_cu_ema_update(cu, ema, x, n, decay));
+}
 static void op_sigmoid_forward(gen_backend *be, float *out, const float *inp, size_t n) {
     GEN_CUDA_RUN(be, "sigmoid_forward", gen_cu_sigmoid_forward(cu, out, inp, n));
 }
@@ -855,6 +866,9 @@ static void cu_fill_ops(gen_backend_ops *o) {
     o->timestep_embed = op_timestep_embed;
     o->ddpm_loss = op_ddpm_loss;
     o->scale = op_scale;
+    o->label_embed = op_label_embed;
+    o->label_embed_backward = op_label_embed_backward;
+    o->ema_update = op_ema_update;
     o->sigmoid_forward = op_sigmoid_forward;
     o->sigmoid_backward = op_sigmoid_backward;
     o->gru_forward = op_gru_forward;

@@ -341,6 +341,11 @@ genesis_status gen_cu_ddpm_loss(gen_cuda *cu, float *loss, float *dout, const fl
                                 const float *coef, int B, int D, const gen_act_span *spans,
                                 int nspans, float gscale, float mscale);
 genesis_status gen_cu_scale(gen_cuda *cu, float *x, size_t n, float s);
+genesis_status gen_cu_label_embed(gen_cuda *cu, float *out, const float *emb, const int32_t *y,
+                                  int B, int dim);
+genesis_status gen_cu_label_embed_backward(gen_cuda *cu, float *demb, const float *dout,
+                                           const int32_t *y, int B, int K, int dim);
+genesis_status gen_cu_ema_update(gen_cuda *cu, float *ema, const float *x, size_t n, float decay);
 genesis_status gen_cu_sigmoid_forward(gen_cuda *cu, float *out, const float *inp, size_t n);
 genesis_status gen_cu_sigmoid_backward(gen_cuda *cu, float *dinp, const float *dout,
                                        const float *out, size_t n);

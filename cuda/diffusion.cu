@@ -2,7 +2,8 @@
  * diffusion.cu — the DDPM operations of the CUDA backend (docs/ddpm.md): SiLU forward and
  * backward, the sinusoidal timestep embedding, TabDDPM's loss (MSE on the noise at tanh
  * spans, the multinomial-diffusion KL at softmax spans, and their gradients) and the
- * element-wise scale of AdamW's decoupled decay. Each kernel computes the expression of
+ * element-wise scale of AdamW's decoupled decay, the class-label embedding (forward and
+ * backward; the backward sums a class's rows in row order, as the CPU) and the weights' EMA. Each kernel computes the expression of
  * backend_cpu.c element for element (the KL in double, as the CPU); the loss sums are
  * per-row partials finished by one block in a fixed order (gen_cu_reduce_finish), so two
  * runs give the same bits.
@@ -44,6 +45,57 @@ __global__ void k_scale(float *__restrict__ x, size_t n, float s) {
 genesis_status gen_cu_scale(gen_cuda *cu, float *x, size_t n, float s) {
     if (n == 0) return GENESIS_OK;
     GEN_LAUNCH(k_scale, gen_cuda_grid(n, GEN_CUDA_THREADS), GEN_CUDA_THREADS, 0, cu->stream)(x, n, s);
+    GEN_CUDA_LAUNCHED(cu);
+    return GENESIS_OK;
+}
+
+/* label_embed: one thread per (row, column) of the output */
+__global__ void k_label_embed(float *__restrict__ out, const float *__restrict__ emb,
+                              const int32_t *__restrict__ y, int B, int dim) {
+    DF_LOOP(idx, (size_t)B * dim) {
+        size_t b = idx / dim, j = idx % dim;
+        out[idx] = emb[(size_t)y[b] * dim + j];
+    }
+}
+genesis_status gen_cu_label_embed(gen_cuda *cu, float *out, const float *emb, const int32_t *y,
+                                  int B, int dim) {
+    size_t n = (size_t)B * (size_t)dim;
+    if (n == 0) return GENESIS_OK;
+    GEN_LAUNCH(k_label_embed, gen_cuda_grid(n, GEN_CUDA_THREADS), GEN_CUDA_THREADS, 0, cu->stream)(out, emb, y, B, dim);
+    GEN_CUDA_LAUNCHED(cu);
+    return GENESIS_OK;
+}
+
+/* label_embed_backward: one thread per (class, column) of demb, adding the rows of its class
+ * in increasing order (the CPU's order, no atomics: the same bits every run) */
+__global__ void k_label_embed_backward(float *__restrict__ demb, const float *__restrict__ dout,
+                                       const int32_t *__restrict__ y, int B, int K, int dim) {
+    DF_LOOP(idx, (size_t)K * dim) {
+        int k = (int)(idx / dim);
+        size_t j = idx % dim;
+        float acc = demb[idx];
+        for (int b = 0; b < B; b++)
+            if (y[b] == k) acc += dout[(size_t)b * dim + j];
+        demb[idx] = acc;
+    }
+}
+genesis_status gen_cu_label_embed_backward(gen_cuda *cu, float *demb, const float *dout,
+                                           const int32_t *y, int B, int K, int dim) {
+    size_t n = (size_t)K * (size_t)dim;
+    if (n == 0 || B == 0) return GENESIS_OK;
+    GEN_LAUNCH(k_label_embed_backward, gen_cuda_grid(n, GEN_CUDA_THREADS), GEN_CUDA_THREADS, 0, cu->stream)(demb, dout, y, B, K, dim);
+    GEN_CUDA_LAUNCHED(cu);
+    return GENESIS_OK;
+}
+
+__global__ void k_ema_update(float *__restrict__ ema, const float *__restrict__ x, size_t n,
+                             float decay) {
+    float keep = decay, take = 1.0f - decay;
+    DF_LOOP(i, n) ema[i] = keep * ema[i] + take * x[i];
+}
+genesis_status gen_cu_ema_update(gen_cuda *cu, float *ema, const float *x, size_t n, float decay) {
+    if (n == 0) return GENESIS_OK;
+    GEN_LAUNCH(k_ema_update, gen_cuda_grid(n, GEN_CUDA_THREADS), GEN_CUDA_THREADS, 0, cu->stream)(ema, x, n, decay);
     GEN_CUDA_LAUNCHED(cu);
     return GENESIS_OK;
 }

@@ -3,6 +3,7 @@
  * Diffusion Models", ICML 2023, §3 and its MLPDiffusion) written once against
  * gen_backend_ops:
  *   temb = sinusoidal(t, E);  e = Linear(E, E)(SiLU(Linear(E, E)(temb)));
+ *   with a class label y (optional): e += SiLU(Emb(K, E)[y]) (TabDDPM's label_emb);
  *   h0 = Linear(D, E)(x_t) + e;
  *   h_l = ReLU(Linear(h_{l-1})) for L hidden layers of width H (TabDDPM's MLP blocks, no
  *   dropout);  out = Linear(H, D)(h_L): the predicted Gaussian noise at the tanh positions
@@ -19,7 +20,7 @@
 #include "arena.h"
 #include "ddpm.h"
 
-#define DDPM_NT (6 + 2 * DDPM_MAX_LAYERS + 2)
+#define DDPM_NT (6 + 2 * DDPM_MAX_LAYERS + 3)
 
 /* sizes in arena order; unused layer slots have size 0 */
 static void param_sizes(const ddpm *d, size_t s[DDPM_NT]) {
@@ -32,6 +33,7 @@ static void param_sizes(const ddpm *d, size_t s[DDPM_NT]) {
     }
     s[6 + 2 * DDPM_MAX_LAYERS] = D * H;
     s[7 + 2 * DDPM_MAX_LAYERS] = D;
+    s[8 + 2 * DDPM_MAX_LAYERS] = (size_t)d->K * E; /* last: an unconditional arena is unchanged */
 }
 
 static void point_tensors(ddpm_tensors *p, float *base, const size_t *s) {
@@ -42,20 +44,22 @@ static void point_tensors(ddpm_tensors *p, float *base, const size_t *s) {
     }
     ptrs[6 + 2 * DDPM_MAX_LAYERS] = &p->oW;
     ptrs[7 + 2 * DDPM_MAX_LAYERS] = &p->ob;
+    ptrs[8 + 2 * DDPM_MAX_LAYERS] = &p->lemb;
     gen_arena_point(base, ptrs, s, DDPM_NT);
+    if (!s[8 + 2 * DDPM_MAX_LAYERS]) p->lemb = NULL;
 }
 
 static size_t point_acts(ddpm *d, float *base) {
     ddpm_acts *a = &d->act;
     size_t B = d->B, D = d->D, E = d->E, H = d->H, T = d->train ? B : 0;
     size_t W = E > H ? E : H;
-    float **p[9 + 2 * DDPM_MAX_LAYERS + 5];
-    size_t s[9 + 2 * DDPM_MAX_LAYERS + 5];
+    float **p[11 + 2 * DDPM_MAX_LAYERS + 5];
+    size_t s[11 + 2 * DDPM_MAX_LAYERS + 5];
     int n = 0;
 #define ADD(ptr, size) (p[n] = (ptr), s[n++] = (size))
     ADD(&a->x0, T * D); ADD(&a->xt, B * D); ADD(&a->noise, T * D); ADD(&a->coef, T * 2);
     ADD(&a->temb, B * E); ADD(&a->e1, B * E); ADD(&a->e1s, B * E); ADD(&a->e2, B * E);
-    ADD(&a->h0, B * E);
+    ADD(&a->h0, B * E); ADD(&a->lab, d->K ? B * E : 0); ADD(&a->labs, d->K ? B * E : 0);
     for (int l = 0; l < DDPM_MAX_LAYERS; l++) {
         ADD(&a->a[l], l < d->L ? B * H : 0);
         ADD(&a->h[l], l < d->L ? B * H : 0);
@@ -68,7 +72,7 @@ static size_t point_acts(ddpm *d, float *base) {
 
 static void set_dims(ddpm *d, const ddpm_config *cfg) {
     d->B = cfg->batch; d->D = cfg->data_dim; d->E = cfg->temb; d->H = cfg->hid;
-    d->L = cfg->layers; d->train = cfg->train;
+    d->L = cfg->layers; d->train = cfg->train; d->K = cfg->classes;
 }
 
 void ddpm_memory(const ddpm_config *cfg, gen_net_bytes *out) {
@@ -80,8 +84,8 @@ void ddpm_memory(const ddpm_config *cfg, gen_net_bytes *out) {
     for (int i = 0; i < DDPM_NT; i++) count += s[i];
     memset(out, 0, sizeof *out);
     out->params = 4 * count;
-    out->optimizer = cfg->train ? 3 * 4 * count : 0;
-    out->acts = 4 * point_acts(&d, NULL) + 4 * (uint64_t)d.B;
+    out->optimizer = cfg->train ? (cfg->ema ? 4 : 3) * 4 * count : 0;
+    out->acts = 4 * point_acts(&d, NULL) + (cfg->classes ? 8 : 4) * (uint64_t)d.B;
 }
 
 void ddpm_free(ddpm *d) {
@@ -91,6 +95,7 @@ void ddpm_free(ddpm *d) {
         be->ops->free(be, d->params); be->ops->free(be, d->grads);
         be->ops->free(be, d->m); be->ops->free(be, d->v);
         be->ops->free(be, d->acts); be->ops->free(be, d->t);
+        be->ops->free(be, d->ema); be->ops->free(be, d->y);
     }
     free(d->spans);
     free(d);
@@ -101,6 +106,10 @@ genesis_status ddpm_create(genesis_ctx *ctx, gen_backend *be, const ddpm_config 
     *out = NULL;
     GEN_RETURN_IF(cfg->layers < 1 || cfg->layers > DDPM_MAX_LAYERS, ctx, GENESIS_ERR_INVALID_ARG,
                   "DDPM takes 1 to %d hidden layers, got %d", DDPM_MAX_LAYERS, cfg->layers);
+    GEN_RETURN_IF(cfg->classes < 0 || (cfg->classes && !be->ops->label_embed), ctx,
+                  GENESIS_ERR_UNSUPPORTED, "the %s backend has no label embedding", be->ops->name);
+    GEN_RETURN_IF(cfg->ema && (!cfg->train || !be->ops->ema_update), ctx, GENESIS_ERR_UNSUPPORTED,
+                  "the %s backend keeps no moving average of weights", be->ops->name);
     ddpm *d = calloc(1, sizeof *d);
     GEN_RETURN_IF(!d, ctx, GENESIS_ERR_NOMEM, "out of memory creating DDPM");
     d->be = be;
@@ -120,13 +129,15 @@ genesis_status ddpm_create(genesis_ctx *ctx, gen_backend *be, const ddpm_config 
     d->params = be->ops->alloc(be, bytes);
     d->acts = be->ops->alloc(be, gen_mul_size(point_acts(d, NULL), sizeof(float)));
     d->t = be->ops->alloc(be, (size_t)d->B * sizeof(int32_t));
-    if (!d->params || !d->acts || !d->t) goto nomem;
+    if (d->K) d->y = be->ops->alloc(be, (size_t)d->B * sizeof(int32_t));
+    if (!d->params || !d->acts || !d->t || (d->K && !d->y)) goto nomem;
     point_tensors(&d->p, d->params, s);
     if (cfg->train) {
         d->grads = be->ops->alloc(be, bytes);
         d->m = be->ops->alloc(be, bytes);
         d->v = be->ops->alloc(be, bytes);
-        if (!d->grads || !d->m || !d->v) goto nomem;
+        if (cfg->ema) d->ema = be->ops->alloc(be, bytes);
+        if (!d->grads || !d->m || !d->v || (cfg->ema && !d->ema)) goto nomem;
         point_tensors(&d->g, d->grads, s);
     }
     point_acts(d, d->acts);
@@ -138,7 +149,9 @@ nomem:
                          cfg->batch, cfg->data_dim);
 }
 
-/* torch.nn.Linear: W and b ~ U(-1/sqrt(fan_in), 1/sqrt(fan_in)), tensors in arena order */
+/* torch.nn.Linear: W and b ~ U(-1/sqrt(fan_in), 1/sqrt(fan_in)), tensors in arena order;
+ * the label embedding (last) N(0, 1), as torch.nn.Embedding. The moving average starts at
+ * the initial weights (TabDDPM's deepcopy of the initial denoiser). */
 genesis_status ddpm_init_weights(ddpm *d, uint64_t seed) {
     float *h = malloc(d->count * sizeof(float));
     GEN_RETURN_IF(!h, d->be->ctx, GENESIS_ERR_NOMEM, "out of memory initialising DDPM");
@@ -152,11 +165,15 @@ genesis_status ddpm_init_weights(ddpm *d, uint64_t seed) {
     size_t off = 0;
     for (int i = 0; i < DDPM_NT; i++) {
         float bound = 1.0f / sqrtf((float)fan[i]);
-        for (size_t k = 0; k < s[i]; k++) h[off + k] = bound * (2.0f * (float)gen_rng_uniform(&r) - 1.0f);
+        if (i == 8 + 2 * DDPM_MAX_LAYERS)
+            for (size_t k = 0; k < s[i]; k++) h[off + k] = (float)gen_rng_normal(&r);
+        else
+            for (size_t k = 0; k < s[i]; k++) h[off + k] = bound * (2.0f * (float)gen_rng_uniform(&r) - 1.0f);
         off += s[i];
     }
     gen_backend *be = d->be;
     be->ops->upload(be, d->params, h, d->count * sizeof(float));
+    if (d->ema) be->ops->upload(be, d->ema, h, d->count * sizeof(float));
     if (d->train) {
         be->ops->zero(be, d->m, d->count);
         be->ops->zero(be, d->v, d->count);
@@ -176,6 +193,11 @@ void ddpm_forward(ddpm *d, int B) {
     o->linear_forward(be, a->e1, E, a->temb, E, p->tW1, p->tb1, B, E, E);
     o->silu_forward(be, a->e1s, a->e1, (size_t)B * E);
     o->linear_forward(be, a->e2, E, a->e1s, E, p->tW2, p->tb2, B, E, E);
+    if (d->K) { /* TabDDPM: emb += SiLU(label_emb(y)) */
+        o->label_embed(be, a->lab, p->lemb, d->y, B, E);
+        o->silu_forward(be, a->labs, a->lab, (size_t)B * E);
+        o->accumulate(be, a->e2, a->labs, B * E);
+    }
     o->linear_forward(be, a->h0, E, a->xt, D, p->pW, p->pb, B, D, E);
     o->accumulate(be, a->h0, a->e2, B * E);
     const float *in = a->h0;
@@ -216,6 +238,11 @@ float ddpm_forward_backward(ddpm *d, int B, float gscale, float mscale, int back
         }
         /* dA = dh0 = d(projection) = d(e2) */
         o->linear_backward(be, NULL, 0, g->pW, g->pb, a->dA, E, a->xt, D, p->pW, B, D, E);
+        if (d->K) { /* d(label embedding) = SiLU' * dh0, summed per class */
+            o->zero(be, a->dB, (size_t)B * E);
+            o->silu_backward(be, a->dB, a->dA, a->lab, (size_t)B * E);
+            o->label_embed_backward(be, g->lemb, a->dB, d->y, B, d->K, E);
+        }
         o->zero(be, a->dB, (size_t)B * E);
         o->linear_backward(be, a->dB, E, g->tW2, g->tb2, a->dA, E, a->e1s, E, p->tW2, B, E, E);
         o->zero(be, a->dA, (size_t)B * E);
@@ -233,4 +260,8 @@ void ddpm_adamw(ddpm *d, float lr, float decay) {
     if (decay > 0) be->ops->scale(be, d->params, d->count, 1.0f - lr * decay);
     be->ops->adam(be, d->params, d->grads, d->m, d->v, d->count, lr, 0.9f, 0.999f, 1e-8f, 0.0f,
                   d->step);
+}
+
+void ddpm_ema(ddpm *d, float decay) {
+    d->be->ops->ema_update(d->be, d->ema, d->params, d->count, decay);
 }

@@ -21,6 +21,8 @@ typedef struct ddpm_config {
     int hid;       /* hidden width of every MLP layer */
     int layers;    /* hidden layers, 1 .. DDPM_MAX_LAYERS */
     int train;     /* 0: sampling only (no gradient or Adam buffers) */
+    int classes;   /* K > 0: a class-conditional denoiser, a K-row label embedding; 0: none */
+    int ema;       /* 1 (training only): keep an exponential moving average of the weights */
 } ddpm_config;
 
 /* Named slices of the parameter (or gradient) arena, in arena order. */
@@ -29,11 +31,13 @@ typedef struct ddpm_tensors {
     float *pW, *pb;                      /* projection of x: (E, D) (E) */
     float *W[DDPM_MAX_LAYERS], *b[DDPM_MAX_LAYERS]; /* (H, E or H) (H) */
     float *oW, *ob;                      /* output: (D, H) (D) */
+    float *lemb;                         /* label embedding (K, E); NULL when K = 0 */
 } ddpm_tensors;
 
 typedef struct ddpm_acts {
     float *x0, *xt, *noise, *coef;       /* (B, D) x3, (B, 2): the step's inputs */
     float *temb, *e1, *e1s, *e2, *h0;    /* (B, E) */
+    float *lab, *labs;                   /* (B, E) the label's embedding and its SiLU (K > 0) */
     float *a[DDPM_MAX_LAYERS], *h[DDPM_MAX_LAYERS]; /* (B, H) */
     float *out;                          /* (B, D): predicted noise | categorical logits */
     float *dout, *dA, *dB;               /* gradients: (B, D), (B, max(E, H)) x2 */
@@ -44,13 +48,16 @@ typedef struct ddpm {
     gen_backend *be;
     int B, D, E, H, L;
     int train;
+    int K;                     /* classes of the label embedding; 0: unconditional */
     int nspans, nnum, ncat;    /* spans; tanh spans (Gaussian); softmax spans (multinomial) */
     gen_act_span *spans;
     size_t count;
     float *params, *grads, *m, *v;
+    float *ema;                /* the weights' moving average (training with cfg.ema); NULL */
     ddpm_tensors p, g;
     float *acts;
     int32_t *t;                /* (B) timesteps, backend memory */
+    int32_t *y;                /* (B) class labels, backend memory (K > 0) */
     ddpm_acts act;
     int64_t step;              /* Adam steps taken */
 } ddpm;
@@ -62,12 +69,14 @@ void ddpm_free(ddpm *d);
 void ddpm_memory(const ddpm_config *cfg, gen_net_bytes *out);
 /* torch.nn.Linear's initialisation, drawn on the host from the init stream. */
 genesis_status ddpm_init_weights(ddpm *d, uint64_t seed);
-/* Denoiser forward of B rows: act.xt and t -> act.out. */
+/* Denoiser forward of B rows: act.xt, t (and y when K > 0) -> act.out. */
 void ddpm_forward(ddpm *d, int B);
 /* Forward, loss (ddpm_loss with gscale, mscale) and, when `backward`, every gradient into
  * d->grads (zeroed first). Returns the loss (both parts). */
 float ddpm_forward_backward(ddpm *d, int B, float gscale, float mscale, int backward);
 /* One AdamW step (torch semantics: decoupled decay, betas 0.9 / 0.999, eps 1e-8). */
 void ddpm_adamw(ddpm *d, float lr, float decay);
+/* ema = decay * ema + (1 - decay) * params (after each AdamW step; d->ema must exist). */
+void ddpm_ema(ddpm *d, float decay);
 
 #endif /* GEN_DDPM_H */

@@ -19,6 +19,13 @@
  * posterior for the categorical part. The per-step posterior arithmetic runs on the host
  * (src/diffusion.h) on the downloaded denoiser output; the network runs on the backend
  * (CPU, or CUDA: cuda/diffusion.cu).
+ * Class conditioning (genesis_model_set_target; TabDDPM's p(x | y) for classification): the
+ * target column's span is taken out of the diffusion (zero in x_t, no loss); its class
+ * y indexes a label embedding added to the timestep embedding (ddpm.c); sampling draws y
+ * from its share in the training rows (stored in the model section) and writes it as the
+ * span's one-hot.
+ * EMA (setting ema-decay > 0): a moving average of the weights kept during the fit
+ * (TabDDPM's update_ema, rate 0.999) becomes the model's weights when the fit ends.
  * Checkpoints: between iterations (ddpm_train_save). Not supported: conditions (no
  * conditional vector), data-parallel training.
  */
@@ -43,7 +50,16 @@ typedef struct ddpm_model {
      * the row-order and noise streams */
     int64_t *order, norder, pos;
     gen_rng ro, rn;
+    /* class conditioning: the target's transformer column (-1: none), its span in the
+     * encoded row, the class shares of the training rows [K] and the step's labels [B] */
+    int target, tstart, tlen;
+    double *share;
+    int32_t *hy;
 } ddpm_model;
+
+/* The model section of a class-conditional DDPM starts with this word (an unconditional
+ * section starts with the batch size, at most 2^20, so a file without it is read as before). */
+#define DDPM_SECTION_COND 0xDD9E0C01u
 
 static double now_s(void) {
     struct timespec ts;
@@ -58,11 +74,15 @@ static void ddpm_model_free(genesis_model *m) {
     free(dm->alpha); free(dm->abar);
     free(dm->hx0); free(dm->hxt); free(dm->hnoise); free(dm->hcoef); free(dm->hout); free(dm->ht);
     free(dm->order);
+    free(dm->share); free(dm->hy);
     free(dm);
     m->impl = NULL;
 }
 
-static genesis_status new_impl(genesis_model *m, const ddpm_config *cfg, ddpm_model **out) {
+/* target: the class column (-1 none), whose span leaves the diffused spans; cfg->classes is
+ * its width. */
+static genesis_status new_impl(genesis_model *m, const ddpm_config *cfg, int target,
+                               ddpm_model **out) {
     gen_backend *be = m->be;
     GEN_RETURN_IF(!be->ops->ddpm_loss || !be->ops->timestep_embed || !be->ops->silu_forward ||
                       !be->ops->scale,
@@ -72,6 +92,14 @@ static genesis_status new_impl(genesis_model *m, const ddpm_config *cfg, ddpm_mo
     GEN_RETURN_IF(!dm, m->ctx, GENESIS_ERR_NOMEM, "out of memory");
     m->impl = dm;
     dm->call = UINT64_MAX;
+    dm->target = target;
+    if (target >= 0) {
+        dm->tstart = m->tf.cols[target].offset;
+        dm->tlen = m->tf.cols[target].width;
+        dm->share = calloc((size_t)dm->tlen, sizeof(double));
+        dm->hy = malloc((size_t)cfg->batch * sizeof(int32_t));
+        GEN_RETURN_IF(!dm->share || !dm->hy, m->ctx, GENESIS_ERR_NOMEM, "out of memory");
+    }
     dm->T = gen_param_i(m, GENESIS_P_DIFFUSION_STEPS);
     dm->cosine = gen_param_i(m, GENESIS_P_NOISE_SCHEDULE);
     size_t BD = (size_t)cfg->batch * cfg->data_dim;
@@ -104,7 +132,10 @@ static genesis_status new_impl(genesis_model *m, const ddpm_config *cfg, ddpm_mo
                                  "`max-categories`",
                                  GEN_DDPM_MAXK, len);
         }
-    genesis_status st = ddpm_create(m->ctx, be, cfg, spans, m->tf.nspans, &dm->net);
+    int ns = 0; /* the diffused spans: all but the target's */
+    for (int s = 0; s < m->tf.nspans; s++)
+        if (!(target >= 0 && spans[s].start == dm->tstart)) spans[ns++] = spans[s];
+    genesis_status st = ddpm_create(m->ctx, be, cfg, spans, ns, &dm->net);
     free(spans);
     if (st == GENESIS_OK) *out = dm;
     return st;
@@ -136,6 +167,7 @@ static void noise_batch(ddpm_model *dm, int B, gen_rng *r) {
         dm->hcoef[2 * b + 1] = (float)(t ? dm->abar[t - 1] : 1.0);
         float *x0 = dm->hx0 + (size_t)b * D, *xt = dm->hxt + (size_t)b * D,
               *nz = dm->hnoise + (size_t)b * D;
+        if (dm->tlen) memset(xt + dm->tstart, 0, (size_t)dm->tlen * sizeof(float));
         for (int s = 0; s < d->nspans; s++) {
             const gen_act_span *sp = &d->spans[s];
             if (!sp->softmax) {
@@ -158,6 +190,7 @@ static void noise_batch(ddpm_model *dm, int B, gen_rng *r) {
     be->ops->upload(be, d->act.noise, dm->hnoise, n);
     be->ops->upload(be, d->act.coef, dm->hcoef, (size_t)B * 2 * sizeof(float));
     be->ops->upload(be, d->t, dm->ht, (size_t)B * sizeof(int32_t));
+    if (d->K) be->ops->upload(be, d->y, dm->hy, (size_t)B * sizeof(int32_t));
 }
 
 static void loss_scales(const ddpm_model *dm, int B, float *gscale, float *mscale) {
@@ -181,6 +214,9 @@ static genesis_status ddpm_train_save(const genesis_model *m, gen_bytes *b) {
     gen_ckpt_wr_rng(b, &dm->rn);
     gen_wr_u64(b, (uint64_t)dm->pos);
     gen_ckpt_wr_perm(b, dm->order, dm->norder, 4);
+    /* appended by class conditioning and the EMA (absent without them) */
+    if (dm->target >= 0) gen_wr_u32(b, (uint32_t)dm->target + 1);
+    if (d->ema) GEN_TRY(gen_ckpt_wr_dev(m, b, d->ema, d->count));
     return GENESIS_OK;
 }
 
@@ -198,10 +234,42 @@ static genesis_status ddpm_train_restore(genesis_model *m, gen_reader *r) {
     if (step > ((uint64_t)1 << 50)) return gen_rd_fail(r, "DDPM step count is out of range");
     if (pos > (uint64_t)dm->norder) return gen_rd_fail(r, "DDPM row position is past the row order");
     GEN_TRY(gen_ckpt_rd_perm(m, r, dm->order, dm->norder, 4, "DDPM row order"));
+    if (dm->target >= 0) {
+        uint32_t tg;
+        GEN_TRY(gen_rd_u32(r, &tg));
+        if (tg != (uint32_t)dm->target + 1)
+            return gen_rd_fail(r, "the checkpoint was made with another DDPM target column");
+    }
+    if (d->ema) {
+        if (r->len - r->pos < d->count * sizeof(float))
+            return gen_rd_fail(r, "the checkpoint holds no moving average of the weights (it was "
+                                  "made with ema-decay 0)");
+        GEN_TRY(gen_ckpt_rd_dev(m, r, d->ema, d->count));
+    }
     if (r->pos != r->len) return gen_rd_fail(r, "unexpected bytes after DDPM's training state");
     d->step = (int64_t)step;
     dm->pos = (int64_t)pos;
     return GENESIS_OK;
+}
+
+/* The transformer column of the fit-time target (genesis_model_set_target) in *col, -1 for
+ * none; an unknown or non-categorical column is refused, naming it. */
+static genesis_status find_target(genesis_model *m, int *col) {
+    *col = -1;
+    if (!m->target) return GENESIS_OK;
+    for (int c = 0; c < m->tf.ncols; c++) {
+        const gen_col_transform *ct = &m->tf.cols[c];
+        if (strcmp(ct->name, m->target) != 0) continue;
+        GEN_RETURN_IF(ct->type != GENESIS_COLUMN_CATEGORICAL || ct->id.kind, m->ctx,
+                      GENESIS_ERR_INVALID_ARG,
+                      "ddpm: the target column '%s' is %s; a class-conditional denoiser needs a "
+                      "categorical target",
+                      m->target, ct->id.kind ? "an identifier" : "continuous");
+        *col = c;
+        return GENESIS_OK;
+    }
+    return gen_set_error(m->ctx, GENESIS_ERR_INVALID_ARG, "ddpm: no column named '%s' (the target)",
+                         m->target);
 }
 
 static genesis_status ddpm_model_fit(genesis_model *m, const gen_encoded *enc,
@@ -213,11 +281,23 @@ static genesis_status ddpm_model_fit(genesis_model *m, const gen_encoded *enc,
     int64_t N = enc->nrows;
     if (B > N) B = (int)N;
     GEN_RETURN_IF(B < 1, ctx, GENESIS_ERR_DATA, "ddpm needs at least one row to learn from");
+    int target;
+    GEN_TRY(find_target(m, &target));
+    float ema = (float)m->param[GENESIS_P_EMA_DECAY];
     ddpm_config cfg = {B, m->tf.data_dim, gen_param_i(m, GENESIS_P_EMBEDDING_DIM),
-                       gen_param_i(m, GENESIS_P_GEN_DIM), gen_param_i(m, GENESIS_P_NUM_LAYERS), 1};
+                       gen_param_i(m, GENESIS_P_GEN_DIM), gen_param_i(m, GENESIS_P_NUM_LAYERS), 1,
+                       target >= 0 ? m->tf.cols[target].width : 0, ema > 0};
     ddpm_model *dm = NULL;
-    GEN_TRY(new_impl(m, &cfg, &dm));
+    GEN_TRY(new_impl(m, &cfg, target, &dm));
     ddpm *d = dm->net;
+    const int32_t *yslot = target >= 0 ? enc->slot[target] : NULL;
+    if (yslot) { /* the class shares sampling draws from */
+        for (int64_t i = 0; i < N; i++) {
+            GEN_ASSERT(yslot[i] >= 0 && yslot[i] < dm->tlen);
+            dm->share[yslot[i]] += 1.0;
+        }
+        for (int k = 0; k < dm->tlen; k++) dm->share[k] /= (double)N;
+    }
     GEN_TRY(ddpm_init_weights(d, m->seed));
     int64_t *order = dm->order = malloc((size_t)N * sizeof(int64_t));
     GEN_RETURN_IF(!order, ctx, GENESIS_ERR_NOMEM, "out of memory for the row order");
@@ -249,6 +329,8 @@ static genesis_status ddpm_model_fit(genesis_model *m, const gen_encoded *enc,
             dm->pos = 0;
         }
         gen_encoded_gather(&m->tf, enc, order + dm->pos, B, dm->hx0, d->D);
+        if (yslot)
+            for (int b = 0; b < B; b++) dm->hy[b] = yslot[order[dm->pos + b]];
         dm->pos += B;
         noise_batch(dm, B, &dm->rn);
         float loss = ddpm_forward_backward(d, B, gscale, mscale, 1);
@@ -260,6 +342,7 @@ static genesis_status ddpm_model_fit(genesis_model *m, const gen_encoded *enc,
         lsum += loss;
         lcount++;
         ddpm_adamw(d, lr0 * (float)(1.0 - (double)it / (double)iters), decay);
+        if (d->ema) ddpm_ema(d, ema);
         int stop = 0;
         if (((it + 1) % every == 0 || it + 1 == iters) && lcount) {
             int k = (int)((it + 1 + every - 1) / every);
@@ -278,6 +361,8 @@ static genesis_status ddpm_model_fit(genesis_model *m, const gen_encoded *enc,
     }
     free(dm->order);
     dm->order = NULL;
+    if (st == GENESIS_OK && d->ema) /* the moving average samples */
+        m->be->ops->copy2d(m->be, d->params, (int)d->count, d->ema, (int)d->count, 1, (int)d->count);
     return st;
 }
 
@@ -344,6 +429,20 @@ static genesis_status ddpm_model_generate(genesis_model *m, int B, const gen_con
     if (S <= 0 || S > T) S = T;
     int ancestral = S == T;
     double u[GEN_DDPM_MAXK];
+    if (d->K) { /* the class of each row, from its share in the training rows */
+        for (int b = 0; b < B; b++) {
+            double v = gen_rng_uniform(&dm->rng), acc = 0;
+            int pick = dm->tlen - 1;
+            for (int k = 0; k < dm->tlen; k++) {
+                acc += dm->share[k];
+                if (v < acc && dm->share[k] > 0) { pick = k; break; }
+            }
+            while (pick > 0 && dm->share[pick] <= 0) pick--; /* rounding at the top end */
+            dm->hy[b] = pick;
+        }
+        be->ops->upload(be, d->y, dm->hy, (size_t)B * sizeof(int32_t));
+    }
+    memset(dm->hxt, 0, (size_t)B * D * sizeof(float)); /* the target's span stays 0 */
     for (int b = 0; b < B; b++) /* x_T: N(0, 1) and uniform categories */
         for (int s = 0; s < d->nspans; s++) {
             const gen_act_span *sp = &d->spans[s];
@@ -377,6 +476,9 @@ static genesis_status ddpm_model_generate(genesis_model *m, int B, const gen_con
                 out[i] = v;
             }
         }
+    for (int b = 0; d->K && b < B; b++)
+        for (int k = 0; k < dm->tlen; k++)
+            out[(size_t)b * D + dm->tstart + k] = k == dm->hy[b] ? 1.0f : 0.0f;
     for (size_t i = 0; i < (size_t)B * D; i++)
         if (!isfinite(out[i]))
             return gen_diverged(be, "the denoiser produced non-finite values; the model is unusable");
@@ -386,6 +488,12 @@ static genesis_status ddpm_model_generate(genesis_model *m, int B, const gen_con
 static genesis_status ddpm_model_save(const genesis_model *m, gen_bytes *b) {
     const ddpm_model *dm = m->impl;
     const ddpm *d = dm->net;
+    if (dm->target >= 0) { /* a class-conditional model: its target and class shares first */
+        gen_wr_u32(b, DDPM_SECTION_COND);
+        gen_wr_u32(b, (uint32_t)dm->target);
+        gen_wr_u32(b, (uint32_t)dm->tlen);
+        gen_wr_f64s(b, dm->share, (size_t)dm->tlen);
+    }
     gen_wr_u32(b, (uint32_t)d->B);
     gen_wr_u32(b, (uint32_t)d->D);
     gen_wr_u32(b, (uint32_t)d->E);
@@ -395,7 +503,8 @@ static genesis_status ddpm_model_save(const genesis_model *m, gen_bytes *b) {
     gen_wr_u32(b, (uint32_t)dm->cosine);
     float *h = malloc(d->count * sizeof(float));
     GEN_RETURN_IF(!h, m->ctx, GENESIS_ERR_NOMEM, "out of memory saving the model");
-    m->be->ops->download(m->be, h, d->params, d->count * sizeof(float));
+    /* the weights that sample: the moving average while it is kept (a checkpoint's model) */
+    m->be->ops->download(m->be, h, d->ema ? d->ema : d->params, d->count * sizeof(float));
     gen_wr_u64(b, (uint64_t)d->count);
     gen_wr_f32s(b, h, d->count);
     free(h);
@@ -403,7 +512,28 @@ static genesis_status ddpm_model_save(const genesis_model *m, gen_bytes *b) {
 }
 
 static genesis_status ddpm_model_load(genesis_model *m, gen_reader *r) {
-    int B, D, E, H, L, T, cosine;
+    int B, D, E, H, L, T, cosine, target = -1, K = 0;
+    double share[GEN_DDPM_MAXK];
+    size_t p0 = r->pos;
+    uint32_t first;
+    GEN_TRY(gen_rd_u32(r, &first));
+    if (first == DDPM_SECTION_COND) {
+        GEN_TRY(gen_rd_count(r, 0, m->tf.ncols - 1, "DDPM target column", &target));
+        const gen_col_transform *ct = &m->tf.cols[target];
+        if (ct->type != GENESIS_COLUMN_CATEGORICAL)
+            return gen_rd_fail(r, "the DDPM target column is not categorical");
+        GEN_TRY(gen_rd_count(r, 1, GEN_DDPM_MAXK, "DDPM target classes", &K));
+        if (K != ct->width) return gen_rd_fail(r, "DDPM target classes do not match the column's width");
+        GEN_TRY(gen_rd_f64s(r, share, (size_t)K));
+        double tot = 0;
+        for (int k = 0; k < K; k++) {
+            if (!(share[k] >= 0 && share[k] <= 1)) return gen_rd_fail(r, "a DDPM class share is out of range");
+            tot += share[k];
+        }
+        if (fabs(tot - 1) > 1e-6) return gen_rd_fail(r, "the DDPM class shares do not sum to 1");
+    } else {
+        r->pos = p0; /* an unconditional section: this word is the batch size */
+    }
     GEN_TRY(gen_rd_count(r, 1, 1u << 20, "batch size", &B));
     GEN_TRY(gen_rd_count(r, 1, 1u << 24, "data width", &D));
     GEN_TRY(gen_rd_count(r, 1, 4096, "embedding size", &E));
@@ -416,7 +546,8 @@ static genesis_status ddpm_model_load(genesis_model *m, gen_reader *r) {
         return gen_rd_fail(r, "DDPM batch size and widths are implausibly large");
     uint64_t count, d = (uint64_t)D, e = (uint64_t)E, h = (uint64_t)H;
     GEN_TRY(gen_rd_u64(r, &count));
-    uint64_t expect = 2 * (e * e + e) + e * d + e + h * e + h + (uint64_t)(L - 1) * (h * h + h) + d * h + d;
+    uint64_t expect = 2 * (e * e + e) + e * d + e + h * e + h + (uint64_t)(L - 1) * (h * h + h) + d * h + d +
+                      (uint64_t)K * e;
     if (count != expect) return gen_rd_fail(r, "DDPM parameter count does not match its sizes");
     if (count * 4 > r->len - r->pos) return gen_rd_fail(r, "DDPM weights extend past the end of the file");
     m->param[GENESIS_P_BATCH_SIZE] = B;
@@ -425,9 +556,15 @@ static genesis_status ddpm_model_load(genesis_model *m, gen_reader *r) {
     m->param[GENESIS_P_NUM_LAYERS] = L;
     m->param[GENESIS_P_DIFFUSION_STEPS] = T;
     m->param[GENESIS_P_NOISE_SCHEDULE] = cosine;
-    ddpm_config cfg = {B, D, E, H, L, 0};
+    ddpm_config cfg = {B, D, E, H, L, 0, K, 0};
     ddpm_model *dm = NULL;
-    GEN_TRY(new_impl(m, &cfg, &dm));
+    GEN_TRY(new_impl(m, &cfg, target, &dm));
+    if (target >= 0) {
+        memcpy(dm->share, share, (size_t)K * sizeof(double));
+        free(m->target);
+        m->target = gen_strdup(m->tf.cols[target].name);
+        GEN_RETURN_IF(!m->target, m->ctx, GENESIS_ERR_NOMEM, "out of memory");
+    }
     ddpm *net = dm->net;
     float *hp = malloc(net->count * sizeof(float));
     GEN_RETURN_IF(!hp, m->ctx, GENESIS_ERR_NOMEM, "out of memory loading the model");
@@ -442,12 +579,15 @@ static genesis_status ddpm_model_load(genesis_model *m, gen_reader *r) {
 /* The network's bytes, plus the host copies of a step's buffers: x_0, x_t, noise and the
  * output in training; a generation-only (loaded) model touches only x_t and the output. */
 static void ddpm_model_memory(const genesis_model *m, const gen_net_shape *sh, gen_net_bytes *out) {
+    int K = 0; /* the target's classes, when the columns are known */
+    for (int c = 0; m->target && c < m->tf.ncols; c++)
+        if (strcmp(m->tf.cols[c].name, m->target) == 0) K = m->tf.cols[c].width;
     ddpm_config cfg = {sh->batch, sh->data_dim, gen_param_i(m, GENESIS_P_EMBEDDING_DIM),
                        gen_param_i(m, GENESIS_P_GEN_DIM), gen_param_i(m, GENESIS_P_NUM_LAYERS),
-                       sh->train};
+                       sh->train, K, sh->train && m->param[GENESIS_P_EMA_DECAY] > 0};
     ddpm_memory(&cfg, out);
     uint64_t BD = (uint64_t)sh->batch * (uint64_t)sh->data_dim;
-    out->host += (sh->train ? 4 : 2) * 4 * BD + 12 * (uint64_t)sh->batch +
+    out->host += (sh->train ? 4 : 2) * 4 * BD + 16 * (uint64_t)sh->batch +
                  16 * (uint64_t)gen_param_i(m, GENESIS_P_DIFFUSION_STEPS);
 }
 

@@ -277,6 +277,16 @@ typedef struct gen_backend_ops {
                       float mscale);
     /* x *= s (AdamW's decoupled weight decay) */
     void (*scale)(gen_backend *be, float *x, size_t n, float s);
+    /* Class-label embedding (TabDDPM's nn.Embedding of the target, docs/ddpm.md §3a): out
+     * (B x dim) row b = emb row y[b], emb (K x dim), 0 <= y[b] < K */
+    void (*label_embed)(gen_backend *be, float *out, const float *emb, const int32_t *y, int B,
+                        int dim);
+    /* demb (K x dim) row k += sum over the rows b with y[b] = k of dout row b, the rows added
+     * in increasing b */
+    void (*label_embed_backward)(gen_backend *be, float *demb, const float *dout,
+                                 const int32_t *y, int B, int K, int dim);
+    /* ema = decay * ema + (1 - decay) * x (an exponential moving average of weights) */
+    void (*ema_update)(gen_backend *be, float *ema, const float *x, size_t n, float decay);
 
     /* ---- GRU: one layer over a whole sequence (TimeGAN; docs/algorithms.md §S2) ----
      * The reset-after cell of cuDNN's CUDNN_GRU and PyTorch's nn.GRU, batch-major data,

@@ -823,6 +823,27 @@ static void cpu_timestep_embed(gen_backend *be, float *out, const int32_t *t, in
     }
 }
 
+static void cpu_label_embed(gen_backend *be, float *out, const float *emb, const int32_t *y,
+                            int B, int dim) {
+    (void)be;
+    for (int b = 0; b < B; b++)
+        memcpy(out + (size_t)b * dim, emb + (size_t)y[b] * dim, (size_t)dim * sizeof(float));
+}
+static void cpu_label_embed_backward(gen_backend *be, float *demb, const float *dout,
+                                     const int32_t *y, int B, int K, int dim) {
+    (void)be; (void)K;
+    for (int b = 0; b < B; b++) {
+        float *d = demb + (size_t)y[b] * dim;
+        const float *g = dout + (size_t)b * dim;
+        for (int j = 0; j < dim; j++) d[j] += g[j];
+    }
+}
+static void cpu_ema_update(gen_backend *be, float *ema, const float *x, size_t n, float decay) {
+    (void)be;
+    float keep = decay, take = 1.0f - decay;
+    for (size_t i = 0; i < n; i++) ema[i] = keep * ema[i] + take * x[i];
+}
+
 /* The multinomial part of ddpm_loss for rows [lo, hi): returns the summed KL. */
 static double ddpm_mn_rows(float *dout, const float *out, const float *x0, const float *xt,
                            const float *coef, int D, const gen_act_span *spans, int nspans,
@@ -1071,6 +1092,9 @@ static const gen_backend_ops cpu_ops = {
     .timestep_embed = cpu_timestep_embed,
     .ddpm_loss = cpu_ddpm_loss,
     .scale = cpu_scale,
+    .label_embed = cpu_label_embed,
+    .label_embed_backward = cpu_label_embed_backward,
+    .ema_update = cpu_ema_update,
     .sigmoid_forward = gen_cpu_sigmoid_forward,
     .sigmoid_backward = gen_cpu_sigmoid_backward,
     .gru_forward = gen_cpu_gru_forward,

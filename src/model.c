@@ -47,6 +47,7 @@ void genesis_model_free(genesis_model *m) {
     gen_backend_free(m->be);
     free(m->seq_entity);
     free(m->seq_time);
+    free(m->target);
     free(m->ckpt_path);
     free(m->resume);
     free(m);
@@ -55,6 +56,21 @@ void genesis_model_free(genesis_model *m) {
 /* a == b for two optional strings */
 static int same_text(const char *a, const char *b) {
     return (!a && !b) || (a && b && strcmp(a, b) == 0);
+}
+
+genesis_status genesis_model_set_target(genesis_model *m, const char *column) {
+    if (!m) return GENESIS_ERR_INVALID_ARG;
+    gen_clear_error(m->ctx);
+    GEN_RETURN_IF(m->vt->kind != GENESIS_MODEL_DDPM, m->ctx, GENESIS_ERR_UNSUPPORTED,
+                  "a fit-time target (a class-conditional denoiser) applies to ddpm, not %s",
+                  m->vt->name);
+    GEN_RETURN_IF(m->fitted, m->ctx, GENESIS_ERR_STATE,
+                  "the target cannot change after the model is fitted");
+    char *t = column ? gen_strdup(column) : NULL;
+    GEN_RETURN_IF(column && !t, m->ctx, GENESIS_ERR_NOMEM, "out of memory");
+    free(m->target);
+    m->target = t;
+    return GENESIS_OK;
 }
 
 genesis_status genesis_model_set_sequence_columns(genesis_model *m, const char *entity,

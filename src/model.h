@@ -15,7 +15,7 @@
 #include "rng.h"
 #include "transform.h"
 
-#define GEN_NPARAMS 29
+#define GEN_NPARAMS 30
 #define GEN_MAX_CONDITIONS 64
 
 typedef struct gen_bytes gen_bytes;       /* growable output buffer (model_io.c) */
@@ -103,6 +103,7 @@ struct genesis_model {
     genesis_sample_progress_fn sample_progress;
     void *sample_progress_user;
     char *seq_entity, *seq_time; /* TimeGAN: genesis_model_set_sequence_columns */
+    char *target;              /* DDPM: genesis_model_set_target; NULL = none */
     /* checkpoints (src/checkpoint.c, docs/checkpoints.md) */
     char *ckpt_path;           /* genesis_model_set_checkpoint; NULL = none */
     int64_t ckpt_every;        /* epochs (TimeGAN: iterations) between checkpoints; 0 = none */

@@ -727,6 +727,35 @@ static void su_temb(pt_env *e) {
 static void ru_temb(pt_env *e, gen_backend *be, int k) {
     OPS(be)->timestep_embed(be, P(e, k, 0), PI(e, k, 1), D(0), D(1));
 }
+/* label_embed: B K dim (labels spread over all K classes) */
+static void su_lemb(pt_env *e) {
+    pt_add(e, "out", (size_t)D(0) * D(2), PT_OUT, -1, 1);
+    pt_add(e, "emb", (size_t)D(1) * D(2), PT_IN, -2, 2);
+    int32_t *y = pt_add_int(e, "y", (size_t)D(0));
+    for (int b = 0; b < D(0); b++) y[b] = (int32_t)((b * 7 + e->idx) % D(1));
+}
+static void ru_lemb(pt_env *e, gen_backend *be, int k) {
+    OPS(be)->label_embed(be, P(e, k, 0), P(e, k, 1), PI(e, k, 2), D(0), D(2));
+}
+/* label_embed_backward: B K dim (some classes without rows when B < K) */
+static void su_lemb_b(pt_env *e) {
+    pt_add(e, "demb", (size_t)D(1) * D(2), PT_ACC, -1, 1);
+    pt_add(e, "dout", (size_t)D(0) * D(2), PT_IN, -2, 2);
+    int32_t *y = pt_add_int(e, "y", (size_t)D(0));
+    for (int b = 0; b < D(0); b++) y[b] = (int32_t)((b * 5 + 3 * e->idx) % D(1));
+}
+static void ru_lemb_b(pt_env *e, gen_backend *be, int k) {
+    OPS(be)->label_embed_backward(be, P(e, k, 0), P(e, k, 1), PI(e, k, 2), D(0), D(1), D(2));
+}
+/* ema_update: n specials */
+static void su_ema(pt_env *e) {
+    pt_add(e, "ema", (size_t)D(0), PT_OUT, -3, 3);
+    int i = pt_add(e, "x", (size_t)D(0), PT_IN, -3, 3);
+    if (D(1)) pt_specials(e, i);
+}
+static void ru_ema(pt_env *e, gen_backend *be, int k) {
+    OPS(be)->ema_update(be, P(e, k, 0), P(e, k, 1), (size_t)D(0), 0.999f);
+}
 /* ddpm_loss: B layout (not 3: its 1025-wide span is wider than GEN_DDPM_MAXK) grads; x0 and xt one-hot in softmax spans, coef (a, c) per row with
  * every third row at t = 0 (c = 1) */
 static void su_ddpm_loss(pt_env *e) {
@@ -889,6 +918,7 @@ enum {
     O_BN_BAPPLY,
     O_SIG_F, O_SIG_B, O_GRU_F, O_GRU_B, O_GATHER, O_ONEHOT, O_ACCUM,
     O_SILU_F, O_SILU_B, O_SCALE, O_TEMB, O_DDPM_LOSS,
+    O_LEMB, O_LEMB_B, O_EMA,
     O_GEMM_X, O_LINF_X, O_LINB_X, O_AMP_SCALE, O_AMP_UNSCALE, O_ADAM_AMP
 };
 
@@ -946,6 +976,10 @@ static const pt_op pt_ops[] = {
     /* cosf/sinf of arguments up to 1000: a few ulp of the argument's size */
     [O_TEMB] = {"timestep_embed", "B dim", 2e-4, 0, su_temb, ru_temb},
     [O_DDPM_LOSS] = {"ddpm_loss", "B layout grads", 1e-5, 1e-4, su_ddpm_loss, ru_ddpm_loss},
+    /* a copy; the backward sums each class's rows in the CPU's order; the EMA may fuse */
+    [O_LEMB] = {"label_embed", "B K dim", 0, 0, su_lemb, ru_lemb},
+    [O_LEMB_B] = {"label_embed_backward", "B K dim", 0, 0, su_lemb_b, ru_lemb_b},
+    [O_EMA] = {"ema_update", "n specials", 1e-6, 1e-6, su_ema, ru_ema},
     /* mixed precision: FP32's tolerances (see su_gemmx: only the summation order differs) */
     [O_GEMM_X] = {"gemm_mixed", "prec ta tb M N K", 2e-4, 1e-4, su_gemmx, ru_gemmx},
     [O_LINF_X] = {"linear_forward_mixed", "prec B C OC bias", 2e-4, 1e-4, su_linfx, ru_linfx},
@@ -1045,6 +1079,10 @@ static const pt_case pt_cases[] = {
     {O_TEMB, {1, 1}}, {O_TEMB, {3, 7}}, {O_TEMB, {257, 128}}, {O_TEMB, {17, 2}},
     {O_DDPM_LOSS, {1, 0, 1}}, {O_DDPM_LOSS, {1, 1, 1}}, {O_DDPM_LOSS, {3, 2, 1}},
     {O_DDPM_LOSS, {17, 2, 0}}, {O_DDPM_LOSS, {257, 2, 1}}, {O_DDPM_LOSS, {500, 4, 1}},
+    {O_LEMB, {1, 1, 1}}, {O_LEMB, {17, 3, 128}}, {O_LEMB, {1025, 7, 5}},
+    {O_LEMB_B, {1, 1, 1}}, {O_LEMB_B, {3, 7, 17}}, {O_LEMB_B, {1025, 2, 128}},
+    {O_LEMB_B, {257, 30, 3}},
+    {O_EMA, {1, 0}}, {O_EMA, {1025, 1}}, {O_EMA, {65539, 0}},
     /* mixed precision (prec 1 tf32, 2 bf16, 3 fp16): every transpose pair, awkward shapes,
      * CTGAN's and TVAE's layer shapes */
     {O_GEMM_X, {1, 0, 0, 17, 3, 257}}, {O_GEMM_X, {2, 0, 1, 3, 17, 257}},

@@ -4,8 +4,9 @@
  * threshold and above an untrained model's, strided sampling (sample-steps) against the
  * full ancestral chain, the model-file round trip (a loaded model samples the fitted one's
  * rows), the same seed giving the same model file, a checkpointed fit resumed equal to an
- * uninterrupted one, missing values in a continuous column, and what DDPM refuses
- * (conditions, settings of other methods).
+ * uninterrupted one, missing values in a continuous column, the class-conditional denoiser
+ * with the weights' moving average (round trip, class shares, resume, what a target may
+ * not be), and what DDPM refuses (conditions, settings of other methods).
  * GENESIS_SLOW_TESTS=0 (the sanitizer run) trains briefly and skips the thresholds.
  */
 #include <unistd.h>
@@ -28,7 +29,8 @@ static void setup(void) {
 }
 static void teardown(void) {
     static const char *names[] = {"s.csv", "a.csv", "b.csv", "m.gen", "m2.gen", "ck.gen",
-                                  "full.gen", "res.gen", "missing.csv"};
+                                  "full.gen", "res.gen", "missing.csv", "c.gen", "c2.gen",
+                                  "cck.gen", "cres.gen"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) unlink(tmp(names[i]));
     rmdir(dir);
 }
@@ -269,6 +271,107 @@ START_TEST(test_ddpm_missing_values) {
 }
 END_TEST
 
+/* a small class-conditional DDPM on income with the weights' moving average */
+static genesis_model *cond_model(genesis_ctx *ctx, int iters, double ema) {
+    genesis_model *m = ddpm_model(ctx, iters);
+    genesis_model_set_param(m, GENESIS_P_GEN_DIM, 32);
+    genesis_model_set_param(m, GENESIS_P_EMBEDDING_DIM, 16);
+    genesis_model_set_param(m, GENESIS_P_DIFFUSION_STEPS, 50);
+    genesis_model_set_param(m, GENESIS_P_BATCH_SIZE, 600);
+    ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_EMA_DECAY, ema), GENESIS_OK);
+    ck_assert_int_eq(genesis_model_set_target(m, "income"), GENESIS_OK);
+    return m;
+}
+
+/* the share of the rows of a CSV that hold `value` (in any field) */
+static double share_of(const char *path, const char *value) {
+    size_t n;
+    char *p = (char *)slurp(path, &n);
+    p[n] = 0;
+    int rows = 0, hits = 0;
+    char *save = NULL;
+    strtok_r(p, "\n", &save); /* header */
+    for (char *line = strtok_r(NULL, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        rows++;
+        hits += strstr(line, value) != NULL;
+    }
+    free(p);
+    return rows ? (double)hits / rows : 0;
+}
+
+START_TEST(test_ddpm_target_and_ema) {
+    genesis_ctx *ctx;
+    genesis_ctx_create(&ctx);
+    genesis_ctx_set_threads(ctx, 1);
+    genesis_ctx_set_seed(ctx, 4);
+    genesis_table *t;
+    ck_assert_int_eq(genesis_table_read_csv(ctx, tu_path("data/adult_sample.csv"), NULL, &t), GENESIS_OK);
+    /* round trip: the loaded model keeps the target, its class shares and the averaged weights */
+    genesis_model *m = cond_model(ctx, 40, 0.95);
+    ck_assert_msg(genesis_model_fit(m, t, NULL, NULL) == GENESIS_OK, "%s", genesis_errmsg(ctx));
+    ck_assert_int_eq(genesis_model_set_target(m, "sex"), GENESIS_ERR_STATE);
+    ck_assert_int_eq(genesis_model_save(m, tmp("c.gen")), GENESIS_OK);
+    ck_assert_int_eq(genesis_model_sample_csv(m, 2000, tmp("a.csv")), GENESIS_OK);
+    genesis_model *l;
+    ck_assert_msg(genesis_model_load(ctx, tmp("c.gen"), &l) == GENESIS_OK, "%s", genesis_errmsg(ctx));
+    double v;
+    genesis_model_get_param(l, GENESIS_P_EMA_DECAY, &v);
+    ck_assert_double_eq_tol(v, 0.95, 1e-12);
+    ck_assert_int_eq(genesis_model_sample_csv(l, 2000, tmp("b.csv")), GENESIS_OK);
+    same_files(tmp("a.csv"), tmp("b.csv"));
+    /* classes are drawn from their training shares (24.95% >50K), whatever the training */
+    double real = share_of(tu_path("data/adult_sample.csv"), ">50K");
+    double syn = share_of(tmp("a.csv"), ">50K");
+    fprintf(stderr, "DDPM class-conditional: >50K real %.4f, synthetic %.4f\n", real, syn);
+    ck_assert_msg(real > 0.2 && fabs(syn - real) < 0.03, ">50K share %.4f vs real %.4f", syn, real);
+    /* conditions stay refused (no conditional vector) */
+    ck_assert_int_eq(genesis_model_set_condition(l, "income", " >50K"), GENESIS_ERR_UNSUPPORTED);
+    genesis_model_free(l);
+    /* the moving average is what samples: without it, other weights */
+    genesis_model *m0 = cond_model(ctx, 40, 0);
+    ck_assert_int_eq(genesis_model_fit(m0, t, NULL, NULL), GENESIS_OK);
+    ck_assert_int_eq(genesis_model_save(m0, tmp("c2.gen")), GENESIS_OK);
+    size_t n1, n2;
+    unsigned char *p1 = slurp(tmp("c.gen"), &n1), *p2 = slurp(tmp("c2.gen"), &n2);
+    ck_assert(n1 == n2 && memcmp(p1, p2, n1) != 0);
+    free(p1);
+    free(p2);
+    genesis_model_free(m0);
+    /* a checkpointed fit resumes to the same model (the average and target in its state) */
+    genesis_model *part = cond_model(ctx, 40, 0.95);
+    ck_assert_int_eq(genesis_model_set_checkpoint(part, tmp("cck.gen"), 0, 0), GENESIS_OK);
+    int at = 13;
+    ck_assert_int_eq(genesis_model_fit(part, t, stop_at, &at), GENESIS_ERR_STOPPED);
+    genesis_model_free(part);
+    genesis_model *res = NULL;
+    ck_assert_int_eq(genesis_model_load_checkpoint(ctx, tmp("cck.gen"), &res), GENESIS_OK);
+    ck_assert_int_eq(genesis_model_set_checkpoint(res, NULL, 0, 0), GENESIS_OK);
+    ck_assert_int_eq(genesis_model_set_target(res, "income"), GENESIS_OK);
+    ck_assert_msg(genesis_model_fit(res, t, NULL, NULL) == GENESIS_OK, "%s", genesis_errmsg(ctx));
+    ck_assert_int_eq(genesis_model_save(res, tmp("cres.gen")), GENESIS_OK);
+    same_files(tmp("c.gen"), tmp("cres.gen"));
+    genesis_model_free(res);
+    genesis_model_free(m);
+    /* what a target may not be */
+    genesis_model *bad = cond_model(ctx, 2, 0);
+    ck_assert_int_eq(genesis_model_set_target(bad, "age"), GENESIS_OK);
+    ck_assert_int_eq(genesis_model_fit(bad, t, NULL, NULL), GENESIS_ERR_INVALID_ARG);
+    ck_assert_ptr_nonnull(strstr(genesis_errmsg(ctx), "'age' is continuous"));
+    genesis_model_free(bad);
+    bad = cond_model(ctx, 2, 0);
+    ck_assert_int_eq(genesis_model_set_target(bad, "no such column"), GENESIS_OK);
+    ck_assert_int_eq(genesis_model_fit(bad, t, NULL, NULL), GENESIS_ERR_INVALID_ARG);
+    ck_assert_ptr_nonnull(strstr(genesis_errmsg(ctx), "'no such column'"));
+    genesis_model_free(bad);
+    genesis_model *tv;
+    ck_assert_int_eq(genesis_model_create(ctx, GENESIS_MODEL_TVAE, &tv), GENESIS_OK);
+    ck_assert_int_eq(genesis_model_set_target(tv, "income"), GENESIS_ERR_UNSUPPORTED);
+    genesis_model_free(tv);
+    genesis_table_free(t);
+    genesis_ctx_free(ctx);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("ddpm_e2e");
     TCase *tc = tcase_create("adult_sample");
@@ -278,6 +381,7 @@ int main(void) {
     tcase_add_test(tc, test_ddpm_files_and_determinism);
     tcase_add_test(tc, test_ddpm_resume_equals_uninterrupted);
     tcase_add_test(tc, test_ddpm_missing_values);
+    tcase_add_test(tc, test_ddpm_target_and_ema);
     suite_add_tcase(s, tc);
     return tu_run(s);
 }

@@ -8,7 +8,11 @@
  *   - the multinomial posterior (src/diffusion.h) against Bayes' rule written out with the
  *     transition matrices, one step and several steps;
  *   - the KL is zero when the denoiser predicts x0 exactly (and positive otherwise);
- *   - the whole denoiser: every tensor's gradient by finite differences;
+ *   - the class-label embedding (forward against its definition, backward by finite
+ *     differences, += semantics);
+ *   - the whole denoiser, unconditional and class-conditional: every tensor's gradient
+ *     (the label embedding's included) by finite differences;
+ *   - the moving average of the weights against its closed form over a short run;
  *   - the schedules: cosine and linear alpha-bar decreasing from about 1 to about 0.
  * A finite difference is trusted only where two step sizes agree (away from ReLU's kink);
  * each check requires most probed entries to be trusted (as test_layers_grad.c).
@@ -199,9 +203,40 @@ static double net_loss(void *u) {
     return ddpm_forward_backward(d, d->B, 0.2f, 0.4f, 0);
 }
 
-START_TEST(test_grad_ddpm_network) {
+/* ---- the class-label embedding -------------------------------------------------------------- */
+
+typedef struct lab_case {
+    float emb[4 * 5], out[6 * 5], R[6 * 5];
+    int32_t y[6];
+} lab_case;
+
+static double lab_loss(void *u) {
+    lab_case *c = u;
+    be->ops->label_embed(be, c->out, c->emb, c->y, 6, 5);
+    double l = 0;
+    for (int i = 0; i < 30; i++) l += (double)c->out[i] * c->out[i] * c->R[i];
+    return l;
+}
+
+START_TEST(test_label_embed) {
+    lab_case c = {.y = {2, 0, 2, 3, 1, 2}};
+    tu_fill_uniform(c.emb, 20, -1, 1, 31);
+    tu_fill_uniform(c.R, 30, -1, 1, 32);
+    lab_loss(&c);
+    for (int b = 0; b < 6; b++) /* the forward: row b is embedding row y[b] */
+        for (int j = 0; j < 5; j++) ck_assert(c.out[b * 5 + j] == c.emb[c.y[b] * 5 + j]);
+    float dout[30], g[20];
+    for (int i = 0; i < 30; i++) dout[i] = 2.0f * c.out[i] * c.R[i];
+    for (int i = 0; i < 20; i++) g[i] = 0.25f; /* += semantics */
+    be->ops->label_embed_backward(be, g, dout, c.y, 6, 4, 5);
+    for (int i = 0; i < 20; i++) g[i] -= 0.25f;
+    tu_check_grad("label_embed.demb", lab_loss, &c, c.emb, g, 20, 20, 1e-4, 1e-3);
+}
+END_TEST
+
+static void grad_network(int K) {
     gen_act_span spans[4] = {{0, 1, 0}, {1, 3, 1}, {4, 1, 0}, {5, 4, 1}};
-    ddpm_config cfg = {5, 9, 6, 7, 2, 1};
+    ddpm_config cfg = {5, 9, 6, 7, 2, 1, K, 0};
     ddpm *d;
     ck_assert_int_eq(ddpm_create(ctx, be, &cfg, spans, 4, &d), GENESIS_OK);
     ck_assert_int_eq(d->nnum, 2);
@@ -222,6 +257,7 @@ START_TEST(test_grad_ddpm_network) {
             }
         }
         d->t[b] = (int32_t)(b * 200);
+        if (K) d->y[b] = (int32_t)((b * 2) % K);
         d->act.coef[2 * b] = 0.95f;
         d->act.coef[2 * b + 1] = b ? 0.5f : 1.0f;
     }
@@ -229,18 +265,67 @@ START_TEST(test_grad_ddpm_network) {
     float *g = malloc(d->count * sizeof(float));
     memcpy(g, d->grads, d->count * sizeof(float));
     const float *pt[] = {d->p.tW1, d->p.tb1, d->p.tW2, d->p.tb2, d->p.pW, d->p.pb, d->p.W[0],
-                         d->p.b[0], d->p.W[1], d->p.b[1], d->p.oW, d->p.ob};
+                         d->p.b[0], d->p.W[1], d->p.b[1], d->p.oW, d->p.ob, d->p.lemb};
     static const char *names[] = {"time.W1", "time.b1", "time.W2", "time.b2", "proj.W", "proj.b",
-                                  "mlp.W1", "mlp.b1", "mlp.W2", "mlp.b2", "out.W", "out.b"};
-    size_t sz[] = {36, 6, 36, 6, 54, 6, 42, 7, 49, 7, 63, 9};
+                                  "mlp.W1", "mlp.b1", "mlp.W2", "mlp.b2", "out.W", "out.b",
+                                  "label.emb"};
+    size_t sz[] = {36, 6, 36, 6, 54, 6, 42, 7, 49, 7, 63, 9, (size_t)K * 6};
     size_t tot = 0;
-    for (int k = 0; k < 12; k++) {
+    for (int k = 0; k < (K ? 13 : 12); k++) {
         size_t off = (size_t)(pt[k] - d->params);
         tu_check_grad(names[k], net_loss, &(net_case){d}, d->params + off, g + off, sz[k], 12, 2e-3, 3e-2);
         tot += sz[k];
     }
     ck_assert_uint_eq(tot, d->count); /* every tensor checked */
     free(g);
+    ddpm_free(d);
+}
+
+START_TEST(test_grad_ddpm_network) { grad_network(0); }
+END_TEST
+
+START_TEST(test_grad_ddpm_network_conditional) { grad_network(3); }
+END_TEST
+
+/* The moving average after n AdamW steps, p_0 the initial weights and p_i those after step i:
+ * ema_n = decay^n p_0 + sum_{i=1..n} (1 - decay) decay^(n-i) p_i. */
+START_TEST(test_ema_closed_form) {
+    gen_act_span spans[2] = {{0, 2, 0}, {2, 3, 1}};
+    ddpm_config cfg = {4, 5, 4, 6, 1, 1, 2, 1};
+    ddpm *d;
+    ck_assert_int_eq(ddpm_create(ctx, be, &cfg, spans, 2, &d), GENESIS_OK);
+    ck_assert_int_eq(ddpm_init_weights(d, 9), GENESIS_OK);
+    ck_assert(memcmp(d->ema, d->params, d->count * sizeof(float)) == 0); /* starts at p_0 */
+    enum { STEPS = 6 };
+    const double decay = 0.8;
+    size_t n = d->count;
+    double *want = malloc(n * sizeof(double));
+    for (size_t i = 0; i < n; i++) want[i] = pow(decay, STEPS) * d->params[i];
+    tu_fill_uniform(d->act.xt, 20, -1, 1, 41);
+    tu_fill_uniform(d->act.x0, 20, -1, 1, 42);
+    tu_fill_uniform(d->act.noise, 20, -1, 1, 43);
+    for (int b = 0; b < 4; b++) {
+        for (int j = 2; j < 5; j++) {
+            d->act.x0[b * 5 + j] = j == 2 + b % 3;
+            d->act.xt[b * 5 + j] = j == 2 + (b + 1) % 3;
+        }
+        d->t[b] = 100 * b;
+        d->y[b] = b % 2;
+        d->act.coef[2 * b] = 0.9f;
+        d->act.coef[2 * b + 1] = 0.5f;
+    }
+    for (int k = 1; k <= STEPS; k++) {
+        ddpm_forward_backward(d, 4, 0.1f, 0.1f, 1);
+        ddpm_adamw(d, 1e-2f, 1e-4f);
+        ddpm_ema(d, (float)decay);
+        for (size_t i = 0; i < n; i++) want[i] += (1 - decay) * pow(decay, STEPS - k) * d->params[i];
+    }
+    double worst = 0;
+    for (size_t i = 0; i < n; i++) worst = fmax(worst, fabs(d->ema[i] - want[i]) / (1e-3 + fabs(want[i])));
+    ck_assert_msg(worst < 1e-5, "EMA differs from its closed form by %g (relative)", worst);
+    /* and it differs from the trained weights (the average lags them) */
+    ck_assert(memcmp(d->ema, d->params, n * sizeof(float)) != 0);
+    free(want);
     ddpm_free(d);
 }
 END_TEST
@@ -261,7 +346,10 @@ int main(void) {
     tcase_add_test(tc, test_multinomial_posterior);
     tcase_add_test(tc, test_schedules);
     tcase_add_test(tc, test_ddpm_loss_grad);
+    tcase_add_test(tc, test_label_embed);
     tcase_add_test(tc, test_grad_ddpm_network);
+    tcase_add_test(tc, test_grad_ddpm_network_conditional);
+    tcase_add_test(tc, test_ema_closed_form);
     tcase_add_test(tc, test_scale);
     suite_add_tcase(s, tc);
     return tu_run(s);

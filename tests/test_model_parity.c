@@ -369,14 +369,14 @@ END_TEST
 
 typedef struct ddpm_run {
     float loss[MP_STEPS];
-    float *p;
+    float *p, *ema;
     size_t n;
 } ddpm_run;
 
 static void run_ddpm(mp_data *d, int gpu, ddpm_run *out) {
     gen_backend *be = mp_backend(d->ctx, gpu);
     int B = 24, D = d->tf.data_dim;
-    ddpm_config cfg = {B, D, 8, 32, 2, 1};
+    ddpm_config cfg = {B, D, 8, 32, 2, 1, 3, 1}; /* class-conditional, with the weights' EMA */
     ddpm *m = NULL;
     genesis_status st = ddpm_create(d->ctx, be, &cfg, d->spans, d->tf.nspans, &m);
     ck_assert_msg(st == GENESIS_OK, "ddpm_create: %s", genesis_errmsg(d->ctx));
@@ -384,7 +384,7 @@ static void run_ddpm(mp_data *d, int gpu, ddpm_run *out) {
     size_t BD = (size_t)B * D;
     float *x0 = malloc(BD * sizeof(float)), *xt = malloc(BD * sizeof(float)),
           *nz = malloc(BD * sizeof(float)), coef[2 * 24];
-    int32_t t[24];
+    int32_t t[24], y[24];
     int64_t rows[24];
     ck_assert(x0 && xt && nz);
     gen_rng r;
@@ -394,6 +394,7 @@ static void run_ddpm(mp_data *d, int gpu, ddpm_run *out) {
         gen_encoded_gather(&d->tf, &d->enc, rows, B, x0, D);
         for (int b = 0; b < B; b++) {
             t[b] = (int32_t)gen_rng_below(&r, 1000);
+            y[b] = (int32_t)gen_rng_below(&r, 3);
             coef[2 * b] = 0.98f;
             coef[2 * b + 1] = b % 4 ? 0.6f : 1.0f;
             for (int s = 0; s < d->tf.nspans; s++) {
@@ -412,8 +413,10 @@ static void run_ddpm(mp_data *d, int gpu, ddpm_run *out) {
         be->ops->upload(be, m->act.noise, nz, BD * sizeof(float));
         be->ops->upload(be, m->act.coef, coef, sizeof coef);
         be->ops->upload(be, m->t, t, sizeof t);
+        be->ops->upload(be, m->y, y, sizeof y);
         out->loss[k] = ddpm_forward_backward(m, B, 1.0f / (float)B, 1000.0f / (4.0f * (float)B), 1);
         ddpm_adamw(m, 2e-3f, 1e-4f);
+        ddpm_ema(m, 0.9f);
         ck_assert_msg(gen_backend_status(be) == GENESIS_OK, "%s step %d: %s", be->ops->name, k + 1,
                       genesis_errmsg(d->ctx));
     }
@@ -421,6 +424,9 @@ static void run_ddpm(mp_data *d, int gpu, ddpm_run *out) {
     out->p = malloc(out->n * sizeof(float));
     ck_assert(out->p);
     be->ops->download(be, out->p, m->params, out->n * sizeof(float));
+    out->ema = malloc(out->n * sizeof(float));
+    ck_assert(out->ema);
+    be->ops->download(be, out->ema, m->ema, out->n * sizeof(float));
     free(x0);
     free(xt);
     free(nz);
@@ -442,12 +448,17 @@ START_TEST(test_ddpm_steps) {
     printf("ddpm after %d steps: parameter nmse %.3e (max|d| %.3e)\n", MP_STEPS, n, mx);
     fflush(stdout);
     ck_assert_msg(n < MP_NMSE, "DDPM parameters: nmse %.3e", n);
+    double ne = mp_nmse(gpu.ema, cpu.ema, cpu.n, &mx);
+    ck_assert_msg(ne < MP_NMSE, "DDPM moving average: nmse %.3e", ne);
     ck_assert_msg(!memcmp(gpu.loss, gpu2.loss, sizeof gpu.loss) &&
                       !memcmp(gpu.p, gpu2.p, gpu.n * sizeof(float)),
                   "two CUDA runs of DDPM differ: training is not reproducible");
     free(cpu.p);
     free(gpu.p);
     free(gpu2.p);
+    free(cpu.ema);
+    free(gpu.ema);
+    free(gpu2.ema);
     mp_data_free(&d);
 }
 END_TEST

@@ -31,6 +31,8 @@
 #   TABLES="california bank covertype energy news"   MODELS="ctgan tvae ddpm"   SEEDS="0 1"
 #   EPOCHS=50 (CTGAN, TVAE)   DDPM_ITERS=3000   DDPM_BATCH=1024   DDPM_STEPS="100"
 #     (DDPM_STEPS lists sample-steps values; each is its own row, "ddpm@S"; 0 = all T steps)
+#   DDPM_FLAGS="" (more fit flags for ddpm, e.g. "--ema-decay 0.999")
+#   DDPM_TARGET=0 (1: ddpm is conditioned on the table's TSTR target, `fit --target T`)
 #   JOBS=1 (runs at once, each on one thread under nice)   TRAIN_ROWS=10000   HOLDOUT_ROWS=5000
 #   OUT=bench/results/five_tables_<time>   BUILD=build (holds the genesis binary)
 #   ENGINE=genesis | ref | cmd: who fits and samples.
@@ -51,6 +53,8 @@ EPOCHS=${EPOCHS:-50}
 DDPM_ITERS=${DDPM_ITERS:-3000}
 DDPM_BATCH=${DDPM_BATCH:-1024}
 DDPM_STEPS=${DDPM_STEPS:-100}
+DDPM_FLAGS=${DDPM_FLAGS:-}
+DDPM_TARGET=${DDPM_TARGET:-0}
 JOBS=${JOBS:-1}
 TRAIN_ROWS=${TRAIN_ROWS:-10000}
 HOLDOUT_ROWS=${HOLDOUT_ROWS:-5000}
@@ -137,7 +141,9 @@ run_one() {
   case $ENGINE in
     genesis)
       local settings=(--epochs "$EPOCHS")
-      [ "$model" = ddpm ] && settings=(--iterations "$DDPM_ITERS" --batch-size "$DDPM_BATCH")
+      # shellcheck disable=SC2206 # DDPM_FLAGS is a list of flags
+      [ "$model" = ddpm ] && settings=(--iterations "$DDPM_ITERS" --batch-size "$DDPM_BATCH" $DDPM_FLAGS)
+      if [ "$model" = ddpm ] && [ "$DDPM_TARGET" = 1 ]; then settings+=(--target "$target"); fi
       if ! "${nice1[@]}" "$GEN" fit -q --method "$model" -i "$dir/train.csv" -m "$dir/$tag.gen" \
           "${settings[@]}" --seed "$seed" --threads 1 > "$dir/$tag.fit.log" 2>&1; then
         echo "{\"table\":\"$table\",\"model\":\"$model\",\"seed\":$seed,\"failed\":\"fit\"}" >> "$OUT/runs.jsonl"
@@ -189,7 +195,7 @@ EOF
   done
 }
 export -f run_one
-export GEN OUT EPOCHS DDPM_ITERS DDPM_BATCH DDPM_STEPS ENGINE ENGINE_CMD PYTHON
+export GEN OUT EPOCHS DDPM_ITERS DDPM_BATCH DDPM_STEPS DDPM_FLAGS DDPM_TARGET ENGINE ENGINE_CMD PYTHON
 
 # seed by seed; within a seed, table by table
 for seed in $SEEDS; do for t in $READY; do for m in $MODELS; do

@@ -371,10 +371,13 @@ typedef enum genesis_param {
                                       strided (DDIM for the Gaussian part); 0 or >= T: all
                                       T (ancestral DDPM) */
     GENESIS_P_NOISE_SCHEDULE = 27, /* DDPM: 0 linear, 1 cosine (default) */
-    GENESIS_P_ALPHA_PER_MODE = 28  /* TVAE: 1 the decoder outputs one alpha per mode (slot)
+    GENESIS_P_ALPHA_PER_MODE = 28, /* TVAE: 1 the decoder outputs one alpha per mode (slot)
                                       of each continuous column, so a drawn mode comes with
                                       its own alpha; 0 one alpha per column, as the reference.
                                       Model files written before this setting load as 0 */
+    GENESIS_P_EMA_DECAY = 29       /* DDPM: the decay of the exponential moving average of the
+                                      weights that sampling uses; 0 = none (the trained
+                                      weights sample) */
 } genesis_param;
 
 /* Values of GENESIS_P_PRECISION: the precision of the matrix products' operands (weights and
@@ -718,6 +721,14 @@ GENESIS_API genesis_status genesis_host_memory(uint64_t *total, uint64_t *availa
 /*! genesis_parse_bytes() : "8GB", "512MiB", "1.5g", "100000" -> bytes (K/M/G/T = 1024^n).
  *  @return GENESIS_OK or GENESIS_ERR_INVALID_ARG. */
 GENESIS_API genesis_status genesis_parse_bytes(const char *text, uint64_t *bytes);
+/*! genesis_model_set_target() : DDPM only, before fit: the denoiser is conditioned on the
+ *  class label in categorical column `column` (TabDDPM's p(x | y), docs/ddpm.md): the label
+ *  is embedded and added to the timestep embedding, and sampling draws it from its share in
+ *  the training rows. The column must exist and be categorical (else, at fit,
+ *  GENESIS_ERR_INVALID_ARG naming it). NULL = unconditional (the default). Other methods:
+ *  GENESIS_ERR_UNSUPPORTED. A model file keeps the target. */
+GENESIS_API genesis_status genesis_model_set_target(genesis_model *m, const char *column);
+
 /*! genesis_model_set_sequence_columns() : TimeGAN only, before fit: `entity` names the
  *  column that identifies each series of panel data (NULL: the file is one long series),
  *  `time` the numeric column that orders rows (NULL: file order; a single series without

@@ -242,10 +242,11 @@ class SyntheticGenerator:
 
     # ---- fit -------------------------------------------------------------------------
     def fit(self, data, discrete_columns=None, continuous_columns=None, progress=False,
-            entity=None, time=None):
+            entity=None, time=None, target=None):
         """Learns a DataFrame. Column types follow the dtypes (docs/python.md); numeric
         columns with <= 10 distinct values are categorical unless listed in
         continuous_columns. TimeGAN: `entity` and `time` name the sequence columns.
+        DDPM: `target` names a categorical column the denoiser is conditioned on.
         progress=True shows a bar per epoch (tqdm when installed). Returns self."""
         if not isinstance(data, pd.DataFrame):
             raise TypeError(f"fit expects a pandas DataFrame, not {type(data).__name__}")
@@ -254,6 +255,8 @@ class SyntheticGenerator:
             check(self._lib.genesis_model_set_sequence_columns(
                 self._model, entity.encode() if entity else None,
                 time.encode() if time else None), self._ctx.ptr)
+        if target is not None:
+            check(self._lib.genesis_model_set_target(self._model, target.encode()), self._ctx.ptr)
         table = _frame.table_from_frame(self._ctx.ptr, data, specs)
         bar = None
         try:

@@ -141,3 +141,19 @@ def test_library_not_found_is_clear(tmp_path):
     assert "libgenesis.so was not found" in out.stdout
     assert "nowhere.so (GENESIS_LIBRARY)" in out.stdout
     assert "GENESIS_LIBRARY=<build>/libgenesis.so" in out.stdout
+
+
+def test_ddpm_target_and_ema(adult):
+    cfg = {"iterations": 20, "generator_dim": 32, "embedding_dim": 16, "diffusion_steps": 20,
+           "ema_decay": 0.9}
+    gen = SyntheticGenerator("ddpm", config=cfg, device="cpu", seed=3).fit(adult, target="income")
+    syn = gen.generate(600)
+    assert len(syn) == 600
+    share = (syn["income"].astype(str).str.strip() == ">50K").mean()
+    real = (adult["income"].astype(str).str.strip() == ">50K").mean()
+    assert abs(share - real) < 0.06  # classes are drawn from their training shares
+    with pytest.raises(GenesisError, match="'age' is continuous"):
+        SyntheticGenerator("ddpm", config=cfg, device="cpu").fit(adult, target="age")
+    with pytest.raises(GenesisError) as e:
+        SyntheticGenerator("tvae", device="cpu").fit(adult, target="income")
+    assert e.value.status_name == "GENESIS_ERR_UNSUPPORTED"
