@@ -164,8 +164,8 @@ static unsigned kinds_with(unsigned needs) {
 static void help_settings(unsigned cmd, genesis_model_kind only) {
     if (cmd == S) printf("\nSampling settings (override the model's; the others are fixed by fit):\n");
     else printf("\nModel settings (architecture and optimiser defaults are the reference implementations';\n"
-                "point-masses, clamp-range, max-categories, vgm-max-rows and sample-argmax 0 are Genesis\n"
-                "additions):\n");
+                "point-masses, clamp-range, max-categories, vgm-max-rows, sample-argmax 0 and\n"
+                "alpha-per-mode are Genesis additions):\n");
     for (int k = 1; genesis_model_kind_name((genesis_model_kind)k); k++) {
         genesis_param_info pi;
         for (int p = 0, shown = 0; genesis_param_get_info((genesis_param)p, (genesis_model_kind)k, &pi) == GENESIS_OK; p++) {

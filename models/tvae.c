@@ -5,8 +5,8 @@
  *   encoder Linear(D, hid)-ReLU-Linear(hid, hid)-ReLU, heads mu and logvar (emb each);
  *   z = mu + eps * exp(logvar / 2);
  *   decoder Linear(emb, hid)-ReLU-Linear(hid, hid)-ReLU-Linear(hid, Dr), plus a learned
- *   per-output sigma (init 0.1, clamped to [0.01, 1] after every step);
- *   Dr = D in the reference's layout; with alpha_per_mode (a Genesis departure,
+ *   sigma per encoded position (init 0.1, clamped to [0.01, 1] after every step);
+ *   Dr = D in the reference's layout; with alpha_per_mode (a Genesis option, off by default;
  *   docs/algorithms.md "One alpha per mode") each continuous column of K slots gets K alphas,
  *   and a row's Gaussian term reads the alpha of its own slot;
  *   loss = loss_factor * (sum over tanh spans of (x - tanh r)^2 / (2 sigma^2) + B log sigma

@@ -149,12 +149,67 @@ START_TEST(test_tvae_missing_values_and_files) {
 }
 END_TEST
 
+static long file_size(const char *path) {
+    FILE *f = fopen(path, "rb");
+    ck_assert_ptr_nonnull(f);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fclose(f);
+    return n;
+}
+
+/* The memory model counts the wider decoder of alpha-per-mode 1: two models of one table and
+ * seed differ only in it, so their files differ by exactly the extra weights, and so must the
+ * estimates' parameter bytes (fitted: exact); before fit the estimate grows too. */
+START_TEST(test_tvae_alpha_per_mode_memory) {
+    genesis_ctx *ctx;
+    genesis_ctx_create(&ctx);
+    genesis_ctx_set_seed(ctx, 3);
+    genesis_ctx_set_threads(ctx, 1);
+    genesis_table *t;
+    ck_assert_int_eq(genesis_table_read_csv(ctx, tu_path("data/adult_sample.csv"), NULL, &t), GENESIS_OK);
+    char dir[] = "/tmp/genesis_tvae_apm_XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char path[2][256];
+    genesis_memory_estimate fit[2], fitted[2];
+    for (int apm = 0; apm < 2; apm++) {
+        genesis_model *m;
+        ck_assert_int_eq(genesis_model_create(ctx, GENESIS_MODEL_TVAE, &m), GENESIS_OK);
+        ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_ALPHA_PER_MODE, apm), GENESIS_OK);
+        ck_assert_int_eq(genesis_estimate_memory(m, t, GENESIS_WORKLOAD_FIT, 0, &fit[apm]), GENESIS_OK);
+        ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_EPOCHS, 1), GENESIS_OK);
+        ck_assert_int_eq(genesis_model_fit(m, t, NULL, NULL), GENESIS_OK);
+        snprintf(path[apm], sizeof path[apm], "%s/m%d.gen", dir, apm);
+        ck_assert_int_eq(genesis_model_save(m, path[apm]), GENESIS_OK);
+        genesis_model_free(m);
+        ck_assert_int_eq(genesis_model_load(ctx, path[apm], &m), GENESIS_OK);
+        ck_assert_int_eq(genesis_estimate_memory(m, NULL, GENESIS_WORKLOAD_SAMPLE, 500, &fitted[apm]),
+                         GENESIS_OK);
+        ck_assert(fitted[apm].exact);
+        genesis_model_free(m);
+    }
+    long extra = file_size(path[1]) - file_size(path[0]);
+    fprintf(stderr, "TVAE alpha-per-mode on adult_sample: %ld more bytes of weights\n", extra);
+    ck_assert_int_gt(extra, 0);
+    ck_assert_int_eq((long)(fitted[1].parameters - fitted[0].parameters), extra);
+    ck_assert_uint_gt(fitted[1].activations, fitted[0].activations);
+    ck_assert_uint_gt(fit[1].parameters, fit[0].parameters);
+    ck_assert_uint_gt(fit[1].activations, fit[0].activations);
+    unlink(path[0]);
+    unlink(path[1]);
+    rmdir(dir);
+    genesis_table_free(t);
+    genesis_ctx_free(ctx);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("tvae_e2e");
     TCase *tc = tcase_create("adult_sample");
     tcase_set_timeout(tc, 900);
     tcase_add_loop_test(tc, test_tvae_quality_on_adult_sample, 0, 2);
     tcase_add_loop_test(tc, test_tvae_missing_values_and_files, 0, 2);
+    tcase_add_test(tc, test_tvae_alpha_per_mode_memory);
     suite_add_tcase(s, tc);
     return tu_run(s);
 }
