@@ -35,7 +35,10 @@
 #   OUT=bench/results/five_tables_<time>   BUILD=build (holds the genesis binary)
 #   ENGINE=genesis | ref | cmd: who fits and samples.
 #     ref: the reference CTGAN / TVAE (bench/ref/ref_ctgan.py with $PYTHON, default python3;
-#          models ctgan and tvae only), given the table's categorical columns.
+#          models ctgan and tvae only), given the table's categorical columns (the same
+#          typing Genesis infers), batch 500, the same epochs and seeds; rows with a missing
+#          value in a continuous column are left out of its training rows (the ctgan package
+#          refuses them). bench/quality/compare_engines.py puts its runs beside Genesis's.
 #     cmd: $ENGINE_CMD is run as `$ENGINE_CMD MODEL TRAIN.csv OUT.csv ROWS SEED DISCRETE`
 #          (DISCRETE: the categorical columns, comma-separated) and must write OUT.csv.
 #   Scoring is always `genesis evaluate`, so every engine is scored alike.
