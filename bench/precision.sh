@@ -71,32 +71,4 @@ for seed in $SEEDS; do for model in $MODELS; do for prec in $PRECS; do
   echo "$model $prec $seed"
 done; done; done | xargs -P "$JOBS" -L 1 bash -c 'run_one "$0" "$1" "$2"'
 
-python3 - "$OUT/runs.jsonl" <<'EOF' | tee "$OUT/table.md"
-import json, re, sys, statistics as st
-runs = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
-runs = [r for r in runs if "failed" not in r]
-keys = ["quality", "quality_threshold", "pair_trends_threshold", "detection"]
-# the mean over seeds, with half the spread (max - min) of the seeds beside it
-print("| model | precision | seeds | fit s (mean) | quality | quality (threshold mode) | strong-pair trends | detection | Δ quality | Δ strong-pair trends | Δ detection | fp16 steps skipped |")
-print("|---|---|---|---|---|---|---|---|---|---|---|---|")
-def cell(rs, k):
-    v = [r[k] for r in rs]
-    return "%.3f ±%.3f" % (st.mean(v), (max(v) - min(v)) / 2) if len(v) > 1 else "%.3f" % v[0]
-for model in sorted({r["model"] for r in runs}):
-    b = [r for r in runs if r["model"] == model and r["precision"] == "fp32"]
-    base = {k: st.mean(r[k] for r in b) for k in keys} if b else None
-    for prec in ["fp32", "tf32", "bf16", "fp16"]:
-        rs = sorted((r for r in runs if r["model"] == model and r["precision"] == prec), key=lambda r: r["seed"])
-        if not rs:
-            continue
-        m = {k: st.mean(r[k] for r in rs) for k in keys}
-        d = ["%+.3f" % (m[k] - base[k]) if base else "" for k in ("quality", "pair_trends_threshold", "detection")]
-        # per seed: skipped steps (CTGAN: discriminator + generator) of the steps per network
-        sk = ", ".join("+".join(a for a, _ in re.findall(r"(\d+) of (\d+)", r["fp16_skipped"])) +
-                       " of " + re.findall(r"of (\d+)", r["fp16_skipped"])[0]
-                       for r in rs if r.get("fp16_skipped"))
-        print("| %s | %s | %s | %.0f | %s | %s | %s | %s | %s | %s | %s | %s |" % (
-            model, prec, ",".join(str(r["seed"]) for r in rs), st.mean(r["fit_s"] for r in rs),
-            cell(rs, "quality"), cell(rs, "quality_threshold"), cell(rs, "pair_trends_threshold"),
-            cell(rs, "detection"), *d, sk))
-EOF
+python3 bench/precision_table.py "$OUT/runs.jsonl" | tee "$OUT/table.md"
