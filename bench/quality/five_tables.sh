@@ -32,6 +32,8 @@
 #   EPOCHS=50 (CTGAN, TVAE)   DDPM_ITERS=3000   DDPM_BATCH=1024   DDPM_STEPS="100"
 #     (DDPM_STEPS lists sample-steps values; each is its own row, "ddpm@S"; 0 = all T steps)
 #   DDPM_FLAGS="" (more fit flags for ddpm, e.g. "--ema-decay 0.999")
+#   TVAE_FLAGS="" / CTGAN_FLAGS="" (more fit flags for Genesis's tvae / ctgan, e.g.
+#     "--alpha-per-mode 1")
 #   DDPM_TARGET=0 (1: ddpm is conditioned on the table's TSTR target, `fit --target T`)
 #   JOBS=1 (runs at once, each on one thread under nice)   TRAIN_ROWS=10000   HOLDOUT_ROWS=5000
 #   OUT=bench/results/five_tables_<time>   BUILD=build (holds the genesis binary)
@@ -57,6 +59,8 @@ DDPM_ITERS=${DDPM_ITERS:-3000}
 DDPM_BATCH=${DDPM_BATCH:-1024}
 DDPM_STEPS=${DDPM_STEPS:-100}
 DDPM_FLAGS=${DDPM_FLAGS:-}
+TVAE_FLAGS=${TVAE_FLAGS:-}
+CTGAN_FLAGS=${CTGAN_FLAGS:-}
 DDPM_TARGET=${DDPM_TARGET:-0}
 JOBS=${JOBS:-1}
 TRAIN_ROWS=${TRAIN_ROWS:-10000}
@@ -144,8 +148,12 @@ run_one() {
   case $ENGINE in
     genesis)
       local settings=(--epochs "$EPOCHS")
-      # shellcheck disable=SC2206 # DDPM_FLAGS is a list of flags
+      # shellcheck disable=SC2206 # the *_FLAGS are lists of flags
       [ "$model" = ddpm ] && settings=(--iterations "$DDPM_ITERS" --batch-size "$DDPM_BATCH" $DDPM_FLAGS)
+      # shellcheck disable=SC2206
+      [ "$model" = tvae ] && settings+=($TVAE_FLAGS)
+      # shellcheck disable=SC2206
+      [ "$model" = ctgan ] && settings+=($CTGAN_FLAGS)
       if [ "$model" = ddpm ] && [ "$DDPM_TARGET" = 1 ]; then settings+=(--target "$target"); fi
       if ! "${nice1[@]}" "$GEN" fit -q --method "$model" -i "$dir/train.csv" -m "$dir/$tag.gen" \
           "${settings[@]}" --seed "$seed" --threads 1 > "$dir/$tag.fit.log" 2>&1; then
@@ -208,7 +216,7 @@ EOF
   done
 }
 export -f run_one
-export GEN OUT EPOCHS DDPM_ITERS DDPM_BATCH DDPM_STEPS DDPM_FLAGS DDPM_TARGET ENGINE ENGINE_CMD PYTHON
+export GEN OUT EPOCHS DDPM_ITERS DDPM_BATCH DDPM_STEPS DDPM_FLAGS TVAE_FLAGS CTGAN_FLAGS DDPM_TARGET ENGINE ENGINE_CMD PYTHON
 
 # seed by seed; within a seed, table by table
 for seed in $SEEDS; do for t in $READY; do for m in $MODELS; do
