@@ -27,27 +27,6 @@ static const char *tmp(const char *name) {
     return buf[k];
 }
 
-static unsigned char *slurp(const char *path, size_t *n) {
-    FILE *f = fopen(path, "rb");
-    ck_assert_msg(f != NULL, "cannot open %s", path);
-    fseek(f, 0, SEEK_END);
-    long len = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    unsigned char *p = malloc((size_t)len + 1);
-    ck_assert(p && fread(p, 1, (size_t)len, f) == (size_t)len);
-    fclose(f);
-    *n = (size_t)len;
-    return p;
-}
-
-static void same_files(const char *a, const char *b) {
-    size_t na, nb;
-    unsigned char *pa = slurp(a, &na), *pb = slurp(b, &nb);
-    ck_assert_msg(na == nb && memcmp(pa, pb, na) == 0, "%s and %s differ", a, b);
-    free(pa);
-    free(pb);
-}
-
 static genesis_table *read_table(genesis_ctx *ctx, const char *path) {
     genesis_table *t = NULL;
     ck_assert_int_eq(genesis_table_read_csv(ctx, path, NULL, &t), GENESIS_OK);
@@ -118,7 +97,7 @@ static void resume_equals_uninterrupted(genesis_model_kind kind) {
     ck_assert_int_eq(genesis_model_set_checkpoint(res, NULL, 0, 0), GENESIS_OK);
     ck_assert_int_eq(genesis_model_fit(res, t, NULL, NULL), GENESIS_OK);
     ck_assert_int_eq(genesis_model_save(res, tmp("resumed.gen")), GENESIS_OK);
-    same_files(tmp("full.gen"), tmp("resumed.gen"));
+    tu_assert_same_files(tmp("full.gen"), tmp("resumed.gen"));
     float *sr = state_of(res, &nr);
     ck_assert_uint_eq(nf, nr);
     ck_assert_msg(memcmp(sf, sr, nf * sizeof(float)) == 0,
@@ -127,7 +106,7 @@ static void resume_equals_uninterrupted(genesis_model_kind kind) {
     genesis_ctx_set_seed(ctx, 4);
     ck_assert_int_eq(genesis_model_sample_csv(full, 300, tmp("a.csv")), GENESIS_OK);
     ck_assert_int_eq(genesis_model_sample_csv(res, 300, tmp("b.csv")), GENESIS_OK);
-    same_files(tmp("a.csv"), tmp("b.csv"));
+    tu_assert_same_files(tmp("a.csv"), tmp("b.csv"));
 
     free(sf);
     free(sr);
@@ -212,7 +191,7 @@ START_TEST(test_refusals) {
 
     /* one flipped byte: the checksum refuses it */
     size_t n;
-    unsigned char *p = slurp(tmp("ck.gen"), &n);
+    unsigned char *p = tu_read_file(tmp("ck.gen"), &n);
     p[n / 2] ^= 0x40;
     FILE *f = fopen(tmp("bad.gen"), "wb");
     ck_assert(f && fwrite(p, 1, n, f) == n);

@@ -32,25 +32,6 @@ static genesis_model *fit_sample(genesis_ctx *ctx, const genesis_table *t, int e
     return m;
 }
 
-static char *slurp(const char *path, long *len) {
-    FILE *f = fopen(path, "rb");
-    ck_assert_ptr_nonnull(f);
-    fseek(f, 0, SEEK_END);
-    *len = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *p = malloc((size_t)*len + 1);
-    ck_assert_int_eq(fread(p, 1, (size_t)*len, f), (size_t)*len);
-    fclose(f);
-    return p;
-}
-
-static void spit(const char *path, const char *p, long len) {
-    FILE *f = fopen(path, "wb");
-    ck_assert_ptr_nonnull(f);
-    if (len) ck_assert_int_eq(fwrite(p, 1, (size_t)len, f), (size_t)len);
-    fclose(f);
-}
-
 /* ---- tests -------------------------------------------------------------------------------- */
 
 START_TEST(test_quality_on_adult_sample) {
@@ -97,9 +78,9 @@ START_TEST(test_quality_on_adult_sample) {
 }
 END_TEST
 
-static char *sample_to_string(genesis_model *m, const char *path, long *len) {
+static char *sample_to_string(genesis_model *m, const char *path, size_t *len) {
     ck_assert_int_eq(genesis_model_sample_csv(m, 700, path), GENESIS_OK);
-    return slurp(path, len);
+    return tu_read_file(path, len);
 }
 
 START_TEST(test_determinism_and_round_trip) {
@@ -110,7 +91,7 @@ START_TEST(test_determinism_and_round_trip) {
     snprintf(model, sizeof model, "%s/m.gen", dir);
     snprintf(bad, sizeof bad, "%s/bad.gen", dir);
     char *res[3];
-    long len[3];
+    size_t len[3];
     genesis_model *keep = NULL;
     genesis_ctx *keep_ctx = NULL;
     for (int run = 0; run < 3; run++) {
@@ -144,33 +125,33 @@ START_TEST(test_determinism_and_round_trip) {
     genesis_model *l;
     ck_assert_int_eq(genesis_model_load(ctx, model, &l), GENESIS_OK);
     ck_assert_int_eq(genesis_model_get_kind(l), GENESIS_MODEL_CTGAN);
-    long ll;
+    size_t ll;
     char *loaded = sample_to_string(l, out, &ll);
     ck_assert_msg(ll == len[0] && memcmp(loaded, res[0], (size_t)ll) == 0, "loaded model samples differently");
     genesis_model_free(l);
     /* truncated files: every prefix length in a spread, all refused cleanly */
-    long mlen;
-    char *mbytes = slurp(model, &mlen);
-    for (long cut = 0; cut < mlen; cut += (cut < 256 ? 1 : mlen / 97 + 1)) {
-        spit(bad, mbytes, cut);
+    size_t mlen;
+    char *mbytes = tu_read_file(model, &mlen);
+    for (size_t cut = 0; cut < mlen; cut += (cut < 256 ? 1 : mlen / 97 + 1)) {
+        tu_write_file(bad, mbytes, cut);
         genesis_model *x = NULL;
         genesis_status st = genesis_model_load(ctx, bad, &x);
-        ck_assert_msg(st == GENESIS_ERR_MODEL_FORMAT && x == NULL, "truncated at %ld: status %d (%s)", cut, st,
+        ck_assert_msg(st == GENESIS_ERR_MODEL_FORMAT && x == NULL, "truncated at %zu: status %d (%s)", cut, st,
                       genesis_errmsg(ctx));
     }
     /* corrupted bytes anywhere: refused (checksum or structure) */
-    for (long pos = 0; pos < mlen; pos += mlen / 61 + 1) {
+    for (size_t pos = 0; pos < mlen; pos += mlen / 61 + 1) {
         mbytes[pos] ^= 0x5a;
-        spit(bad, mbytes, mlen);
+        tu_write_file(bad, mbytes, mlen);
         mbytes[pos] ^= 0x5a;
         genesis_model *x = NULL;
         genesis_status st = genesis_model_load(ctx, bad, &x);
-        ck_assert_msg(st == GENESIS_ERR_MODEL_FORMAT || st == GENESIS_ERR_VERSION, "flip at %ld: status %d", pos, st);
+        ck_assert_msg(st == GENESIS_ERR_MODEL_FORMAT || st == GENESIS_ERR_VERSION, "flip at %zu: status %d", pos, st);
         ck_assert_ptr_null(x);
     }
     /* a future format version */
     mbytes[8] = 99;
-    spit(bad, mbytes, mlen);
+    tu_write_file(bad, mbytes, mlen);
     genesis_model *x = NULL;
     ck_assert_int_eq(genesis_model_load(ctx, bad, &x), GENESIS_ERR_VERSION);
     ck_assert_msg(strstr(genesis_errmsg(ctx), "version") != NULL, "message: %s", genesis_errmsg(ctx));

@@ -255,22 +255,9 @@ static int check_column(const char *path, int c, const char *pat, const char *su
     return n;
 }
 
-static char *slurp(const char *path, long *len) {
-    FILE *f = fopen(path, "rb");
-    ck_assert_ptr_nonnull(f);
-    fseek(f, 0, SEEK_END);
-    *len = ftell(f);
-    rewind(f);
-    char *b = malloc((size_t)*len + 1);
-    ck_assert_int_eq((long)fread(b, 1, (size_t)*len, f), *len);
-    b[*len] = 0;
-    fclose(f);
-    return b;
-}
-
 static int file_version(const char *path) {
-    long len;
-    char *b = slurp(path, &len);
+    size_t len;
+    char *b = tu_read_file(path, &len);
     int v = (unsigned char)b[8];
     free(b);
     return v;
@@ -305,15 +292,15 @@ START_TEST(test_model_round_trip) {
     ck_assert_int_ge(check_column(out, 0, "%Y-%m-%d", NULL, 10), 150);
     /* the zone and three fraction digits, as read: "2023-01-01 00:00:00.000+01:00" */
     ck_assert_int_ge(check_column(out, 1, "%Y-%m-%d %H:%M:%S.%f%z", "+01:00", 29), 150);
-    long len;
-    char *a = slurp(out, &len);
+    size_t len;
+    char *a = tu_read_file(out, &len);
     /* loaded from the file: the same text */
     genesis_model *l;
     ck_assert_int_eq(genesis_model_load(g_ctx, model, &l), GENESIS_OK);
     genesis_ctx_set_seed(g_ctx, 5);
     ck_assert_int_eq(genesis_model_sample_csv(l, 300, out2), GENESIS_OK);
-    long len2;
-    char *b = slurp(out2, &len2);
+    size_t len2;
+    char *b = tu_read_file(out2, &len2);
     ck_assert_msg(len == len2 && !memcmp(a, b, (size_t)len), "loaded model writes other text");
     free(a);
     free(b);

@@ -49,26 +49,6 @@ static genesis_model *fit_ddpm(genesis_ctx *ctx, const genesis_table *t, int ite
     return m;
 }
 
-static unsigned char *slurp(const char *path, size_t *n) {
-    FILE *f = fopen(path, "rb");
-    ck_assert_msg(f != NULL, "cannot open %s", path);
-    fseek(f, 0, SEEK_END);
-    long len = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    unsigned char *p = malloc((size_t)len + 1);
-    ck_assert(p && fread(p, 1, (size_t)len, f) == (size_t)len);
-    fclose(f);
-    *n = (size_t)len;
-    return p;
-}
-static void same_files(const char *a, const char *b) {
-    size_t na, nb;
-    unsigned char *pa = slurp(a, &na), *pb = slurp(b, &nb);
-    ck_assert_msg(na == nb && memcmp(pa, pb, na) == 0, "%s and %s differ", a, b);
-    free(pa);
-    free(pb);
-}
-
 /* genesis_evaluate's overall quality (all pairs) of n rows sampled with `steps` */
 static double quality(genesis_ctx *ctx, genesis_model *m, const genesis_table *real, int64_t n,
                       int steps, double *shapes) {
@@ -156,7 +136,7 @@ START_TEST(test_ddpm_files_and_determinism) {
     genesis_model_get_param(l, GENESIS_P_DIFFUSION_STEPS, &v);
     ck_assert_double_eq(v, 50);
     ck_assert_int_eq(genesis_model_sample_csv(l, 300, tmp("b.csv")), GENESIS_OK);
-    same_files(tmp("a.csv"), tmp("b.csv"));
+    tu_assert_same_files(tmp("a.csv"), tmp("b.csv"));
     /* strided sampling on the loaded model, then a setting it may not change */
     ck_assert_int_eq(genesis_model_set_param(l, GENESIS_P_SAMPLE_STEPS, 7), GENESIS_OK);
     ck_assert_int_eq(genesis_model_sample_csv(l, 300, tmp("b.csv")), GENESIS_OK);
@@ -173,10 +153,10 @@ START_TEST(test_ddpm_files_and_determinism) {
     genesis_model_set_param(m2, GENESIS_P_NOISE_SCHEDULE, 0);
     ck_assert_int_eq(genesis_model_fit(m2, t, NULL, NULL), GENESIS_OK);
     ck_assert_int_eq(genesis_model_save(m2, tmp("m2.gen")), GENESIS_OK);
-    same_files(tmp("m.gen"), tmp("m2.gen"));
+    tu_assert_same_files(tmp("m.gen"), tmp("m2.gen"));
     /* a truncated file is refused with a message */
     size_t n;
-    unsigned char *p = slurp(tmp("m.gen"), &n);
+    unsigned char *p = tu_read_file(tmp("m.gen"), &n);
     FILE *f = fopen(tmp("m2.gen"), "wb");
     fwrite(p, 1, n - 100, f);
     fclose(f);
@@ -218,7 +198,7 @@ START_TEST(test_ddpm_resume_equals_uninterrupted) {
     ck_assert_int_eq(genesis_model_set_checkpoint(res, NULL, 0, 0), GENESIS_OK);
     ck_assert_int_eq(genesis_model_fit(res, t, NULL, NULL), GENESIS_OK);
     ck_assert_int_eq(genesis_model_save(res, tmp("res.gen")), GENESIS_OK);
-    same_files(tmp("full.gen"), tmp("res.gen"));
+    tu_assert_same_files(tmp("full.gen"), tmp("res.gen"));
     float *sf = NULL, *sr = NULL;
     size_t nf, nr;
     ck_assert_int_eq(gen_model_state(full, &sf, &nf, NULL, NULL), GENESIS_OK);
@@ -286,7 +266,7 @@ static genesis_model *cond_model(genesis_ctx *ctx, int iters, double ema) {
 /* the share of the rows of a CSV that hold `value` (in any field) */
 static double share_of(const char *path, const char *value) {
     size_t n;
-    char *p = (char *)slurp(path, &n);
+    char *p = tu_read_file(path, &n);
     p[n] = 0;
     int rows = 0, hits = 0;
     char *save = NULL;
@@ -318,7 +298,7 @@ START_TEST(test_ddpm_target_and_ema) {
     genesis_model_get_param(l, GENESIS_P_EMA_DECAY, &v);
     ck_assert_double_eq_tol(v, 0.95, 1e-12);
     ck_assert_int_eq(genesis_model_sample_csv(l, 2000, tmp("b.csv")), GENESIS_OK);
-    same_files(tmp("a.csv"), tmp("b.csv"));
+    tu_assert_same_files(tmp("a.csv"), tmp("b.csv"));
     /* classes are drawn from their training shares (24.95% >50K), whatever the training */
     double real = share_of(tu_path("data/adult_sample.csv"), ">50K");
     double syn = share_of(tmp("a.csv"), ">50K");
@@ -332,7 +312,7 @@ START_TEST(test_ddpm_target_and_ema) {
     ck_assert_int_eq(genesis_model_fit(m0, t, NULL, NULL), GENESIS_OK);
     ck_assert_int_eq(genesis_model_save(m0, tmp("c2.gen")), GENESIS_OK);
     size_t n1, n2;
-    unsigned char *p1 = slurp(tmp("c.gen"), &n1), *p2 = slurp(tmp("c2.gen"), &n2);
+    unsigned char *p1 = tu_read_file(tmp("c.gen"), &n1), *p2 = tu_read_file(tmp("c2.gen"), &n2);
     ck_assert(n1 == n2 && memcmp(p1, p2, n1) != 0);
     free(p1);
     free(p2);
@@ -349,7 +329,7 @@ START_TEST(test_ddpm_target_and_ema) {
     ck_assert_int_eq(genesis_model_set_target(res, "income"), GENESIS_OK);
     ck_assert_msg(genesis_model_fit(res, t, NULL, NULL) == GENESIS_OK, "%s", genesis_errmsg(ctx));
     ck_assert_int_eq(genesis_model_save(res, tmp("cres.gen")), GENESIS_OK);
-    same_files(tmp("c.gen"), tmp("cres.gen"));
+    tu_assert_same_files(tmp("c.gen"), tmp("cres.gen"));
     genesis_model_free(res);
     genesis_model_free(m);
     /* what a target may not be */

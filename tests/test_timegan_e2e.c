@@ -148,21 +148,13 @@ static int same_file(const char *a, const char *b) {
 /* Rewrites `path` as format version `version` (byte 8, little-endian u32) with its CRC-32
  * recomputed (docs/file-format.md), so that only the version differs. */
 static void rewrite_version(const char *path, const char *out, uint32_t version) {
-    FILE *f = fopen(path, "rb");
-    ck_assert_ptr_nonnull(f);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    unsigned char *p = malloc((size_t)n);
-    ck_assert_int_eq(fread(p, 1, (size_t)n, f), (size_t)n);
-    fclose(f);
+    size_t n;
+    unsigned char *p = tu_read_file(path, &n);
     ck_assert_int_eq(p[8] | p[9] << 8, 3); /* files are written as version 3 */
     for (int i = 0; i < 4; i++) p[8 + i] = (unsigned char)(version >> (8 * i));
     uint32_t crc = (uint32_t)crc32(crc32(0L, NULL, 0), p, (uInt)(n - 4));
     for (int i = 0; i < 4; i++) p[n - 4 + i] = (unsigned char)(crc >> (8 * i));
-    f = fopen(out, "wb");
-    ck_assert_int_eq(fwrite(p, 1, (size_t)n, f), (size_t)n);
-    fclose(f);
+    tu_write_file(out, p, n);
     free(p);
 }
 

@@ -86,18 +86,45 @@ static inline void tu_check_grad(const char *what, tu_loss_fn f, void *user, flo
                   trusted, probes);
 }
 
+/* The whole file at `path`, NUL-terminated (malloc'ed; *n its length), or a failed check. */
+static inline void *tu_read_file(const char *path, size_t *n) {
+    FILE *f = fopen(path, "rb");
+    ck_assert_msg(f != NULL, "cannot open %s", path);
+    fseek(f, 0, SEEK_END);
+    long len = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    ck_assert(len >= 0);
+    unsigned char *b = malloc((size_t)len + 1);
+    ck_assert(b && fread(b, 1, (size_t)len, f) == (size_t)len);
+    fclose(f);
+    b[len] = 0;
+    *n = (size_t)len;
+    return b;
+}
+
+/* Writes n bytes of b to `path`, or a failed check. */
+static inline void tu_write_file(const char *path, const void *b, size_t n) {
+    FILE *f = fopen(path, "wb");
+    ck_assert_msg(f != NULL, "cannot write %s", path);
+    if (n) ck_assert(fwrite(b, 1, n, f) == n);
+    fclose(f);
+}
+
+/* The two files hold the same bytes. */
+static inline void tu_assert_same_files(const char *a, const char *b) {
+    size_t na, nb;
+    unsigned char *pa = tu_read_file(a, &na), *pb = tu_read_file(b, &nb);
+    ck_assert_msg(na == nb && memcmp(pa, pb, na) == 0, "%s and %s differ", a, b);
+    free(pa);
+    free(pb);
+}
+
 /* Rewrites the model file at `path` as a genesis that stored only its first `keep` settings
  * wrote it (docs/file-format.md: settings S .. end dropped, payload length and CRC-32 fixed).
  * Returns the number of settings the file held. */
 static inline uint32_t tu_file_keep_settings(const char *path, uint32_t keep) {
-    FILE *f = fopen(path, "rb");
-    ck_assert_ptr_nonnull(f);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    unsigned char *b = malloc((size_t)n);
-    ck_assert(b && fread(b, 1, (size_t)n, f) == (size_t)n);
-    fclose(f);
+    size_t n;
+    unsigned char *b = tu_read_file(path, &n);
     uint32_t S, S0;
     uint64_t P;
     memcpy(&S, b + 24, 4);
@@ -106,21 +133,19 @@ static inline uint32_t tu_file_keep_settings(const char *path, uint32_t keep) {
     ck_assert_uint_ge(S, keep);
     size_t cut = 24 + 4 + (size_t)keep * 8, drop = (size_t)(S - keep) * 8;
     memmove(b + cut, b + cut + drop, (size_t)n - cut - drop);
-    n -= (long)drop;
+    n -= drop;
     S = keep;
     P -= drop;
     memcpy(b + 24, &S, 4);
     memcpy(b + 16, &P, 8);
     uint32_t c = 0xFFFFFFFFu; /* zlib's crc32 of everything before the checksum */
-    for (long i = 0; i < n - 4; i++) {
+    for (size_t i = 0; i + 4 < n; i++) {
         c ^= b[i];
         for (int k = 0; k < 8; k++) c = (c >> 1) ^ (0xEDB88320u & (0u - (c & 1u)));
     }
     c = ~c;
     memcpy(b + n - 4, &c, 4);
-    f = fopen(path, "wb");
-    ck_assert(f && fwrite(b, 1, (size_t)n, f) == (size_t)n);
-    fclose(f);
+    tu_write_file(path, b, n);
     free(b);
     return S0;
 }
