@@ -10,11 +10,13 @@
 #                           [models="ctgan tvae"] [jobs=2]
 # Needs the Adult table (UCI, 32,561 rows; not shipped with the repository, data/ holds a
 # sample) at $GENESIS_DATA/adult.csv (default ../shared/data, a sibling folder of the
-# developers' setup); without it the script says so and exits 0. `jobs` runs go at once,
+# developers' setup), or another table of that folder named by TABLE (e.g.
+# TABLE=california_housing.csv); without it the script says so and exits 0. `jobs` runs go at once,
 # each under nice on one thread. BUILD (default build) holds the genesis binary.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-DATA=${GENESIS_DATA:-../shared/data}/adult.csv
+TABLE=${TABLE:-adult.csv}
+DATA=${GENESIS_DATA:-../shared/data}/$TABLE
 EPOCHS=${1:-300}
 SEEDS=${2:-1 2}
 PRECS=${3:-fp32 bf16 fp16}
@@ -26,7 +28,7 @@ if [ ! -f "$DATA" ]; then echo "precision: $DATA not found (set GENESIS_DATA); s
 [ -x "$GEN" ] || { cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release >/dev/null && cmake --build "$BUILD" -j"$(nproc)" --target genesis_cli >/dev/null; }
 OUT=${OUT:-bench/results/precision_$(date -u +%Y%m%dT%H%M%SZ)}
 mkdir -p "$OUT"
-echo "precision: $EPOCHS epochs, seeds $SEEDS, $PRECS, $MODELS, $JOBS at a time -> $OUT"
+echo "precision: $TABLE, $EPOCHS epochs, seeds $SEEDS, $PRECS, $MODELS, $JOBS at a time -> $OUT"
 nrows=$(($(wc -l < "$DATA") - 1))
 
 # one run: fit, sample, evaluate; appends a JSON line
@@ -47,11 +49,11 @@ run_one() {
     -o "$OUT/$tag.csv" -q --threads 1
   OMP_NUM_THREADS=1 nice -n 10 "$GEN" evaluate --real "$DATA" --synthetic "$OUT/$tag.csv" \
     --skip validity,privacy,usefulness --json -q --threads 1 > "$OUT/$tag.eval.json"
-  python3 - "$OUT/$tag.eval.json" "$model" "$prec" "$seed" "$EPOCHS" "$t0" "$t1" "$skipped" \
+  python3 - "$OUT/$tag.eval.json" "$model" "$prec" "$seed" "$EPOCHS" "$t0" "$t1" "$skipped" "$TABLE" \
       >> "$OUT/runs.jsonl" <<'EOF'
 import json, sys
 d = json.load(open(sys.argv[1]))["scores"]
-print(json.dumps({"model": sys.argv[2], "precision": sys.argv[3], "seed": int(sys.argv[4]),
+print(json.dumps({"table": sys.argv[9], "model": sys.argv[2], "precision": sys.argv[3], "seed": int(sys.argv[4]),
                   "epochs": int(sys.argv[5]), "fit_s": round(float(sys.argv[7]) - float(sys.argv[6]), 1),
                   "fp16_skipped": sys.argv[8] or None,
                   "quality": d["quality"], "quality_threshold": d["quality_threshold"],
@@ -62,39 +64,11 @@ EOF
   rm -f "$OUT/$tag.csv"
 }
 export -f run_one
-export GEN DATA OUT EPOCHS nrows
+export GEN DATA TABLE OUT EPOCHS nrows
 
 # seed by seed, so that a run cut short still has whole seeds
 for seed in $SEEDS; do for model in $MODELS; do for prec in $PRECS; do
   echo "$model $prec $seed"
 done; done; done | xargs -P "$JOBS" -L 1 bash -c 'run_one "$0" "$1" "$2"'
 
-python3 - "$OUT/runs.jsonl" <<'EOF' | tee "$OUT/table.md"
-import json, re, sys, statistics as st
-runs = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
-runs = [r for r in runs if "failed" not in r]
-keys = ["quality", "quality_threshold", "pair_trends_threshold", "detection"]
-# the mean over seeds, with half the spread (max - min) of the seeds beside it
-print("| model | precision | seeds | fit s (mean) | quality | quality (threshold mode) | strong-pair trends | detection | Δ quality | Δ strong-pair trends | Δ detection | fp16 steps skipped |")
-print("|---|---|---|---|---|---|---|---|---|---|---|---|")
-def cell(rs, k):
-    v = [r[k] for r in rs]
-    return "%.3f ±%.3f" % (st.mean(v), (max(v) - min(v)) / 2) if len(v) > 1 else "%.3f" % v[0]
-for model in sorted({r["model"] for r in runs}):
-    b = [r for r in runs if r["model"] == model and r["precision"] == "fp32"]
-    base = {k: st.mean(r[k] for r in b) for k in keys} if b else None
-    for prec in ["fp32", "tf32", "bf16", "fp16"]:
-        rs = sorted((r for r in runs if r["model"] == model and r["precision"] == prec), key=lambda r: r["seed"])
-        if not rs:
-            continue
-        m = {k: st.mean(r[k] for r in rs) for k in keys}
-        d = ["%+.3f" % (m[k] - base[k]) if base else "" for k in ("quality", "pair_trends_threshold", "detection")]
-        # per seed: skipped steps (CTGAN: discriminator + generator) of the steps per network
-        sk = ", ".join("+".join(a for a, _ in re.findall(r"(\d+) of (\d+)", r["fp16_skipped"])) +
-                       " of " + re.findall(r"of (\d+)", r["fp16_skipped"])[0]
-                       for r in rs if r.get("fp16_skipped"))
-        print("| %s | %s | %s | %.0f | %s | %s | %s | %s | %s | %s | %s | %s |" % (
-            model, prec, ",".join(str(r["seed"]) for r in rs), st.mean(r["fit_s"] for r in rs),
-            cell(rs, "quality"), cell(rs, "quality_threshold"), cell(rs, "pair_trends_threshold"),
-            cell(rs, "detection"), *d, sk))
-EOF
+python3 bench/precision_table.py "$OUT/runs.jsonl" | tee "$OUT/table.md"

@@ -7,7 +7,7 @@
  * model, each kind's default and range. So a flag given to a command or method it does not
  * apply to is refused with a message generated from the tables, and `genesis COMMAND --method
  * NAME --help` prints that method's settings and defaults. Parsing uses getopt_long (unique
- * prefixes, --flag=value).
+ * prefixes, --flag=value). apply_settings then sets the parsed model settings on a model.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -164,8 +164,8 @@ static unsigned kinds_with(unsigned needs) {
 static void help_settings(unsigned cmd, genesis_model_kind only) {
     if (cmd == S) printf("\nSampling settings (override the model's; the others are fixed by fit):\n");
     else printf("\nModel settings (architecture and optimiser defaults are the reference implementations';\n"
-                "point-masses, clamp-range, max-categories, vgm-max-rows and sample-argmax 0 are Genesis\n"
-                "additions):\n");
+                "point-masses, clamp-range, max-categories, vgm-max-rows, sample-argmax 0 and\n"
+                "alpha-per-mode are Genesis additions):\n");
     for (int k = 1; genesis_model_kind_name((genesis_model_kind)k); k++) {
         genesis_param_info pi;
         for (int p = 0, shown = 0; genesis_param_get_info((genesis_param)p, (genesis_model_kind)k, &pi) == GENESIS_OK; p++) {
@@ -591,4 +591,13 @@ int cli_parse(unsigned cmd, int argc, char **argv, options *o) {
         if (seq_only && !o->sequences) return usage_error(name, "%s need --sequences", list);
     }
     return 0;
+}
+
+/* The model settings the command line gave (--epochs, --sample-argmax, ...), set on m in
+ * parameter order; the first the library refuses stops it. */
+genesis_status apply_settings(genesis_model *m, const options *o) {
+    genesis_status st = GENESIS_OK;
+    for (int p = 0; st == GENESIS_OK && p < NPARAM_MAX; p++)
+        if (o->pset[p]) st = genesis_model_set_param(m, (genesis_param)p, o->pval[p]);
+    return st;
 }

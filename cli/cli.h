@@ -77,10 +77,12 @@ genesis_status make_ctx(options *o, genesis_ctx **ctx);
 int run_ranks(options *o, int (*body)(options *));
 int finish(genesis_ctx *ctx, genesis_model *m, genesis_status st);
 
+/* args.c: the command line's model settings onto a model */
+genesis_status apply_settings(genesis_model *m, const options *o);
+
 /* cmd_train.c: the model with the command's settings; cmd_sample.c: conditions and rows */
 genesis_status table_and_model(genesis_ctx *ctx, const options *o, genesis_table **t,
                                genesis_model **m);
-genesis_status apply_settings(genesis_model *m, const options *o);
 genesis_status write_rows(genesis_ctx *ctx, genesis_model *m, const options *o, int64_t n);
 /* "column=value" into buf: the column name, surrounding blanks trimmed; *value after '=' */
 const char *split_condition(const char *cond, char *buf, size_t cap, const char **value);

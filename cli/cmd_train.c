@@ -24,13 +24,6 @@ static void on_sigint(int sig) {
     g_interrupted = 1;
 }
 
-genesis_status apply_settings(genesis_model *m, const options *o) {
-    genesis_status st = GENESIS_OK;
-    for (int p = 0; st == GENESIS_OK && p < NPARAM_MAX; p++)
-        if (o->pset[p]) st = genesis_model_set_param(m, (genesis_param)p, o->pval[p]);
-    return st;
-}
-
 /* Before training: every --condition names a categorical column of the table, so a typo
  * does not cost a whole training run. */
 static int check_conditions_early(const options *o, const genesis_table *t) {

@@ -175,35 +175,50 @@ genesis_status gen_cuda_upload(gen_cuda *cu, void *dst, const void *src, size_t 
     return GENESIS_OK;
 }
 
-genesis_status gen_cuda_spans(gen_cuda *cu, const gen_act_span *spans, int n,
-                              const gen_act_span **dev) {
+genesis_status gen_cuda_table_dev(gen_cuda *cu, gen_cuda_table *t, const void *src, size_t bytes,
+                                  const void **dev) {
     *dev = NULL;
-    size_t bytes = (size_t)n * sizeof *spans;
-    if (cu->spans_dev && n == cu->spans_n && memcmp(spans, cu->spans_host, bytes) == 0) {
-        *dev = cu->spans_dev;
+    if (t->dev && bytes == t->bytes && memcmp(src, t->host, bytes) == 0) {
+        *dev = t->dev;
         return GENESIS_OK;
     }
-    if (n > cu->spans_cap) {
-        int cap = n < 64 ? 64 : n;
-        gen_act_span *h = (gen_act_span *)realloc(cu->spans_host, (size_t)cap * sizeof *spans);
+    if (bytes > t->cap) {
+        size_t cap = bytes < 1024 ? 1024 : bytes;
+        void *h = realloc(t->host, cap);
         if (!h)
             return gen_cuda_fail(cu, GENESIS_ERR_NOMEM, "realloc", __FILE__, __LINE__,
                                  "out of host memory for the span table");
-        cu->spans_host = h;
-        cu->spans_cap = 0;
-        cu->spans_n = 0;
-        GEN_CUDA_PASS(gen_cuda_regrow(cu, (void **)&cu->spans_dev, (size_t)cap * sizeof *spans,
+        t->host = h;
+        t->cap = 0;
+        t->bytes = 0;
+        GEN_CUDA_PASS(gen_cuda_regrow(cu, &t->dev, cap,
                                       "the span table grows inside a step being recorded as "
                                       "a CUDA graph; set GENESIS_CUDA_GRAPHS=0"));
-        cu->spans_cap = cap;
+        t->cap = cap;
     }
-    memcpy(cu->spans_host, spans, bytes);
-    cu->spans_n = n;
+    memcpy(t->host, src, bytes);
+    t->bytes = bytes;
     /* stream order: kernels queued earlier read the old table before this copy lands */
-    genesis_status st = gen_cuda_upload(cu, cu->spans_dev, spans, bytes);
+    genesis_status st = gen_cuda_upload(cu, t->dev, src, bytes);
     if (st != GENESIS_OK) return st;
-    *dev = cu->spans_dev;
+    *dev = t->dev;
     return GENESIS_OK;
+}
+
+genesis_status gen_cuda_spans(gen_cuda *cu, const gen_act_span *spans, int n,
+                              const gen_act_span **dev) {
+    const void *d = NULL;
+    genesis_status st = gen_cuda_table_dev(cu, &cu->spans, spans, (size_t)n * sizeof *spans, &d);
+    *dev = (const gen_act_span *)d;
+    return st;
+}
+
+genesis_status gen_cuda_recon_spans(gen_cuda *cu, const gen_recon_span *spans, int n,
+                                    const gen_recon_span **dev) {
+    const void *d = NULL;
+    genesis_status st = gen_cuda_table_dev(cu, &cu->recon, spans, (size_t)n * sizeof *spans, &d);
+    *dev = (const gen_recon_span *)d;
+    return st;
 }
 
 /* ---- memory --------------------------------------------------------------------------------- */
@@ -560,10 +575,10 @@ static void op_kl_normal(gen_backend *be, float *loss, float *dmu, float *dlogva
     GEN_CUDA_RUN(be, "kl_normal", gen_cu_kl_normal(cu, loss, dmu, dlogvar, mu, logvar, n, scale));
 }
 static void op_tvae_recon(gen_backend *be, float *loss, float *dr, float *dsigma, const float *r,
-                          const float *x, const float *sigma, int B, int D,
-                          const gen_act_span *spans, int nspans, float scale) {
+                          int ldr, const float *x, const float *sigma, int B, int D,
+                          const gen_recon_span *spans, int nspans, float scale) {
     GEN_CUDA_RUN(be, "tvae_recon",
-                 gen_cu_tvae_recon(cu, loss, dr, dsigma, r, x, sigma, B, D, spans, nspans,
+                 gen_cu_tvae_recon(cu, loss, dr, dsigma, r, ldr, x, sigma, B, D, spans, nspans,
                                    scale));
 }
 static void op_clamp(gen_backend *be, float *x, size_t n, float lo, float hi) {
@@ -734,7 +749,8 @@ static void cu_release(gen_cuda *cu) {
     if (cu->stream) { /* the grown buffers in stream order (gen_cuda_regrow) */
         gen_cuda_dev_free(cu, cu->scratch);
         gen_cuda_dev_free(cu, cu->half);
-        gen_cuda_dev_free(cu, cu->spans_dev);
+        gen_cuda_dev_free(cu, cu->spans.dev);
+        gen_cuda_dev_free(cu, cu->recon.dev);
         gen_cuda_sync(cu); /* polls NCCL's errors while a communicator watches */
     }
     gen_nccl_forget_backend(cu);
@@ -757,7 +773,8 @@ static void cu_release(gen_cuda *cu) {
     if (cu->flag_host) cudaFreeHost(cu->flag_host);
     if (cu->readback) cudaFreeHost(cu->readback);
     if (cu->stream) cudaStreamDestroy(cu->stream);
-    free(cu->spans_host);
+    free(cu->spans.host);
+    free(cu->recon.host);
     free(cu);
 }
 

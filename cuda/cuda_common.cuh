@@ -59,6 +59,13 @@ typedef struct gen_cuda_retired {
     struct gen_cuda_retired *next;
 } gen_cuda_retired;
 
+/* A device copy of a small host table (gen_cuda_table_dev): the host copy it was made from,
+ * for the comparison that skips an unchanged upload. */
+typedef struct gen_cuda_table {
+    void *host, *dev;
+    size_t bytes, cap;
+} gen_cuda_table;
+
 typedef struct gen_cuda {
     gen_backend_ops ops;   /* this backend's table (backend_cuda.cu) */
     genesis_ctx *ctx;
@@ -83,9 +90,9 @@ typedef struct gen_cuda {
     /* device scratch for partial sums (grown on demand, never shrunk) */
     void *scratch;
     size_t scratch_bytes;
-    /* device copy of the last activation-span table (host arrays are passed to the ops) */
-    gen_act_span *spans_host, *spans_dev;
-    int spans_n, spans_cap;
+    /* device copies of the last activation-span table and the last reconstruction-span
+     * table (host arrays are passed to the ops; gen_cuda_table) */
+    gen_cuda_table spans, recon;
     /* the 16-bit operands of a BF16/FP16 GEMM (grown on demand, never shrunk;
      * docs/precision.md): op(A) then op(B), each converted from FP32 just before the product */
     uint16_t *half;
@@ -172,9 +179,16 @@ cudaError_t gen_cuda_dev_free(gen_cuda *cu, void *p);
 /* Device scratch of at least `bytes` (valid until the next call that grows it; stream
  * order makes reuse between operations safe). */
 genesis_status gen_cuda_scratch(gen_cuda *cu, size_t bytes, void **out);
+/* Device copy of a small host table in cache t (re-uploaded only when the content changes;
+ * grown, never shrunk). */
+genesis_status gen_cuda_table_dev(gen_cuda *cu, gen_cuda_table *t, const void *src, size_t bytes,
+                                  const void **dev);
 /* Device copy of a host span table (cached: re-uploaded only when the content changes). */
 genesis_status gen_cuda_spans(gen_cuda *cu, const gen_act_span *spans, int n,
                               const gen_act_span **dev);
+/* The same for TVAE's reconstruction spans (their own cache). */
+genesis_status gen_cuda_recon_spans(gen_cuda *cu, const gen_recon_span *spans, int n,
+                                    const gen_recon_span **dev);
 /* Asynchronous host -> device copy through the pinned staging ring: `src` may be reused as
  * soon as this returns. */
 genesis_status gen_cuda_upload(gen_cuda *cu, void *dst, const void *src, size_t bytes);
@@ -352,8 +366,9 @@ genesis_status gen_cu_reparam_backward(gen_cuda *cu, float *dmu, float *dlogvar,
 genesis_status gen_cu_kl_normal(gen_cuda *cu, float *loss, float *dmu, float *dlogvar,
                                 const float *mu, const float *logvar, size_t n, float scale);
 genesis_status gen_cu_tvae_recon(gen_cuda *cu, float *loss, float *dr, float *dsigma,
-                                 const float *r, const float *x, const float *sigma, int B,
-                                 int D, const gen_act_span *spans, int nspans, float scale);
+                                 const float *r, int ldr, const float *x, const float *sigma,
+                                 int B, int D, const gen_recon_span *spans, int nspans,
+                                 float scale);
 
 /* batch.cu */
 genesis_status gen_cu_gather_rows(gen_cuda *cu, float *out, int ldo, const gen_dev_table *t,

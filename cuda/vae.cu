@@ -7,7 +7,9 @@
  * (row, softmax span); one block then adds them in a fixed order (gen_cu_reduce_finish).
  * tvae_recon runs two kernels: one block per span for the tanh columns (each column's sums
  * over the B rows are block trees in double, as the CPU's are double) and one warp per
- * (row, softmax span) for the cross entropies (float softmax, as the CPU's).
+ * (row, softmax span) for the cross entropies (float softmax, as the CPU's). The decoder
+ * output r has its own row stride and span positions (gen_recon_span): with one alpha per
+ * mode, a row's Gaussian term reads the alpha of its slot (docs/algorithms.md).
  */
 #include "cuda_common.cuh"
 
@@ -100,13 +102,15 @@ genesis_status gen_cu_kl_normal(gen_cuda *cu, float *loss, float *dmu, float *dl
 
 /* One block per span; softmax spans only zero their partial. For each tanh column j:
  * tot_j = sum_b (x - tanh r)^2 / (2 sg^2) + B log sg, dsigma_j += scale * d tot_j / d sg,
- * dr += scale * d tot_j / d r. partial[s] = sum over the span's columns of tot_j. */
+ * dr += scale * d tot_j / d r. partial[s] = sum over the span's columns of tot_j. r position
+ * of (b, j): r_start + j - start, or with modes > 0 r_start + the row's slot (the first
+ * argmax of the one-hot after the alpha, as the CPU's scan). */
 __global__ void k_recon_tanh(double *__restrict__ partial, float *__restrict__ dr,
-                             float *__restrict__ dsigma, const float *__restrict__ r,
+                             float *__restrict__ dsigma, const float *__restrict__ r, int ldr,
                              const float *__restrict__ x, const float *__restrict__ sigma,
-                             int B, int D, const gen_act_span *__restrict__ spans, float scale) {
+                             int B, int D, const gen_recon_span *__restrict__ spans, float scale) {
     __shared__ double sh[32];
-    gen_act_span sp = spans[blockIdx.x];
+    gen_recon_span sp = spans[blockIdx.x];
     if (sp.softmax) {
         if (threadIdx.x == 0 && partial) partial[blockIdx.x] = 0.0;
         return;
@@ -115,9 +119,17 @@ __global__ void k_recon_tanh(double *__restrict__ partial, float *__restrict__ d
     for (int j = sp.start; j < sp.start + sp.len; j++) {
         double sg = sigma[j], tot = 0.0, ds = 0.0;
         for (int b = threadIdx.x; b < B; b += TR_THREADS) {
-            size_t i = (size_t)b * D + j;
+            const float *xr = x + (size_t)b * D;
+            int jr = sp.r_start + j - sp.start;
+            if (sp.modes > 0) {
+                int k = 0;
+                for (int m = 1; m < sp.modes; m++)
+                    if (xr[j + 1 + m] > xr[j + 1 + k]) k = m;
+                jr = sp.r_start + k;
+            }
+            size_t i = (size_t)b * ldr + jr;
             float t = tanhf(r[i]);
-            double e = x[i] - t;
+            double e = xr[j] - t;
             tot += e * e / (2 * sg * sg);
             ds += -e * e / (sg * sg * sg);
             if (dr) dr[i] += scale * (float)(-e / (sg * sg)) * (1.0f - t * t);
@@ -133,21 +145,23 @@ __global__ void k_recon_tanh(double *__restrict__ partial, float *__restrict__ d
 }
 
 /* One warp per (row b, span s); tanh spans only zero their partial. Cross entropy of the
- * span's logits against the first argmax of x's span (float softmax, as the CPU). */
+ * span's logits (r from r_start) against the first argmax of x's span (float softmax, as the
+ * CPU). */
 __global__ void k_recon_softmax(double *__restrict__ partial, float *__restrict__ dr,
-                                const float *__restrict__ r, const float *__restrict__ x, int B,
-                                int D, const gen_act_span *__restrict__ spans, int nspans,
+                                const float *__restrict__ r, int ldr,
+                                const float *__restrict__ x, int B, int D,
+                                const gen_recon_span *__restrict__ spans, int nspans,
                                 float scale) {
     int lane = threadIdx.x & 31;
     long long wid = (long long)blockIdx.x * TR_WARPS + (threadIdx.x >> 5);
     if (wid >= (long long)B * nspans) return;
     int b = (int)(wid / nspans), s = (int)(wid % nspans);
-    gen_act_span sp = spans[s];
+    gen_recon_span sp = spans[s];
     if (!sp.softmax) {
         if (lane == 0 && partial) partial[wid] = 0.0;
         return;
     }
-    const float *rr = r + (size_t)b * D + sp.start, *xr = x + (size_t)b * D + sp.start;
+    const float *rr = r + (size_t)b * ldr + sp.r_start, *xr = x + (size_t)b * D + sp.start;
     int n = sp.len;
     /* first index of the largest x (strictly greater wins, as the CPU's scan); x is an
      * encoded batch, finite by construction */
@@ -179,7 +193,7 @@ __global__ void k_recon_softmax(double *__restrict__ partial, float *__restrict_
     float lse = mx + logf(z);
     if (lane == 0 && partial) partial[wid] = lse - rr[tgt];
     if (dr) {
-        float *d = dr + (size_t)b * D + sp.start;
+        float *d = dr + (size_t)b * ldr + sp.r_start;
         for (int j = lane; j < n; j += 32) {
             float v = d[j] + scale * expf(rr[j] - lse);
             if (j == tgt) v -= scale;
@@ -189,15 +203,16 @@ __global__ void k_recon_softmax(double *__restrict__ partial, float *__restrict_
 }
 
 genesis_status gen_cu_tvae_recon(gen_cuda *cu, float *loss, float *dr, float *dsigma,
-                                 const float *r, const float *x, const float *sigma, int B,
-                                 int D, const gen_act_span *spans, int nspans, float scale) {
+                                 const float *r, int ldr, const float *x, const float *sigma,
+                                 int B, int D, const gen_recon_span *spans, int nspans,
+                                 float scale) {
     if (nspans <= 0 || B < 0) {
         if (!loss) return GENESIS_OK;
         GEN_CUDA_TRY(cu, cudaMemsetAsync(loss, 0, sizeof(float), cu->stream));
         return GENESIS_OK;
     }
-    const gen_act_span *dspans = NULL;
-    genesis_status st = gen_cuda_spans(cu, spans, nspans, &dspans);
+    const gen_recon_span *dspans = NULL;
+    genesis_status st = gen_cuda_recon_spans(cu, spans, nspans, &dspans);
     if (st != GENESIS_OK) return st;
     double *partial = NULL;
     size_t nsoft = (size_t)B * (size_t)nspans, npart = (size_t)nspans + nsoft;
@@ -208,13 +223,13 @@ genesis_status gen_cu_tvae_recon(gen_cuda *cu, float *loss, float *dr, float *ds
         partial = (double *)p;
     }
     if (!loss && !dr && !dsigma) return GENESIS_OK;
-    GEN_LAUNCH(k_recon_tanh, (unsigned)nspans, TR_THREADS, 0, cu->stream)(partial, dr, dsigma, r, x,
-               sigma, B, D, dspans, scale);
+    GEN_LAUNCH(k_recon_tanh, (unsigned)nspans, TR_THREADS, 0, cu->stream)(partial, dr, dsigma, r, ldr,
+               x, sigma, B, D, dspans, scale);
     GEN_CUDA_LAUNCHED(cu);
     if (nsoft > 0) {
         unsigned blocks = (unsigned)((nsoft + TR_WARPS - 1) / TR_WARPS);
         GEN_LAUNCH(k_recon_softmax, blocks, 32 * TR_WARPS, 0, cu->stream)(
-                   partial ? partial + nspans : NULL, dr, r, x, B, D, dspans, nspans, scale);
+                   partial ? partial + nspans : NULL, dr, r, ldr, x, B, D, dspans, nspans, scale);
         GEN_CUDA_LAUNCHED(cu);
     }
     if (!loss) return GENESIS_OK;

@@ -4,8 +4,11 @@
  * (docs/algorithms.md §T5):
  *   encoder Linear(D, hid)-ReLU-Linear(hid, hid)-ReLU, heads mu and logvar (emb each);
  *   z = mu + eps * exp(logvar / 2);
- *   decoder Linear(emb, hid)-ReLU-Linear(hid, hid)-ReLU-Linear(hid, D), plus a learned
- *   per-output sigma (init 0.1, clamped to [0.01, 1] after every step);
+ *   decoder Linear(emb, hid)-ReLU-Linear(hid, hid)-ReLU-Linear(hid, Dr), plus a learned
+ *   sigma per encoded position (init 0.1, clamped to [0.01, 1] after every step);
+ *   Dr = D in the reference's layout; with alpha_per_mode (a Genesis option, off by default;
+ *   docs/algorithms.md "One alpha per mode") each continuous column of K slots gets K alphas,
+ *   and a row's Gaussian term reads the alpha of its own slot;
  *   loss = loss_factor * (sum over tanh spans of (x - tanh r)^2 / (2 sigma^2) + B log sigma
  *          + sum over softmax spans of cross entropy(r, argmax x)) / B + KL / B;
  *   one Adam (lr 1e-3, betas 0.9/0.999, L2 decay 1e-5) over every parameter incl. sigma.
@@ -27,8 +30,8 @@
 #include "tvae.h"
 
 static void param_sizes(const tvae *t, size_t s[TV_NT]) {
-    size_t D = t->D, h = t->hid, e = t->emb;
-    size_t v[TV_NT] = {h * D, h, h * h, h, e * h, e, e * h, e, h * e, h, h * h, h, D * h, D, D};
+    size_t D = t->D, Dr = t->Dr, h = t->hid, e = t->emb;
+    size_t v[TV_NT] = {h * D, h, h * h, h, e * h, e, e * h, e, h * e, h, h * h, h, Dr * h, Dr, D};
     memcpy(s, v, sizeof v);
 }
 
@@ -40,15 +43,15 @@ static void point_tensors(tvae_tensors *p, float *base, const size_t *s) {
 
 static size_t point_acts(tvae *t, float *base) {
     tvae_acts *a = &t->act;
-    size_t B = t->B, D = t->D, h = t->hid, e = t->emb;
+    size_t B = t->B, D = t->D, Dr = t->Dr, h = t->hid, e = t->emb;
     size_t T = t->train ? B : 0; /* rows of the buffers only training touches */
     float **p[] = {&a->x, &a->a1, &a->h1, &a->a2, &a->h2, &a->mu, &a->lv, &a->eps, &a->std, &a->z,
                    &a->c1, &a->k1, &a->c2, &a->k2, &a->r, &a->dr, &a->dk2, &a->dc2, &a->dk1,
                    &a->dc1, &a->dz, &a->dmu, &a->dlv, &a->dh2, &a->da2, &a->dh1, &a->da1, &a->out,
                    &a->scal};
     size_t s[] = {T * D, T * h, T * h, T * h, T * h, T * e, T * e, T * e, T * e, B * e,
-                  B * h, B * h, B * h, B * h, B * D, T * D, T * h, T * h, T * h,
-                  T * h, T * e, T * e, T * e, T * h, T * h, T * h, T * h, B * D,
+                  B * h, B * h, B * h, B * h, B * Dr, T * Dr, T * h, T * h, T * h,
+                  T * h, T * e, T * e, T * e, T * h, T * h, T * h, T * h, B * Dr,
                   16};
     GEN_ASSERT(sizeof p / sizeof p[0] == sizeof s / sizeof s[0]);
     return gen_arena_point(base, p, s, (int)(sizeof s / sizeof s[0]));
@@ -61,6 +64,8 @@ static void tvae_set_dims(tvae *t, const tvae_config *cfg) {
     t->Bg = cfg->batch;
     t->B = (cfg->batch + t->K - 1) / t->K;
     t->D = cfg->data_dim; t->emb = cfg->emb; t->hid = cfg->hid;
+    t->Dr = cfg->out_dim > 0 ? cfg->out_dim : cfg->data_dim;
+    t->alpha_per_mode = cfg->alpha_per_mode;
     t->loss_factor = cfg->loss_factor;
     t->train = cfg->train;
     t->fp16 = cfg->train && cfg->precision == GEN_PREC_FP16;
@@ -86,7 +91,8 @@ void tvae_memory(const tvae_config *cfg, gen_net_bytes *out) {
     out->acts = 4 * point_acts(&t, NULL);
     /* the products' operands (mixed precision copies them): encoder and heads (training),
      * decoder */
-    uint64_t B = (uint64_t)t.B, D = (uint64_t)t.D, h = (uint64_t)t.hid, e = (uint64_t)t.emb;
+    uint64_t B = (uint64_t)t.B, D = (uint64_t)t.D, Dr = (uint64_t)t.Dr, h = (uint64_t)t.hid,
+             e = (uint64_t)t.emb;
     if (cfg->train) {
         gen_max_operands(out, gen_linear_operands(B, D, h));
         gen_max_operands(out, gen_linear_operands(B, h, h));
@@ -94,9 +100,10 @@ void tvae_memory(const tvae_config *cfg, gen_net_bytes *out) {
     }
     gen_max_operands(out, gen_linear_operands(B, e, h));
     gen_max_operands(out, gen_linear_operands(B, h, h));
-    gen_max_operands(out, gen_linear_operands(B, h, D));
-    /* host: sigma copy (the training rows come from the resident table, tvae_model.c) */
-    out->host = 4 * (size_t)t.D;
+    gen_max_operands(out, gen_linear_operands(B, h, Dr));
+    /* host: sigma copy (the training rows come from the resident table, tvae_model.c); with
+     * one alpha per mode, a batch of activated decoder rows (tvae_to_encoded's input) */
+    out->host = 4 * (size_t)t.D + (Dr != D ? 4 * (size_t)(B * Dr) : 0);
 }
 
 void tvae_free(tvae *t) {
@@ -112,7 +119,67 @@ void tvae_free(tvae *t) {
         be->ops->free(be, t->amp);
     }
     free(t->spans);
+    free(t->rspans);
     free(t);
+}
+
+/* The continuous column whose alpha is spans[s]: its slot count K, or 0 when spans[s] is not
+ * an alpha (the transformer's layout: a tanh span of len 1, then its softmax span). */
+static int alpha_slots(const gen_act_span *spans, int nspans, int s) {
+    const gen_act_span *a = &spans[s];
+    if (a->softmax || a->len != 1 || s + 1 >= nspans) return 0;
+    const gen_act_span *m = &spans[s + 1];
+    return m->softmax && m->start == a->start + 1 ? m->len : 0;
+}
+
+int tvae_out_dim(int D, const gen_act_span *spans, int nspans, int alpha_per_mode) {
+    int Dr = D;
+    for (int s = 0; alpha_per_mode && s < nspans; s++) {
+        int K = alpha_slots(spans, nspans, s);
+        if (K > 1) Dr += K - 1;
+    }
+    return Dr;
+}
+
+/* The decoder's spans (r's layout) and the loss's spans from the encoded layout: positions
+ * shift by the extra alphas of the columns before them. */
+static void derive_spans(tvae *t, const gen_act_span *spans, int nspans) {
+    int shift = 0;
+    for (int s = 0; s < nspans; s++) {
+        const gen_act_span *x = &spans[s];
+        int K = t->alpha_per_mode ? alpha_slots(spans, nspans, s) : 0;
+        t->rspans[s] = (gen_recon_span){x->start, x->len, x->softmax, x->start + shift, 0};
+        t->spans[s] = (gen_act_span){x->start + shift, x->len, x->softmax};
+        if (K > 1) {
+            t->rspans[s].modes = K;
+            t->spans[s].len = K;
+            shift += K - 1;
+        }
+    }
+}
+
+void tvae_to_encoded(const tvae *t, const float *r, int B, float *x, int ld) {
+    for (int b = 0; b < B; b++) {
+        const float *rr = r + (size_t)b * t->Dr;
+        float *xr = x + (size_t)b * ld;
+        if (t->Dr == t->D) {
+            memcpy(xr, rr, (size_t)t->D * sizeof(float));
+            continue;
+        }
+        memset(xr, 0, (size_t)t->D * sizeof(float));
+        for (int s = 0; s < t->nspans; s++) {
+            const gen_recon_span *sp = &t->rspans[s];
+            if (sp->modes > 0) { /* the slot span follows: its first argmax picks the alpha */
+                const float *p = rr + t->rspans[s + 1].r_start;
+                int k = 0;
+                for (int i = 1; i < sp->modes; i++)
+                    if (p[i] > p[k]) k = i;
+                xr[sp->start] = rr[sp->r_start + k];
+            } else {
+                memcpy(xr + sp->start, rr + sp->r_start, (size_t)sp->len * sizeof(float));
+            }
+        }
+    }
 }
 
 genesis_status tvae_create(genesis_ctx *ctx, gen_backend *be, const tvae_config *cfg,
@@ -123,9 +190,17 @@ genesis_status tvae_create(genesis_ctx *ctx, gen_backend *be, const tvae_config 
     t->be = be;
     tvae_set_dims(t, cfg);
     t->nspans = nspans;
-    t->spans = calloc((size_t)(nspans ? nspans : 1), sizeof *spans);
-    if (!t->spans) goto nomem;
-    memcpy(t->spans, spans, (size_t)nspans * sizeof *spans);
+    t->spans = calloc((size_t)(nspans ? nspans : 1), sizeof *t->spans);
+    t->rspans = calloc((size_t)(nspans ? nspans : 1), sizeof *t->rspans);
+    if (!t->spans || !t->rspans) goto nomem;
+    derive_spans(t, spans, nspans);
+    t->Dr = tvae_out_dim(t->D, spans, nspans, t->alpha_per_mode);
+    if (cfg->out_dim > 0 && cfg->out_dim != t->Dr) {
+        int w = t->Dr;
+        tvae_free(t);
+        return gen_set_error(ctx, GENESIS_ERR_INTERNAL,
+                             "TVAE decoder width %d does not match the layout's %d", cfg->out_dim, w);
+    }
     size_t s[TV_NT];
     param_sizes(t, s);
     for (int i = 0; i < TV_NT; i++) t->count += s[i];
@@ -187,12 +262,12 @@ void tvae_decode(tvae *t, int B) {
     const gen_backend_ops *o = be->ops;
     tvae_acts *a = &t->act;
     tvae_tensors *p = &t->p;
-    int h = t->hid, e = t->emb, D = t->D;
+    int h = t->hid, e = t->emb, Dr = t->Dr;
     o->linear_forward(be, a->c1, h, a->z, e, p->dW1, p->db1, B, e, h);
     o->relu_forward(be, a->k1, a->c1, (size_t)B * h);
     o->linear_forward(be, a->c2, h, a->k1, h, p->dW2, p->db2, B, h, h);
     o->relu_forward(be, a->k2, a->c2, (size_t)B * h);
-    o->linear_forward(be, a->r, D, a->k2, h, p->dW3, p->db3, B, h, D);
+    o->linear_forward(be, a->r, Dr, a->k2, h, p->dW3, p->db3, B, h, Dr);
 }
 
 float tvae_forward_backward(tvae *t, int B, int backward) {
@@ -211,7 +286,7 @@ void tvae_forward_backward_n(tvae *t, int B, int N, int backward) {
     const gen_backend_ops *o = be->ops;
     tvae_acts *a = &t->act;
     tvae_tensors *p = &t->p, *g = &t->g;
-    int h = t->hid, e = t->emb, D = t->D;
+    int h = t->hid, e = t->emb, D = t->D, Dr = t->Dr;
     size_t Bh = (size_t)B * h, Be = (size_t)B * e;
     if (B == 0) { /* a rank with no rows of a short last batch: contributes nothing */
         if (backward) o->zero(be, t->grads, t->count);
@@ -229,24 +304,24 @@ void tvae_forward_backward_n(tvae *t, int B, int N, int backward) {
     tvae_decode(t, B);
     if (backward) {
         o->zero(be, t->grads, t->count);
-        o->zero(be, a->dr, (size_t)B * D);
+        o->zero(be, a->dr, (size_t)B * Dr);
         o->zero(be, a->dmu, Be);
         o->zero(be, a->dlv, Be);
     }
-    o->tvae_recon(be, a->scal, backward ? a->dr : NULL, backward ? g->sigma : NULL, a->r, a->x,
-                  p->sigma, B, D, t->spans, t->nspans, t->loss_factor / N);
+    o->tvae_recon(be, a->scal, backward ? a->dr : NULL, backward ? g->sigma : NULL, a->r, Dr,
+                  a->x, p->sigma, B, D, t->rspans, t->nspans, t->loss_factor / N);
     o->kl_normal(be, a->scal + 1, backward ? a->dmu : NULL, backward ? a->dlv : NULL, a->mu, a->lv,
                  Be, 1.0f / N);
     if (!backward) return;
     if (t->amp) { /* FP16: the backward pass starts from the scaled loss (docs/precision.md) */
-        o->amp_scale(be, a->dr, (size_t)B * D, t->amp);
+        o->amp_scale(be, a->dr, (size_t)B * Dr, t->amp);
         o->amp_scale(be, a->dmu, Be, t->amp);
         o->amp_scale(be, a->dlv, Be, t->amp);
         o->amp_scale(be, g->sigma, (size_t)D, t->amp);
     }
     /* decoder */
     o->zero(be, a->dk2, Bh);
-    o->linear_backward(be, a->dk2, h, g->dW3, g->db3, a->dr, D, a->k2, h, p->dW3, B, h, D);
+    o->linear_backward(be, a->dk2, h, g->dW3, g->db3, a->dr, Dr, a->k2, h, p->dW3, B, h, Dr);
     o->zero(be, a->dc2, Bh);
     o->relu_backward(be, a->dc2, a->dk2, a->k2, Bh);
     o->zero(be, a->dk1, Bh);

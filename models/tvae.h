@@ -19,6 +19,12 @@ typedef struct tvae_config {
      * slice of at most ceil(batch / ranks) rows. NULL or one rank: one worker. */
     struct gen_comm *comm;
     int precision; /* GEN_PREC_* of the GEMMs; FP16 training adds loss scaling */
+    /* 1: the decoder outputs one alpha per slot of each continuous column instead of one per
+     * column (docs/algorithms.md, "One alpha per mode"); 0: the reference's layout */
+    int alpha_per_mode;
+    /* the decoder's output width: data_dim, or with alpha_per_mode tvae_out_dim(); 0 = let
+     * tvae_create compute it from the spans (tvae_memory, which has no spans, needs it) */
+    int out_dim;
 } tvae_config;
 
 /* Floats after the gradient arena that carry the loss sums through the gradient all-reduce. */
@@ -34,27 +40,31 @@ typedef struct tvae_tensors {
     float *eW1, *eb1, *eW2, *eb2;     /* encoder (hid, D) (hid) (hid, hid) (hid) */
     float *mW, *mb, *vW, *vb;         /* mu and logvar heads (emb, hid) (emb) */
     float *dW1, *db1, *dW2, *db2;     /* decoder (hid, emb) (hid) (hid, hid) (hid) */
-    float *dW3, *db3;                 /* (D, hid) (D) */
-    float *sigma;                     /* (D) learned output scale; only tanh positions matter */
+    float *dW3, *db3;                 /* (Dr, hid) (Dr) */
+    float *sigma;                     /* (D) learned output scale, indexed like the encoded row;
+                                         only alpha positions matter */
 } tvae_tensors;
 
 typedef struct tvae_acts {
     float *x;                                   /* (B, D) encoded batch */
     float *a1, *h1, *a2, *h2, *mu, *lv;          /* encoder */
     float *eps, *std, *z;                        /* (B, emb) */
-    float *c1, *k1, *c2, *k2, *r;                /* decoder; r (B, D) */
+    float *c1, *k1, *c2, *k2, *r;                /* decoder; r (B, Dr) */
     float *dr, *dk2, *dc2, *dk1, *dc1, *dz, *dmu, *dlv, *dh2, *da2, *dh1, *da1;
-    float *out;                                  /* (B, D) activated output (sampling) */
+    float *out;                                  /* (B, Dr) activated output (sampling) */
     float *scal;                                 /* losses */
 } tvae_acts;
 
 typedef struct tvae {
     gen_backend *be;
     int B, D, emb, hid;
+    int Dr;                    /* the decoder's output width (D without alpha_per_mode) */
+    int alpha_per_mode;
     float loss_factor;
     int train;                 /* 0: decoder only; the encoder and gradient buffers are empty */
     int nspans;
-    gen_act_span *spans;
+    gen_act_span *spans;       /* the decoder output's activation spans (r's layout) */
+    gen_recon_span *rspans;    /* the reconstruction loss's spans (x's layout, r's positions) */
     size_t count;
     float *params, *grads, *m, *v;
     tvae_tensors p, g;
@@ -84,8 +94,18 @@ typedef struct tvae {
     int fp16;
 } tvae;
 
+/* spans: the encoded row's layout (the transformer's). With cfg->alpha_per_mode the decoder's
+ * layout is derived from it: each continuous column (a tanh span of len 1 followed by its
+ * softmax span of K slots) becomes K alphas then the K slot logits. */
 genesis_status tvae_create(genesis_ctx *ctx, gen_backend *be, const tvae_config *cfg,
                            const gen_act_span *spans, int nspans, tvae **out);
+/* The decoder's output width for the encoded layout `spans` of width D: D, or with
+ * alpha_per_mode D plus (K - 1) per continuous column of K slots. */
+int tvae_out_dim(int D, const gen_act_span *spans, int nspans, int alpha_per_mode);
+/* Activated decoder rows (B, Dr; the sampling output in r's layout) to encoded rows (B, D,
+ * row stride ld): each continuous column's slot is the first argmax of its activated slot
+ * span, and its alpha the one of that slot. Without alpha_per_mode a plain copy. */
+void tvae_to_encoded(const tvae *t, const float *r, int B, float *x, int ld);
 void tvae_free(tvae *t);
 /* Bytes a network of this configuration allocates (memory_model.h), by tvae_create's own
  * size tables. */

@@ -8,6 +8,10 @@
  * one; by default Genesis draws each category and mode from the decoder's softmax (Gumbel-max:
  * argmax(logits + Gumbel noise) is an exact draw). GENESIS_P_SAMPLE_ARGMAX=1 restores the
  * reference's argmax. Continuous values get the reference's sigma noise on alpha.
+ * With GENESIS_P_ALPHA_PER_MODE=1 (docs/algorithms.md, "One alpha per mode") the decoder
+ * outputs one alpha per slot of each continuous column; sampling draws the slot as above,
+ * keeps that slot's alpha, and hands the ordinary encoded row (one alpha, the slot one-hot)
+ * to the inverse transform. Model files before the setting load as 0 (src/model_io.c).
  * Data parallel (docs/distributed.md): every rank shuffles the same way and trains on its
  * slice of each global batch; the model file records the global batch and the first
  * sampling call swaps in a decoder sized for it, so rank 0 samples and saves what one rank
@@ -27,6 +31,7 @@ typedef struct tvae_model {
     uint64_t call;
     gen_rng rng;
     float *sigma_host;     /* [D] copy of sigma for the alpha noise */
+    float *rows_host;      /* [B x Dr] activated decoder rows (one alpha per mode only) */
     /* the fit's row order (kept across epochs: each epoch reshuffles the last one) and its
      * host stream; both are checkpointed */
     int64_t *order, norder;
@@ -44,6 +49,7 @@ static void tvae_model_free(genesis_model *m) {
     if (!tm) return;
     tvae_free(tm->net);
     free(tm->sigma_host);
+    free(tm->rows_host);
     free(tm->order);
     free(tm);
     m->impl = NULL;
@@ -91,7 +97,7 @@ static genesis_status check_distributed(genesis_model *m, const gen_encoded *enc
 static genesis_status regather_net(genesis_model *m, tvae_model *tm) {
     tvae *t = tm->net, *g = NULL;
     tvae_config cfg = {t->Bg, t->D, t->emb, t->hid, t->loss_factor, 0, NULL,
-                       gen_param_i(m, GENESIS_P_PRECISION)};
+                       gen_param_i(m, GENESIS_P_PRECISION), t->alpha_per_mode, t->Dr};
     GEN_TRY(make_net(m, &cfg, &g));
     float *h = malloc(t->count * sizeof(float));
     if (!h) {
@@ -154,7 +160,8 @@ static genesis_status tvae_model_fit(genesis_model *m, const gen_encoded *enc,
     int B = gen_param_i(m, GENESIS_P_BATCH_SIZE);
     tvae_config cfg = {B, m->tf.data_dim, gen_param_i(m, GENESIS_P_EMBEDDING_DIM),
                        gen_param_i(m, GENESIS_P_GEN_DIM), (float)m->param[GENESIS_P_LOSS_FACTOR], 1,
-                       comm, gen_param_i(m, GENESIS_P_PRECISION)};
+                       comm, gen_param_i(m, GENESIS_P_PRECISION),
+                       gen_param_i(m, GENESIS_P_ALPHA_PER_MODE), 0};
     GEN_TRY(make_net(m, &cfg, &tm->net));
     tvae *t = tm->net;
     GEN_TRY(tvae_init_weights(t, m->seed));
@@ -271,19 +278,26 @@ static genesis_status tvae_model_generate(genesis_model *m, int B, const gen_con
         gen_rng_init(&tm->rng, m->ctx->seed, stream + 1);
         o->download(be, tm->sigma_host, t->p.sigma, (size_t)t->D * sizeof(float));
     }
-    size_t nz = (size_t)B * t->emb, no = (size_t)B * t->D;
+    size_t nz = (size_t)B * t->emb, no = (size_t)B * t->D, nr = (size_t)B * t->Dr;
     o->fill_normal(be, t->act.z, nz, t->seed, stream, t->noise_off);
     t->noise_off += (nz + 3) / 4 + 1;
     tvae_decode(t, B);
     float tau = gen_param_i(m, GENESIS_P_SAMPLE_ARGMAX) ? 0.0f : 1.0f;
-    o->activate_forward(be, t->act.out, t->D, t->act.r, t->D, B, t->spans, t->nspans, tau, t->seed,
-                        stream, t->noise_off, 0);
-    t->noise_off += (no + 3) / 4 + 1;
-    o->download(be, out, t->act.out, no * sizeof(float));
+    o->activate_forward(be, t->act.out, t->Dr, t->act.r, t->Dr, B, t->spans, t->nspans, tau,
+                        t->seed, stream, t->noise_off, 0);
+    t->noise_off += (nr + 3) / 4 + 1;
+    if (t->Dr == t->D) {
+        o->download(be, out, t->act.out, no * sizeof(float));
+    } else { /* one alpha per mode: each column keeps the alpha of its drawn slot */
+        if (!tm->rows_host) tm->rows_host = malloc(nr * sizeof(float));
+        GEN_RETURN_IF(!tm->rows_host, m->ctx, GENESIS_ERR_NOMEM, "out of memory sampling");
+        o->download(be, tm->rows_host, t->act.out, nr * sizeof(float));
+        tvae_to_encoded(t, tm->rows_host, B, out, t->D);
+    }
     for (int b = 0; b < B; b++) /* alpha ~ N(tanh(r), sigma), as the reference decodes */
         for (int s = 0; s < t->nspans; s++)
-            if (!t->spans[s].softmax)
-                for (int j = t->spans[s].start; j < t->spans[s].start + t->spans[s].len; j++)
+            if (!t->rspans[s].softmax)
+                for (int j = t->rspans[s].start; j < t->rspans[s].start + t->rspans[s].len; j++)
                     out[(size_t)b * t->D + j] += tm->sigma_host[j] * (float)gen_rng_normal(&tm->rng);
     for (size_t i = 0; i < no; i++)
         if (!isfinite(out[i]))
@@ -314,12 +328,20 @@ static genesis_status tvae_model_load(genesis_model *m, gen_reader *r) {
     GEN_TRY(gen_rd_count(r, 1, 4096, "embedding size", &emb));
     GEN_TRY(gen_rd_count(r, 1, 8192, "hidden width", &hid));
     if (D != m->tf.data_dim) return gen_rd_fail(r, "TVAE width does not match the model's column layout");
+    /* the decoder's width follows from the layout and the alpha-per-mode setting (read with
+     * the settings; 0 in files written before it) */
+    int apm = gen_param_i(m, GENESIS_P_ALPHA_PER_MODE);
+    gen_act_span *spans = gen_model_act_spans(&m->tf);
+    GEN_RETURN_IF(!spans, m->ctx, GENESIS_ERR_NOMEM, "out of memory");
+    int Dr = tvae_out_dim(D, spans, m->tf.nspans, apm);
+    free(spans);
     /* activations grow with batch x widths, which the file's size does not bound: cap them */
-    if ((uint64_t)B * (8 * (uint64_t)D + 16 * (uint64_t)hid + 8 * (uint64_t)emb) > ((uint64_t)1 << 28))
+    if ((uint64_t)B * (4 * (uint64_t)D + 4 * (uint64_t)Dr + 16 * (uint64_t)hid + 8 * (uint64_t)emb) >
+        ((uint64_t)1 << 28))
         return gen_rd_fail(r, "TVAE batch size and widths are implausibly large");
-    uint64_t count, d = (uint64_t)D, h = (uint64_t)hid, e = (uint64_t)emb;
+    uint64_t count, d = (uint64_t)D, dr = (uint64_t)Dr, h = (uint64_t)hid, e = (uint64_t)emb;
     GEN_TRY(gen_rd_u64(r, &count));
-    uint64_t expect = h * d + h + h * h + h + 2 * (e * h + e) + h * e + h + h * h + h + d * h + d + d;
+    uint64_t expect = h * d + h + h * h + h + 2 * (e * h + e) + h * e + h + h * h + h + dr * h + dr + d;
     if (count != expect) return gen_rd_fail(r, "TVAE parameter count does not match its sizes");
     if (count * 4 > r->len - r->pos) return gen_rd_fail(r, "TVAE weights extend past the end of the file");
     m->param[GENESIS_P_BATCH_SIZE] = B;
@@ -328,7 +350,7 @@ static genesis_status tvae_model_load(genesis_model *m, gen_reader *r) {
     tvae_model *tm = NULL;
     GEN_TRY(new_impl(m, &tm));
     tvae_config cfg = {B, D, emb, hid, (float)m->param[GENESIS_P_LOSS_FACTOR], 0, NULL,
-                       gen_param_i(m, GENESIS_P_PRECISION)};
+                       gen_param_i(m, GENESIS_P_PRECISION), apm, Dr};
     GEN_TRY(make_net(m, &cfg, &tm->net));
     tvae *t = tm->net;
     float *hp = malloc(t->count * sizeof(float));
@@ -347,9 +369,11 @@ static genesis_status tvae_model_load(genesis_model *m, gen_reader *r) {
 /* The network's bytes for a shape, plus the fit's row permutation (int64 per row) is counted
  * by the caller as encoded data (src/estimate.c). */
 static void tvae_model_memory(const genesis_model *m, const gen_net_shape *sh, gen_net_bytes *out) {
+    int apm = gen_param_i(m, GENESIS_P_ALPHA_PER_MODE);
     tvae_config cfg = {sh->batch, sh->data_dim, gen_param_i(m, GENESIS_P_EMBEDDING_DIM),
                        gen_param_i(m, GENESIS_P_GEN_DIM), (float)m->param[GENESIS_P_LOSS_FACTOR],
-                       sh->train, NULL, gen_param_i(m, GENESIS_P_PRECISION)};
+                       sh->train, NULL, gen_param_i(m, GENESIS_P_PRECISION), apm,
+                       sh->data_dim + (apm ? sh->mode_extra : 0)};
     tvae_memory(&cfg, out);
     if (sh->train && sh->nrows > 0) { /* the epoch order's chunk: a host and a backend copy */
         int64_t rows = (int64_t)(TV_ORDER_CHUNK_BYTES / sizeof(int32_t)) / sh->batch * sh->batch;

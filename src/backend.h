@@ -64,6 +64,20 @@ typedef struct gen_act_span {
     int softmax;              /* 0 = tanh, 1 = (Gumbel-)softmax */
 } gen_act_span;
 
+/* A span of TVAE's reconstruction loss (tvae_recon): positions [start, start + len) of the
+ * encoded row x and where the decoder output r holds its terms. Without per-mode alphas every
+ * span has r_start == start and modes == 0 (r and x share one layout). A tanh span of len 1
+ * (a continuous column's alpha, its slot one-hot the softmax span at x[start + 1 .. start + 1
+ * + modes)) may have modes > 0: r then holds `modes` alphas from r_start, one per slot, and
+ * row b's Gaussian term reads the alpha of its own slot (docs/algorithms.md, "One alpha per
+ * mode"). */
+typedef struct gen_recon_span {
+    int start, len;
+    int softmax;              /* 0 = tanh (Gaussian term), 1 = cross entropy */
+    int r_start;              /* the span's first position in r */
+    int modes;                /* see above; 0 = the span's r positions mirror x's */
+} gen_recon_span;
+
 /* The encoded training table in backend memory (dev_table.c builds it once per fit): for
  * column c and row r, slot[c][r] and, for continuous columns, alpha[c][r] (slot and alpha
  * are arrays of column pointers in backend memory); offset[c] is the column's first output
@@ -220,13 +234,16 @@ typedef struct gen_backend_ops {
      * exp(logvar)); dmu += scale * mu; dlogvar += scale * (exp(logvar) - 1) / 2 */
     void (*kl_normal)(gen_backend *be, float *loss, float *dmu, float *dlogvar, const float *mu,
                       const float *logvar, size_t n, float scale);
-    /* TVAE reconstruction loss of B rows r (decoder output) against encoded rows x, span by
-     * span (docs/algorithms.md §T5): tanh span s: sum_b (x - tanh(r))^2 / (2 sigma_s^2) +
-     * B log sigma_s; softmax span: sum_b cross entropy(r_span, argmax x_span).
-     * loss[0] = scale * total; dr += scale * d/dr; dsigma += scale * d/dsigma (tanh spans). */
+    /* TVAE reconstruction loss of B rows r (decoder output, row stride ldr) against encoded
+     * rows x (row stride D), span by span (docs/algorithms.md §T5): tanh position j of a span
+     * (its r position j' = r_start + j - start, or with modes > 0 j' = r_start + k_b, k_b the
+     * first argmax of x[b, start + 1 .. start + 1 + modes)): sum_b (x_bj - tanh r_bj')^2 /
+     * (2 sigma_j^2) + B log sigma_j; softmax span: sum_b cross entropy(r[b, r_start .. +len),
+     * argmax x_span). sigma and dsigma are indexed like x. loss[0] = scale * total; dr +=
+     * scale * d/dr; dsigma += scale * d/dsigma (tanh positions). */
     void (*tvae_recon)(gen_backend *be, float *loss, float *dr, float *dsigma, const float *r,
-                       const float *x, const float *sigma, int B, int D,
-                       const gen_act_span *spans, int nspans, float scale);
+                       int ldr, const float *x, const float *sigma, int B, int D,
+                       const gen_recon_span *spans, int nspans, float scale);
     /* x = min(max(x, lo), hi) */
     void (*clamp)(gen_backend *be, float *x, size_t n, float lo, float hi);
 

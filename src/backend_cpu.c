@@ -716,15 +716,15 @@ static void cpu_kl_normal(gen_backend *be, float *loss, float *dmu, float *dlogv
 }
 
 /* Cross entropy of rows [lo, hi) over the softmax spans; returns the summed loss. */
-static double recon_softmax_rows(float *dr, const float *r, const float *x, int D,
-                                 const gen_act_span *spans, int nspans, float scale, int lo,
+static double recon_softmax_rows(float *dr, const float *r, int ldr, const float *x, int D,
+                                 const gen_recon_span *spans, int nspans, float scale, int lo,
                                  int hi) {
     double tot = 0;
     for (int b = lo; b < hi; b++) {
         for (int s = 0; s < nspans; s++) {
-            const gen_act_span *sp = &spans[s];
+            const gen_recon_span *sp = &spans[s];
             if (!sp->softmax) continue;
-            const float *rr = r + (size_t)b * D + sp->start, *xr = x + (size_t)b * D + sp->start;
+            const float *rr = r + (size_t)b * ldr + sp->r_start, *xr = x + (size_t)b * D + sp->start;
             int tgt = 0;
             for (int j = 1; j < sp->len; j++)
                 if (xr[j] > xr[tgt]) tgt = j;
@@ -735,7 +735,7 @@ static double recon_softmax_rows(float *dr, const float *r, const float *x, int 
             float lse = mx + logf(z);
             tot += lse - rr[tgt];
             if (dr) {
-                float *d = dr + (size_t)b * D + sp->start;
+                float *d = dr + (size_t)b * ldr + sp->r_start;
                 for (int j = 0; j < sp->len; j++) d[j] += scale * expf(rr[j] - lse);
                 d[tgt] -= scale;
             }
@@ -744,20 +744,31 @@ static double recon_softmax_rows(float *dr, const float *r, const float *x, int 
     return tot;
 }
 
+/* The slot of row xr's continuous column whose alpha is at x position j: the first argmax of
+ * the one-hot that follows it. */
+static int recon_slot(const float *xr, int j, int modes) {
+    int k = 0;
+    for (int i = 1; i < modes; i++)
+        if (xr[j + 1 + i] > xr[j + 1 + k]) k = i;
+    return k;
+}
+
 static void cpu_tvae_recon(gen_backend *be, float *loss, float *dr, float *dsigma, const float *r,
-                           const float *x, const float *sigma, int B, int D,
-                           const gen_act_span *spans, int nspans, float scale) {
+                           int ldr, const float *x, const float *sigma, int B, int D,
+                           const gen_recon_span *spans, int nspans, float scale) {
     (void)be;
     double tot = 0;
     for (int s = 0; s < nspans; s++) { /* tanh spans: few columns, reduced over rows */
-        const gen_act_span *sp = &spans[s];
+        const gen_recon_span *sp = &spans[s];
         if (sp->softmax) continue;
         for (int j = sp->start; j < sp->start + sp->len; j++) {
             double sg = sigma[j], ds = 0;
             for (int b = 0; b < B; b++) {
-                size_t i = (size_t)b * D + j;
+                const float *xr = x + (size_t)b * D;
+                int jr = sp->r_start + (sp->modes > 0 ? recon_slot(xr, j, sp->modes) : j - sp->start);
+                size_t i = (size_t)b * ldr + jr;
                 float t = tanhf(r[i]);
-                double e = x[i] - t;
+                double e = xr[j] - t;
                 tot += e * e / (2 * sg * sg);
                 ds += -e * e / (sg * sg * sg);
                 if (dr) dr[i] += scale * (float)(-e / (sg * sg)) * (1.0f - t * t);
@@ -773,7 +784,8 @@ static void cpu_tvae_recon(gen_backend *be, float *loss, float *dr, float *dsigm
         size_t rl = (size_t)B * gen_t_ / gen_T_, rh = (size_t)B * (gen_t_ + 1) / gen_T_;
         (void)lo; (void)hi;
         if (gen_t_ < (size_t)nt)
-            part[gen_t_] = recon_softmax_rows(dr, r, x, D, spans, nspans, scale, (int)rl, (int)rh);
+            part[gen_t_] = recon_softmax_rows(dr, r, ldr, x, D, spans, nspans, scale, (int)rl,
+                                              (int)rh);
     });
     for (int t = 0; t < nt; t++) tot += part[t];
     if (loss) loss[0] = (float)(tot * scale);

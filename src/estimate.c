@@ -62,13 +62,15 @@ static uint64_t table_bytes(const genesis_table *t) {
 
 /* Encoded widths: exact from a fitted transformer; from a table, categorical widths are exact
  * (levels kept, pooled rare slot, missing slot) and continuous ones an upper bound (1 + modes
- * + point masses + null slot). */
+ * + point masses + null slot). *mode_extra: the continuous columns' slots beyond the first
+ * (gen_net_shape). */
 static void widths(const genesis_model *m, const genesis_table *t, int *data_dim, int *cond_dim,
-                   int *max_cat, int *n_disc) {
-    *data_dim = *cond_dim = *max_cat = *n_disc = 0;
+                   int *max_cat, int *n_disc, int *mode_extra) {
+    *data_dim = *cond_dim = *max_cat = *n_disc = *mode_extra = 0;
     if (m->fitted) {
         for (int c = 0; c < m->tf.ncols; c++) {
             const gen_col_transform *ct = &m->tf.cols[c];
+            if (ct->type == GENESIS_COLUMN_CONTINUOUS && ct->width > 2) *mode_extra += ct->width - 2;
             if (ct->type != GENESIS_COLUMN_CATEGORICAL) continue;
             *cond_dim += ct->width;
             (*n_disc)++;
@@ -84,6 +86,7 @@ static void widths(const genesis_model *m, const genesis_table *t, int *data_dim
         const gen_column *col = &t->cols[c];
         if (col->type == GENESIS_COLUMN_CONTINUOUS) {
             *data_dim += 1 + modes + points + (col->nmissing > 0);
+            *mode_extra += modes + points + (col->nmissing > 0) - 1;
         } else {
             int w = (col->nlevels > cap ? cap : col->nlevels) + (col->nmissing > 0);
             if (w < 1) w = 1;
@@ -145,15 +148,15 @@ static genesis_status estimate(const genesis_model *m, const genesis_table *t, g
     out->workload = w;
     out->on_device = on_gpu(m);
     out->exact = m->fitted;
-    int max_cat, n_disc;
-    widths(m, t, &out->data_dim, &out->cond_dim, &max_cat, &n_disc);
+    int max_cat, n_disc, mode_extra;
+    widths(m, t, &out->data_dim, &out->cond_dim, &max_cat, &n_disc, &mode_extra);
     int threads = gen_ctx_threads(m->ctx);
     out->runtime = RUNTIME_BYTES;
     out->workspace = out->on_device ? CUBLAS_WORKSPACE_BYTES
                                     : BLAS_THREAD_BYTES * (uint64_t)(threads + 1);
 
     gen_net_shape sh = {gen_param_i(m, GENESIS_P_BATCH_SIZE), out->data_dim, out->cond_dim,
-                        m->fitted ? !m->loaded : 1, 0};
+                        m->fitted ? !m->loaded : 1, 0, mode_extra};
     if (w == GENESIS_WORKLOAD_FIT) {
         if (batch_rows > 0) sh.batch = (int)(batch_rows < (1 << 30) ? batch_rows : (1 << 30));
         sh.train = 1;

@@ -34,6 +34,8 @@ static inline void gen_max_operands(gen_net_bytes *b, uint64_t n) {
 typedef struct gen_net_shape {
     int batch, data_dim, cond_dim, train;
     int64_t nrows;       /* training rows (fit; 0 otherwise): per-fit index buffers */
+    int mode_extra;      /* the continuous columns' slots beyond the first, summed: the
+                            outputs a TVAE decoder with one alpha per mode adds */
 } gen_net_shape;
 
 #endif /* GEN_MEMORY_MODEL_H */

@@ -605,6 +605,8 @@ genesis_status gen_model_read_mem(genesis_ctx *ctx, const char *path, const unsi
     int nparams = 0;
     st = gen_rd_count(&r, 1, GEN_NPARAMS, "settings count", &nparams);
     if (st == GENESIS_OK) st = gen_rd_f64s(&r, params, (size_t)nparams);
+    /* ... except alpha-per-mode: a file without it has the decoder layout of 0 */
+    if (st == GENESIS_OK && nparams <= GENESIS_P_ALPHA_PER_MODE) m->param[GENESIS_P_ALPHA_PER_MODE] = 0;
     for (int i = 0; st == GENESIS_OK && i < nparams; i++) {
         double lo, hi;
         genesis_param_bounds((genesis_param)i, &lo, &hi, NULL, NULL);

@@ -85,6 +85,8 @@ static const param_row PARAMS[GEN_NPARAMS] = {
                                 "reverse steps when sampling; fewer than T: strided (DDIM); 0 = all T"},
     [GENESIS_P_NOISE_SCHEDULE] = {"noise-schedule", 0, 1, 1, P, 0, {1, 1, 1, 1},
                                   "0: linear betas; 1: cosine (Nichol and Dhariwal)"},
+    [GENESIS_P_ALPHA_PER_MODE] = {"alpha-per-mode", 0, 1, 1, T, 0, {0, 0, 0, 0},
+                                  "1: one alpha per mixture mode in the decoder; 0: one per column"},
     [GENESIS_P_EMA_DECAY] = {"ema-decay", 0, 0.99999, 0, P, 0, {0, 0, 0, 0},
                              "decay of the weights' moving average that samples; 0 = none"},
     [GENESIS_P_PRECISION] = {"precision", 0, 3, 1, C | T, 0, {0, 0, 0, 0},

@@ -56,6 +56,8 @@ typedef struct pt_env {
     pt_buf b[PT_MAXBUF];
     gen_act_span spans[16];
     int nspans, W;
+    gen_recon_span rspans[16]; /* tvae_recon: the layout's loss spans, and r's stride */
+    int ldr;
     int iret[PT_NBK];
     int has_iret;
 } pt_env;
@@ -611,14 +613,26 @@ static void ru_kl(pt_env *e, gen_backend *be, int k) {
                        P(e, k, 3), P(e, k, 4), (size_t)D(0), 1.0f / 37);
 }
 
-/* tvae_recon: B, layout, with grads ; x encoded-like (one-hot in softmax spans) */
+/* tvae_recon: B, layout, with grads, per-mode ; x encoded-like (one-hot in softmax spans).
+ * per-mode 1: every tanh span of len 1 followed by its softmax span gets one alpha per slot
+ * in r (docs/algorithms.md "One alpha per mode"), and r's rows are padded by 2. */
 static void su_recon(pt_env *e) {
     pt_layout(e, D(1));
-    int B = D(0), W = e->W;
+    int B = D(0), W = e->W, shift = 0;
+    for (int s = 0; s < e->nspans; s++) {
+        const gen_act_span *sp = &e->spans[s];
+        e->rspans[s] = (gen_recon_span){sp->start, sp->len, sp->softmax, sp->start + shift, 0};
+        if (D(3) && !sp->softmax && sp->len == 1 && s + 1 < e->nspans && e->spans[s + 1].softmax &&
+            e->spans[s + 1].start == sp->start + 1 && e->spans[s + 1].len > 1) {
+            e->rspans[s].modes = e->spans[s + 1].len;
+            shift += e->spans[s + 1].len - 1;
+        }
+    }
+    e->ldr = W + shift + (D(3) ? 2 : 0);
     pt_add(e, "loss", 1, PT_OUT, -1, 1);
-    pt_add(e, "dr", (size_t)B * W, PT_ACC, -1, 1);
+    pt_add(e, "dr", (size_t)B * e->ldr, PT_ACC, -1, 1);
     pt_add(e, "dsigma", (size_t)W, PT_ACC, -1, 1);
-    pt_add(e, "r", (size_t)B * W, PT_IN, -3, 3);
+    pt_add(e, "r", (size_t)B * e->ldr, PT_IN, -3, 3);
     int xi = pt_add(e, "x", (size_t)B * W, PT_IN, -0.99f, 0.99f);
     pt_add(e, "sigma", (size_t)W, PT_IN, 0.01f, 1);
     float *x = pt_host(e, xi);
@@ -636,7 +650,8 @@ static void su_recon(pt_env *e) {
 static void ru_recon(pt_env *e, gen_backend *be, int k) {
     int g = D(2);
     OPS(be)->tvae_recon(be, P(e, k, 0), g ? P(e, k, 1) : NULL, g ? P(e, k, 2) : NULL, P(e, k, 3),
-                        P(e, k, 4), P(e, k, 5), D(0), e->W, e->spans, e->nspans, 2.0f / D(0));
+                        e->ldr, P(e, k, 4), P(e, k, 5), D(0), e->W, e->rspans, e->nspans,
+                        2.0f / D(0));
 }
 
 /* adam: n, t */
@@ -940,7 +955,7 @@ static const pt_op pt_ops[] = {
     [O_REP_F] = {"reparam_forward", "n specials", 1e-6, 1e-6, su_rep_f, ru_rep_f},
     [O_REP_B] = {"reparam_backward", "n", 1e-6, 1e-6, su_rep_b, ru_rep_b},
     [O_KL] = {"kl_normal", "n grads", 1e-5, 1e-5, su_kl, ru_kl},
-    [O_RECON] = {"tvae_recon", "B layout grads", 1e-5, 1e-5, su_recon, ru_recon},
+    [O_RECON] = {"tvae_recon", "B layout grads per-mode", 1e-5, 1e-5, su_recon, ru_recon},
     [O_ADAM] = {"adam", "n t", 1e-6, 1e-5, su_adam, ru_adam},
     [O_NONFINITE] = {"any_nonfinite", "n where kind", 0, 0, su_nonfinite, ru_nonfinite},
     [O_BN_STATS] = {"batchnorm_stats", "B C centred", 1e-5, 1e-5, su_bn_stats, ru_bn_stats},
@@ -1038,6 +1053,8 @@ static const pt_case pt_cases[] = {
     {O_KL, {1, 1}}, {O_KL, {17, 0}}, {O_KL, {1025, 1}}, {O_KL, {65539, 1}},
     {O_RECON, {1, 0, 1}}, {O_RECON, {3, 2, 1}}, {O_RECON, {17, 2, 0}}, {O_RECON, {257, 3, 1}},
     {O_RECON, {500, 2, 1}}, {O_RECON, {1025, 0, 1}},
+    {O_RECON, {1, 2, 1, 1}}, {O_RECON, {3, 2, 1, 1}}, {O_RECON, {17, 2, 0, 1}},
+    {O_RECON, {257, 2, 1, 1}}, {O_RECON, {1025, 2, 1, 1}}, {O_RECON, {500, 4, 1, 1}},
     /* Adam */
     {O_ADAM, {1, 1}}, {O_ADAM, {17, 2}}, {O_ADAM, {1025, 10}}, {O_ADAM, {65539, 1000}},
     /* any_nonfinite */

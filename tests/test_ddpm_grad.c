@@ -27,38 +27,6 @@
 #include "test_util.h"
 #include "cpu_fixture.h"
 
-typedef double (*loss_fn)(void *user);
-
-static void check_grad(const char *what, loss_fn f, void *user, float *x, const float *g, size_t n,
-                       int probes, double atol, double rtol) {
-    int trusted = 0, bad = 0;
-    char msg[256] = "";
-    for (int p = 0; p < probes; p++) {
-        size_t i = (size_t)(((double)p + 0.5) / probes * (double)n);
-        if (i >= n) i = n - 1;
-        float x0 = x[i];
-        double fd[2];
-        float eps[2] = {1e-2f * fmaxf(1.0f, fabsf(x0)), 5e-3f * fmaxf(1.0f, fabsf(x0))};
-        for (int k = 0; k < 2; k++) {
-            x[i] = x0 + eps[k];
-            double lp = f(user);
-            x[i] = x0 - eps[k];
-            double lm = f(user);
-            x[i] = x0;
-            fd[k] = (lp - lm) / (2.0 * ((double)(x0 + eps[k]) - (double)x0));
-        }
-        if (fabs(fd[0] - fd[1]) > 3e-4 + 1e-2 * fabs(fd[1])) continue;
-        trusted++;
-        if (fabs(fd[1] - g[i]) > atol + rtol * fabs(fd[1])) {
-            if (!bad) snprintf(msg, sizeof msg, "%s[%zu]: analytic %.6g vs numeric %.6g", what, i, g[i], fd[1]);
-            bad++;
-        }
-    }
-    ck_assert_msg(bad == 0, "%s: %d of %d probes differ; first: %s", what, bad, trusted, msg);
-    ck_assert_msg(trusted >= probes * 7 / 10, "%s: only %d of %d probes were smooth enough", what,
-                  trusted, probes);
-}
-
 /* ---- SiLU -------------------------------------------------------------------------------- */
 
 typedef struct silu_case {
@@ -84,7 +52,7 @@ START_TEST(test_silu) {
     for (int i = 0; i < 24; i++) d[i] = 0.5f;
     be->ops->silu_backward(be, d, c.R, c.inp, 24);
     for (int i = 0; i < 24; i++) d[i] -= 0.5f; /* += semantics */
-    check_grad("silu", silu_loss, &c, c.inp, d, 24, 24, 1e-4, 1e-2);
+    tu_check_grad("silu", silu_loss, &c, c.inp, d, 24, 24, 1e-4, 1e-2);
 }
 END_TEST
 
@@ -210,7 +178,7 @@ START_TEST(test_ddpm_loss_grad) {
     be->ops->ddpm_loss(be, c.loss, d, c.out, c.x0, c.xt, c.noise, c.coef, LB, LD, c.spans, 3, 0.3f,
                        0.7f);
     for (int i = 0; i < LB * LD; i++) d[i] -= 1.0f;
-    check_grad("ddpm_loss.dout", loss_of, &c, c.out, d, LB * LD, LB * LD, 1e-4, 1e-2);
+    tu_check_grad("ddpm_loss.dout", loss_of, &c, c.out, d, LB * LD, LB * LD, 1e-4, 1e-2);
     ck_assert(c.loss[0] > 0 && c.loss[1] > 0);
     /* a perfect prediction of x0 (logits +-30) has (almost) zero KL at every t */
     for (int b = 0; b < LB; b++)
@@ -262,7 +230,7 @@ START_TEST(test_label_embed) {
     for (int i = 0; i < 20; i++) g[i] = 0.25f; /* += semantics */
     be->ops->label_embed_backward(be, g, dout, c.y, 6, 4, 5);
     for (int i = 0; i < 20; i++) g[i] -= 0.25f;
-    check_grad("label_embed.demb", lab_loss, &c, c.emb, g, 20, 20, 1e-4, 1e-3);
+    tu_check_grad("label_embed.demb", lab_loss, &c, c.emb, g, 20, 20, 1e-4, 1e-3);
 }
 END_TEST
 
@@ -305,7 +273,7 @@ static void grad_network(int K) {
     size_t tot = 0;
     for (int k = 0; k < (K ? 13 : 12); k++) {
         size_t off = (size_t)(pt[k] - d->params);
-        check_grad(names[k], net_loss, &(net_case){d}, d->params + off, g + off, sz[k], 12, 2e-3, 3e-2);
+        tu_check_grad(names[k], net_loss, &(net_case){d}, d->params + off, g + off, sz[k], 12, 2e-3, 3e-2);
         tot += sz[k];
     }
     ck_assert_uint_eq(tot, d->count); /* every tensor checked */

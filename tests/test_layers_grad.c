@@ -46,43 +46,6 @@ START_TEST(test_gemm_matches_reference) {
 }
 END_TEST
 
-/* ---- finite-difference machinery ---------------------------------------------------------- */
-
-typedef double (*loss_fn)(void *user);
-
-/* Compares analytic gradient g[idx] with central differences of f w.r.t. x[idx] for `probes`
- * indices spread over [0, n). */
-static void check_grad(const char *what, loss_fn f, void *user, float *x, const float *g, size_t n,
-                       int probes, double atol, double rtol) {
-    int trusted = 0, bad = 0;
-    char msg[256] = "";
-    for (int p = 0; p < probes; p++) {
-        size_t i = (size_t)(((double)p + 0.5) / probes * (double)n);
-        if (i >= n) i = n - 1;
-        float x0 = x[i];
-        double fd[2];
-        float eps[2] = {1e-2f * fmaxf(1.0f, fabsf(x0)), 5e-3f * fmaxf(1.0f, fabsf(x0))};
-        for (int k = 0; k < 2; k++) {
-            x[i] = x0 + eps[k];
-            double lp = f(user);
-            x[i] = x0 - eps[k];
-            double lm = f(user);
-            x[i] = x0;
-            fd[k] = (lp - lm) / (2.0 * ((double)(x0 + eps[k]) - (double)x0));
-        }
-        /* a kink of ReLU / LeakyReLU between the two step sizes shows as disagreement */
-        if (fabs(fd[0] - fd[1]) > 3e-4 + 1e-2 * fabs(fd[1])) continue;
-        trusted++;
-        if (fabs(fd[1] - g[i]) > atol + rtol * fabs(fd[1])) {
-            if (!bad) snprintf(msg, sizeof msg, "%s[%zu]: analytic %.6g vs numeric %.6g", what, i, g[i], fd[1]);
-            bad++;
-        }
-    }
-    ck_assert_msg(bad == 0, "%s: %d of %d probes differ; first: %s", what, bad, trusted, msg);
-    ck_assert_msg(trusted >= probes * 7 / 10, "%s: only %d of %d probes were smooth enough", what,
-                  trusted, probes);
-}
-
 /* ---- single operations ---------------------------------------------------------------------- */
 
 enum { B_ = 6, C_ = 5, OC_ = 4 };
@@ -123,9 +86,9 @@ START_TEST(test_grad_elementwise_and_linear) {
     op_loss(&c);
     memset(dinp, 0, sizeof dinp); memset(dW, 0, sizeof dW); memset(db, 0, sizeof db);
     be->ops->linear_backward(be, dinp, C_, dW, db, c.R, OC_, c.inp, C_, c.W, B_, C_, OC_);
-    check_grad("linear.dinp", op_loss, &c, c.inp, dinp, n, 30, 1e-3, 1e-2);
-    check_grad("linear.dW", op_loss, &c, c.W, dW, OC_ * C_, 20, 1e-3, 1e-2);
-    check_grad("linear.db", op_loss, &c, c.bias, db, OC_, 4, 1e-3, 1e-2);
+    tu_check_grad("linear.dinp", op_loss, &c, c.inp, dinp, n, 30, 1e-3, 1e-2);
+    tu_check_grad("linear.dW", op_loss, &c, c.W, dW, OC_ * C_, 20, 1e-3, 1e-2);
+    tu_check_grad("linear.db", op_loss, &c, c.bias, db, OC_, 4, 1e-3, 1e-2);
     /* relu, leaky relu: backward adds into a pre-filled buffer (+= semantics) */
     for (int w = 1; w <= 2; w++) {
         c.which = w;
@@ -134,22 +97,22 @@ START_TEST(test_grad_elementwise_and_linear) {
         if (w == 1) be->ops->relu_backward(be, dinp, c.R, c.out, n);
         else be->ops->leaky_relu_backward(be, dinp, c.R, c.inp, n, 0.2f);
         for (size_t i = 0; i < n; i++) dinp[i] -= 1.0f;
-        check_grad(w == 1 ? "relu" : "leaky_relu", op_loss, &c, c.inp, dinp, n, 30, 1e-3, 1e-2);
+        tu_check_grad(w == 1 ? "relu" : "leaky_relu", op_loss, &c, c.inp, dinp, n, 30, 1e-3, 1e-2);
     }
     /* batch norm (training statistics) */
     c.which = 3;
     op_loss(&c);
     memset(dinp, 0, sizeof dinp); memset(dg, 0, sizeof dg); memset(dbeta, 0, sizeof dbeta);
     be->ops->batchnorm_backward(be, dinp, dg, dbeta, c.R, c.inp, c.mean, c.rstd, c.gamma, B_, C_);
-    check_grad("batchnorm.dinp", op_loss, &c, c.inp, dinp, n, 30, 1e-3, 2e-2);
-    check_grad("batchnorm.dgamma", op_loss, &c, c.gamma, dg, C_, 5, 1e-3, 1e-2);
-    check_grad("batchnorm.dbeta", op_loss, &c, c.beta, dbeta, C_, 5, 1e-3, 1e-2);
+    tu_check_grad("batchnorm.dinp", op_loss, &c, c.inp, dinp, n, 30, 1e-3, 2e-2);
+    tu_check_grad("batchnorm.dgamma", op_loss, &c, c.gamma, dg, C_, 5, 1e-3, 1e-2);
+    tu_check_grad("batchnorm.dbeta", op_loss, &c, c.beta, dbeta, C_, 5, 1e-3, 1e-2);
     /* dropout: same Philox block -> same mask in every call */
     c.which = 4;
     op_loss(&c);
     memset(dinp, 0, sizeof dinp);
     be->ops->mul_acc(be, dinp, c.R, c.mask, n);
-    check_grad("dropout", op_loss, &c, c.inp, dinp, n, 30, 1e-3, 1e-2);
+    tu_check_grad("dropout", op_loss, &c, c.inp, dinp, n, 30, 1e-3, 1e-2);
     int kept = 0;
     for (size_t i = 0; i < n; i++) {
         ck_assert(c.mask[i] == 0.0f || c.mask[i] == 2.0f);
@@ -197,14 +160,14 @@ START_TEST(test_grad_activations_and_cross_entropy) {
     }
     memset(dx, 0, sizeof dx);
     be->ops->activate_backward(be, dx, 9, c.R, 9, c.out, 9, 4, c.spans, 3, 0.2f);
-    check_grad("gumbel_softmax+tanh", act_loss, &c, c.x, dx, 36, 36, 1e-3, 2e-2);
+    tu_check_grad("gumbel_softmax+tanh", act_loss, &c, c.x, dx, 36, 36, 1e-3, 2e-2);
     /* cross entropy: rows pick spans 1 or 2, one row skipped (len 0) */
     int32_t st[4] = {1, 6, 1, 0}, ln[4] = {5, 3, 5, 0}, tg[4] = {3, 7, 1, 0};
     memcpy(c.start, st, sizeof st); memcpy(c.len, ln, sizeof ln); memcpy(c.target, tg, sizeof tg);
     c.which = 1;
     memset(dx, 0, sizeof dx);
     be->ops->cross_entropy_rows(be, &c.loss, dx, 9, c.x, 9, 4, c.start, c.len, c.target, 0.25f);
-    check_grad("cross_entropy", act_loss, &c, c.x, dx, 36, 36, 1e-4, 1e-2);
+    tu_check_grad("cross_entropy", act_loss, &c, c.x, dx, 36, 36, 1e-4, 1e-2);
     for (int j = 0; j < 9; j++) ck_assert(dx[27 + j] == 0.0f);
 }
 END_TEST
@@ -223,7 +186,7 @@ START_TEST(test_grad_gp_norm) {
     gp_loss(&c);
     float U[21];
     memcpy(U, c.U, sizeof U);
-    check_grad("gp_penalty", gp_loss, &c, c.G, U, 21, 21, 1e-3, 1e-2);
+    tu_check_grad("gp_penalty", gp_loss, &c, c.G, U, 21, 21, 1e-3, 1e-2);
 }
 END_TEST
 
@@ -301,7 +264,7 @@ START_TEST(test_grad_ctgan_generator) {
                                           "G.b2", "G.bn2.gamma", "G.bn2.beta", "G.W3", "G.b3"};
     size_t off = 0;
     for (int t = 0; t < CT_G_NT; t++) {
-        check_grad(names[t], net_loss, &k, c->gparams + off, c->ggrads + off, gs[t], 12, 2e-3, 3e-2);
+        tu_check_grad(names[t], net_loss, &k, c->gparams + off, c->ggrads + off, gs[t], 12, 2e-3, 3e-2);
         off += gs[t];
     }
     free(k.R);
@@ -324,10 +287,10 @@ START_TEST(test_grad_ctgan_discriminator) {
     memcpy(saved, c->dgrads, c->dcount * sizeof(float));
     size_t off = 0;
     for (int t = 0; t < CT_D_NT; t++) {
-        check_grad(names[t], net_loss, &k, c->dparams + off, saved + off, ds[t], 12, 1e-3, 3e-2);
+        tu_check_grad(names[t], net_loss, &k, c->dparams + off, saved + off, ds[t], 12, 1e-3, 3e-2);
         off += ds[t];
     }
-    check_grad("D.input", net_loss, &k, c->act.real, dx, (size_t)c->B * c->w, 30, 1e-3, 3e-2);
+    tu_check_grad("D.input", net_loss, &k, c->act.real, dx, (size_t)c->B * c->w, 30, 1e-3, 3e-2);
     free(saved); free(dx); free(k.R);
     ctgan_free(c);
 }
@@ -344,7 +307,7 @@ START_TEST(test_grad_ctgan_gradient_penalty) {
     static const char *names[CT_D_NT] = {"GP.W1", "GP.b1", "GP.W2", "GP.b2", "GP.W3", "GP.b3"};
     size_t off = 0;
     for (int t = 0; t < CT_D_NT; t++) {
-        check_grad(names[t], net_loss, &k, c->dparams + off, g + off, ds[t], 12, 1e-3, 3e-2);
+        tu_check_grad(names[t], net_loss, &k, c->dparams + off, g + off, ds[t], 12, 1e-3, 3e-2);
         off += ds[t];
     }
     free(g);
@@ -357,9 +320,9 @@ END_TEST
 
 typedef struct vae_op_case {
     float mu[12], lv[12], eps[12], z[12], std[12], R[12], loss;
-    float r[4 * 7], x[4 * 7], sigma[7];
-    gen_act_span spans[3];
-    int which;
+    float r[4 * 12], x[4 * 9], sigma[9];
+    gen_recon_span spans[5];
+    int which, ldr, D, nspans;
 } vae_op_case;
 
 static double vae_op_loss(void *u) {
@@ -372,7 +335,8 @@ static double vae_op_loss(void *u) {
         be->ops->kl_normal(be, &c->loss, NULL, NULL, c->mu, c->lv, 12, 0.25f);
         l = c->loss;
     } else {
-        be->ops->tvae_recon(be, &c->loss, NULL, NULL, c->r, c->x, c->sigma, 4, 7, c->spans, 3, 0.5f);
+        be->ops->tvae_recon(be, &c->loss, NULL, NULL, c->r, c->ldr, c->x, c->sigma, 4, c->D,
+                            c->spans, c->nspans, 0.5f);
         l = c->loss;
     }
     return l;
@@ -390,28 +354,146 @@ START_TEST(test_grad_tvae_ops) {
     vae_op_loss(&c);
     memset(dmu, 0, sizeof dmu); memset(dlv, 0, sizeof dlv);
     be->ops->reparam_backward(be, dmu, dlv, c.R, c.eps, c.std, 12);
-    check_grad("reparam.dmu", vae_op_loss, &c, c.mu, dmu, 12, 12, 1e-4, 1e-2);
-    check_grad("reparam.dlogvar", vae_op_loss, &c, c.lv, dlv, 12, 12, 1e-4, 1e-2);
+    tu_check_grad("reparam.dmu", vae_op_loss, &c, c.mu, dmu, 12, 12, 1e-4, 1e-2);
+    tu_check_grad("reparam.dlogvar", vae_op_loss, &c, c.lv, dlv, 12, 12, 1e-4, 1e-2);
     /* KL */
     c.which = 1;
     memset(dmu, 0, sizeof dmu); memset(dlv, 0, sizeof dlv);
     be->ops->kl_normal(be, &c.loss, dmu, dlv, c.mu, c.lv, 12, 0.25f);
-    check_grad("kl.dmu", vae_op_loss, &c, c.mu, dmu, 12, 12, 1e-4, 1e-2);
-    check_grad("kl.dlogvar", vae_op_loss, &c, c.lv, dlv, 12, 12, 1e-4, 1e-2);
+    tu_check_grad("kl.dmu", vae_op_loss, &c, c.mu, dmu, 12, 12, 1e-4, 1e-2);
+    tu_check_grad("kl.dlogvar", vae_op_loss, &c, c.lv, dlv, 12, 12, 1e-4, 1e-2);
     /* reconstruction: a tanh span, a 3-way and a 2-way softmax span, with learned sigma */
     c.which = 2;
-    c.spans[0] = (gen_act_span){0, 2, 0};
-    c.spans[1] = (gen_act_span){2, 3, 1};
-    c.spans[2] = (gen_act_span){5, 2, 1};
+    c.spans[0] = (gen_recon_span){0, 2, 0, 0, 0};
+    c.spans[1] = (gen_recon_span){2, 3, 1, 2, 0};
+    c.spans[2] = (gen_recon_span){5, 2, 1, 5, 0};
+    c.ldr = c.D = 7;
+    c.nspans = 3;
     tu_fill_uniform(c.r, 28, -1.5, 1.5, 65);
     tu_fill_uniform(c.x, 28, -0.9, 0.9, 66);
     tu_fill_uniform(c.sigma, 7, 0.2, 0.8, 67);
-    float dr[28], ds[7];
+    float dr[48], ds[9];
     memset(dr, 0, sizeof dr); memset(ds, 0, sizeof ds);
-    be->ops->tvae_recon(be, &c.loss, dr, ds, c.r, c.x, c.sigma, 4, 7, c.spans, 3, 0.5f);
-    check_grad("recon.dr", vae_op_loss, &c, c.r, dr, 28, 28, 1e-4, 1e-2);
-    check_grad("recon.dsigma", vae_op_loss, &c, c.sigma, ds, 2, 2, 1e-4, 1e-2);
+    be->ops->tvae_recon(be, &c.loss, dr, ds, c.r, 7, c.x, c.sigma, 4, 7, c.spans, 3, 0.5f);
+    tu_check_grad("recon.dr", vae_op_loss, &c, c.r, dr, 28, 28, 1e-4, 1e-2);
+    tu_check_grad("recon.dsigma", vae_op_loss, &c, c.sigma, ds, 2, 2, 1e-4, 1e-2);
     for (int j = 2; j < 7; j++) ck_assert(ds[j] == 0.0f); /* sigma only at tanh positions */
+}
+END_TEST
+
+/* One alpha per mode (docs/algorithms.md): x = [alpha | 3 slots | alpha | 2 slots | 2 levels]
+ * (D 9), r = [3 alphas | 3 logits | 2 alphas | 2 logits | 2 logits] (Dr 12); each row's
+ * Gaussian term reads the alpha of its slot, so the other alphas get no gradient. */
+START_TEST(test_grad_tvae_recon_per_mode) {
+    vae_op_case c;
+    memset(&c, 0, sizeof c);
+    c.which = 2;
+    c.spans[0] = (gen_recon_span){0, 1, 0, 0, 3};
+    c.spans[1] = (gen_recon_span){1, 3, 1, 3, 0};
+    c.spans[2] = (gen_recon_span){4, 1, 0, 6, 2};
+    c.spans[3] = (gen_recon_span){5, 2, 1, 8, 0};
+    c.spans[4] = (gen_recon_span){7, 2, 1, 10, 0};
+    c.ldr = 12;
+    c.D = 9;
+    c.nspans = 5;
+    tu_fill_uniform(c.r, 48, -1.5, 1.5, 81);
+    tu_fill_uniform(c.sigma, 9, 0.2, 0.8, 82);
+    /* rows' slots: column 0 -> 2, 0, 1, 2; column 1 -> 1, 1, 0, 1; levels 0, 1, 1, 0 */
+    static const int k0[4] = {2, 0, 1, 2}, k1[4] = {1, 1, 0, 1}, lv[4] = {0, 1, 1, 0};
+    float alpha[8];
+    tu_fill_uniform(alpha, 8, -0.9, 0.9, 83);
+    for (int b = 0; b < 4; b++) {
+        float *x = c.x + 9 * b;
+        x[0] = alpha[2 * b];
+        x[1 + k0[b]] = 1.0f;
+        x[4] = alpha[2 * b + 1];
+        x[5 + k1[b]] = 1.0f;
+        x[7 + lv[b]] = 1.0f;
+    }
+    float dr[48], ds[9];
+    memset(dr, 0, sizeof dr); memset(ds, 0, sizeof ds);
+    be->ops->tvae_recon(be, &c.loss, dr, ds, c.r, 12, c.x, c.sigma, 4, 9, c.spans, 5, 0.5f);
+    tu_check_grad("recon_per_mode.dr", vae_op_loss, &c, c.r, dr, 48, 48, 1e-4, 1e-2);
+    tu_check_grad("recon_per_mode.dsigma", vae_op_loss, &c, c.sigma, ds, 9, 9, 1e-4, 1e-2);
+    /* an alpha no row's slot selects gets nothing: column 1's alpha 0 is row 2's only */
+    for (int b = 0; b < 4; b++)
+        for (int k = 0; k < 3; k++)
+            ck_assert((dr[12 * b + k] != 0.0f) == (k == k0[b]));
+    for (int b = 0; b < 4; b++)
+        for (int k = 0; k < 2; k++)
+            ck_assert((dr[12 * b + 6 + k] != 0.0f) == (k == k1[b]));
+    for (int j = 0; j < 9; j++) ck_assert((ds[j] != 0.0f) == (j == 0 || j == 4));
+    /* the same rows in the shared layout, with each row's selected alphas moved to the one
+     * alpha position: the same loss (the per-mode layout only routes the terms) */
+    vae_op_case p = c;
+    p.spans[0] = (gen_recon_span){0, 1, 0, 0, 0};
+    p.spans[1] = (gen_recon_span){1, 3, 1, 1, 0};
+    p.spans[2] = (gen_recon_span){4, 1, 0, 4, 0};
+    p.spans[3] = (gen_recon_span){5, 2, 1, 5, 0};
+    p.spans[4] = (gen_recon_span){7, 2, 1, 7, 0};
+    p.ldr = 9;
+    for (int b = 0; b < 4; b++) {
+        const float *rr = c.r + 12 * b;
+        float *q = p.r + 9 * b;
+        q[0] = rr[k0[b]];
+        memcpy(q + 1, rr + 3, 3 * sizeof(float));
+        q[4] = rr[6 + k1[b]];
+        memcpy(q + 5, rr + 8, 4 * sizeof(float));
+    }
+    ck_assert_double_eq_tol(vae_op_loss(&p), vae_op_loss(&c), 1e-5 * fabs(vae_op_loss(&c)));
+}
+END_TEST
+
+static double tvae_loss(void *u);
+
+/* The whole network with one alpha per mode: the decoder is wider (D 9 -> Dr 12 for slots 3
+ * and 4) and every parameter's gradient matches finite differences. */
+START_TEST(test_grad_tvae_network_per_mode) {
+    gen_act_span spans[4] = {{0, 1, 0}, {1, 3, 1}, {4, 1, 0}, {5, 4, 1}};
+    tvae_config cfg = {9, 9, 3, 6, 2.0f, 1, NULL, 0, 1, 0};
+    tvae *t;
+    ck_assert_int_eq(tvae_create(ctx, be, &cfg, spans, 4, &t), GENESIS_OK);
+    ck_assert_int_eq(t->Dr, 14);
+    ck_assert_int_eq(tvae_out_dim(9, spans, 4, 1), 14);
+    ck_assert_int_eq(tvae_out_dim(9, spans, 4, 0), 9);
+    ck_assert_int_eq(tvae_init_weights(t, 4), GENESIS_OK);
+    /* encoded rows: alpha, then a one-hot slot */
+    gen_rng r;
+    gen_rng_init(&r, 74, 1);
+    memset(t->act.x, 0, 81 * sizeof(float));
+    for (int b = 0; b < 9; b++) {
+        float *x = t->act.x + 9 * b;
+        x[0] = (float)(1.8 * gen_rng_uniform(&r) - 0.9);
+        x[1 + gen_rng_below(&r, 3)] = 1.0f;
+        x[4] = (float)(1.8 * gen_rng_uniform(&r) - 0.9);
+        x[5 + gen_rng_below(&r, 4)] = 1.0f;
+    }
+    tu_fill_uniform(t->act.eps, 27, -1, 1, 72);
+    tu_fill_uniform(t->p.sigma, 9, 0.3f, 0.6f, 73);
+    tvae_forward_backward(t, 9, 1);
+    float *g = malloc(t->count * sizeof(float));
+    memcpy(g, t->grads, t->count * sizeof(float));
+    size_t D = 9, Dr = 14, h = 6, e = 3;
+    size_t sz[TV_NT] = {h * D, h, h * h, h, e * h, e, e * h, e, h * e, h, h * h, h, Dr * h, Dr, D};
+    static const char *names[TV_NT] = {"enc.W1", "enc.b1", "enc.W2", "enc.b2", "mu.W", "mu.b",
+                                        "logvar.W", "logvar.b", "dec.W1", "dec.b1", "dec.W2",
+                                        "dec.b2", "dec.W3", "dec.b3", "sigma"};
+    size_t off = 0, total = 0;
+    for (int k = 0; k < TV_NT; k++) total += sz[k];
+    ck_assert_uint_eq(total, t->count);
+    for (int k = 0; k < TV_NT; k++) {
+        int n = k == 12 || k == 13 ? (int)sz[k] : (sz[k] < 12 ? (int)sz[k] : 12);
+        tu_check_grad(names[k], tvae_loss, t, t->params + off, g + off, sz[k], n, 2e-3, 3e-2);
+        off += sz[k];
+    }
+    /* the activated decoder rows back to encoded rows: each alpha is its drawn slot's */
+    float rr[14] = {0.1f, 0.2f, 0.3f, 0.05f, 0.9f, 0.05f, -0.4f, -0.5f, 0.1f, 0.2f, 0.6f, 0.1f,
+                    0.0f, 0.0f};
+    float xx[9];
+    tvae_to_encoded(t, rr, 1, xx, 9);
+    ck_assert(xx[0] == 0.2f && xx[2] == 0.9f && xx[4] == -0.4f && xx[5] == 0.6f && xx[6] == 0.1f);
+    free(g);
+    tvae_free(t);
 }
 END_TEST
 
@@ -419,7 +501,7 @@ static double tvae_loss(void *u) { return tvae_forward_backward((tvae *)u, 9, 0)
 
 START_TEST(test_grad_tvae_network) {
     gen_act_span spans[4] = {{0, 1, 0}, {1, 3, 1}, {4, 1, 0}, {5, 4, 1}};
-    tvae_config cfg = {9, 9, 3, 6, 2.0f, 1, NULL, 0};
+    tvae_config cfg = {9, 9, 3, 6, 2.0f, 1, NULL, 0, 0, 0};
     tvae *t;
     ck_assert_int_eq(tvae_create(ctx, be, &cfg, spans, 4, &t), GENESIS_OK);
     ck_assert_int_eq(tvae_init_weights(t, 4), GENESIS_OK);
@@ -436,7 +518,7 @@ START_TEST(test_grad_tvae_network) {
                                         "dec.b2", "dec.W3", "dec.b3", "sigma"};
     size_t off = 0;
     for (int k = 0; k < TV_NT; k++) {
-        check_grad(names[k], tvae_loss, t, t->params + off, g + off, sz[k] < 12 ? sz[k] : 12, 12, 2e-3, 3e-2);
+        tu_check_grad(names[k], tvae_loss, t, t->params + off, g + off, sz[k] < 12 ? sz[k] : 12, 12, 2e-3, 3e-2);
         off += sz[k];
     }
     free(g);
@@ -459,6 +541,8 @@ int main(void) {
     tcase_add_test(tc, test_grad_ctgan_gradient_penalty);
     tcase_add_test(tc, test_grad_tvae_ops);
     tcase_add_test(tc, test_grad_tvae_network);
+    tcase_add_test(tc, test_grad_tvae_recon_per_mode);
+    tcase_add_test(tc, test_grad_tvae_network_per_mode);
     suite_add_tcase(s, tc);
     return tu_run(s);
 }

@@ -294,14 +294,15 @@ typedef struct tvae_run {
     size_t n;
 } tvae_run;
 
-static void run_tvae(mp_data *d, int gpu, int prec, tvae_run *out) {
+static void run_tvae(mp_data *d, int gpu, int prec, int apm, tvae_run *out) {
     gen_backend *be = mp_backend(d->ctx, gpu);
     be->precision = prec;
     int B = 24, D = d->tf.data_dim;
-    tvae_config cfg = {B, D, 8, 32, 2.0f, 1, NULL, prec};
+    tvae_config cfg = {B, D, 8, 32, 2.0f, 1, NULL, prec, apm, 0};
     tvae *t = NULL;
     genesis_status st = tvae_create(d->ctx, be, &cfg, d->spans, d->tf.nspans, &t);
     ck_assert_msg(st == GENESIS_OK, "tvae_create: %s", genesis_errmsg(d->ctx));
+    ck_assert(apm ? t->Dr > D : t->Dr == D); /* the bimodal column has several slots */
     t->lr = 1e-3f;
     t->decay = 1e-5f;
     ck_assert_int_eq(tvae_init_weights(t, 7), GENESIS_OK);
@@ -329,14 +330,14 @@ static void run_tvae(mp_data *d, int gpu, int prec, tvae_run *out) {
 }
 
 START_TEST(test_tvae_steps) {
-    int prec = _i;
-    printf("tvae in %s:\n", MP_PREC[prec]);
+    int prec = _i < 4 ? _i : GEN_PREC_FP32, apm = _i == 4; /* 4: one alpha per mode */
+    printf("tvae in %s%s:\n", MP_PREC[prec], apm ? ", alpha-per-mode 1" : "");
     mp_data d;
     mp_data_init(&d);
     tvae_run cpu, gpu, gpu2;
-    run_tvae(&d, 0, prec, &cpu);
-    run_tvae(&d, 1, prec, &gpu);
-    run_tvae(&d, 1, prec, &gpu2);
+    run_tvae(&d, 0, prec, apm, &cpu);
+    run_tvae(&d, 1, prec, apm, &gpu);
+    run_tvae(&d, 1, prec, apm, &gpu2);
     for (int k = 0; k < MP_STEPS; k++)
         printf("tvae step %d: loss %.7f / %.7f (gpu/cpu)\n", k + 1, gpu.loss[k], cpu.loss[k]);
     for (int k = 0; k < MP_STEPS; k++)
@@ -348,7 +349,7 @@ START_TEST(test_tvae_steps) {
     ck_assert_msg(n < tol, "%s TVAE parameters: nmse %.3e", MP_PREC[prec], n);
     if (prec != GEN_PREC_FP32) { /* the precision must show: the CPU's own fp32 run differs */
         tvae_run ref;
-        run_tvae(&d, 0, GEN_PREC_FP32, &ref);
+        run_tvae(&d, 0, GEN_PREC_FP32, 0, &ref);
         double m1, e1 = mp_nmse(cpu.p, ref.p, ref.n, &m1);
         printf("tvae %s vs fp32 on the cpu: parameter nmse %.3e\n", MP_PREC[prec], e1);
         ck_assert_msg(e1 > 0, "%s training gave fp32's parameters", MP_PREC[prec]);
@@ -549,7 +550,7 @@ int main(void) {
     tcase_set_tags(tc, "cuda");
     tcase_set_timeout(tc, 300);
     tcase_add_loop_test(tc, test_ctgan_steps, 0, 4); /* fp32, tf32, bf16, fp16 */
-    tcase_add_loop_test(tc, test_tvae_steps, 0, 4);
+    tcase_add_loop_test(tc, test_tvae_steps, 0, 5); /* the four, then fp32 per-mode */
     tcase_add_test(tc, test_ddpm_steps);
     tcase_add_loop_test(tc, test_api_default_device, 0, 3);
     suite_add_tcase(s, tc);

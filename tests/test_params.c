@@ -103,6 +103,17 @@ START_TEST(test_set_param_follows_table) {
     ck_assert_int_eq(genesis_model_create(ctx, GENESIS_MODEL_TVAE, &m), GENESIS_OK);
     ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_SAMPLE_STEPS, 50), GENESIS_ERR_INVALID_ARG);
     ck_assert_ptr_nonnull(strstr(genesis_errmsg(ctx), "it applies to ddpm"));
+    /* alpha-per-mode: TVAE's decoder layout, 0 or 1, fixed at fit */
+    genesis_param_info pi;
+    ck_assert_int_eq(genesis_param_get_info(GENESIS_P_ALPHA_PER_MODE, GENESIS_MODEL_TVAE, &pi), GENESIS_OK);
+    ck_assert_str_eq(pi.name, "alpha-per-mode");
+    ck_assert(pi.lo == 0 && pi.hi == 1 && pi.integer && !pi.after_fit);
+    ck_assert_uint_eq(pi.models, GENESIS_MODEL_BIT(GENESIS_MODEL_TVAE));
+    ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_ALPHA_PER_MODE, 2), GENESIS_ERR_INVALID_ARG);
+    ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_ALPHA_PER_MODE, 0), GENESIS_OK);
+    genesis_model_free(m);
+    ck_assert_int_eq(genesis_model_create(ctx, GENESIS_MODEL_CTGAN, &m), GENESIS_OK);
+    ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_ALPHA_PER_MODE, 1), GENESIS_ERR_INVALID_ARG);
     genesis_model_free(m);
     genesis_ctx_free(ctx);
 }

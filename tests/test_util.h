@@ -1,6 +1,7 @@
 /*
  * test_util.h — helpers shared by the Check suites: seeded fills, allclose with the worst
- * index reported, paths to the source tree's data/, and the runner main().
+ * index reported, the finite-difference gradient check, paths to the source tree's data/,
+ * and the runner main().
  */
 #ifndef GEN_TEST_UTIL_H
 #define GEN_TEST_UTIL_H
@@ -46,6 +47,82 @@ static inline const char *tu_path(const char *rel) {
     if (!root) root = ".";
     snprintf(buf, sizeof buf, "%s/%s", root, rel);
     return buf;
+}
+
+/* Finite-difference gradient check: for `probes` indices spread over [0, n), compares the
+ * analytic gradient g[i] with central differences of f w.r.t. x[i] at two step sizes. A
+ * difference is trusted only where both step sizes agree (a kink of ReLU / LeakyReLU between
+ * them shows as disagreement); every trusted probe must match within atol + rtol*|numeric|,
+ * and at least 70% of the probes must be trusted. */
+typedef double (*tu_loss_fn)(void *user);
+
+static inline void tu_check_grad(const char *what, tu_loss_fn f, void *user, float *x,
+                                 const float *g, size_t n, int probes, double atol, double rtol) {
+    int trusted = 0, bad = 0;
+    char msg[256] = "";
+    for (int p = 0; p < probes; p++) {
+        size_t i = (size_t)(((double)p + 0.5) / probes * (double)n);
+        if (i >= n) i = n - 1;
+        float x0 = x[i];
+        double fd[2];
+        float eps[2] = {1e-2f * fmaxf(1.0f, fabsf(x0)), 5e-3f * fmaxf(1.0f, fabsf(x0))};
+        for (int k = 0; k < 2; k++) {
+            x[i] = x0 + eps[k];
+            double lp = f(user);
+            x[i] = x0 - eps[k];
+            double lm = f(user);
+            x[i] = x0;
+            fd[k] = (lp - lm) / (2.0 * ((double)(x0 + eps[k]) - (double)x0));
+        }
+        if (fabs(fd[0] - fd[1]) > 3e-4 + 1e-2 * fabs(fd[1])) continue;
+        trusted++;
+        if (fabs(fd[1] - g[i]) > atol + rtol * fabs(fd[1])) {
+            if (!bad) snprintf(msg, sizeof msg, "%s[%zu]: analytic %.6g vs numeric %.6g", what, i, g[i], fd[1]);
+            bad++;
+        }
+    }
+    ck_assert_msg(bad == 0, "%s: %d of %d probes differ; first: %s", what, bad, trusted, msg);
+    ck_assert_msg(trusted >= probes * 7 / 10, "%s: only %d of %d probes were smooth enough", what,
+                  trusted, probes);
+}
+
+/* Rewrites the model file at `path` as a genesis that stored only its first `keep` settings
+ * wrote it (docs/file-format.md: settings S .. end dropped, payload length and CRC-32 fixed).
+ * Returns the number of settings the file held. */
+static inline uint32_t tu_file_keep_settings(const char *path, uint32_t keep) {
+    FILE *f = fopen(path, "rb");
+    ck_assert_ptr_nonnull(f);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    unsigned char *b = malloc((size_t)n);
+    ck_assert(b && fread(b, 1, (size_t)n, f) == (size_t)n);
+    fclose(f);
+    uint32_t S, S0;
+    uint64_t P;
+    memcpy(&S, b + 24, 4);
+    memcpy(&P, b + 16, 8);
+    S0 = S;
+    ck_assert_uint_ge(S, keep);
+    size_t cut = 24 + 4 + (size_t)keep * 8, drop = (size_t)(S - keep) * 8;
+    memmove(b + cut, b + cut + drop, (size_t)n - cut - drop);
+    n -= (long)drop;
+    S = keep;
+    P -= drop;
+    memcpy(b + 24, &S, 4);
+    memcpy(b + 16, &P, 8);
+    uint32_t c = 0xFFFFFFFFu; /* zlib's crc32 of everything before the checksum */
+    for (long i = 0; i < n - 4; i++) {
+        c ^= b[i];
+        for (int k = 0; k < 8; k++) c = (c >> 1) ^ (0xEDB88320u & (0u - (c & 1u)));
+    }
+    c = ~c;
+    memcpy(b + n - 4, &c, 4);
+    f = fopen(path, "wb");
+    ck_assert(f && fwrite(b, 1, (size_t)n, f) == (size_t)n);
+    fclose(f);
+    free(b);
+    return S0;
 }
 
 /* Runs one suite; exit code 1 on any failure. */

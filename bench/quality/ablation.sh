@@ -13,6 +13,8 @@
 #                levels; otherwise the model is the default one by construction)
 #   sample time (same fitted model as the default): --clamp-range 1 -> 0,
 #                --bn-eval-sample 0 -> 1 (CTGAN), --sample-argmax 0 -> 1 (TVAE)
+#   TVAE's decoder layout: apm1 = --alpha-per-mode 1 (one alpha per GMM mode) fitted, and
+#                apm1argmax1 = the apm1 fit sampled with --sample-argmax 1
 #
 # Split: the rows are shuffled with a fixed seed (Python's random.Random(20261125)); the first
 # 80% are the training split, capped at MAX_ROWS rows, the last 20% the holdout (written
@@ -21,6 +23,7 @@
 #   bash bench/quality/ablation.sh [epochs=50] [seeds="1"] \
 #        [tables="california_housing energy_data covertype_sample15k"] [models="ctgan tvae"] \
 #        [configs="default pm0 lf0 mc clamp0 bn1 argmax1"] [max_rows=10000] [jobs=2]
+#   (configs may add apm1 apm1argmax1; the default list is the one of the first table)
 #
 # Data: the tables are public (UCI / scikit-learn California housing, UCI appliances energy,
 # UCI covertype sample; see docs/benchmarks.md) and not shipped with the repository. They are
@@ -87,13 +90,22 @@ fit_flags() {
     clamp0) echo "-" ;;
     bn1) [ "$2" = ctgan ] && echo "-" || echo skip ;;
     argmax1) [ "$2" = tvae ] && echo "-" || echo skip ;;
+    apm1) [ "$2" = tvae ] && echo "--alpha-per-mode 1" || echo skip ;;
+    apm1argmax1) [ "$2" = tvae ] && echo "-" || echo skip ;;
+  esac
+}
+# the fit a sample-time configuration draws from
+base_of() {
+  case $1 in
+    apm1argmax1) echo apm1 ;;
+    *) echo default ;;
   esac
 }
 sample_flags() {
   case $1 in
     clamp0) echo "--clamp-range 0" ;;
     bn1) echo "--bn-eval-sample 1" ;;
-    argmax1) echo "--sample-argmax 1" ;;
+    argmax1|apm1argmax1) echo "--sample-argmax 1" ;;
     *) echo "" ;;
   esac
 }
@@ -146,22 +158,22 @@ run_fit() {
   fi
   t1=$(date +%s.%N)
   local fit_s; fit_s=$(python3 -c "print(round($t1 - $t0, 1))")
-  # the default fit also serves the sample-time configurations
+  # the default fit (apm1: its own) also serves the sample-time configurations
   local sc list="$c"
-  if [ "$c" = default ]; then
-    for sc in $CONFIGS; do [ "$(fit_flags "$sc" "$m")" = "-" ] && list="$list $sc"; done
-  fi
+  for sc in $CONFIGS; do
+    [ "$(fit_flags "$sc" "$m")" = "-" ] && [ "$(base_of "$sc")" = "$c" ] && list="$list $sc"
+  done
   for sc in $list; do
     local stag="$1_$2_${sc}_s$4"
     # shellcheck disable=SC2046
     OMP_NUM_THREADS=1 nice -n 10 "$GEN" sample -m "$OUT/$tag.gen" -n "$n" --seed "$s" \
       -o "$OUT/$stag.csv" -q --threads 1 $(sample_flags "$sc")
     if [ "$sc" = "$c" ]; then score "$t" "$m" "$sc" "$s" "$fit_s" ""
-    else score "$t" "$m" "$sc" "$s" "" "sampled from the default fit"; fi
+    else score "$t" "$m" "$sc" "$s" "" "sampled from the $c fit"; fi
     rm -f "$OUT/$stag.csv"
   done
 }
-export -f run_fit score fit_flags sample_flags
+export -f run_fit score fit_flags sample_flags base_of
 export GEN OUT EPOCHS CONFIGS
 
 for s in $SEEDS; do for t in $present; do for m in $MODELS; do for c in $CONFIGS; do
@@ -174,7 +186,7 @@ python3 - "$OUT/runs.jsonl" <<'EOF' | tee "$OUT/table.md"
 import json, sys, statistics as st
 runs = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
 runs = [r for r in runs if "failed" not in r and "quality" in r]
-order = ["default", "pm0", "lf0", "mc", "clamp0", "bn1", "argmax1"]
+order = ["default", "pm0", "lf0", "mc", "clamp0", "bn1", "argmax1", "apm1", "apm1argmax1"]
 print("| table | model | config | seeds | quality | column shapes | pair trends (all) | strong-pair trends | mean \\|Δcorr\\| strong | data validity | detection | fit s |")
 print("|---|---|---|---|---|---|---|---|---|---|---|---|")
 keys = sorted({(r["table"], r["model"], r["config"]) for r in runs},

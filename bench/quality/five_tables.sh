@@ -32,12 +32,17 @@
 #   EPOCHS=50 (CTGAN, TVAE)   DDPM_ITERS=3000   DDPM_BATCH=1024   DDPM_STEPS="100"
 #     (DDPM_STEPS lists sample-steps values; each is its own row, "ddpm@S"; 0 = all T steps)
 #   DDPM_FLAGS="" (more fit flags for ddpm, e.g. "--ema-decay 0.999")
+#   TVAE_FLAGS="" / CTGAN_FLAGS="" (more fit flags for Genesis's tvae / ctgan, e.g.
+#     "--alpha-per-mode 1")
 #   DDPM_TARGET=0 (1: ddpm is conditioned on the table's TSTR target, `fit --target T`)
 #   JOBS=1 (runs at once, each on one thread under nice)   TRAIN_ROWS=10000   HOLDOUT_ROWS=5000
 #   OUT=bench/results/five_tables_<time>   BUILD=build (holds the genesis binary)
 #   ENGINE=genesis | ref | cmd: who fits and samples.
 #     ref: the reference CTGAN / TVAE (bench/ref/ref_ctgan.py with $PYTHON, default python3;
-#          models ctgan and tvae only), given the table's categorical columns.
+#          models ctgan and tvae only), given the table's categorical columns (the same
+#          typing Genesis infers), batch 500, the same epochs and seeds; rows with a missing
+#          value in a continuous column are left out of its training rows (the ctgan package
+#          refuses them). bench/quality/compare_engines.py puts its runs beside Genesis's.
 #     cmd: $ENGINE_CMD is run as `$ENGINE_CMD MODEL TRAIN.csv OUT.csv ROWS SEED DISCRETE`
 #          (DISCRETE: the categorical columns, comma-separated) and must write OUT.csv.
 #   Scoring is always `genesis evaluate`, so every engine is scored alike.
@@ -54,6 +59,8 @@ DDPM_ITERS=${DDPM_ITERS:-3000}
 DDPM_BATCH=${DDPM_BATCH:-1024}
 DDPM_STEPS=${DDPM_STEPS:-100}
 DDPM_FLAGS=${DDPM_FLAGS:-}
+TVAE_FLAGS=${TVAE_FLAGS:-}
+CTGAN_FLAGS=${CTGAN_FLAGS:-}
 DDPM_TARGET=${DDPM_TARGET:-0}
 JOBS=${JOBS:-1}
 TRAIN_ROWS=${TRAIN_ROWS:-10000}
@@ -132,7 +139,7 @@ done
 # ---- one run: fit, sample (each DDPM_STEPS value for ddpm), evaluate; JSON lines ---------
 run_one() {
   local table=$1 model=$2 seed=$3
-  local dir="$OUT/$table" tag="$ENGINE-$model-s$seed" target discrete rows t0 t1 fit_s
+  local dir="$OUT/$table" tag="$ENGINE-$model-s$seed" target discrete rows t0 t1 fit_s wall_s=""
   target=$(cat "$dir/target.txt"); discrete=$(cat "$dir/discrete.txt")
   rows=$(($(wc -l < "$dir/train.csv") - 1))
   local nice1=(env OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 nice -n 10)
@@ -141,8 +148,12 @@ run_one() {
   case $ENGINE in
     genesis)
       local settings=(--epochs "$EPOCHS")
-      # shellcheck disable=SC2206 # DDPM_FLAGS is a list of flags
+      # shellcheck disable=SC2206 # the *_FLAGS are lists of flags
       [ "$model" = ddpm ] && settings=(--iterations "$DDPM_ITERS" --batch-size "$DDPM_BATCH" $DDPM_FLAGS)
+      # shellcheck disable=SC2206
+      [ "$model" = tvae ] && settings+=($TVAE_FLAGS)
+      # shellcheck disable=SC2206
+      [ "$model" = ctgan ] && settings+=($CTGAN_FLAGS)
       if [ "$model" = ddpm ] && [ "$DDPM_TARGET" = 1 ]; then settings+=(--target "$target"); fi
       if ! "${nice1[@]}" "$GEN" fit -q --method "$model" -i "$dir/train.csv" -m "$dir/$tag.gen" \
           "${settings[@]}" --seed "$seed" --threads 1 > "$dir/$tag.fit.log" 2>&1; then
@@ -162,11 +173,18 @@ run_one() {
         samples+=("$label $csv $(echo "$t1 - $t0" | bc)")
       done ;;
     ref)
+      # the same split, typing (discrete.txt), epochs, batch size 500 and seed as Genesis;
+      # rows with a missing value in a continuous column are dropped from the reference's
+      # training rows (the ctgan package refuses them), and the count is logged
       "${nice1[@]}" "$PYTHON" bench/ref/ref_ctgan.py --input "$dir/train.csv" --output "$dir/$tag.csv" \
-        --rows "$rows" --epochs "$EPOCHS" --model "$model" --discrete "$discrete" --seed "$seed" \
+        --rows "$rows" --epochs "$EPOCHS" --batch-size 500 --model "$model" --discrete "$discrete" \
+        --seed "$seed" --drop-missing --json-out "$dir/$tag.ref.json" \
         > "$dir/$tag.fit.log" 2>&1 || { echo "{\"table\":\"$table\",\"model\":\"$model\",\"seed\":$seed,\"failed\":\"ref\"}" >> "$OUT/runs.jsonl"; return 0; }
-      t1=$(date +%s.%N); fit_s=$(echo "$t1 - $t0" | bc)
-      samples+=("$model $dir/$tag.csv 0") ;;
+      t1=$(date +%s.%N)
+      # fit s: the reference's own CTGAN.fit / TVAE.fit time; the whole process beside it
+      wall_s=$(echo "$t1 - $t0" | bc)
+      read -r fit_s sample_s <<< "$("$PYTHON" -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["fit_s"], d["sample_s"])' "$dir/$tag.ref.json")"
+      samples+=("$model $dir/$tag.csv $sample_s") ;;
     cmd)
       "${nice1[@]}" $ENGINE_CMD "$model" "$dir/train.csv" "$dir/$tag.csv" "$rows" "$seed" "$discrete" \
         > "$dir/$tag.fit.log" 2>&1 || { echo "{\"table\":\"$table\",\"model\":\"$model\",\"seed\":$seed,\"failed\":\"cmd\"}" >> "$OUT/runs.jsonl"; return 0; }
@@ -181,21 +199,24 @@ run_one() {
       --holdout "$dir/holdout.csv" --target "$target" --json -q --threads 1 > "$csv.eval.json" 2> "$csv.eval.err" \
       || { echo "{\"table\":\"$table\",\"model\":\"$label\",\"seed\":$seed,\"failed\":\"evaluate\"}" >> "$OUT/runs.jsonl"; continue; }
     "$PYTHON" - "$csv.eval.json" "$table" "$label" "$seed" "$ENGINE" "$fit_s" "$sample_s" "$rows" \
-        >> "$OUT/runs.jsonl" <<'EOF'
+        "$wall_s" >> "$OUT/runs.jsonl" <<'EOF'
 import json, sys
 d = json.load(open(sys.argv[1]))
 s = d["scores"]
-print(json.dumps({"table": sys.argv[2], "model": sys.argv[3], "seed": int(sys.argv[4]),
-                  "engine": sys.argv[5], "fit_s": round(float(sys.argv[6]), 1),
-                  "sample_s": round(float(sys.argv[7]), 1), "rows": int(sys.argv[8]),
-                  "strong_pairs": d["quality"]["threshold"]["pairs_counted"],
-                  "pairs": d["quality"]["pairs"], "scores": s}))
+r = {"table": sys.argv[2], "model": sys.argv[3], "seed": int(sys.argv[4]),
+     "engine": sys.argv[5], "fit_s": round(float(sys.argv[6]), 1),
+     "sample_s": round(float(sys.argv[7]), 1), "rows": int(sys.argv[8]),
+     "strong_pairs": d["quality"]["threshold"]["pairs_counted"],
+     "pairs": d["quality"]["pairs"], "scores": s}
+if sys.argv[9]:
+    r["wall_s"] = round(float(sys.argv[9]), 1)  # ref: the whole process (import, fit, sample, write)
+print(json.dumps(r))
 EOF
     rm -f "$csv"
   done
 }
 export -f run_one
-export GEN OUT EPOCHS DDPM_ITERS DDPM_BATCH DDPM_STEPS DDPM_FLAGS DDPM_TARGET ENGINE ENGINE_CMD PYTHON
+export GEN OUT EPOCHS DDPM_ITERS DDPM_BATCH DDPM_STEPS DDPM_FLAGS TVAE_FLAGS CTGAN_FLAGS DDPM_TARGET ENGINE ENGINE_CMD PYTHON
 
 # seed by seed; within a seed, table by table
 for seed in $SEEDS; do for t in $READY; do for m in $MODELS; do

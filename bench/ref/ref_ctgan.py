@@ -117,6 +117,9 @@ def main():
     ap.add_argument("--json-out", help="also write the JSON line to this file")
     ap.add_argument("--device", choices=["cpu", "cuda"], default="cpu",
                     help="cuda: enable_gpu=True (torch must see a GPU); default cpu")
+    ap.add_argument("--drop-missing", action="store_true",
+                    help="drop the rows with a missing value in a continuous column before "
+                         "fitting (the ctgan package refuses them; Genesis models them)")
     args = ap.parse_args()
 
     if not args.timing_only and not args.output:
@@ -133,6 +136,12 @@ def main():
     if missing:
         sys.exit(f"discrete columns not in input: {missing}")
     rows = args.rows if args.rows is not None else len(data)
+    dropped = 0
+    if args.drop_missing:
+        cont = [c for c in data.columns if c not in discrete]
+        keep = data[cont].notna().all(axis=1)
+        dropped = int((~keep).sum())
+        data = data[keep].reset_index(drop=True)
     gpu = args.device == "cuda"
 
     if args.model == "tvae":
@@ -161,6 +170,7 @@ def main():
         "machine": cpu_name(),
         "input": args.input,
         "input_rows": len(data),
+        "dropped_rows": dropped,
         "epochs": args.epochs,
         "batch_size": args.batch_size,
         "steps_per_epoch": max(len(data) // args.batch_size, 1),

@@ -371,7 +371,11 @@ typedef enum genesis_param {
                                       strided (DDIM for the Gaussian part); 0 or >= T: all
                                       T (ancestral DDPM) */
     GENESIS_P_NOISE_SCHEDULE = 27, /* DDPM: 0 linear, 1 cosine (default) */
-    GENESIS_P_EMA_DECAY = 28       /* DDPM: the decay of the exponential moving average of the
+    GENESIS_P_ALPHA_PER_MODE = 28, /* TVAE: 1 the decoder outputs one alpha per mode (slot)
+                                      of each continuous column, so a drawn mode comes with
+                                      its own alpha; 0 one alpha per column, as the reference.
+                                      Model files written before this setting load as 0 */
+    GENESIS_P_EMA_DECAY = 29       /* DDPM: the decay of the exponential moving average of the
                                       weights that sampling uses; 0 = none (the trained
                                       weights sample) */
 } genesis_param;

@@ -3,7 +3,8 @@
 # (genesis_team, src/comm_threads.c; no MPI needed, so it runs on every CI machine):
 #   - CTGAN, 4 ranks x 100 rows vs 1 rank x 400 rows (5 steps);
 #   - TVAE, 3 ranks on batches of 600 rows (uneven slices of 200/200/200 and, in the last
-#     batch of 200 rows, 66/67/67) vs 1 rank;
+#     batch of 200 rows, 66/67/67) vs 1 rank; and with alpha-per-mode 1 on batches of 500
+#     (167/167/166);
 #   - every rank ends bit-identical to rank 0; vs 1 rank: per array |a - b| / |b| <= 1e-4 and
 #     |a - b| <= 2.5e-3 (docs/distributed.md);
 #   - threads and MPI give the same bits for 2 ranks (when mpirun is there: see
@@ -21,7 +22,7 @@ cd "$W" || exit 1
 
 check() { # METHOD BATCH EPOCHS K
     local method=$1 batch=$2 epochs=$3 k=$4 tag="$1.b$2.k$4"
-    section "$method: $k thread ranks vs 1 rank, global batch $batch, $epochs epoch(s)"
+    section "$method: $k thread ranks vs 1 rank, global batch $batch, $epochs epoch(s)${MPI_EQUIV_ALPHA_PER_MODE:+, alpha-per-mode $MPI_EQUIV_ALPHA_PER_MODE}"
     run ${tag}_1 timeout 120 "$HELPER" fit "$method" "$ADULT" "$batch" "$epochs" "$W/$tag.one"
     expect_ok
     run ${tag}_k timeout 120 "$HELPER" team "$method" "$ADULT" "$batch" "$epochs" "$W/$tag.team" "$k" threads
@@ -38,5 +39,8 @@ check() { # METHOD BATCH EPOCHS K
 
 check ctgan 400 1 4
 check tvae 600 1 3
+export MPI_EQUIV_ALPHA_PER_MODE=1
+check tvae 500 1 3
+unset MPI_EQUIV_ALPHA_PER_MODE
 
 finish

@@ -112,6 +112,10 @@ static int fit_one(fit_job *j) {
         genesis_model_set_param(m, GENESIS_P_BATCH_SIZE, j->batch) != GENESIS_OK ||
         genesis_model_set_param(m, GENESIS_P_EPOCHS, j->epochs) != GENESIS_OK)
         return die(ctx, "model");
+    const char *apm = getenv("MPI_EQUIV_ALPHA_PER_MODE"); /* TVAE's decoder layout */
+    if (kind == GENESIS_MODEL_TVAE && apm &&
+        genesis_model_set_param(m, GENESIS_P_ALPHA_PER_MODE, atof(apm)) != GENESIS_OK)
+        return die(ctx, "alpha-per-mode");
     if (genesis_model_fit(m, t, NULL, NULL) != GENESIS_OK) return die(ctx, "fit");
     float *x = NULL;
     size_t n = 0, seg[MAXSEG];
