@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # ddpm.sh — the CLI's DDPM path (docs/ddpm.md): generate and fit/sample with --method ddpm,
 # the same seed giving the same bytes (also with another thread count), sample from the saved
-# model = generate's output, --sample-steps changing on a fitted model, the method's help
+# model = generate's output, --sample-steps changing on a fitted model, a class-conditional fit
+# (--target) with the weights' moving average (--ema-decay), the method's help
 # listing its settings and defaults, estimate and evaluate on its output, and the settings of other methods refused
 # by the parameter table (usage error, exit 2).
 #
@@ -38,6 +39,22 @@ run est "$G" estimate -q --method ddpm -i "$ADULT" --batch-size 256
 expect_ok && { grep -qi "param" "$W/est.out" && pass "[estimate] memory terms for ddpm" || fail "[estimate] $(head -3 "$W/est.out")"; }
 run est_model "$G" estimate -q -m "$OUT/a.gen"
 expect_ok && pass "[estimate] from a ddpm model file"
+rm -f "$OUT"/*
+
+section "class-conditional fit (--target) with the weights' moving average"
+run tgt "$G" fit "${FAST[@]}" -i "$ADULT" -m "$OUT/t.gen" --seed 2 --target income --ema-decay 0.9
+expect_ok && pass "[target] fit --target income --ema-decay 0.9"
+run tgt_sample "$G" sample -q -m "$OUT/t.gen" -n 400 -o "$OUT/t.csv" --seed 2
+if expect_ok; then
+    n=$(grep -c ">50K" "$OUT/t.csv")
+    [ "$n" -gt 50 ] && [ "$n" -lt 150 ] && pass "[target] >50K in $n of 400 rows (the real share is 25%)" \
+        || fail "[target] >50K in $n of 400 rows"
+fi
+rm -f "$OUT"/*
+run tgt_cont "$G" fit "${FAST[@]}" -i "$ADULT" -m "$OUT/x.gen" --target age
+expect_error 2 "'age' is continuous"
+run tgt_tvae "$G" fit -q --method tvae --epochs 1 -i "$ADULT" -m "$OUT/x.gen" --target income
+expect_error 1 "applies to ddpm"
 rm -f "$OUT"/*
 
 section "help"
