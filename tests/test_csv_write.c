@@ -61,27 +61,6 @@ static int dir_entries(char *first, size_t cap) {
     return n;
 }
 
-static char *slurp(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    ck_assert_msg(f != NULL, "cannot open %s", path);
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap + 1);
-    ck_assert_ptr_nonnull(buf);
-    size_t k;
-    while ((k = fread(buf + n, 1, cap - n, f)) > 0) {
-        n += k;
-        if (n == cap) {
-            cap *= 2;
-            buf = realloc(buf, cap + 1);
-            ck_assert_ptr_nonnull(buf);
-        }
-    }
-    fclose(f);
-    buf[n] = 0;
-    if (len) *len = n;
-    return buf;
-}
-
 static void check_field(const char *in, char delim, const char *want) {
     char buf[256];
     size_t len = strlen(in);
@@ -149,7 +128,7 @@ START_TEST(test_writer_commit_renames) {
     ck_assert_int_eq(dir_entries(first, sizeof first), 1);
     ck_assert_str_eq(first, "out.csv");
     size_t len;
-    char *got = slurp(path, &len);
+    char *got = tu_read_file(path, &len);
     ck_assert_str_eq(got, "a,b c,\"x,\"\"y\"\"\"\n1,2,3\n\" sp\",,\"two\nlines\"\n");
     free(got);
     /* the file gets an ordinary mode, not mkstemp's 0600 */
@@ -160,11 +139,11 @@ START_TEST(test_writer_commit_renames) {
     ck_assert_int_eq(gen_csv_writer_open(g_ctx, path, ';', &w), GENESIS_OK);
     ck_assert_int_eq(gen_csv_writer_field(w, "p;q", 3, 0), GENESIS_OK);
     ck_assert_int_eq(gen_csv_writer_field(w, "r,s", 3, 1), GENESIS_OK);
-    got = slurp(path, NULL);
+    got = tu_read_file(path, NULL);
     ck_assert_str_eq(got, "a,b c,\"x,\"\"y\"\"\"\n1,2,3\n\" sp\",,\"two\nlines\"\n"); /* old */
     free(got);
     ck_assert_int_eq(gen_csv_writer_close(w, 1), GENESIS_OK);
-    got = slurp(path, NULL);
+    got = tu_read_file(path, NULL);
     ck_assert_str_eq(got, "\"p;q\";r,s\n");
     free(got);
     ck_assert_int_eq(stat(path, &sb), 0);
@@ -286,7 +265,7 @@ START_TEST(test_writer_stdout) {
     dup2(saved, STDOUT_FILENO);
     close(saved);
     ck_assert_int_eq(st, GENESIS_OK);
-    char *got = slurp(path, NULL);
+    char *got = tu_read_file(path, NULL);
     ck_assert_str_eq(got, "a b\t\"c\td\"\n");
     free(got);
 }

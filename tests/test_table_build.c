@@ -71,16 +71,6 @@ static genesis_model *fit(genesis_table *t) {
     return m;
 }
 
-static char *slurp(const char *path, size_t *n) {
-    FILE *f = fopen(path, "rb");
-    ck_assert_ptr_nonnull(f);
-    char *buf = malloc(1 << 20);
-    ck_assert_ptr_nonnull(buf);
-    *n = fread(buf, 1, 1 << 20, f);
-    fclose(f);
-    return buf;
-}
-
 START_TEST(test_same_as_csv) {
     double age[NR], score[NR];
     int32_t color[NR];
@@ -109,7 +99,7 @@ START_TEST(test_same_as_csv) {
     ck_assert_int_eq(genesis_model_sample_csv(ma, 200, out_a), GENESIS_OK);
     ck_assert_int_eq(genesis_model_sample_csv(mb, 200, out_b), GENESIS_OK);
     size_t na, nb;
-    char *a = slurp(out_a, &na), *b = slurp(out_b, &nb);
+    char *a = tu_read_file(out_a, &na), *b = tu_read_file(out_b, &nb);
     ck_assert_uint_gt(na, 200);
     ck_assert_msg(na == nb && memcmp(a, b, na) == 0, "built table and CSV give different rows");
     free(a);

@@ -86,7 +86,8 @@ static inline void tu_check_grad(const char *what, tu_loss_fn f, void *user, flo
                   trusted, probes);
 }
 
-/* The whole file at `path`, NUL-terminated (malloc'ed; *n its length), or a failed check. */
+/* The whole file at `path`, NUL-terminated (malloc'ed; *n its length unless n is NULL), or a
+ * failed check. */
 static inline void *tu_read_file(const char *path, size_t *n) {
     FILE *f = fopen(path, "rb");
     ck_assert_msg(f != NULL, "cannot open %s", path);
@@ -98,7 +99,7 @@ static inline void *tu_read_file(const char *path, size_t *n) {
     ck_assert(b && fread(b, 1, (size_t)len, f) == (size_t)len);
     fclose(f);
     b[len] = 0;
-    *n = (size_t)len;
+    if (n) *n = (size_t)len;
     return b;
 }
 
