@@ -83,7 +83,7 @@ genesis_status apply_settings(genesis_model *m, const options *o);
 /* cmd_train.c: the model with the command's settings; cmd_sample.c: conditions and rows */
 genesis_status table_and_model(genesis_ctx *ctx, const options *o, genesis_table **t,
                                genesis_model **m);
-genesis_status write_rows(genesis_ctx *ctx, genesis_model *m, const options *o, int64_t n);
+genesis_status write_sample_rows(genesis_ctx *ctx, genesis_model *m, const options *o, int64_t n);
 /* "column=value" into buf: the column name, surrounding blanks trimmed; *value after '=' */
 const char *split_condition(const char *cond, char *buf, size_t cap, const char **value);
 genesis_status apply_conditions(genesis_model *m, const options *o);

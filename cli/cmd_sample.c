@@ -32,15 +32,15 @@ genesis_status apply_conditions(genesis_model *m, const options *o) {
     return st;
 }
 
-typedef struct sample_progress {
+typedef struct progress_line {
     int tty;
     const genesis_model *m;
     double last;
-} sample_progress;
+} progress_line;
 
 /* Rows done, rows/s and memory in use, at most every half second (and at the end). */
 static int show_sample_progress(int64_t done, int64_t total, double sec, void *user) {
-    sample_progress *sp = user;
+    progress_line *sp = user;
     if (done < total && sec - sp->last < 0.5) return 0;
     sp->last = sec;
     uint64_t rss = 0, dev = 0;
@@ -60,10 +60,10 @@ static int show_sample_progress(int64_t done, int64_t total, double sec, void *u
     return 0;
 }
 
-genesis_status write_rows(genesis_ctx *ctx, genesis_model *m, const options *o, int64_t n) {
+genesis_status write_sample_rows(genesis_ctx *ctx, genesis_model *m, const options *o, int64_t n) {
     genesis_status st = genesis_model_set_sample_batch(m, o->sample_batch);
     if (st != GENESIS_OK) return st;
-    sample_progress sp = {isatty(2), m, 0};
+    progress_line sp = {isatty(2), m, 0};
     if (!o->quiet && (sp.tty || o->progress)) genesis_model_set_sample_progress(m, show_sample_progress, &sp);
     if (!o->quiet && !o->sample_batch && n > 0) {
         int64_t b = 0;
@@ -103,6 +103,6 @@ int cmd_sample(int argc, char **argv) {
     if (st == GENESIS_OK) st = genesis_model_load(ctx, o.model, &m);
     if (st == GENESIS_OK) st = apply_settings(m, &o);
     if (st == GENESIS_OK) st = apply_conditions(m, &o);
-    if (st == GENESIS_OK) st = write_rows(ctx, m, &o, o.rows);
+    if (st == GENESIS_OK) st = write_sample_rows(ctx, m, &o, o.rows);
     return finish(ctx, m, st);
 }

@@ -348,7 +348,7 @@ static int generate_body(options *o) {
     if (st == GENESIS_OK && writer && o->save) st = genesis_model_save(m, o->save);
     if (st == GENESIS_OK) st = apply_conditions(m, o);
     int64_t n = o->rows_set ? o->rows : genesis_model_default_rows(m, nrows);
-    if (st == GENESIS_OK && writer) st = write_rows(ctx, m, o, n);
+    if (st == GENESIS_OK && writer) st = write_sample_rows(ctx, m, o, n);
     return finish(ctx, m, st);
 }
 
