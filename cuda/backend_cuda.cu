@@ -90,9 +90,14 @@ static genesis_status cu_enter(gen_cuda *cu, const char *op) {
  * with NCCL ranks sharing it can wait forever (docs/cuda.md, "NCCL and device-wide
  * synchronisation"). Refused inside a step being recorded: a replay holds the address. */
 genesis_status gen_cuda_regrow(gen_cuda *cu, void **buf, size_t bytes, const char *what) {
-    if (cu->capturing)
-        return gen_cuda_fail(cu, GENESIS_ERR_CUDA, "gen_cuda_regrow", __FILE__, __LINE__,
-                             what);
+    if (cu->capturing) {
+        char msg[200];
+        snprintf(msg, sizeof msg,
+                 "%s grows inside a step being recorded as a CUDA graph; set "
+                 "GENESIS_CUDA_GRAPHS=0",
+                 what);
+        return gen_cuda_fail(cu, GENESIS_ERR_CUDA, "gen_cuda_regrow", __FILE__, __LINE__, msg);
+    }
     if (*buf) GEN_CUDA_TRY(cu, gen_cuda_dev_free(cu, *buf));
     *buf = NULL;
     GEN_CUDA_TRY(cu, gen_cuda_dev_alloc(cu, buf, bytes));
@@ -122,9 +127,7 @@ genesis_status gen_cuda_scratch(gen_cuda *cu, size_t bytes, void **out) {
     if (bytes > cu->scratch_bytes) {
         size_t want = cu->scratch_bytes * 2 > bytes ? cu->scratch_bytes * 2 : bytes;
         cu->scratch_bytes = 0;
-        GEN_CUDA_PASS(gen_cuda_regrow(cu, &cu->scratch, want,
-                                      "the scratch buffer grows inside a step being recorded "
-                                      "as a CUDA graph; set GENESIS_CUDA_GRAPHS=0"));
+        GEN_CUDA_PASS(gen_cuda_regrow(cu, &cu->scratch, want, "the scratch buffer"));
         cu->scratch_bytes = want;
     }
     *out = cu->scratch;
@@ -191,9 +194,7 @@ genesis_status gen_cuda_table_dev(gen_cuda *cu, gen_cuda_table *t, const void *s
         t->host = h;
         t->cap = 0;
         t->bytes = 0;
-        GEN_CUDA_PASS(gen_cuda_regrow(cu, &t->dev, cap,
-                                      "the span table grows inside a step being recorded as "
-                                      "a CUDA graph; set GENESIS_CUDA_GRAPHS=0"));
+        GEN_CUDA_PASS(gen_cuda_regrow(cu, &t->dev, cap, "the span table"));
         t->cap = cap;
     }
     memcpy(t->host, src, bytes);
@@ -335,9 +336,7 @@ static genesis_status cu_half_buffer(gen_cuda *cu, size_t bytes) {
     if (bytes <= cu->half_bytes) return GENESIS_OK;
     size_t want = bytes;
     cu->half_bytes = 0;
-    GEN_CUDA_PASS(gen_cuda_regrow(cu, (void **)&cu->half, want,
-                                  "the 16-bit operand buffer grows inside a step being "
-                                  "recorded as a CUDA graph; set GENESIS_CUDA_GRAPHS=0"));
+    GEN_CUDA_PASS(gen_cuda_regrow(cu, (void **)&cu->half, want, "the 16-bit operand buffer"));
     cu->half_bytes = want;
     return GENESIS_OK;
 }

@@ -170,7 +170,7 @@ static inline unsigned gen_cuda_grid(size_t n, unsigned threads) {
 }
 
 /* Replaces a grown buffer in stream order (cudaFreeAsync + cudaMallocAsync: no device-wide
- * synchronisation); `what` is the error when a step is being recorded. */
+ * synchronisation); `what` names the buffer in the error when a step is being recorded. */
 genesis_status gen_cuda_regrow(gen_cuda *cu, void **buf, size_t bytes, const char *what);
 /* Device memory in the stream's order (cudaMallocAsync/cudaFreeAsync on cu->stream; the
  * synchronous pair on a device without memory pools). */
