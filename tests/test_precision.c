@@ -284,6 +284,58 @@ START_TEST(test_fp16_injected_overflow) {
 }
 END_TEST
 
+/* ---- 16-bit stored activations (docs/precision.md, "Memory") ------------------------------ */
+
+/* Fits `kind` in `prec` on the sample table (2 epochs of 20 steps, small networks) and saves
+ * it to `path`; act16 0: GENESIS_ACT16=0, the activations stored FP32 as before */
+static void fit_save(genesis_model_kind kind, genesis_precision prec, int act16,
+                     const char *path) {
+    if (act16) unsetenv("GENESIS_ACT16");
+    else setenv("GENESIS_ACT16", "0", 1);
+    genesis_ctx *ctx;
+    genesis_ctx_create(&ctx);
+    genesis_ctx_set_seed(ctx, 5);
+    genesis_ctx_set_threads(ctx, 1);
+    genesis_table *t;
+    ck_assert_int_eq(genesis_table_read_csv(ctx, tu_path("data/adult_sample.csv"), NULL, &t),
+                     GENESIS_OK);
+    genesis_model *m;
+    ck_assert_int_eq(genesis_model_create(ctx, kind, &m), GENESIS_OK);
+    ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_PRECISION, prec), GENESIS_OK);
+    genesis_model_set_param(m, GENESIS_P_EPOCHS, 2);
+    genesis_model_set_param(m, GENESIS_P_BATCH_SIZE, 100);
+    genesis_model_set_param(m, GENESIS_P_EMBEDDING_DIM, 32);
+    genesis_model_set_param(m, GENESIS_P_GEN_DIM, 48);
+    if (kind == GENESIS_MODEL_CTGAN) genesis_model_set_param(m, GENESIS_P_DIS_DIM, 32);
+    ck_assert_msg(genesis_model_fit(m, t, NULL, NULL) == GENESIS_OK, "%s", genesis_errmsg(ctx));
+    ck_assert_int_eq(genesis_model_save(m, path), GENESIS_OK);
+    genesis_model_free(m);
+    genesis_table_free(t);
+    genesis_ctx_free(ctx);
+    unsetenv("GENESIS_ACT16");
+}
+
+/* Storing the activations that allow it in 16 bits changes no number: the products read the
+ * same rounded values, the ReLU masks the same signs (short of a positive value that rounds
+ * to zero, which these fits do not meet). The saved weights are the same bytes. */
+START_TEST(test_act16_same_training) {
+    genesis_model_kind kind = _i % 2 ? GENESIS_MODEL_TVAE : GENESIS_MODEL_CTGAN;
+    genesis_precision prec = _i < 2 ? GENESIS_PRECISION_BF16 : GENESIS_PRECISION_FP16;
+    char a[] = "/tmp/genesis_test_act16_a_XXXXXX", b[] = "/tmp/genesis_test_act16_b_XXXXXX";
+    int fa = mkstemp(a), fb = mkstemp(b);
+    ck_assert(fa >= 0 && fb >= 0);
+    close(fa);
+    close(fb);
+    fit_save(kind, prec, 1, a);
+    fit_save(kind, prec, 0, b);
+    printf("act16 %s %s: 16-bit and FP32 activation storage save the same model\n",
+           _i % 2 ? "tvae" : "ctgan", _i < 2 ? "bf16" : "fp16");
+    tu_assert_same_files(a, b);
+    remove(a);
+    remove(b);
+}
+END_TEST
+
 /* ---- the model file: the precision is kept; 24-setting files load as fp32 -------------------- */
 
 START_TEST(test_file_precision) {
@@ -335,6 +387,7 @@ int main(void) {
     tcase_add_test(tc, test_amp_rules);
     tcase_add_loop_test(tc, test_fp16_injected_overflow, 0, 2);
     tcase_add_test(tc, test_file_precision);
+    tcase_add_loop_test(tc, test_act16_same_training, 0, 4);
     suite_add_tcase(s, tc);
     return tu_run(s);
 }
