@@ -76,8 +76,9 @@ static size_t ctgan_point_acts(ctgan *c, float *base) {
                    &a->dy_pos, &a->dy_neg, &a->do2, &a->dl, &a->da2, &a->do1, &a->da1, &a->alpha, &a->xhat,
                    &a->s1, &a->s2, &a->r1, &a->r2, &a->gd1, &a->G, &a->U, &a->q1, &a->p1,
                    &a->q2, &a->p2, &a->scal, &a->cond};
-    size_t sz[] = {B * c->emb, B * c->d0, B * c->d2, B * g, B * g, B * g, g, g,
-                   B * g, B * g, B * g, g, g, B * c->data_dim, B * c->w,
+    size_t F = c->act16 ? 0 : 1; /* act16: X, h1, h2 in the 16-bit arena, bn2 = bn1 */
+    size_t sz[] = {B * c->emb, B * c->d0, F * B * c->d2, B * g, B * g, F * B * g, g, g,
+                   B * g, F * B * g, F * B * g, g, g, B * c->data_dim, B * c->w,
                    Bt * c->w, Bt * c->d2, Bt * g, Bt * g, Bt * g, Bt * c->data_dim, Bt * c->w,
                    n2 * dd, n2 * dd, n2 * dd, n2 * dd, n2 * dd, n2 * dd, n2 * dd, n2 * dd, n2,
                    n, n, n2 * dd, n2 * dd, n2 * dd, n2 * dd, n2 * dd,
@@ -85,7 +86,19 @@ static size_t ctgan_point_acts(ctgan *c, float *base) {
                    n * dd, n * dd, n * dd, n * dd, n * dd, n * c->pacw, n * c->pacw, n * dd, n * dd,
                    n * dd, n * dd, 16, B * (size_t)(c->cond_dim > 0 ? c->cond_dim : 1)};
     GEN_ASSERT(sizeof p / sizeof p[0] == sizeof sz / sizeof sz[0]);
-    return gen_arena_point(base, p, sz, (int)(sizeof sz / sizeof sz[0]));
+    size_t nf = gen_arena_point(base, p, sz, (int)(sizeof sz / sizeof sz[0]));
+    if (base && c->act16) {
+        a->bn2 = a->bn1;
+        a->X = a->h1 = a->h2 = NULL;
+    }
+    return nf;
+}
+
+/* The 16-bit arena (act16; 0 values otherwise): the generator's residual stack. */
+static size_t ctgan_point_acts16(ctgan *c, uint16_t *base) {
+    uint16_t **p[] = {&c->act.Xs};
+    size_t sz[] = {c->act16 ? (size_t)c->B * c->d2 : 0};
+    return gen_arena_point16(base, p, sz, 1);
 }
 
 /* ---- create / free ------------------------------------------------------------------------ */
@@ -109,6 +122,7 @@ static void ctgan_set_dims(ctgan *c, const ctgan_config *cfg) {
     c->train = cfg->train;
     c->dis_steps = cfg->train ? (cfg->dis_steps > 0 ? cfg->dis_steps : 1) : 0;
     c->fp16 = cfg->train && cfg->precision == GEN_PREC_FP16;
+    c->act16 = gen_act16(cfg->precision);
 }
 
 /* Backend bytes of the draws allocation: the step state, the step's block, a chunk. */
@@ -138,7 +152,7 @@ void ctgan_memory(const ctgan_config *cfg, gen_net_bytes *out) {
     out->optimizer = c.train ? 4 * 3 * (g + d) + ctgan_draws_bytes(&c) + 4 * CT_LEDGER +
                                    (c.fp16 ? ctgan_amp_bytes(&c) : 0)
                              : 0;
-    out->acts = 4 * ctgan_point_acts(&c, NULL);
+    out->acts = 4 * ctgan_point_acts(&c, NULL) + 2 * ctgan_point_acts16(&c, NULL);
     /* the products' operands (mixed precision copies them): the generator's three layers on
      * B rows; training, the discriminator's on the joint fake|real pass (2n packed rows),
      * which bound the gradient penalty's products on n rows too */
@@ -167,6 +181,7 @@ void ctgan_free(ctgan *c) {
         be->ops->free(be, c->dparams); be->ops->free(be, c->dgrads);
         be->ops->free(be, c->dm); be->ops->free(be, c->dv);
         be->ops->free(be, c->acts);
+        be->ops->free(be, c->acts16);
         ctgan_graph_free(c);
         be->ops->free(be, c->state); /* the allocation that holds the draws */
         be->ops->free(be, c->ledger);
@@ -200,9 +215,12 @@ genesis_status ctgan_create(genesis_ctx *ctx, gen_backend *be, const ctgan_confi
     c->gstats = be->ops->alloc(be, 4 * (size_t)c->gdim * sizeof(float));
     size_t nacts = ctgan_point_acts(c, NULL);
     c->acts = be->ops->alloc(be, gen_mul_size(nacts, sizeof(float)));
-    if (!c->gparams || !c->gstats || !c->acts) goto nomem;
+    size_t n16 = ctgan_point_acts16(c, NULL);
+    if (n16) c->acts16 = be->ops->alloc(be, gen_mul_size(n16, sizeof(uint16_t)));
+    if (!c->gparams || !c->gstats || !c->acts || (n16 && !c->acts16)) goto nomem;
     point_gen(&c->gp, c->gparams, gs);
     ctgan_point_acts(c, c->acts);
+    ctgan_point_acts16(c, c->acts16);
     if (c->train) {
         /* the gradient arenas end with CT_RED_TAIL floats for the losses (ctgan_reduce) */
         c->ggrads = be->ops->alloc(be, gb + CT_RED_TAIL * sizeof(float));
@@ -388,6 +406,16 @@ static void ct_ledger(ctgan *c, const float *sums, const float *grads, size_t co
 
 /* ---- generator ------------------------------------------------------------------------------- */
 
+/* A generator block's batch norm: training statistics (train_bn) or the running ones. */
+static void ct_gen_bn(ctgan *c, int train_bn, float *out, float *mean, float *rstd,
+                      const float *inp, const float *gamma, const float *beta, float *rm,
+                      float *rv) {
+    gen_backend *be = c->be;
+    if (train_bn) ct_bn_forward(c, out, mean, rstd, inp, gamma, beta, rm, rv);
+    else be->ops->batchnorm_forward_eval(be, out, inp, rm, rv, gamma, beta, c->B, c->gdim,
+                                         CT_BN_EPS);
+}
+
 /* act->zin (B x d0) must hold [z, cond]. Writes act->gout (B x data_dim). */
 void ctgan_gen_forward(ctgan *c, int train_bn) {
     gen_backend *be = c->be;
@@ -396,23 +424,27 @@ void ctgan_gen_forward(ctgan *c, int train_bn) {
     ctgan_gen_tensors *p = &c->gp;
     int B = c->B, g = c->gdim, d0 = c->d0, d1 = c->d1, d2 = c->d2;
     float *rm1 = c->gstats, *rv1 = rm1 + g, *rm2 = rv1 + g, *rv2 = rm2 + g;
+    if (c->act16) { /* X in 16 bits (docs/precision.md, "Memory"): the same products */
+        uint16_t *X = a->Xs;
+        o->to_half(be, X + 2 * g, d2, a->zin, d0, B, d0);
+        o->linear_forward_h(be, a->pre1, g, X + 2 * g, d2, p->W1, p->b1, B, d0, g);
+        ct_gen_bn(c, train_bn, a->bn1, a->mean1, a->rstd1, a->pre1, p->bn1g, p->bn1b, rm1, rv1);
+        o->relu_forward_h(be, X + g, d2, a->bn1, g, B, g);
+        o->linear_forward_h(be, a->pre2, g, X + g, d2, p->W2, p->b2, B, d1, g);
+        ct_gen_bn(c, train_bn, a->bn2, a->mean2, a->rstd2, a->pre2, p->bn2g, p->bn2b, rm2, rv2);
+        o->relu_forward_h(be, X, d2, a->bn2, g, B, g);
+        o->linear_forward_h(be, a->gout, c->data_dim, X, d2, p->W3, p->b3, B, d2, c->data_dim);
+        return;
+    }
     o->copy2d(be, a->X + 2 * g, d2, a->zin, d0, B, d0);
     /* block 1 */
     o->linear_forward(be, a->pre1, g, a->zin, d0, p->W1, p->b1, B, d0, g);
-    if (train_bn) {
-        ct_bn_forward(c, a->bn1, a->mean1, a->rstd1, a->pre1, p->bn1g, p->bn1b, rm1, rv1);
-    } else {
-        o->batchnorm_forward_eval(be, a->bn1, a->pre1, rm1, rv1, p->bn1g, p->bn1b, B, g, CT_BN_EPS);
-    }
+    ct_gen_bn(c, train_bn, a->bn1, a->mean1, a->rstd1, a->pre1, p->bn1g, p->bn1b, rm1, rv1);
     o->relu_forward(be, a->h1, a->bn1, (size_t)B * g);
     o->copy2d(be, a->X + g, d2, a->h1, g, B, g);
     /* block 2: input X[:, g:] = [h1, z'] */
     o->linear_forward(be, a->pre2, g, a->X + g, d2, p->W2, p->b2, B, d1, g);
-    if (train_bn) {
-        ct_bn_forward(c, a->bn2, a->mean2, a->rstd2, a->pre2, p->bn2g, p->bn2b, rm2, rv2);
-    } else {
-        o->batchnorm_forward_eval(be, a->bn2, a->pre2, rm2, rv2, p->bn2g, p->bn2b, B, g, CT_BN_EPS);
-    }
+    ct_gen_bn(c, train_bn, a->bn2, a->mean2, a->rstd2, a->pre2, p->bn2g, p->bn2b, rm2, rv2);
     o->relu_forward(be, a->h2, a->bn2, (size_t)B * g);
     o->copy2d(be, a->X, d2, a->h2, g, B, g);
     /* output layer on X = [h2, h1, z'] */
@@ -425,29 +457,43 @@ void ctgan_gen_backward(ctgan *c) {
     const gen_backend_ops *o = be->ops;
     ctgan_acts *a = &c->act;
     ctgan_gen_tensors *p = &c->gp, *d = &c->gg;
-    int B = c->B, g = c->gdim, d0 = c->d0, d1 = c->d1, d2 = c->d2;
+    int B = c->B, g = c->gdim, d0 = c->d0, d1 = c->d1, d2 = c->d2, h = c->act16;
     size_t Bg = (size_t)B * g;
+    const uint16_t *Xs = a->Xs; /* act16: X in 16 bits (docs/precision.md, "Memory") */
     /* only the hidden parts of each block's input need a gradient (z' is an input), so dX
      * is computed for X[:, :2g] from the output layer and X[:, g:2g] from block 2 */
     o->zero(be, a->dX, (size_t)B * d2);
-    o->linear_backward(be, NULL, 0, d->W3, d->b3, a->dgout, c->data_dim, a->X, d2, p->W3, B, d2,
-                       c->data_dim);
+    if (h)
+        o->linear_backward_h(be, NULL, 0, d->W3, d->b3, a->dgout, c->data_dim, Xs, d2, p->W3, B,
+                             d2, c->data_dim);
+    else
+        o->linear_backward(be, NULL, 0, d->W3, d->b3, a->dgout, c->data_dim, a->X, d2, p->W3, B,
+                           d2, c->data_dim);
     o->gemm(be, 0, 0, B, 2 * g, c->data_dim, 1.0f, a->dgout, c->data_dim, p->W3, d2, 1.0f, a->dX, d2);
     /* block 2 */
     o->copy2d(be, a->dh, g, a->dX, d2, B, g);
     o->zero(be, a->dbn, Bg);
-    o->relu_backward(be, a->dbn, a->dh, a->h2, Bg);
+    if (h) o->relu_backward_h(be, a->dbn, a->dh, Xs, d2, B, g);
+    else o->relu_backward(be, a->dbn, a->dh, a->h2, Bg);
     o->zero(be, a->dpre, Bg);
     ct_bn_backward(c, a->dpre, d->bn2g, d->bn2b, a->dbn, a->pre2, a->mean2, a->rstd2, p->bn2g);
-    o->linear_backward(be, NULL, 0, d->W2, d->b2, a->dpre, g, a->X + g, d2, p->W2, B, d1, g);
+    if (h)
+        o->linear_backward_h(be, NULL, 0, d->W2, d->b2, a->dpre, g, Xs + g, d2, p->W2, B, d1, g);
+    else
+        o->linear_backward(be, NULL, 0, d->W2, d->b2, a->dpre, g, a->X + g, d2, p->W2, B, d1, g);
     o->gemm(be, 0, 0, B, g, g, 1.0f, a->dpre, g, p->W2, d1, 1.0f, a->dX + g, d2);
     /* block 1 */
     o->copy2d(be, a->dh, g, a->dX + g, d2, B, g);
     o->zero(be, a->dbn, Bg);
-    o->relu_backward(be, a->dbn, a->dh, a->h1, Bg);
+    if (h) o->relu_backward_h(be, a->dbn, a->dh, Xs + g, d2, B, g);
+    else o->relu_backward(be, a->dbn, a->dh, a->h1, Bg);
     o->zero(be, a->dpre, Bg);
     ct_bn_backward(c, a->dpre, d->bn1g, d->bn1b, a->dbn, a->pre1, a->mean1, a->rstd1, p->bn1g);
-    o->linear_backward(be, NULL, 0, d->W1, d->b1, a->dpre, g, a->zin, d0, p->W1, B, d0, g);
+    if (h)
+        o->linear_backward_h(be, NULL, 0, d->W1, d->b1, a->dpre, g, Xs + 2 * g, d2, p->W1, B, d0,
+                             g);
+    else
+        o->linear_backward(be, NULL, 0, d->W1, d->b1, a->dpre, g, a->zin, d0, p->W1, B, d0, g);
 }
 
 /* ---- discriminator -------------------------------------------------------------------------- */
