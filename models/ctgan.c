@@ -157,14 +157,15 @@ void ctgan_memory(const ctgan_config *cfg, gen_net_bytes *out) {
      * B rows; training, the discriminator's on the joint fake|real pass (2n packed rows),
      * which bound the gradient penalty's products on n rows too */
     uint64_t B = (uint64_t)c.B, g2 = (uint64_t)c.gdim;
-    gen_max_operands(out, gen_linear_operands(B, (uint64_t)c.d0, g2));
-    gen_max_operands(out, gen_linear_operands(B, (uint64_t)c.d1, g2));
-    gen_max_operands(out, gen_linear_operands(B, (uint64_t)c.d2, (uint64_t)c.data_dim));
+    int s16 = c.act16; /* the generator's inputs are slices of X, in 16 bits with act16 */
+    gen_linear_products(out, B, (uint64_t)c.d0, g2, s16);
+    gen_linear_products(out, B, (uint64_t)c.d1, g2, s16);
+    gen_linear_products(out, B, (uint64_t)c.d2, (uint64_t)c.data_dim, s16);
     if (c.train) {
         uint64_t R = 2 * (uint64_t)c.n, dd = (uint64_t)c.ddim;
-        gen_max_operands(out, gen_linear_operands(R, (uint64_t)c.pacw, dd));
-        gen_max_operands(out, gen_linear_operands(R, dd, dd));
-        gen_max_operands(out, gen_linear_operands(R, dd, 1));
+        gen_linear_products(out, R, (uint64_t)c.pacw, dd, 0);
+        gen_linear_products(out, R, dd, dd, 0);
+        gen_linear_products(out, R, dd, 1, 0);
     }
     /* host: the row/category scratch (host_col) and, training, a chunk of draws */
     out->host = (size_t)c.Bg * 4 * sizeof(int32_t) +

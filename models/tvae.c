@@ -112,14 +112,15 @@ void tvae_memory(const tvae_config *cfg, gen_net_bytes *out) {
      * decoder */
     uint64_t B = (uint64_t)t.B, D = (uint64_t)t.D, Dr = (uint64_t)t.Dr, h = (uint64_t)t.hid,
              e = (uint64_t)t.emb;
+    int s16 = t.act16; /* the ReLU outputs are stored in 16 bits (docs/precision.md) */
     if (cfg->train) {
-        gen_max_operands(out, gen_linear_operands(B, D, h));
-        gen_max_operands(out, gen_linear_operands(B, h, h));
-        gen_max_operands(out, gen_linear_operands(B, h, e));
+        gen_linear_products(out, B, D, h, 0);
+        gen_linear_products(out, B, h, h, s16);
+        gen_linear_products(out, B, h, e, s16);
     }
-    gen_max_operands(out, gen_linear_operands(B, e, h));
-    gen_max_operands(out, gen_linear_operands(B, h, h));
-    gen_max_operands(out, gen_linear_operands(B, h, Dr));
+    gen_linear_products(out, B, e, h, 0);
+    gen_linear_products(out, B, h, h, s16);
+    gen_linear_products(out, B, h, Dr, s16);
     /* host: sigma copy (the training rows come from the resident table, tvae_model.c); with
      * one alpha per mode, a batch of activated decoder rows (tvae_to_encoded's input) */
     out->host = 4 * (size_t)t.D + (Dr != D ? 4 * (size_t)(B * Dr) : 0);
