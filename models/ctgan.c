@@ -13,6 +13,8 @@
  * Memory follows llm.c: one allocation per buffer kind (parameters, gradients, Adam m/v,
  * activations), filled from size tables into named pointers. The row layout of the
  * generator's residual stack is X = [h2 | h1 | z'] so each block's input is a suffix of X.
+ * In BF16/FP16 X is stored in 16 bits (it is read only by products and for the ReLUs' signs;
+ * docs/precision.md, "Memory").
  * Data parallel (docs/distributed.md): with K ranks each holds a contiguous slice of the
  * global batch; every rank draws the whole batch's conditions and row picks (cheap host
  * draws) and its slice of the counter-based noise (keyed by global position), the losses are

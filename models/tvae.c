@@ -13,6 +13,8 @@
  *          + sum over softmax spans of cross entropy(r, argmax x)) / B + KL / B;
  *   one Adam (lr 1e-3, betas 0.9/0.999, L2 decay 1e-5) over every parameter incl. sigma.
  * Memory: one allocation per buffer kind (llm.c), named pointers from size tables.
+ * In BF16/FP16 the four ReLU outputs (read only as the next layer's input and for their sign)
+ * are stored in 16 bits, in an arena of their own (docs/precision.md, "Memory").
  * Data parallel (docs/distributed.md): each rank holds a contiguous slice of the global
  * batch, draws the global batch's noise at its rows' positions, scales the losses by the
  * global row count, and sums gradients (and the loss sums, in the arena's tail) in one

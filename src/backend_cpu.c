@@ -210,8 +210,10 @@ static void cpu_gemm_mixed(gen_backend *be, int ta, int tb, int M, int N, int K,
     }
     /* stored shapes: A is M x K (K x M when ta), B is K x N (N x K when tb) */
     int ar = ta ? K : M, ac = ta ? M : K, br = tb ? N : K, bc = tb ? K : N;
-    float *ra = Ah ? expanded_copy(be, Ah, lda, ar, ac, prec) : rounded_copy(be, A, lda, ar, ac, prec);
-    float *rb = Bh ? expanded_copy(be, Bh, ldb, br, bc, prec) : rounded_copy(be, B, ldb, br, bc, prec);
+    float *ra = Ah ? expanded_copy(be, Ah, lda, ar, ac, prec)
+                   : rounded_copy(be, A, lda, ar, ac, prec);
+    float *rb = Bh ? expanded_copy(be, Bh, ldb, br, bc, prec)
+                   : rounded_copy(be, B, ldb, br, bc, prec);
     if (ra && rb) {
         cpu_gemm_fp32(be, ta, tb, M, N, K, alpha, ra, ac, rb, bc, beta, C, ldc);
     } else { /* out of memory for the copies: the values rounded one product at a time */
@@ -219,8 +221,10 @@ static void cpu_gemm_mixed(gen_backend *be, int ta, int tb, int M, int N, int K,
             for (int j = 0; j < N; j++) {
                 float acc = 0;
                 for (int k = 0; k < K; k++) {
-                    float a = ta ? mixed_at(A, Ah, lda, k, i, prec) : mixed_at(A, Ah, lda, i, k, prec);
-                    float b = tb ? mixed_at(B, Bh, ldb, j, k, prec) : mixed_at(B, Bh, ldb, k, j, prec);
+                    float a = ta ? mixed_at(A, Ah, lda, k, i, prec)
+                                 : mixed_at(A, Ah, lda, i, k, prec);
+                    float b = tb ? mixed_at(B, Bh, ldb, j, k, prec)
+                                 : mixed_at(B, Bh, ldb, k, j, prec);
                     acc += a * b;
                 }
                 float *c = &C[(size_t)i * ldc + j];
