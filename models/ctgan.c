@@ -78,8 +78,8 @@ static size_t ctgan_point_acts(ctgan *c, float *base) {
                    &a->dy_pos, &a->dy_neg, &a->do2, &a->dl, &a->da2, &a->do1, &a->da1, &a->alpha, &a->xhat,
                    &a->s1, &a->s2, &a->r1, &a->r2, &a->gd1, &a->G, &a->U, &a->q1, &a->p1,
                    &a->q2, &a->p2, &a->scal, &a->cond};
-    size_t F = c->act16 ? 0 : 1; /* act16: X, h1, h2 in the 16-bit arena, bn2 = bn1 */
-    size_t sz[] = {B * c->emb, B * c->d0, F * B * c->d2, B * g, B * g, F * B * g, g, g,
+    size_t F = c->act16 ? 0 : 1; /* act16: zin, X, h1, h2 in the 16-bit X, bn2 = bn1 */
+    size_t sz[] = {B * c->emb, F * B * c->d0, F * B * c->d2, B * g, B * g, F * B * g, g, g,
                    B * g, F * B * g, F * B * g, g, g, B * c->data_dim, B * c->w,
                    Bt * c->w, Bt * c->d2, Bt * g, Bt * g, Bt * g, Bt * c->data_dim, Bt * c->w,
                    n2 * dd, n2 * dd, n2 * dd, n2 * dd, n2 * dd, n2 * dd, n2 * dd, n2 * dd, n2,
@@ -91,7 +91,7 @@ static size_t ctgan_point_acts(ctgan *c, float *base) {
     size_t nf = gen_arena_point(base, p, sz, (int)(sizeof sz / sizeof sz[0]));
     if (base && c->act16) {
         a->bn2 = a->bn1;
-        a->X = a->h1 = a->h2 = NULL;
+        a->zin = a->X = a->h1 = a->h2 = NULL;
     }
     return nf;
 }
@@ -409,6 +409,16 @@ static void ct_ledger(ctgan *c, const float *sums, const float *grads, size_t co
 
 /* ---- generator ------------------------------------------------------------------------------- */
 
+/* Column `col` on of the generator's input z' = [z, cond] = src (B x width, contiguous): into
+ * zin (FP32) or, with act16, into X's last d0 columns in 16 bits. */
+static void ct_put_input(ctgan *c, int col, const float *src, int width) {
+    gen_backend *be = c->be;
+    if (c->act16)
+        be->ops->to_half(be, c->act.Xs + 2 * c->gdim + col, c->d2, src, width, c->B, width);
+    else
+        be->ops->copy2d(be, c->act.zin + col, c->d0, src, width, c->B, width);
+}
+
 /* A generator block's batch norm: training statistics (train_bn) or the running ones. */
 static void ct_gen_bn(ctgan *c, int train_bn, float *out, float *mean, float *rstd,
                       const float *inp, const float *gamma, const float *beta, float *rm,
@@ -419,7 +429,8 @@ static void ct_gen_bn(ctgan *c, int train_bn, float *out, float *mean, float *rs
                                          CT_BN_EPS);
 }
 
-/* act->zin (B x d0) must hold [z, cond]. Writes act->gout (B x data_dim). */
+/* act->zin (B x d0) must hold z' = [z, cond] (with act16: X's last d0 columns, ct_put_input).
+ * Writes act->gout (B x data_dim). */
 void ctgan_gen_forward(ctgan *c, int train_bn) {
     gen_backend *be = c->be;
     const gen_backend_ops *o = be->ops;
@@ -428,8 +439,7 @@ void ctgan_gen_forward(ctgan *c, int train_bn) {
     int B = c->B, g = c->gdim, d0 = c->d0, d1 = c->d1, d2 = c->d2;
     float *rm1 = c->gstats, *rv1 = rm1 + g, *rm2 = rv1 + g, *rv2 = rm2 + g;
     if (c->act16) { /* X in 16 bits (docs/precision.md, "Memory"): the same products */
-        uint16_t *X = a->Xs;
-        o->to_half(be, X + 2 * g, d2, a->zin, d0, B, d0);
+        uint16_t *X = a->Xs; /* z' is in place (ct_put_input) */
         o->linear_forward_h(be, a->pre1, g, X + 2 * g, d2, p->W1, p->b1, B, d0, g);
         ct_gen_bn(c, train_bn, a->bn1, a->mean1, a->rstd1, a->pre1, p->bn1g, p->bn1b, rm1, rv1);
         o->relu_forward_h(be, X + g, d2, a->bn1, g, B, g);
@@ -577,7 +587,7 @@ void ctgan_gp_backward(ctgan *c) {
 
 /* ---- one training step ------------------------------------------------------------------------ */
 
-/* Fills act->zin = [z ~ N(0,1), one-hot cond] and act->cond for this rank's rows: gpos
+/* Fills z' = [z ~ N(0,1), one-hot cond] (ct_put_input) and act->cond for this rank's rows: gpos
  * holds each row's position in the conditional vector (-1: none); z is the global batch's
  * noise at rows r0 .. */
 static void make_generator_input(ctgan *c, const int32_t *gpos) {
@@ -587,10 +597,10 @@ static void make_generator_input(ctgan *c, const int32_t *gpos) {
     size_t nz = (size_t)c->B * c->emb;
     uint64_t off = noise_offset(c, (size_t)c->Bg * c->emb) + (uint64_t)c->r0 * c->emb / 4;
     o->fill_normal(be, a->z, nz, c->seed, GEN_STREAM_NOISE, off);
-    o->copy2d(be, a->zin, c->d0, a->z, c->emb, c->B, c->emb);
+    ct_put_input(c, 0, a->z, c->emb);
     if (c->cond_dim > 0) {
         o->onehot_rows(be, a->cond, c->cond_dim, c->cond_dim, gpos, c->B);
-        o->copy2d(be, a->zin + c->emb, c->d0, a->cond, c->cond_dim, c->B, c->cond_dim);
+        ct_put_input(c, c->emb, a->cond, c->cond_dim);
     }
 }
 
@@ -873,7 +883,7 @@ genesis_status ctgan_generate(ctgan *c, const gen_cond_sampler *prior, gen_rng *
     size_t nz = (size_t)B * c->emb;
     o->fill_normal(be, a->z, nz, c->seed, c->sample_stream, c->sample_off);
     c->sample_off += (nz + 3) / 4 + 1;
-    o->copy2d(be, a->zin, c->d0, a->z, c->emb, B, c->emb);
+    ct_put_input(c, 0, a->z, c->emb);
     if (c->cond_dim > 0) {
         int32_t *col = c->host_col, *cat = col + B;
         if (nconds > 0) {
@@ -889,7 +899,7 @@ genesis_status ctgan_generate(ctgan *c, const gen_cond_sampler *prior, gen_rng *
         gen_cond_sampler_onehot(prior, col, cat, B, hc, c->cond_dim);
         o->upload(be, a->cond, hc, (size_t)B * c->cond_dim * sizeof(float));
         free(hc);
-        o->copy2d(be, a->zin + c->emb, c->d0, a->cond, c->cond_dim, B, c->cond_dim);
+        ct_put_input(c, c->emb, a->cond, c->cond_dim);
     }
     ctgan_gen_forward(c, !bn_eval);
     size_t ne = (size_t)B * c->data_dim;

@@ -69,8 +69,9 @@ typedef struct ctgan_acts {
     float *scal;                                          /* small scalars (losses) */
     float *cond;                                          /* (B, cond_dim) */
     /* act16 (BF16/FP16, docs/precision.md "Memory"): the generator's residual stack
-     * X = [h2 | h1 | z'] in 16 bits (B, d2), read only by products and the ReLUs' signs; X,
-     * h1 and h2 above are then NULL and bn2 shares bn1 (each is read only by its ReLU) */
+     * X = [h2 | h1 | z'] in 16 bits (B, d2), read only by products and the ReLUs' signs; zin,
+     * X, h1 and h2 above are then NULL (z' is written into X directly) and bn2 shares bn1
+     * (each is read only by its ReLU) */
     uint16_t *Xs;
 } ctgan_acts;
 
