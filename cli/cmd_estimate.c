@@ -140,7 +140,7 @@ int cmd_estimate(int argc, char **argv) {
         char nb[32];
         fmt_mib(nb, sizeof nb, t1 > t0 ? t1 - t0 : t0 - t1);
         printf("  (%s rounds the matrix products' operands: %s of the largest product, counted in "
-               "the workspace; activations that are only a product's input or a ReLU's output "
+               "the workspace; activations read only as a product's input or for a ReLU's sign "
                "are stored in %s, the rest, weights, gradients and Adam stay FP32: %s %s %s "
                "than fp32)\n",
                pn, e[0].on_device ? "16-bit copies of the FP32-stored ones" : "FP32 copies",
