@@ -77,10 +77,12 @@ int cmd_estimate(int argc, char **argv) {
                kind, genesis_ctx_device_name(ctx), pname ? pname : "fp32", e[0].exact,
                e[0].data_dim, e[0].cond_dim, t ? "\"fit\"," : "", (unsigned long long)budget,
                (unsigned long long)avail, (long long)maxfit);
-        if (have32) {
+        if (have32) { /* operand copies added, activation bytes saved (docs/precision.md) */
             uint64_t d[2];
             for (int i = 0; i < ne; i++) d[i] = e[i].workspace - e32[i].workspace;
             est_row("precision_extra", d, ne, 1, &first);
+            for (int i = 0; i < ne; i++) d[i] = e32[i].activations - e[i].activations;
+            est_row("precision_saved", d, ne, 1, &first);
             for (int i = 0; i < ne; i++) d[i] = e32[i].on_device ? e32[i].device_total : e32[i].host_total;
             est_row("fp32_total", d, ne, 1, &first);
         }
@@ -123,17 +125,28 @@ int cmd_estimate(int argc, char **argv) {
 #undef EST
     if (have32 && !o.json) { /* what the precision changes (docs/precision.md) */
         uint64_t d[2];
-        for (int i = 0; i < ne; i++) d[i] = e[i].workspace - e32[i].workspace;
         char lbl[48];
-        snprintf(lbl, sizeof lbl, "%s vs fp32: operand copies", pname ? pname : "?");
+        const char *pn = pname ? pname : "?";
+        snprintf(lbl, sizeof lbl, "%s vs fp32: operand copies", pn);
+        for (int i = 0; i < ne; i++) d[i] = e[i].workspace - e32[i].workspace;
         est_row(lbl, d, ne, 0, &first);
+        for (int i = 0; i < ne; i++) d[i] = e32[i].activations - e[i].activations;
+        est_row("  16-bit activations save", d, ne, 0, &first);
         for (int i = 0; i < ne; i++) d[i] = e32[i].on_device ? e32[i].device_total : e32[i].host_total;
         est_row("  total in fp32", d, ne, 0, &first);
+        /* the net change of the first workload's total (training when there is a table) */
+        uint64_t t1 = e[0].on_device ? e[0].device_total : e[0].host_total;
+        uint64_t t0 = e32[0].on_device ? e32[0].device_total : e32[0].host_total;
+        char nb[32];
+        fmt_mib(nb, sizeof nb, t1 > t0 ? t1 - t0 : t0 - t1);
         printf("  (%s rounds the matrix products' operands: %s of the largest product, counted in "
-               "the workspace; weights, activations, gradients and Adam stay FP32, so %s needs "
-               "that much more, not less)\n",
-               pname ? pname : "?", e[0].on_device ? "16-bit copies" : "FP32 copies",
-               pname ? pname : "it");
+               "the workspace; activations read only as a product's input or for a ReLU's sign "
+               "are stored in %s, the rest, weights, gradients and Adam stay FP32: %s %s %s "
+               "than fp32)\n",
+               pn, e[0].on_device ? "16-bit copies of the FP32-stored ones" : "FP32 copies",
+               e32[0].activations > e[0].activations ? "16 bits" : "FP32 (not in this format)",
+               t ? "training needs" : "generation needs", nb,
+               t1 > t0 ? "more" : "less");
     }
     char b1[32], b2[32];
     fmt_mib(b1, sizeof b1, budget);

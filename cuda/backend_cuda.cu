@@ -308,23 +308,24 @@ static void op_copy2d(gen_backend *be, float *dst, int ldd, const float *src, in
 
 /* ---- dense ------------------------------------------------------------------------------------ */
 
-/* Converts the rows x cols matrix src (ld lds, FP32) to packed 16-bit values (ld cols) in
- * the format `prec`, round to nearest even (precision.h) */
-__global__ void k_to_half(uint16_t *__restrict__ dst, const float *__restrict__ src, int lds,
-                          int rows, int cols, int prec) {
+/* Converts the rows x cols matrix src (ld lds, FP32) to 16-bit values (ld ldd) in the format
+ * `prec`, round to nearest even (precision.h) */
+__global__ void k_to_half(uint16_t *__restrict__ dst, int ldd, const float *__restrict__ src,
+                          int lds, int rows, int cols, int prec) {
     size_t n = (size_t)rows * cols;
     for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
          i += (size_t)gridDim.x * blockDim.x) {
         size_t r = i / (size_t)cols, c = i % (size_t)cols;
-        dst[i] = gen_half_bits(src[r * (size_t)lds + c], prec);
+        dst[r * (size_t)ldd + c] = gen_half_bits(src[r * (size_t)lds + c], prec);
     }
 }
 
-static genesis_status cu_to_half(gen_cuda *cu, uint16_t *dst, const float *src, int lds,
+static genesis_status cu_to_half(gen_cuda *cu, uint16_t *dst, int ldd, const float *src, int lds,
                                  int rows, int cols, int prec) {
     size_t n = (size_t)rows * cols;
+    if (n == 0) return GENESIS_OK;
     GEN_LAUNCH(k_to_half, gen_cuda_grid(n, GEN_CUDA_THREADS), GEN_CUDA_THREADS, 0, cu->stream)(
-        dst, src, lds, rows, cols, prec);
+        dst, ldd, src, lds, rows, cols, prec);
     GEN_CUDA_LAUNCHED(cu);
     return GENESIS_OK;
 }
@@ -346,10 +347,13 @@ static genesis_status cu_half_buffer(gen_cuda *cu, size_t bytes) {
  * prec (GEN_PREC_*, docs/precision.md): FP32 is cublasSgemm; TF32 is cublasGemmEx with FP32
  * operands and CUBLAS_COMPUTE_32F_FAST_TF32; BF16/FP16 convert the stored A and B to 16
  * bits (k_to_half, packed) and call cublasGemmEx with CUBLAS_COMPUTE_32F (FP32 accumulation,
- * FP32 C). */
-static genesis_status cu_gemm_prec(gen_cuda *cu, int ta, int tb, int M, int N, int K,
-                                   float alpha, const float *A, int lda, const float *B, int ldb,
-                                   float beta, float *C, int ldc, int prec) {
+ * FP32 C). An operand already stored in 16 bits (Ah / Bh instead of A / B; BF16/FP16 only)
+ * goes to cublasGemmEx as it is, with its own leading dimension, and takes no room in the
+ * conversion buffer. */
+static genesis_status cu_gemm_mixed(gen_cuda *cu, int ta, int tb, int M, int N, int K,
+                                    float alpha, const float *A, const uint16_t *Ah, int lda,
+                                    const float *B, const uint16_t *Bh, int ldb, float beta,
+                                    float *C, int ldc, int prec) {
     if (M <= 0 || N <= 0) return GENESIS_OK;
     if (K <= 0) return gen_cu_scale2d(cu, C, ldc, M, N, beta); /* as the CPU: C *= beta */
     cublasOperation_t opa = ta ? CUBLAS_OP_T : CUBLAS_OP_N, opb = tb ? CUBLAS_OP_T : CUBLAS_OP_N;
@@ -362,13 +366,22 @@ static genesis_status cu_gemm_prec(gen_cuda *cu, int ta, int tb, int M, int N, i
     if (prec == GEN_PREC_BF16 || prec == GEN_PREC_FP16) {
         /* stored shapes (row-major): A is M x K (K x M when ta), B is K x N (N x K when tb) */
         int ar = ta ? K : M, ac = ta ? M : K, br = tb ? N : K, bc = tb ? K : N;
-        size_t na = (size_t)ar * ac, nb = (size_t)br * bc;
+        size_t na = Ah ? 0 : (size_t)ar * ac, nb = Bh ? 0 : (size_t)br * bc;
         GEN_CUDA_PASS(cu_half_buffer(cu, 2 * (na + nb)));
-        uint16_t *ha = cu->half, *hb = cu->half + na;
-        GEN_CUDA_PASS(cu_to_half(cu, ha, A, lda, ar, ac, prec));
-        GEN_CUDA_PASS(cu_to_half(cu, hb, B, ldb, br, bc, prec));
+        const uint16_t *ha = Ah, *hb = Bh;
+        int la = lda, lb = ldb;
+        if (!Ah) {
+            GEN_CUDA_PASS(cu_to_half(cu, cu->half, ac, A, lda, ar, ac, prec));
+            ha = cu->half;
+            la = ac;
+        }
+        if (!Bh) {
+            GEN_CUDA_PASS(cu_to_half(cu, cu->half + na, bc, B, ldb, br, bc, prec));
+            hb = cu->half + na;
+            lb = bc;
+        }
         cudaDataType t = prec == GEN_PREC_BF16 ? CUDA_R_16BF : CUDA_R_16F;
-        GEN_CUBLAS_TRY(cu, cublasGemmEx(cu->blas, opb, opa, N, M, K, &alpha, hb, t, bc, ha, t, ac,
+        GEN_CUBLAS_TRY(cu, cublasGemmEx(cu->blas, opb, opa, N, M, K, &alpha, hb, t, lb, ha, t, la,
                                         &beta, C, CUDA_R_32F, ldc, CUBLAS_COMPUTE_32F,
                                         CUBLAS_GEMM_DEFAULT));
         return GENESIS_OK;
@@ -376,6 +389,12 @@ static genesis_status cu_gemm_prec(gen_cuda *cu, int ta, int tb, int M, int N, i
     GEN_CUBLAS_TRY(cu, cublasSgemm(cu->blas, opb, opa, N, M, K, &alpha, B, ldb, A, lda, &beta, C,
                                    ldc));
     return GENESIS_OK;
+}
+static genesis_status cu_gemm_prec(gen_cuda *cu, int ta, int tb, int M, int N, int K,
+                                   float alpha, const float *A, int lda, const float *B, int ldb,
+                                   float beta, float *C, int ldc, int prec) {
+    return cu_gemm_mixed(cu, ta, tb, M, N, K, alpha, A, NULL, lda, B, NULL, ldb, beta, C, ldc,
+                         prec);
 }
 static genesis_status cu_gemm_impl(gen_cuda *cu, int ta, int tb, int M, int N, int K,
                                    float alpha, const float *A, int lda, const float *B, int ldb,
@@ -396,31 +415,34 @@ static void op_gemm(gen_backend *be, int ta, int tb, int M, int N, int K, float 
                               be->precision));
 }
 
+/* linear_forward / linear_backward with the input FP32 (inp) or 16-bit (inph) */
 static genesis_status cu_linear_forward_impl(gen_cuda *cu, float *out, int ldo, const float *inp,
-                                             int ldi, const float *W, const float *bias, int B,
-                                             int C, int OC, int prec) {
-    if (!bias)
-        return cu_gemm_prec(cu, 0, 1, B, OC, C, 1.0f, inp, ldi, W, C, 0.0f, out, ldo, prec);
-    genesis_status st = gen_cu_fill_rows(cu, out, ldo, bias, B, OC);
-    if (st != GENESIS_OK) return st;
-    return cu_gemm_prec(cu, 0, 1, B, OC, C, 1.0f, inp, ldi, W, C, 1.0f, out, ldo, prec);
+                                             const uint16_t *inph, int ldi, const float *W,
+                                             const float *bias, int B, int C, int OC, int prec) {
+    if (bias) {
+        genesis_status st = gen_cu_fill_rows(cu, out, ldo, bias, B, OC);
+        if (st != GENESIS_OK) return st;
+    }
+    return cu_gemm_mixed(cu, 0, 1, B, OC, C, 1.0f, inp, inph, ldi, W, NULL, C,
+                         bias ? 1.0f : 0.0f, out, ldo, prec);
 }
 static void op_linear_forward(gen_backend *be, float *out, int ldo, const float *inp, int ldi,
                               const float *W, const float *bias, int B, int C, int OC) {
     GEN_CUDA_RUN(be, "linear_forward",
-                 cu_linear_forward_impl(cu, out, ldo, inp, ldi, W, bias, B, C, OC,
+                 cu_linear_forward_impl(cu, out, ldo, inp, NULL, ldi, W, bias, B, C, OC,
                                         be->precision));
 }
 
 static genesis_status cu_linear_backward_impl(gen_cuda *cu, float *dinp, int lddi, float *dW,
                                               float *dbias, const float *dout, int lddo,
-                                              const float *inp, int ldi, const float *W, int B,
-                                              int C, int OC, int prec) {
+                                              const float *inp, const uint16_t *inph, int ldi,
+                                              const float *W, int B, int C, int OC, int prec) {
     genesis_status st = GENESIS_OK;
     if (dinp)
         st = cu_gemm_prec(cu, 0, 0, B, C, OC, 1.0f, dout, lddo, W, C, 1.0f, dinp, lddi, prec);
     if (st == GENESIS_OK && dW)
-        st = cu_gemm_prec(cu, 1, 0, OC, C, B, 1.0f, dout, lddo, inp, ldi, 1.0f, dW, C, prec);
+        st = cu_gemm_mixed(cu, 1, 0, OC, C, B, 1.0f, dout, NULL, lddo, inp, inph, ldi, 1.0f, dW,
+                           C, prec);
     if (st == GENESIS_OK && dbias) st = gen_cu_colsum_acc(cu, dbias, dout, lddo, B, OC);
     return st;
 }
@@ -428,8 +450,38 @@ static void op_linear_backward(gen_backend *be, float *dinp, int lddi, float *dW
                                const float *dout, int lddo, const float *inp, int ldi,
                                const float *W, int B, int C, int OC) {
     GEN_CUDA_RUN(be, "linear_backward",
-                 cu_linear_backward_impl(cu, dinp, lddi, dW, dbias, dout, lddo, inp, ldi, W, B,
-                                         C, OC, be->precision));
+                 cu_linear_backward_impl(cu, dinp, lddi, dW, dbias, dout, lddo, inp, NULL, ldi, W,
+                                         B, C, OC, be->precision));
+}
+
+/* ---- 16-bit stored activations (docs/precision.md, "Memory") ------------------------------- */
+
+static void op_to_half(gen_backend *be, uint16_t *dst, int ldd, const float *src, int lds,
+                       int rows, int cols) {
+    GEN_CUDA_RUN(be, "to_half", cu_to_half(cu, dst, ldd, src, lds, rows, cols, be->precision));
+}
+static void op_linear_forward_h(gen_backend *be, float *out, int ldo, const uint16_t *inp,
+                                int ldi, const float *W, const float *bias, int B, int C, int OC) {
+    GEN_CUDA_RUN(be, "linear_forward_h",
+                 cu_linear_forward_impl(cu, out, ldo, NULL, inp, ldi, W, bias, B, C, OC,
+                                        be->precision));
+}
+static void op_linear_backward_h(gen_backend *be, float *dinp, int lddi, float *dW, float *dbias,
+                                 const float *dout, int lddo, const uint16_t *inp, int ldi,
+                                 const float *W, int B, int C, int OC) {
+    GEN_CUDA_RUN(be, "linear_backward_h",
+                 cu_linear_backward_impl(cu, dinp, lddi, dW, dbias, dout, lddo, NULL, inp, ldi, W,
+                                         B, C, OC, be->precision));
+}
+static void op_relu_forward_h(gen_backend *be, uint16_t *out, int ldo, const float *inp, int ldi,
+                              int rows, int cols) {
+    GEN_CUDA_RUN(be, "relu_forward_h",
+                 gen_cu_relu_forward_h(cu, out, ldo, inp, ldi, rows, cols, be->precision));
+}
+static void op_relu_backward_h(gen_backend *be, float *dinp, const float *dout,
+                               const uint16_t *out, int ldo, int rows, int cols) {
+    GEN_CUDA_RUN(be, "relu_backward_h",
+                 gen_cu_relu_backward_h(cu, dinp, dout, out, ldo, rows, cols, be->precision));
 }
 
 /* ---- the other families: thin wrappers over their launchers ----------------------------------- */
@@ -831,6 +883,11 @@ static void cu_fill_ops(gen_backend_ops *o) {
     o->gather_rows = op_gather_rows;
     o->onehot_rows = op_onehot_rows;
     o->accumulate = op_accumulate;
+    o->to_half = op_to_half;
+    o->linear_forward_h = op_linear_forward_h;
+    o->linear_backward_h = op_linear_backward_h;
+    o->relu_forward_h = op_relu_forward_h;
+    o->relu_backward_h = op_relu_backward_h;
     o->relu_forward = op_relu_forward;
     o->relu_backward = op_relu_backward;
     o->leaky_relu_forward = op_leaky_relu_forward;

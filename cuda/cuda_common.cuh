@@ -233,6 +233,11 @@ __device__ __forceinline__ T gen_block_sum(T v, T *sh, int tid, int nthreads) {
 
 /* elementwise.cu */
 genesis_status gen_cu_relu_forward(gen_cuda *cu, float *out, const float *inp, size_t n);
+/* ReLU with the output stored in 16 bits (backend.h relu_forward_h / relu_backward_h) */
+genesis_status gen_cu_relu_forward_h(gen_cuda *cu, uint16_t *out, int ldo, const float *inp,
+                                     int ldi, int rows, int cols, int prec);
+genesis_status gen_cu_relu_backward_h(gen_cuda *cu, float *dinp, const float *dout,
+                                      const uint16_t *out, int ldo, int rows, int cols, int prec);
 genesis_status gen_cu_relu_backward(gen_cuda *cu, float *dinp, const float *dout,
                                     const float *out, size_t n);
 genesis_status gen_cu_leaky_relu_forward(gen_cuda *cu, float *out, const float *inp, size_t n,

@@ -38,6 +38,36 @@ genesis_status gen_cu_relu_backward(gen_cuda *cu, float *dinp, const float *dout
     GEN_LAUNCH1D(cu, n, k_relu_backward, dinp, dout, out, n);
 }
 
+/* 16-bit stored output (docs/precision.md, "Memory"): rows x cols, the output at ld ldo */
+__global__ void k_relu_forward_h(uint16_t *__restrict__ out, int ldo,
+                                 const float *__restrict__ inp, int ldi, int cols, size_t n,
+                                 int prec) {
+    GEN_GRID_LOOP(i, n) {
+        size_t r = i / (size_t)cols, c = i % (size_t)cols;
+        float x = inp[r * (size_t)ldi + c];
+        out[r * (size_t)ldo + c] = gen_half_bits(x > 0.0f ? x : 0.0f, prec); /* NaN: 0 */
+    }
+}
+genesis_status gen_cu_relu_forward_h(gen_cuda *cu, uint16_t *out, int ldo, const float *inp,
+                                     int ldi, int rows, int cols, int prec) {
+    size_t n = (size_t)rows * (size_t)cols;
+    GEN_LAUNCH1D(cu, n, k_relu_forward_h, out, ldo, inp, ldi, cols, n, prec);
+}
+
+__global__ void k_relu_backward_h(float *__restrict__ dinp, const float *__restrict__ dout,
+                                  const uint16_t *__restrict__ out, int ldo, int cols, size_t n,
+                                  int prec) {
+    GEN_GRID_LOOP(i, n) {
+        size_t r = i / (size_t)cols, c = i % (size_t)cols;
+        dinp[i] += gen_half_f32(out[r * (size_t)ldo + c], prec) > 0.0f ? dout[i] : 0.0f;
+    }
+}
+genesis_status gen_cu_relu_backward_h(gen_cuda *cu, float *dinp, const float *dout,
+                                      const uint16_t *out, int ldo, int rows, int cols, int prec) {
+    size_t n = (size_t)rows * (size_t)cols;
+    GEN_LAUNCH1D(cu, n, k_relu_backward_h, dinp, dout, out, ldo, cols, n, prec);
+}
+
 __global__ void k_leaky_relu_forward(float *__restrict__ out, const float *__restrict__ inp,
                                      size_t n, float slope) {
     GEN_GRID_LOOP(i, n) out[i] = inp[i] > 0.0f ? inp[i] : slope * inp[i]; /* NaN stays NaN */

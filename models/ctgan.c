@@ -13,6 +13,8 @@
  * Memory follows llm.c: one allocation per buffer kind (parameters, gradients, Adam m/v,
  * activations), filled from size tables into named pointers. The row layout of the
  * generator's residual stack is X = [h2 | h1 | z'] so each block's input is a suffix of X.
+ * In BF16/FP16 X is stored in 16 bits (it is read only by products and for the ReLUs' signs;
+ * docs/precision.md, "Memory").
  * Data parallel (docs/distributed.md): with K ranks each holds a contiguous slice of the
  * global batch; every rank draws the whole batch's conditions and row picks (cheap host
  * draws) and its slice of the counter-based noise (keyed by global position), the losses are
@@ -76,8 +78,9 @@ static size_t ctgan_point_acts(ctgan *c, float *base) {
                    &a->dy_pos, &a->dy_neg, &a->do2, &a->dl, &a->da2, &a->do1, &a->da1, &a->alpha, &a->xhat,
                    &a->s1, &a->s2, &a->r1, &a->r2, &a->gd1, &a->G, &a->U, &a->q1, &a->p1,
                    &a->q2, &a->p2, &a->scal, &a->cond};
-    size_t sz[] = {B * c->emb, B * c->d0, B * c->d2, B * g, B * g, B * g, g, g,
-                   B * g, B * g, B * g, g, g, B * c->data_dim, B * c->w,
+    size_t F = c->act16 ? 0 : 1; /* act16: zin, X, h1, h2 in the 16-bit X, bn2 = bn1 */
+    size_t sz[] = {B * c->emb, F * B * c->d0, F * B * c->d2, B * g, B * g, F * B * g, g, g,
+                   B * g, F * B * g, F * B * g, g, g, B * c->data_dim, B * c->w,
                    Bt * c->w, Bt * c->d2, Bt * g, Bt * g, Bt * g, Bt * c->data_dim, Bt * c->w,
                    n2 * dd, n2 * dd, n2 * dd, n2 * dd, n2 * dd, n2 * dd, n2 * dd, n2 * dd, n2,
                    n, n, n2 * dd, n2 * dd, n2 * dd, n2 * dd, n2 * dd,
@@ -85,7 +88,19 @@ static size_t ctgan_point_acts(ctgan *c, float *base) {
                    n * dd, n * dd, n * dd, n * dd, n * dd, n * c->pacw, n * c->pacw, n * dd, n * dd,
                    n * dd, n * dd, 16, B * (size_t)(c->cond_dim > 0 ? c->cond_dim : 1)};
     GEN_ASSERT(sizeof p / sizeof p[0] == sizeof sz / sizeof sz[0]);
-    return gen_arena_point(base, p, sz, (int)(sizeof sz / sizeof sz[0]));
+    size_t nf = gen_arena_point(base, p, sz, (int)(sizeof sz / sizeof sz[0]));
+    if (base && c->act16) {
+        a->bn2 = a->bn1;
+        a->zin = a->X = a->h1 = a->h2 = NULL;
+    }
+    return nf;
+}
+
+/* The 16-bit arena (act16; 0 values otherwise): the generator's residual stack. */
+static size_t ctgan_point_acts16(ctgan *c, uint16_t *base) {
+    uint16_t **p[] = {&c->act.Xs};
+    size_t sz[] = {c->act16 ? (size_t)c->B * c->d2 : 0};
+    return gen_arena_point16(base, p, sz, 1);
 }
 
 /* ---- create / free ------------------------------------------------------------------------ */
@@ -109,6 +124,7 @@ static void ctgan_set_dims(ctgan *c, const ctgan_config *cfg) {
     c->train = cfg->train;
     c->dis_steps = cfg->train ? (cfg->dis_steps > 0 ? cfg->dis_steps : 1) : 0;
     c->fp16 = cfg->train && cfg->precision == GEN_PREC_FP16;
+    c->act16 = gen_act16(cfg->precision);
 }
 
 /* Backend bytes of the draws allocation: the step state, the step's block, a chunk. */
@@ -138,19 +154,20 @@ void ctgan_memory(const ctgan_config *cfg, gen_net_bytes *out) {
     out->optimizer = c.train ? 4 * 3 * (g + d) + ctgan_draws_bytes(&c) + 4 * CT_LEDGER +
                                    (c.fp16 ? ctgan_amp_bytes(&c) : 0)
                              : 0;
-    out->acts = 4 * ctgan_point_acts(&c, NULL);
+    out->acts = 4 * ctgan_point_acts(&c, NULL) + 2 * ctgan_point_acts16(&c, NULL);
     /* the products' operands (mixed precision copies them): the generator's three layers on
      * B rows; training, the discriminator's on the joint fake|real pass (2n packed rows),
      * which bound the gradient penalty's products on n rows too */
     uint64_t B = (uint64_t)c.B, g2 = (uint64_t)c.gdim;
-    gen_max_operands(out, gen_linear_operands(B, (uint64_t)c.d0, g2));
-    gen_max_operands(out, gen_linear_operands(B, (uint64_t)c.d1, g2));
-    gen_max_operands(out, gen_linear_operands(B, (uint64_t)c.d2, (uint64_t)c.data_dim));
+    int s16 = c.act16; /* the generator's inputs are slices of X, in 16 bits with act16 */
+    gen_linear_products(out, B, (uint64_t)c.d0, g2, s16);
+    gen_linear_products(out, B, (uint64_t)c.d1, g2, s16);
+    gen_linear_products(out, B, (uint64_t)c.d2, (uint64_t)c.data_dim, s16);
     if (c.train) {
         uint64_t R = 2 * (uint64_t)c.n, dd = (uint64_t)c.ddim;
-        gen_max_operands(out, gen_linear_operands(R, (uint64_t)c.pacw, dd));
-        gen_max_operands(out, gen_linear_operands(R, dd, dd));
-        gen_max_operands(out, gen_linear_operands(R, dd, 1));
+        gen_linear_products(out, R, (uint64_t)c.pacw, dd, 0);
+        gen_linear_products(out, R, dd, dd, 0);
+        gen_linear_products(out, R, dd, 1, 0);
     }
     /* host: the row/category scratch (host_col) and, training, a chunk of draws */
     out->host = (size_t)c.Bg * 4 * sizeof(int32_t) +
@@ -167,6 +184,7 @@ void ctgan_free(ctgan *c) {
         be->ops->free(be, c->dparams); be->ops->free(be, c->dgrads);
         be->ops->free(be, c->dm); be->ops->free(be, c->dv);
         be->ops->free(be, c->acts);
+        be->ops->free(be, c->acts16);
         ctgan_graph_free(c);
         be->ops->free(be, c->state); /* the allocation that holds the draws */
         be->ops->free(be, c->ledger);
@@ -200,9 +218,12 @@ genesis_status ctgan_create(genesis_ctx *ctx, gen_backend *be, const ctgan_confi
     c->gstats = be->ops->alloc(be, 4 * (size_t)c->gdim * sizeof(float));
     size_t nacts = ctgan_point_acts(c, NULL);
     c->acts = be->ops->alloc(be, gen_mul_size(nacts, sizeof(float)));
-    if (!c->gparams || !c->gstats || !c->acts) goto nomem;
+    size_t n16 = ctgan_point_acts16(c, NULL);
+    if (n16) c->acts16 = be->ops->alloc(be, gen_mul_size(n16, sizeof(uint16_t)));
+    if (!c->gparams || !c->gstats || !c->acts || (n16 && !c->acts16)) goto nomem;
     point_gen(&c->gp, c->gparams, gs);
     ctgan_point_acts(c, c->acts);
+    ctgan_point_acts16(c, c->acts16);
     if (c->train) {
         /* the gradient arenas end with CT_RED_TAIL floats for the losses (ctgan_reduce) */
         c->ggrads = be->ops->alloc(be, gb + CT_RED_TAIL * sizeof(float));
@@ -388,7 +409,28 @@ static void ct_ledger(ctgan *c, const float *sums, const float *grads, size_t co
 
 /* ---- generator ------------------------------------------------------------------------------- */
 
-/* act->zin (B x d0) must hold [z, cond]. Writes act->gout (B x data_dim). */
+/* Column `col` on of the generator's input z' = [z, cond] = src (B x width, contiguous): into
+ * zin (FP32) or, with act16, into X's last d0 columns in 16 bits. */
+static void ct_put_input(ctgan *c, int col, const float *src, int width) {
+    gen_backend *be = c->be;
+    if (c->act16)
+        be->ops->to_half(be, c->act.Xs + 2 * c->gdim + col, c->d2, src, width, c->B, width);
+    else
+        be->ops->copy2d(be, c->act.zin + col, c->d0, src, width, c->B, width);
+}
+
+/* A generator block's batch norm: training statistics (train_bn) or the running ones. */
+static void ct_gen_bn(ctgan *c, int train_bn, float *out, float *mean, float *rstd,
+                      const float *inp, const float *gamma, const float *beta, float *rm,
+                      float *rv) {
+    gen_backend *be = c->be;
+    if (train_bn) ct_bn_forward(c, out, mean, rstd, inp, gamma, beta, rm, rv);
+    else be->ops->batchnorm_forward_eval(be, out, inp, rm, rv, gamma, beta, c->B, c->gdim,
+                                         CT_BN_EPS);
+}
+
+/* act->zin (B x d0) must hold z' = [z, cond] (with act16: X's last d0 columns, ct_put_input).
+ * Writes act->gout (B x data_dim). */
 void ctgan_gen_forward(ctgan *c, int train_bn) {
     gen_backend *be = c->be;
     const gen_backend_ops *o = be->ops;
@@ -396,23 +438,26 @@ void ctgan_gen_forward(ctgan *c, int train_bn) {
     ctgan_gen_tensors *p = &c->gp;
     int B = c->B, g = c->gdim, d0 = c->d0, d1 = c->d1, d2 = c->d2;
     float *rm1 = c->gstats, *rv1 = rm1 + g, *rm2 = rv1 + g, *rv2 = rm2 + g;
+    if (c->act16) { /* X in 16 bits (docs/precision.md, "Memory"): the same products */
+        uint16_t *X = a->Xs; /* z' is in place (ct_put_input) */
+        o->linear_forward_h(be, a->pre1, g, X + 2 * g, d2, p->W1, p->b1, B, d0, g);
+        ct_gen_bn(c, train_bn, a->bn1, a->mean1, a->rstd1, a->pre1, p->bn1g, p->bn1b, rm1, rv1);
+        o->relu_forward_h(be, X + g, d2, a->bn1, g, B, g);
+        o->linear_forward_h(be, a->pre2, g, X + g, d2, p->W2, p->b2, B, d1, g);
+        ct_gen_bn(c, train_bn, a->bn2, a->mean2, a->rstd2, a->pre2, p->bn2g, p->bn2b, rm2, rv2);
+        o->relu_forward_h(be, X, d2, a->bn2, g, B, g);
+        o->linear_forward_h(be, a->gout, c->data_dim, X, d2, p->W3, p->b3, B, d2, c->data_dim);
+        return;
+    }
     o->copy2d(be, a->X + 2 * g, d2, a->zin, d0, B, d0);
     /* block 1 */
     o->linear_forward(be, a->pre1, g, a->zin, d0, p->W1, p->b1, B, d0, g);
-    if (train_bn) {
-        ct_bn_forward(c, a->bn1, a->mean1, a->rstd1, a->pre1, p->bn1g, p->bn1b, rm1, rv1);
-    } else {
-        o->batchnorm_forward_eval(be, a->bn1, a->pre1, rm1, rv1, p->bn1g, p->bn1b, B, g, CT_BN_EPS);
-    }
+    ct_gen_bn(c, train_bn, a->bn1, a->mean1, a->rstd1, a->pre1, p->bn1g, p->bn1b, rm1, rv1);
     o->relu_forward(be, a->h1, a->bn1, (size_t)B * g);
     o->copy2d(be, a->X + g, d2, a->h1, g, B, g);
     /* block 2: input X[:, g:] = [h1, z'] */
     o->linear_forward(be, a->pre2, g, a->X + g, d2, p->W2, p->b2, B, d1, g);
-    if (train_bn) {
-        ct_bn_forward(c, a->bn2, a->mean2, a->rstd2, a->pre2, p->bn2g, p->bn2b, rm2, rv2);
-    } else {
-        o->batchnorm_forward_eval(be, a->bn2, a->pre2, rm2, rv2, p->bn2g, p->bn2b, B, g, CT_BN_EPS);
-    }
+    ct_gen_bn(c, train_bn, a->bn2, a->mean2, a->rstd2, a->pre2, p->bn2g, p->bn2b, rm2, rv2);
     o->relu_forward(be, a->h2, a->bn2, (size_t)B * g);
     o->copy2d(be, a->X, d2, a->h2, g, B, g);
     /* output layer on X = [h2, h1, z'] */
@@ -425,29 +470,43 @@ void ctgan_gen_backward(ctgan *c) {
     const gen_backend_ops *o = be->ops;
     ctgan_acts *a = &c->act;
     ctgan_gen_tensors *p = &c->gp, *d = &c->gg;
-    int B = c->B, g = c->gdim, d0 = c->d0, d1 = c->d1, d2 = c->d2;
+    int B = c->B, g = c->gdim, d0 = c->d0, d1 = c->d1, d2 = c->d2, h = c->act16;
     size_t Bg = (size_t)B * g;
+    const uint16_t *Xs = a->Xs; /* act16: X in 16 bits (docs/precision.md, "Memory") */
     /* only the hidden parts of each block's input need a gradient (z' is an input), so dX
      * is computed for X[:, :2g] from the output layer and X[:, g:2g] from block 2 */
     o->zero(be, a->dX, (size_t)B * d2);
-    o->linear_backward(be, NULL, 0, d->W3, d->b3, a->dgout, c->data_dim, a->X, d2, p->W3, B, d2,
-                       c->data_dim);
+    if (h)
+        o->linear_backward_h(be, NULL, 0, d->W3, d->b3, a->dgout, c->data_dim, Xs, d2, p->W3, B,
+                             d2, c->data_dim);
+    else
+        o->linear_backward(be, NULL, 0, d->W3, d->b3, a->dgout, c->data_dim, a->X, d2, p->W3, B,
+                           d2, c->data_dim);
     o->gemm(be, 0, 0, B, 2 * g, c->data_dim, 1.0f, a->dgout, c->data_dim, p->W3, d2, 1.0f, a->dX, d2);
     /* block 2 */
     o->copy2d(be, a->dh, g, a->dX, d2, B, g);
     o->zero(be, a->dbn, Bg);
-    o->relu_backward(be, a->dbn, a->dh, a->h2, Bg);
+    if (h) o->relu_backward_h(be, a->dbn, a->dh, Xs, d2, B, g);
+    else o->relu_backward(be, a->dbn, a->dh, a->h2, Bg);
     o->zero(be, a->dpre, Bg);
     ct_bn_backward(c, a->dpre, d->bn2g, d->bn2b, a->dbn, a->pre2, a->mean2, a->rstd2, p->bn2g);
-    o->linear_backward(be, NULL, 0, d->W2, d->b2, a->dpre, g, a->X + g, d2, p->W2, B, d1, g);
+    if (h)
+        o->linear_backward_h(be, NULL, 0, d->W2, d->b2, a->dpre, g, Xs + g, d2, p->W2, B, d1, g);
+    else
+        o->linear_backward(be, NULL, 0, d->W2, d->b2, a->dpre, g, a->X + g, d2, p->W2, B, d1, g);
     o->gemm(be, 0, 0, B, g, g, 1.0f, a->dpre, g, p->W2, d1, 1.0f, a->dX + g, d2);
     /* block 1 */
     o->copy2d(be, a->dh, g, a->dX + g, d2, B, g);
     o->zero(be, a->dbn, Bg);
-    o->relu_backward(be, a->dbn, a->dh, a->h1, Bg);
+    if (h) o->relu_backward_h(be, a->dbn, a->dh, Xs + g, d2, B, g);
+    else o->relu_backward(be, a->dbn, a->dh, a->h1, Bg);
     o->zero(be, a->dpre, Bg);
     ct_bn_backward(c, a->dpre, d->bn1g, d->bn1b, a->dbn, a->pre1, a->mean1, a->rstd1, p->bn1g);
-    o->linear_backward(be, NULL, 0, d->W1, d->b1, a->dpre, g, a->zin, d0, p->W1, B, d0, g);
+    if (h)
+        o->linear_backward_h(be, NULL, 0, d->W1, d->b1, a->dpre, g, Xs + 2 * g, d2, p->W1, B, d0,
+                             g);
+    else
+        o->linear_backward(be, NULL, 0, d->W1, d->b1, a->dpre, g, a->zin, d0, p->W1, B, d0, g);
 }
 
 /* ---- discriminator -------------------------------------------------------------------------- */
@@ -528,7 +587,7 @@ void ctgan_gp_backward(ctgan *c) {
 
 /* ---- one training step ------------------------------------------------------------------------ */
 
-/* Fills act->zin = [z ~ N(0,1), one-hot cond] and act->cond for this rank's rows: gpos
+/* Fills z' = [z ~ N(0,1), one-hot cond] (ct_put_input) and act->cond for this rank's rows: gpos
  * holds each row's position in the conditional vector (-1: none); z is the global batch's
  * noise at rows r0 .. */
 static void make_generator_input(ctgan *c, const int32_t *gpos) {
@@ -538,10 +597,10 @@ static void make_generator_input(ctgan *c, const int32_t *gpos) {
     size_t nz = (size_t)c->B * c->emb;
     uint64_t off = noise_offset(c, (size_t)c->Bg * c->emb) + (uint64_t)c->r0 * c->emb / 4;
     o->fill_normal(be, a->z, nz, c->seed, GEN_STREAM_NOISE, off);
-    o->copy2d(be, a->zin, c->d0, a->z, c->emb, c->B, c->emb);
+    ct_put_input(c, 0, a->z, c->emb);
     if (c->cond_dim > 0) {
         o->onehot_rows(be, a->cond, c->cond_dim, c->cond_dim, gpos, c->B);
-        o->copy2d(be, a->zin + c->emb, c->d0, a->cond, c->cond_dim, c->B, c->cond_dim);
+        ct_put_input(c, c->emb, a->cond, c->cond_dim);
     }
 }
 
@@ -824,7 +883,7 @@ genesis_status ctgan_generate(ctgan *c, const gen_cond_sampler *prior, gen_rng *
     size_t nz = (size_t)B * c->emb;
     o->fill_normal(be, a->z, nz, c->seed, c->sample_stream, c->sample_off);
     c->sample_off += (nz + 3) / 4 + 1;
-    o->copy2d(be, a->zin, c->d0, a->z, c->emb, B, c->emb);
+    ct_put_input(c, 0, a->z, c->emb);
     if (c->cond_dim > 0) {
         int32_t *col = c->host_col, *cat = col + B;
         if (nconds > 0) {
@@ -840,7 +899,7 @@ genesis_status ctgan_generate(ctgan *c, const gen_cond_sampler *prior, gen_rng *
         gen_cond_sampler_onehot(prior, col, cat, B, hc, c->cond_dim);
         o->upload(be, a->cond, hc, (size_t)B * c->cond_dim * sizeof(float));
         free(hc);
-        o->copy2d(be, a->zin + c->emb, c->d0, a->cond, c->cond_dim, B, c->cond_dim);
+        ct_put_input(c, c->emb, a->cond, c->cond_dim);
     }
     ctgan_gen_forward(c, !bn_eval);
     size_t ne = (size_t)B * c->data_dim;

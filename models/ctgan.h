@@ -68,6 +68,11 @@ typedef struct ctgan_acts {
     float *s1, *s2, *r1, *r2, *gd1, *G, *U, *q1, *p1, *q2, *p2;
     float *scal;                                          /* small scalars (losses) */
     float *cond;                                          /* (B, cond_dim) */
+    /* act16 (BF16/FP16, docs/precision.md "Memory"): the generator's residual stack
+     * X = [h2 | h1 | z'] in 16 bits (B, d2), read only by products and the ReLUs' signs; zin,
+     * X, h1 and h2 above are then NULL (z' is written into X directly) and bn2 shares bn1
+     * (each is read only by its ReLU) */
+    uint16_t *Xs;
 } ctgan_acts;
 
 typedef struct ctgan {
@@ -86,6 +91,8 @@ typedef struct ctgan {
     float *dparams, *dgrads, *dm, *dv;
     ctgan_dis_tensors dp, dg;
     float *acts;
+    uint16_t *acts16;              /* the 16-bit activations (act16), or NULL */
+    int act16;                     /* gen_act16(precision): activations stored in 16 bits */
     ctgan_acts act;
     int32_t *draws;                /* backend copy of a chunk of steps' draws (ctgan_draw_steps) */
     /* the step's per-step values in backend memory (backend.h; docs/cuda.md "CUDA graphs"),

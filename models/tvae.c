@@ -13,6 +13,8 @@
  *          + sum over softmax spans of cross entropy(r, argmax x)) / B + KL / B;
  *   one Adam (lr 1e-3, betas 0.9/0.999, L2 decay 1e-5) over every parameter incl. sigma.
  * Memory: one allocation per buffer kind (llm.c), named pointers from size tables.
+ * In BF16/FP16 the four ReLU outputs (read only as the next layer's input and for their sign)
+ * are stored in 16 bits, in an arena of their own (docs/precision.md, "Memory").
  * Data parallel (docs/distributed.md): each rank holds a contiguous slice of the global
  * batch, draws the global batch's noise at its rows' positions, scales the losses by the
  * global row count, and sums gradients (and the loss sums, in the arena's tail) in one
@@ -45,16 +47,34 @@ static size_t point_acts(tvae *t, float *base) {
     tvae_acts *a = &t->act;
     size_t B = t->B, D = t->D, Dr = t->Dr, h = t->hid, e = t->emb;
     size_t T = t->train ? B : 0; /* rows of the buffers only training touches */
+    /* act16: the ReLU outputs live in the 16-bit arena (point_acts16) and the pre-activations
+     * share a1 (B rows: the decoder's c1, c2 use it when sampling) */
+    size_t A = t->act16 ? 0 : 1, H = t->act16 ? 0 : 1, Ta = t->act16 ? B : T;
     float **p[] = {&a->x, &a->a1, &a->h1, &a->a2, &a->h2, &a->mu, &a->lv, &a->eps, &a->std, &a->z,
                    &a->c1, &a->k1, &a->c2, &a->k2, &a->r, &a->dr, &a->dk2, &a->dc2, &a->dk1,
                    &a->dc1, &a->dz, &a->dmu, &a->dlv, &a->dh2, &a->da2, &a->dh1, &a->da1, &a->out,
                    &a->scal};
-    size_t s[] = {T * D, T * h, T * h, T * h, T * h, T * e, T * e, T * e, T * e, B * e,
-                  B * h, B * h, B * h, B * h, B * Dr, T * Dr, T * h, T * h, T * h,
+    size_t s[] = {T * D, Ta * h, H * T * h, A * T * h, H * T * h, T * e, T * e, T * e, T * e, B * e,
+                  A * B * h, H * B * h, A * B * h, H * B * h, B * Dr, T * Dr, T * h, T * h, T * h,
                   T * h, T * e, T * e, T * e, T * h, T * h, T * h, T * h, B * Dr,
                   16};
     GEN_ASSERT(sizeof p / sizeof p[0] == sizeof s / sizeof s[0]);
-    return gen_arena_point(base, p, s, (int)(sizeof s / sizeof s[0]));
+    size_t n = gen_arena_point(base, p, s, (int)(sizeof s / sizeof s[0]));
+    if (base && t->act16) {
+        a->a2 = a->c1 = a->c2 = a->a1;
+        a->h1 = a->h2 = a->k1 = a->k2 = NULL;
+    }
+    return n;
+}
+
+/* The 16-bit arena (act16; 0 values otherwise): the ReLU outputs h1, h2 (training) and k1,
+ * k2 (the decoder). */
+static size_t point_acts16(tvae *t, uint16_t *base) {
+    tvae_acts *a = &t->act;
+    size_t B = t->act16 ? t->B : 0, h = t->hid, T = t->train ? B : 0;
+    uint16_t **p[] = {&a->h1s, &a->h2s, &a->k1s, &a->k2s};
+    size_t s[] = {T * h, T * h, B * h, B * h};
+    return gen_arena_point16(base, p, s, 4);
 }
 
 static void tvae_set_dims(tvae *t, const tvae_config *cfg) {
@@ -69,6 +89,7 @@ static void tvae_set_dims(tvae *t, const tvae_config *cfg) {
     t->loss_factor = cfg->loss_factor;
     t->train = cfg->train;
     t->fp16 = cfg->train && cfg->precision == GEN_PREC_FP16;
+    t->act16 = gen_act16(cfg->precision);
 }
 
 /* Backend bytes of the step state and the step's block of row ids. */
@@ -88,19 +109,20 @@ void tvae_memory(const tvae_config *cfg, gen_net_bytes *out) {
     out->optimizer = cfg->train ? 3 * 4 * count + 4 * TV_LEDGER + tvae_state_bytes(&t) +
                                       (t.fp16 ? sizeof(gen_amp) : 0)
                                 : 0;
-    out->acts = 4 * point_acts(&t, NULL);
+    out->acts = 4 * point_acts(&t, NULL) + 2 * point_acts16(&t, NULL);
     /* the products' operands (mixed precision copies them): encoder and heads (training),
      * decoder */
     uint64_t B = (uint64_t)t.B, D = (uint64_t)t.D, Dr = (uint64_t)t.Dr, h = (uint64_t)t.hid,
              e = (uint64_t)t.emb;
+    int s16 = t.act16; /* the ReLU outputs are stored in 16 bits (docs/precision.md) */
     if (cfg->train) {
-        gen_max_operands(out, gen_linear_operands(B, D, h));
-        gen_max_operands(out, gen_linear_operands(B, h, h));
-        gen_max_operands(out, gen_linear_operands(B, h, e));
+        gen_linear_products(out, B, D, h, 0);
+        gen_linear_products(out, B, h, h, s16);
+        gen_linear_products(out, B, h, e, s16);
     }
-    gen_max_operands(out, gen_linear_operands(B, e, h));
-    gen_max_operands(out, gen_linear_operands(B, h, h));
-    gen_max_operands(out, gen_linear_operands(B, h, Dr));
+    gen_linear_products(out, B, e, h, 0);
+    gen_linear_products(out, B, h, h, s16);
+    gen_linear_products(out, B, h, Dr, s16);
     /* host: sigma copy (the training rows come from the resident table, tvae_model.c); with
      * one alpha per mode, a batch of activated decoder rows (tvae_to_encoded's input) */
     out->host = 4 * (size_t)t.D + (Dr != D ? 4 * (size_t)(B * Dr) : 0);
@@ -113,6 +135,7 @@ void tvae_free(tvae *t) {
         be->ops->free(be, t->params); be->ops->free(be, t->grads);
         be->ops->free(be, t->m); be->ops->free(be, t->v);
         be->ops->free(be, t->acts);
+        be->ops->free(be, t->acts16);
         be->ops->free(be, t->ledger);
         tvae_graph_free(t);
         be->ops->free(be, t->state);
@@ -207,7 +230,9 @@ genesis_status tvae_create(genesis_ctx *ctx, gen_backend *be, const tvae_config 
     size_t bytes = t->count * sizeof(float);
     t->params = be->ops->alloc(be, bytes);
     t->acts = be->ops->alloc(be, gen_mul_size(point_acts(t, NULL), sizeof(float)));
-    if (!t->params || !t->acts) goto nomem;
+    size_t n16 = point_acts16(t, NULL);
+    if (n16) t->acts16 = be->ops->alloc(be, gen_mul_size(n16, sizeof(uint16_t)));
+    if (!t->params || !t->acts || (n16 && !t->acts16)) goto nomem;
     point_tensors(&t->p, t->params, s);
     if (cfg->train) {
         t->grads = be->ops->alloc(be, bytes + TV_RED_TAIL * sizeof(float));
@@ -222,6 +247,7 @@ genesis_status tvae_create(genesis_ctx *ctx, gen_backend *be, const tvae_config 
         point_tensors(&t->g, t->grads, s);
     }
     point_acts(t, t->acts);
+    point_acts16(t, t->acts16);
     *out = t;
     return GENESIS_OK;
 nomem:
@@ -257,17 +283,43 @@ genesis_status tvae_init_weights(tvae *t, uint64_t seed) {
     return GENESIS_OK;
 }
 
-void tvae_decode(tvae *t, int B) {
+/* A linear layer's forward and backward whose input is a ReLU output, stored FP32 (x) or,
+ * with act16, in 16 bits (xs) */
+static void lin_fwd(tvae *t, float *out, const float *x, const uint16_t *xs, const float *W,
+                    const float *b, int B, int C, int OC) {
     gen_backend *be = t->be;
-    const gen_backend_ops *o = be->ops;
+    if (t->act16) be->ops->linear_forward_h(be, out, OC, xs, C, W, b, B, C, OC);
+    else be->ops->linear_forward(be, out, OC, x, C, W, b, B, C, OC);
+}
+static void lin_bwd(tvae *t, float *dx, float *dW, float *db, const float *dout,
+                    const float *x, const uint16_t *xs, const float *W, int B, int C, int OC) {
+    gen_backend *be = t->be;
+    if (t->act16) be->ops->linear_backward_h(be, dx, C, dW, db, dout, OC, xs, C, W, B, C, OC);
+    else be->ops->linear_backward(be, dx, C, dW, db, dout, OC, x, C, W, B, C, OC);
+}
+/* ReLU: out = max(inp, 0) (rows x cols) stored FP32 or in 16 bits; backward dinp += dout
+ * where the stored output is positive */
+static void relu_fwd(tvae *t, float *out, uint16_t *outs, const float *inp, int rows, int cols) {
+    gen_backend *be = t->be;
+    if (t->act16) be->ops->relu_forward_h(be, outs, cols, inp, cols, rows, cols);
+    else be->ops->relu_forward(be, out, inp, (size_t)rows * cols);
+}
+static void relu_bwd(tvae *t, float *dinp, const float *dout, const float *out,
+                     const uint16_t *outs, int rows, int cols) {
+    gen_backend *be = t->be;
+    if (t->act16) be->ops->relu_backward_h(be, dinp, dout, outs, cols, rows, cols);
+    else be->ops->relu_backward(be, dinp, dout, out, (size_t)rows * cols);
+}
+
+void tvae_decode(tvae *t, int B) {
     tvae_acts *a = &t->act;
     tvae_tensors *p = &t->p;
     int h = t->hid, e = t->emb, Dr = t->Dr;
-    o->linear_forward(be, a->c1, h, a->z, e, p->dW1, p->db1, B, e, h);
-    o->relu_forward(be, a->k1, a->c1, (size_t)B * h);
-    o->linear_forward(be, a->c2, h, a->k1, h, p->dW2, p->db2, B, h, h);
-    o->relu_forward(be, a->k2, a->c2, (size_t)B * h);
-    o->linear_forward(be, a->r, Dr, a->k2, h, p->dW3, p->db3, B, h, Dr);
+    t->be->ops->linear_forward(t->be, a->c1, h, a->z, e, p->dW1, p->db1, B, e, h);
+    relu_fwd(t, a->k1, a->k1s, a->c1, B, h);
+    lin_fwd(t, a->c2, a->k1, a->k1s, p->dW2, p->db2, B, h, h);
+    relu_fwd(t, a->k2, a->k2s, a->c2, B, h);
+    lin_fwd(t, a->r, a->k2, a->k2s, p->dW3, p->db3, B, h, Dr);
 }
 
 float tvae_forward_backward(tvae *t, int B, int backward) {
@@ -295,11 +347,11 @@ void tvae_forward_backward_n(tvae *t, int B, int N, int backward) {
     }
     /* encoder */
     o->linear_forward(be, a->a1, h, a->x, D, p->eW1, p->eb1, B, D, h);
-    o->relu_forward(be, a->h1, a->a1, Bh);
-    o->linear_forward(be, a->a2, h, a->h1, h, p->eW2, p->eb2, B, h, h);
-    o->relu_forward(be, a->h2, a->a2, Bh);
-    o->linear_forward(be, a->mu, e, a->h2, h, p->mW, p->mb, B, h, e);
-    o->linear_forward(be, a->lv, e, a->h2, h, p->vW, p->vb, B, h, e);
+    relu_fwd(t, a->h1, a->h1s, a->a1, B, h);
+    lin_fwd(t, a->a2, a->h1, a->h1s, p->eW2, p->eb2, B, h, h);
+    relu_fwd(t, a->h2, a->h2s, a->a2, B, h);
+    lin_fwd(t, a->mu, a->h2, a->h2s, p->mW, p->mb, B, h, e);
+    lin_fwd(t, a->lv, a->h2, a->h2s, p->vW, p->vb, B, h, e);
     o->reparam_forward(be, a->z, a->std, a->mu, a->lv, a->eps, Be);
     tvae_decode(t, B);
     if (backward) {
@@ -321,27 +373,27 @@ void tvae_forward_backward_n(tvae *t, int B, int N, int backward) {
     }
     /* decoder */
     o->zero(be, a->dk2, Bh);
-    o->linear_backward(be, a->dk2, h, g->dW3, g->db3, a->dr, Dr, a->k2, h, p->dW3, B, h, Dr);
+    lin_bwd(t, a->dk2, g->dW3, g->db3, a->dr, a->k2, a->k2s, p->dW3, B, h, Dr);
     o->zero(be, a->dc2, Bh);
-    o->relu_backward(be, a->dc2, a->dk2, a->k2, Bh);
+    relu_bwd(t, a->dc2, a->dk2, a->k2, a->k2s, B, h);
     o->zero(be, a->dk1, Bh);
-    o->linear_backward(be, a->dk1, h, g->dW2, g->db2, a->dc2, h, a->k1, h, p->dW2, B, h, h);
+    lin_bwd(t, a->dk1, g->dW2, g->db2, a->dc2, a->k1, a->k1s, p->dW2, B, h, h);
     o->zero(be, a->dc1, Bh);
-    o->relu_backward(be, a->dc1, a->dk1, a->k1, Bh);
+    relu_bwd(t, a->dc1, a->dk1, a->k1, a->k1s, B, h);
     o->zero(be, a->dz, Be);
     o->linear_backward(be, a->dz, e, g->dW1, g->db1, a->dc1, h, a->z, e, p->dW1, B, e, h);
     /* reparameterisation, then both heads into h2 */
     o->reparam_backward(be, a->dmu, a->dlv, a->dz, a->eps, a->std, Be);
     o->zero(be, a->dh2, Bh);
-    o->linear_backward(be, a->dh2, h, g->mW, g->mb, a->dmu, e, a->h2, h, p->mW, B, h, e);
-    o->linear_backward(be, a->dh2, h, g->vW, g->vb, a->dlv, e, a->h2, h, p->vW, B, h, e);
+    lin_bwd(t, a->dh2, g->mW, g->mb, a->dmu, a->h2, a->h2s, p->mW, B, h, e);
+    lin_bwd(t, a->dh2, g->vW, g->vb, a->dlv, a->h2, a->h2s, p->vW, B, h, e);
     /* encoder */
     o->zero(be, a->da2, Bh);
-    o->relu_backward(be, a->da2, a->dh2, a->h2, Bh);
+    relu_bwd(t, a->da2, a->dh2, a->h2, a->h2s, B, h);
     o->zero(be, a->dh1, Bh);
-    o->linear_backward(be, a->dh1, h, g->eW2, g->eb2, a->da2, h, a->h1, h, p->eW2, B, h, h);
+    lin_bwd(t, a->dh1, g->eW2, g->eb2, a->da2, a->h1, a->h1s, p->eW2, B, h, h);
     o->zero(be, a->da1, Bh);
-    o->relu_backward(be, a->da1, a->dh1, a->h1, Bh);
+    relu_bwd(t, a->da1, a->dh1, a->h1, a->h1s, B, h);
     o->linear_backward(be, NULL, 0, g->eW1, g->eb1, a->da1, h, a->x, D, p->eW1, B, D, h);
 }
 

@@ -52,6 +52,10 @@ typedef struct tvae_acts {
     float *c1, *k1, *c2, *k2, *r;                /* decoder; r (B, Dr) */
     float *dr, *dk2, *dc2, *dk1, *dc1, *dz, *dmu, *dlv, *dh2, *da2, *dh1, *da1;
     float *out;                                  /* (B, Dr) activated output (sampling) */
+    /* act16 (BF16/FP16, docs/precision.md "Memory"): the four ReLU outputs in 16 bits, read
+     * only as the next product's input and for the ReLU's sign; h1 .. k2 above are then
+     * NULL and a1, a2, c1, c2 share one FP32 buffer (each is read only by its ReLU) */
+    uint16_t *h1s, *h2s, *k1s, *k2s;
     float *scal;                                 /* losses */
 } tvae_acts;
 
@@ -69,6 +73,8 @@ typedef struct tvae {
     float *params, *grads, *m, *v;
     tvae_tensors p, g;
     float *acts;
+    uint16_t *acts16;                 /* the 16-bit activations (act16), or NULL */
+    int act16;                        /* gen_act16(precision): ReLU outputs stored in 16 bits */
     float *ledger;                    /* TV_LEDGER floats of backend memory (training) */
     tvae_acts act;
     uint64_t seed, noise_off;

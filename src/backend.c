@@ -48,6 +48,12 @@ void gen_amp_reset(gen_backend *be, gen_amp *amp, int n) {
     }
 }
 
+int gen_act16(int precision) {
+    if (precision != GEN_PREC_BF16 && precision != GEN_PREC_FP16) return 0;
+    const char *e = getenv("GENESIS_ACT16");
+    return !(e && !strcmp(e, "0"));
+}
+
 void gen_amp_read(gen_backend *be, const gen_amp *amp, int n, int64_t *skipped, double *scale) {
     int64_t s = 0;
     for (int i = 0; i < n; i++) {

@@ -130,6 +130,35 @@ typedef struct gen_backend_ops {
                             const float *dout, int lddo, const float *inp, int ldi,
                             const float *W, int B, int C, int OC);
 
+    /* ---- 16-bit stored activations (docs/precision.md, "Memory") ----
+     * In BF16/FP16 training (be->precision GEN_PREC_BF16 or GEN_PREC_FP16, and only then)
+     * an activation that the backward pass reads only as a product's operand, or as the sign
+     * of a ReLU's output, is stored as the format's 16-bit encoding (precision.h,
+     * gen_half_bits) instead of FP32. The product rounds its operands to the format anyway,
+     * so every product below equals the FP32-stored one bit for bit: the CPU expands the
+     * stored values into the same FP32 copy its rounding would have made; CUDA hands them to
+     * cublasGemmEx as they are. */
+    /* dst (rows x cols, ld ldd, 16-bit) = src (rows x cols, ld lds) rounded to the format */
+    void (*to_half)(gen_backend *be, uint16_t *dst, int ldd, const float *src, int lds,
+                    int rows, int cols);
+    /* linear_forward with the input stored in 16 bits (inp: B x C, ld ldi) */
+    void (*linear_forward_h)(gen_backend *be, float *out, int ldo, const uint16_t *inp, int ldi,
+                             const float *W, const float *bias, int B, int C, int OC);
+    /* linear_backward with the input stored in 16 bits: dW += dout^T . inp (the only product
+     * that reads inp); dinp and dbias as linear_backward */
+    void (*linear_backward_h)(gen_backend *be, float *dinp, int lddi, float *dW, float *dbias,
+                              const float *dout, int lddo, const uint16_t *inp, int ldi,
+                              const float *W, int B, int C, int OC);
+    /* out (rows x cols, ld ldo, 16-bit) = max(inp, 0) rounded to the format (inp: rows x cols,
+     * ld ldi; a NaN gives 0, as relu_forward) */
+    void (*relu_forward_h)(gen_backend *be, uint16_t *out, int ldo, const float *inp, int ldi,
+                           int rows, int cols);
+    /* dinp (rows x cols, contiguous) += dout (contiguous) * (out > 0), out the stored 16-bit
+     * output (ld ldo): relu_backward reading the stored value (a positive input that rounded
+     * to zero passes no gradient) */
+    void (*relu_backward_h)(gen_backend *be, float *dinp, const float *dout,
+                            const uint16_t *out, int ldo, int rows, int cols);
+
     /* ---- element-wise (contiguous n) ---- */
     void (*relu_forward)(gen_backend *be, float *out, const float *inp, size_t n);
     /* dinp += dout * (out > 0) */
@@ -435,6 +464,11 @@ genesis_status gen_diverged(gen_backend *be, const char *fmt, ...)
  * interval GEN_AMP_INTERVAL, nothing skipped; the test hook GENESIS_FP16_INJECT_INF=K (the
  * environment) makes the K-th backward pass of each state overflow (docs/precision.md). */
 void gen_amp_reset(gen_backend *be, gen_amp *amp, int n);
+/* Whether a network trained or run in `precision` stores the activations that allow it in 16
+ * bits (docs/precision.md, "Memory"): BF16 and FP16, unless the test hook GENESIS_ACT16=0
+ * (the environment) keeps them FP32, the reference the tests compare the 16-bit storage
+ * with. */
+int gen_act16(int precision);
 /* Reads n loss-scaling states back (a host wait): the steps skipped in all, and the first
  * state's scale in *scale (either may be NULL). */
 void gen_amp_read(gen_backend *be, const gen_amp *amp, int n, int64_t *skipped, double *scale);

@@ -172,30 +172,60 @@ static float *rounded_copy(gen_backend *be, const float *X, int ldx, int rows, i
     return r;
 }
 
+/* A copy of the rows x cols matrix X of 16-bit values (ld ldx) expanded to FP32, packed (ld
+ * cols): the same values, in the same layout, as rounded_copy of the FP32 matrix they were
+ * rounded from; NULL when out of memory */
+static float *expanded_copy(gen_backend *be, const uint16_t *X, int ldx, int rows, int cols,
+                            int prec) {
+    float *r = malloc((size_t)rows * (size_t)cols * sizeof(float));
+    if (!r) return NULL;
+    GEN_OMP_FOR((size_t)rows * cols)
+    for (int i = 0; i < rows; i++) {
+        const uint16_t *x = X + (size_t)i * ldx;
+        float *d = r + (size_t)i * cols;
+        for (int j = 0; j < cols; j++) d[j] = gen_half_f32(x[j], prec);
+    }
+    return r;
+}
+
+/* Element (i, k) of a stored matrix, FP32 (rounded to prec) or 16-bit (expanded) */
+static inline float mixed_at(const float *X, const uint16_t *Xh, int ld, int i, int k, int prec) {
+    size_t at = (size_t)i * ld + k;
+    return Xh ? gen_half_f32(Xh[at], prec) : gen_round_prec(X[at], prec);
+}
+
 /* The mixed-precision GEMM (docs/precision.md): op(A) and op(B) rounded to be->precision
  * (round to nearest even), then the FP32 product of the rounded values; what a 16-bit or
- * TF32 tensor-core GEMM with FP32 accumulation computes, up to the summation order. */
-static void cpu_gemm(gen_backend *be, int ta, int tb, int M, int N, int K, float alpha,
-                     const float *A, int lda, const float *B, int ldb, float beta, float *C,
-                     int ldc) {
+ * TF32 tensor-core GEMM with FP32 accumulation computes, up to the summation order. An
+ * operand given as 16-bit values (Ah, Bh instead of A, B: BF16/FP16 only) is expanded into
+ * the copy instead of rounded, which gives the same copy as its FP32 original would: the
+ * same product, bit for bit. */
+static void cpu_gemm_mixed(gen_backend *be, int ta, int tb, int M, int N, int K, float alpha,
+                           const float *A, const uint16_t *Ah, int lda, const float *B,
+                           const uint16_t *Bh, int ldb, float beta, float *C, int ldc) {
     int prec = be->precision;
-    if (prec == GEN_PREC_FP32 || M <= 0 || N <= 0 || K <= 0) {
+    if ((prec == GEN_PREC_FP32 && !Ah && !Bh) || M <= 0 || N <= 0 || K <= 0) {
         cpu_gemm_fp32(be, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
         return;
     }
     /* stored shapes: A is M x K (K x M when ta), B is K x N (N x K when tb) */
-    float *ra = rounded_copy(be, A, lda, ta ? K : M, ta ? M : K, prec);
-    float *rb = rounded_copy(be, B, ldb, tb ? N : K, tb ? K : N, prec);
+    int ar = ta ? K : M, ac = ta ? M : K, br = tb ? N : K, bc = tb ? K : N;
+    float *ra = Ah ? expanded_copy(be, Ah, lda, ar, ac, prec)
+                   : rounded_copy(be, A, lda, ar, ac, prec);
+    float *rb = Bh ? expanded_copy(be, Bh, ldb, br, bc, prec)
+                   : rounded_copy(be, B, ldb, br, bc, prec);
     if (ra && rb) {
-        cpu_gemm_fp32(be, ta, tb, M, N, K, alpha, ra, ta ? M : K, rb, tb ? K : N, beta, C, ldc);
+        cpu_gemm_fp32(be, ta, tb, M, N, K, alpha, ra, ac, rb, bc, beta, C, ldc);
     } else { /* out of memory for the copies: the values rounded one product at a time */
         for (int i = 0; i < M; i++)
             for (int j = 0; j < N; j++) {
                 float acc = 0;
                 for (int k = 0; k < K; k++) {
-                    float a = ta ? A[(size_t)k * lda + i] : A[(size_t)i * lda + k];
-                    float b = tb ? B[(size_t)j * ldb + k] : B[(size_t)k * ldb + j];
-                    acc += gen_round_prec(a, prec) * gen_round_prec(b, prec);
+                    float a = ta ? mixed_at(A, Ah, lda, k, i, prec)
+                                 : mixed_at(A, Ah, lda, i, k, prec);
+                    float b = tb ? mixed_at(B, Bh, ldb, j, k, prec)
+                                 : mixed_at(B, Bh, ldb, k, j, prec);
+                    acc += a * b;
                 }
                 float *c = &C[(size_t)i * ldc + j];
                 *c = alpha * acc + (beta == 0.0f ? 0.0f : beta * *c);
@@ -203,6 +233,12 @@ static void cpu_gemm(gen_backend *be, int ta, int tb, int M, int N, int K, float
     }
     free(ra);
     free(rb);
+}
+
+static void cpu_gemm(gen_backend *be, int ta, int tb, int M, int N, int K, float alpha,
+                     const float *A, int lda, const float *B, int ldb, float beta, float *C,
+                     int ldc) {
+    cpu_gemm_mixed(be, ta, tb, M, N, K, alpha, A, NULL, lda, B, NULL, ldb, beta, C, ldc);
 }
 
 static void cpu_gemm_fp32(gen_backend *be, int ta, int tb, int M, int N, int K, float alpha,
@@ -239,27 +275,81 @@ static void cpu_gemm_fp32(gen_backend *be, int ta, int tb, int M, int N, int K, 
     }
 }
 
-static void cpu_linear_forward(gen_backend *be, float *out, int ldo, const float *inp, int ldi,
-                               const float *W, const float *bias, int B, int C, int OC) {
+/* linear_forward / linear_backward with the input FP32 (inp) or 16-bit (inph) */
+static void linear_forward_any(gen_backend *be, float *out, int ldo, const float *inp,
+                               const uint16_t *inph, int ldi, const float *W, const float *bias,
+                               int B, int C, int OC) {
     if (bias) {
         GEN_OMP_FOR((size_t)B * OC)
         for (int b = 0; b < B; b++) memcpy(out + (size_t)b * ldo, bias, (size_t)OC * sizeof(float));
-        cpu_gemm(be, 0, 1, B, OC, C, 1.0f, inp, ldi, W, C, 1.0f, out, ldo);
-    } else {
-        cpu_gemm(be, 0, 1, B, OC, C, 1.0f, inp, ldi, W, C, 0.0f, out, ldo);
     }
+    cpu_gemm_mixed(be, 0, 1, B, OC, C, 1.0f, inp, inph, ldi, W, NULL, C, bias ? 1.0f : 0.0f, out,
+                   ldo);
 }
-
-static void cpu_linear_backward(gen_backend *be, float *dinp, int lddi, float *dW, float *dbias,
-                                const float *dout, int lddo, const float *inp, int ldi,
-                                const float *W, int B, int C, int OC) {
+static void linear_backward_any(gen_backend *be, float *dinp, int lddi, float *dW, float *dbias,
+                                const float *dout, int lddo, const float *inp,
+                                const uint16_t *inph, int ldi, const float *W, int B, int C,
+                                int OC) {
     if (dinp) cpu_gemm(be, 0, 0, B, C, OC, 1.0f, dout, lddo, W, C, 1.0f, dinp, lddi);
-    if (dW) cpu_gemm(be, 1, 0, OC, C, B, 1.0f, dout, lddo, inp, ldi, 1.0f, dW, C);
+    if (dW)
+        cpu_gemm_mixed(be, 1, 0, OC, C, B, 1.0f, dout, NULL, lddo, inp, inph, ldi, 1.0f, dW, C);
     if (dbias) {
         for (int b = 0; b < B; b++) {
             const float *d = dout + (size_t)b * lddo;
             for (int o = 0; o < OC; o++) dbias[o] += d[o];
         }
+    }
+}
+static void cpu_linear_forward(gen_backend *be, float *out, int ldo, const float *inp, int ldi,
+                               const float *W, const float *bias, int B, int C, int OC) {
+    linear_forward_any(be, out, ldo, inp, NULL, ldi, W, bias, B, C, OC);
+}
+static void cpu_linear_backward(gen_backend *be, float *dinp, int lddi, float *dW, float *dbias,
+                                const float *dout, int lddo, const float *inp, int ldi,
+                                const float *W, int B, int C, int OC) {
+    linear_backward_any(be, dinp, lddi, dW, dbias, dout, lddo, inp, NULL, ldi, W, B, C, OC);
+}
+
+/* ---- 16-bit stored activations (docs/precision.md, "Memory") ------------------------- */
+static void cpu_to_half(gen_backend *be, uint16_t *dst, int ldd, const float *src, int lds,
+                        int rows, int cols) {
+    int prec = be->precision;
+    GEN_OMP_FOR((size_t)rows * cols)
+    for (int i = 0; i < rows; i++) {
+        uint16_t *d = dst + (size_t)i * ldd;
+        const float *x = src + (size_t)i * lds;
+        for (int j = 0; j < cols; j++) d[j] = gen_half_bits(x[j], prec);
+    }
+}
+static void cpu_linear_forward_h(gen_backend *be, float *out, int ldo, const uint16_t *inp,
+                                 int ldi, const float *W, const float *bias, int B, int C,
+                                 int OC) {
+    linear_forward_any(be, out, ldo, NULL, inp, ldi, W, bias, B, C, OC);
+}
+static void cpu_linear_backward_h(gen_backend *be, float *dinp, int lddi, float *dW,
+                                  float *dbias, const float *dout, int lddo, const uint16_t *inp,
+                                  int ldi, const float *W, int B, int C, int OC) {
+    linear_backward_any(be, dinp, lddi, dW, dbias, dout, lddo, NULL, inp, ldi, W, B, C, OC);
+}
+static void cpu_relu_forward_h(gen_backend *be, uint16_t *out, int ldo, const float *inp, int ldi,
+                               int rows, int cols) {
+    int prec = be->precision;
+    GEN_OMP_FOR((size_t)rows * cols)
+    for (int i = 0; i < rows; i++) {
+        uint16_t *o = out + (size_t)i * ldo;
+        const float *x = inp + (size_t)i * ldi;
+        for (int j = 0; j < cols; j++) o[j] = gen_half_bits(x[j] > 0.0f ? x[j] : 0.0f, prec);
+    }
+}
+static void cpu_relu_backward_h(gen_backend *be, float *dinp, const float *dout,
+                                const uint16_t *out, int ldo, int rows, int cols) {
+    int prec = be->precision;
+    GEN_OMP_FOR((size_t)rows * cols)
+    for (int i = 0; i < rows; i++) {
+        const uint16_t *o = out + (size_t)i * ldo;
+        float *di = dinp + (size_t)i * cols;
+        const float *d = dout + (size_t)i * cols;
+        for (int j = 0; j < cols; j++) di[j] += gen_half_f32(o[j], prec) > 0.0f ? d[j] : 0.0f;
     }
 }
 
@@ -1058,6 +1148,11 @@ static const gen_backend_ops cpu_ops = {
     .gather_rows = cpu_gather_rows,
     .onehot_rows = cpu_onehot_rows,
     .accumulate = cpu_accumulate,
+    .to_half = cpu_to_half,
+    .linear_forward_h = cpu_linear_forward_h,
+    .linear_backward_h = cpu_linear_backward_h,
+    .relu_forward_h = cpu_relu_forward_h,
+    .relu_backward_h = cpu_relu_backward_h,
     .relu_forward = cpu_relu_forward,
     .relu_backward = cpu_relu_backward,
     .leaky_relu_forward = cpu_leaky_relu_forward,

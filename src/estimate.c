@@ -182,15 +182,18 @@ static genesis_status estimate(const genesis_model *m, const genesis_table *t, g
                               gen_sample_fixed_bytes(m, threads);
     }
     gen_net_bytes nb;
+    memset(&nb, 0, sizeof nb); /* a model without products leaves the operand counts 0 */
     m->vt->memory(m, &sh, &nb);
     /* mixed precision (docs/precision.md): the operand copies of the largest product, in the
-     * workspace; the CUDA backend converts to 16 bits (BF16/FP16; TF32 reads FP32 in place),
-     * the CPU rounds into FP32 copies (every reduced precision). Activations, weights,
-     * gradients and Adam stay FP32, so nothing else changes. */
+     * workspace. The CPU rounds (or expands) every operand into FP32 copies (every reduced
+     * precision); the CUDA backend converts to 16 bits (BF16/FP16) only the operands stored
+     * FP32, and reads the activations stored in 16 bits as they are (TF32 reads FP32 in
+     * place). The activations stored in 16 bits are already in nb.acts at 2 bytes. */
     int prec = gen_param_i(m, GENESIS_P_PRECISION);
-    uint64_t per = out->on_device ? (prec == GEN_PREC_BF16 || prec == GEN_PREC_FP16 ? 2 : 0)
-                                  : (prec != GEN_PREC_FP32 ? 4 : 0);
-    out->workspace += per * nb.gemm_operands;
+    if (out->on_device)
+        out->workspace += prec == GEN_PREC_BF16 || prec == GEN_PREC_FP16 ? 2 * nb.gemm_convert : 0;
+    else
+        out->workspace += prec != GEN_PREC_FP32 ? 4 * nb.gemm_operands : 0;
     out->parameters = nb.params;
     out->optimizer = nb.optimizer;
     out->activations = nb.acts;

@@ -16,6 +16,9 @@ typedef struct gen_net_bytes {
     uint64_t host;       /* host-side scratch the network keeps or allocates per step */
     uint64_t gemm_operands; /* the most elements of op(A) + op(B) in one of the network's
                                products: what mixed precision copies (docs/precision.md) */
+    uint64_t gemm_convert;  /* the same without the operands stored in 16 bits (activations
+                               of BF16/FP16 training, docs/precision.md "Memory"): what the
+                               CUDA backend converts to 16 bits */
 } gen_net_bytes;
 
 /* The largest op(A) + op(B) (elements) of a linear layer on R rows, C inputs, OC outputs:
@@ -27,6 +30,16 @@ static inline uint64_t gen_linear_operands(uint64_t R, uint64_t C, uint64_t OC) 
 }
 static inline void gen_max_operands(gen_net_bytes *b, uint64_t n) {
     if (n > b->gemm_operands) b->gemm_operands = n;
+}
+/* A linear layer's products (as gen_linear_operands) in both counts: every operand, and the
+ * ones stored FP32, the input (R x C) not when inp16 (stored in 16 bits) */
+static inline void gen_linear_products(gen_net_bytes *b, uint64_t R, uint64_t C, uint64_t OC,
+                                       int inp16) {
+    gen_max_operands(b, gen_linear_operands(R, C, OC));
+    uint64_t x = inp16 ? 0 : R * C, f = x + OC * C, d = R * OC + OC * C, w = R * OC + x;
+    uint64_t m = f > d ? f : d;
+    m = m > w ? m : w;
+    if (m > b->gemm_convert) b->gemm_convert = m;
 }
 
 /* What a network is sized by: rows per batch, the encoded row width, the conditional vector

@@ -39,6 +39,7 @@ typedef struct pt_buf {
     const char *name;
     size_t n;
     int role, is_int;
+    int bits; /* compared bit for bit (16-bit values, two to a word) */
     uint32_t *host; /* initial contents */
     void *dev[PT_NBK];
     uint32_t *res[PT_NBK]; /* downloaded with guards */
@@ -239,6 +240,107 @@ static void su_linbx(pt_env *e) { linb_setup(e, 1); }
 static void ru_linbx(pt_env *e, gen_backend *be, int k) {
     pt_prec(be, D(0));
     linb_run(e, be, k, 1);
+    pt_prec(be, 0);
+}
+
+/* ---- 16-bit stored activations (docs/precision.md, "Memory"): the ops that read or write
+ * BF16/FP16 values (prec 2 bf16, 3 fp16). A 16-bit buffer holds its values two to a word;
+ * outputs are compared bit for bit (both backends round the same FP32 values with the same
+ * routine of precision.h, and ReLU is exact). The products read stored values that are
+ * already in the format, so only the FP32 summation order differs: the tolerances of the
+ * mixed-precision products. */
+
+/* A buffer of n 16-bit values in the format prec: random values in [lo, hi] rounded to it,
+ * with specials (NaN, +-Inf, +-0, values that round to zero or overflow fp16) when asked */
+static int pt_add_half(pt_env *e, const char *name, size_t n, int role, float lo, float hi,
+                       int prec, int specials) {
+    size_t words = (n + 1) / 2;
+    int i = pt_add(e, name, words, role, lo, hi);
+    float *f = malloc((n ? n : 1) * sizeof(float));
+    ck_assert(f);
+    tu_fill_uniform(f, n, lo, hi, 7000u * (uint64_t)e->idx + 13u * (uint64_t)i + 5u);
+    static const float sp[] = {NAN, INFINITY, -INFINITY, 0.0f, -0.0f, 1e-30f, -1e-30f, 7e4f};
+    uint16_t *h = (uint16_t *)(void *)e->b[i].host;
+    memset(h, 0, words * 4);
+    for (size_t k = 0; k < n; k++) {
+        float v = specials && k % 5 == (size_t)e->idx % 5 ? sp[(k / 5) % 8] : f[k];
+        h[k] = gen_half_bits(v, prec);
+    }
+    e->b[i].bits = role != PT_IN;
+    free(f);
+    return i;
+}
+static uint16_t *PH(pt_env *e, int bk, int i) { return (uint16_t *)(void *)P(e, bk, i); }
+
+/* to_half: prec, rows, cols, ldd pad, lds pad, specials */
+static void su_to_half(pt_env *e) {
+    int rows = D(1), cols = D(2);
+    pt_add_half(e, "dst", (size_t)rows * (cols + D(3)), PT_OUT, -1, 1, D(0), 0);
+    int i = pt_add(e, "src", (size_t)rows * (cols + D(4)), PT_IN, -3, 3);
+    if (D(5)) pt_specials(e, i);
+}
+static void ru_to_half(pt_env *e, gen_backend *be, int k) {
+    pt_prec(be, D(0));
+    OPS(be)->to_half(be, PH(e, k, 0), D(2) + D(3), P(e, k, 1), D(2) + D(4), D(1), D(2));
+    pt_prec(be, 0);
+}
+/* linear_forward_h: prec, B, C, OC, bias?; ldo = OC + 2, ldi = C + 1 (16-bit) */
+static void su_linfh(pt_env *e) {
+    int B = D(1), C = D(2), OC = D(3);
+    pt_add(e, "out", (size_t)B * (OC + 2), PT_OUT, -1, 1);
+    pt_add_half(e, "inp", (size_t)B * (C + 1), PT_IN, -1, 1, D(0), 0);
+    pt_add(e, "W", (size_t)OC * C, PT_IN, -1, 1);
+    pt_add(e, "bias", (size_t)OC, PT_IN, -1, 1);
+}
+static void ru_linfh(pt_env *e, gen_backend *be, int k) {
+    int B = D(1), C = D(2), OC = D(3);
+    pt_prec(be, D(0));
+    OPS(be)->linear_forward_h(be, P(e, k, 0), OC + 2, PH(e, k, 1), C + 1, P(e, k, 2),
+                              D(4) ? P(e, k, 3) : NULL, B, C, OC);
+    pt_prec(be, 0);
+}
+/* linear_backward_h: prec, B, C, OC, mask (1 dinp, 2 dW, 4 dbias); lddi = C + 3,
+ * lddo = OC + 1, ldi = C + 2 (16-bit) */
+static void su_linbh(pt_env *e) {
+    int B = D(1), C = D(2), OC = D(3);
+    pt_add(e, "dinp", (size_t)B * (C + 3), PT_ACC, -1, 1);
+    pt_add(e, "dW", (size_t)OC * C, PT_ACC, -1, 1);
+    pt_add(e, "dbias", (size_t)OC, PT_ACC, -1, 1);
+    pt_add(e, "dout", (size_t)B * (OC + 1), PT_IN, -1, 1);
+    pt_add_half(e, "inp", (size_t)B * (C + 2), PT_IN, -1, 1, D(0), 0);
+    pt_add(e, "W", (size_t)OC * C, PT_IN, -1, 1);
+}
+static void ru_linbh(pt_env *e, gen_backend *be, int k) {
+    int B = D(1), C = D(2), OC = D(3), m = D(4);
+    pt_prec(be, D(0));
+    OPS(be)->linear_backward_h(be, (m & 1) ? P(e, k, 0) : NULL, C + 3,
+                               (m & 2) ? P(e, k, 1) : NULL, (m & 4) ? P(e, k, 2) : NULL,
+                               P(e, k, 3), OC + 1, PH(e, k, 4), C + 2, P(e, k, 5), B, C, OC);
+    pt_prec(be, 0);
+}
+/* relu_forward_h: prec, rows, cols, ldo pad, ldi pad, specials */
+static void su_relufh(pt_env *e) {
+    int rows = D(1), cols = D(2);
+    pt_add_half(e, "out", (size_t)rows * (cols + D(3)), PT_OUT, -1, 1, D(0), 0);
+    int i = pt_add(e, "inp", (size_t)rows * (cols + D(4)), PT_IN, -2, 2);
+    if (D(5)) pt_specials(e, i);
+}
+static void ru_relufh(pt_env *e, gen_backend *be, int k) {
+    pt_prec(be, D(0));
+    OPS(be)->relu_forward_h(be, PH(e, k, 0), D(2) + D(3), P(e, k, 1), D(2) + D(4), D(1), D(2));
+    pt_prec(be, 0);
+}
+/* relu_backward_h: prec, rows, cols, ldo pad, specials (in the stored output) */
+static void su_relubh(pt_env *e) {
+    size_t n = (size_t)D(1) * D(2);
+    pt_add(e, "dinp", n, PT_ACC, -1, 1);
+    int i = pt_add(e, "dout", n, PT_IN, -2, 2);
+    if (D(4)) pt_specials(e, i);
+    pt_add_half(e, "out", (size_t)D(1) * (D(2) + D(3)), PT_IN, -1, 1, D(0), D(4));
+}
+static void ru_relubh(pt_env *e, gen_backend *be, int k) {
+    pt_prec(be, D(0));
+    OPS(be)->relu_backward_h(be, P(e, k, 0), P(e, k, 1), PH(e, k, 2), D(2) + D(3), D(1), D(2));
     pt_prec(be, 0);
 }
 
@@ -919,7 +1021,8 @@ enum {
     O_SIG_F, O_SIG_B, O_GRU_F, O_GRU_B, O_GATHER, O_ONEHOT, O_ACCUM,
     O_SILU_F, O_SILU_B, O_SCALE, O_TEMB, O_DDPM_LOSS,
     O_LEMB, O_LEMB_B, O_EMA,
-    O_GEMM_X, O_LINF_X, O_LINB_X, O_AMP_SCALE, O_AMP_UNSCALE, O_ADAM_AMP
+    O_GEMM_X, O_LINF_X, O_LINB_X, O_AMP_SCALE, O_AMP_UNSCALE, O_ADAM_AMP, O_TO_HALF,
+    O_LINF_H, O_LINB_H, O_RELU_FH, O_RELU_BH
 };
 
 static const pt_op pt_ops[] = {
@@ -988,6 +1091,14 @@ static const pt_op pt_ops[] = {
     [O_AMP_SCALE] = {"amp_scale", "n specials", 0, 0, su_amp_scale, ru_amp_scale},
     [O_AMP_UNSCALE] = {"amp_unscale", "n where kind inject good", 0, 0, su_amp_unscale, ru_amp_unscale},
     [O_ADAM_AMP] = {"adam_dev_amp", "n skip", 1e-6, 1e-5, su_adam_amp, ru_adam_amp},
+    /* 16-bit stored activations: conversions and ReLU exact (16-bit outputs bit for bit; the
+     * backward's += exact too), products with the mixed-precision products' tolerances */
+    [O_TO_HALF] = {"to_half", "prec rows cols ldd+ lds+ specials", 0, 0, su_to_half, ru_to_half},
+    [O_LINF_H] = {"linear_forward_h", "prec B C OC bias", 2e-4, 1e-4, su_linfh, ru_linfh},
+    [O_LINB_H] = {"linear_backward_h", "prec B C OC mask", 5e-4, 1e-4, su_linbh, ru_linbh},
+    [O_RELU_FH] = {"relu_forward_h", "prec rows cols ldo+ ldi+ specials", 0, 0, su_relufh,
+                   ru_relufh},
+    [O_RELU_BH] = {"relu_backward_h", "prec rows cols ldo+ specials", 0, 0, su_relubh, ru_relubh},
 };
 
 static const pt_case pt_cases[] = {
@@ -1101,6 +1212,19 @@ static const pt_case pt_cases[] = {
     {O_AMP_UNSCALE, {17, 9, 2, 0, 0}}, {O_AMP_UNSCALE, {1025, -1, 0, 6, 3}},
     {O_AMP_UNSCALE, {3, -1, 0, 7, 0}},
     {O_ADAM_AMP, {1025, 0}}, {O_ADAM_AMP, {1025, 1}}, {O_ADAM_AMP, {65539, 1}},
+    /* 16-bit stored activations (prec 2 bf16, 3 fp16): awkward shapes, padded rows (odd
+     * leading dimensions: values straddle words), CTGAN's residual stack (d2 = 2 g + d0) and
+     * TVAE's layers */
+    {O_TO_HALF, {2, 1, 1, 0, 0, 0}}, {O_TO_HALF, {3, 17, 3, 1, 2, 1}},
+    {O_TO_HALF, {2, 257, 33, 5, 0, 1}}, {O_TO_HALF, {3, 500, 230, 512, 0, 0}},
+    {O_LINF_H, {2, 1, 1, 1, 1}}, {O_LINF_H, {3, 3, 17, 257, 1}}, {O_LINF_H, {2, 257, 3, 17, 0}},
+    {O_LINF_H, {3, 500, 742, 150, 1}}, {O_LINF_H, {2, 500, 128, 128, 1}},
+    {O_LINB_H, {2, 1, 1, 1, 7}}, {O_LINB_H, {3, 17, 1025, 3, 6}}, {O_LINB_H, {2, 3, 17, 257, 7}},
+    {O_LINB_H, {3, 500, 742, 150, 2}}, {O_LINB_H, {2, 500, 128, 300, 7}},
+    {O_RELU_FH, {2, 1, 1, 0, 0, 0}}, {O_RELU_FH, {3, 17, 3, 1, 2, 1}},
+    {O_RELU_FH, {2, 257, 33, 3, 0, 1}}, {O_RELU_FH, {3, 500, 256, 486, 0, 1}},
+    {O_RELU_BH, {2, 1, 1, 0, 0}}, {O_RELU_BH, {3, 17, 3, 1, 1}}, {O_RELU_BH, {2, 257, 33, 3, 1}},
+    {O_RELU_BH, {3, 500, 256, 486, 1}},
 };
 #define PT_NCASES ((int)(sizeof pt_cases / sizeof pt_cases[0]))
 
@@ -1245,7 +1369,9 @@ START_TEST(test_op_parity) {
         if (!fail[0] && memcmp(b->res[1], b->res[2], (b->n + 2 * PT_GUARD) * 4) != 0)
             snprintf(fail, sizeof fail, "two CUDA runs differ in '%s': not deterministic",
                      b->name);
-        if (!fail[0] && b->role != PT_IN)
+        if (!fail[0] && b->bits && memcmp(b->res[0] + PT_GUARD, b->res[1] + PT_GUARD, b->n * 4))
+            snprintf(fail, sizeof fail, "16-bit values of '%s' differ from the CPU's", b->name);
+        if (!fail[0] && b->role != PT_IN && !b->bits)
             pt_compare(&s, b->name, (const float *)(void *)(b->res[1] + PT_GUARD),
                        (const float *)(void *)(b->res[0] + PT_GUARD), b->n, op->atol, op->rtol);
     }

@@ -168,6 +168,72 @@ START_TEST(test_cpu_gemm_prec) {
 }
 END_TEST
 
+/* ---- 16-bit stored activations: the same numbers as FP32 storage (CPU backend) -------------- */
+
+/* linear_forward_h / linear_backward_h on to_half(X) give the bytes linear_forward /
+ * linear_backward give on X; relu_forward_h stores round(max(x, 0)); relu_backward_h passes
+ * the gradient where relu_backward on the FP32 output does, except where a positive x
+ * rounded to zero (planted here: 1e-9 is below FP16's half-smallest subnormal 2^-25, 1e-41
+ * below BF16's) */
+START_TEST(test_act16_ops_same) {
+    genesis_ctx *ctx;
+    genesis_ctx_create(&ctx);
+    gen_backend *be;
+    ck_assert_int_eq(gen_backend_cpu_create(ctx, 1, &be), GENESIS_OK);
+    int B = 67, C = 45, OC = 31, ldx = C + 3, n = B * C;
+    float *X = malloc((size_t)B * ldx * 4), *W = malloc((size_t)OC * C * 4), *b = malloc(OC * 4);
+    float *Y1 = malloc((size_t)B * OC * 4), *Y2 = malloc((size_t)B * OC * 4);
+    float *G = malloc((size_t)B * OC * 4), *dW1 = calloc((size_t)OC * C, 4), *dW2 = calloc((size_t)OC * C, 4);
+    float *R = malloc((size_t)n * 4), *D = malloc((size_t)n * 4), *g1 = calloc(n, 4), *g2 = calloc(n, 4);
+    uint16_t *Xs = malloc((size_t)B * ldx * 2), *Rs = malloc((size_t)n * 2);
+    ck_assert(X && W && b && Y1 && Y2 && G && dW1 && dW2 && R && D && g1 && g2 && Xs && Rs);
+    tu_fill_uniform(X, (size_t)B * ldx, -2, 2, 11);
+    tu_fill_uniform(W, (size_t)OC * C, -1, 1, 12);
+    tu_fill_uniform(b, OC, -1, 1, 13);
+    tu_fill_uniform(G, (size_t)B * OC, -1, 1, 14);
+    tu_fill_uniform(D, n, -1, 1, 15);
+    for (int p = GEN_PREC_BF16; p <= GEN_PREC_FP16; p++) {
+        float tiny = p == GEN_PREC_FP16 ? 1e-9f : 1e-41f;
+        for (int i = 0; i < B; i++) X[(size_t)i * ldx + (i % C)] = tiny;
+        be->precision = p;
+        be->ops->linear_forward(be, Y1, OC, X, ldx, W, b, B, C, OC);
+        be->ops->to_half(be, Xs, ldx, X, ldx, B, C);
+        be->ops->linear_forward_h(be, Y2, OC, Xs, ldx, W, b, B, C, OC);
+        ck_assert_msg(!memcmp(Y1, Y2, (size_t)B * OC * 4), "prec %d: forward differs", p);
+        be->ops->linear_backward(be, NULL, 0, dW1, NULL, G, OC, X, ldx, W, B, C, OC);
+        be->ops->linear_backward_h(be, NULL, 0, dW2, NULL, G, OC, Xs, ldx, W, B, C, OC);
+        ck_assert_msg(!memcmp(dW1, dW2, (size_t)OC * C * 4), "prec %d: dW differs", p);
+        /* ReLU of X's first C columns, rows packed */
+        be->ops->relu_forward_h(be, Rs, C, X, ldx, B, C);
+        for (int i = 0; i < B; i++)
+            for (int j = 0; j < C; j++) {
+                float x = X[(size_t)i * ldx + j];
+                R[i * C + j] = x > 0 ? x : 0;
+                ck_assert(Rs[i * C + j] == gen_half_bits(x > 0 ? x : 0, p));
+            }
+        memset(g1, 0, (size_t)n * 4);
+        memset(g2, 0, (size_t)n * 4);
+        be->ops->relu_backward(be, g1, D, R, n);
+        be->ops->relu_backward_h(be, g2, D, Rs, C, B, C);
+        int zeroed = 0;
+        for (int k = 0; k < n; k++) {
+            if (g1[k] == g2[k]) continue;
+            ck_assert_msg(R[k] > 0 && gen_half_f32(Rs[k], p) == 0 && g2[k] == 0,
+                          "prec %d: relu_backward_h differs at %d", p, k);
+            zeroed++;
+        }
+        printf("act16 ops prec %d: forward and dW bit-identical; relu mask differs only at the %d "
+               "planted positives that round to zero\n", p, zeroed);
+        ck_assert_int_eq(zeroed, B);
+    }
+    be->precision = GEN_PREC_FP32;
+    free(X); free(W); free(b); free(Y1); free(Y2); free(G); free(dW1); free(dW2);
+    free(R); free(D); free(g1); free(g2); free(Xs); free(Rs);
+    gen_backend_free(be);
+    genesis_ctx_free(ctx);
+}
+END_TEST
+
 /* ---- loss scaling, step by step (the CPU backend's amp_unscale / adam_dev) ------------------- */
 
 START_TEST(test_amp_rules) {
@@ -284,6 +350,58 @@ START_TEST(test_fp16_injected_overflow) {
 }
 END_TEST
 
+/* ---- 16-bit stored activations (docs/precision.md, "Memory") ------------------------------ */
+
+/* Fits `kind` in `prec` on the sample table (2 epochs of 20 steps, small networks) and saves
+ * it to `path`; act16 0: GENESIS_ACT16=0, the activations stored FP32 as before */
+static void fit_save(genesis_model_kind kind, genesis_precision prec, int act16,
+                     const char *path) {
+    if (act16) unsetenv("GENESIS_ACT16");
+    else setenv("GENESIS_ACT16", "0", 1);
+    genesis_ctx *ctx;
+    genesis_ctx_create(&ctx);
+    genesis_ctx_set_seed(ctx, 5);
+    genesis_ctx_set_threads(ctx, 1);
+    genesis_table *t;
+    ck_assert_int_eq(genesis_table_read_csv(ctx, tu_path("data/adult_sample.csv"), NULL, &t),
+                     GENESIS_OK);
+    genesis_model *m;
+    ck_assert_int_eq(genesis_model_create(ctx, kind, &m), GENESIS_OK);
+    ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_PRECISION, prec), GENESIS_OK);
+    genesis_model_set_param(m, GENESIS_P_EPOCHS, 2);
+    genesis_model_set_param(m, GENESIS_P_BATCH_SIZE, 100);
+    genesis_model_set_param(m, GENESIS_P_EMBEDDING_DIM, 32);
+    genesis_model_set_param(m, GENESIS_P_GEN_DIM, 48);
+    if (kind == GENESIS_MODEL_CTGAN) genesis_model_set_param(m, GENESIS_P_DIS_DIM, 32);
+    ck_assert_msg(genesis_model_fit(m, t, NULL, NULL) == GENESIS_OK, "%s", genesis_errmsg(ctx));
+    ck_assert_int_eq(genesis_model_save(m, path), GENESIS_OK);
+    genesis_model_free(m);
+    genesis_table_free(t);
+    genesis_ctx_free(ctx);
+    unsetenv("GENESIS_ACT16");
+}
+
+/* Storing the activations that allow it in 16 bits changes no number: the products read the
+ * same rounded values, the ReLU masks the same signs (short of a positive value that rounds
+ * to zero, which these fits do not meet). The saved weights are the same bytes. */
+START_TEST(test_act16_same_training) {
+    genesis_model_kind kind = _i % 2 ? GENESIS_MODEL_TVAE : GENESIS_MODEL_CTGAN;
+    genesis_precision prec = _i < 2 ? GENESIS_PRECISION_BF16 : GENESIS_PRECISION_FP16;
+    char a[] = "/tmp/genesis_test_act16_a_XXXXXX", b[] = "/tmp/genesis_test_act16_b_XXXXXX";
+    int fa = mkstemp(a), fb = mkstemp(b);
+    ck_assert(fa >= 0 && fb >= 0);
+    close(fa);
+    close(fb);
+    fit_save(kind, prec, 1, a);
+    fit_save(kind, prec, 0, b);
+    printf("act16 %s %s: 16-bit and FP32 activation storage save the same model\n",
+           _i % 2 ? "tvae" : "ctgan", _i < 2 ? "bf16" : "fp16");
+    tu_assert_same_files(a, b);
+    remove(a);
+    remove(b);
+}
+END_TEST
+
 /* ---- the model file: the precision is kept; 24-setting files load as fp32 -------------------- */
 
 START_TEST(test_file_precision) {
@@ -332,9 +450,11 @@ int main(void) {
     tcase_add_test(tc, test_round_all_halves);
     tcase_add_test(tc, test_round_random);
     tcase_add_test(tc, test_cpu_gemm_prec);
+    tcase_add_test(tc, test_act16_ops_same);
     tcase_add_test(tc, test_amp_rules);
     tcase_add_loop_test(tc, test_fp16_injected_overflow, 0, 2);
     tcase_add_test(tc, test_file_precision);
+    tcase_add_loop_test(tc, test_act16_same_training, 0, 4);
     suite_add_tcase(s, tc);
     return tu_run(s);
 }
