@@ -299,28 +299,35 @@ static int last_loss(const genesis_progress *p, void *user) {
     return 0;
 }
 
+/* A small `kind` model on the sample table in `prec` (seed, epochs of 20 steps of 100 rows,
+ * generator width gdim), fitted with `cb` (may be NULL); the caller frees m, t and ctx. */
+static genesis_model *fit_small(genesis_model_kind kind, genesis_precision prec, uint64_t seed,
+                                int epochs, int gdim, genesis_progress_fn cb, double *loss,
+                                genesis_ctx **ctx, genesis_table **t) {
+    genesis_ctx_create(ctx);
+    genesis_ctx_set_seed(*ctx, seed);
+    genesis_ctx_set_threads(*ctx, 1);
+    ck_assert_int_eq(genesis_table_read_csv(*ctx, tu_path("data/adult_sample.csv"), NULL, t),
+                     GENESIS_OK);
+    genesis_model *m;
+    ck_assert_int_eq(genesis_model_create(*ctx, kind, &m), GENESIS_OK);
+    ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_PRECISION, prec), GENESIS_OK);
+    genesis_model_set_param(m, GENESIS_P_EPOCHS, epochs);
+    genesis_model_set_param(m, GENESIS_P_BATCH_SIZE, 100);
+    genesis_model_set_param(m, GENESIS_P_EMBEDDING_DIM, 32);
+    genesis_model_set_param(m, GENESIS_P_GEN_DIM, gdim);
+    if (kind == GENESIS_MODEL_CTGAN) genesis_model_set_param(m, GENESIS_P_DIS_DIM, 32);
+    ck_assert_msg(genesis_model_fit(m, *t, cb, loss) == GENESIS_OK, "%s", genesis_errmsg(*ctx));
+    return m;
+}
+
 /* fits `kind` on the sample table in fp16; returns the skipped steps and the last loss */
 static int64_t fit_fp16(genesis_model_kind kind, const char *inject, double *loss) {
     if (inject) setenv("GENESIS_FP16_INJECT_INF", inject, 1);
     else unsetenv("GENESIS_FP16_INJECT_INF");
     genesis_ctx *ctx;
-    genesis_ctx_create(&ctx);
-    genesis_ctx_set_seed(ctx, 4);
-    genesis_ctx_set_threads(ctx, 1);
     genesis_table *t;
-    ck_assert_int_eq(genesis_table_read_csv(ctx, tu_path("data/adult_sample.csv"), NULL, &t),
-                     GENESIS_OK);
-    genesis_model *m;
-    ck_assert_int_eq(genesis_model_create(ctx, kind, &m), GENESIS_OK);
-    ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_PRECISION, GENESIS_PRECISION_FP16),
-                     GENESIS_OK);
-    genesis_model_set_param(m, GENESIS_P_EPOCHS, 4);
-    genesis_model_set_param(m, GENESIS_P_BATCH_SIZE, 100);
-    genesis_model_set_param(m, GENESIS_P_EMBEDDING_DIM, 32);
-    genesis_model_set_param(m, GENESIS_P_GEN_DIM, 32);
-    if (kind == GENESIS_MODEL_CTGAN) genesis_model_set_param(m, GENESIS_P_DIS_DIM, 32);
-    ck_assert_msg(genesis_model_fit(m, t, last_loss, loss) == GENESIS_OK, "%s",
-                  genesis_errmsg(ctx));
+    genesis_model *m = fit_small(kind, GENESIS_PRECISION_FP16, 4, 4, 32, last_loss, loss, &ctx, &t);
     int64_t skipped = -1;
     ck_assert_int_eq(genesis_model_skipped_steps(m, &skipped), GENESIS_OK);
     genesis_model_free(m);
@@ -359,21 +366,8 @@ static void fit_save(genesis_model_kind kind, genesis_precision prec, int act16,
     if (act16) unsetenv("GENESIS_ACT16");
     else setenv("GENESIS_ACT16", "0", 1);
     genesis_ctx *ctx;
-    genesis_ctx_create(&ctx);
-    genesis_ctx_set_seed(ctx, 5);
-    genesis_ctx_set_threads(ctx, 1);
     genesis_table *t;
-    ck_assert_int_eq(genesis_table_read_csv(ctx, tu_path("data/adult_sample.csv"), NULL, &t),
-                     GENESIS_OK);
-    genesis_model *m;
-    ck_assert_int_eq(genesis_model_create(ctx, kind, &m), GENESIS_OK);
-    ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_PRECISION, prec), GENESIS_OK);
-    genesis_model_set_param(m, GENESIS_P_EPOCHS, 2);
-    genesis_model_set_param(m, GENESIS_P_BATCH_SIZE, 100);
-    genesis_model_set_param(m, GENESIS_P_EMBEDDING_DIM, 32);
-    genesis_model_set_param(m, GENESIS_P_GEN_DIM, 48);
-    if (kind == GENESIS_MODEL_CTGAN) genesis_model_set_param(m, GENESIS_P_DIS_DIM, 32);
-    ck_assert_msg(genesis_model_fit(m, t, NULL, NULL) == GENESIS_OK, "%s", genesis_errmsg(ctx));
+    genesis_model *m = fit_small(kind, prec, 5, 2, 48, NULL, NULL, &ctx, &t);
     ck_assert_int_eq(genesis_model_save(m, path), GENESIS_OK);
     genesis_model_free(m);
     genesis_table_free(t);
