@@ -10,14 +10,14 @@
 # sample): a path, or GENESIS_DATA naming a folder with adult.csv (default ../shared/data, a
 # sibling folder of the developers' setup); without it the script says so and exits 0. For
 # the reference, a virtualenv with `pip install ctgan` at $GENESIS_PYREF (default
-# /work/pyref/venv). Skips what is missing.
+# pyref/venv in the checkout, git-ignored). Skips what is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DATA=${1:-${GENESIS_DATA:-../shared/data}/adult.csv}
 EPOCHS=${2:-3}
 MODELS=${3:-ctgan tvae}
 BUILD=${BUILD:-build}
-PY=${GENESIS_PYREF:-/work/pyref/venv}/bin/python
+PY=${GENESIS_PYREF:-pyref/venv}/bin/python
 OUT=bench/results/cpu_$(date -u +%Y%m%dT%H%M%SZ).jsonl
 if [ ! -f "$DATA" ]; then echo "run_cpu: $DATA not found (pass adult.csv or set GENESIS_DATA); skipping"; exit 0; fi
 [ -x "$BUILD/bench_fit" ] || { cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release >/dev/null && cmake --build "$BUILD" -j"$(nproc)" >/dev/null; }

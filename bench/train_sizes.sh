@@ -14,7 +14,7 @@
 #        [--out FILE: appended to; its earlier runs count for the projections]
 # Environment: GENESIS_DEVICE (default for --device), BUILD (build folder, default build-bench;
 # built here with CUDA off when missing), GENESIS_PYREF (reference virtualenv, default
-# /work/pyref/venv; the reference is skipped when it is missing), GENESIS_PYREF_PYTHON (an
+# pyref/venv in the checkout, git-ignored; the reference is skipped when it is missing), GENESIS_PYREF_PYTHON (an
 # interpreter that imports ctgan, instead of the venv: e.g. python3 with PYTHONPATH set to
 # carried wheels on the GPU machine), SIZES_DATA (where the tables
 # go, default /tmp/genesis_sizes; 10M rows take 2.7 GB; tables of 1M rows and more are removed
@@ -25,7 +25,7 @@ cd "$(dirname "$0")/.." || exit 1
 ROOT=$PWD
 BUILD=${BUILD:-build-bench}
 DEVICE=${GENESIS_DEVICE:-cpu}
-PYREF=${GENESIS_PYREF:-/work/pyref/venv}
+PYREF=${GENESIS_PYREF:-pyref/venv}
 DATA=${SIZES_DATA:-/tmp/genesis_sizes}
 OUTFILE=bench/results/train_sizes_$(date -u +%Y%m%dT%H%M%SZ).jsonl
 NOREF=0

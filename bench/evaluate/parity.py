@@ -33,7 +33,7 @@ developers' setup). When that folder is absent only genesis-adult-sample runs, a
 says so.
 
 Usage:
-  /work/pyref/venv/bin/python bench/evaluate/parity.py --genesis build-eval/genesis \
+  $PYREF/bin/python bench/evaluate/parity.py --genesis build-eval/genesis \
       [--pairs a,b] [--md bench/evaluate/results.md] [--json-out FILE]
 """
 import os

@@ -18,7 +18,7 @@ The holdout comes from Adult's full training split, which the repository does no
 adult.csv in the folder GENESIS_DATA (default ../shared/data beside the repository, a sibling
 folder of the developers' setup). Without it the script says so and exits 0.
 
-  /work/pyref/venv/bin/python bench/evaluate/parity_privacy.py --genesis build-eval/genesis
+  $PYREF/bin/python bench/evaluate/parity_privacy.py --genesis build-eval/genesis
 """
 import os
 
