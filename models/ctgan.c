@@ -470,43 +470,36 @@ void ctgan_gen_backward(ctgan *c) {
     const gen_backend_ops *o = be->ops;
     ctgan_acts *a = &c->act;
     ctgan_gen_tensors *p = &c->gp, *d = &c->gg;
-    int B = c->B, g = c->gdim, d0 = c->d0, d1 = c->d1, d2 = c->d2, h = c->act16;
+    int B = c->B, g = c->gdim, d0 = c->d0, d1 = c->d1, d2 = c->d2, dd = c->data_dim;
     size_t Bg = (size_t)B * g;
-    const uint16_t *Xs = a->Xs; /* act16: X in 16 bits (docs/precision.md, "Memory") */
+    /* each layer's input: FP32 (X, zin) or, with act16, X in 16 bits (docs/precision.md,
+     * "Memory"); the other pointer is NULL. The block ReLU outputs h2, h1 are X's first two
+     * column groups. */
+    const uint16_t *Xs = a->Xs;
+    const uint16_t *in3s = Xs, *in2s = Xs ? Xs + g : NULL, *in1s = Xs ? Xs + 2 * g : NULL;
+    const float *in3 = a->X, *in2 = a->X ? a->X + g : NULL, *in1 = a->zin;
     /* only the hidden parts of each block's input need a gradient (z' is an input), so dX
      * is computed for X[:, :2g] from the output layer and X[:, g:2g] from block 2 */
     o->zero(be, a->dX, (size_t)B * d2);
-    if (h)
-        o->linear_backward_h(be, NULL, 0, d->W3, d->b3, a->dgout, c->data_dim, Xs, d2, p->W3, B,
-                             d2, c->data_dim);
-    else
-        o->linear_backward(be, NULL, 0, d->W3, d->b3, a->dgout, c->data_dim, a->X, d2, p->W3, B,
-                           d2, c->data_dim);
+    gen_linear_backward_x(be, NULL, 0, d->W3, d->b3, a->dgout, dd, in3, in3s, d2, p->W3, B, d2,
+                          dd);
     o->gemm(be, 0, 0, B, 2 * g, c->data_dim, 1.0f, a->dgout, c->data_dim, p->W3, d2, 1.0f, a->dX, d2);
     /* block 2 */
     o->copy2d(be, a->dh, g, a->dX, d2, B, g);
     o->zero(be, a->dbn, Bg);
-    if (h) o->relu_backward_h(be, a->dbn, a->dh, Xs, d2, B, g);
-    else o->relu_backward(be, a->dbn, a->dh, a->h2, Bg);
+    gen_relu_backward_x(be, a->dbn, a->dh, a->h2, in3s, d2, B, g);
     o->zero(be, a->dpre, Bg);
     ct_bn_backward(c, a->dpre, d->bn2g, d->bn2b, a->dbn, a->pre2, a->mean2, a->rstd2, p->bn2g);
-    if (h)
-        o->linear_backward_h(be, NULL, 0, d->W2, d->b2, a->dpre, g, Xs + g, d2, p->W2, B, d1, g);
-    else
-        o->linear_backward(be, NULL, 0, d->W2, d->b2, a->dpre, g, a->X + g, d2, p->W2, B, d1, g);
+    gen_linear_backward_x(be, NULL, 0, d->W2, d->b2, a->dpre, g, in2, in2s, d2, p->W2, B, d1, g);
     o->gemm(be, 0, 0, B, g, g, 1.0f, a->dpre, g, p->W2, d1, 1.0f, a->dX + g, d2);
     /* block 1 */
     o->copy2d(be, a->dh, g, a->dX + g, d2, B, g);
     o->zero(be, a->dbn, Bg);
-    if (h) o->relu_backward_h(be, a->dbn, a->dh, Xs + g, d2, B, g);
-    else o->relu_backward(be, a->dbn, a->dh, a->h1, Bg);
+    gen_relu_backward_x(be, a->dbn, a->dh, a->h1, in2s, d2, B, g);
     o->zero(be, a->dpre, Bg);
     ct_bn_backward(c, a->dpre, d->bn1g, d->bn1b, a->dbn, a->pre1, a->mean1, a->rstd1, p->bn1g);
-    if (h)
-        o->linear_backward_h(be, NULL, 0, d->W1, d->b1, a->dpre, g, Xs + 2 * g, d2, p->W1, B, d0,
-                             g);
-    else
-        o->linear_backward(be, NULL, 0, d->W1, d->b1, a->dpre, g, a->zin, d0, p->W1, B, d0, g);
+    gen_linear_backward_x(be, NULL, 0, d->W1, d->b1, a->dpre, g, in1, in1s, Xs ? d2 : d0, p->W1,
+                          B, d0, g);
 }
 
 /* ---- discriminator -------------------------------------------------------------------------- */

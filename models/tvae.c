@@ -283,43 +283,15 @@ genesis_status tvae_init_weights(tvae *t, uint64_t seed) {
     return GENESIS_OK;
 }
 
-/* A linear layer's forward and backward whose input is a ReLU output, stored FP32 (x) or,
- * with act16, in 16 bits (xs) */
-static void lin_fwd(tvae *t, float *out, const float *x, const uint16_t *xs, const float *W,
-                    const float *b, int B, int C, int OC) {
-    gen_backend *be = t->be;
-    if (t->act16) be->ops->linear_forward_h(be, out, OC, xs, C, W, b, B, C, OC);
-    else be->ops->linear_forward(be, out, OC, x, C, W, b, B, C, OC);
-}
-static void lin_bwd(tvae *t, float *dx, float *dW, float *db, const float *dout,
-                    const float *x, const uint16_t *xs, const float *W, int B, int C, int OC) {
-    gen_backend *be = t->be;
-    if (t->act16) be->ops->linear_backward_h(be, dx, C, dW, db, dout, OC, xs, C, W, B, C, OC);
-    else be->ops->linear_backward(be, dx, C, dW, db, dout, OC, x, C, W, B, C, OC);
-}
-/* ReLU: out = max(inp, 0) (rows x cols) stored FP32 or in 16 bits; backward dinp += dout
- * where the stored output is positive */
-static void relu_fwd(tvae *t, float *out, uint16_t *outs, const float *inp, int rows, int cols) {
-    gen_backend *be = t->be;
-    if (t->act16) be->ops->relu_forward_h(be, outs, cols, inp, cols, rows, cols);
-    else be->ops->relu_forward(be, out, inp, (size_t)rows * cols);
-}
-static void relu_bwd(tvae *t, float *dinp, const float *dout, const float *out,
-                     const uint16_t *outs, int rows, int cols) {
-    gen_backend *be = t->be;
-    if (t->act16) be->ops->relu_backward_h(be, dinp, dout, outs, cols, rows, cols);
-    else be->ops->relu_backward(be, dinp, dout, out, (size_t)rows * cols);
-}
-
 void tvae_decode(tvae *t, int B) {
     tvae_acts *a = &t->act;
     tvae_tensors *p = &t->p;
     int h = t->hid, e = t->emb, Dr = t->Dr;
     t->be->ops->linear_forward(t->be, a->c1, h, a->z, e, p->dW1, p->db1, B, e, h);
-    relu_fwd(t, a->k1, a->k1s, a->c1, B, h);
-    lin_fwd(t, a->c2, a->k1, a->k1s, p->dW2, p->db2, B, h, h);
-    relu_fwd(t, a->k2, a->k2s, a->c2, B, h);
-    lin_fwd(t, a->r, a->k2, a->k2s, p->dW3, p->db3, B, h, Dr);
+    gen_relu_forward_x(t->be, a->k1, a->k1s, h, a->c1, B, h);
+    gen_linear_forward_x(t->be, a->c2, h, a->k1, a->k1s, h, p->dW2, p->db2, B, h, h);
+    gen_relu_forward_x(t->be, a->k2, a->k2s, h, a->c2, B, h);
+    gen_linear_forward_x(t->be, a->r, Dr, a->k2, a->k2s, h, p->dW3, p->db3, B, h, Dr);
 }
 
 float tvae_forward_backward(tvae *t, int B, int backward) {
@@ -347,11 +319,11 @@ void tvae_forward_backward_n(tvae *t, int B, int N, int backward) {
     }
     /* encoder */
     o->linear_forward(be, a->a1, h, a->x, D, p->eW1, p->eb1, B, D, h);
-    relu_fwd(t, a->h1, a->h1s, a->a1, B, h);
-    lin_fwd(t, a->a2, a->h1, a->h1s, p->eW2, p->eb2, B, h, h);
-    relu_fwd(t, a->h2, a->h2s, a->a2, B, h);
-    lin_fwd(t, a->mu, a->h2, a->h2s, p->mW, p->mb, B, h, e);
-    lin_fwd(t, a->lv, a->h2, a->h2s, p->vW, p->vb, B, h, e);
+    gen_relu_forward_x(be, a->h1, a->h1s, h, a->a1, B, h);
+    gen_linear_forward_x(be, a->a2, h, a->h1, a->h1s, h, p->eW2, p->eb2, B, h, h);
+    gen_relu_forward_x(be, a->h2, a->h2s, h, a->a2, B, h);
+    gen_linear_forward_x(be, a->mu, e, a->h2, a->h2s, h, p->mW, p->mb, B, h, e);
+    gen_linear_forward_x(be, a->lv, e, a->h2, a->h2s, h, p->vW, p->vb, B, h, e);
     o->reparam_forward(be, a->z, a->std, a->mu, a->lv, a->eps, Be);
     tvae_decode(t, B);
     if (backward) {
@@ -373,27 +345,27 @@ void tvae_forward_backward_n(tvae *t, int B, int N, int backward) {
     }
     /* decoder */
     o->zero(be, a->dk2, Bh);
-    lin_bwd(t, a->dk2, g->dW3, g->db3, a->dr, a->k2, a->k2s, p->dW3, B, h, Dr);
+    gen_linear_backward_x(be, a->dk2, h, g->dW3, g->db3, a->dr, Dr, a->k2, a->k2s, h, p->dW3, B, h, Dr);
     o->zero(be, a->dc2, Bh);
-    relu_bwd(t, a->dc2, a->dk2, a->k2, a->k2s, B, h);
+    gen_relu_backward_x(be, a->dc2, a->dk2, a->k2, a->k2s, h, B, h);
     o->zero(be, a->dk1, Bh);
-    lin_bwd(t, a->dk1, g->dW2, g->db2, a->dc2, a->k1, a->k1s, p->dW2, B, h, h);
+    gen_linear_backward_x(be, a->dk1, h, g->dW2, g->db2, a->dc2, h, a->k1, a->k1s, h, p->dW2, B, h, h);
     o->zero(be, a->dc1, Bh);
-    relu_bwd(t, a->dc1, a->dk1, a->k1, a->k1s, B, h);
+    gen_relu_backward_x(be, a->dc1, a->dk1, a->k1, a->k1s, h, B, h);
     o->zero(be, a->dz, Be);
     o->linear_backward(be, a->dz, e, g->dW1, g->db1, a->dc1, h, a->z, e, p->dW1, B, e, h);
     /* reparameterisation, then both heads into h2 */
     o->reparam_backward(be, a->dmu, a->dlv, a->dz, a->eps, a->std, Be);
     o->zero(be, a->dh2, Bh);
-    lin_bwd(t, a->dh2, g->mW, g->mb, a->dmu, a->h2, a->h2s, p->mW, B, h, e);
-    lin_bwd(t, a->dh2, g->vW, g->vb, a->dlv, a->h2, a->h2s, p->vW, B, h, e);
+    gen_linear_backward_x(be, a->dh2, h, g->mW, g->mb, a->dmu, e, a->h2, a->h2s, h, p->mW, B, h, e);
+    gen_linear_backward_x(be, a->dh2, h, g->vW, g->vb, a->dlv, e, a->h2, a->h2s, h, p->vW, B, h, e);
     /* encoder */
     o->zero(be, a->da2, Bh);
-    relu_bwd(t, a->da2, a->dh2, a->h2, a->h2s, B, h);
+    gen_relu_backward_x(be, a->da2, a->dh2, a->h2, a->h2s, h, B, h);
     o->zero(be, a->dh1, Bh);
-    lin_bwd(t, a->dh1, g->eW2, g->eb2, a->da2, a->h1, a->h1s, p->eW2, B, h, h);
+    gen_linear_backward_x(be, a->dh1, h, g->eW2, g->eb2, a->da2, h, a->h1, a->h1s, h, p->eW2, B, h, h);
     o->zero(be, a->da1, Bh);
-    relu_bwd(t, a->da1, a->dh1, a->h1, a->h1s, B, h);
+    gen_relu_backward_x(be, a->da1, a->dh1, a->h1, a->h1s, h, B, h);
     o->linear_backward(be, NULL, 0, g->eW1, g->eb1, a->da1, h, a->x, D, p->eW1, B, D, h);
 }
 

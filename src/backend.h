@@ -469,6 +469,35 @@ void gen_amp_reset(gen_backend *be, gen_amp *amp, int n);
  * (the environment) keeps them FP32, the reference the tests compare the 16-bit storage
  * with. */
 int gen_act16(int precision);
+/* A layer whose input (or ReLU output) is stored either FP32 (x) or in 16 bits (xh): the
+ * one that is not NULL is used; rows are contiguous for the FP32 buffers of the element-wise
+ * ReLU ops. One place for what both networks store either way. */
+static inline void gen_linear_forward_x(gen_backend *be, float *out, int ldo, const float *x,
+                                        const uint16_t *xh, int ldi, const float *W,
+                                        const float *bias, int B, int C, int OC) {
+    if (xh) be->ops->linear_forward_h(be, out, ldo, xh, ldi, W, bias, B, C, OC);
+    else be->ops->linear_forward(be, out, ldo, x, ldi, W, bias, B, C, OC);
+}
+static inline void gen_linear_backward_x(gen_backend *be, float *dinp, int lddi, float *dW,
+                                         float *dbias, const float *dout, int lddo,
+                                         const float *x, const uint16_t *xh, int ldi,
+                                         const float *W, int B, int C, int OC) {
+    if (xh) be->ops->linear_backward_h(be, dinp, lddi, dW, dbias, dout, lddo, xh, ldi, W, B, C, OC);
+    else be->ops->linear_backward(be, dinp, lddi, dW, dbias, dout, lddo, x, ldi, W, B, C, OC);
+}
+/* out = max(inp, 0) (rows x cols, inp contiguous) into out (contiguous) or outh (ld ldo) */
+static inline void gen_relu_forward_x(gen_backend *be, float *out, uint16_t *outh, int ldo,
+                                      const float *inp, int rows, int cols) {
+    if (outh) be->ops->relu_forward_h(be, outh, ldo, inp, cols, rows, cols);
+    else be->ops->relu_forward(be, out, inp, (size_t)rows * cols);
+}
+/* dinp += dout where the stored output (out contiguous, or outh with ld ldo) is positive */
+static inline void gen_relu_backward_x(gen_backend *be, float *dinp, const float *dout,
+                                       const float *out, const uint16_t *outh, int ldo,
+                                       int rows, int cols) {
+    if (outh) be->ops->relu_backward_h(be, dinp, dout, outh, ldo, rows, cols);
+    else be->ops->relu_backward(be, dinp, dout, out, (size_t)rows * cols);
+}
 /* Reads n loss-scaling states back (a host wait): the steps skipped in all, and the first
  * state's scale in *scale (either may be NULL). */
 void gen_amp_read(gen_backend *be, const gen_amp *amp, int n, int64_t *skipped, double *scale);
