@@ -72,10 +72,20 @@ class _EpochTimer:
         self._it = iterable
 
     def __iter__(self):
+        # GENESIS_REF_WAIT=FILE: the data transformer (CPU only) has run; hold the epoch loop
+        # until FILE exists, so that a GPU session can time the loop while the GPU is quiet.
+        go = os.environ.get("GENESIS_REF_WAIT")
+        if go:
+            print("ref: transformer done, waiting for " + go, file=sys.stderr, flush=True)
+            while not os.path.exists(go):
+                time.sleep(0.05)
         _TIMES["loop_start"] = time.perf_counter()
         for x in self._it:
             yield x
             _TIMES["epoch_ends"].append(time.perf_counter())
+            # one line per epoch on stderr: a run stopped at a time limit still has its figures
+            print(f"ref: epoch {len(_TIMES['epoch_ends'])} ends at "
+                  f"{_TIMES['epoch_ends'][-1] - _TIMES['loop_start']:.4f} s", file=sys.stderr, flush=True)
 
     def set_description(self, *_a, **_k):
         pass
