@@ -330,22 +330,49 @@ static genesis_status cu_to_half(gen_cuda *cu, uint16_t *dst, int ldd, const flo
     return GENESIS_OK;
 }
 
-/* The 16-bit operand buffer, at least `bytes`: exactly the largest product's so far, as the
+/* Copies the rows x cols matrix src (ld lds) into dst (ld ldd) with every value rounded to
+ * TF32, to nearest even (precision.h): a tensor core reads only the top 19 bits of an FP32
+ * operand (the low 13 are dropped, not rounded), so rounded copies make a TF32 product the
+ * CPU's product of the same rounded values (found on an H200: without them TF32 products were
+ * off by about 2^-11 sqrt(K)). */
+__global__ void k_to_tf32(float *__restrict__ dst, int ldd, const float *__restrict__ src,
+                          int lds, int rows, int cols) {
+    size_t n = (size_t)rows * cols;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x) {
+        size_t r = i / (size_t)cols, c = i % (size_t)cols;
+        dst[r * (size_t)ldd + c] = gen_tf32_round(src[r * (size_t)lds + c]);
+    }
+}
+
+static genesis_status cu_to_tf32(gen_cuda *cu, float *dst, int ldd, const float *src, int lds,
+                                 int rows, int cols) {
+    size_t n = (size_t)rows * cols;
+    if (n == 0) return GENESIS_OK;
+    GEN_LAUNCH(k_to_tf32, gen_cuda_grid(n, GEN_CUDA_THREADS), GEN_CUDA_THREADS, 0, cu->stream)(
+        dst, ldd, src, lds, rows, cols);
+    GEN_CUDA_LAUNCHED(cu);
+    return GENESIS_OK;
+}
+
+/* The reduced-precision operand buffer (16-bit operands, or TF32-rounded FP32 ones), at
+ * least `bytes`: exactly the largest product's so far, as the
  * memory model counts it (src/estimate.c). A replayed graph holds its address, so it grows
  * only outside a recorded step, on the step's first issue. */
 static genesis_status cu_half_buffer(gen_cuda *cu, size_t bytes) {
     if (bytes <= cu->half_bytes) return GENESIS_OK;
     size_t want = bytes;
     cu->half_bytes = 0;
-    GEN_CUDA_PASS(gen_cuda_regrow(cu, (void **)&cu->half, want, "the 16-bit operand buffer"));
+    GEN_CUDA_PASS(gen_cuda_regrow(cu, (void **)&cu->half, want, "the reduced-precision operand buffer"));
     cu->half_bytes = want;
     return GENESIS_OK;
 }
 
 /* Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T: the same memory read
  * column-major is the transpose, so cuBLAS gets (B, A) with the same flags and (N, M).
- * prec (GEN_PREC_*, docs/precision.md): FP32 is cublasSgemm; TF32 is cublasGemmEx with FP32
- * operands and CUBLAS_COMPUTE_32F_FAST_TF32; BF16/FP16 convert the stored A and B to 16
+ * prec (GEN_PREC_*, docs/precision.md): FP32 is cublasSgemm; TF32 rounds A and B to TF32
+ * (k_to_tf32, packed FP32 copies) and calls cublasGemmEx with CUBLAS_COMPUTE_32F_FAST_TF32;
+ * BF16/FP16 convert the stored A and B to 16
  * bits (k_to_half, packed) and call cublasGemmEx with CUBLAS_COMPUTE_32F (FP32 accumulation,
  * FP32 C). An operand already stored in 16 bits (Ah / Bh instead of A / B; BF16/FP16 only)
  * goes to cublasGemmEx as it is, with its own leading dimension, and takes no room in the
@@ -357,9 +384,15 @@ static genesis_status cu_gemm_mixed(gen_cuda *cu, int ta, int tb, int M, int N, 
     if (M <= 0 || N <= 0) return GENESIS_OK;
     if (K <= 0) return gen_cu_scale2d(cu, C, ldc, M, N, beta); /* as the CPU: C *= beta */
     cublasOperation_t opa = ta ? CUBLAS_OP_T : CUBLAS_OP_N, opb = tb ? CUBLAS_OP_T : CUBLAS_OP_N;
-    if (prec == GEN_PREC_TF32) {
-        GEN_CUBLAS_TRY(cu, cublasGemmEx(cu->blas, opb, opa, N, M, K, &alpha, B, CUDA_R_32F, ldb,
-                                        A, CUDA_R_32F, lda, &beta, C, CUDA_R_32F, ldc,
+    if (prec == GEN_PREC_TF32) { /* FP32 operands only (16-bit storage is BF16/FP16's) */
+        int ar = ta ? K : M, ac = ta ? M : K, br = tb ? N : K, bc = tb ? K : N;
+        size_t na = (size_t)ar * ac, nb = (size_t)br * bc;
+        GEN_CUDA_PASS(cu_half_buffer(cu, 4 * (na + nb)));
+        float *ra = (float *)(void *)cu->half, *rb = ra + na;
+        GEN_CUDA_PASS(cu_to_tf32(cu, ra, ac, A, lda, ar, ac));
+        GEN_CUDA_PASS(cu_to_tf32(cu, rb, bc, B, ldb, br, bc));
+        GEN_CUBLAS_TRY(cu, cublasGemmEx(cu->blas, opb, opa, N, M, K, &alpha, rb, CUDA_R_32F, bc,
+                                        ra, CUDA_R_32F, ac, &beta, C, CUDA_R_32F, ldc,
                                         CUBLAS_COMPUTE_32F_FAST_TF32, CUBLAS_GEMM_DEFAULT));
         return GENESIS_OK;
     }

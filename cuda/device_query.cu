@@ -140,7 +140,9 @@ extern "C" int gen_cuda_query_devices(genesis_device_info *out, int cap, int *co
         genesis_device_info *d = &out[*count];
         memset(d, 0, sizeof *d);
         d->index = i;
-        snprintf(d->name, sizeof d->name, "%s", p.name);
+        size_t name_len = strnlen(p.name, sizeof p.name); /* longer names are cut, not overrun */
+        if (name_len > sizeof d->name - 1) name_len = sizeof d->name - 1;
+        memcpy(d->name, p.name, name_len);
         d->cc_major = p.major;
         d->cc_minor = p.minor;
         d->multiprocessors = p.multiProcessorCount;

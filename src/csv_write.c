@@ -3,7 +3,9 @@
  * else is altered), numbers printed in a column's own precision or as the shortest form
  * that reads back to the same double, and a buffered writer that builds the output under a
  * temporary name ".<basename>.tmp.XXXXXX" in the target's folder and renames it onto the
- * final name only on commit (fsync first), so a reader never sees a half-written file.
+ * final name only on commit (fsync first), so a reader never sees a half-written file. A
+ * target that exists and is not a regular file (/dev/null, a FIFO, a terminal) is written in
+ * place: renaming onto it would replace the device node or the pipe with a plain file.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -221,6 +223,18 @@ genesis_status gen_csv_writer_open(genesis_ctx *ctx, const char *path, char deli
                              "%s: cannot write: %s — give a file name, not a folder", path,
                              strerror(EISDIR));
     }
+    if (exists && !S_ISREG(sb.st_mode)) { /* a device or a pipe: written in place */
+        w->fd = open(path, O_WRONLY | O_CLOEXEC);
+        if (w->fd < 0) {
+            int e = errno;
+            genesis_status st = gen_set_error(ctx, GENESIS_ERR_IO, "%s: cannot write: %s", path,
+                                              strerror(e));
+            gen_cw_free(w);
+            return st;
+        }
+        *out = w;
+        return GENESIS_OK;
+    }
     const char *slash = strrchr(path, '/');
     const char *base = slash ? slash + 1 : path;
     size_t dlen = slash ? (size_t)(slash - path) : 0;
@@ -313,9 +327,9 @@ genesis_status gen_csv_writer_close(gen_csv_writer *w, int commit) {
             int fd = w->fd;
             w->fd = -1;
             if (close(fd) != 0 && st == GENESIS_OK) st = gen_cw_io_error(w, "write (close)", errno);
-            if (st == GENESIS_OK && rename(w->tmp, w->path) != 0)
+            if (st == GENESIS_OK && w->tmp && rename(w->tmp, w->path) != 0)
                 st = gen_cw_io_error(w, "rename the finished temporary file onto it", errno);
-            if (st == GENESIS_OK) {
+            if (st == GENESIS_OK && w->tmp) {
                 free(w->tmp); /* renamed: nothing left to remove */
                 w->tmp = NULL;
                 int dfd = open(w->dir, O_RDONLY);

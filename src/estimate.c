@@ -187,11 +187,14 @@ static genesis_status estimate(const genesis_model *m, const genesis_table *t, g
     /* mixed precision (docs/precision.md): the operand copies of the largest product, in the
      * workspace. The CPU rounds (or expands) every operand into FP32 copies (every reduced
      * precision); the CUDA backend converts to 16 bits (BF16/FP16) only the operands stored
-     * FP32, and reads the activations stored in 16 bits as they are (TF32 reads FP32 in
-     * place). The activations stored in 16 bits are already in nb.acts at 2 bytes. */
+     * FP32, and reads the activations stored in 16 bits as they are; TF32 rounds every
+     * operand into FP32 copies (cuda/backend_cuda.cu, k_to_tf32). The activations stored in
+     * 16 bits are already in nb.acts at 2 bytes. */
     int prec = gen_param_i(m, GENESIS_P_PRECISION);
     if (out->on_device)
-        out->workspace += prec == GEN_PREC_BF16 || prec == GEN_PREC_FP16 ? 2 * nb.gemm_convert : 0;
+        out->workspace += prec == GEN_PREC_BF16 || prec == GEN_PREC_FP16 ? 2 * nb.gemm_convert
+                          : prec == GEN_PREC_TF32                        ? 4 * nb.gemm_operands
+                                                                         : 0;
     else
         out->workspace += prec != GEN_PREC_FP32 ? 4 * nb.gemm_operands : 0;
     out->parameters = nb.params;

@@ -95,7 +95,8 @@ genesis_status gen_ev_features_fit(genesis_ctx *ctx, const gen_ev_data *d,
     f->dim = dim;
     f->center = gen_calloc((size_t)(dim ? dim : 1), sizeof *f->center);
     f->scale = gen_calloc((size_t)(dim ? dim : 1), sizeof *f->scale);
-    x = malloc((size_t)(n ? n : 1) * (size_t)(dim ? dim : 1) * sizeof *x);
+    size_t xrows = n > 0 ? (size_t)n : 1, xcols = dim > 0 ? (size_t)dim : 1;
+    x = xrows <= SIZE_MAX / sizeof *x / xcols ? malloc(xrows * xcols * sizeof *x) : NULL;
     if (!f->center || !f->scale || !x) goto oom;
     for (int j = 0; j < dim; j++) f->center[j] = 0, f->scale[j] = 1;
     gen_ev_features_apply(f, d, t, rows, n, x);

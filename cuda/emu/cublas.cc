@@ -12,9 +12,11 @@
  * and accumulates in FP32 in order of k (no TF32 in any math mode). Every matrix must lie
  * inside one live device allocation (else cudaErrorIllegalAddress at execution).
  * cublasGemmEx takes the same checks and the same loop; its FP16 / BF16 operands are widened
- * exactly to FP32 and, with CUBLAS_COMPUTE_32F_FAST_TF32, FP32 operands are rounded to TF32
- * (to nearest even, as src/precision.h; a GPU's tensor cores may round otherwise), so the
- * products are exact in FP32 and only the accumulation rounds.
+ * exactly to FP32 and, with CUBLAS_COMPUTE_32F_FAST_TF32, FP32 operands are cut to TF32 as a
+ * tensor core reads them (the low 13 fraction bits dropped, toward zero: seen on an H200,
+ * where products of unrounded operands were off by about 2^-11 sqrt(K) against round to
+ * nearest), so the products are exact in FP32 and only the accumulation rounds. cuda/ rounds
+ * its operands to nearest first (k_to_tf32), which the cut then leaves as they are.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,7 +54,7 @@ static inline float elem(const gemm_args *g, const void *p, size_t i) {
     if (g->type == CUDA_R_16F) return gen_fp16_f32(((const uint16_t *)p)[i]);
     if (g->type == CUDA_R_16BF) return gen_bf16_f32(((const uint16_t *)p)[i]);
     float x = ((const float *)p)[i];
-    return g->tf32 ? gen_tf32_round(x) : x;
+    return g->tf32 ? gen_bits_f32(gen_f32_bits(x) & ~0x1FFFu) : x;
 }
 
 cublasStatus_t cublasCreate(cublasHandle_t *h) {

@@ -224,6 +224,22 @@ if [ "$HAVE_MODEL" = 1 ]; then
     run good_model "$G" sample -q -m m.gen -o "$OUT/good.csv" -n 10
     expect_ok && [ "$(nrecords "$OUT/good.csv")" = 10 ] && pass "[good_model] samples 10 rows"
     rm -f "$OUT"/*
+    # an output that is not a regular file (here a FIFO; /dev/null is the common case) is
+    # written in place: renaming the finished temporary file onto it would replace the pipe
+    # or the device node with a plain file
+    if mkfifo "$W/pipe.csv" 2>/dev/null; then
+        timeout 30 cat "$W/pipe.csv" >"$W/from_pipe.csv" &  # a pipe the run never opens must not hang the test
+        reader=$!
+        run to_fifo "$G" sample -q -m m.gen -o "$W/pipe.csv" -n 25
+        wait "$reader"
+        if expect_ok && [ -p "$W/pipe.csv" ] && [ "$(nrecords "$W/from_pipe.csv")" = 25 ] &&
+           [ -z "$(find "$W" -maxdepth 1 -name '.pipe.csv.tmp.*')" ]; then
+            pass "[to_fifo] 25 rows written through the FIFO, which is still a FIFO"
+        else
+            fail "[to_fifo] exit $RC; still a FIFO: $([ -p "$W/pipe.csv" ] && echo yes || echo no); rows read: $(nrecords "$W/from_pipe.csv")"
+        fi
+        rm -f "$W/pipe.csv" "$W/from_pipe.csv"
+    fi
 
     for n in 0 10 30 $((S / 2)) $((S - 1)); do
         head -c "$n" m.gen >"trunc_$n.gen"
