@@ -10,7 +10,10 @@
  * /proc/self/clear_refs after the table is read (fit) or the model is loaded (sample), so the
  * peak covers the workload plus what the process already held, which the estimate counts too
  * (runtime, table). GPU (CUDA backend): device memory in use (cudaMemGetInfo) sampled after
- * every epoch / batch against the estimate's device total. Run each workload in its own
+ * every epoch / batch against the estimate's device total, and the same reading taken before
+ * this process made a CUDA context ("device_before": NVML counts the memory the driver
+ * reserves as in use, 0.6 GiB on an H200 with nothing running), so that peak_device -
+ * device_before is this process's share. Run each workload in its own
  * process (bench/memory.sh does): a process that already trained keeps freed heap resident.
  */
 #include <stdio.h>
@@ -50,6 +53,7 @@ static int on_batch(int64_t done, int64_t total, double s, void *user) {
 }
 
 static uint64_t g_rss_start;
+static uint64_t g_dev_before; /* device memory in use before this process's context */
 
 static void report(const char *what, const char *src, const genesis_memory_estimate *e,
                    uint64_t host_peak, uint64_t dev_peak_bytes, double seconds) {
@@ -58,7 +62,7 @@ static void report(const char *what, const char *src, const genesis_memory_estim
            "\"data_dim\":%d,\"estimate_host\":%llu,\"peak_host\":%llu,\"host_ratio\":%.4f,"
            "\"estimate_device\":%llu,\"peak_device\":%llu,\"table\":%llu,\"encoded\":%llu,"
            "\"transform_fit\":%llu,\"network\":%llu,\"output_buffers\":%llu,\"runtime\":%llu,"
-           "\"rss_at_start\":%llu,\"seconds\":%.2f}\n",
+           "\"rss_at_start\":%llu,\"device_before\":%llu,\"seconds\":%.2f}\n",
            what, src, (long long)e->batch_rows, e->exact, e->data_dim,
            (unsigned long long)e->host_total, (unsigned long long)host_peak, host_ratio,
            (unsigned long long)e->device_total, (unsigned long long)dev_peak_bytes,
@@ -66,7 +70,8 @@ static void report(const char *what, const char *src, const genesis_memory_estim
            (unsigned long long)e->transform_fit,
            (unsigned long long)(e->parameters + e->optimizer + e->activations),
            (unsigned long long)e->output_buffers,
-           (unsigned long long)(e->runtime + e->workspace), (unsigned long long)g_rss_start, seconds);
+           (unsigned long long)(e->runtime + e->workspace), (unsigned long long)g_rss_start,
+           (unsigned long long)g_dev_before, seconds);
 }
 
 #include <time.h>
@@ -87,6 +92,10 @@ int main(int argc, char **argv) {
                         "       bench_memory sample model.gen rows [batch]\n");
         return 2;
     }
+    genesis_device_info gpus[16];
+    int ngpu = 0;
+    genesis_detect_devices(gpus, 16, &ngpu, NULL, 0); /* NVML: creates no context */
+    if (ngpu > 0) g_dev_before = gpus[0].total_memory - gpus[0].free_memory;
     genesis_ctx *ctx;
     genesis_ctx_create(&ctx);
     genesis_ctx_set_seed(ctx, 0);

@@ -45,6 +45,8 @@ out = {"bench": "gen_sizes", "device": sys.argv[3], "rows": n, "seconds": r["sec
        "rows_per_s": round(n / r["seconds"]) if r["seconds"] > 0 else None,
        "batch_rows": r["batch_rows"], "peak_host": r["peak_host"], "estimate_host": r["estimate_host"],
        "peak_device": r["peak_device"], "estimate_device": r["estimate_device"],
+       "device_before": r.get("device_before", 0),
+       "process_device": r["peak_device"] - r.get("device_before", 0) if r["peak_device"] else 0,
        "machine": sys.argv[4], "gpu": sys.argv[5], "load": sys.argv[6], "commit": sys.argv[7]}
 print(json.dumps(out))
 PY
