@@ -284,12 +284,13 @@ if [ "$(left)" -gt 70 ]; then
   sum ""
   python3 - "$LOGS/gen_sizes.jsonl" >>"$SUMMARY" <<'PY'
 import json, sys
-print("| rows | s | rows/s | batch | peak device MB | estimate device MB | peak host MB | estimate host MB |")
-print("|---|---|---|---|---|---|---|---|")
+print("| rows | s | rows/s | batch | device in use, peak MiB | before the context MiB | process share MiB | estimate device MiB | peak host MiB | estimate host MiB |")
+print("|---|---|---|---|---|---|---|---|---|---|")
 try:
     for l in open(sys.argv[1]):
-        r = json.loads(l); mb = lambda x: f"{x / 1e6:.0f}" if x else "-"
+        r = json.loads(l); mb = lambda x: f"{x / 2**20:.0f}" if x else "-"
         print(f"| {r['rows']} | {r['seconds']:.2f} | {r['rows_per_s']} | {r['batch_rows']} | {mb(r['peak_device'])} | "
+              f"{mb(r.get('device_before', 0))} | {mb(r.get('process_device', 0))} | "
               f"{mb(r['estimate_device'])} | {mb(r['peak_host'])} | {mb(r['estimate_host'])} |")
 except OSError:
     print("| no results | | | | | | | |")
