@@ -19,7 +19,7 @@
 #include "cli.h"
 
 enum { G = CMD_GENERATE, F = CMD_FIT, S = CMD_SAMPLE, E = CMD_ESTIMATE, V = CMD_EVALUATE,
-       COND = GENESIS_FEATURE_CONDITIONS, SEQ = GENESIS_FEATURE_SEQUENCES };
+       I = CMD_INSPECT, COND = GENESIS_FEATURE_CONDITIONS, SEQ = GENESIS_FEATURE_SEQUENCES };
 
 enum flag_id {
     F_INPUT, F_OUTPUT, F_MODEL, F_ROWS, F_SAVE, F_COND, F_DELIM, F_NA, F_DISCRETE, F_CONTINUOUS,
@@ -46,7 +46,7 @@ typedef struct flag {
 static const flag FLAGS[NFLAGS] = {
     [F_INPUT] = {"input", 'i', "FILE", G | F | E, 0, "the real table (CSV with a header row; '-' = stdin)", OPT(input)},
     [F_OUTPUT] = {"output", 'o', "FILE", G | S, 0, "the synthetic table ('-' = stdout; else written to a temporary name, then renamed)", OPT(output)},
-    [F_MODEL] = {"model", 'm', "FILE", G | F | S | E, 0, "the model file (.gen): fit and generate save to it, sample and estimate read it", OPT(model)},
+    [F_MODEL] = {"model", 'm', "FILE", G | F | S | E | I, 0, "the model file (.gen): fit and generate save to it, sample, estimate and inspect read it", OPT(model)},
     [F_ROWS] = {"rows", 'n', "N", G | S | E, 0, "rows to write (TimeGAN: sequences); generate's default: as many as the input had (TimeGAN: rows - seq-len)"},
     [F_SAVE] = {"save", 0, "FILE", G, 0, "also save the fitted model", OPT(save)},
     [F_COND] = {"condition", 0, "c=v", G | S, COND, "only rows with categorical column c = v (repeatable: conditions on different columns all hold; values of one column alternate)"},
@@ -67,7 +67,7 @@ static const flag FLAGS[NFLAGS] = {
     [F_HOLD] = {"holdout", 0, "FILE", V, 0, "real rows the generator never saw: DCR overfitting protection, and the test set of --target", OPT(holdout)},
     [F_TARGET] = {"target", 0, "COLUMN", G | F | V, 0, "categorical column: evaluate: the label of usefulness (needs --holdout); fit, generate (ddpm): the class the denoiser is conditioned on", OPT(eval.target)},
     [F_META] = {"metadata", 0, "FILE", V, 0, "JSON column types overriding the real table's: {\"columns\":[{\"name\":\"age\",\"type\":\"continuous\"},...]}", OPT(eval.metadata_path)},
-    [F_JSON] = {"json", 0, NULL, E | V, 0, "print the result as JSON on stdout", OPT(json)},
+    [F_JSON] = {"json", 0, NULL, E | V | I, 0, "print the result as JSON on stdout", OPT(json)},
     [F_REPORT] = {"report", 0, "FILE", V, 0, "write a self-contained HTML report", OPT(report)},
     [F_SKIP] = {"skip", 0, "PART[,PART]", V, 0, "leave out quality, validity, privacy, detection, usefulness"},
     [F_DCR] = {"dcr-rows", 0, "N", V, 0, "synthetic rows used for distances (default 20000; 0 = all)"},
@@ -94,7 +94,7 @@ static const flag FLAGS[NFLAGS] = {
     [F_RESUME] = {"resume", 0, "FILE", G | F, 0, "continue the fit saved in the checkpoint FILE; give the same input and flags as the interrupted run (the table is checked against the checkpoint's); the result is the bytes the uninterrupted run gives", OPT(resume)},
     [F_QUIET] = {"quiet", 'q', NULL, G | F | S | E | V, 0, "no progress or notes", OPT(quiet)},
     [F_PROGRESS] = {"progress", 0, NULL, G | F | S | E, 0, "progress lines even when stderr is not a terminal", OPT(progress)},
-    [F_HELP] = {"help", 'h', NULL, G | F | S | E | V, 0, "this help; with --method NAME, that method's settings and defaults"},
+    [F_HELP] = {"help", 'h', NULL, G | F | S | E | V | I, 0, "this help; with --method NAME, that method's settings and defaults"},
 };
 
 static const struct {
@@ -126,6 +126,12 @@ static const struct {
      "test on real). Both tables need the same columns; the synthetic table's column\n"
      "types follow the real table's. Definitions: docs/evaluate.md. --sequences gives\n"
      "TimeGAN's scores instead (docs/timegan.md).\n"},
+    {I, "inspect",
+     "Usage: genesis inspect -m model.gen [--json]\n\n"
+     "Prints what a saved model holds: its method, every setting it was fitted with (and\n"
+     "whether it is the default), the sampling settings `sample` may change, and the\n"
+     "columns it generates (type, whole numbers or decimals, missing values, date\n"
+     "format, identifier, categories). Reads the file only; nothing runs on a GPU.\n"},
 };
 
 static const char *cmd_name(unsigned cmd) {
@@ -236,7 +242,7 @@ void cli_help(const char *cmd, genesis_model_kind kind) {
         print_wrapped(left, i == F_HELP && !(FLAGS[F_METHOD].cmds & c) ? "this help" : f->help ? f->help : help);
         if (c == V && i == F_TIME) print_wrapped("    --seq-len N", "--sequences: steps per sequence (default 24)");
     }
-    if (c != V) help_settings(c, kind);
+    if (!(c & (V | I))) help_settings(c, kind);
     printf("Exit codes: 0 success, 1 error, 2 usage error%s.\n",
            (c & (G | F)) ? ", 130 stopped by Ctrl-C (the training state is in the checkpoint)" : "");
 }
@@ -576,6 +582,7 @@ int cli_parse(unsigned cmd, int argc, char **argv, options *o) {
     if ((cmd & (G | S)) && !o->output) return usage_error(name, "missing -o/--output FILE");
     if ((cmd & (F | S)) && !o->model) return usage_error(name, "missing -m/--model FILE");
     if (cmd == S && !o->rows_set) return usage_error(name, "missing -n/--rows N");
+    if (cmd == I && !o->model) return usage_error(name, "missing -m/--model FILE");
     if (cmd == E && !o->input == !o->model)
         return usage_error(name, "give the table (-i data.csv) or a saved model (-m model.gen)");
     if (cmd == V) { /* for evaluate, the flags that need sequences need --sequences */

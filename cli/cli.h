@@ -16,7 +16,8 @@
 #define NPARAM_MAX 64
 
 /* The commands, as bits: the flag table says which commands take each flag. */
-enum { CMD_GENERATE = 1, CMD_FIT = 2, CMD_SAMPLE = 4, CMD_ESTIMATE = 8, CMD_EVALUATE = 16 };
+enum { CMD_GENERATE = 1, CMD_FIT = 2, CMD_SAMPLE = 4, CMD_ESTIMATE = 8, CMD_EVALUATE = 16,
+       CMD_INSPECT = 32 };
 
 typedef struct options {
     unsigned cmd;                  /* CMD_* */
@@ -94,5 +95,6 @@ int cmd_sample(int argc, char **argv);
 int cmd_estimate(int argc, char **argv);
 int cmd_evaluate(int argc, char **argv);
 int cmd_info(int argc, char **argv);
+int cmd_inspect(int argc, char **argv);
 
 #endif /* GENESIS_CLI_H */

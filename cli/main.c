@@ -1,6 +1,6 @@
 /*
- * main.c — the `genesis` command: generate | fit | sample | estimate | evaluate | info, each
- * in its own cmd_*.c; --help, --version. Every command parses its flags with the one
+ * main.c — the `genesis` command: generate | fit | sample | estimate | evaluate | inspect |
+ * info, each in its own cmd_*.c; --help, --version. Every command parses its flags with the one
  * table-driven parser (args.c), whose model settings come from the library's parameter table.
  * Exit codes: 0 success, 1 error, 2 usage error. Errors read "genesis: error: <what>".
  */
@@ -14,6 +14,7 @@ static const struct {
 } COMMANDS[] = {
     {"generate", cmd_generate}, {"fit", cmd_fit},           {"sample", cmd_sample},
     {"info", cmd_info},         {"evaluate", cmd_evaluate}, {"estimate", cmd_estimate},
+    {"inspect", cmd_inspect},
 };
 
 int main(int argc, char **argv) {
@@ -41,5 +42,5 @@ int main(int argc, char **argv) {
     for (size_t i = 0; i < sizeof COMMANDS / sizeof COMMANDS[0]; i++)
         if (!strcmp(cmd, COMMANDS[i].name)) return COMMANDS[i].run(argc - 1, argv + 1);
     return usage_error(NULL, "unknown command '%s' (commands: generate, fit, sample, estimate, "
-                             "evaluate, info)", cmd);
+                             "evaluate, inspect, info)", cmd);
 }

@@ -1,7 +1,8 @@
 /*
- * model_columns.c — genesis_model_ncols / _column_info / _column_level: the columns a fitted
- * or loaded tabular model generates, read from its transformer (transform.h), so that a
- * program holding only a .gen file can name and type the values of its batches. TimeGAN
+ * model_columns.c — genesis_model_ncols / _column_info / _column_level / _column_mixture: the
+ * columns a fitted or loaded tabular model generates, read from its transformer (transform.h),
+ * so that a program holding only a .gen file can name and type the values of its batches and
+ * see each continuous column's modes and point masses. TimeGAN
  * keeps its columns in its own sequence layout and reports none here.
  */
 #include <string.h>
@@ -35,6 +36,30 @@ genesis_status genesis_model_column_info(const genesis_model *m, int col,
         int kept = ct->n_slots - (ct->missing_slot >= 0) - (ct->rare_slot >= 0);
         out->nlevels = kept + ct->n_rare;
     }
+    return GENESIS_OK;
+}
+
+genesis_status genesis_model_column_mixture(const genesis_model *m, int col, int cap,
+                                            int *nmodes, double *mean, double *std,
+                                            double *weight, int *npoints, double *point) {
+    if (!m) return GENESIS_ERR_INVALID_ARG;
+    if (nmodes) *nmodes = 0;
+    if (npoints) *npoints = 0;
+    GEN_RETURN_IF(!m->fitted, m->ctx, GENESIS_ERR_STATE,
+                  "the model is not fitted; fit or load one first");
+    GEN_RETURN_IF(col < 0 || col >= m->tf.ncols, m->ctx, GENESIS_ERR_INVALID_ARG,
+                  "`col` = %d is outside 0 .. %d (genesis_model_ncols - 1)", col,
+                  m->tf.ncols - 1);
+    const gen_col_transform *ct = &m->tf.cols[col];
+    if (ct->type != GENESIS_COLUMN_CONTINUOUS) return GENESIS_OK;
+    if (nmodes) *nmodes = ct->n_modes;
+    if (npoints) *npoints = ct->n_points;
+    for (int k = 0; k < ct->n_modes && k < cap; k++) {
+        if (mean) mean[k] = ct->mode_mean[k];
+        if (std) std[k] = ct->mode_std[k];
+        if (weight) weight[k] = ct->mode_weight[k];
+    }
+    for (int k = 0; k < ct->n_points && k < cap && point; k++) point[k] = ct->point_value[k];
     return GENESIS_OK;
 }
 

@@ -490,6 +490,18 @@ GENESIS_API genesis_status genesis_model_column_info(const genesis_model *m, int
  *  as the training data spelled it: the kept levels in order of first appearance, then the
  *  pooled rare ones; NULL when out of range. Lives as long as the model. */
 GENESIS_API const char *genesis_model_column_level(const genesis_model *m, int col, int k);
+/*! genesis_model_column_mixture() : the learned shape of continuous column `col` of a fitted
+ *  model: *nmodes modes of its Gaussian mixture and *npoints point masses (values written back
+ *  exactly: a large share of the column, or its minimum or maximum; docs/algorithms.md). For
+ *  k < cap, mode k goes to mean[k], std[k], weight[k] and point mass k to point[k]; any array
+ *  may be NULL. A categorical column has none (0 and 0). Models that normalise by quantiles
+ *  report 0 modes.
+ *  @return GENESIS_OK, GENESIS_ERR_INVALID_ARG (NULL, col out of range), GENESIS_ERR_STATE
+ *  (unfitted) */
+GENESIS_API genesis_status genesis_model_column_mixture(const genesis_model *m, int col, int cap,
+                                                        int *nmodes, double *mean, double *std,
+                                                        double *weight, int *npoints,
+                                                        double *point);
 
 /* Progress: called once per epoch; return non-zero to cancel. */
 typedef struct genesis_progress {

@@ -26,6 +26,7 @@ check_help help_generate "genesis generate" generate --help
 check_help help_sample "genesis sample" sample --help
 check_help help_fit "genesis fit" fit --help
 check_help help_info "genesis info" info --help
+check_help help_inspect "genesis inspect" inspect --help
 check_help help_generate_short "genesis generate" generate -h
 # the training settings are listed (generated from the parameter table)
 if grep -q -- '--epochs' "$W/help_generate.out" && grep -q -- '--batch-size' "$W/help_generate.out"; then
