@@ -2,8 +2,9 @@
 # fetch_debs.sh — run on the CPU development machine (Debian 12, with network) before a GPU
 # session: downloads the .deb files the GPU machine lacks (it has nvcc, CMake and ninja but
 # no libcsv, Check, OpenBLAS, cJSON, zlib headers or pkg-config, and reaches no package
-# registry) into bench/debs/, and copies the Adult table beside them, so that one carried
-# folder holds everything bench/gpu_run.sh needs. bench/debs/ is in .gitignore: the .deb
+# registry) into bench/debs/, and copies the Adult table beside them and the five public tables
+# of five_tables.sh into bench/debs/tables/, so that one carried folder holds everything
+# bench/gpu_run.sh and bench/gpu_ddpm_tstr.sh need. bench/debs/ is in .gitignore: the .deb
 # files are never committed.
 #
 #   bash bench/fetch_debs.sh [adult.csv]
@@ -34,5 +35,12 @@ if [ -f "$ADULT" ]; then
 else
   echo "fetch_debs: $ADULT not found; gpu_run.sh will skip the Adult timings" >&2
 fi
+# the five public tables of bench/quality/five_tables.sh, for bench/gpu_ddpm_tstr.sh (17 MB)
+mkdir -p "$DEST/tables"
+for f in california_housing.csv bank_full.csv covertype_sample15k.csv energy_data.csv \
+         news_popularity_partial.csv; do
+  src=$(dirname "$ADULT")/$f
+  if [ -f "$src" ]; then cp "$src" "$DEST/tables/"; else echo "fetch_debs: $src not found" >&2; fi
+done
 ls -l "$DEST"
 du -sh "$DEST"

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# gpu_ddpm_tstr.sh — DDPM on the five public tables at TabDDPM's own training budget (30,000
+# steps of 4,096 rows; Kotelnikov et al. 2023, the budget docs/benchmarks.md compares against)
+# on a GPU machine, where it takes minutes, not the hours the 2-core CPU machine would need:
+# bench/quality/five_tables.sh with MODELS=ddpm, the TSTR target as the class condition, and
+# sampling with all reverse steps and with 100 strided ones; fits on the GPU, scoring
+# (`genesis evaluate`, one thread each) on the host's cores, JOBS runs at a time.
+#
+# It reuses the build bench/gpu_run.sh left in build-gpu (same warm machine); without one it
+# builds the CLI the same way first. The tables come from bench/debs/tables (bench/fetch_debs.sh
+# copies them there from $GENESIS_DATA) or $GENESIS_DATA. Writes under $OUT: ddpm_tstr.md (the
+# five-table summary), runs.jsonl (one line per run with its settings and scores) and
+# ddpm_tstr.tgz (every run's evaluation JSON and logs).
+#
+#   device tool: run(command="bash bench/gpu_ddpm_tstr.sh", carry=["bench/debs"], timeout_s=590)
+#   Environment: TABLES (default: all five), SEEDS ("0 1"), ITERS (30000), BATCH (4096),
+#   STEPS ("0 100"), JOBS (half the cores), GPU_RUN_BUDGET (seconds, 560).
+set -uo pipefail
+cd "$(dirname "$0")/.." || exit 1
+ROOT=$PWD
+OUT=${OUT:-$ROOT/gpu_out}
+mkdir -p "$OUT"
+exec > >(tee -a "$OUT/ddpm_tstr.log") 2>&1
+T0=$(date +%s)
+BUDGET=${GPU_RUN_BUDGET:-560}
+BUILD=${BUILD:-$ROOT/build-gpu}
+MA=x86_64-linux-gnu
+DEPS=$BUILD/deps
+export LD_LIBRARY_PATH="$DEPS/usr/lib/$MA:$DEPS/usr/lib/$MA/openblas-openmp:$DEPS/lib/$MA${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+say() { echo "[gpu_ddpm_tstr +$(( $(date +%s) - T0 ))s] $*"; }
+if [ ! -x "$BUILD/genesis" ]; then
+  say "no build in $BUILD: bench/gpu_run.sh's build first"
+  GPU_RUN_BUDGET=120 OUT="$BUILD/build_only" timeout 200 bash bench/gpu_run.sh >/dev/null 2>&1 || true
+fi
+[ -x "$BUILD/genesis" ] || { say "no genesis binary in $BUILD"; exit 1; }
+DATA=${GENESIS_DATA:-}
+[ -n "$DATA" ] || { [ -d "$ROOT/bench/debs/tables" ] && DATA=$ROOT/bench/debs/tables; }
+[ -n "$DATA" ] || DATA=$ROOT/../shared/data
+W=$BUILD/ddpm_tstr
+rm -rf "$W"
+NPROC=$(nproc)
+say "DDPM at ${ITERS:-30000} iterations x batch ${BATCH:-4096}, tables from $DATA, $NPROC cores, $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)"
+GENESIS_DATA=$DATA GENESIS_BIN=$BUILD/genesis BUILD=$BUILD MODELS=ddpm \
+  TABLES=${TABLES:-california bank covertype energy news} SEEDS=${SEEDS:-0 1} \
+  DDPM_ITERS=${ITERS:-30000} DDPM_BATCH=${BATCH:-4096} DDPM_STEPS=${STEPS:-0 100} DDPM_TARGET=1 \
+  JOBS=${JOBS:-$(( NPROC / 2 > 1 ? NPROC / 2 : 1 ))} OUT=$W \
+  timeout $(( BUDGET - (${SECONDS:-0}) - 20 )) bash bench/quality/five_tables.sh
+say "five_tables.sh exit $?"
+[ -f "$W/table.md" ] && cp "$W/table.md" "$OUT/ddpm_tstr.md"
+[ -f "$W/runs.jsonl" ] && cp "$W/runs.jsonl" "$OUT/runs.jsonl"
+( cd "$W" 2>/dev/null && find . -name '*.json' -o -name '*.log' -o -name '*.err' | tar czf "$OUT/ddpm_tstr.tgz" -T - ) || true
+cat "$OUT/ddpm_tstr.md" 2>/dev/null
+say "done"
