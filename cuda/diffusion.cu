@@ -237,6 +237,7 @@ __global__ void k_ddpm_sample_init(float *__restrict__ x, int32_t *__restrict__ 
                                    int nspans, uint64_t seed, uint64_t stream, uint64_t offset,
                                    const uint64_t *base) {
     if (base) offset += *base; /* a bound step counter (gen_backend.rng_base) */
+    uint64_t n = (uint64_t)B * (uint64_t)D; /* the draws' regions (diffusion.h) */
     int ns = nspans > 0 ? nspans : 1;
     DF_LOOP(w, (size_t)B * ns) {
         int b = (int)(w / ns), s = (int)(w % ns);
@@ -248,7 +249,7 @@ __global__ void k_ddpm_sample_init(float *__restrict__ x, int32_t *__restrict__ 
             for (int j = 0; j < sp.len; j++) x[o + j] = gen_philox_normal_at(seed, stream, offset, o + j);
             continue;
         }
-        int pick = gen_ddpm_init_cat(seed, stream, offset, o, sp.len);
+        int pick = gen_ddpm_init_cat(seed, stream, offset, n, o, sp.len);
         for (int k = 0; k < sp.len; k++) x[o + k] = k == pick ? 1.0f : 0.0f;
     }
 }
@@ -275,6 +276,7 @@ __global__ void k_ddpm_reverse_step(float *xout, int32_t *__restrict__ t, int tn
                                     gen_ddpm_step st, uint64_t seed, uint64_t stream,
                                     uint64_t offset, const uint64_t *base) {
     if (base) offset += *base;
+    uint64_t n = (uint64_t)B * (uint64_t)D;
     double a = st.abar_t / st.abar_s, c = st.abar_s;
     int ns = nspans > 0 ? nspans : 1;
     DF_LOOP(w, (size_t)B * ns) {
@@ -294,7 +296,7 @@ __global__ void k_ddpm_reverse_step(float *xout, int32_t *__restrict__ t, int tn
             continue;
         }
         int pick = gen_ddpm_mn_draw(xt + o, eps + o, sp.len, a, c,
-                                    gen_ddpm_u(seed, stream, offset, o), NULL);
+                                    gen_ddpm_u(seed, stream, offset, n, o), NULL);
         for (int k = 0; k < sp.len; k++) xout[o + k] = k == pick ? 1.0f : 0.0f;
     }
 }

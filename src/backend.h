@@ -326,9 +326,10 @@ typedef struct gen_backend_ops {
     /* ema = decay * ema + (1 - decay) * x (an exponential moving average of weights) */
     void (*ema_update)(gen_backend *be, float *ema, const float *x, size_t n, float decay);
     /* DDPM sampling on the backend (docs/ddpm.md §5), B rows of width D, the draws of
-     * diffusion.h (element (b, j) = Philox element b * D + j of (seed, stream, offset), plus
-     * rng_base; (B D + 3) / 4 counters per call). Positions outside the spans are not
-     * written. t (B timesteps, backend memory; NULL: skipped): every t[b] = tnext, the
+     * diffusion.h (element (b, j) = b * D + j: a tanh position's normal from the counters
+     * [offset, offset + n4), a softmax span's uniform from [offset + n4, offset + 2 n4),
+     * n4 = (B D + 3) / 4, offset plus rng_base; gen_ddpm_counters = 2 n4 per call).
+     * Positions outside the spans are not written. t (B timesteps, backend memory; NULL: skipped): every t[b] = tnext, the
      * denoiser's timestep for the next step.
      * ddpm_sample_init: x_T; tanh positions N(0, 1), softmax span of width K the one-hot of
      * category floor(u K) (gen_ddpm_init_cat). */

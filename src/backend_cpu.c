@@ -940,6 +940,7 @@ static void cpu_ddpm_sample_init(gen_backend *be, float *x, int32_t *t, int tnex
                                  const gen_act_span *spans, int nspans, uint64_t seed,
                                  uint64_t stream, uint64_t offset) {
     offset += cpu_rng_base(be);
+    uint64_t n = (uint64_t)B * (uint64_t)D; /* the draws' regions (diffusion.h) */
     GEN_OMP_FOR((size_t)B * D)
     for (int b = 0; b < B; b++) {
         size_t r0 = (size_t)b * D;
@@ -951,7 +952,7 @@ static void cpu_ddpm_sample_init(gen_backend *be, float *x, int32_t *t, int tnex
                     xs[j] = gen_philox_normal_at(seed, stream, offset, r0 + sp->start + j);
                 continue;
             }
-            int pick = gen_ddpm_init_cat(seed, stream, offset, r0 + sp->start, sp->len);
+            int pick = gen_ddpm_init_cat(seed, stream, offset, n, r0 + sp->start, sp->len);
             for (int k = 0; k < sp->len; k++) xs[k] = k == pick ? 1.0f : 0.0f;
         }
         if (t) t[b] = tnext;
@@ -962,6 +963,7 @@ static void cpu_ddpm_reverse_step(gen_backend *be, float *xout, int32_t *t, int 
                                   const gen_act_span *spans, int nspans, gen_ddpm_step st,
                                   uint64_t seed, uint64_t stream, uint64_t offset) {
     offset += cpu_rng_base(be);
+    uint64_t n = (uint64_t)B * (uint64_t)D;
     double a = st.abar_t / st.abar_s, c = st.abar_s;
     int maxk = 1;
     for (int s = 0; s < nspans; s++)
@@ -987,7 +989,7 @@ static void cpu_ddpm_reverse_step(gen_backend *be, float *xout, int32_t *t, int 
                 }
                 int K = sp->len;
                 int pick = gen_ddpm_mn_draw(xt + o, eps + o, K, a, c,
-                                            gen_ddpm_u(seed, stream, offset, o), e);
+                                            gen_ddpm_u(seed, stream, offset, n, o), e);
                 for (int k = 0; k < K; k++) xout[o + k] = k == pick ? 1.0f : 0.0f;
             }
             if (t) t[b] = tnext;

@@ -101,21 +101,31 @@ GEN_HOST_DEVICE static inline int gen_ddpm_mn_draw(const float *xt, const float 
     return K - 1;
 }
 
-/* The sampler's draws (docs/ddpm.md §5): element (b, j) of an operation over B rows of width
- * D is Philox element b * D + j of (seed, stream, offset) (rng.h's stateless indexing); a
- * tanh position takes the normal of its element, a softmax span one uniform from its first
- * element's word. An operation uses (B D + 3) / 4 counters. */
+/* The sampler's draws (docs/ddpm.md §5). An operation over B rows of width D (n = B D
+ * elements) reads two regions of Philox counters from `offset`: the normals [offset,
+ * offset + n4) and the uniforms [offset + n4, offset + 2 n4), n4 = (n + 3) / 4. Element
+ * i = b D + j of a tanh position takes the normal of element i of the first region (rng.h's
+ * stateless indexing); a softmax span starting at element i takes one uniform, word i % 4 of
+ * counter offset + n4 + i / 4. Two regions, because a span's first element can share a
+ * Philox block, and so a Box-Muller word, with a tanh position just before it (a continuous
+ * column's alpha, then its mode span): one region would tie the alpha's noise to the mode's
+ * draw. An operation uses 2 n4 counters (gen_ddpm_counters). */
+GEN_HOST_DEVICE static inline uint64_t gen_ddpm_n4(uint64_t n) { return (n + 3) / 4; }
+/* the uniform in [0, 1) of element i (32 bits) */
 GEN_HOST_DEVICE static inline double gen_ddpm_u(uint64_t seed, uint64_t stream, uint64_t offset,
-                                                uint64_t i) {
-    return (double)gen_philox_at(seed, stream, offset, i) * (1.0 / 4294967296.0);
+                                                uint64_t n, uint64_t i) {
+    return (double)gen_philox_at(seed, stream, offset + gen_ddpm_n4(n), i) *
+           (1.0 / 4294967296.0);
 }
-/* x_T's category of a softmax span of width K: floor(u K) from the element's 32 bits */
+/* x_T's category of a softmax span of width K starting at element i: floor(u K) from the
+ * uniform's 32 bits */
 GEN_HOST_DEVICE static inline int gen_ddpm_init_cat(uint64_t seed, uint64_t stream,
-                                                    uint64_t offset, uint64_t i, int K) {
-    return (int)(((uint64_t)gen_philox_at(seed, stream, offset, i) * (uint64_t)K) >> 32);
+                                                    uint64_t offset, uint64_t n, uint64_t i,
+                                                    int K) {
+    return (int)(((uint64_t)gen_philox_at(seed, stream, offset + gen_ddpm_n4(n), i) *
+                  (uint64_t)K) >> 32);
 }
 static inline uint64_t gen_ddpm_counters(int B, int D) {
-    return ((uint64_t)B * (uint64_t)D + 3) / 4;
+    return 2 * gen_ddpm_n4((uint64_t)B * (uint64_t)D);
 }
-
 #endif /* GEN_DIFFUSION_H */
