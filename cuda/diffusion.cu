@@ -246,7 +246,8 @@ __global__ void k_ddpm_sample_init(float *__restrict__ x, int32_t *__restrict__ 
         gen_act_span sp = spans[s];
         size_t o = (size_t)b * D + sp.start;
         if (!sp.softmax) {
-            for (int j = 0; j < sp.len; j++) x[o + j] = gen_philox_normal_at(seed, stream, offset, o + j);
+            for (int j = 0; j < sp.len; j++)
+                x[o + j] = gen_philox_normal_at(seed, stream, offset, o + j);
             continue;
         }
         int pick = gen_ddpm_init_cat(seed, stream, offset, n, o, sp.len);

@@ -329,8 +329,8 @@ typedef struct gen_backend_ops {
      * diffusion.h (element (b, j) = b * D + j: a tanh position's normal from the counters
      * [offset, offset + n4), a softmax span's uniform from [offset + n4, offset + 2 n4),
      * n4 = (B D + 3) / 4, offset plus rng_base; gen_ddpm_counters = 2 n4 per call).
-     * Positions outside the spans are not written. t (B timesteps, backend memory; NULL: skipped): every t[b] = tnext, the
-     * denoiser's timestep for the next step.
+     * Positions outside the spans are not written. t (B timesteps, backend memory; NULL:
+     * skipped): every t[b] = tnext, the denoiser's timestep for the next step.
      * ddpm_sample_init: x_T; tanh positions N(0, 1), softmax span of width K the one-hot of
      * category floor(u K) (gen_ddpm_init_cat). */
     void (*ddpm_sample_init)(gen_backend *be, float *x, int32_t *t, int tnext, int B, int D,

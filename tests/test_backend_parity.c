@@ -1142,7 +1142,8 @@ static const pt_op pt_ops[] = {
     [O_LEMB_B] = {"label_embed_backward", "B K dim", 0, 0, su_lemb_b, ru_lemb_b},
     [O_EMA] = {"ema_update", "n specials", 1e-6, 1e-6, su_ema, ru_ema},
     /* the normals of fill_normal's tolerance; categorical draws must agree exactly */
-    [O_DDPM_INIT] = {"ddpm_sample_init", "B layout t offset", 2e-6, 2e-6, su_ddpm_init, ru_ddpm_init},
+    [O_DDPM_INIT] = {"ddpm_sample_init", "B layout t offset", 2e-6, 2e-6, su_ddpm_init,
+                     ru_ddpm_init},
     [O_DDPM_REV] = {"ddpm_reverse_step", "B layout ancestral last in_place offset", 1e-5, 1e-5,
                     su_ddpm_rev, ru_ddpm_rev},
     /* mixed precision: FP32's tolerances (see su_gemmx: only the summation order differs) */
