@@ -778,6 +778,21 @@ static void op_label_embed_backward(gen_backend *be, float *demb, const float *d
 static void op_ema_update(gen_backend *be, float *ema, const float *x, size_t n, float decay) {
     GEN_CUDA_RUN(be, "ema_update", gen_cu_ema_update(cu, ema, x, n, decay));
 }
+static void op_ddpm_sample_init(gen_backend *be, float *x, int32_t *t, int tnext, int B, int D,
+                                const gen_act_span *spans, int nspans, uint64_t seed,
+                                uint64_t stream, uint64_t offset) {
+    GEN_CUDA_RUN(be, "ddpm_sample_init",
+                 gen_cu_ddpm_sample_init(cu, x, t, tnext, B, D, spans, nspans, seed, stream,
+                                         offset, be->rng_base));
+}
+static void op_ddpm_reverse_step(gen_backend *be, float *xout, int32_t *t, int tnext,
+                                 const float *xt, const float *eps, int B, int D,
+                                 const gen_act_span *spans, int nspans, gen_ddpm_step st,
+                                 uint64_t seed, uint64_t stream, uint64_t offset) {
+    GEN_CUDA_RUN(be, "ddpm_reverse_step",
+                 gen_cu_ddpm_reverse_step(cu, xout, t, tnext, xt, eps, B, D, spans, nspans, st,
+                                          seed, stream, offset, be->rng_base));
+}
 static void op_sigmoid_forward(gen_backend *be, float *out, const float *inp, size_t n) {
     GEN_CUDA_RUN(be, "sigmoid_forward", gen_cu_sigmoid_forward(cu, out, inp, n));
 }
@@ -958,6 +973,8 @@ static void cu_fill_ops(gen_backend_ops *o) {
     o->label_embed = op_label_embed;
     o->label_embed_backward = op_label_embed_backward;
     o->ema_update = op_ema_update;
+    o->ddpm_sample_init = op_ddpm_sample_init;
+    o->ddpm_reverse_step = op_ddpm_reverse_step;
     o->sigmoid_forward = op_sigmoid_forward;
     o->sigmoid_backward = op_sigmoid_backward;
     o->gru_forward = op_gru_forward;

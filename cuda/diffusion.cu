@@ -3,12 +3,17 @@
  * backward, the sinusoidal timestep embedding, TabDDPM's loss (MSE on the noise at tanh
  * spans, the multinomial-diffusion KL at softmax spans, and their gradients) and the
  * element-wise scale of AdamW's decoupled decay, the class-label embedding (forward and
- * backward; the backward sums a class's rows in row order, as the CPU) and the weights' EMA. Each kernel computes the expression of
- * backend_cpu.c element for element (the KL in double, as the CPU); the loss sums are
- * per-row partials finished by one block in a fixed order (gen_cu_reduce_finish), so two
- * runs give the same bits.
+ * backward; the backward sums a class's rows in row order, as the CPU) and the weights' EMA,
+ * and the sampler's two steps on the device: x_T (ddpm_sample_init) and one reverse step
+ * (ddpm_reverse_step: the Gaussian posterior or DDIM update at tanh positions, the
+ * multinomial posterior's draw at softmax spans), one thread per (row, span), with the
+ * expressions and Philox draws of src/diffusion.h that the CPU backend calls too. Each kernel
+ * computes the expression of backend_cpu.c element for element (the KL in double, as the
+ * CPU); the loss sums are per-row partials finished by one block in a fixed order
+ * (gen_cu_reduce_finish), so two runs give the same bits.
  */
 #include "cuda_common.cuh"
+#include "diffusion.h"
 
 #define DF_LOOP(i, n) \
     for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < (n); \
@@ -224,4 +229,90 @@ genesis_status gen_cu_ddpm_loss(gen_cuda *cu, float *loss, float *dout, const fl
     if (!loss) return GENESIS_OK;
     GEN_CUDA_PASS(gen_cu_reduce_finish(cu, loss, partial, B, (double)gscale, 1.0));
     return gen_cu_reduce_finish(cu, loss + 1, partial + B, (int)nmn, (double)mscale, 1.0);
+}
+
+/* ddpm_sample_init: one thread per (row, span); the span-0 thread of a row writes its t */
+__global__ void k_ddpm_sample_init(float *__restrict__ x, int32_t *__restrict__ t, int tnext,
+                                   int B, int D, const gen_act_span *__restrict__ spans,
+                                   int nspans, uint64_t seed, uint64_t stream, uint64_t offset,
+                                   const uint64_t *base) {
+    if (base) offset += *base; /* a bound step counter (gen_backend.rng_base) */
+    uint64_t n = (uint64_t)B * (uint64_t)D; /* the draws' regions (diffusion.h) */
+    int ns = nspans > 0 ? nspans : 1;
+    DF_LOOP(w, (size_t)B * ns) {
+        int b = (int)(w / ns), s = (int)(w % ns);
+        if (s == 0 && t) t[b] = tnext;
+        if (s >= nspans) continue;
+        gen_act_span sp = spans[s];
+        size_t o = (size_t)b * D + sp.start;
+        if (!sp.softmax) {
+            for (int j = 0; j < sp.len; j++)
+                x[o + j] = gen_philox_normal_at(seed, stream, offset, o + j);
+            continue;
+        }
+        int pick = gen_ddpm_init_cat(seed, stream, offset, n, o, sp.len);
+        for (int k = 0; k < sp.len; k++) x[o + k] = k == pick ? 1.0f : 0.0f;
+    }
+}
+genesis_status gen_cu_ddpm_sample_init(gen_cuda *cu, float *x, int32_t *t, int tnext, int B,
+                                       int D, const gen_act_span *spans, int nspans,
+                                       uint64_t seed, uint64_t stream, uint64_t offset,
+                                       const uint64_t *base) {
+    if (B <= 0 || (nspans <= 0 && !t)) return GENESIS_OK;
+    const gen_act_span *dspans = NULL;
+    if (nspans > 0) GEN_CUDA_PASS(gen_cuda_spans(cu, spans, nspans, &dspans));
+    size_t n = (size_t)B * (size_t)(nspans > 0 ? nspans : 1);
+    GEN_LAUNCH(k_ddpm_sample_init, gen_cuda_grid(n, GEN_CUDA_THREADS), GEN_CUDA_THREADS, 0,
+               cu->stream)(x, t, tnext, B, D, dspans, nspans, seed, stream, offset, base);
+    GEN_CUDA_LAUNCHED(cu);
+    return GENESIS_OK;
+}
+
+/* ddpm_reverse_step: one thread per (row, span), reading its span of xt whole before writing
+ * the span of xout (so xout may be xt); exp(logit - max) is recomputed in each pass
+ * (gen_ddpm_mn_draw without scratch), the same values the CPU keeps */
+__global__ void k_ddpm_reverse_step(float *xout, int32_t *__restrict__ t, int tnext,
+                                    const float *xt, const float *__restrict__ eps, int B, int D,
+                                    const gen_act_span *__restrict__ spans, int nspans,
+                                    gen_ddpm_step st, uint64_t seed, uint64_t stream,
+                                    uint64_t offset, const uint64_t *base) {
+    if (base) offset += *base;
+    uint64_t n = (uint64_t)B * (uint64_t)D;
+    double a = st.abar_t / st.abar_s, c = st.abar_s;
+    int ns = nspans > 0 ? nspans : 1;
+    DF_LOOP(w, (size_t)B * ns) {
+        int b = (int)(w / ns), s = (int)(w % ns);
+        if (s == 0 && t) t[b] = tnext;
+        if (s >= nspans) continue;
+        gen_act_span sp = spans[s];
+        size_t o = (size_t)b * D + sp.start;
+        if (!sp.softmax) {
+            for (int j = 0; j < sp.len; j++) {
+                double z = st.ancestral && !st.last
+                               ? (double)gen_philox_normal_at(seed, stream, offset, o + j)
+                               : 0.0;
+                xout[o + j] = gen_ddpm_gauss_step(xt[o + j], eps[o + j], st.abar_t, st.abar_s,
+                                                  st.alpha_t, st.ancestral, st.last, z);
+            }
+            continue;
+        }
+        int pick = gen_ddpm_mn_draw(xt + o, eps + o, sp.len, a, c,
+                                    gen_ddpm_u(seed, stream, offset, n, o), NULL);
+        for (int k = 0; k < sp.len; k++) xout[o + k] = k == pick ? 1.0f : 0.0f;
+    }
+}
+genesis_status gen_cu_ddpm_reverse_step(gen_cuda *cu, float *xout, int32_t *t, int tnext,
+                                        const float *xt, const float *eps, int B, int D,
+                                        const gen_act_span *spans, int nspans, gen_ddpm_step st,
+                                        uint64_t seed, uint64_t stream, uint64_t offset,
+                                        const uint64_t *base) {
+    if (B <= 0 || (nspans <= 0 && !t)) return GENESIS_OK;
+    const gen_act_span *dspans = NULL;
+    if (nspans > 0) GEN_CUDA_PASS(gen_cuda_spans(cu, spans, nspans, &dspans));
+    size_t n = (size_t)B * (size_t)(nspans > 0 ? nspans : 1);
+    GEN_LAUNCH(k_ddpm_reverse_step, gen_cuda_grid(n, GEN_CUDA_THREADS), GEN_CUDA_THREADS, 0,
+               cu->stream)(xout, t, tnext, xt, eps, B, D, dspans, nspans, st, seed, stream,
+                           offset, base);
+    GEN_CUDA_LAUNCHED(cu);
+    return GENESIS_OK;
 }

@@ -16,9 +16,10 @@
  * decay to 0 over the iterations.
  * Generation: ancestral sampling over all T steps (sample-steps 0 or >= T), or S strided
  * steps: DDIM (eta = 0) for the Gaussian part and the exact multistep multinomial
- * posterior for the categorical part. The per-step posterior arithmetic runs on the host
- * (src/diffusion.h) on the downloaded denoiser output; the network runs on the backend
- * (CPU, or CUDA: cuda/diffusion.cu).
+ * posterior for the categorical part. The whole chain runs on the backend (CPU, or CUDA:
+ * cuda/diffusion.cu): x_T and each reverse step are backend operations (ddpm_sample_init,
+ * ddpm_reverse_step; the arithmetic of src/diffusion.h) with the backend's Philox draws, and
+ * a batch is read back once, at the end.
  * Class conditioning (genesis_model_set_target; TabDDPM's p(x | y) for classification): the
  * target column's span is taken out of the diffusion (zero in x_t, no loss); its class
  * y indexes a label embedding added to the timestep embedding (ddpm.c); sampling draws y
@@ -42,10 +43,11 @@ typedef struct ddpm_model {
     ddpm *net;
     int T, cosine;
     double *alpha, *abar;        /* [T] 1 - beta_t and the cumulative product */
-    float *hx0, *hxt, *hnoise, *hcoef, *hout; /* host copies of the step's buffers */
+    float *hx0, *hxt, *hnoise, *hcoef; /* host copies of a training step's buffers */
     int32_t *ht;
     uint64_t call;
-    gen_rng rng;                 /* sampling draws of the current call */
+    gen_rng rng;                 /* the class labels' draws of the current sampling call */
+    uint64_t ctr;                /* the backend's next Philox counter of the current call */
     /* the fit's state between iterations (checkpointed): row order, next position in it,
      * the row-order and noise streams */
     int64_t *order, norder, pos;
@@ -72,7 +74,7 @@ static void ddpm_model_free(genesis_model *m) {
     if (!dm) return;
     ddpm_free(dm->net);
     free(dm->alpha); free(dm->abar);
-    free(dm->hx0); free(dm->hxt); free(dm->hnoise); free(dm->hcoef); free(dm->hout); free(dm->ht);
+    free(dm->hx0); free(dm->hxt); free(dm->hnoise); free(dm->hcoef); free(dm->ht);
     free(dm->order);
     free(dm->share); free(dm->hy);
     free(dm);
@@ -85,7 +87,7 @@ static genesis_status new_impl(genesis_model *m, const ddpm_config *cfg, int tar
                                ddpm_model **out) {
     gen_backend *be = m->be;
     GEN_RETURN_IF(!be->ops->ddpm_loss || !be->ops->timestep_embed || !be->ops->silu_forward ||
-                      !be->ops->scale,
+                      !be->ops->scale || !be->ops->ddpm_sample_init || !be->ops->ddpm_reverse_step,
                   m->ctx, GENESIS_ERR_UNSUPPORTED,
                   "the %s backend has no diffusion operations; run ddpm on the CPU", be->ops->name);
     ddpm_model *dm = calloc(1, sizeof *dm);
@@ -108,10 +110,9 @@ static genesis_status new_impl(genesis_model *m, const ddpm_config *cfg, int tar
     dm->hx0 = malloc(BD * sizeof(float));
     dm->hxt = malloc(BD * sizeof(float));
     dm->hnoise = malloc(BD * sizeof(float));
-    dm->hout = malloc(BD * sizeof(float));
     dm->hcoef = malloc((size_t)cfg->batch * 2 * sizeof(float));
     dm->ht = malloc((size_t)cfg->batch * sizeof(int32_t));
-    GEN_RETURN_IF(!dm->alpha || !dm->abar || !dm->hx0 || !dm->hxt || !dm->hnoise || !dm->hout ||
+    GEN_RETURN_IF(!dm->alpha || !dm->abar || !dm->hx0 || !dm->hxt || !dm->hnoise ||
                       !dm->hcoef || !dm->ht,
                   m->ctx, GENESIS_ERR_NOMEM, "out of memory");
     gen_ddpm_betas(dm->alpha, dm->T, dm->cosine);
@@ -370,49 +371,12 @@ static int ddpm_model_batch(const genesis_model *m) {
     return ((const ddpm_model *)m->impl)->net->B;
 }
 
-/* One reverse step from t to s (s = -1: the data) for B rows in dm->hxt, from the
- * denoiser's output dm->hout. ancestral: the DDPM posterior with variance beta_t (TabDDPM's
- * fixed variance); else DDIM with eta = 0. */
-static void reverse_step(ddpm_model *dm, int B, int t, int s, int ancestral) {
-    ddpm *d = dm->net;
-    int D = d->D;
-    double abt = dm->abar[t], abs_ = s >= 0 ? dm->abar[s] : 1.0;
-    double a = abt / abs_;
-    double q[GEN_DDPM_MAXK], x0p[GEN_DDPM_MAXK];
-    for (int b = 0; b < B; b++) {
-        float *xt = dm->hxt + (size_t)b * D;
-        const float *out = dm->hout + (size_t)b * D;
-        for (int sp_i = 0; sp_i < d->nspans; sp_i++) {
-            const gen_act_span *sp = &d->spans[sp_i];
-            if (!sp->softmax) {
-                for (int j = sp->start; j < sp->start + sp->len; j++) {
-                    double eps = out[j];
-                    double x0 = (xt[j] - sqrt(1.0 - abt) * eps) / sqrt(abt);
-                    double nx;
-                    if (ancestral) {
-                        double beta = 1.0 - dm->alpha[t];
-                        double c1 = beta * sqrt(abs_) / (1.0 - abt);
-                        double c2 = (1.0 - abs_) * sqrt(dm->alpha[t]) / (1.0 - abt);
-                        nx = c1 * x0 + c2 * xt[j];
-                        if (s >= 0) nx += sqrt(beta) * gen_rng_normal(&dm->rng);
-                    } else {
-                        nx = sqrt(abs_) * x0 + (s >= 0 ? sqrt(1.0 - abs_) * eps : 0.0);
-                    }
-                    xt[j] = (float)nx;
-                }
-                continue;
-            }
-            int K = sp->len;
-            double mx = out[sp->start], z = 0;
-            for (int k = 1; k < K; k++) mx = out[sp->start + k] > mx ? out[sp->start + k] : mx;
-            for (int k = 0; k < K; k++) z += (x0p[k] = exp(out[sp->start + k] - mx));
-            for (int k = 0; k < K; k++) x0p[k] /= z;
-            gen_mn_posterior(q, xt + sp->start, x0p, K, a, abs_);
-            draw_onehot(xt + sp->start, q, K, &dm->rng);
-        }
-    }
-}
-
+/* Sampling (docs/ddpm.md §5) runs on the backend: x_T (ddpm_sample_init), then per step the
+ * denoiser's forward and one reverse step (ddpm_reverse_step) over the batch in act.xt, which
+ * also sets the rows' timestep for the next step; nothing is read back until the batch is
+ * done. The draws: the backend's Philox elements of the call's stream GEN_STREAM_SAMPLE +
+ * (k << 8), from counter dm->ctr on (each operation advances it by gen_ddpm_counters); the
+ * class labels from the host stream one above it. */
 static genesis_status ddpm_model_generate(genesis_model *m, int B, const gen_condition *conds,
                                           int nconds, float *out) {
     (void)conds; (void)nconds; /* refused earlier: DDPM has no conditional vector */
@@ -421,14 +385,15 @@ static genesis_status ddpm_model_generate(genesis_model *m, int B, const gen_con
     gen_backend *be = m->be;
     GEN_ASSERT(B == d->B);
     int D = d->D, T = dm->T;
+    uint64_t seed = m->ctx->seed, stream = GEN_STREAM_SAMPLE + (m->sample_calls << 8);
     if (dm->call != m->sample_calls) {
         dm->call = m->sample_calls;
-        gen_rng_init(&dm->rng, m->ctx->seed, GEN_STREAM_SAMPLE + (m->sample_calls << 8));
+        dm->ctr = 0;
+        gen_rng_init(&dm->rng, seed, stream + 1);
     }
     int S = gen_param_i(m, GENESIS_P_SAMPLE_STEPS);
     if (S <= 0 || S > T) S = T;
     int ancestral = S == T;
-    double u[GEN_DDPM_MAXK];
     if (d->K) { /* the class of each row, from its share in the training rows */
         for (int b = 0; b < B; b++) {
             double v = gen_rng_uniform(&dm->rng), acc = 0;
@@ -442,38 +407,33 @@ static genesis_status ddpm_model_generate(genesis_model *m, int B, const gen_con
         }
         be->ops->upload(be, d->y, dm->hy, (size_t)B * sizeof(int32_t));
     }
-    memset(dm->hxt, 0, (size_t)B * D * sizeof(float)); /* the target's span stays 0 */
-    for (int b = 0; b < B; b++) /* x_T: N(0, 1) and uniform categories */
-        for (int s = 0; s < d->nspans; s++) {
-            const gen_act_span *sp = &d->spans[s];
-            float *x = dm->hxt + (size_t)b * D + sp->start;
-            if (!sp->softmax) {
-                for (int j = 0; j < sp->len; j++) x[j] = (float)gen_rng_normal(&dm->rng);
-                continue;
-            }
-            for (int k = 0; k < sp->len; k++) u[k] = 1.0 / sp->len;
-            draw_onehot(x, u, sp->len, &dm->rng);
-        }
+    uint64_t nctr = gen_ddpm_counters(B, D);
+    be->ops->zero(be, d->act.xt, (size_t)B * D); /* the target's span stays 0 */
+    /* step i of S: timesteps floor(i T / S), the last one T - 1 with S = T */
+#define DDPM_STEP_T(i) (ancestral ? (i) : (int)((int64_t)(i) * T / S))
+    be->ops->ddpm_sample_init(be, d->act.xt, d->t, DDPM_STEP_T(S - 1), B, D, d->spans, d->nspans,
+                              seed, stream, dm->ctr);
+    dm->ctr += nctr;
     for (int i = S - 1; i >= 0; i--) {
-        /* step i of S: timesteps floor(i T / S), the last one T - 1 with S = T */
-        int t = (int)((int64_t)i * T / S), s = i ? (int)((int64_t)(i - 1) * T / S) : -1;
-        if (ancestral) t = i, s = i - 1;
-        for (int b = 0; b < B; b++) dm->ht[b] = t;
-        be->ops->upload(be, d->t, dm->ht, (size_t)B * sizeof(int32_t));
-        be->ops->upload(be, d->act.xt, dm->hxt, (size_t)B * D * sizeof(float));
+        int t = DDPM_STEP_T(i), s = i ? DDPM_STEP_T(i - 1) : -1;
+        gen_ddpm_step st = {dm->abar[t], s >= 0 ? dm->abar[s] : 1.0, dm->alpha[t], ancestral,
+                            s < 0};
         ddpm_forward(d, B);
-        be->ops->download(be, dm->hout, d->act.out, (size_t)B * D * sizeof(float));
-        GEN_TRY(gen_backend_status(be));
-        reverse_step(dm, B, t, s, ancestral);
+        be->ops->ddpm_reverse_step(be, d->act.xt, s >= 0 ? d->t : NULL, s, d->act.xt,
+                                   d->act.out, B, D, d->spans, d->nspans, st, seed, stream,
+                                   dm->ctr);
+        dm->ctr += nctr;
     }
-    for (int b = 0; b < B; b++)
+#undef DDPM_STEP_T
+    be->ops->download(be, out, d->act.xt, (size_t)B * D * sizeof(float));
+    GEN_TRY(gen_backend_status(be));
+    for (int b = 0; b < B; b++) /* alpha back to its range; the one-hots as drawn */
         for (int s = 0; s < d->nspans; s++) {
             const gen_act_span *sp = &d->spans[s];
+            if (sp->softmax) continue;
             for (int j = sp->start; j < sp->start + sp->len; j++) {
-                size_t i = (size_t)b * D + j;
-                float v = dm->hxt[i];
-                if (!sp->softmax) v = fminf(fmaxf(v / DDPM_ALPHA_SCALE, -1.0f), 1.0f);
-                out[i] = v;
+                float *v = out + (size_t)b * D + j;
+                *v = fminf(fmaxf(*v / DDPM_ALPHA_SCALE, -1.0f), 1.0f);
             }
         }
     for (int b = 0; d->K && b < B; b++)
@@ -576,8 +536,9 @@ static genesis_status ddpm_model_load(genesis_model *m, gen_reader *r) {
     return st;
 }
 
-/* The network's bytes, plus the host copies of a step's buffers: x_0, x_t, noise and the
- * output in training; a generation-only (loaded) model touches only x_t and the output. */
+/* The network's bytes, plus the host copies of a training step's buffers: x_0, x_t and the
+ * noise; sampling touches none of them (it runs on the backend and reads the batch back into
+ * the sampling pipeline's buffer). */
 static void ddpm_model_memory(const genesis_model *m, const gen_net_shape *sh, gen_net_bytes *out) {
     int K = 0; /* the target's classes, when the columns are known */
     for (int c = 0; m->target && c < m->tf.ncols; c++)
@@ -587,7 +548,7 @@ static void ddpm_model_memory(const genesis_model *m, const gen_net_shape *sh, g
                        sh->train, K, sh->train && m->param[GENESIS_P_EMA_DECAY] > 0};
     ddpm_memory(&cfg, out);
     uint64_t BD = (uint64_t)sh->batch * (uint64_t)sh->data_dim;
-    out->host += (sh->train ? 4 : 2) * 4 * BD + 16 * (uint64_t)sh->batch +
+    out->host += (sh->train ? 3 : 0) * 4 * BD + 16 * (uint64_t)sh->batch +
                  16 * (uint64_t)gen_param_i(m, GENESIS_P_DIFFUSION_STEPS);
 }
 

@@ -92,6 +92,15 @@ typedef struct gen_dev_table {
     int64_t nrows;
 } gen_dev_table;
 
+/* The scalars of one DDPM reverse step t -> s (docs/ddpm.md §5), from the host's schedule. */
+typedef struct gen_ddpm_step {
+    double abar_t, abar_s;    /* alpha-bar at t and at s (1 at s = -1) */
+    double alpha_t;           /* 1 - beta_t */
+    int ancestral;            /* 1: the DDPM posterior with variance beta_t (s = t - 1);
+                                 0: strided DDIM with eta = 0 */
+    int last;                 /* s = -1: the step to the data (no noise) */
+} gen_ddpm_step;
+
 typedef struct gen_backend_ops {
     const char *name;
     int host_memory;          /* 1: backend memory is host memory (the CPU), so host arrays
@@ -316,6 +325,25 @@ typedef struct gen_backend_ops {
                                  const int32_t *y, int B, int K, int dim);
     /* ema = decay * ema + (1 - decay) * x (an exponential moving average of weights) */
     void (*ema_update)(gen_backend *be, float *ema, const float *x, size_t n, float decay);
+    /* DDPM sampling on the backend (docs/ddpm.md §5), B rows of width D, the draws of
+     * diffusion.h (element (b, j) = b * D + j: a tanh position's normal from the counters
+     * [offset, offset + n4), a softmax span's uniform from [offset + n4, offset + 2 n4),
+     * n4 = (B D + 3) / 4, offset plus rng_base; gen_ddpm_counters = 2 n4 per call).
+     * Positions outside the spans are not written. t (B timesteps, backend memory; NULL:
+     * skipped): every t[b] = tnext, the denoiser's timestep for the next step.
+     * ddpm_sample_init: x_T; tanh positions N(0, 1), softmax span of width K the one-hot of
+     * category floor(u K) (gen_ddpm_init_cat). */
+    void (*ddpm_sample_init)(gen_backend *be, float *x, int32_t *t, int tnext, int B, int D,
+                             const gen_act_span *spans, int nspans, uint64_t seed,
+                             uint64_t stream, uint64_t offset);
+    /* ddpm_reverse_step: xout = one reverse step of xt given the denoiser's output eps
+     * (predicted noise at tanh positions, logits at softmax spans): gen_ddpm_gauss_step per
+     * tanh position, a one-hot of gen_ddpm_mn_draw (a = abar_t / abar_s, c = abar_s) per
+     * softmax span. xout may be xt. */
+    void (*ddpm_reverse_step)(gen_backend *be, float *xout, int32_t *t, int tnext,
+                              const float *xt, const float *eps, int B, int D,
+                              const gen_act_span *spans, int nspans, gen_ddpm_step step,
+                              uint64_t seed, uint64_t stream, uint64_t offset);
 
     /* ---- GRU: one layer over a whole sequence (TimeGAN; docs/algorithms.md §S2) ----
      * The reset-after cell of cuDNN's CUDNN_GRU and PyTorch's nn.GRU, batch-major data,

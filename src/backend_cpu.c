@@ -934,6 +934,70 @@ static void cpu_ema_update(gen_backend *be, float *ema, const float *x, size_t n
     for (size_t i = 0; i < n; i++) ema[i] = keep * ema[i] + take * x[i];
 }
 
+/* DDPM sampling (backend.h, docs/ddpm.md §5): rows in parallel; every draw is a pure
+ * function of its element's index, so the bytes do not depend on the thread count. */
+static void cpu_ddpm_sample_init(gen_backend *be, float *x, int32_t *t, int tnext, int B, int D,
+                                 const gen_act_span *spans, int nspans, uint64_t seed,
+                                 uint64_t stream, uint64_t offset) {
+    offset += cpu_rng_base(be);
+    uint64_t n = (uint64_t)B * (uint64_t)D; /* the draws' regions (diffusion.h) */
+    GEN_OMP_FOR((size_t)B * D)
+    for (int b = 0; b < B; b++) {
+        size_t r0 = (size_t)b * D;
+        for (int s = 0; s < nspans; s++) {
+            const gen_act_span *sp = &spans[s];
+            float *xs = x + r0 + sp->start;
+            if (!sp->softmax) {
+                for (int j = 0; j < sp->len; j++)
+                    xs[j] = gen_philox_normal_at(seed, stream, offset, r0 + sp->start + j);
+                continue;
+            }
+            int pick = gen_ddpm_init_cat(seed, stream, offset, n, r0 + sp->start, sp->len);
+            for (int k = 0; k < sp->len; k++) xs[k] = k == pick ? 1.0f : 0.0f;
+        }
+        if (t) t[b] = tnext;
+    }
+}
+static void cpu_ddpm_reverse_step(gen_backend *be, float *xout, int32_t *t, int tnext,
+                                  const float *xt, const float *eps, int B, int D,
+                                  const gen_act_span *spans, int nspans, gen_ddpm_step st,
+                                  uint64_t seed, uint64_t stream, uint64_t offset) {
+    offset += cpu_rng_base(be);
+    uint64_t n = (uint64_t)B * (uint64_t)D;
+    double a = st.abar_t / st.abar_s, c = st.abar_s;
+    int maxk = 1;
+    for (int s = 0; s < nspans; s++)
+        if (spans[s].softmax && spans[s].len > maxk) maxk = spans[s].len;
+    _Pragma("omp parallel if ((size_t)B * D >= 16384) num_threads(be->threads)") {
+        double *e = malloc((size_t)maxk * sizeof(double)); /* NULL: recomputed, same values */
+        _Pragma("omp for schedule(static)")
+        for (int b = 0; b < B; b++) {
+            size_t r0 = (size_t)b * D;
+            for (int s = 0; s < nspans; s++) {
+                const gen_act_span *sp = &spans[s];
+                size_t o = r0 + sp->start;
+                if (!sp->softmax) {
+                    for (int j = 0; j < sp->len; j++) {
+                        double z = st.ancestral && !st.last
+                                       ? gen_philox_normal_at(seed, stream, offset, o + j)
+                                       : 0.0;
+                        xout[o + j] = gen_ddpm_gauss_step(xt[o + j], eps[o + j], st.abar_t,
+                                                          st.abar_s, st.alpha_t, st.ancestral,
+                                                          st.last, z);
+                    }
+                    continue;
+                }
+                int K = sp->len;
+                int pick = gen_ddpm_mn_draw(xt + o, eps + o, K, a, c,
+                                            gen_ddpm_u(seed, stream, offset, n, o), e);
+                for (int k = 0; k < K; k++) xout[o + k] = k == pick ? 1.0f : 0.0f;
+            }
+            if (t) t[b] = tnext;
+        }
+        free(e);
+    }
+}
+
 /* The multinomial part of ddpm_loss for rows [lo, hi): returns the summed KL. */
 static double ddpm_mn_rows(float *dout, const float *out, const float *x0, const float *xt,
                            const float *coef, int D, const gen_act_span *spans, int nspans,
@@ -1190,6 +1254,8 @@ static const gen_backend_ops cpu_ops = {
     .label_embed = cpu_label_embed,
     .label_embed_backward = cpu_label_embed_backward,
     .ema_update = cpu_ema_update,
+    .ddpm_sample_init = cpu_ddpm_sample_init,
+    .ddpm_reverse_step = cpu_ddpm_reverse_step,
     .sigmoid_forward = gen_cpu_sigmoid_forward,
     .sigmoid_backward = gen_cpu_sigmoid_backward,
     .gru_forward = gen_cpu_gru_forward,

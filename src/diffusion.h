@@ -8,12 +8,17 @@
  *     Diffusion", eq. 7-8) between two steps s < t:
  *       q(x_s | x_t, x_0) ∝ (a x_t + (1 - a)/K) * (c x_0 + (1 - c)/K),
  *     a = alpha-bar_t / alpha-bar_s (one step: alpha_t), c = alpha-bar_s (1 at s = -1).
+ * and one reverse step of the sampler (docs/ddpm.md §5), written once for the CPU backend
+ * and the CUDA kernels (GEN_HOST_DEVICE), so both compute the same expressions.
  * Derivations and the gradient of the KL: docs/ddpm.md.
  */
 #ifndef GEN_DIFFUSION_H
 #define GEN_DIFFUSION_H
 
 #include <math.h>
+#include <stdint.h>
+
+#include "rng.h" /* GEN_HOST_DEVICE */
 
 /* The widest softmax span (categories of one column, with its rare and missing slots) the
  * multinomial diffusion takes; a wider column is refused at fit (models/ddpm_model.c). */
@@ -47,4 +52,80 @@ static inline double gen_mn_posterior(double *p, const float *xt, const double *
     return W;
 }
 
+/* One reverse step t -> s of a Gaussian (tanh) position, in double: x_t and the predicted
+ * noise eps (both in the alpha-scaled units of the diffusion), abt = alpha-bar_t, abs_ =
+ * alpha-bar_s (1 at s = -1), alpha_t = 1 - beta_t. x0 = (x_t - sqrt(1 - abt) eps) / sqrt(abt);
+ * ancestral (DDPM, Ho et al. 2020 eq. 7, variance beta_t): the posterior mean
+ * beta_t sqrt(abs_) / (1 - abt) x0 + (1 - abs_) sqrt(alpha_t) / (1 - abt) x_t plus
+ * sqrt(beta_t) z; strided (DDIM with eta = 0, Song et al. 2021 eq. 12): sqrt(abs_) x0 +
+ * sqrt(1 - abs_) eps. `last` (s = -1): no noise, and DDIM returns x0. */
+GEN_HOST_DEVICE static inline float gen_ddpm_gauss_step(double xt, double eps, double abt,
+                                                        double abs_, double alpha_t,
+                                                        int ancestral, int last, double z) {
+    double x0 = (xt - sqrt(1.0 - abt) * eps) / sqrt(abt), nx;
+    if (ancestral) {
+        double beta = 1.0 - alpha_t;
+        double c1 = beta * sqrt(abs_) / (1.0 - abt);
+        double c2 = (1.0 - abs_) * sqrt(alpha_t) / (1.0 - abt);
+        nx = c1 * x0 + c2 * xt;
+        if (!last) nx += sqrt(beta) * z;
+    } else {
+        nx = sqrt(abs_) * x0 + (!last ? sqrt(1.0 - abs_) * eps : 0.0);
+    }
+    return (float)nx;
+}
+
+/* One reverse step of a softmax (multinomial) span of width K: x0_hat = softmax(logits),
+ * q(x_s | x_t, x0_hat) ∝ (a x_t + (1 - a)/K) * (c x0_hat + (1 - c)/K) (gen_mn_posterior's
+ * expression, a = alpha-bar_t / alpha-bar_s, c = alpha-bar_s), and the category drawn by
+ * inverting its cumulative sum at u in [0, 1) (the first k with u < sum_{j <= k} q_j; K - 1
+ * when rounding leaves u above the total). In double. e: K doubles of scratch that keep
+ * exp(logit - max) between the passes, or NULL to recompute them (the same values, so both
+ * give the same draw). */
+GEN_HOST_DEVICE static inline int gen_ddpm_mn_draw(const float *xt, const float *logits, int K,
+                                                   double a, double c, double u, double *e) {
+    double mx = logits[0], z = 0, W = 0, acc = 0;
+    for (int k = 1; k < K; k++) mx = logits[k] > mx ? logits[k] : mx;
+    for (int k = 0; k < K; k++) {
+        double v = exp(logits[k] - mx);
+        if (e) e[k] = v;
+        z += v;
+    }
+    double ua = (1.0 - a) / K, uc = (1.0 - c) / K;
+    for (int k = 0; k < K; k++)
+        W += (a * xt[k] + ua) * (c * ((e ? e[k] : exp(logits[k] - mx)) / z) + uc);
+    for (int k = 0; k < K; k++) {
+        acc += (a * xt[k] + ua) * (c * ((e ? e[k] : exp(logits[k] - mx)) / z) + uc) / W;
+        if (u < acc) return k;
+    }
+    return K - 1;
+}
+
+/* The sampler's draws (docs/ddpm.md §5). An operation over B rows of width D (n = B D
+ * elements) reads two regions of Philox counters from `offset`: the normals [offset,
+ * offset + n4) and the uniforms [offset + n4, offset + 2 n4), n4 = (n + 3) / 4. Element
+ * i = b D + j of a tanh position takes the normal of element i of the first region (rng.h's
+ * stateless indexing); a softmax span starting at element i takes one uniform, word i % 4 of
+ * counter offset + n4 + i / 4. Two regions, because a span's first element can share a
+ * Philox block, and so a Box-Muller word, with a tanh position just before it (a continuous
+ * column's alpha, then its mode span): one region would tie the alpha's noise to the mode's
+ * draw. An operation uses 2 n4 counters (gen_ddpm_counters). */
+GEN_HOST_DEVICE static inline uint64_t gen_ddpm_n4(uint64_t n) { return (n + 3) / 4; }
+/* the uniform in [0, 1) of element i (32 bits) */
+GEN_HOST_DEVICE static inline double gen_ddpm_u(uint64_t seed, uint64_t stream, uint64_t offset,
+                                                uint64_t n, uint64_t i) {
+    return (double)gen_philox_at(seed, stream, offset + gen_ddpm_n4(n), i) *
+           (1.0 / 4294967296.0);
+}
+/* x_T's category of a softmax span of width K starting at element i: floor(u K) from the
+ * uniform's 32 bits */
+GEN_HOST_DEVICE static inline int gen_ddpm_init_cat(uint64_t seed, uint64_t stream,
+                                                    uint64_t offset, uint64_t n, uint64_t i,
+                                                    int K) {
+    return (int)(((uint64_t)gen_philox_at(seed, stream, offset + gen_ddpm_n4(n), i) *
+                  (uint64_t)K) >> 32);
+}
+static inline uint64_t gen_ddpm_counters(int B, int D) {
+    return 2 * gen_ddpm_n4((uint64_t)B * (uint64_t)D);
+}
 #endif /* GEN_DIFFUSION_H */

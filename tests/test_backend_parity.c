@@ -892,6 +892,64 @@ static void ru_ddpm_loss(pt_env *e, gen_backend *be, int k) {
                        1.0f / (3 * D(0)), 1000.0f / (4 * D(0)));
 }
 
+/* The DDPM sampler's operations (docs/ddpm.md §5). x_t of B rows in layout e->spans: tanh
+ * positions in [-3, 3], a random one-hot per softmax span (positions outside the spans keep
+ * the buffer's random values). */
+static void pt_ddpm_xt(pt_env *e, int i, int B) {
+    float *x = pt_host(e, i);
+    gen_rng r;
+    gen_rng_init(&r, 77 + (uint64_t)e->idx, 2);
+    for (int b = 0; b < B; b++)
+        for (int s = 0; s < e->nspans; s++) {
+            const gen_act_span *sp = &e->spans[s];
+            float *xr = x + (size_t)b * e->W + sp->start;
+            if (!sp->softmax) {
+                for (int j = 0; j < sp->len; j++) xr[j] = (float)(6.0 * gen_rng_uniform(&r) - 3.0);
+                continue;
+            }
+            for (int j = 0; j < sp->len; j++) xr[j] = 0.0f;
+            xr[gen_rng_below(&r, (uint64_t)sp->len)] = 1.0f;
+        }
+}
+/* t (B timesteps) as an output compared bit for bit, pre-filled with random words */
+static void pt_ddpm_t(pt_env *e, int B) {
+    int i = pt_add(e, "t", (size_t)B, PT_OUT, -1, 1);
+    e->b[i].bits = 1;
+}
+/* ddpm_sample_init: B layout with_t offset */
+static void su_ddpm_init(pt_env *e) {
+    pt_layout(e, D(1));
+    pt_add(e, "x", (size_t)D(0) * e->W, PT_OUT, -1, 1);
+    pt_ddpm_t(e, D(0));
+}
+static void ru_ddpm_init(pt_env *e, gen_backend *be, int k) {
+    OPS(be)->ddpm_sample_init(be, P(e, k, 0), D(2) ? PI(e, k, 1) : NULL, 999 - D(0) % 7, D(0),
+                              e->W, e->spans, e->nspans, 42, GEN_STREAM_SAMPLE + (1u << 8),
+                              (uint64_t)D(3));
+}
+/* ddpm_reverse_step: B layout mode (0 strided DDIM, 1 ancestral) last in_place offset. In
+ * place: one buffer "x" holds x_t and receives x_s (positions outside the spans must keep
+ * their values); else "xout" (random) from the input "xt". eps in [-4, 4]: the noise
+ * prediction at tanh positions, logits at softmax spans. */
+static void su_ddpm_rev(pt_env *e) {
+    pt_layout(e, D(1));
+    size_t n = (size_t)D(0) * e->W;
+    int x = pt_add(e, D(4) ? "x" : "xout", n, PT_OUT, -1, 1);
+    pt_ddpm_t(e, D(0));
+    if (!D(4)) x = pt_add(e, "xt", n, PT_IN, -1, 1);
+    pt_ddpm_xt(e, x, D(0));
+    pt_add(e, "eps", n, PT_IN, -4, 4);
+}
+static void ru_ddpm_rev(pt_env *e, gen_backend *be, int k) {
+    /* a linear schedule's values near t = 500 of 1000 (strided: 10 steps apart) */
+    double abt = 0.0785, alpha = 0.98995;
+    gen_ddpm_step st = {abt, D(3) ? 1.0 : D(2) ? abt / alpha : 0.1193, alpha, D(2), D(3)};
+    float *xt = D(4) ? P(e, k, 0) : P(e, k, 2);
+    OPS(be)->ddpm_reverse_step(be, P(e, k, 0), D(3) ? NULL : PI(e, k, 1), 489, xt,
+                               P(e, k, D(4) ? 2 : 3), D(0), e->W, e->spans, e->nspans, st, 7,
+                               GEN_STREAM_SAMPLE, (uint64_t)D(5));
+}
+
 /* gru_forward, and gru_forward then gru_backward: B T C H h0 wgrad (reset-after cell) */
 static void su_gru(pt_env *e) {
     size_t B = (size_t)D(0), T = (size_t)D(1), C = (size_t)D(2), H = (size_t)D(3);
@@ -1020,7 +1078,7 @@ enum {
     O_BN_BAPPLY,
     O_SIG_F, O_SIG_B, O_GRU_F, O_GRU_B, O_GATHER, O_ONEHOT, O_ACCUM,
     O_SILU_F, O_SILU_B, O_SCALE, O_TEMB, O_DDPM_LOSS,
-    O_LEMB, O_LEMB_B, O_EMA,
+    O_LEMB, O_LEMB_B, O_EMA, O_DDPM_INIT, O_DDPM_REV,
     O_GEMM_X, O_LINF_X, O_LINB_X, O_AMP_SCALE, O_AMP_UNSCALE, O_ADAM_AMP, O_TO_HALF,
     O_LINF_H, O_LINB_H, O_RELU_FH, O_RELU_BH
 };
@@ -1083,6 +1141,11 @@ static const pt_op pt_ops[] = {
     [O_LEMB] = {"label_embed", "B K dim", 0, 0, su_lemb, ru_lemb},
     [O_LEMB_B] = {"label_embed_backward", "B K dim", 0, 0, su_lemb_b, ru_lemb_b},
     [O_EMA] = {"ema_update", "n specials", 1e-6, 1e-6, su_ema, ru_ema},
+    /* the normals of fill_normal's tolerance; categorical draws must agree exactly */
+    [O_DDPM_INIT] = {"ddpm_sample_init", "B layout t offset", 2e-6, 2e-6, su_ddpm_init,
+                     ru_ddpm_init},
+    [O_DDPM_REV] = {"ddpm_reverse_step", "B layout ancestral last in_place offset", 1e-5, 1e-5,
+                    su_ddpm_rev, ru_ddpm_rev},
     /* mixed precision: FP32's tolerances (see su_gemmx: only the summation order differs) */
     [O_GEMM_X] = {"gemm_mixed", "prec ta tb M N K", 2e-4, 1e-4, su_gemmx, ru_gemmx},
     [O_LINF_X] = {"linear_forward_mixed", "prec B C OC bias", 2e-4, 1e-4, su_linfx, ru_linfx},
@@ -1194,6 +1257,14 @@ static const pt_case pt_cases[] = {
     {O_LEMB_B, {1, 1, 1}}, {O_LEMB_B, {3, 7, 17}}, {O_LEMB_B, {1025, 2, 128}},
     {O_LEMB_B, {257, 30, 3}},
     {O_EMA, {1, 0}}, {O_EMA, {1025, 1}}, {O_EMA, {65539, 0}},
+    {O_DDPM_INIT, {1, 0, 1, 0}}, {O_DDPM_INIT, {3, 1, 0, 5}}, {O_DDPM_INIT, {257, 2, 1, 3}},
+    {O_DDPM_INIT, {17, 3, 1, 1000001}}, {O_DDPM_INIT, {500, 4, 1, 2}},
+    {O_DDPM_REV, {1, 0, 1, 0, 0, 0}}, {O_DDPM_REV, {1, 1, 0, 0, 1, 9}},
+    {O_DDPM_REV, {17, 2, 0, 0, 0, 3}}, {O_DDPM_REV, {17, 2, 1, 0, 1, 3}},
+    {O_DDPM_REV, {257, 2, 1, 0, 0, 123}}, {O_DDPM_REV, {257, 2, 0, 1, 1, 0}},
+    {O_DDPM_REV, {33, 3, 0, 0, 0, 77}}, {O_DDPM_REV, {9, 3, 1, 1, 1, 5}},
+    {O_DDPM_REV, {500, 4, 1, 0, 1, 11}}, {O_DDPM_REV, {500, 4, 0, 0, 0, 1}},
+    {O_DDPM_REV, {1025, 2, 1, 1, 0, 2}},
     /* mixed precision (prec 1 tf32, 2 bf16, 3 fp16): every transpose pair, awkward shapes,
      * CTGAN's and TVAE's layer shapes */
     {O_GEMM_X, {1, 0, 0, 17, 3, 257}}, {O_GEMM_X, {2, 0, 1, 3, 17, 257}},

@@ -8,6 +8,9 @@
  *     steps): nothing waits per step;
  *   - cost at most GEN_SYNCS_PER_EPOCH (one) more for every further epoch (the ledger read of
  *     ctgan_epoch_end / tvae_epoch_end; uploads wait for nothing).
+ * DDPM sampling (docs/ddpm.md §5) runs its whole reverse chain on the device: sampling the
+ * same rows with 10 and with 50 reverse steps must cost the same synchronisations (a batch
+ * is read back once, at its end; test_ddpm_sample_syncs).
  * And device discovery creates no CUDA context (test_discovery_contexts).
  * Runs only on the emulator (GENESIS_CUDA_EMULATOR=1 and GENESIS_CUDA_MODULE, as the
  * *_emu CTest entry sets them); exits 77 otherwise. CK_NOFORK, like the other CUDA suites.
@@ -93,6 +96,59 @@ START_TEST(test_discovery_contexts) {
 }
 END_TEST
 
+static int sc_sink(const genesis_batch *b, void *user) {
+    (void)b;
+    ++*(int *)user;
+    return 0;
+}
+
+/* Synchronisations of sampling n rows with `steps` reverse steps from the fitted DDPM m. */
+static unsigned long long sc_ddpm_sample(genesis_ctx *ctx, genesis_model *m, int steps, int64_t n,
+                                         int *batches) {
+    unsigned long long before[1] = {0}, after[1] = {0};
+    ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_SAMPLE_STEPS, steps), GENESIS_OK);
+    *batches = 0;
+    sc_stats()(before, 1);
+    genesis_status st = genesis_model_sample(m, n, sc_sink, batches);
+    sc_stats()(after, 1);
+    ck_assert_msg(st == GENESIS_OK, "sample: %s", genesis_errmsg(ctx));
+    return after[0] - before[0];
+}
+
+START_TEST(test_ddpm_sample_syncs) {
+    genesis_ctx *ctx = NULL;
+    genesis_table *t = NULL;
+    genesis_model *m = NULL;
+    ck_assert_int_eq(genesis_ctx_create(&ctx), GENESIS_OK);
+    genesis_ctx_set_seed(ctx, 1);
+    genesis_ctx_set_threads(ctx, 1);
+    ck_assert_int_eq(genesis_ctx_set_device(ctx, GENESIS_DEVICE_CUDA, 0), GENESIS_OK);
+    genesis_csv_options co;
+    genesis_csv_options_init(&co);
+    ck_assert_msg(genesis_table_read_csv(ctx, tu_path("data/adult_sample.csv"), &co, &t) ==
+                      GENESIS_OK, "%s", genesis_errmsg(ctx));
+    ck_assert_int_eq(genesis_model_create(ctx, GENESIS_MODEL_DDPM, &m), GENESIS_OK);
+    ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_ITERATIONS, 2), GENESIS_OK);
+    ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_BATCH_SIZE, 128), GENESIS_OK);
+    ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_GEN_DIM, 32), GENESIS_OK);
+    ck_assert_msg(genesis_model_fit(m, t, NULL, NULL) == GENESIS_OK, "fit: %s",
+                  genesis_errmsg(ctx));
+    ck_assert_str_eq(genesis_ctx_device_name(ctx), "cuda:0");
+    int b10 = 0, b50 = 0;
+    unsigned long long s10 = sc_ddpm_sample(ctx, m, 10, 256, &b10);
+    unsigned long long s50 = sc_ddpm_sample(ctx, m, 50, 256, &b50);
+    printf("ddpm sampling of 256 rows: synchronisations: 10 steps: %llu, 50 steps: %llu "
+           "(%d and %d batches)\n", s10, s50, b10, b50);
+    ck_assert_int_gt(b10, 0);
+    ck_assert_int_eq(b10, b50);
+    ck_assert_msg(s50 == s10, "ddpm sampling waits per reverse step: %llu synchronisations with "
+                  "50 steps, %llu with 10", s50, s10);
+    genesis_model_free(m);
+    genesis_table_free(t);
+    genesis_ctx_free(ctx);
+}
+END_TEST
+
 START_TEST(test_ctgan_syncs) { sc_check(GENESIS_MODEL_CTGAN, "ctgan"); }
 END_TEST
 
@@ -125,6 +181,7 @@ int main(void) {
     tcase_add_test(tc, test_discovery_contexts); /* first: contexts are counted per process */
     tcase_add_test(tc, test_ctgan_syncs);
     tcase_add_test(tc, test_tvae_syncs);
+    tcase_add_test(tc, test_ddpm_sample_syncs);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_set_fork_status(sr, CK_NOFORK);
