@@ -780,18 +780,18 @@ static void op_ema_update(gen_backend *be, float *ema, const float *x, size_t n,
 }
 static void op_ddpm_sample_init(gen_backend *be, float *x, int32_t *t, int tnext, int B, int D,
                                 const gen_act_span *spans, int nspans, uint64_t seed,
-                                uint64_t stream, uint64_t offset) {
+                                uint64_t stream, uint64_t offset, uint64_t e0) {
     GEN_CUDA_RUN(be, "ddpm_sample_init",
                  gen_cu_ddpm_sample_init(cu, x, t, tnext, B, D, spans, nspans, seed, stream,
-                                         offset, be->rng_base));
+                                         offset, e0, be->rng_base));
 }
 static void op_ddpm_reverse_step(gen_backend *be, float *xout, int32_t *t, int tnext,
                                  const float *xt, const float *eps, int B, int D,
                                  const gen_act_span *spans, int nspans, gen_ddpm_step st,
-                                 uint64_t seed, uint64_t stream, uint64_t offset) {
+                                 uint64_t seed, uint64_t stream, uint64_t offset, uint64_t e0) {
     GEN_CUDA_RUN(be, "ddpm_reverse_step",
                  gen_cu_ddpm_reverse_step(cu, xout, t, tnext, xt, eps, B, D, spans, nspans, st,
-                                          seed, stream, offset, be->rng_base));
+                                          seed, stream, offset, e0, be->rng_base));
 }
 static void op_sigmoid_forward(gen_backend *be, float *out, const float *inp, size_t n) {
     GEN_CUDA_RUN(be, "sigmoid_forward", gen_cu_sigmoid_forward(cu, out, inp, n));

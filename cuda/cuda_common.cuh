@@ -354,12 +354,12 @@ genesis_status gen_cu_ema_update(gen_cuda *cu, float *ema, const float *x, size_
 genesis_status gen_cu_ddpm_sample_init(gen_cuda *cu, float *x, int32_t *t, int tnext, int B,
                                        int D, const gen_act_span *spans, int nspans,
                                        uint64_t seed, uint64_t stream, uint64_t offset,
-                                       const uint64_t *base);
+                                       uint64_t e0, const uint64_t *base);
 genesis_status gen_cu_ddpm_reverse_step(gen_cuda *cu, float *xout, int32_t *t, int tnext,
                                         const float *xt, const float *eps, int B, int D,
                                         const gen_act_span *spans, int nspans, gen_ddpm_step st,
                                         uint64_t seed, uint64_t stream, uint64_t offset,
-                                        const uint64_t *base);
+                                        uint64_t e0, const uint64_t *base);
 genesis_status gen_cu_sigmoid_forward(gen_cuda *cu, float *out, const float *inp, size_t n);
 genesis_status gen_cu_sigmoid_backward(gen_cuda *cu, float *dinp, const float *dout,
                                        const float *out, size_t n);

@@ -235,9 +235,8 @@ genesis_status gen_cu_ddpm_loss(gen_cuda *cu, float *loss, float *dout, const fl
 __global__ void k_ddpm_sample_init(float *__restrict__ x, int32_t *__restrict__ t, int tnext,
                                    int B, int D, const gen_act_span *__restrict__ spans,
                                    int nspans, uint64_t seed, uint64_t stream, uint64_t offset,
-                                   const uint64_t *base) {
+                                   uint64_t e0, const uint64_t *base) {
     if (base) offset += *base; /* a bound step counter (gen_backend.rng_base) */
-    uint64_t n = (uint64_t)B * (uint64_t)D; /* the draws' regions (diffusion.h) */
     int ns = nspans > 0 ? nspans : 1;
     DF_LOOP(w, (size_t)B * ns) {
         int b = (int)(w / ns), s = (int)(w % ns);
@@ -247,23 +246,23 @@ __global__ void k_ddpm_sample_init(float *__restrict__ x, int32_t *__restrict__ 
         size_t o = (size_t)b * D + sp.start;
         if (!sp.softmax) {
             for (int j = 0; j < sp.len; j++)
-                x[o + j] = gen_philox_normal_at(seed, stream, offset, o + j);
+                x[o + j] = gen_philox_normal_at(seed, stream, offset, e0 + o + j);
             continue;
         }
-        int pick = gen_ddpm_init_cat(seed, stream, offset, n, o, sp.len);
+        int pick = gen_ddpm_init_cat(seed, stream, offset, e0 + o, sp.len);
         for (int k = 0; k < sp.len; k++) x[o + k] = k == pick ? 1.0f : 0.0f;
     }
 }
 genesis_status gen_cu_ddpm_sample_init(gen_cuda *cu, float *x, int32_t *t, int tnext, int B,
                                        int D, const gen_act_span *spans, int nspans,
                                        uint64_t seed, uint64_t stream, uint64_t offset,
-                                       const uint64_t *base) {
+                                       uint64_t e0, const uint64_t *base) {
     if (B <= 0 || (nspans <= 0 && !t)) return GENESIS_OK;
     const gen_act_span *dspans = NULL;
     if (nspans > 0) GEN_CUDA_PASS(gen_cuda_spans(cu, spans, nspans, &dspans));
     size_t n = (size_t)B * (size_t)(nspans > 0 ? nspans : 1);
     GEN_LAUNCH(k_ddpm_sample_init, gen_cuda_grid(n, GEN_CUDA_THREADS), GEN_CUDA_THREADS, 0,
-               cu->stream)(x, t, tnext, B, D, dspans, nspans, seed, stream, offset, base);
+               cu->stream)(x, t, tnext, B, D, dspans, nspans, seed, stream, offset, e0, base);
     GEN_CUDA_LAUNCHED(cu);
     return GENESIS_OK;
 }
@@ -275,9 +274,8 @@ __global__ void k_ddpm_reverse_step(float *xout, int32_t *__restrict__ t, int tn
                                     const float *xt, const float *__restrict__ eps, int B, int D,
                                     const gen_act_span *__restrict__ spans, int nspans,
                                     gen_ddpm_step st, uint64_t seed, uint64_t stream,
-                                    uint64_t offset, const uint64_t *base) {
+                                    uint64_t offset, uint64_t e0, const uint64_t *base) {
     if (base) offset += *base;
-    uint64_t n = (uint64_t)B * (uint64_t)D;
     double a = st.abar_t / st.abar_s, c = st.abar_s;
     int ns = nspans > 0 ? nspans : 1;
     DF_LOOP(w, (size_t)B * ns) {
@@ -289,7 +287,7 @@ __global__ void k_ddpm_reverse_step(float *xout, int32_t *__restrict__ t, int tn
         if (!sp.softmax) {
             for (int j = 0; j < sp.len; j++) {
                 double z = st.ancestral && !st.last
-                               ? (double)gen_philox_normal_at(seed, stream, offset, o + j)
+                               ? (double)gen_philox_normal_at(seed, stream, offset, e0 + o + j)
                                : 0.0;
                 xout[o + j] = gen_ddpm_gauss_step(xt[o + j], eps[o + j], st.abar_t, st.abar_s,
                                                   st.alpha_t, st.ancestral, st.last, z);
@@ -297,7 +295,7 @@ __global__ void k_ddpm_reverse_step(float *xout, int32_t *__restrict__ t, int tn
             continue;
         }
         int pick = gen_ddpm_mn_draw(xt + o, eps + o, sp.len, a, c,
-                                    gen_ddpm_u(seed, stream, offset, n, o), NULL);
+                                    gen_ddpm_u(seed, stream, offset, e0 + o), NULL);
         for (int k = 0; k < sp.len; k++) xout[o + k] = k == pick ? 1.0f : 0.0f;
     }
 }
@@ -305,14 +303,14 @@ genesis_status gen_cu_ddpm_reverse_step(gen_cuda *cu, float *xout, int32_t *t, i
                                         const float *xt, const float *eps, int B, int D,
                                         const gen_act_span *spans, int nspans, gen_ddpm_step st,
                                         uint64_t seed, uint64_t stream, uint64_t offset,
-                                        const uint64_t *base) {
+                                        uint64_t e0, const uint64_t *base) {
     if (B <= 0 || (nspans <= 0 && !t)) return GENESIS_OK;
     const gen_act_span *dspans = NULL;
     if (nspans > 0) GEN_CUDA_PASS(gen_cuda_spans(cu, spans, nspans, &dspans));
     size_t n = (size_t)B * (size_t)(nspans > 0 ? nspans : 1);
     GEN_LAUNCH(k_ddpm_reverse_step, gen_cuda_grid(n, GEN_CUDA_THREADS), GEN_CUDA_THREADS, 0,
                cu->stream)(xout, t, tnext, xt, eps, B, D, dspans, nspans, st, seed, stream,
-                           offset, base);
+                           offset, e0, base);
     GEN_CUDA_LAUNCHED(cu);
     return GENESIS_OK;
 }

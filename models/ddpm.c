@@ -92,13 +92,42 @@ void ddpm_free(ddpm *d) {
     if (!d) return;
     gen_backend *be = d->be;
     if (be) {
-        be->ops->free(be, d->params); be->ops->free(be, d->grads);
+        if (!d->borrowed) be->ops->free(be, d->params);
+        be->ops->free(be, d->grads);
         be->ops->free(be, d->m); be->ops->free(be, d->v);
         be->ops->free(be, d->acts); be->ops->free(be, d->t);
         be->ops->free(be, d->ema); be->ops->free(be, d->y);
     }
     free(d->spans);
     free(d);
+}
+
+genesis_status ddpm_create_view(genesis_ctx *ctx, const ddpm *owner, int batch, ddpm **out) {
+    *out = NULL;
+    gen_backend *be = owner->be;
+    ddpm *d = calloc(1, sizeof *d);
+    GEN_RETURN_IF(!d, ctx, GENESIS_ERR_NOMEM, "out of memory creating DDPM");
+    d->be = be;
+    ddpm_config cfg = {batch, owner->D, owner->E, owner->H, owner->L, 0, owner->K, 0};
+    set_dims(d, &cfg);
+    d->nspans = owner->nspans, d->nnum = owner->nnum, d->ncat = owner->ncat;
+    d->spans = calloc((size_t)(d->nspans ? d->nspans : 1), sizeof *d->spans);
+    if (d->spans) memcpy(d->spans, owner->spans, (size_t)d->nspans * sizeof *d->spans);
+    d->count = owner->count;
+    d->params = owner->params;
+    d->borrowed = 1;
+    d->p = owner->p;
+    d->acts = be->ops->alloc(be, gen_mul_size(point_acts(d, NULL), sizeof(float)));
+    d->t = be->ops->alloc(be, (size_t)batch * sizeof(int32_t));
+    if (d->K) d->y = be->ops->alloc(be, (size_t)batch * sizeof(int32_t));
+    if (!d->spans || !d->acts || !d->t || (d->K && !d->y)) {
+        ddpm_free(d);
+        return gen_set_error(ctx, GENESIS_ERR_NOMEM,
+                             "out of memory allocating DDPM's sampling network (%d rows)", batch);
+    }
+    point_acts(d, d->acts);
+    *out = d;
+    return GENESIS_OK;
 }
 
 genesis_status ddpm_create(genesis_ctx *ctx, gen_backend *be, const ddpm_config *cfg,

@@ -60,10 +60,14 @@ typedef struct ddpm {
     int32_t *y;                /* (B) class labels, backend memory (K > 0) */
     ddpm_acts act;
     int64_t step;              /* Adam steps taken */
+    int borrowed;              /* params belong to another network (ddpm_create_view) */
 } ddpm;
 
 genesis_status ddpm_create(genesis_ctx *ctx, gen_backend *be, const ddpm_config *cfg,
                            const gen_act_span *spans, int nspans, ddpm **out);
+/* A network for sampling only, `batch` rows, that reads `owner`'s weights in place (not
+ * copied; they must outlive it): its own activations, timesteps and labels. */
+genesis_status ddpm_create_view(genesis_ctx *ctx, const ddpm *owner, int batch, ddpm **out);
 void ddpm_free(ddpm *d);
 /* Bytes a network of this configuration allocates (memory_model.h). */
 void ddpm_memory(const ddpm_config *cfg, gen_net_bytes *out);

@@ -31,6 +31,7 @@
  * conditional vector), data-parallel training.
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -47,7 +48,10 @@ typedef struct ddpm_model {
     int32_t *ht;
     uint64_t call;
     gen_rng rng;                 /* the class labels' draws of the current sampling call */
-    uint64_t ctr;                /* the backend's next Philox counter of the current call */
+    int64_t row0;                /* rows the current sampling call has generated so far */
+    ddpm *snet;                  /* the sampling network when its group is not the training
+                                    batch (ddpm_create_view: net's weights, its own rows) */
+    int hy_rows;                 /* rows hy holds */
     /* the fit's state between iterations (checkpointed): row order, next position in it,
      * the row-order and noise streams */
     int64_t *order, norder, pos;
@@ -72,6 +76,7 @@ static double now_s(void) {
 static void ddpm_model_free(genesis_model *m) {
     ddpm_model *dm = m->impl;
     if (!dm) return;
+    ddpm_free(dm->snet);
     ddpm_free(dm->net);
     free(dm->alpha); free(dm->abar);
     free(dm->hx0); free(dm->hxt); free(dm->hnoise); free(dm->hcoef); free(dm->ht);
@@ -100,6 +105,7 @@ static genesis_status new_impl(genesis_model *m, const ddpm_config *cfg, int tar
         dm->tlen = m->tf.cols[target].width;
         dm->share = calloc((size_t)dm->tlen, sizeof(double));
         dm->hy = malloc((size_t)cfg->batch * sizeof(int32_t));
+        dm->hy_rows = cfg->batch;
         GEN_RETURN_IF(!dm->share || !dm->hy, m->ctx, GENESIS_ERR_NOMEM, "out of memory");
     }
     dm->T = gen_param_i(m, GENESIS_P_DIFFUSION_STEPS);
@@ -367,28 +373,57 @@ static genesis_status ddpm_model_fit(genesis_model *m, const gen_encoded *enc,
     return st;
 }
 
+/* The sampling group: the rows one chain of reverse steps runs on (docs/ddpm.md §5). On the
+ * CPU the training batch: the denoiser's arithmetic sets the time there. On a GPU at least
+ * DDPM_GPU_SAMPLE_ROWS, so that a step's dozen kernels are not launch-bound (at 256 rows they
+ * are). The rows do not depend on the group (diffusion.h's draws). GENESIS_DDPM_SAMPLE_ROWS
+ * sets it (a test hook: the emulated GPU would take minutes over 16,384 rows). */
+#define DDPM_GPU_SAMPLE_ROWS 16384
+static int ddpm_sample_rows(const genesis_model *m, int B) {
+    const char *env = getenv("GENESIS_DDPM_SAMPLE_ROWS");
+    long v = env ? strtol(env, NULL, 10) : 0;
+    if (v > 0 && v <= (1 << 20)) return (int)v;
+    if (!m->be || m->be->ops->host_memory) return B;
+    return B > DDPM_GPU_SAMPLE_ROWS ? B : DDPM_GPU_SAMPLE_ROWS;
+}
+
 static int ddpm_model_batch(const genesis_model *m) {
-    return ((const ddpm_model *)m->impl)->net->B;
+    return ddpm_sample_rows(m, ((const ddpm_model *)m->impl)->net->B);
 }
 
 /* Sampling (docs/ddpm.md §5) runs on the backend: x_T (ddpm_sample_init), then per step the
  * denoiser's forward and one reverse step (ddpm_reverse_step) over the batch in act.xt, which
  * also sets the rows' timestep for the next step; nothing is read back until the batch is
  * done. The draws: the backend's Philox elements of the call's stream GEN_STREAM_SAMPLE +
- * (k << 8), from counter dm->ctr on (each operation advances it by gen_ddpm_counters); the
- * class labels from the host stream one above it. */
+ * (k << 8), element e0 + b D + j of operation k's counter regions (diffusion.h; e0 = the rows
+ * generated before in the call, times D), so the rows do not depend on the group size; the
+ * class labels, row after row, from the host stream one above it. B is the sampling group:
+ * the training network's batch, or a network of B rows sharing its weights (dm->snet). */
 static genesis_status ddpm_model_generate(genesis_model *m, int B, const gen_condition *conds,
                                           int nconds, float *out) {
     (void)conds; (void)nconds; /* refused earlier: DDPM has no conditional vector */
     ddpm_model *dm = m->impl;
     ddpm *d = dm->net;
     gen_backend *be = m->be;
-    GEN_ASSERT(B == d->B);
+    if (B != d->B) {
+        if (!dm->snet || dm->snet->B != B) {
+            ddpm_free(dm->snet);
+            dm->snet = NULL;
+            GEN_TRY(ddpm_create_view(m->ctx, dm->net, B, &dm->snet));
+        }
+        d = dm->snet;
+    }
+    if (d->K && dm->hy_rows < B) {
+        int32_t *hy = realloc(dm->hy, (size_t)B * sizeof(int32_t));
+        GEN_RETURN_IF(!hy, m->ctx, GENESIS_ERR_NOMEM, "out of memory for %d class labels", B);
+        dm->hy = hy;
+        dm->hy_rows = B;
+    }
     int D = d->D, T = dm->T;
     uint64_t seed = m->ctx->seed, stream = GEN_STREAM_SAMPLE + (m->sample_calls << 8);
     if (dm->call != m->sample_calls) {
         dm->call = m->sample_calls;
-        dm->ctr = 0;
+        dm->row0 = 0;
         gen_rng_init(&dm->rng, seed, stream + 1);
     }
     int S = gen_param_i(m, GENESIS_P_SAMPLE_STEPS);
@@ -407,13 +442,12 @@ static genesis_status ddpm_model_generate(genesis_model *m, int B, const gen_con
         }
         be->ops->upload(be, d->y, dm->hy, (size_t)B * sizeof(int32_t));
     }
-    uint64_t nctr = gen_ddpm_counters(B, D);
+    uint64_t e0 = (uint64_t)dm->row0 * (uint64_t)D, op = 0;
     be->ops->zero(be, d->act.xt, (size_t)B * D); /* the target's span stays 0 */
     /* step i of S: timesteps floor(i T / S), the last one T - 1 with S = T */
 #define DDPM_STEP_T(i) (ancestral ? (i) : (int)((int64_t)(i) * T / S))
     be->ops->ddpm_sample_init(be, d->act.xt, d->t, DDPM_STEP_T(S - 1), B, D, d->spans, d->nspans,
-                              seed, stream, dm->ctr);
-    dm->ctr += nctr;
+                              seed, stream, gen_ddpm_op_offset(op++), e0);
     for (int i = S - 1; i >= 0; i--) {
         int t = DDPM_STEP_T(i), s = i ? DDPM_STEP_T(i - 1) : -1;
         gen_ddpm_step st = {dm->abar[t], s >= 0 ? dm->abar[s] : 1.0, dm->alpha[t], ancestral,
@@ -421,9 +455,9 @@ static genesis_status ddpm_model_generate(genesis_model *m, int B, const gen_con
         ddpm_forward(d, B);
         be->ops->ddpm_reverse_step(be, d->act.xt, s >= 0 ? d->t : NULL, s, d->act.xt,
                                    d->act.out, B, D, d->spans, d->nspans, st, seed, stream,
-                                   dm->ctr);
-        dm->ctr += nctr;
+                                   gen_ddpm_op_offset(op++), e0);
     }
+    dm->row0 += B;
 #undef DDPM_STEP_T
     be->ops->download(be, out, d->act.xt, (size_t)B * D * sizeof(float));
     GEN_TRY(gen_backend_status(be));
@@ -547,6 +581,14 @@ static void ddpm_model_memory(const genesis_model *m, const gen_net_shape *sh, g
                        gen_param_i(m, GENESIS_P_GEN_DIM), gen_param_i(m, GENESIS_P_NUM_LAYERS),
                        sh->train, K, sh->train && m->param[GENESIS_P_EMA_DECAY] > 0};
     ddpm_memory(&cfg, out);
+    if (sh->sample_rows > 0 && sh->sample_rows != sh->batch) { /* dm->snet (ddpm_create_view) */
+        ddpm_config vc = cfg;
+        vc.batch = sh->sample_rows, vc.train = 0, vc.ema = 0;
+        gen_net_bytes v;
+        ddpm_memory(&vc, &v);
+        out->acts += v.acts;
+        out->host += K ? 4 * (uint64_t)sh->sample_rows : 0; /* the labels' host copy */
+    }
     uint64_t BD = (uint64_t)sh->batch * (uint64_t)sh->data_dim;
     out->host += (sh->train ? 3 : 0) * 4 * BD + 16 * (uint64_t)sh->batch +
                  16 * (uint64_t)gen_param_i(m, GENESIS_P_DIFFUSION_STEPS);

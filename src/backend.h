@@ -326,16 +326,16 @@ typedef struct gen_backend_ops {
     /* ema = decay * ema + (1 - decay) * x (an exponential moving average of weights) */
     void (*ema_update)(gen_backend *be, float *ema, const float *x, size_t n, float decay);
     /* DDPM sampling on the backend (docs/ddpm.md §5), B rows of width D, the draws of
-     * diffusion.h (element (b, j) = b * D + j: a tanh position's normal from the counters
-     * [offset, offset + n4), a softmax span's uniform from [offset + n4, offset + 2 n4),
-     * n4 = (B D + 3) / 4, offset plus rng_base; gen_ddpm_counters = 2 n4 per call).
+     * diffusion.h (element (b, j) = e0 + b * D + j: a tanh position's normal from the
+     * counters from offset, a softmax span's uniform from offset + GEN_DDPM_REGION; offset
+     * plus rng_base).
      * Positions outside the spans are not written. t (B timesteps, backend memory; NULL:
      * skipped): every t[b] = tnext, the denoiser's timestep for the next step.
      * ddpm_sample_init: x_T; tanh positions N(0, 1), softmax span of width K the one-hot of
      * category floor(u K) (gen_ddpm_init_cat). */
     void (*ddpm_sample_init)(gen_backend *be, float *x, int32_t *t, int tnext, int B, int D,
                              const gen_act_span *spans, int nspans, uint64_t seed,
-                             uint64_t stream, uint64_t offset);
+                             uint64_t stream, uint64_t offset, uint64_t e0);
     /* ddpm_reverse_step: xout = one reverse step of xt given the denoiser's output eps
      * (predicted noise at tanh positions, logits at softmax spans): gen_ddpm_gauss_step per
      * tanh position, a one-hot of gen_ddpm_mn_draw (a = abar_t / abar_s, c = abar_s) per
@@ -343,7 +343,7 @@ typedef struct gen_backend_ops {
     void (*ddpm_reverse_step)(gen_backend *be, float *xout, int32_t *t, int tnext,
                               const float *xt, const float *eps, int B, int D,
                               const gen_act_span *spans, int nspans, gen_ddpm_step step,
-                              uint64_t seed, uint64_t stream, uint64_t offset);
+                              uint64_t seed, uint64_t stream, uint64_t offset, uint64_t e0);
 
     /* ---- GRU: one layer over a whole sequence (TimeGAN; docs/algorithms.md §S2) ----
      * The reset-after cell of cuDNN's CUDNN_GRU and PyTorch's nn.GRU, batch-major data,

@@ -938,9 +938,8 @@ static void cpu_ema_update(gen_backend *be, float *ema, const float *x, size_t n
  * function of its element's index, so the bytes do not depend on the thread count. */
 static void cpu_ddpm_sample_init(gen_backend *be, float *x, int32_t *t, int tnext, int B, int D,
                                  const gen_act_span *spans, int nspans, uint64_t seed,
-                                 uint64_t stream, uint64_t offset) {
+                                 uint64_t stream, uint64_t offset, uint64_t e0) {
     offset += cpu_rng_base(be);
-    uint64_t n = (uint64_t)B * (uint64_t)D; /* the draws' regions (diffusion.h) */
     GEN_OMP_FOR((size_t)B * D)
     for (int b = 0; b < B; b++) {
         size_t r0 = (size_t)b * D;
@@ -949,10 +948,10 @@ static void cpu_ddpm_sample_init(gen_backend *be, float *x, int32_t *t, int tnex
             float *xs = x + r0 + sp->start;
             if (!sp->softmax) {
                 for (int j = 0; j < sp->len; j++)
-                    xs[j] = gen_philox_normal_at(seed, stream, offset, r0 + sp->start + j);
+                    xs[j] = gen_philox_normal_at(seed, stream, offset, e0 + r0 + sp->start + j);
                 continue;
             }
-            int pick = gen_ddpm_init_cat(seed, stream, offset, n, r0 + sp->start, sp->len);
+            int pick = gen_ddpm_init_cat(seed, stream, offset, e0 + r0 + sp->start, sp->len);
             for (int k = 0; k < sp->len; k++) xs[k] = k == pick ? 1.0f : 0.0f;
         }
         if (t) t[b] = tnext;
@@ -961,9 +960,8 @@ static void cpu_ddpm_sample_init(gen_backend *be, float *x, int32_t *t, int tnex
 static void cpu_ddpm_reverse_step(gen_backend *be, float *xout, int32_t *t, int tnext,
                                   const float *xt, const float *eps, int B, int D,
                                   const gen_act_span *spans, int nspans, gen_ddpm_step st,
-                                  uint64_t seed, uint64_t stream, uint64_t offset) {
+                                  uint64_t seed, uint64_t stream, uint64_t offset, uint64_t e0) {
     offset += cpu_rng_base(be);
-    uint64_t n = (uint64_t)B * (uint64_t)D;
     double a = st.abar_t / st.abar_s, c = st.abar_s;
     int maxk = 1;
     for (int s = 0; s < nspans; s++)
@@ -979,7 +977,7 @@ static void cpu_ddpm_reverse_step(gen_backend *be, float *xout, int32_t *t, int 
                 if (!sp->softmax) {
                     for (int j = 0; j < sp->len; j++) {
                         double z = st.ancestral && !st.last
-                                       ? gen_philox_normal_at(seed, stream, offset, o + j)
+                                       ? gen_philox_normal_at(seed, stream, offset, e0 + o + j)
                                        : 0.0;
                         xout[o + j] = gen_ddpm_gauss_step(xt[o + j], eps[o + j], st.abar_t,
                                                           st.abar_s, st.alpha_t, st.ancestral,
@@ -989,7 +987,7 @@ static void cpu_ddpm_reverse_step(gen_backend *be, float *xout, int32_t *t, int 
                 }
                 int K = sp->len;
                 int pick = gen_ddpm_mn_draw(xt + o, eps + o, K, a, c,
-                                            gen_ddpm_u(seed, stream, offset, n, o), e);
+                                            gen_ddpm_u(seed, stream, offset, e0 + o), e);
                 for (int k = 0; k < K; k++) xout[o + k] = k == pick ? 1.0f : 0.0f;
             }
             if (t) t[b] = tnext;

@@ -101,31 +101,32 @@ GEN_HOST_DEVICE static inline int gen_ddpm_mn_draw(const float *xt, const float 
     return K - 1;
 }
 
-/* The sampler's draws (docs/ddpm.md §5). An operation over B rows of width D (n = B D
- * elements) reads two regions of Philox counters from `offset`: the normals [offset,
- * offset + n4) and the uniforms [offset + n4, offset + 2 n4), n4 = (n + 3) / 4. Element
- * i = b D + j of a tanh position takes the normal of element i of the first region (rng.h's
- * stateless indexing); a softmax span starting at element i takes one uniform, word i % 4 of
- * counter offset + n4 + i / 4. Two regions, because a span's first element can share a
- * Philox block, and so a Box-Muller word, with a tanh position just before it (a continuous
- * column's alpha, then its mode span): one region would tie the alpha's noise to the mode's
- * draw. An operation uses 2 n4 counters (gen_ddpm_counters). */
-GEN_HOST_DEVICE static inline uint64_t gen_ddpm_n4(uint64_t n) { return (n + 3) / 4; }
+/* The sampler's draws (docs/ddpm.md §5). Every draw is a pure function of its element's
+ * index in the sampling call, i = e0 + b D + j (e0: the elements of the rows generated before
+ * this batch in the call), and of the operation's counter base `offset` (operation k of a
+ * batch's chain: k 2 GEN_DDPM_REGION, gen_ddpm_op_offset): a tanh position takes the normal of
+ * element i of the region [offset, offset + GEN_DDPM_REGION) (rng.h's stateless indexing), a
+ * softmax span starting at element i one uniform, word i % 4 of counter offset +
+ * GEN_DDPM_REGION + i / 4. So the rows do not depend on how the call is cut into batches (the
+ * CPU and a GPU may use different batch sizes and still write the same rows). Two regions,
+ * because a span's first element can share a Philox block, and so a Box-Muller word, with a
+ * tanh position just before it (a continuous column's alpha, then its mode span): one region
+ * would tie the alpha's noise to the mode's draw. A region holds 2^42 elements. */
+#define GEN_DDPM_REGION (UINT64_C(1) << 40)
+GEN_HOST_DEVICE static inline uint64_t gen_ddpm_op_offset(uint64_t k) {
+    return k * 2 * GEN_DDPM_REGION;
+}
 /* the uniform in [0, 1) of element i (32 bits) */
 GEN_HOST_DEVICE static inline double gen_ddpm_u(uint64_t seed, uint64_t stream, uint64_t offset,
-                                                uint64_t n, uint64_t i) {
-    return (double)gen_philox_at(seed, stream, offset + gen_ddpm_n4(n), i) *
+                                                uint64_t i) {
+    return (double)gen_philox_at(seed, stream, offset + GEN_DDPM_REGION, i) *
            (1.0 / 4294967296.0);
 }
 /* x_T's category of a softmax span of width K starting at element i: floor(u K) from the
  * uniform's 32 bits */
 GEN_HOST_DEVICE static inline int gen_ddpm_init_cat(uint64_t seed, uint64_t stream,
-                                                    uint64_t offset, uint64_t n, uint64_t i,
-                                                    int K) {
-    return (int)(((uint64_t)gen_philox_at(seed, stream, offset + gen_ddpm_n4(n), i) *
+                                                    uint64_t offset, uint64_t i, int K) {
+    return (int)(((uint64_t)gen_philox_at(seed, stream, offset + GEN_DDPM_REGION, i) *
                   (uint64_t)K) >> 32);
-}
-static inline uint64_t gen_ddpm_counters(int B, int D) {
-    return 2 * gen_ddpm_n4((uint64_t)B * (uint64_t)D);
 }
 #endif /* GEN_DIFFUSION_H */

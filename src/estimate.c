@@ -159,7 +159,7 @@ static genesis_status estimate(const genesis_model *m, const genesis_table *t, g
                                     : BLAS_THREAD_BYTES * (uint64_t)(threads + 1);
 
     gen_net_shape sh = {gen_param_i(m, GENESIS_P_BATCH_SIZE), out->data_dim, out->cond_dim,
-                        m->fitted ? !m->loaded : 1, 0, mode_extra};
+                        m->fitted ? !m->loaded : 1, 0, mode_extra, 0};
     if (w == GENESIS_WORKLOAD_FIT) {
         if (batch_rows > 0) sh.batch = (int)(batch_rows < (1 << 30) ? batch_rows : (1 << 30));
         sh.train = 1;
@@ -175,6 +175,7 @@ static genesis_status estimate(const genesis_model *m, const genesis_table *t, g
             if (st != GENESIS_OK) return st;
         }
         C = gen_sample_round_batch(m, C);
+        sh.sample_rows = (int)gen_sample_group(m);
         /* as genesis_sampler_create: no bigger than n needs, and a second batch in flight
          * only when one follows */
         if (n > 0 && C > n) C = gen_sample_round_batch(m, n);

@@ -49,6 +49,9 @@ typedef struct gen_net_shape {
     int64_t nrows;       /* training rows (fit; 0 otherwise): per-fit index buffers */
     int mode_extra;      /* the continuous columns' slots beyond the first, summed: the
                             outputs a TVAE decoder with one alpha per mode adds */
+    int sample_rows;     /* sampling: the rows the model generates at once (its group; 0
+                            when fitting): a model whose group is not its batch adds a
+                            network for it (DDPM on a GPU) */
 } gen_net_shape;
 
 #endif /* GEN_MEMORY_MODEL_H */

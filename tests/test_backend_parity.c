@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "backend.h"
+#include "diffusion.h"
 #include "test_util.h"
 
 #define PT_GUARD 32
@@ -925,7 +926,7 @@ static void su_ddpm_init(pt_env *e) {
 static void ru_ddpm_init(pt_env *e, gen_backend *be, int k) {
     OPS(be)->ddpm_sample_init(be, P(e, k, 0), D(2) ? PI(e, k, 1) : NULL, 999 - D(0) % 7, D(0),
                               e->W, e->spans, e->nspans, 42, GEN_STREAM_SAMPLE + (1u << 8),
-                              (uint64_t)D(3));
+                              gen_ddpm_op_offset((uint64_t)D(3)), (uint64_t)D(3) * 1000003u);
 }
 /* ddpm_reverse_step: B layout mode (0 strided DDIM, 1 ancestral) last in_place offset. In
  * place: one buffer "x" holds x_t and receives x_s (positions outside the spans must keep
@@ -947,7 +948,8 @@ static void ru_ddpm_rev(pt_env *e, gen_backend *be, int k) {
     float *xt = D(4) ? P(e, k, 0) : P(e, k, 2);
     OPS(be)->ddpm_reverse_step(be, P(e, k, 0), D(3) ? NULL : PI(e, k, 1), 489, xt,
                                P(e, k, D(4) ? 2 : 3), D(0), e->W, e->spans, e->nspans, st, 7,
-                               GEN_STREAM_SAMPLE, (uint64_t)D(5));
+                               GEN_STREAM_SAMPLE, gen_ddpm_op_offset((uint64_t)D(5)),
+                               (uint64_t)D(5) * 7919u);
 }
 
 /* gru_forward, and gru_forward then gru_backward: B T C H h0 wgrad (reset-after cell) */

@@ -135,6 +135,9 @@ START_TEST(test_ddpm_sample_syncs) {
                   genesis_errmsg(ctx));
     ck_assert_str_eq(genesis_ctx_device_name(ctx), "cuda:0");
     int b10 = 0, b50 = 0;
+    /* a sampling group of 256 rows (a GPU's default, 16,384, takes minutes on the emulator),
+     * not the training batch: the sampling network that shares the weights */
+    setenv("GENESIS_DDPM_SAMPLE_ROWS", "256", 1);
     unsigned long long s10 = sc_ddpm_sample(ctx, m, 10, 256, &b10);
     unsigned long long s50 = sc_ddpm_sample(ctx, m, 50, 256, &b50);
     printf("ddpm sampling of 256 rows: synchronisations: 10 steps: %llu, 50 steps: %llu "
