@@ -7,8 +7,8 @@
 # (`genesis evaluate`, one thread each) on the host's cores, JOBS runs at a time.
 #
 # It reuses the build bench/gpu_run.sh left in build-gpu (same warm machine); without one it
-# builds the CLI the same way first. The tables come from bench/debs/tables (bench/fetch_debs.sh
-# copies them there from $GENESIS_DATA) or $GENESIS_DATA. Writes under $OUT: ddpm_tstr.md (the
+# builds the CLI the same way first. The tables come from $GENESIS_DATA, default bench/debs/tables
+# (bench/fetch_debs.sh copies them there). Writes under $OUT: ddpm_tstr.md (the
 # five-table summary), runs.jsonl (one line per run with its settings and scores) and
 # ddpm_tstr.tgz (every run's evaluation JSON and logs).
 #
@@ -33,9 +33,7 @@ if [ ! -x "$BUILD/genesis" ]; then
   GPU_RUN_BUDGET=120 OUT="$BUILD/build_only" timeout 200 bash bench/gpu_run.sh >/dev/null 2>&1 || true
 fi
 [ -x "$BUILD/genesis" ] || { say "no genesis binary in $BUILD"; exit 1; }
-DATA=${GENESIS_DATA:-}
-[ -n "$DATA" ] || { [ -d "$ROOT/bench/debs/tables" ] && DATA=$ROOT/bench/debs/tables; }
-[ -n "$DATA" ] || DATA=$ROOT/../shared/data
+DATA=${GENESIS_DATA:-$ROOT/bench/debs/tables}
 W=$BUILD/ddpm_tstr
 rm -rf "$W"
 NPROC=$(nproc)
