@@ -13,15 +13,21 @@ int genesis_model_ncols(const genesis_model *m) {
     return (m && m->fitted) ? m->tf.ncols : 0;
 }
 
-genesis_status genesis_model_column_info(const genesis_model *m, int col,
-                                         genesis_model_column *out) {
-    if (!m || !out) return GENESIS_ERR_INVALID_ARG;
-    memset(out, 0, sizeof *out);
+/* a fitted model and a column of it */
+static genesis_status check_column(const genesis_model *m, int col) {
     GEN_RETURN_IF(!m->fitted, m->ctx, GENESIS_ERR_STATE,
                   "the model is not fitted; fit or load one first");
     GEN_RETURN_IF(col < 0 || col >= m->tf.ncols, m->ctx, GENESIS_ERR_INVALID_ARG,
                   "`col` = %d is outside 0 .. %d (genesis_model_ncols - 1)", col,
                   m->tf.ncols - 1);
+    return GENESIS_OK;
+}
+
+genesis_status genesis_model_column_info(const genesis_model *m, int col,
+                                         genesis_model_column *out) {
+    if (!m || !out) return GENESIS_ERR_INVALID_ARG;
+    memset(out, 0, sizeof *out);
+    GEN_TRY(check_column(m, col));
     const gen_col_transform *ct = &m->tf.cols[col];
     out->name = ct->name;
     out->type = ct->type;
@@ -45,11 +51,7 @@ genesis_status genesis_model_column_mixture(const genesis_model *m, int col, int
     if (!m) return GENESIS_ERR_INVALID_ARG;
     if (nmodes) *nmodes = 0;
     if (npoints) *npoints = 0;
-    GEN_RETURN_IF(!m->fitted, m->ctx, GENESIS_ERR_STATE,
-                  "the model is not fitted; fit or load one first");
-    GEN_RETURN_IF(col < 0 || col >= m->tf.ncols, m->ctx, GENESIS_ERR_INVALID_ARG,
-                  "`col` = %d is outside 0 .. %d (genesis_model_ncols - 1)", col,
-                  m->tf.ncols - 1);
+    GEN_TRY(check_column(m, col));
     const gen_col_transform *ct = &m->tf.cols[col];
     if (ct->type != GENESIS_COLUMN_CONTINUOUS) return GENESIS_OK;
     if (nmodes) *nmodes = ct->n_modes;

@@ -42,6 +42,17 @@ static genesis_model *ddpm_model(genesis_ctx *ctx, int iters) {
     return m;
 }
 
+/* a small denoiser (hidden 32, embedding 16) with a 50-step linear or cosine schedule */
+static genesis_model *small_model(genesis_ctx *ctx, int iters, int layers, int cosine) {
+    genesis_model *m = ddpm_model(ctx, iters);
+    genesis_model_set_param(m, GENESIS_P_GEN_DIM, 32);
+    genesis_model_set_param(m, GENESIS_P_EMBEDDING_DIM, 16);
+    genesis_model_set_param(m, GENESIS_P_NUM_LAYERS, layers);
+    genesis_model_set_param(m, GENESIS_P_DIFFUSION_STEPS, 50);
+    genesis_model_set_param(m, GENESIS_P_NOISE_SCHEDULE, cosine);
+    return m;
+}
+
 static genesis_model *fit_ddpm(genesis_ctx *ctx, const genesis_table *t, int iters) {
     genesis_model *m = ddpm_model(ctx, iters);
     genesis_status st = genesis_model_fit(m, t, NULL, NULL);
@@ -117,12 +128,7 @@ START_TEST(test_ddpm_files_and_determinism) {
     genesis_ctx_set_seed(ctx, 8);
     genesis_table *t;
     ck_assert_int_eq(genesis_table_read_csv(ctx, tu_path("data/adult_sample.csv"), NULL, &t), GENESIS_OK);
-    genesis_model *m = ddpm_model(ctx, 30);
-    genesis_model_set_param(m, GENESIS_P_GEN_DIM, 32);
-    genesis_model_set_param(m, GENESIS_P_EMBEDDING_DIM, 16);
-    genesis_model_set_param(m, GENESIS_P_NUM_LAYERS, 3);
-    genesis_model_set_param(m, GENESIS_P_DIFFUSION_STEPS, 50);
-    genesis_model_set_param(m, GENESIS_P_NOISE_SCHEDULE, 0);
+    genesis_model *m = small_model(ctx, 30, 3, 0);
     ck_assert_int_eq(genesis_model_fit(m, t, NULL, NULL), GENESIS_OK);
     ck_assert_int_eq(genesis_model_save(m, tmp("m.gen")), GENESIS_OK);
     /* the fitted model's first sampling call = the loaded model's first call */
@@ -145,12 +151,7 @@ START_TEST(test_ddpm_files_and_determinism) {
     ck_assert_int_eq(genesis_model_set_condition(l, "sex", " Male"), GENESIS_ERR_UNSUPPORTED);
     genesis_model_free(l);
     /* the same seed: the same model file */
-    genesis_model *m2 = ddpm_model(ctx, 30);
-    genesis_model_set_param(m2, GENESIS_P_GEN_DIM, 32);
-    genesis_model_set_param(m2, GENESIS_P_EMBEDDING_DIM, 16);
-    genesis_model_set_param(m2, GENESIS_P_NUM_LAYERS, 3);
-    genesis_model_set_param(m2, GENESIS_P_DIFFUSION_STEPS, 50);
-    genesis_model_set_param(m2, GENESIS_P_NOISE_SCHEDULE, 0);
+    genesis_model *m2 = small_model(ctx, 30, 3, 0);
     ck_assert_int_eq(genesis_model_fit(m2, t, NULL, NULL), GENESIS_OK);
     ck_assert_int_eq(genesis_model_save(m2, tmp("m2.gen")), GENESIS_OK);
     tu_assert_same_files(tmp("m.gen"), tmp("m2.gen"));
@@ -184,11 +185,8 @@ START_TEST(test_ddpm_rows_independent_of_group) {
     genesis_ctx_set_seed(ctx, 5);
     genesis_table *t;
     ck_assert_int_eq(genesis_table_read_csv(ctx, tu_path("data/adult_sample.csv"), NULL, &t), GENESIS_OK);
-    genesis_model *m = ddpm_model(ctx, 40);
-    genesis_model_set_param(m, GENESIS_P_GEN_DIM, 32);
-    genesis_model_set_param(m, GENESIS_P_EMBEDDING_DIM, 16);
+    genesis_model *m = small_model(ctx, 40, 2, 1);
     genesis_model_set_param(m, GENESIS_P_BATCH_SIZE, 64);
-    genesis_model_set_param(m, GENESIS_P_DIFFUSION_STEPS, 50);
     ck_assert_int_eq(genesis_model_fit(m, t, NULL, NULL), GENESIS_OK);
     ck_assert_int_eq(genesis_model_save(m, tmp("m.gen")), GENESIS_OK);
     const char *out[2] = {tmp("a.csv"), tmp("b.csv")};
@@ -306,10 +304,7 @@ END_TEST
 
 /* a small class-conditional DDPM on income with the weights' moving average */
 static genesis_model *cond_model(genesis_ctx *ctx, int iters, double ema) {
-    genesis_model *m = ddpm_model(ctx, iters);
-    genesis_model_set_param(m, GENESIS_P_GEN_DIM, 32);
-    genesis_model_set_param(m, GENESIS_P_EMBEDDING_DIM, 16);
-    genesis_model_set_param(m, GENESIS_P_DIFFUSION_STEPS, 50);
+    genesis_model *m = small_model(ctx, iters, 2, 1);
     genesis_model_set_param(m, GENESIS_P_BATCH_SIZE, 600);
     ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_EMA_DECAY, ema), GENESIS_OK);
     ck_assert_int_eq(genesis_model_set_target(m, "income"), GENESIS_OK);
