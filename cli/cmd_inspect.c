@@ -4,7 +4,8 @@
  * genesis_model_column_info): the method, every setting of that method with its value and
  * whether it is the default, which of them `sample` may still change, the encoded row width
  * and the columns the model generates (type, whole numbers or decimals, missing values, date
- * format, identifier, categories; a continuous column's mixture modes and point masses). As text or, with --json, one JSON object.
+ * format, identifier, categories; a continuous column's mixture modes and point masses), and
+ * for a checkpoint how far its fit got. As text or, with --json, one JSON object.
  */
 #include <string.h>
 #include <sys/stat.h>
@@ -147,6 +148,13 @@ int cmd_inspect(int argc, char **argv) {
     genesis_ctx *ctx = NULL;
     genesis_model *m = NULL;
     genesis_status st = make_ctx(&o, &ctx);
+    /* a checkpoint (a model file with the training state) says how far its fit got */
+    int64_t done = -1, total = -1;
+    if (st == GENESIS_OK && genesis_model_load_checkpoint(ctx, o.model, &m) == GENESIS_OK) {
+        if (genesis_model_checkpoint_progress(m, &done, &total) != GENESIS_OK) done = total = -1;
+        genesis_model_free(m); /* the model as sampling reads it: its columns */
+        m = NULL;
+    }
     if (st == GENESIS_OK) st = genesis_model_load(ctx, o.model, &m);
     if (st != GENESIS_OK) {
         int r = lib_error(ctx, st);
@@ -162,7 +170,10 @@ int cmd_inspect(int argc, char **argv) {
         json_str(o.model);
         printf(",\"bytes\":%lld,\"method\":", bytes);
         json_str(genesis_model_kind_name(kind));
-        printf(",\"encoded_width\":%d,\"settings\":{", width);
+        printf(",\"encoded_width\":%d,\"checkpoint\":", width);
+        if (done >= 0) printf("{\"done\":%lld,\"total\":%lld}", (long long)done, (long long)total);
+        else printf("null");
+        printf(",\"settings\":{");
         print_settings(m, kind, 1, 0);
         printf("},\"sampling_settings\":{");
         print_settings(m, kind, 1, 1);
@@ -174,7 +185,10 @@ int cmd_inspect(int argc, char **argv) {
         fmt_mib(size, sizeof size, bytes > 0 ? (uint64_t)bytes : 0);
         printf("%s: a %s model, %s\n", o.model, genesis_model_kind_name(kind), size);
         if (ncols > 0) printf("  %d columns; encoded row width %d\n", ncols, width);
-        else printf("  sequences: the model writes its rows as CSV (columns as trained)\n");
+        if (done >= 0)
+            printf("  a checkpoint: %lld of %lld %s done (genesis fit --resume %s continues it)\n",
+                   (long long)done, (long long)total,
+                   kind == GENESIS_MODEL_TIMEGAN ? "iterations" : "epochs", o.model);
         printf("\nsettings it was fitted with:\n");
         print_settings(m, kind, 0, 0);
         printf("\nsampling settings (genesis sample may change them):\n");

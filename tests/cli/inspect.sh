@@ -2,7 +2,8 @@
 # inspect.sh — `genesis inspect -m model.gen [--json]`: a CTGAN and a DDPM model of
 # data/adult_sample.csv are listed with their method, the settings they were fitted with (a
 # changed one marked with its default), the sampling settings, and every column with its type,
-# levels, modes and point masses; --json is one valid JSON object holding the same; a missing
+# levels, modes and point masses; a checkpoint also says how far its fit got; --json is one
+# valid JSON object holding the same; a missing
 # -m, a missing or truncated file and a training setting are errors naming what is wrong.
 #
 #   bash tests/cli/inspect.sh <genesis-binary> <source-dir> <build-dir>
@@ -65,6 +66,25 @@ grep -q "a ddpm model" "$W/inspect_ddpm.out" && grep -Eq "^  iterations +20 +\(d
     grep -Eq "^  sample-steps " "$W/inspect_ddpm.out" \
     && pass "[inspect ddpm] method, iterations and sample-steps" \
     || fail "[inspect ddpm] $(head -3 "$W/inspect_ddpm.out" | tr '\n' ' ')"
+
+section "a checkpoint"
+run fit_ck "$G" fit "${SMALL[@]}" -i "$ADULT" -m "$W/k.gen" --epochs 2 --batch-size 100 \
+    --generator-dim 32 --discriminator-dim 32 --checkpoint "$W/ck.gen" --checkpoint-every 1
+expect_ok
+run inspect_ck "$G" inspect -m "$W/ck.gen"
+expect_ok
+if grep -Eq "a checkpoint: [12] of 2 epochs done \(genesis fit --resume .*ck.gen continues it\)" "$W/inspect_ck.out" &&
+   [ "$(grep -cE "^ +[0-9]+  [a-z-]+ +(continuous|categorical)" "$W/inspect_ck.out")" = 15 ]; then
+    pass "[inspect checkpoint] how far the fit got, and the 15 columns"
+else
+    fail "[inspect checkpoint] $(head -3 "$W/inspect_ck.out" | tr '\n' ' ')"
+fi
+run inspect_ck_json "$G" inspect -m "$W/ck.gen" --json
+grep -Eq '"checkpoint":\{"done":[12],"total":2\}' "$W/inspect_ck_json.out" && pass "[inspect checkpoint --json] done and total" \
+    || fail "[inspect checkpoint --json] $(head -c 200 "$W/inspect_ck_json.out")"
+run inspect_model_json "$G" inspect -m "$W/c.gen" --json
+grep -q '"checkpoint":null' "$W/inspect_model_json.out" && pass "[inspect --json] a model file: checkpoint null" \
+    || fail "[inspect --json] no checkpoint:null for a model file"
 
 section "errors"
 run no_model "$G" inspect
