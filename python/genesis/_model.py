@@ -227,6 +227,53 @@ class SyntheticGenerator:
               self._ctx.ptr)
         return v.value
 
+    def describe(self):
+        """What the fitted model holds, as `genesis inspect --json` prints it: the method, every
+        setting of the method ({"value", "default"}), the sampling settings, and the columns
+        (type, levels; a continuous column's mixture modes and point masses)."""
+        self._require_fitted()
+        lib, m = self._lib, self._model
+
+        def settings(sampling):
+            out = {}
+            for p in range(lib.genesis_param_count()):
+                info = _lib.ParamInfo()
+                v = ctypes.c_double()
+                if (lib.genesis_param_get_info(p, self._kind, ctypes.byref(info)) != _lib.OK
+                        or not info.models & (1 << self._kind)
+                        or bool(info.after_fit) != sampling
+                        or lib.genesis_model_get_param(m, p, ctypes.byref(v)) != _lib.OK):
+                    continue
+                named = lib.genesis_param_choice(p, int(v.value))
+                value = named.decode() if named else v.value
+                out[info.name.decode()] = {"value": value, "default": v.value == info.default}
+            return out
+
+        cols = []
+        for c in range(lib.genesis_model_ncols(m)):
+            info = _lib.ModelColumn()
+            check(lib.genesis_model_column_info(m, c, ctypes.byref(info)), self._ctx.ptr)
+            col = {"name": info.name.decode("utf-8"),
+                   "type": "continuous" if info.type == _lib.COLUMN_CONTINUOUS else "categorical",
+                   "missing": bool(info.has_missing), "id": bool(info.is_id),
+                   "datetime": info.datetime.decode() if info.datetime else None}
+            if info.type == _lib.COLUMN_CONTINUOUS:
+                cap = 32
+                nm, npt = ctypes.c_int(), ctypes.c_int()
+                mean, std, w, pt = ((ctypes.c_double * cap)() for _ in range(4))
+                check(lib.genesis_model_column_mixture(m, c, cap, ctypes.byref(nm), mean, std, w,
+                                                       ctypes.byref(npt), pt), self._ctx.ptr)
+                col["integer"] = bool(info.integer)
+                col["modes"] = [{"mean": mean[k], "std": std[k], "weight": w[k]}
+                                for k in range(min(nm.value, cap))]
+                col["point_masses"] = [pt[k] for k in range(min(npt.value, cap))]
+            else:
+                col["levels"] = [lib.genesis_model_column_level(m, c, k).decode("utf-8")
+                                 for k in range(info.nlevels)]
+            cols.append(col)
+        return {"method": self.method, "settings": settings(False),
+                "sampling_settings": settings(True), "columns": cols}
+
     @property
     def device(self):
         """The backend the model runs on: 'cpu' or 'cuda:N'."""

@@ -79,6 +79,28 @@ def test_save_load(adult, tiny, tmp_path):
     assert (loaded.generate(100, conditions={"sex": "Female"})["sex"] == " Female").all()
 
 
+def test_describe_fitted_and_loaded(adult, tiny, tmp_path):
+    """describe(): genesis inspect --json's content, the same after save and load."""
+    gen = SyntheticGenerator("ctgan", config=tiny, device="cpu", seed=5).fit(adult)
+    d = gen.describe()
+    assert d["method"] == "ctgan"
+    assert d["settings"]["epochs"] == {"value": 1.0, "default": False}
+    assert d["settings"]["pac"]["default"] is True
+    assert d["settings"]["precision"]["value"] == "fp32"
+    assert "clamp-range" in d["sampling_settings"]
+    cols = {c["name"]: c for c in d["columns"]}
+    assert list(cols) == list(adult.columns)
+    age = cols["age"]
+    assert age["type"] == "continuous" and age["integer"] and len(age["modes"]) >= 1
+    assert abs(sum(m["weight"] for m in age["modes"]) - 1) < 0.5
+    assert 0.0 in cols["capital-gain"]["point_masses"]
+    assert sorted(cols["sex"]["levels"]) == [" Female", " Male"]
+    gen.save(tmp_path / "m.gen")
+    assert genesis.load(tmp_path / "m.gen").describe() == d
+    with pytest.raises(GenesisError):
+        SyntheticGenerator("ctgan").describe()
+
+
 def test_loaded_dtypes_without_pandas_schema(tiny, tmp_path):
     """A .gen file holds no pandas dtypes: integer columns with missing values come back as
     Int64, other numbers as float64, categories as text (object, or str on pandas 3)."""
