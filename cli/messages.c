@@ -41,6 +41,7 @@ static const struct {
     {"GENESIS_DEVICE_AUTO", "--device auto"},
     {"GENESIS_DIST_MPI", "--distributed mpi"},
     {"genesis_model_set_sample_batch", "--sample-batch"},
+    {"genesis_model_set_target", "--target"},
     {"genesis_ctx_set_memory_budget(limit_bytes)", "--memory-limit"},
     {"genesis_ctx_set_memory_budget(fraction)", "--memory-fraction"},
     {"genesis_model_save", "'genesis fit' (or --save)"},

@@ -59,7 +59,7 @@ __global__ void k_label_embed(float *__restrict__ out, const float *__restrict__
                               const int32_t *__restrict__ y, int B, int dim) {
     DF_LOOP(idx, (size_t)B * dim) {
         size_t b = idx / dim, j = idx % dim;
-        out[idx] = emb[(size_t)y[b] * dim + j];
+        out[idx] = y[b] < 0 ? 0.0f : emb[(size_t)y[b] * dim + j]; /* y < 0: hidden, zeros */
     }
 }
 genesis_status gen_cu_label_embed(gen_cuda *cu, float *out, const float *emb, const int32_t *y,

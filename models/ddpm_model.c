@@ -52,6 +52,10 @@ typedef struct ddpm_model {
     ddpm *snet;                  /* the sampling network when its group is not the training
                                     batch (ddpm_create_view: net's weights, its own rows) */
     int hy_rows;                 /* rows hy holds */
+    float *gbuf;                 /* guidance (§3b): the unconditional prediction, then the
+                                    guided one, [grows x D] backend memory */
+    int32_t *ynull;              /* [grows] hidden labels (-1), backend memory */
+    int grows;
     /* the fit's state between iterations (checkpointed): row order, next position in it,
      * the row-order and noise streams */
     int64_t *order, norder, pos;
@@ -76,6 +80,10 @@ static double now_s(void) {
 static void ddpm_model_free(genesis_model *m) {
     ddpm_model *dm = m->impl;
     if (!dm) return;
+    if (m->be) {
+        m->be->ops->free(m->be, dm->gbuf);
+        m->be->ops->free(m->be, dm->ynull);
+    }
     ddpm_free(dm->snet);
     ddpm_free(dm->net);
     free(dm->alpha); free(dm->abar);
@@ -290,6 +298,10 @@ static genesis_status ddpm_model_fit(genesis_model *m, const gen_encoded *enc,
     GEN_RETURN_IF(B < 1, ctx, GENESIS_ERR_DATA, "ddpm needs at least one row to learn from");
     int target;
     GEN_TRY(find_target(m, &target));
+    double pdrop = m->param[GENESIS_P_LABEL_DROPOUT];
+    GEN_RETURN_IF(pdrop > 0 && target < 0, ctx, GENESIS_ERR_INVALID_ARG,
+                  "`label-dropout` hides the class of some rows: it needs a target "
+                  "(`genesis_model_set_target`)");
     float ema = (float)m->param[GENESIS_P_EMA_DECAY];
     ddpm_config cfg = {B, m->tf.data_dim, gen_param_i(m, GENESIS_P_EMBEDDING_DIM),
                        gen_param_i(m, GENESIS_P_GEN_DIM), gen_param_i(m, GENESIS_P_NUM_LAYERS), 1,
@@ -338,6 +350,8 @@ static genesis_status ddpm_model_fit(genesis_model *m, const gen_encoded *enc,
         gen_encoded_gather(&m->tf, enc, order + dm->pos, B, dm->hx0, d->D);
         if (yslot)
             for (int b = 0; b < B; b++) dm->hy[b] = yslot[order[dm->pos + b]];
+        for (int b = 0; yslot && pdrop > 0 && b < B; b++) /* classifier-free guidance (§3b) */
+            if (gen_rng_uniform(&dm->rn) < pdrop) dm->hy[b] = -1;
         dm->pos += B;
         noise_batch(dm, B, &dm->rn);
         float loss = ddpm_forward_backward(d, B, gscale, mscale, 1);
@@ -399,6 +413,27 @@ static int ddpm_model_batch(const genesis_model *m) {
  * generated before in the call, times D), so the rows do not depend on the group size; the
  * class labels, row after row, from the host stream one above it. B is the sampling group:
  * the training network's batch, or a network of B rows sharing its weights (dm->snet). */
+/* The guidance buffers for groups of B rows (allocated at the first guided group). */
+static genesis_status guidance_buffers(genesis_model *m, ddpm_model *dm, int B, int D) {
+    gen_backend *be = m->be;
+    if (dm->grows == B) return GENESIS_OK;
+    be->ops->free(be, dm->gbuf);
+    be->ops->free(be, dm->ynull);
+    dm->grows = 0;
+    dm->gbuf = be->ops->alloc(be, gen_mul_size((size_t)B * sizeof(float), (size_t)D));
+    dm->ynull = be->ops->alloc(be, (size_t)B * sizeof(int32_t));
+    int32_t *h = malloc((size_t)B * sizeof(int32_t));
+    if (!dm->gbuf || !dm->ynull || !h) {
+        free(h);
+        return gen_set_error(m->ctx, GENESIS_ERR_NOMEM, "out of memory for guidance (%d rows)", B);
+    }
+    for (int b = 0; b < B; b++) h[b] = -1;
+    be->ops->upload(be, dm->ynull, h, (size_t)B * sizeof(int32_t));
+    free(h);
+    dm->grows = B;
+    return GENESIS_OK;
+}
+
 static genesis_status ddpm_model_generate(genesis_model *m, int B, const gen_condition *conds,
                                           int nconds, float *out) {
     (void)conds; (void)nconds; /* refused earlier: DDPM has no conditional vector */
@@ -429,6 +464,14 @@ static genesis_status ddpm_model_generate(genesis_model *m, int B, const gen_con
     int S = gen_param_i(m, GENESIS_P_SAMPLE_STEPS);
     if (S <= 0 || S > T) S = T;
     int ancestral = S == T;
+    float w = (float)m->param[GENESIS_P_GUIDANCE];
+    if (w > 0) {
+        GEN_RETURN_IF(!d->K || m->param[GENESIS_P_LABEL_DROPOUT] <= 0, m->ctx,
+                      GENESIS_ERR_INVALID_ARG,
+                      "`guidance` needs a class-conditional model fitted with `label-dropout` > 0 "
+                      "(it learns the unconditional prediction that guidance subtracts)");
+        GEN_TRY(guidance_buffers(m, dm, B, D));
+    }
     if (d->K) { /* the class of each row, from its share in the training rows */
         for (int b = 0; b < B; b++) {
             double v = gen_rng_uniform(&dm->rng), acc = 0;
@@ -452,9 +495,21 @@ static genesis_status ddpm_model_generate(genesis_model *m, int B, const gen_con
         int t = DDPM_STEP_T(i), s = i ? DDPM_STEP_T(i - 1) : -1;
         gen_ddpm_step st = {dm->abar[t], s >= 0 ? dm->abar[s] : 1.0, dm->alpha[t], ancestral,
                             s < 0};
-        ddpm_forward(d, B);
+        const float *eps = d->act.out;
+        if (w > 0) { /* (1 + w) eps(x, y) - w eps(x): the hidden-label pass first */
+            int32_t *y = d->y;
+            d->y = dm->ynull;
+            ddpm_forward(d, B);
+            d->y = y;
+            be->ops->copy2d(be, dm->gbuf, D, d->act.out, D, B, D);
+            ddpm_forward(d, B);
+            be->ops->ema_update(be, dm->gbuf, d->act.out, (size_t)B * D, -w);
+            eps = dm->gbuf;
+        } else {
+            ddpm_forward(d, B);
+        }
         be->ops->ddpm_reverse_step(be, d->act.xt, s >= 0 ? d->t : NULL, s, d->act.xt,
-                                   d->act.out, B, D, d->spans, d->nspans, st, seed, stream,
+                                   eps, B, D, d->spans, d->nspans, st, seed, stream,
                                    gen_ddpm_op_offset(op++), e0);
     }
     dm->row0 += B;
@@ -589,6 +644,8 @@ static void ddpm_model_memory(const genesis_model *m, const gen_net_shape *sh, g
         out->acts += v.acts;
         out->host += K ? 4 * (uint64_t)sh->sample_rows : 0; /* the labels' host copy */
     }
+    if (sh->sample_rows > 0 && m->param[GENESIS_P_GUIDANCE] > 0) /* gbuf and ynull */
+        out->acts += 4 * (uint64_t)sh->sample_rows * ((uint64_t)sh->data_dim + 1);
     uint64_t BD = (uint64_t)sh->batch * (uint64_t)sh->data_dim;
     out->host += (sh->train ? 3 : 0) * 4 * BD + 16 * (uint64_t)sh->batch +
                  16 * (uint64_t)gen_param_i(m, GENESIS_P_DIFFUSION_STEPS);

@@ -316,14 +316,16 @@ typedef struct gen_backend_ops {
     /* x *= s (AdamW's decoupled weight decay) */
     void (*scale)(gen_backend *be, float *x, size_t n, float s);
     /* Class-label embedding (TabDDPM's nn.Embedding of the target, docs/ddpm.md §3a): out
-     * (B x dim) row b = emb row y[b], emb (K x dim), 0 <= y[b] < K */
+     * (B x dim) row b = emb row y[b], emb (K x dim), 0 <= y[b] < K; y[b] < 0 (a hidden
+     * label: classifier-free guidance's unconditional rows) gives a row of zeros */
     void (*label_embed)(gen_backend *be, float *out, const float *emb, const int32_t *y, int B,
                         int dim);
     /* demb (K x dim) row k += sum over the rows b with y[b] = k of dout row b, the rows added
-     * in increasing b */
+     * in increasing b (rows with y[b] < 0 add nothing) */
     void (*label_embed_backward)(gen_backend *be, float *demb, const float *dout,
                                  const int32_t *y, int B, int K, int dim);
-    /* ema = decay * ema + (1 - decay) * x (an exponential moving average of weights) */
+    /* ema = decay * ema + (1 - decay) * x (an exponential moving average of weights; with
+     * decay = -w, DDPM's guided prediction (1 + w) x - w ema) */
     void (*ema_update)(gen_backend *be, float *ema, const float *x, size_t n, float decay);
     /* DDPM sampling on the backend (docs/ddpm.md §5), B rows of width D, the draws of
      * diffusion.h (element (b, j) = e0 + b * D + j: a tanh position's normal from the

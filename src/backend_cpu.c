@@ -916,13 +916,15 @@ static void cpu_timestep_embed(gen_backend *be, float *out, const int32_t *t, in
 static void cpu_label_embed(gen_backend *be, float *out, const float *emb, const int32_t *y,
                             int B, int dim) {
     (void)be;
-    for (int b = 0; b < B; b++)
-        memcpy(out + (size_t)b * dim, emb + (size_t)y[b] * dim, (size_t)dim * sizeof(float));
+    for (int b = 0; b < B; b++) /* a hidden label (y < 0) embeds as zeros */
+        if (y[b] < 0) memset(out + (size_t)b * dim, 0, (size_t)dim * sizeof(float));
+        else memcpy(out + (size_t)b * dim, emb + (size_t)y[b] * dim, (size_t)dim * sizeof(float));
 }
 static void cpu_label_embed_backward(gen_backend *be, float *demb, const float *dout,
                                      const int32_t *y, int B, int K, int dim) {
     (void)be; (void)K;
     for (int b = 0; b < B; b++) {
+        if (y[b] < 0) continue; /* a hidden label has no row of emb */
         float *d = demb + (size_t)y[b] * dim;
         const float *g = dout + (size_t)b * dim;
         for (int j = 0; j < dim; j++) d[j] += g[j];

@@ -89,6 +89,12 @@ static const param_row PARAMS[GEN_NPARAMS] = {
                                   "1: one alpha per mixture mode in the decoder; 0: one per column"},
     [GENESIS_P_EMA_DECAY] = {"ema-decay", 0, 0.99999, 0, P, 0, {0, 0, 0, 0},
                              "decay of the weights' moving average that samples; 0 = none"},
+    [GENESIS_P_LABEL_DROPOUT] = {"label-dropout", 0, 0.9, 0, P, 0, {0, 0, 0, 0},
+                                 "with --target: share of training rows whose class is hidden "
+                                 "(learns what --guidance needs); 0 = none"},
+    [GENESIS_P_GUIDANCE] = {"guidance", 0, 20, 0, P, 1, {0, 0, 0, 0},
+                            "with --target: classifier-free guidance weight w when sampling; "
+                            "needs a model fitted with label-dropout > 0; 0 = off"},
     [GENESIS_P_PRECISION] = {"precision", 0, 3, 1, C | T, 0, {0, 0, 0, 0},
                              "matrix-product operands: fp32, tf32, bf16 or fp16 (FP32 "
                              "accumulation; fp16 scales the loss)"},

@@ -835,7 +835,8 @@ static void su_lemb(pt_env *e) {
     pt_add(e, "out", (size_t)D(0) * D(2), PT_OUT, -1, 1);
     pt_add(e, "emb", (size_t)D(1) * D(2), PT_IN, -2, 2);
     int32_t *y = pt_add_int(e, "y", (size_t)D(0));
-    for (int b = 0; b < D(0); b++) y[b] = (int32_t)((b * 7 + e->idx) % D(1));
+    for (int b = 0; b < D(0); b++) /* every fourth label hidden (-1: zeros) */
+        y[b] = b % 4 == 3 ? -1 : (int32_t)((b * 7 + e->idx) % D(1));
 }
 static void ru_lemb(pt_env *e, gen_backend *be, int k) {
     OPS(be)->label_embed(be, P(e, k, 0), P(e, k, 1), PI(e, k, 2), D(0), D(2));
@@ -845,7 +846,8 @@ static void su_lemb_b(pt_env *e) {
     pt_add(e, "demb", (size_t)D(1) * D(2), PT_ACC, -1, 1);
     pt_add(e, "dout", (size_t)D(0) * D(2), PT_IN, -2, 2);
     int32_t *y = pt_add_int(e, "y", (size_t)D(0));
-    for (int b = 0; b < D(0); b++) y[b] = (int32_t)((b * 5 + 3 * e->idx) % D(1));
+    for (int b = 0; b < D(0); b++) /* every fourth label hidden (-1: no class row) */
+        y[b] = b % 4 == 2 ? -1 : (int32_t)((b * 5 + 3 * e->idx) % D(1));
 }
 static void ru_lemb_b(pt_env *e, gen_backend *be, int k) {
     OPS(be)->label_embed_backward(be, P(e, k, 0), P(e, k, 1), PI(e, k, 2), D(0), D(1), D(2));

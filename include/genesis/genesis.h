@@ -375,9 +375,16 @@ typedef enum genesis_param {
                                       of each continuous column, so a drawn mode comes with
                                       its own alpha; 0 one alpha per column, as the reference.
                                       Model files written before this setting load as 0 */
-    GENESIS_P_EMA_DECAY = 29       /* DDPM: the decay of the exponential moving average of the
+    GENESIS_P_EMA_DECAY = 29,      /* DDPM: the decay of the exponential moving average of the
                                       weights that sampling uses; 0 = none (the trained
                                       weights sample) */
+    GENESIS_P_LABEL_DROPOUT = 30,  /* DDPM with a target: the share of training rows whose
+                                      class is hidden, so that the denoiser also learns the
+                                      unconditional prediction guidance needs; 0 = none */
+    GENESIS_P_GUIDANCE = 31        /* DDPM with a target, sampling: classifier-free guidance
+                                      weight w, the prediction (1 + w) eps(x, y) - w eps(x)
+                                      (Ho and Salimans 2022); needs label-dropout > 0; 0 =
+                                      off */
 } genesis_param;
 
 /* Values of GENESIS_P_PRECISION: the precision of the matrix products' operands (weights and
