@@ -31,6 +31,8 @@
 #   TABLES="california bank covertype energy news"   MODELS="ctgan tvae ddpm"   SEEDS="0 1"
 #   EPOCHS=50 (CTGAN, TVAE)   DDPM_ITERS=3000   DDPM_BATCH=1024   DDPM_STEPS="100"
 #     (DDPM_STEPS lists sample-steps values; each is its own row, "ddpm@S"; 0 = all T steps)
+#   DDPM_GUIDANCE="0" (guidance weights sampled for each step count, "ddpm@S/wW"; needs
+#     DDPM_TARGET=1 and DDPM_FLAGS with --label-dropout)
 #   DDPM_FLAGS="" (more fit flags for ddpm, e.g. "--ema-decay 0.999")
 #   TVAE_FLAGS="" / CTGAN_FLAGS="" (more fit flags for Genesis's tvae / ctgan, e.g.
 #     "--alpha-per-mode 1")
@@ -58,6 +60,7 @@ EPOCHS=${EPOCHS:-50}
 DDPM_ITERS=${DDPM_ITERS:-3000}
 DDPM_BATCH=${DDPM_BATCH:-1024}
 DDPM_STEPS=${DDPM_STEPS:-100}
+DDPM_GUIDANCE=${DDPM_GUIDANCE:-0}
 DDPM_FLAGS=${DDPM_FLAGS:-}
 TVAE_FLAGS=${TVAE_FLAGS:-}
 CTGAN_FLAGS=${CTGAN_FLAGS:-}
@@ -163,14 +166,21 @@ run_one() {
       t1=$(date +%s.%N); fit_s=$(echo "$t1 - $t0" | bc)
       local steps_list="-"
       [ "$model" = ddpm ] && steps_list=$DDPM_STEPS
+      local g_list="-"
+      [ "$model" = ddpm ] && g_list=$DDPM_GUIDANCE
       for s in $steps_list; do
-        local label=$model extra=() csv="$dir/$tag.csv"
-        if [ "$s" != "-" ]; then label="ddpm@$s"; extra=(--sample-steps "$s"); csv="$dir/$tag-$s.csv"; fi
-        t0=$(date +%s.%N)
-        "${nice1[@]}" "$GEN" sample -q -m "$dir/$tag.gen" -n "$rows" --seed "$seed" "${extra[@]}" \
-          -o "$csv" --threads 1
-        t1=$(date +%s.%N)
-        samples+=("$label $csv $(echo "$t1 - $t0" | bc)")
+        for g in $g_list; do
+          local label=$model extra=() csv="$dir/$tag.csv"
+          if [ "$s" != "-" ]; then label="ddpm@$s"; extra=(--sample-steps "$s"); csv="$dir/$tag-$s.csv"; fi
+          if [ "$g" != "-" ] && [ "$g" != 0 ]; then
+            label="$label/w$g"; extra+=(--guidance "$g"); csv="${csv%.csv}-w$g.csv"
+          fi
+          t0=$(date +%s.%N)
+          "${nice1[@]}" "$GEN" sample -q -m "$dir/$tag.gen" -n "$rows" --seed "$seed" "${extra[@]}" \
+            -o "$csv" --threads 1
+          t1=$(date +%s.%N)
+          samples+=("$label $csv $(echo "$t1 - $t0" | bc)")
+        done
       done ;;
     ref)
       # the same split, typing (discrete.txt), epochs, batch size 500 and seed as Genesis;
