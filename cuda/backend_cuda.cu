@@ -752,6 +752,10 @@ static void op_adam_tf1_gated(gen_backend *be, float *param, const float *grad, 
                  gen_cu_adam_tf1_gated(cu, param, grad, m, v, n, lr, beta1, beta2, eps, t, gate,
                                        ngate, threshold));
 }
+static void op_take_rows(gen_backend *be, float *out, const float *src, const int32_t *idx,
+                         int B, int w) {
+    GEN_CUDA_RUN(be, "take_rows", gen_cu_take_rows(cu, out, src, idx, B, w));
+}
 
 static void op_gather_rows(gen_backend *be, float *out, int ldo, const gen_dev_table *t,
                            const int32_t *rows, int B) {
@@ -1005,6 +1009,7 @@ static void cu_fill_ops(gen_backend_ops *o) {
     o->bce_logits = op_bce_logits;
     o->moments_loss = op_moments_loss;
     o->adam_tf1_gated = op_adam_tf1_gated;
+    o->take_rows = op_take_rows;
 }
 
 static int env_flag(const char *name) {

@@ -413,5 +413,7 @@ genesis_status gen_cu_adam_tf1_gated(gen_cuda *cu, float *param, const float *gr
                                      float *v, size_t n, float lr, float beta1, float beta2,
                                      float eps, int64_t *t, const double *gate, int ngate,
                                      double threshold);
+genesis_status gen_cu_take_rows(gen_cuda *cu, float *out, const float *src, const int32_t *idx,
+                                int B, int w);
 
 #endif /* GEN_CUDA_COMMON_CUH */

@@ -6,7 +6,8 @@
  * double, element for element; loss sums are per-block (mse, bce) or per-(t, f) column
  * (moments) double partials finished by one block in a fixed order (tg_finish, the double
  * twin of gen_cu_reduce_finish), so two runs give the same bits. mse_loss's gradient reads
- * the mean from loss[0] on the device (the sqrt chain rule needs it).
+ * the mean from loss[0] on the device (the sqrt chain rule needs it). Also take_rows, the
+ * batch gather of TimeGAN's sequences kept in device memory.
  */
 #include <math.h>
 
@@ -227,6 +228,26 @@ genesis_status gen_cu_adam_tf1_gated(gen_cuda *cu, float *param, const float *gr
         GEN_CUDA_LAUNCHED(cu);
     }
     GEN_LAUNCH(k_gate_advance, 1, 1, 0, cu->stream)(t, gate, ngate, threshold);
+    GEN_CUDA_LAUNCHED(cu);
+    return GENESIS_OK;
+}
+
+/* ---- batch gather ------------------------------------------------------------------------------- */
+
+__global__ void k_take_rows(float *__restrict__ out, const float *__restrict__ src,
+                            const int32_t *__restrict__ idx, size_t n, int w) {
+    TG_LOOP(i, n) {
+        size_t b = i / (size_t)w, j = i % (size_t)w;
+        out[i] = src[(size_t)idx[b] * (size_t)w + j];
+    }
+}
+
+genesis_status gen_cu_take_rows(gen_cuda *cu, float *out, const float *src, const int32_t *idx,
+                                int B, int w) {
+    size_t n = B > 0 && w > 0 ? (size_t)B * (size_t)w : 0;
+    if (n == 0) return GENESIS_OK;
+    GEN_LAUNCH(k_take_rows, gen_cuda_grid(n, GEN_CUDA_THREADS), GEN_CUDA_THREADS, 0, cu->stream)(
+        out, src, idx, n, w);
     GEN_CUDA_LAUNCHED(cu);
     return GENESIS_OK;
 }

@@ -40,7 +40,6 @@ void timegan_free(timegan *t) {
         be->ops->free(be, t->acts);
         be->ops->free(be, t->dev);
     }
-    free(t->hX);
     free(t);
 }
 
@@ -133,9 +132,6 @@ genesis_status timegan_create(genesis_ctx *ctx, gen_backend *be, const timegan_c
         *ptr[i] = bufs[i] ? p : NULL;
         p += bufs[i];
     }
-    /* the host batch (B T F) */
-    t->hX = gen_calloc(BT * F, sizeof(float));
-    if (!t->hX) goto nomem;
     if (cfg->train) {
         /* D's step count, then the ledger (zero-filled by alloc) */
         t->dev = o->alloc(be, TG_DEV_BYTES);
@@ -161,7 +157,7 @@ nomem:
 
 /* The sizes timegan_create allocates, without allocating (the memory model). Mirrors its
  * layout: keep the two in step. */
-void timegan_memory(const timegan_config *cfg, gen_net_bytes *out) {
+void timegan_memory(const timegan_config *cfg, int64_t nseq, gen_net_bytes *out) {
     int F = cfg->F, H = cfg->H, L = cfg->L, B = cfg->batch, T = cfg->T;
     gen_seq_net net[TG_NNETS];
     size_t off = 0;
@@ -189,11 +185,15 @@ void timegan_memory(const timegan_config *cfg, gen_net_bytes *out) {
     n += 2 * BT * F + 5 * BT * H; /* X Z Sin Din */
     if (cfg->train) n += BT * F + 2 * BT * H + 3 * BT + 3 * BT * H + BT * H + 2 * BT * H +
                          BT * H + BT * H + 3 * BT * H + scr;
-    out->params = 4 * (uint64_t)off;
-    out->optimizer = 4 * (uint64_t)opt;
-    out->acts = 4 * (uint64_t)n;
     if (cfg->train) n += TG_DEV_BYTES / 4; /* dstep, ledger */
-    out->host = 4 * (uint64_t)(BT * F);
+    /* timegan_fit: the sequences in backend memory (the host's in place on the CPU: an upper
+     * bound there) and a chunk of batch ids, host and backend (chunk_cap at most) */
+    uint64_t ids = cfg->train && nseq > 0 ? ((uint64_t)4 << 20) + 12 * (uint64_t)B : 0;
+    uint64_t fitf = cfg->train && nseq > 0 ? (uint64_t)nseq * T * F + ids / 4 : 0;
+    out->params = 4 * (uint64_t)off;
+    out->optimizer = 4 * ((uint64_t)opt + fitf);
+    out->acts = 4 * (uint64_t)n;
+    out->host = ids;
 }
 
 genesis_status timegan_init_weights(timegan *t, uint64_t seed) {
@@ -461,39 +461,98 @@ genesis_status timegan_update(timegan *t, tg_step step, int B, tg_losses *ls) {
 
 /* ---- training loop (docs/algorithms.md §S5) ---------------------------------------------------- */
 
+/* Batches come from the sequences in backend memory (one upload per fit; the host array in
+ * place on the CPU): the host draws the row ids of a chunk of batches at once (up to the next
+ * progress point, in exactly the order one batch at a time would), uploads them in one go,
+ * and each batch is gathered on the device (take_rows). */
 typedef struct tg_batcher {
     const float *data;
     int64_t N, *perm;
-    size_t row;   /* floats per sequence */
+    size_t row;               /* floats per sequence */
     gen_rng rng;
+    const float *ddata;       /* the sequences in backend memory */
+    float *dalloc;            /* ddata when it was allocated here */
+    int32_t *hidx, *didx;     /* a chunk's row ids: host, backend memory (the same on the CPU) */
+    int64_t cap, used, filled; /* batches: room, gathered, drawn */
 } tg_batcher;
 
-/* A fresh random batch without replacement (partial Fisher-Yates over a kept permutation,
- * which is uniform whatever order it holds): the reference's permutation(N)[:B]. */
+/* Batches a chunk holds at most: 3 per iteration (phase 3) up to a progress point, and
+ * 4 MiB of ids. */
+static int64_t chunk_cap(int B, int log_every, int ck) {
+    int64_t want = ck ? 3 : 3 * (int64_t)log_every, most = ((int64_t)4 << 20) / (4 * (int64_t)B);
+    if (want > most) want = most;
+    return want < 3 ? 3 : want;
+}
+
+/* Row ids of nb fresh random batches without replacement (partial Fisher-Yates over a kept
+ * permutation, which is uniform whatever order it holds: the reference's permutation(N)[:B]),
+ * into backend memory. */
+static void draw_chunk(timegan *t, tg_batcher *bt, int B, int64_t nb) {
+    for (int64_t k = 0; k < nb; k++)
+        for (int i = 0; i < B; i++) {
+            int64_t j = i + (int64_t)gen_rng_below(&bt->rng, (uint64_t)(bt->N - i));
+            int64_t tmp = bt->perm[i]; bt->perm[i] = bt->perm[j]; bt->perm[j] = tmp;
+            bt->hidx[k * B + i] = (int32_t)bt->perm[i];
+        }
+    if (bt->didx != bt->hidx)
+        t->be->ops->upload(t->be, bt->didx, bt->hidx, (size_t)(nb * B) * sizeof(int32_t));
+    bt->used = 0;
+    bt->filled = nb;
+}
+
+/* The next drawn batch into t->X, and its noise into t->Z. */
 static void next_batch(timegan *t, tg_batcher *bt, int B) {
-    for (int i = 0; i < B; i++) {
-        int64_t j = i + (int64_t)gen_rng_below(&bt->rng, (uint64_t)(bt->N - i));
-        int64_t tmp = bt->perm[i]; bt->perm[i] = bt->perm[j]; bt->perm[j] = tmp;
-        memcpy(t->hX + (size_t)i * bt->row, bt->data + (size_t)bt->perm[i] * bt->row,
-               bt->row * sizeof(float));
-    }
-    t->be->ops->upload(t->be, t->X, t->hX, (size_t)B * bt->row * sizeof(float));
+    t->be->ops->take_rows(t->be, t->X, bt->ddata, bt->didx + bt->used * B, B, (int)bt->row);
+    bt->used++;
     size_t nz = (size_t)B * bt->row;
     t->be->ops->fill_uniform(t->be, t->Z, nz, t->seed, GEN_STREAM_NOISE, t->noise_off);
     t->noise_off += (nz + 3) / 4 + 1;
 }
 
+static void batcher_free(timegan *t, tg_batcher *bt) {
+    gen_backend *be = t->be;
+    if (bt->didx != bt->hidx) be->ops->free(be, bt->didx);
+    be->ops->free(be, bt->dalloc);
+    free(bt->hidx);
+    free(bt->perm);
+}
+
 genesis_status timegan_fit(timegan *t, const float *data, int64_t N, int64_t iters,
                            int log_every, tg_progress_fn progress, void *user) {
-    genesis_ctx *ctx = t->be->ctx;
+    gen_backend *be = t->be;
+    genesis_ctx *ctx = be->ctx;
     GEN_RETURN_IF(N < 1, ctx, GENESIS_ERR_DATA, "TimeGAN needs at least one sequence");
+    GEN_RETURN_IF(N > INT32_MAX, ctx, GENESIS_ERR_DATA,
+                  "TimeGAN takes at most %d sequences, got %lld", INT32_MAX, (long long)N);
     int B = N < t->cfg.batch ? (int)N : t->cfg.batch;
-    tg_batcher bt = {data, N, malloc((size_t)N * sizeof(int64_t)), (size_t)t->cfg.T * t->cfg.F, {0}};
-    GEN_RETURN_IF(!bt.perm, ctx, GENESIS_ERR_NOMEM, "out of memory for the batch order");
+    if (log_every < 1) log_every = 1;
+    tg_batcher bt;
+    memset(&bt, 0, sizeof bt);
+    bt.data = data;
+    bt.N = N;
+    bt.row = (size_t)t->cfg.T * t->cfg.F;
+    bt.perm = malloc((size_t)N * sizeof(int64_t));
+    bt.cap = chunk_cap(B, log_every, t->ck != NULL);
+    bt.hidx = malloc((size_t)(bt.cap * B) * sizeof(int32_t));
+    size_t dbytes = gen_mul_size((size_t)N, bt.row * sizeof(float));
+    if (be->ops->host_memory) {
+        bt.ddata = data;
+        bt.didx = bt.hidx;
+    } else {
+        bt.dalloc = be->ops->alloc(be, dbytes);
+        bt.didx = be->ops->alloc(be, (size_t)(bt.cap * B) * sizeof(int32_t));
+        if (bt.dalloc) be->ops->upload(be, bt.dalloc, data, dbytes);
+        bt.ddata = bt.dalloc;
+    }
+    if (!bt.perm || !bt.hidx || !bt.ddata || !bt.didx) {
+        batcher_free(t, &bt);
+        return gen_set_error(ctx, GENESIS_ERR_NOMEM,
+                             "out of memory for TimeGAN's %lld training sequences and batch order",
+                             (long long)N);
+    }
     for (int64_t i = 0; i < N; i++) bt.perm[i] = i;
     gen_rng_init(&bt.rng, t->seed, GEN_STREAM_SAMPLER);
     genesis_status st = GENESIS_OK;
-    if (log_every < 1) log_every = 1;
     int phase0 = 1;
     int64_t it0 = 1; /* where to start: a continued checkpoint's next iteration */
     if (t->ck) st = tg_ckpt_restore(t, bt.perm, N, &bt.rng, iters, &phase0, &it0);
@@ -502,6 +561,14 @@ genesis_status timegan_fit(timegan *t, const float *data, int64_t N, int64_t ite
      * where timegan_sync reads them once (docs/timegan.md §7). */
     for (int phase = phase0; phase <= 3 && st == GENESIS_OK; phase++) {
         for (int64_t it = phase == phase0 ? it0 : 1; it <= iters && st == GENESIS_OK; it++) {
+            int q = phase == 3 ? 3 : 1; /* batches per iteration */
+            if (bt.used == bt.filled) { /* the batches up to the next progress point (one
+                                           iteration with checkpoints: their state is exact) */
+                int64_t r = ((it - 1) / log_every + 1) * log_every;
+                int64_t k = t->ck ? 1 : (r < iters ? r : iters) - it + 1;
+                if (k > bt.cap / q) k = bt.cap / q;
+                draw_chunk(t, &bt, B, k * q);
+            }
             if (phase == 1) {
                 next_batch(t, &bt, B);
                 tg_fit_step(t, TG_STEP_E0, B);
@@ -543,7 +610,7 @@ genesis_status timegan_fit(timegan *t, const float *data, int64_t N, int64_t ite
                                    phase, (long long)it);
         }
     }
-    free(bt.perm);
+    batcher_free(t, &bt);
     return st;
 }
 

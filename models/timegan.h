@@ -77,7 +77,6 @@ typedef struct timegan {
     float *Sin, *Din;             /* (2B, T, H), (3B, T, H) concatenated inputs */
     float *dXt, *dSout, *dY, *dDin, *dRin, *dSin, *dGout, *dH, *ones;
     float *scratch;               /* gen_seq_net_backward scratch, sized for the widest use */
-    float *hX;                    /* (B, T, F) host: the batch before its upload */
     void *dev;                    /* backend memory (TG_DEV_BYTES): dstep, led, ledf */
     int64_t *dstep;               /* the D optimiser's step count (its gate decides) */
     double *led;                  /* the ledger's loss rows */
@@ -95,8 +94,9 @@ genesis_status timegan_create(genesis_ctx *ctx, gen_backend *be, const timegan_c
 size_t timegan_gen_side_floats(const timegan_config *cfg);
 void timegan_free(timegan *t);
 /* Bytes timegan_create allocates for cfg (parameters, gradients and Adam moments,
- * activations and device buffers, host mirrors), for the memory model. */
-void timegan_memory(const timegan_config *cfg, gen_net_bytes *out);
+ * activations and device buffers), and with nseq > 0 training sequences what timegan_fit
+ * adds (their copy in backend memory, the batch ids), for the memory model. */
+void timegan_memory(const timegan_config *cfg, int64_t nseq, gen_net_bytes *out);
 /* GRU weights and biases U(-1/sqrt(H), 1/sqrt(H)) (PyTorch's), heads Glorot-uniform with bias 0; Adam reset. */
 genesis_status timegan_init_weights(timegan *t, uint64_t seed);
 

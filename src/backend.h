@@ -438,6 +438,11 @@ typedef struct gen_backend_ops {
     void (*adam_tf1_gated)(gen_backend *be, float *param, const float *grad, float *m, float *v,
                            size_t n, float lr, float beta1, float beta2, float eps, int64_t *t,
                            const double *gate, int ngate, double threshold);
+    /* out (B rows of w floats, contiguous) row b = src row idx[b] (src: rows of w floats,
+     * idx: B int32 in backend memory): TimeGAN's batches from its sequences in backend
+     * memory */
+    void (*take_rows)(gen_backend *be, float *out, const float *src, const int32_t *idx, int B,
+                      int w);
 } gen_backend_ops;
 
 struct gen_backend {

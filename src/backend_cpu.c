@@ -1228,6 +1228,7 @@ static const gen_backend_ops cpu_ops = {
     .bce_logits = gen_cpu_bce_logits,
     .moments_loss = gen_cpu_moments_loss,
     .adam_tf1_gated = cpu_adam_tf1_gated,
+    .take_rows = gen_cpu_take_rows,
 };
 
 genesis_status gen_backend_cpu_create(genesis_ctx *ctx, int threads, gen_backend **out) {

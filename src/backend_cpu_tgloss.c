@@ -5,8 +5,10 @@
  * code in models/timegan.c; as backend operations the CUDA backend keeps them on the GPU
  * (cuda/tgloss.cu, the same expressions in the same order). Plain serial loops in double
  * (the sizes are B * T * max(F, H), small): the sums do not depend on the thread count.
+ * Also take_rows, the batch gather of TimeGAN's sequences.
  */
 #include <math.h>
+#include <string.h>
 
 #include "backend_cpu_tgloss.h"
 
@@ -87,4 +89,11 @@ void gen_cpu_moments_loss(gen_backend *be, double *loss, float *dxh, const float
         }
     loss[0] = n > 0 ? v1 / n : 0.0;
     loss[1] = n > 0 ? v2 / n : 0.0;
+}
+
+void gen_cpu_take_rows(gen_backend *be, float *out, const float *src, const int32_t *idx, int B,
+                       int w) {
+    (void)be;
+    for (int b = 0; b < B; b++)
+        memcpy(out + (size_t)b * w, src + (size_t)idx[b] * w, (size_t)w * sizeof(float));
 }

@@ -14,5 +14,7 @@ void gen_cpu_bce_logits(gen_backend *be, double *loss, float *dl, const float *l
                         float y, float scale);
 void gen_cpu_moments_loss(gen_backend *be, double *loss, float *dxh, const float *xh,
                           const float *x, int B, int T, int F, float scale);
+void gen_cpu_take_rows(gen_backend *be, float *out, const float *src, const int32_t *idx, int B,
+                       int w);
 
 #endif /* GEN_BACKEND_CPU_TGLOSS_H */

@@ -1073,6 +1073,20 @@ static void ru_adam_tg(pt_env *e, gen_backend *be, int k) {
                             D(1) == 2 ? NULL : PD(e, k, 5), 3, 0.15 + 1e-12);
 }
 
+/* take_rows: B, w, source rows (ids in any order, repeats included) */
+static void su_take(pt_env *e) {
+    int B = D(0), w = D(1), nr = D(2);
+    pt_add(e, "out", (size_t)B * w, PT_OUT, -1, 1);
+    pt_add(e, "src", (size_t)nr * w, PT_IN, -1, 1);
+    int32_t *idx = pt_add_int(e, "idx", (size_t)B);
+    gen_rng r;
+    gen_rng_init(&r, 97 + (uint64_t)e->idx, 1);
+    for (int b = 0; b < B; b++) idx[b] = b == 0 ? nr - 1 : (int32_t)gen_rng_below(&r, (uint64_t)nr);
+}
+static void ru_take(pt_env *e, gen_backend *be, int k) {
+    OPS(be)->take_rows(be, P(e, k, 0), P(e, k, 1), PI(e, k, 2), D(0), D(1));
+}
+
 /* ---- the table --------------------------------------------------------------------------------- */
 
 typedef struct pt_op {
@@ -1093,7 +1107,7 @@ enum {
     O_LEMB, O_LEMB_B, O_EMA,
     O_GEMM_X, O_LINF_X, O_LINB_X, O_AMP_SCALE, O_AMP_UNSCALE, O_ADAM_AMP, O_TO_HALF,
     O_LINF_H, O_LINB_H, O_RELU_FH, O_RELU_BH,
-    O_MSE, O_BCE, O_MOMENTS, O_ADAM_TG
+    O_MSE, O_BCE, O_MOMENTS, O_ADAM_TG, O_TAKE
 };
 
 static const pt_op pt_ops[] = {
@@ -1175,6 +1189,7 @@ static const pt_op pt_ops[] = {
     [O_BCE] = {"bce_logits", "n y grads", 1e-7, 1e-6, su_bce, ru_bce},
     [O_MOMENTS] = {"moments_loss", "B T F grads", 1e-7, 1e-6, su_moments, ru_moments},
     [O_ADAM_TG] = {"adam_tf1_gated", "n gate", 1e-6, 1e-5, su_adam_tg, ru_adam_tg},
+    [O_TAKE] = {"take_rows", "B w nrows", 0, 0, su_take, ru_take},
 };
 
 static const pt_case pt_cases[] = {
@@ -1311,6 +1326,7 @@ static const pt_case pt_cases[] = {
     {O_MOMENTS, {1, 1, 1, 1}}, {O_MOMENTS, {3, 4, 2, 1}}, {O_MOMENTS, {128, 24, 5, 1}},
     {O_MOMENTS, {64, 24, 28, 1}}, {O_MOMENTS, {7, 3, 5, 0}},
     {O_ADAM_TG, {1025, 0}}, {O_ADAM_TG, {1025, 1}}, {O_ADAM_TG, {65539, 2}}, {O_ADAM_TG, {17, 3}},
+    {O_TAKE, {1, 1, 1}}, {O_TAKE, {16, 120, 40}}, {O_TAKE, {128, 120, 2000}}, {O_TAKE, {3, 1025, 7}},
 };
 #define PT_NCASES ((int)(sizeof pt_cases / sizeof pt_cases[0]))
 

@@ -8,6 +8,10 @@
  *     steps): nothing waits per step;
  *   - cost at most GEN_SYNCS_PER_EPOCH (one) more for every further epoch (the ledger read of
  *     ctgan_epoch_end / tvae_epoch_end; uploads wait for nothing).
+ * TimeGAN (models/timegan.c, docs/timegan.md §7) waits once per progress point (every
+ * log_every iterations and each phase's last), not per update step: a fit with one progress
+ * point per phase costs the same at 4 and at 8 iterations per phase, and one more point per
+ * phase costs at most GEN_TG_SYNCS_PER_REPORT more per point (test_timegan_syncs).
  * And device discovery creates no CUDA context (test_discovery_contexts).
  * Runs only on the emulator (GENESIS_CUDA_EMULATOR=1 and GENESIS_CUDA_MODULE, as the
  * *_emu CTest entry sets them); exits 77 otherwise. CK_NOFORK, like the other CUDA suites.
@@ -17,9 +21,12 @@
 #include <string.h>
 
 #include "genesis/genesis.h"
+#include "backend.h"
+#include "timegan.h"
 #include "test_util.h"
 
 #define GEN_SYNCS_PER_EPOCH 1
+#define GEN_TG_SYNCS_PER_REPORT 1 /* timegan_sync's one download */
 
 typedef int (*stats_fn)(unsigned long long *out, int cap);
 
@@ -93,6 +100,48 @@ START_TEST(test_discovery_contexts) {
 }
 END_TEST
 
+/* Synchronisations of a TimeGAN fit on the emulated GPU (timegan_fit directly, so that the
+ * progress interval is the test's): 40 random sequences of 8 steps x 3 features, batch 16,
+ * hidden 8, 2 layers, `iters` iterations per phase, a progress point every `every`. */
+static unsigned long long sc_timegan(int iters, int every) {
+    genesis_ctx *ctx = NULL;
+    gen_backend *be = NULL;
+    timegan *t = NULL;
+    ck_assert_int_eq(genesis_ctx_create(&ctx), GENESIS_OK);
+    ck_assert_msg(gen_backend_cuda_create(ctx, 0, &be) == GENESIS_OK, "%s", genesis_errmsg(ctx));
+    timegan_config cfg = {16, 8, 3, 8, 2, 1e-3f, 1.0f, 1};
+    ck_assert_int_eq(timegan_create(ctx, be, &cfg, &t), GENESIS_OK);
+    ck_assert_int_eq(timegan_init_weights(t, 5), GENESIS_OK);
+    t->seed = 5;
+    float *x = malloc(40 * 8 * 3 * sizeof(float));
+    ck_assert(x);
+    tu_fill_uniform(x, 40 * 8 * 3, 0, 1, 7);
+    stats_fn f = sc_stats();
+    ck_assert(f != NULL);
+    unsigned long long before[1] = {0}, after[1] = {0};
+    f(before, 1);
+    ck_assert_msg(timegan_fit(t, x, 40, iters, every, NULL, NULL) == GENESIS_OK, "fit: %s",
+                  genesis_errmsg(ctx));
+    f(after, 1);
+    free(x);
+    timegan_free(t);
+    gen_backend_free(be);
+    genesis_ctx_free(ctx);
+    return after[0] - before[0];
+}
+
+START_TEST(test_timegan_syncs) {
+    unsigned long long a = sc_timegan(4, 4), b = sc_timegan(8, 8), c = sc_timegan(8, 4);
+    printf("timegan: synchronisations: 4 iterations per phase, 1 report each: %llu; 8 "
+           "iterations, 1 report: %llu; 8 iterations, 2 reports: %llu\n", a, b, c);
+    ck_assert_msg(a == b, "TimeGAN waits per iteration: %llu synchronisations for 8 iterations "
+                  "per phase, %llu for 4 (one progress point per phase each)", b, a);
+    ck_assert_msg(c >= b && c - b <= 3 * GEN_TG_SYNCS_PER_REPORT,
+                  "TimeGAN: %llu synchronisations for one more progress point per phase (at most "
+                  "%d)", c - b, 3 * GEN_TG_SYNCS_PER_REPORT);
+}
+END_TEST
+
 START_TEST(test_ctgan_syncs) { sc_check(GENESIS_MODEL_CTGAN, "ctgan"); }
 END_TEST
 
@@ -125,6 +174,7 @@ int main(void) {
     tcase_add_test(tc, test_discovery_contexts); /* first: contexts are counted per process */
     tcase_add_test(tc, test_ctgan_syncs);
     tcase_add_test(tc, test_tvae_syncs);
+    tcase_add_test(tc, test_timegan_syncs);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_set_fork_status(sr, CK_NOFORK);
