@@ -732,6 +732,31 @@ static void op_graph_free(gen_backend *be, gen_graph *g) {
     gen_cu_graph_free(cu, g);
 }
 
+static void op_mse_loss(gen_backend *be, double *loss, float *da, float *db, const float *a,
+                        const float *b, int rows, int cols, int ld, float scale, int root) {
+    GEN_CUDA_RUN(be, "mse_loss",
+                 gen_cu_mse_loss(cu, loss, da, db, a, b, rows, cols, ld, scale, root));
+}
+static void op_bce_logits(gen_backend *be, double *loss, float *dl, const float *l, size_t n,
+                          float y, float scale) {
+    GEN_CUDA_RUN(be, "bce_logits", gen_cu_bce_logits(cu, loss, dl, l, n, y, scale));
+}
+static void op_moments_loss(gen_backend *be, double *loss, float *dxh, const float *xh,
+                            const float *x, int B, int T, int F, float scale) {
+    GEN_CUDA_RUN(be, "moments_loss", gen_cu_moments_loss(cu, loss, dxh, xh, x, B, T, F, scale));
+}
+static void op_adam_tf1_gated(gen_backend *be, float *param, const float *grad, float *m,
+                              float *v, size_t n, float lr, float beta1, float beta2, float eps,
+                              int64_t *t, const double *gate, int ngate, double threshold) {
+    GEN_CUDA_RUN(be, "adam_tf1_gated",
+                 gen_cu_adam_tf1_gated(cu, param, grad, m, v, n, lr, beta1, beta2, eps, t, gate,
+                                       ngate, threshold));
+}
+static void op_take_rows(gen_backend *be, float *out, const float *src, const int32_t *idx,
+                         int B, int w) {
+    GEN_CUDA_RUN(be, "take_rows", gen_cu_take_rows(cu, out, src, idx, B, w));
+}
+
 static void op_gather_rows(gen_backend *be, float *out, int ldo, const gen_dev_table *t,
                            const int32_t *rows, int B) {
     GEN_CUDA_RUN(be, "gather_rows", gen_cu_gather_rows(cu, out, ldo, t, rows, B));
@@ -997,6 +1022,11 @@ static void cu_fill_ops(gen_backend_ops *o) {
     o->graph_end = op_graph_end;
     o->graph_launch = op_graph_launch;
     o->graph_free = op_graph_free;
+    o->mse_loss = op_mse_loss;
+    o->bce_logits = op_bce_logits;
+    o->moments_loss = op_moments_loss;
+    o->adam_tf1_gated = op_adam_tf1_gated;
+    o->take_rows = op_take_rows;
 }
 
 static int env_flag(const char *name) {

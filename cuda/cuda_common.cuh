@@ -410,4 +410,19 @@ gen_graph *gen_cu_graph_end(gen_cuda *cu);
 genesis_status gen_cu_graph_launch(gen_cuda *cu, gen_graph *g);
 void gen_cu_graph_free(gen_cuda *cu, gen_graph *g);
 
+/* tgloss.cu: TimeGAN's losses on the device (backend.h) */
+genesis_status gen_cu_mse_loss(gen_cuda *cu, double *loss, float *da, float *db, const float *a,
+                               const float *b, int rows, int cols, int ld, float scale,
+                               int root);
+genesis_status gen_cu_bce_logits(gen_cuda *cu, double *loss, float *dl, const float *l, size_t n,
+                                 float y, float scale);
+genesis_status gen_cu_moments_loss(gen_cuda *cu, double *loss, float *dxh, const float *xh,
+                                   const float *x, int B, int T, int F, float scale);
+genesis_status gen_cu_adam_tf1_gated(gen_cuda *cu, float *param, const float *grad, float *m,
+                                     float *v, size_t n, float lr, float beta1, float beta2,
+                                     float eps, int64_t *t, const double *gate, int ngate,
+                                     double threshold);
+genesis_status gen_cu_take_rows(gen_cuda *cu, float *out, const float *src, const int32_t *idx,
+                                int B, int w);
+
 #endif /* GEN_CUDA_COMMON_CUH */

@@ -15,9 +15,10 @@
  *   three phases of `iters` iterations (§S5): embedding, supervised, joint (2 x (G, E) then D
  *   if D_loss > 0.15).
  * Forward/backward are explicit (llm.c); every matmul runs on the backend (gen_backend_ops
- * gemm, gru_*, linear_*). The scalar losses and their gradients w.r.t. the networks' outputs
- * are computed on the host from downloaded outputs (B*T*max(F,H) floats per term; a plain
- * memcpy on the CPU backend); a GPU port would move them into kernels (docs/timegan.md §7).
+ * gemm, gru_*, linear_*), and so do the scalar losses and their gradients w.r.t. the
+ * networks' outputs (mse_loss, bce_logits, moments_loss) and the D step's gate
+ * (adam_tf1_gated): an update step reads nothing back. The losses and a divergence ledger
+ * stay in backend memory until a progress point (timegan_sync; docs/timegan.md §7).
  */
 #include <math.h>
 #include <string.h>
@@ -37,8 +38,8 @@ void timegan_free(timegan *t) {
             be->ops->free(be, t->v[i]);
         }
         be->ops->free(be, t->acts);
+        be->ops->free(be, t->dev);
     }
-    free(t->hX);
     free(t);
 }
 
@@ -131,19 +132,13 @@ genesis_status timegan_create(genesis_ctx *ctx, gen_backend *be, const timegan_c
         *ptr[i] = bufs[i] ? p : NULL;
         p += bufs[i];
     }
-    /* host mirrors: hX hXt (B T F); hH hHs (2B T H); hY (3B T); gradients alike */
-    size_t hsz[] = {BT * F, BT * F, 2 * BT * H, 2 * BT * H, 3 * BT, BT * F, BT * H, 2 * BT * H, 3 * BT};
-    float **hptr[] = {&t->hX, &t->hXt, &t->hH, &t->hHs, &t->hY, &t->gXt, &t->gH, &t->gHs, &t->gY};
-    size_t hn = 0;
-    for (int i = 0; i < 9; i++) hn += hsz[i];
-    t->hX = gen_calloc(hn, sizeof(float));
-    if (!t->hX) goto nomem;
-    float *q = t->hX;
-    for (int i = 0; i < 9; i++) {
-        *hptr[i] = q;
-        q += hsz[i];
-    }
     if (cfg->train) {
+        /* D's step count, then the ledger (zero-filled by alloc) */
+        t->dev = o->alloc(be, TG_DEV_BYTES);
+        if (!t->dev) goto nomem;
+        t->dstep = t->dev;
+        t->led = (double *)((char *)t->dev + sizeof(int64_t));
+        t->ledf = (float *)(t->led + TG_NSTEPS * TL_W);
         float *h1 = malloc(3 * BT * H * sizeof(float));
         if (!h1) goto nomem;
         for (size_t i = 0; i < 3 * BT * H; i++) h1[i] = 1.0f;
@@ -162,7 +157,7 @@ nomem:
 
 /* The sizes timegan_create allocates, without allocating (the memory model). Mirrors its
  * layout: keep the two in step. */
-void timegan_memory(const timegan_config *cfg, gen_net_bytes *out) {
+void timegan_memory(const timegan_config *cfg, int64_t nseq, gen_net_bytes *out) {
     int F = cfg->F, H = cfg->H, L = cfg->L, B = cfg->batch, T = cfg->T;
     gen_seq_net net[TG_NNETS];
     size_t off = 0;
@@ -190,11 +185,15 @@ void timegan_memory(const timegan_config *cfg, gen_net_bytes *out) {
     n += 2 * BT * F + 5 * BT * H; /* X Z Sin Din */
     if (cfg->train) n += BT * F + 2 * BT * H + 3 * BT + 3 * BT * H + BT * H + 2 * BT * H +
                          BT * H + BT * H + 3 * BT * H + scr;
+    if (cfg->train) n += TG_DEV_BYTES / 4; /* dstep, ledger */
+    /* timegan_fit: the sequences in backend memory (the host's in place on the CPU: an upper
+     * bound there) and a chunk of batch ids, host and backend (chunk_cap at most) */
+    uint64_t ids = cfg->train && nseq > 0 ? ((uint64_t)4 << 20) + 12 * (uint64_t)B : 0;
+    uint64_t fitf = cfg->train && nseq > 0 ? (uint64_t)nseq * T * F + ids / 4 : 0;
     out->params = 4 * (uint64_t)off;
-    out->optimizer = 4 * (uint64_t)opt;
+    out->optimizer = 4 * ((uint64_t)opt + fitf);
     out->acts = 4 * (uint64_t)n;
-    out->host = 4 * (uint64_t)(3 * BT * F + 2 * BT * H + 2 * BT * H + 3 * BT + BT * H +
-                               2 * BT * H + 3 * BT);
+    out->host = ids;
 }
 
 genesis_status timegan_init_weights(timegan *t, uint64_t seed) {
@@ -214,159 +213,71 @@ genesis_status timegan_init_weights(timegan *t, uint64_t seed) {
         be->ops->zero(be, t->v[s], n);
         t->t[s] = 0;
     }
+    if (t->dev) be->ops->zero(be, t->dev, TG_DEV_BYTES / 4);
+    memset(t->hled, 0, sizeof t->hled);
+    memset(t->hledf, 0, sizeof t->hledf);
     return GENESIS_OK;
 }
 
-/* ---- losses on the host (docs/algorithms.md §S4) ---------------------------------------------- */
+/* ---- losses on the device (docs/algorithms.md §S4, docs/timegan.md §7) -------------------------
+ * The loss operations of the backend (mse_loss, bce_logits, moments_loss) write each step's
+ * loss terms into the step's row of the ledger (TL_* slots, backend memory) and add their
+ * gradients w.r.t. the networks' outputs into the backward buffers: an update step reads
+ * nothing back. */
 
-/* mean over n logits of BCE-with-logits against label y; g += scale * d mean / d logit */
-static double bce_mean(const float *l, size_t n, float y, float *g, double scale) {
-    double s = 0;
-    for (size_t i = 0; i < n; i++) {
-        double x = l[i];
-        s += fmax(x, 0.0) - x * y + log1p(exp(-fabs(x)));
-        if (g) g[i] += (float)(scale * (1.0 / (1.0 + exp(-x)) - y) / (double)n);
-    }
-    return s / (double)n;
-}
+static double *led_row(timegan *t, tg_step step) { return t->led + (size_t)step * TL_W; }
 
-/* G_loss_S = mean over B (T-1) H of (h[:, t] - s[:, t-1])^2 with h the target latent and s
- * the supervisor's output. gs += scale dG_S/ds; gh += scale dG_S/dh (either NULL). */
-static double sup_loss(const float *h, const float *s, int B, int T, int H, float *gs, float *gh,
-                       double scale) {
-    double n = (double)B * (T - 1) * H, acc = 0;
-    if (T < 2) return 0;
-    for (int b = 0; b < B; b++)
-        for (int t = 1; t < T; t++)
-            for (int j = 0; j < H; j++) {
-                size_t it = ((size_t)b * T + t) * H + j, ip = ((size_t)b * T + t - 1) * H + j;
-                double e = (double)h[it] - s[ip];
-                acc += e * e;
-                if (gs) gs[ip] -= (float)(scale * 2.0 * e / n);
-                if (gh) gh[it] += (float)(scale * 2.0 * e / n);
-            }
-    return acc / n;
-}
-
-/* mean (x - xt)^2 over n; g += scale d/dxt */
-static double mse(const float *x, const float *xt, size_t n, float *g, double scale) {
-    double acc = 0;
-    for (size_t i = 0; i < n; i++) {
-        double e = (double)xt[i] - x[i];
-        acc += e * e;
-        if (g) g[i] += (float)(scale * 2.0 * e / (double)n);
-    }
-    return acc / (double)n;
-}
-
-static double sgn(double v) { return (v > 0) - (v < 0); }
-
-/* Moments loss V1 + V2 of x^ (fake) against x (real), statistics over the batch axis per
- * (t, f), biased variance; g += scale d/dx^. */
-static double moments_loss(const float *xh, const float *x, int B, int T, int F, float *g,
-                           double scale) {
-    double v1 = 0, v2 = 0, n = (double)T * F;
-    for (int t = 0; t < T; t++)
-        for (int f = 0; f < F; f++) {
-            double mh = 0, m = 0, vh = 0, v = 0;
-            for (int b = 0; b < B; b++) {
-                size_t i = ((size_t)b * T + t) * F + f;
-                mh += xh[i];
-                m += x[i];
-            }
-            mh /= B;
-            m /= B;
-            for (int b = 0; b < B; b++) {
-                size_t i = ((size_t)b * T + t) * F + f;
-                vh += (xh[i] - mh) * (xh[i] - mh);
-                v += (x[i] - m) * (x[i] - m);
-            }
-            vh /= B;
-            v /= B;
-            double sh = sqrt(vh + 1e-6), sr = sqrt(v + 1e-6);
-            v1 += fabs(sh - sr);
-            v2 += fabs(mh - m);
-            if (g) {
-                double a = scale / n * sgn(sh - sr) * 0.5 / sh, c = scale / n * sgn(mh - m) / B;
-                for (int b = 0; b < B; b++) {
-                    size_t i = ((size_t)b * T + t) * F + f;
-                    g[i] += (float)(a * 2.0 * (xh[i] - mh) / B + c);
-                }
-            }
-        }
-    return v1 / n + v2 / n;
-}
-
-/* ---- the update steps ------------------------------------------------------------------------- */
-
-static void dl(gen_backend *be, float *h, const float *d, size_t n) {
-    be->ops->download(be, h, d, n * sizeof(float));
-}
-static void ul(gen_backend *be, float *d, const float *h, size_t n) {
-    be->ops->upload(be, d, h, n * sizeof(float));
-}
-
-double timegan_loss(timegan *t, tg_step step, int B, int backward, tg_losses *ls) {
+/* The step's forward (and with `backward` its gradients into t->grads, zeroed first), the
+ * loss terms into the ledger row of the step. */
+static void tg_issue(timegan *t, tg_step step, int B, int backward) {
     gen_backend *be = t->be;
     const gen_backend_ops *o = be->ops;
     const int T = t->cfg.T, F = t->cfg.F, H = t->cfg.H;
     const size_t BTF = (size_t)B * T * F, BTH = (size_t)B * T * H, BT = (size_t)B * T;
-    const double gamma = t->cfg.gamma;
+    const float gamma = t->cfg.gamma;
     gen_seq_net *E = &t->net[TG_E], *R = &t->net[TG_R], *G = &t->net[TG_G], *S = &t->net[TG_S],
            *D = &t->net[TG_D];
     gen_seq_run *rE = &t->run[TG_E], *rR = &t->run[TG_R], *rG = &t->run[TG_G], *rS = &t->run[TG_S],
            *rD = &t->run[TG_D];
-    memset(ls, 0, sizeof *ls);
+    double *L = led_row(t, step);
+    /* G_loss_S's pairs: H[:, 1:] (target, H floats on) against S's output [:, :-1], rows of
+     * (T-1) H floats with stride T H */
+    const int sc = (T - 1) * H, sld = T * H;
     if (backward) o->zero(be, t->grads, t->count);
     /* every step starts from the embedding of the real batch */
     gen_seq_net_forward(be, E, rE, t->X, B, T);
     float *Hd = gen_seq_run_out(E, rE);
-    double loss = 0;
     switch (step) {
     case TG_STEP_E0:
     case TG_STEP_E: {
         gen_seq_net_forward(be, R, rR, Hd, B, T);
-        dl(be, t->hX, t->X, BTF);
-        dl(be, t->hXt, gen_seq_run_out(R, rR), BTF);
-        ls->e_t0 = mse(t->hX, t->hXt, BTF, NULL, 0);
-        double rt = sqrt(fmax(ls->e_t0, 1e-20));
-        loss = 10.0 * rt;
+        if (backward) {
+            o->zero(be, t->dXt, BTF);
+            o->zero(be, t->dH, BTH);
+        }
+        /* E_loss0 = 10 sqrt(E_loss_T0) */
+        o->mse_loss(be, L + TL_ET0, backward ? t->dXt : NULL, NULL, gen_seq_run_out(R, rR), t->X,
+                    B, T * F, T * F, 10.0f, 1);
         if (step == TG_STEP_E) {
+            /* 0.1 G_loss_S reaches H as the target (into dH directly) and through S's input */
             gen_seq_net_forward(be, S, rS, Hd, B, T);
-            dl(be, t->hH, Hd, BTH);
-            dl(be, t->hHs, gen_seq_run_out(S, rS), BTH);
-            ls->g_s = sup_loss(t->hH, t->hHs, B, T, H, NULL, NULL, 0);
-            loss += 0.1 * ls->g_s;
+            if (backward) o->zero(be, t->dSout, BTH);
+            o->mse_loss(be, L + TL_GS, backward ? t->dH + H : NULL, backward ? t->dSout : NULL,
+                        Hd + H, gen_seq_run_out(S, rS), B, sc, sld, 0.1f, 0);
         }
-        ls->total = loss;
         if (!backward) break;
-        memset(t->gXt, 0, BTF * sizeof(float));
-        mse(t->hX, t->hXt, BTF, t->gXt, 10.0 * 0.5 / rt);
-        ul(be, t->dXt, t->gXt, BTF);
-        o->zero(be, t->dH, BTH);
         gen_seq_net_backward(be, R, rR, t->dH, t->dXt, Hd, B, T, 1, t->scratch);
-        if (step == TG_STEP_E) { /* G_loss_S reaches H as the target and through S's input */
-            memset(t->gH, 0, BTH * sizeof(float));
-            memset(t->gHs, 0, BTH * sizeof(float));
-            sup_loss(t->hH, t->hHs, B, T, H, t->gHs, t->gH, 0.1);
-            ul(be, t->dSout, t->gHs, BTH);
+        if (step == TG_STEP_E)
             gen_seq_net_backward(be, S, rS, t->dH, t->dSout, Hd, B, T, 0, t->scratch);
-            ul(be, t->dRin, t->gH, BTH);
-            o->mul_acc(be, t->dH, t->dRin, t->ones, BTH);
-        }
         gen_seq_net_backward(be, E, rE, NULL, t->dH, t->X, B, T, 1, t->scratch);
         break;
     }
     case TG_STEP_SUP: {
         gen_seq_net_forward(be, S, rS, Hd, B, T);
-        dl(be, t->hH, Hd, BTH);
-        dl(be, t->hHs, gen_seq_run_out(S, rS), BTH);
-        ls->g_s = sup_loss(t->hH, t->hHs, B, T, H, NULL, NULL, 0);
-        loss = ls->total = ls->g_s;
+        if (backward) o->zero(be, t->dSout, BTH);
+        o->mse_loss(be, L + TL_GS, NULL, backward ? t->dSout : NULL, Hd + H, gen_seq_run_out(S, rS),
+                    B, sc, sld, 1.0f, 0);
         if (!backward) break;
-        memset(t->gHs, 0, BTH * sizeof(float));
-        sup_loss(t->hH, t->hHs, B, T, H, t->gHs, NULL, 1.0);
-        ul(be, t->dSout, t->gHs, BTH);
         gen_seq_net_backward(be, S, rS, NULL, t->dSout, Hd, B, T, 1, t->scratch);
         break;
     }
@@ -382,33 +293,27 @@ double timegan_loss(timegan *t, tg_step step, int B, int backward, tg_losses *ls
         o->copy2d(be, t->Din, H, Sout, H, (int)BT, H);
         o->copy2d(be, t->Din + BTH, H, Eh, H, (int)BT, H);
         gen_seq_net_forward(be, D, rD, t->Din, 2 * B, T);
-        dl(be, t->hY, gen_seq_run_out(D, rD), 2 * BT);
-        dl(be, t->hX, t->X, BTF);
-        dl(be, t->hXt, gen_seq_run_out(R, rR), BTF);
-        dl(be, t->hH, Hd, BTH);
-        dl(be, t->hHs, Sout + BTH, BTH);
-        ls->g_u = bce_mean(t->hY, BT, 1.0f, NULL, 0);
-        ls->g_ue = bce_mean(t->hY + BT, BT, 1.0f, NULL, 0);
-        ls->g_s = sup_loss(t->hH, t->hHs, B, T, H, NULL, NULL, 0);
-        ls->g_v = moments_loss(t->hXt, t->hX, B, T, F, NULL, 0);
-        double rs = sqrt(fmax(ls->g_s, 1e-20));
-        loss = ls->total = ls->g_u + gamma * ls->g_ue + 100.0 * rs + 100.0 * ls->g_v;
+        float *Y = gen_seq_run_out(D, rD);
+        if (backward) {
+            o->zero(be, t->dY, 2 * BT);
+            o->zero(be, t->dSout + BTH, BTH);
+            o->zero(be, t->dXt, BTF);
+        }
+        /* G_loss_U + gamma G_loss_U_e (the ledger keeps gamma G_loss_U_e) */
+        o->bce_logits(be, L + TL_GU, backward ? t->dY : NULL, Y, BT, 1.0f, 1.0f);
+        o->bce_logits(be, L + TL_GUE, backward ? t->dY + BT : NULL, Y + BT, BT, 1.0f, gamma);
+        /* 100 sqrt(G_loss_S): d/dH^sup into dSout's second half */
+        o->mse_loss(be, L + TL_GS, NULL, backward ? t->dSout + BTH : NULL, Hd + H, Sout + BTH, B,
+                    sc, sld, 100.0f, 1);
+        /* 100 (V1 + V2) of X^ against X */
+        o->moments_loss(be, L + TL_V1, backward ? t->dXt : NULL, gen_seq_run_out(R, rR), t->X, B,
+                        T, F, 100.0f);
         if (!backward) break;
-        memset(t->gY, 0, 2 * BT * sizeof(float));
-        bce_mean(t->hY, BT, 1.0f, t->gY, 1.0);
-        bce_mean(t->hY + BT, BT, 1.0f, t->gY + BT, gamma);
-        ul(be, t->dY, t->gY, 2 * BT);
         o->zero(be, t->dDin, 2 * BTH);
         gen_seq_net_backward(be, D, rD, t->dDin, t->dY, t->Din, 2 * B, T, 0, t->scratch);
-        memset(t->gXt, 0, BTF * sizeof(float));
-        moments_loss(t->hXt, t->hX, B, T, F, t->gXt, 100.0);
-        ul(be, t->dXt, t->gXt, BTF);
         o->zero(be, t->dRin, BTH);
         gen_seq_net_backward(be, R, rR, t->dRin, t->dXt, Sout, B, T, 0, t->scratch);
         /* dSout = [dD/dH^ + dR/dH^; d 100 sqrt(G_S) / dH^sup] */
-        memset(t->gHs, 0, BTH * sizeof(float));
-        sup_loss(t->hH, t->hHs, B, T, H, t->gHs, NULL, 100.0 * 0.5 / rs);
-        ul(be, t->dSout + BTH, t->gHs, BTH);
         o->copy2d(be, t->dSout, H, t->dDin, H, (int)BT, H);
         o->mul_acc(be, t->dSout, t->dRin, t->ones, BTH);
         o->zero(be, t->dSin, 2 * BTH);
@@ -428,32 +333,75 @@ double timegan_loss(timegan *t, tg_step step, int B, int backward, tg_losses *ls
         o->copy2d(be, t->Din + BTH, H, gen_seq_run_out(S, rS), H, (int)BT, H);
         o->copy2d(be, t->Din + 2 * BTH, H, Eh, H, (int)BT, H);
         gen_seq_net_forward(be, D, rD, t->Din, 3 * B, T);
-        dl(be, t->hY, gen_seq_run_out(D, rD), 3 * BT);
-        ls->d = bce_mean(t->hY, BT, 1.0f, NULL, 0) + bce_mean(t->hY + BT, BT, 0.0f, NULL, 0) +
-                gamma * bce_mean(t->hY + 2 * BT, BT, 0.0f, NULL, 0);
-        loss = ls->total = ls->d;
+        float *Y = gen_seq_run_out(D, rD);
+        if (backward) o->zero(be, t->dY, 3 * BT);
+        o->bce_logits(be, L + TL_D1, backward ? t->dY : NULL, Y, BT, 1.0f, 1.0f);
+        o->bce_logits(be, L + TL_D2, backward ? t->dY + BT : NULL, Y + BT, BT, 0.0f, 1.0f);
+        o->bce_logits(be, L + TL_D3, backward ? t->dY + 2 * BT : NULL, Y + 2 * BT, BT, 0.0f, gamma);
         if (!backward) break;
-        memset(t->gY, 0, 3 * BT * sizeof(float));
-        bce_mean(t->hY, BT, 1.0f, t->gY, 1.0);
-        bce_mean(t->hY + BT, BT, 0.0f, t->gY + BT, 1.0);
-        bce_mean(t->hY + 2 * BT, BT, 0.0f, t->gY + 2 * BT, gamma);
-        ul(be, t->dY, t->gY, 3 * BT);
         gen_seq_net_backward(be, D, rD, NULL, t->dY, t->Din, 3 * B, T, 1, t->scratch);
         break;
     }
     default:
         break;
     }
-    return loss;
+}
+
+/* The losses of a ledger row (host copy) and the step's total. */
+static double tg_losses_of(const timegan *t, tg_step step, const double *L, tg_losses *ls) {
+    double gamma = t->cfg.gamma;
+    memset(ls, 0, sizeof *ls);
+    switch (step) {
+    case TG_STEP_E0:
+    case TG_STEP_E:
+        ls->e_t0 = L[TL_ET0];
+        ls->total = 10.0 * sqrt(fmax(ls->e_t0, 1e-20));
+        if (step == TG_STEP_E) {
+            ls->g_s = L[TL_GS];
+            ls->total += 0.1 * ls->g_s;
+        }
+        break;
+    case TG_STEP_SUP:
+        ls->g_s = ls->total = L[TL_GS];
+        break;
+    case TG_STEP_G:
+        ls->g_u = L[TL_GU];
+        ls->g_ue = gamma != 0 ? L[TL_GUE] / gamma : 0.0; /* gamma 0: the term is not computed */
+        ls->g_s = L[TL_GS];
+        ls->g_v = L[TL_V1] + L[TL_V2];
+        ls->total = ls->g_u + L[TL_GUE] + 100.0 * sqrt(fmax(ls->g_s, 1e-20)) + 100.0 * ls->g_v;
+        break;
+    case TG_STEP_D: /* the gate's sum, in its order */
+        ls->d = ls->total = L[TL_D1] + L[TL_D2] + L[TL_D3];
+        break;
+    default:
+        break;
+    }
+    return ls->total;
+}
+
+double timegan_loss(timegan *t, tg_step step, int B, int backward, tg_losses *ls) {
+    gen_backend *be = t->be;
+    double L[TL_W];
+    tg_issue(t, step, B, backward);
+    be->ops->download(be, L, led_row(t, step), sizeof L);
+    return tg_losses_of(t, step, L, ls);
 }
 
 /* TF1 Adam: lr_t = lr sqrt(1 - b2^t) / (1 - b1^t); p -= lr_t m / (sqrt(v) + eps). The
  * backend's Adam is torch's, p -= lr / (1 - b1^t) m / (sqrt(v) / sqrt(1 - b2^t) + eps');
- * the two are the same update when eps' = eps / sqrt(1 - b2^t). */
+ * the two are the same update when eps' = eps / sqrt(1 - b2^t). The D step runs behind the
+ * gate D_loss > 0.15 on the device (adam_tf1_gated, its step count in backend memory). */
 static void adam_tf1(timegan *t, tg_step s) {
     int a, b;
     step_nets(s, &a, &b);
     size_t off = t->net[a].off, n = t->net[b].off + t->net[b].count - off;
+    if (s == TG_STEP_D) {
+        t->be->ops->adam_tf1_gated(t->be, t->params + off, t->grads + off, t->m[s], t->v[s], n,
+                                   t->cfg.lr, 0.9f, 0.999f, 1e-8f, t->dstep,
+                                   led_row(t, s) + TL_D1, 3, 0.15);
+        return;
+    }
     int64_t k = ++t->t[s];
     double bc2 = 1.0 - pow(0.999, (double)k);
     float eps = (float)(1e-8 / sqrt(bc2));
@@ -461,100 +409,208 @@ static void adam_tf1(timegan *t, tg_step s) {
                      0.999f, eps, 0.0f, k);
 }
 
-/* Adam on the step's networks after a finite check of the loss and gradients. */
-static genesis_status apply_step(timegan *t, tg_step step, double loss) {
+/* The step's bookkeeping in backend memory: the sum of the gradient arena (non-finite iff a
+ * gradient is, short of an overflow; a non-finite loss term makes its gradients non-finite)
+ * into the ledger and the running TG_ACC, which timegan_sync reads. */
+static void tg_ledger_add(timegan *t, tg_step step) {
     gen_backend *be = t->be;
-    if (!isfinite(loss) || be->ops->any_nonfinite(be, t->grads, t->count))
+    be->ops->sum(be, t->ledf + TG_GSUM + step, t->grads, t->count);
+    be->ops->accumulate(be, t->ledf + TG_ACC, t->ledf + TG_GSUM + step, 1);
+}
+
+genesis_status timegan_sync(timegan *t, int phase, int64_t it) {
+    gen_backend *be = t->be;
+    unsigned char buf[TG_DEV_BYTES];
+    be->ops->download(be, buf, t->dev, sizeof buf); /* the one synchronisation */
+    memcpy(&t->t[TG_STEP_D], buf, sizeof(int64_t));
+    memcpy(t->hled, buf + sizeof(int64_t), sizeof t->hled);
+    memcpy(t->hledf, buf + sizeof(int64_t) + sizeof t->hled, sizeof t->hledf);
+    int bad = !isfinite(t->hledf[TG_ACC]);
+    for (int i = 0; i < TG_NSTEPS * TL_W; i++) bad |= !isfinite(t->hled[i]);
+    if (bad)
         return gen_diverged(be,
-                             "TimeGAN diverged (update step %d, loss %g); try a smaller learning "
-                             "rate or another seed",
-                             (int)step, loss);
-    adam_tf1(t, step);
+                            "TimeGAN diverged (phase %d, by iteration %lld); try a smaller "
+                            "learning rate or another seed",
+                            phase, (long long)it);
     return GENESIS_OK;
 }
 
+/* One update step of the fit: forward, backward, ledger, Adam; nothing read back. */
+static void tg_fit_step(timegan *t, tg_step step, int B) {
+    tg_issue(t, step, B, 1);
+    tg_ledger_add(t, step);
+    adam_tf1(t, step);
+}
+
 genesis_status timegan_update(timegan *t, tg_step step, int B, tg_losses *ls) {
-    return apply_step(t, step, timegan_loss(t, step, B, 1, ls));
+    if (!ls) {
+        tg_fit_step(t, step, B);
+        return GENESIS_OK;
+    }
+    gen_backend *be = t->be;
+    double loss = timegan_loss(t, step, B, 1, ls);
+    if (!isfinite(loss) || be->ops->any_nonfinite(be, t->grads, t->count))
+        return gen_diverged(be,
+                            "TimeGAN diverged (update step %d, loss %g); try a smaller learning "
+                            "rate or another seed",
+                            (int)step, loss);
+    adam_tf1(t, step);
+    if (step == TG_STEP_D && ls->d > 0.15) t->t[TG_STEP_D]++; /* the gate's decision */
+    return GENESIS_OK;
 }
 
 /* ---- training loop (docs/algorithms.md §S5) ---------------------------------------------------- */
 
+/* Batches come from the sequences in backend memory (one upload per fit; the host array in
+ * place on the CPU): the host draws the row ids of a chunk of batches at once (up to the next
+ * progress point, in exactly the order one batch at a time would), uploads them in one go,
+ * and each batch is gathered on the device (take_rows). */
 typedef struct tg_batcher {
     const float *data;
     int64_t N, *perm;
-    size_t row;   /* floats per sequence */
+    size_t row;               /* floats per sequence */
     gen_rng rng;
+    const float *ddata;       /* the sequences in backend memory */
+    float *dalloc;            /* ddata when it was allocated here */
+    int32_t *hidx, *didx;     /* a chunk's row ids: host, backend memory (the same on the CPU) */
+    int64_t cap, used, filled; /* batches: room, gathered, drawn */
 } tg_batcher;
 
-/* A fresh random batch without replacement (partial Fisher-Yates over a kept permutation,
- * which is uniform whatever order it holds): the reference's permutation(N)[:B]. */
+/* Batches a chunk holds at most: 3 per iteration (phase 3) up to a progress point, and
+ * 4 MiB of ids. */
+static int64_t chunk_cap(int B, int log_every, int ck) {
+    int64_t want = ck ? 3 : 3 * (int64_t)log_every, most = ((int64_t)4 << 20) / (4 * (int64_t)B);
+    if (want > most) want = most;
+    return want < 3 ? 3 : want;
+}
+
+/* Row ids of nb fresh random batches without replacement (partial Fisher-Yates over a kept
+ * permutation, which is uniform whatever order it holds: the reference's permutation(N)[:B]),
+ * into backend memory. */
+static void draw_chunk(timegan *t, tg_batcher *bt, int B, int64_t nb) {
+    for (int64_t k = 0; k < nb; k++)
+        for (int i = 0; i < B; i++) {
+            int64_t j = i + (int64_t)gen_rng_below(&bt->rng, (uint64_t)(bt->N - i));
+            int64_t tmp = bt->perm[i]; bt->perm[i] = bt->perm[j]; bt->perm[j] = tmp;
+            bt->hidx[k * B + i] = (int32_t)bt->perm[i];
+        }
+    if (bt->didx != bt->hidx)
+        t->be->ops->upload(t->be, bt->didx, bt->hidx, (size_t)(nb * B) * sizeof(int32_t));
+    bt->used = 0;
+    bt->filled = nb;
+}
+
+/* The next drawn batch into t->X, and its noise into t->Z. */
 static void next_batch(timegan *t, tg_batcher *bt, int B) {
-    for (int i = 0; i < B; i++) {
-        int64_t j = i + (int64_t)gen_rng_below(&bt->rng, (uint64_t)(bt->N - i));
-        int64_t tmp = bt->perm[i]; bt->perm[i] = bt->perm[j]; bt->perm[j] = tmp;
-        memcpy(t->hX + (size_t)i * bt->row, bt->data + (size_t)bt->perm[i] * bt->row,
-               bt->row * sizeof(float));
-    }
-    t->be->ops->upload(t->be, t->X, t->hX, (size_t)B * bt->row * sizeof(float));
+    t->be->ops->take_rows(t->be, t->X, bt->ddata, bt->didx + bt->used * B, B, (int)bt->row);
+    bt->used++;
     size_t nz = (size_t)B * bt->row;
     t->be->ops->fill_uniform(t->be, t->Z, nz, t->seed, GEN_STREAM_NOISE, t->noise_off);
     t->noise_off += (nz + 3) / 4 + 1;
 }
 
+static void batcher_free(timegan *t, tg_batcher *bt) {
+    gen_backend *be = t->be;
+    if (bt->didx != bt->hidx) be->ops->free(be, bt->didx);
+    be->ops->free(be, bt->dalloc);
+    free(bt->hidx);
+    free(bt->perm);
+}
+
 genesis_status timegan_fit(timegan *t, const float *data, int64_t N, int64_t iters,
                            int log_every, tg_progress_fn progress, void *user) {
-    genesis_ctx *ctx = t->be->ctx;
+    gen_backend *be = t->be;
+    genesis_ctx *ctx = be->ctx;
     GEN_RETURN_IF(N < 1, ctx, GENESIS_ERR_DATA, "TimeGAN needs at least one sequence");
+    GEN_RETURN_IF(N > INT32_MAX, ctx, GENESIS_ERR_DATA,
+                  "TimeGAN takes at most %d sequences, got %lld", INT32_MAX, (long long)N);
     int B = N < t->cfg.batch ? (int)N : t->cfg.batch;
-    tg_batcher bt = {data, N, malloc((size_t)N * sizeof(int64_t)), (size_t)t->cfg.T * t->cfg.F, {0}};
-    GEN_RETURN_IF(!bt.perm, ctx, GENESIS_ERR_NOMEM, "out of memory for the batch order");
+    if (log_every < 1) log_every = 1;
+    tg_batcher bt;
+    memset(&bt, 0, sizeof bt);
+    bt.data = data;
+    bt.N = N;
+    bt.row = (size_t)t->cfg.T * t->cfg.F;
+    bt.perm = malloc((size_t)N * sizeof(int64_t));
+    bt.cap = chunk_cap(B, log_every, t->ck != NULL);
+    bt.hidx = malloc((size_t)(bt.cap * B) * sizeof(int32_t));
+    size_t dbytes = gen_mul_size((size_t)N, bt.row * sizeof(float));
+    if (be->ops->host_memory) {
+        bt.ddata = data;
+        bt.didx = bt.hidx;
+    } else {
+        bt.dalloc = be->ops->alloc(be, dbytes);
+        bt.didx = be->ops->alloc(be, (size_t)(bt.cap * B) * sizeof(int32_t));
+        if (bt.dalloc) be->ops->upload(be, bt.dalloc, data, dbytes);
+        bt.ddata = bt.dalloc;
+    }
+    if (!bt.perm || !bt.hidx || !bt.ddata || !bt.didx) {
+        batcher_free(t, &bt);
+        return gen_set_error(ctx, GENESIS_ERR_NOMEM,
+                             "out of memory for TimeGAN's %lld training sequences and batch order",
+                             (long long)N);
+    }
     for (int64_t i = 0; i < N; i++) bt.perm[i] = i;
     gen_rng_init(&bt.rng, t->seed, GEN_STREAM_SAMPLER);
     genesis_status st = GENESIS_OK;
-    tg_losses ls, lg, le, ld;
-    memset(&lg, 0, sizeof lg);
-    memset(&le, 0, sizeof le);
-    memset(&ld, 0, sizeof ld); /* the TF quirk: d_loss is logged before any D update */
     int phase0 = 1;
     int64_t it0 = 1; /* where to start: a continued checkpoint's next iteration */
     if (t->ck) st = tg_ckpt_restore(t, bt.perm, N, &bt.rng, iters, &phase0, &it0);
+    /* Nothing is read back inside an iteration: the losses and the divergence check wait in
+     * the ledger until a progress point (every log_every iterations and the phase's last),
+     * where timegan_sync reads them once (docs/timegan.md §7). */
     for (int phase = phase0; phase <= 3 && st == GENESIS_OK; phase++) {
         for (int64_t it = phase == phase0 ? it0 : 1; it <= iters && st == GENESIS_OK; it++) {
-            tg_losses shown;
+            int q = phase == 3 ? 3 : 1; /* batches per iteration */
+            if (bt.used == bt.filled) { /* the batches up to the next progress point (one
+                                           iteration with checkpoints: their state is exact) */
+                int64_t r = ((it - 1) / log_every + 1) * log_every;
+                int64_t k = t->ck ? 1 : (r < iters ? r : iters) - it + 1;
+                if (k > bt.cap / q) k = bt.cap / q;
+                draw_chunk(t, &bt, B, k * q);
+            }
             if (phase == 1) {
                 next_batch(t, &bt, B);
-                st = timegan_update(t, TG_STEP_E0, B, &ls);
-                shown = ls;
+                tg_fit_step(t, TG_STEP_E0, B);
             } else if (phase == 2) {
                 next_batch(t, &bt, B);
-                st = timegan_update(t, TG_STEP_SUP, B, &ls);
-                shown = ls;
+                tg_fit_step(t, TG_STEP_SUP, B);
             } else {
-                for (int k = 0; k < 2 && st == GENESIS_OK; k++) {
+                for (int k = 0; k < 2; k++) {
                     next_batch(t, &bt, B);
-                    st = timegan_update(t, TG_STEP_G, B, &lg);
-                    if (st == GENESIS_OK) st = timegan_update(t, TG_STEP_E, B, &le);
+                    tg_fit_step(t, TG_STEP_G, B);
+                    tg_fit_step(t, TG_STEP_E, B);
                 }
-                if (st != GENESIS_OK) break;
-                next_batch(t, &bt, B);
-                /* the gate: D learns only while D_loss > 0.15 (one forward serves the check
+                /* the gate: D learns only while D_loss > 0.15, decided on the device by
+                 * adam_tf1_gated from the D loss of this forward (one forward serves the check
                  * and the update; the reference recomputes the same value) */
-                double check = timegan_loss(t, TG_STEP_D, B, 1, &ld);
-                if (check > 0.15) st = apply_step(t, TG_STEP_D, check);
-                shown = lg;
-                shown.d = ld.d;
-                shown.e_t0 = le.e_t0;
+                next_batch(t, &bt, B);
+                tg_fit_step(t, TG_STEP_D, B);
             }
-            int stop = st == GENESIS_OK && progress && (it % log_every == 0 || it == iters) &&
-                       progress(phase, it, iters, &shown, user);
+            int stop = 0;
+            if (it % log_every == 0 || it == iters) {
+                st = timegan_sync(t, phase, it);
+                if (st == GENESIS_OK && progress) {
+                    tg_losses shown, x;
+                    if (phase == 1) tg_losses_of(t, TG_STEP_E0, t->hled + TG_STEP_E0 * TL_W, &shown);
+                    else if (phase == 2) tg_losses_of(t, TG_STEP_SUP, t->hled + TG_STEP_SUP * TL_W, &shown);
+                    else {
+                        tg_losses_of(t, TG_STEP_G, t->hled + TG_STEP_G * TL_W, &shown);
+                        shown.d = tg_losses_of(t, TG_STEP_D, t->hled + TG_STEP_D * TL_W, &x);
+                        tg_losses_of(t, TG_STEP_E, t->hled + TG_STEP_E * TL_W, &x);
+                        shown.e_t0 = x.e_t0;
+                    }
+                    stop = progress(phase, it, iters, &shown, user);
+                }
+            }
             if (st == GENESIS_OK && t->ck) st = tg_ckpt_after(t, phase, it, iters, bt.perm, N, &bt.rng, stop);
-            else if (stop)
+            else if (st == GENESIS_OK && stop)
                 st = gen_set_error(ctx, GENESIS_ERR_CANCELLED,
                                    "training stopped by the caller in phase %d, iteration %lld",
                                    phase, (long long)it);
         }
     }
-    free(bt.perm);
+    batcher_free(t, &bt);
     return st;
 }
 

@@ -34,6 +34,15 @@ typedef struct tg_losses {
     double total;     /* the loss the step minimises */
 } tg_losses;
 
+/* The ledger (backend memory, docs/timegan.md §7): one row of TL_W doubles per update step
+ * with its loss terms (gamma G_loss_U_e and gamma BCE(0, D(E^)) kept with their weight; D_loss
+ * = TL_D1 + TL_D2 + TL_D3, which the D step's gate adds up), then floats: the sum of each
+ * step's gradient arena (TG_GSUM + step) and their running sum TG_ACC, non-finite once any
+ * gradient since the start was. */
+enum { TL_ET0, TL_GS, TL_GU, TL_GUE, TL_V1, TL_V2, TL_D1, TL_D2, TL_D3, TL_W };
+enum { TG_GSUM = 0, TG_ACC = TG_NSTEPS, TG_NF };
+#define TG_DEV_BYTES (sizeof(int64_t) + TG_NSTEPS * TL_W * sizeof(double) + TG_NF * sizeof(float))
+
 typedef struct timegan_config {
     int batch, T, F, H, L;
     float lr, gamma;
@@ -59,7 +68,8 @@ typedef struct timegan {
     size_t count;                 /* all parameters */
     float *params, *grads;
     float *m[TG_NSTEPS], *v[TG_NSTEPS];
-    int64_t t[TG_NSTEPS];         /* Adam steps per optimiser */
+    int64_t t[TG_NSTEPS];         /* Adam steps per optimiser (D's: a copy of *dstep, as of
+                                     the last timegan_sync) */
     gen_seq_run run[TG_NNETS];
     float *acts;                  /* every activation and device scratch */
     /* device buffers */
@@ -67,8 +77,12 @@ typedef struct timegan {
     float *Sin, *Din;             /* (2B, T, H), (3B, T, H) concatenated inputs */
     float *dXt, *dSout, *dY, *dDin, *dRin, *dSin, *dGout, *dH, *ones;
     float *scratch;               /* gen_seq_net_backward scratch, sized for the widest use */
-    /* host mirrors for the losses */
-    float *hX, *hXt, *hH, *hHs, *hY, *gXt, *gH, *gHs, *gY;
+    void *dev;                    /* backend memory (TG_DEV_BYTES): dstep, led, ledf */
+    int64_t *dstep;               /* the D optimiser's step count (its gate decides) */
+    double *led;                  /* the ledger's loss rows */
+    float *ledf;                  /* the ledger's gradient sums (TG_NF floats) */
+    double hled[TG_NSTEPS * TL_W]; /* host copies, as of the last timegan_sync */
+    float hledf[TG_NF];
     uint64_t seed, noise_off;
     tg_ckpt_hook *ck;             /* checkpoints; NULL = none (timegan_ckpt.c) */
 } timegan;
@@ -80,19 +94,28 @@ genesis_status timegan_create(genesis_ctx *ctx, gen_backend *be, const timegan_c
 size_t timegan_gen_side_floats(const timegan_config *cfg);
 void timegan_free(timegan *t);
 /* Bytes timegan_create allocates for cfg (parameters, gradients and Adam moments,
- * activations and device buffers, host mirrors), for the memory model. */
-void timegan_memory(const timegan_config *cfg, gen_net_bytes *out);
+ * activations and device buffers), and with nseq > 0 training sequences what timegan_fit
+ * adds (their copy in backend memory, the batch ids), for the memory model. */
+void timegan_memory(const timegan_config *cfg, int64_t nseq, gen_net_bytes *out);
 /* GRU weights and biases U(-1/sqrt(H), 1/sqrt(H)) (PyTorch's), heads Glorot-uniform with bias 0; Adam reset. */
 genesis_status timegan_init_weights(timegan *t, uint64_t seed);
 
 /* Forward of one update step on the batch already in t->X (and noise in t->Z), rows B
- * (<= batch). Returns the step's loss; fills *ls. With `backward`, zeroes t->grads and
- * accumulates the gradient of that loss w.r.t. the parameters of the networks the step
- * updates (others stay zero). */
+ * (<= batch). Returns the step's loss; fills *ls (reads the step's ledger row back: one
+ * synchronisation). With `backward`, zeroes t->grads and accumulates the gradient of that
+ * loss w.r.t. the parameters of the networks the step updates (others stay zero). */
 double timegan_loss(timegan *t, tg_step step, int B, int backward, tg_losses *ls);
 
-/* One optimiser step: loss + backward + Adam (TF1 form, eps 1e-8) on the step's networks. */
+/* One optimiser step: loss + backward + Adam (TF1 form, eps 1e-8) on the step's networks;
+ * the D step only when D_loss > 0.15 (decided on the device). ls NULL: nothing is read back
+ * (the fit's step; the ledger keeps the losses and timegan_sync checks them); otherwise the
+ * losses are read back and checked at once. */
 genesis_status timegan_update(timegan *t, tg_step step, int B, tg_losses *ls);
+
+/* Reads the ledger and D's step count back (one synchronisation) into t->hled, t->t[D];
+ * GENESIS_ERR_DIVERGED (or the backend's failure) when a loss or gradient since the start
+ * was not finite. phase, it: for the message. */
+genesis_status timegan_sync(timegan *t, int phase, int64_t it);
 
 /* Progress callback of timegan_fit: phase 1..3, iteration (1-based). Nonzero stops. */
 typedef int (*tg_progress_fn)(int phase, int64_t it, int64_t iters, const tg_losses *ls,
@@ -111,7 +134,7 @@ genesis_status timegan_fit(timegan *t, const float *data, int64_t N, int64_t ite
 /* The networks optimiser `s` updates: the slice [first, last] of the arena. */
 void tg_step_nets(tg_step s, int *first, int *last);
 void tg_ckpt_attach(genesis_model *m, timegan *t, tg_ckpt_hook *hook);
-genesis_status tg_ckpt_save(const genesis_model *m, const timegan *t, gen_bytes *b);
+genesis_status tg_ckpt_save(const genesis_model *m, timegan *t, gen_bytes *b);
 genesis_status tg_ckpt_restore(timegan *t, int64_t *perm, int64_t N, gen_rng *rng, int64_t iters,
                                int *phase, int64_t *it);
 genesis_status tg_ckpt_after(timegan *t, int phase, int64_t it, int64_t iters, const int64_t *perm,

@@ -28,10 +28,13 @@ void tg_ckpt_attach(genesis_model *m, timegan *t, tg_ckpt_hook *hook) {
     t->ck = (m->ckpt_path || m->resume) ? hook : NULL;
 }
 
-genesis_status tg_ckpt_save(const genesis_model *m, const timegan *t, gen_bytes *b) {
+genesis_status tg_ckpt_save(const genesis_model *m, timegan *t, gen_bytes *b) {
     const tg_ckpt_hook *h = t->ck;
     GEN_RETURN_IF(!h || !h->perm || !t->grads, m->ctx, GENESIS_ERR_STATE,
                   "TimeGAN is not training; no training state");
+    /* the divergence check and D's step count (on the device) before anything is written */
+    GEN_TRY(timegan_sync(t, (int)((h->done - 1) / (h->iters > 0 ? h->iters : 1)) + 1,
+                         (h->done - 1) % (h->iters > 0 ? h->iters : 1) + 1));
     GEN_TRY(gen_ckpt_wr_dev(m, b, t->params, t->count));
     for (int s = 0; s < TG_NSTEPS; s++) {
         GEN_TRY(gen_ckpt_wr_dev(m, b, t->m[s], adam_count(t, s)));
@@ -63,6 +66,7 @@ genesis_status tg_ckpt_restore(timegan *t, int64_t *perm, int64_t N, gen_rng *rn
         if (k > ((uint64_t)1 << 50)) return gen_rd_fail(&r, "TimeGAN step counts are out of range");
         t->t[s] = (int64_t)k;
     }
+    t->be->ops->upload(t->be, t->dstep, &t->t[TG_STEP_D], sizeof(int64_t));
     uint64_t again;
     GEN_TRY(gen_rd_u64(&r, &t->noise_off));
     GEN_TRY(gen_rd_u64(&r, &again));

@@ -144,7 +144,7 @@ static void tgm_memory(const genesis_model *m, const gen_net_shape *shape, gen_n
                           tm && tm->net ? tm->net->cfg.F : (shape->data_dim > 0 ? shape->data_dim : 1),
                           gen_param_i(m, GENESIS_P_HIDDEN_DIM), gen_param_i(m, GENESIS_P_NUM_LAYERS),
                           0.0f, 1.0f, shape->train};
-    timegan_memory(&cfg, out);
+    timegan_memory(&cfg, shape->train ? shape->nrows : 0, out); /* windows <= rows */
 }
 
 static genesis_status tgm_fit(genesis_model *m, const gen_encoded *enc, genesis_progress_fn p, void *u) {

@@ -436,6 +436,43 @@ typedef struct gen_backend_ops {
     gen_graph *(*graph_end)(gen_backend *be);
     void (*graph_launch)(gen_backend *be, gen_graph *g);
     void (*graph_free)(gen_backend *be, gen_graph *g);
+
+    /* ---- TimeGAN's losses on the device (docs/timegan.md §7; math: docs/algorithms.md §S4)
+     * Loss values are written in double to backend memory (a finite-difference check of the
+     * whole model needs more than a float's digits), gradients w.r.t. the networks' outputs
+     * added (+=) into backend buffers, so an update step reads nothing back. Sums are in
+     * double in a fixed order (deterministic whatever the thread or block count). ---- */
+    /* Squared error of a against b, both rows x cols with row stride ld: m = sum (a - b)^2 /
+     * (rows cols); loss[0] = m; with k = scale (root 0) or scale * 0.5 / sqrt(max(m, 1e-20))
+     * (root 1: the gradient of scale * sqrt(m)): da += k * 2 (a - b) / (rows cols), db -= the
+     * same (either NULL). rows * cols == 0: loss[0] = 0 and no gradient. */
+    void (*mse_loss)(gen_backend *be, double *loss, float *da, float *db, const float *a,
+                     const float *b, int rows, int cols, int ld, float scale, int root);
+    /* Binary cross entropy with logits l[0..n) against label y (0 or 1), an element mean:
+     * loss[0] = scale * mean(max(l, 0) - l y + log1p(exp(-|l|))); dl += scale * (sigmoid(l) -
+     * y) / n (dl NULL: skip). */
+    void (*bce_logits)(gen_backend *be, double *loss, float *dl, const float *l, size_t n,
+                       float y, float scale);
+    /* TimeGAN's moments loss of xh (fake) against x (real), both (B, T, F): per (t, f) over
+     * the batch axis the means mh, m and biased variances vh, v; sh = sqrt(vh + 1e-6), sr =
+     * sqrt(v + 1e-6); loss[0] = V1 = mean_{t,f} |sh - sr|, loss[1] = V2 = mean_{t,f} |mh - m|;
+     * dxh += scale * d(V1 + V2)/dxh with sign(0) = 0: element (b, t, f) gets
+     * scale / (T F) * (sign(sh - sr) (xh - mh) / (B sh) + sign(mh - m) / B) (NULL: skip). */
+    void (*moments_loss)(gen_backend *be, double *loss, float *dxh, const float *xh,
+                         const float *x, int B, int T, int F, float scale);
+    /* TF1's Adam with the step count in backend memory and a gate on the device: when gate is
+     * NULL or gate[0] + ... + gate[ngate - 1] (added in that order) > threshold (a NaN fails),
+     * k = *t + 1, the update of adam(..., eps / sqrt(1 - beta2^k), weight decay 0, k) (TF1:
+     * p -= lr sqrt(1 - beta2^k) / (1 - beta1^k) m / (sqrt(v) + eps)), and *t = k; otherwise
+     * nothing changes. t: one int64 in backend memory. */
+    void (*adam_tf1_gated)(gen_backend *be, float *param, const float *grad, float *m, float *v,
+                           size_t n, float lr, float beta1, float beta2, float eps, int64_t *t,
+                           const double *gate, int ngate, double threshold);
+    /* out (B rows of w floats, contiguous) row b = src row idx[b] (src: rows of w floats,
+     * idx: B int32 in backend memory): TimeGAN's batches from its sequences in backend
+     * memory */
+    void (*take_rows)(gen_backend *be, float *out, const float *src, const int32_t *idx, int B,
+                      int w);
 } gen_backend_ops;
 
 struct gen_backend {

@@ -12,6 +12,7 @@
 
 #include "backend.h"
 #include "backend_cpu_gru.h"
+#include "backend_cpu_tgloss.h"
 #include "diffusion.h"
 #include "precision.h"
 #include "rng.h"
@@ -1106,6 +1107,22 @@ static void cpu_adam_dev(gen_backend *be, float *param, const float *grad, float
     cpu_adam(be, param, grad, m, v, n, lr, beta1, beta2, eps, weight_decay, *t0 + dt);
 }
 
+/* TF1's Adam behind a device gate (backend.h adam_tf1_gated): the update adam makes at step
+ * k with eps / sqrt(1 - beta2^k) */
+static void cpu_adam_tf1_gated(gen_backend *be, float *param, const float *grad, float *m,
+                               float *v, size_t n, float lr, float beta1, float beta2, float eps,
+                               int64_t *t, const double *gate, int ngate, double threshold) {
+    if (gate) {
+        double s = 0;
+        for (int i = 0; i < ngate; i++) s += gate[i];
+        if (!(s > threshold)) return;
+    }
+    int64_t k = *t + 1;
+    double bc2 = 1.0 - pow(beta2, (double)k);
+    cpu_adam(be, param, grad, m, v, n, lr, beta1, beta2, (float)(eps / sqrt(bc2)), 0.0f, k);
+    *t = k;
+}
+
 /* ---- loss scaling (backend.h gen_amp) ------------------------------------------------------ */
 static void cpu_amp_scale(gen_backend *be, float *x, size_t n, const gen_amp *amp) {
     float s = amp->scale;
@@ -1273,6 +1290,11 @@ static const gen_backend_ops cpu_ops = {
     .amp_unscale = cpu_amp_unscale,
     .select_block = cpu_select_block,
     .step_advance = cpu_step_advance,
+    .mse_loss = gen_cpu_mse_loss,
+    .bce_logits = gen_cpu_bce_logits,
+    .moments_loss = gen_cpu_moments_loss,
+    .adam_tf1_gated = cpu_adam_tf1_gated,
+    .take_rows = gen_cpu_take_rows,
 };
 
 genesis_status gen_backend_cpu_create(genesis_ctx *ctx, int threads, gen_backend **out) {

@@ -11,6 +11,10 @@
  * DDPM sampling (docs/ddpm.md §5) runs its whole reverse chain on the device: sampling the
  * same rows with 10 and with 50 reverse steps must cost the same synchronisations (a batch
  * is read back once, at its end; test_ddpm_sample_syncs).
+ * TimeGAN (models/timegan.c, docs/timegan.md §7) waits once per progress point (every
+ * log_every iterations and each phase's last), not per update step: a fit with one progress
+ * point per phase costs the same at 4 and at 8 iterations per phase, and one more point per
+ * phase costs at most GEN_TG_SYNCS_PER_REPORT more per point (test_timegan_syncs).
  * And device discovery creates no CUDA context (test_discovery_contexts).
  * Runs only on the emulator (GENESIS_CUDA_EMULATOR=1 and GENESIS_CUDA_MODULE, as the
  * *_emu CTest entry sets them); exits 77 otherwise. CK_NOFORK, like the other CUDA suites.
@@ -20,9 +24,12 @@
 #include <string.h>
 
 #include "genesis/genesis.h"
+#include "backend.h"
+#include "timegan.h"
 #include "test_util.h"
 
 #define GEN_SYNCS_PER_EPOCH 1
+#define GEN_TG_SYNCS_PER_REPORT 1 /* timegan_sync's one download */
 
 typedef int (*stats_fn)(unsigned long long *out, int cap);
 
@@ -152,6 +159,72 @@ START_TEST(test_ddpm_sample_syncs) {
 }
 END_TEST
 
+/* Synchronisations of a TimeGAN fit on the emulated GPU (timegan_fit directly, so that the
+ * progress interval is the test's): 40 random sequences of 8 steps x 3 features, batch 16,
+ * hidden 8, 2 layers, `iters` iterations per phase, a progress point every `every`. With
+ * `out`, the fitted parameters (malloc'ed) and their count; `cpu`: the fit on the CPU. */
+static unsigned long long sc_timegan(int iters, int every, int cpu, float **out, size_t *count) {
+    genesis_ctx *ctx = NULL;
+    gen_backend *be = NULL;
+    timegan *t = NULL;
+    ck_assert_int_eq(genesis_ctx_create(&ctx), GENESIS_OK);
+    genesis_status bst = cpu ? gen_backend_cpu_create(ctx, 1, &be) : gen_backend_cuda_create(ctx, 0, &be);
+    ck_assert_msg(bst == GENESIS_OK, "%s", genesis_errmsg(ctx));
+    timegan_config cfg = {16, 8, 3, 8, 2, 1e-3f, 1.0f, 1};
+    ck_assert_int_eq(timegan_create(ctx, be, &cfg, &t), GENESIS_OK);
+    ck_assert_int_eq(timegan_init_weights(t, 5), GENESIS_OK);
+    t->seed = 5;
+    float *x = malloc(40 * 8 * 3 * sizeof(float));
+    ck_assert(x);
+    tu_fill_uniform(x, 40 * 8 * 3, 0, 1, 7);
+    stats_fn f = sc_stats();
+    ck_assert(f != NULL);
+    unsigned long long before[1] = {0}, after[1] = {0};
+    f(before, 1);
+    ck_assert_msg(timegan_fit(t, x, 40, iters, every, NULL, NULL) == GENESIS_OK, "fit: %s",
+                  genesis_errmsg(ctx));
+    f(after, 1);
+    free(x);
+    if (out) {
+        *count = t->count;
+        *out = malloc(t->count * sizeof(float));
+        ck_assert(*out);
+        be->ops->download(be, *out, t->params, t->count * sizeof(float));
+    }
+    timegan_free(t);
+    gen_backend_free(be);
+    genesis_ctx_free(ctx);
+    return after[0] - before[0];
+}
+
+START_TEST(test_timegan_syncs) {
+    float *pg = NULL, *pc = NULL;
+    size_t ng = 0, nc = 0;
+    unsigned long long a = sc_timegan(4, 4, 0, NULL, NULL), b = sc_timegan(8, 8, 0, &pg, &ng);
+    unsigned long long c = sc_timegan(8, 4, 0, NULL, NULL);
+    printf("timegan: synchronisations: 4 iterations per phase, 1 report each: %llu; 8 "
+           "iterations, 1 report: %llu; 8 iterations, 2 reports: %llu\n", a, b, c);
+    ck_assert_msg(a == b, "TimeGAN waits per iteration: %llu synchronisations for 8 iterations "
+                  "per phase, %llu for 4 (one progress point per phase each)", b, a);
+    ck_assert_msg(c >= b && c - b <= 3 * GEN_TG_SYNCS_PER_REPORT,
+                  "TimeGAN: %llu synchronisations for one more progress point per phase (at most "
+                  "%d)", c - b, 3 * GEN_TG_SYNCS_PER_REPORT);
+    /* the same fit on the CPU: the device path (losses, ledger, D gate, batches gathered from
+     * chunks of ids) trains the same network */
+    sc_timegan(8, 8, 1, &pc, &nc);
+    ck_assert(ng == nc && ng > 0);
+    double num = 0, den = 0;
+    for (size_t i = 0; i < ng; i++) {
+        num += ((double)pg[i] - pc[i]) * ((double)pg[i] - pc[i]);
+        den += (double)pc[i] * pc[i];
+    }
+    printf("timegan: parameters after 3 x 8 iterations, emulated GPU vs CPU: NMSE %.3e\n", num / den);
+    ck_assert_msg(num <= 1e-8 * den, "TimeGAN on the emulated GPU and on the CPU: NMSE %g", num / den);
+    free(pg);
+    free(pc);
+}
+END_TEST
+
 START_TEST(test_ctgan_syncs) { sc_check(GENESIS_MODEL_CTGAN, "ctgan"); }
 END_TEST
 
@@ -185,6 +258,7 @@ int main(void) {
     tcase_add_test(tc, test_ctgan_syncs);
     tcase_add_test(tc, test_tvae_syncs);
     tcase_add_test(tc, test_ddpm_sample_syncs);
+    tcase_add_test(tc, test_timegan_syncs);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_set_fork_status(sr, CK_NOFORK);
