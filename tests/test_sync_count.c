@@ -41,19 +41,24 @@ static stats_fn sc_stats(void) {
     return f;
 }
 
+/* A context on the emulated cuda:0 (seed 1, one thread) and data/adult_sample.csv */
+static void sc_open(genesis_ctx **ctx, genesis_table **t) {
+    ck_assert_int_eq(genesis_ctx_create(ctx), GENESIS_OK);
+    genesis_ctx_set_seed(*ctx, 1);
+    genesis_ctx_set_threads(*ctx, 1);
+    ck_assert_int_eq(genesis_ctx_set_device(*ctx, GENESIS_DEVICE_CUDA, 0), GENESIS_OK);
+    genesis_csv_options co;
+    genesis_csv_options_init(&co);
+    ck_assert_msg(genesis_table_read_csv(*ctx, tu_path("data/adult_sample.csv"), &co, t) ==
+                      GENESIS_OK, "%s", genesis_errmsg(*ctx));
+}
+
 /* Synchronisations of one fit (counter 0 of genesis_cuda_module_emu_stats). */
 static unsigned long long sc_fit(genesis_model_kind kind, int epochs, int batch) {
     genesis_ctx *ctx = NULL;
     genesis_table *t = NULL;
     genesis_model *m = NULL;
-    ck_assert_int_eq(genesis_ctx_create(&ctx), GENESIS_OK);
-    genesis_ctx_set_seed(ctx, 1);
-    genesis_ctx_set_threads(ctx, 1);
-    ck_assert_int_eq(genesis_ctx_set_device(ctx, GENESIS_DEVICE_CUDA, 0), GENESIS_OK);
-    genesis_csv_options co;
-    genesis_csv_options_init(&co);
-    ck_assert_msg(genesis_table_read_csv(ctx, tu_path("data/adult_sample.csv"), &co, &t) ==
-                      GENESIS_OK, "%s", genesis_errmsg(ctx));
+    sc_open(&ctx, &t);
     ck_assert_int_eq(genesis_model_create(ctx, kind, &m), GENESIS_OK);
     ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_BATCH_SIZE, batch), GENESIS_OK);
     ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_EPOCHS, epochs), GENESIS_OK);
@@ -126,14 +131,7 @@ START_TEST(test_ddpm_sample_syncs) {
     genesis_ctx *ctx = NULL;
     genesis_table *t = NULL;
     genesis_model *m = NULL;
-    ck_assert_int_eq(genesis_ctx_create(&ctx), GENESIS_OK);
-    genesis_ctx_set_seed(ctx, 1);
-    genesis_ctx_set_threads(ctx, 1);
-    ck_assert_int_eq(genesis_ctx_set_device(ctx, GENESIS_DEVICE_CUDA, 0), GENESIS_OK);
-    genesis_csv_options co;
-    genesis_csv_options_init(&co);
-    ck_assert_msg(genesis_table_read_csv(ctx, tu_path("data/adult_sample.csv"), &co, &t) ==
-                      GENESIS_OK, "%s", genesis_errmsg(ctx));
+    sc_open(&ctx, &t);
     ck_assert_int_eq(genesis_model_create(ctx, GENESIS_MODEL_DDPM, &m), GENESIS_OK);
     ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_ITERATIONS, 2), GENESIS_OK);
     ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_BATCH_SIZE, 128), GENESIS_OK);
