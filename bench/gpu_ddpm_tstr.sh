@@ -2,8 +2,9 @@
 # gpu_ddpm_tstr.sh — DDPM on the five public tables at TabDDPM's own training budget (30,000
 # steps of 4,096 rows; Kotelnikov et al. 2023, the budget docs/benchmarks.md compares against)
 # on a GPU machine, where it takes minutes, not the hours the 2-core CPU machine would need:
-# bench/quality/five_tables.sh with MODELS=ddpm, the TSTR target as the class condition, and
-# sampling with all reverse steps and with 100 strided ones; fits on the GPU, scoring
+# bench/quality/five_tables.sh with MODELS=ddpm, the TSTR target as the class condition (10% of
+# the labels hidden), and sampling with all reverse steps and with 100 strided ones, each with
+# guidance 0, 0.5 and 1; fits on the GPU, scoring
 # (`genesis evaluate`, one thread each) on the host's cores, JOBS runs at a time.
 #
 # It reuses the build bench/gpu_run.sh left in build-gpu (same warm machine); without one it
@@ -14,7 +15,8 @@
 #
 #   device tool: run(command="bash bench/gpu_ddpm_tstr.sh", carry=["bench/debs"], timeout_s=590)
 #   Environment: TABLES (default: all five), SEEDS ("0 1"), ITERS (30000), BATCH (4096),
-#   STEPS ("0 100"), JOBS (half the cores), GPU_RUN_BUDGET (seconds, 560).
+#   STEPS ("0 100"), FLAGS ("--label-dropout 0.1"), GUIDANCE ("0 0.5 1": classifier-free
+#   guidance weights, docs/ddpm.md §3b), JOBS (half the cores), GPU_RUN_BUDGET (seconds, 560).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 ROOT=$PWD
@@ -41,6 +43,7 @@ say "DDPM at ${ITERS:-30000} iterations x batch ${BATCH:-4096}, tables from $DAT
 GENESIS_DATA=$DATA GENESIS_BIN=$BUILD/genesis BUILD=$BUILD MODELS=ddpm \
   TABLES=${TABLES:-california bank covertype energy news} SEEDS=${SEEDS:-0 1} \
   DDPM_ITERS=${ITERS:-30000} DDPM_BATCH=${BATCH:-4096} DDPM_STEPS=${STEPS:-0 100} DDPM_TARGET=1 \
+  DDPM_FLAGS=${FLAGS:---label-dropout 0.1} DDPM_GUIDANCE=${GUIDANCE:-0 0.5 1} \
   JOBS=${JOBS:-$(( NPROC / 2 > 1 ? NPROC / 2 : 1 ))} OUT=$W \
   timeout $(( BUDGET - (${SECONDS:-0}) - 20 )) bash bench/quality/five_tables.sh
 say "five_tables.sh exit $?"
