@@ -60,14 +60,23 @@ static genesis_model *fit_ddpm(genesis_ctx *ctx, const genesis_table *t, int ite
     return m;
 }
 
-/* genesis_evaluate's overall quality (all pairs) of n rows sampled with `steps` */
-static double quality(genesis_ctx *ctx, genesis_model *m, const genesis_table *real, int64_t n,
-                      int steps, double *shapes) {
-    ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_SAMPLE_STEPS, steps), GENESIS_OK);
-    ck_assert_int_eq(genesis_model_sample_csv(m, n, tmp("s.csv")), GENESIS_OK);
+/* a context (one thread, `seed`) and data/adult_sample.csv in *t */
+static genesis_ctx *adult_ctx(uint64_t seed, genesis_table **t) {
+    genesis_ctx *ctx;
+    genesis_ctx_create(&ctx);
+    genesis_ctx_set_threads(ctx, 1);
+    genesis_ctx_set_seed(ctx, seed);
+    ck_assert_int_eq(genesis_table_read_csv(ctx, tu_path("data/adult_sample.csv"), NULL, t), GENESIS_OK);
+    return ctx;
+}
+
+/* genesis_evaluate's overall quality (all pairs) of the rows in the CSV `path` (n rows; -1:
+ * any number) against `real`; *shapes (may be NULL): the column shapes */
+static double csv_quality(genesis_ctx *ctx, const genesis_table *real, const char *path,
+                          int64_t n, double *shapes) {
     genesis_table *syn;
-    ck_assert_int_eq(genesis_table_read_csv(ctx, tmp("s.csv"), NULL, &syn), GENESIS_OK);
-    ck_assert_int_eq(genesis_table_nrows(syn), n);
+    ck_assert_int_eq(genesis_table_read_csv(ctx, path, NULL, &syn), GENESIS_OK);
+    if (n >= 0) ck_assert_int_eq(genesis_table_nrows(syn), n);
     genesis_eval_options o;
     genesis_eval_options_init(&o);
     o.parts = GENESIS_EVAL_PART_QUALITY;
@@ -78,6 +87,14 @@ static double quality(genesis_ctx *ctx, genesis_model *m, const genesis_table *r
     genesis_eval_result_free(r);
     genesis_table_free(syn);
     return q;
+}
+
+/* genesis_evaluate's overall quality (all pairs) of n rows sampled with `steps` */
+static double quality(genesis_ctx *ctx, genesis_model *m, const genesis_table *real, int64_t n,
+                      int steps, double *shapes) {
+    ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_SAMPLE_STEPS, steps), GENESIS_OK);
+    ck_assert_int_eq(genesis_model_sample_csv(m, n, tmp("s.csv")), GENESIS_OK);
+    return csv_quality(ctx, real, tmp("s.csv"), n, shapes);
 }
 
 START_TEST(test_ddpm_quality_on_adult_sample) {
@@ -122,12 +139,8 @@ START_TEST(test_ddpm_quality_on_adult_sample) {
 END_TEST
 
 START_TEST(test_ddpm_files_and_determinism) {
-    genesis_ctx *ctx;
-    genesis_ctx_create(&ctx);
-    genesis_ctx_set_threads(ctx, 1);
-    genesis_ctx_set_seed(ctx, 8);
     genesis_table *t;
-    ck_assert_int_eq(genesis_table_read_csv(ctx, tu_path("data/adult_sample.csv"), NULL, &t), GENESIS_OK);
+    genesis_ctx *ctx = adult_ctx(8, &t);
     genesis_model *m = small_model(ctx, 30, 3, 0);
     ck_assert_int_eq(genesis_model_fit(m, t, NULL, NULL), GENESIS_OK);
     ck_assert_int_eq(genesis_model_save(m, tmp("m.gen")), GENESIS_OK);
@@ -179,12 +192,8 @@ END_TEST
  * over different row counts, so a value may differ in its last bits: nearly every cell of the
  * CSV must be equal, not every byte. */
 START_TEST(test_ddpm_rows_independent_of_group) {
-    genesis_ctx *ctx;
-    genesis_ctx_create(&ctx);
-    genesis_ctx_set_threads(ctx, 1);
-    genesis_ctx_set_seed(ctx, 5);
     genesis_table *t;
-    ck_assert_int_eq(genesis_table_read_csv(ctx, tu_path("data/adult_sample.csv"), NULL, &t), GENESIS_OK);
+    genesis_ctx *ctx = adult_ctx(5, &t);
     genesis_model *m = small_model(ctx, 40, 2, 1);
     genesis_model_set_param(m, GENESIS_P_BATCH_SIZE, 64);
     ck_assert_int_eq(genesis_model_fit(m, t, NULL, NULL), GENESIS_OK);
@@ -227,12 +236,8 @@ END_TEST
 static int stop_at(const genesis_progress *p, void *user) { return p->step == *(int *)user; }
 
 START_TEST(test_ddpm_resume_equals_uninterrupted) {
-    genesis_ctx *ctx;
-    genesis_ctx_create(&ctx);
-    genesis_ctx_set_threads(ctx, 1);
-    genesis_ctx_set_seed(ctx, 21);
     genesis_table *t;
-    ck_assert_int_eq(genesis_table_read_csv(ctx, tu_path("data/adult_sample.csv"), NULL, &t), GENESIS_OK);
+    genesis_ctx *ctx = adult_ctx(21, &t);
     genesis_model *full = ddpm_model(ctx, 40);
     genesis_model_set_param(full, GENESIS_P_GEN_DIM, 32);
     genesis_model_set_param(full, GENESIS_P_BATCH_SIZE, 600); /* epochs of 3 batches */
@@ -330,12 +335,8 @@ static double share_of(const char *path, const char *value) {
 }
 
 START_TEST(test_ddpm_target_and_ema) {
-    genesis_ctx *ctx;
-    genesis_ctx_create(&ctx);
-    genesis_ctx_set_threads(ctx, 1);
-    genesis_ctx_set_seed(ctx, 4);
     genesis_table *t;
-    ck_assert_int_eq(genesis_table_read_csv(ctx, tu_path("data/adult_sample.csv"), NULL, &t), GENESIS_OK);
+    genesis_ctx *ctx = adult_ctx(4, &t);
     /* round trip: the loaded model keeps the target, its class shares and the averaged weights */
     genesis_model *m = cond_model(ctx, 40, 0.95);
     ck_assert_msg(genesis_model_fit(m, t, NULL, NULL) == GENESIS_OK, "%s", genesis_errmsg(ctx));
@@ -407,26 +408,9 @@ END_TEST
  * twice), differs from the unguided one and keeps a quality far above an untrained model's
  * (guidance trades some fidelity for rows that follow their class: docs/ddpm.md); guidance
  * without label dropout, and label dropout without a target, are refused. */
-static double quality_of_csv(genesis_ctx *ctx, const genesis_table *real, const char *path) {
-    genesis_table *syn;
-    ck_assert_int_eq(genesis_table_read_csv(ctx, path, NULL, &syn), GENESIS_OK);
-    genesis_eval_options o;
-    genesis_eval_options_init(&o);
-    o.parts = GENESIS_EVAL_PART_QUALITY;
-    genesis_eval_result *r;
-    ck_assert_msg(genesis_evaluate(ctx, real, syn, &o, &r) == GENESIS_OK, "%s", genesis_errmsg(ctx));
-    double q = genesis_eval_result_score(r, GENESIS_EVAL_QUALITY);
-    genesis_eval_result_free(r);
-    genesis_table_free(syn);
-    return q;
-}
 START_TEST(test_ddpm_guidance) {
-    genesis_ctx *ctx;
-    genesis_ctx_create(&ctx);
-    genesis_ctx_set_threads(ctx, 1);
-    genesis_ctx_set_seed(ctx, 6);
     genesis_table *t;
-    ck_assert_int_eq(genesis_table_read_csv(ctx, tu_path("data/adult_sample.csv"), NULL, &t), GENESIS_OK);
+    genesis_ctx *ctx = adult_ctx(6, &t);
     genesis_model *m = cond_model(ctx, 400, 0);
     ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_LABEL_DROPOUT, 0.2), GENESIS_OK);
     ck_assert_msg(genesis_model_fit(m, t, NULL, NULL) == GENESIS_OK, "%s", genesis_errmsg(ctx));
@@ -451,7 +435,7 @@ START_TEST(test_ddpm_guidance) {
     ck_assert(n0 != n1 || memcmp(p0, p1, n0) != 0);
     free(p0);
     free(p1);
-    double q0 = quality_of_csv(ctx, t, out[0]), q2 = quality_of_csv(ctx, t, out[1]);
+    double q0 = csv_quality(ctx, t, out[0], -1, NULL), q2 = csv_quality(ctx, t, out[1], -1, NULL);
     fprintf(stderr, "DDPM guidance on income: quality %.3f unguided, %.3f with w = 1\n", q0, q2);
     ck_assert_msg(q2 > 0.80, "guided quality %.3f (unguided %.3f)", q2, q0);
     /* guidance needs the hidden-label training; label dropout needs a target */
