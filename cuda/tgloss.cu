@@ -35,6 +35,19 @@ static genesis_status tg_finish(gen_cuda *cu, double *out, const double *partial
     return GENESIS_OK;
 }
 
+/* The scratch of a reduction over n elements: *nb blocks' partial sums in *partial; with n = 0,
+ * *nb = 0 and *loss set to 0 on the device. */
+static genesis_status tg_partials(gen_cuda *cu, double *loss, size_t n, double **partial, int *nb) {
+    *nb = gen_cuda_reduce_blocks(n);
+    void *p = NULL;
+    GEN_CUDA_PASS(gen_cuda_scratch(cu, (size_t)*nb * sizeof(double), &p));
+    *partial = (double *)p;
+    if (n > 0) return GENESIS_OK;
+    *nb = 0;
+    GEN_CUDA_TRY(cu, cudaMemsetAsync(*partial, 0, sizeof(double), cu->stream));
+    return tg_finish(cu, loss, *partial, 1, 1.0, 1.0);
+}
+
 /* ---- squared error ---------------------------------------------------------------------- */
 
 __global__ void k_mse_partial(double *__restrict__ partial, const float *__restrict__ a,
@@ -69,14 +82,10 @@ genesis_status gen_cu_mse_loss(gen_cuda *cu, double *loss, float *da, float *db,
                                const float *b, int rows, int cols, int ld, float scale,
                                int root) {
     size_t n = rows > 0 && cols > 0 ? (size_t)rows * (size_t)cols : 0;
-    int nb = gen_cuda_reduce_blocks(n);
-    void *p = NULL;
-    GEN_CUDA_PASS(gen_cuda_scratch(cu, (size_t)nb * sizeof(double), &p));
-    double *partial = (double *)p;
-    if (n == 0) {
-        GEN_CUDA_TRY(cu, cudaMemsetAsync(partial, 0, sizeof(double), cu->stream));
-        return tg_finish(cu, loss, partial, 1, 1.0, 1.0);
-    }
+    int nb;
+    double *partial;
+    GEN_CUDA_PASS(tg_partials(cu, loss, n, &partial, &nb));
+    if (nb == 0) return GENESIS_OK; /* no elements: the loss is 0 */
     GEN_LAUNCH(k_mse_partial, nb, GEN_CUDA_THREADS, 0, cu->stream)(partial, a, b, n, cols, ld);
     GEN_CUDA_LAUNCHED(cu);
     GEN_CUDA_PASS(tg_finish(cu, loss, partial, nb, 1.0, (double)n));
@@ -104,14 +113,10 @@ __global__ void k_bce_logits(double *__restrict__ partial, float *__restrict__ d
 
 genesis_status gen_cu_bce_logits(gen_cuda *cu, double *loss, float *dl, const float *l, size_t n,
                                  float y, float scale) {
-    int nb = gen_cuda_reduce_blocks(n);
-    void *p = NULL;
-    GEN_CUDA_PASS(gen_cuda_scratch(cu, (size_t)nb * sizeof(double), &p));
-    double *partial = (double *)p;
-    if (n == 0) {
-        GEN_CUDA_TRY(cu, cudaMemsetAsync(partial, 0, sizeof(double), cu->stream));
-        return tg_finish(cu, loss, partial, 1, 1.0, 1.0);
-    }
+    int nb;
+    double *partial;
+    GEN_CUDA_PASS(tg_partials(cu, loss, n, &partial, &nb));
+    if (nb == 0) return GENESIS_OK; /* no elements: the loss is 0 */
     GEN_LAUNCH(k_bce_logits, nb, GEN_CUDA_THREADS, 0, cu->stream)(partial, dl, l, n, y, scale);
     GEN_CUDA_LAUNCHED(cu);
     return tg_finish(cu, loss, partial, nb, (double)scale, (double)n);
