@@ -7,6 +7,7 @@
  * format, identifier, categories; a continuous column's mixture modes and point masses), and
  * for a checkpoint how far its fit got. As text or, with --json, one JSON object.
  */
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -91,6 +92,16 @@ static void print_columns(const genesis_model *m, int json) {
                 printf(",\"modes\":[");
                 for (int k = 0; k < nm && k < MAXK; k++)
                     printf("%s{\"mean\":%.10g,\"std\":%.10g,\"weight\":%.10g}", k ? "," : "", mean[k], sd[k], w[k]);
+                int nq = 0;
+                genesis_model_column_quantiles(m, c, 0, &nq, NULL);
+                if (nq) {
+                    double *q = malloc((size_t)nq * sizeof *q);
+                    if (q && genesis_model_column_quantiles(m, c, nq, &nq, q) == GENESIS_OK) {
+                        printf("],\"quantiles\":[");
+                        for (int k = 0; k < nq; k++) printf("%s%.17g", k ? "," : "", q[k]);
+                    }
+                    free(q);
+                }
                 printf("],\"point_masses\":[");
                 for (int k = 0; k < np && k < MAXK; k++) printf("%s%.17g", k ? "," : "", pt[k]);
                 printf("]");
@@ -119,7 +130,14 @@ static void print_columns(const genesis_model *m, int json) {
             double pt[MAXK];
             int nm = 0, np = 0;
             genesis_model_column_mixture(m, c, MAXK, &nm, NULL, NULL, NULL, &np, pt);
-            printf("; %d mode%s", nm, nm == 1 ? "" : "s");
+            int nq = 0;
+            genesis_model_column_quantiles(m, c, 0, &nq, NULL);
+            double *q = nq ? malloc((size_t)nq * sizeof *q) : NULL;
+            if (q && genesis_model_column_quantiles(m, c, nq, &nq, q) == GENESIS_OK)
+                printf("; %d quantiles from %.10g to %.10g", nq, q[0], q[nq - 1]);
+            else
+                printf("; %d mode%s", nm, nm == 1 ? "" : "s");
+            free(q);
             if (np) {
                 printf(", point mass%s at", np == 1 ? "" : "es");
                 for (int k = 0; k < np && k < MAXK; k++) printf("%s %.10g", k ? "," : "", pt[k]);

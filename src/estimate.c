@@ -83,7 +83,8 @@ static void widths(const genesis_model *m, const genesis_table *t, int *data_dim
         return;
     }
     int cap = gen_param_i(m, GENESIS_P_MAX_CATEGORIES);
-    int modes = gen_param_i(m, GENESIS_P_MAX_MODES);
+    /* a quantile-normalised column has one mode */
+    int modes = gen_param_i(m, GENESIS_P_QUANTILE) ? 1 : gen_param_i(m, GENESIS_P_MAX_MODES);
     int points = gen_param_i(m, GENESIS_P_POINT_MASSES) ? GEN_MAX_POINTS : 0;
     for (int c = 0; c < t->ncols; c++) {
         const gen_column *col = &t->cols[c];

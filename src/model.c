@@ -236,6 +236,7 @@ genesis_status genesis_model_fit(genesis_model *m, const genesis_table *t,
     to.point_masses = gen_param_i(m, GENESIS_P_POINT_MASSES);
     to.clamp_range = gen_param_i(m, GENESIS_P_CLAMP_RANGE);
     to.vgm_max_rows = (int64_t)m->param[GENESIS_P_VGM_MAX_ROWS];
+    to.quantile = gen_param_i(m, GENESIS_P_QUANTILE);
     to.seed = m->seed;
     genesis_status st = gen_transformer_fit(ctx, &m->tf, t, &to);
     gen_encoded enc;

@@ -1,9 +1,9 @@
 /*
- * model_columns.c — genesis_model_ncols / _column_info / _column_level / _column_mixture: the
- * columns a fitted or loaded tabular model generates, read from its transformer (transform.h),
- * so that a program holding only a .gen file can name and type the values of its batches and
- * see each continuous column's modes and point masses. TimeGAN
- * keeps its columns in its own sequence layout and reports none here.
+ * model_columns.c — genesis_model_ncols / _column_info / _column_level / _column_mixture /
+ * _column_quantiles: the columns a fitted or loaded tabular model generates, read from its
+ * transformer (transform.h), so that a program holding only a .gen file can name and type the
+ * values of its batches and see each continuous column's modes, quantile map and point
+ * masses. TimeGAN keeps its columns in its own sequence layout and reports none here.
  */
 #include <string.h>
 
@@ -54,14 +54,26 @@ genesis_status genesis_model_column_mixture(const genesis_model *m, int col, int
     GEN_TRY(check_column(m, col));
     const gen_col_transform *ct = &m->tf.cols[col];
     if (ct->type != GENESIS_COLUMN_CONTINUOUS) return GENESIS_OK;
-    if (nmodes) *nmodes = ct->n_modes;
+    int modes = ct->n_quantiles ? 0 : ct->n_modes; /* a quantile map's mode is its z */
+    if (nmodes) *nmodes = modes;
     if (npoints) *npoints = ct->n_points;
-    for (int k = 0; k < ct->n_modes && k < cap; k++) {
+    for (int k = 0; k < modes && k < cap; k++) {
         if (mean) mean[k] = ct->mode_mean[k];
         if (std) std[k] = ct->mode_std[k];
         if (weight) weight[k] = ct->mode_weight[k];
     }
     for (int k = 0; k < ct->n_points && k < cap && point; k++) point[k] = ct->point_value[k];
+    return GENESIS_OK;
+}
+
+genesis_status genesis_model_column_quantiles(const genesis_model *m, int col, int cap,
+                                              int *nquantiles, double *q) {
+    if (!m) return GENESIS_ERR_INVALID_ARG;
+    if (nquantiles) *nquantiles = 0;
+    GEN_TRY(check_column(m, col));
+    const gen_col_transform *ct = &m->tf.cols[col];
+    if (nquantiles) *nquantiles = ct->n_quantiles;
+    for (int k = 0; k < ct->n_quantiles && k < cap && q; k++) q[k] = ct->quantiles[k];
     return GENESIS_OK;
 }
 

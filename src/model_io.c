@@ -14,6 +14,7 @@
 #include <zlib.h>
 
 #include "model_io.h"
+#include "quantile.h"
 #include "table.h"
 
 /* ---- writer --------------------------------------------------------------------------- */
@@ -243,6 +244,48 @@ static genesis_status gen_roles_load(gen_transformer *tf, gen_reader *r) {
     return GENESIS_OK;
 }
 
+/* Version 5 (GEN_FILE_VERSION_QUANTILE), written only when a column is normalised by its
+ * quantiles: after the roles, per continuous column u32 N (0: none; else 2..1000) and N f64
+ * quantiles, non-decreasing, finite, first below last; such a column has exactly one mode. */
+int gen_transformer_has_quantiles(const gen_transformer *tf) {
+    for (int c = 0; c < tf->ncols; c++)
+        if (tf->cols[c].n_quantiles) return 1;
+    return 0;
+}
+
+static void gen_quantiles_save(const gen_transformer *tf, gen_bytes *b) {
+    for (int c = 0; c < tf->ncols; c++) {
+        const gen_col_transform *ct = &tf->cols[c];
+        if (ct->type != GENESIS_COLUMN_CONTINUOUS) continue;
+        gen_wr_u32(b, (uint32_t)ct->n_quantiles);
+        gen_wr_f64s(b, ct->quantiles, (size_t)ct->n_quantiles);
+    }
+}
+
+static genesis_status gen_quantiles_load(gen_transformer *tf, gen_reader *r) {
+    for (int c = 0; c < tf->ncols; c++) {
+        gen_col_transform *ct = &tf->cols[c];
+        if (ct->type != GENESIS_COLUMN_CONTINUOUS) continue;
+        int nq = 0;
+        GEN_TRY(gen_rd_count(r, 0, GEN_QUANTILES_MAX, "quantile count", &nq));
+        if (nq == 0) continue;
+        if (nq < 2) return gen_rd_fail(r, "a quantile map has fewer than 2 quantiles");
+        if (ct->n_modes != 1 || ct->id.kind != GEN_ID_NONE)
+            return gen_rd_fail(r, "a quantile-normalised column does not have exactly one mode");
+        if ((size_t)nq * 8 > r->len - r->pos) return gen_rd_fail(r, "a quantile map is truncated");
+        ct->quantiles = malloc((size_t)nq * sizeof *ct->quantiles);
+        if (!ct->quantiles) return gen_set_error(r->ctx, GENESIS_ERR_NOMEM, "out of memory reading %s", r->path);
+        ct->n_quantiles = nq;
+        GEN_TRY(gen_rd_f64s(r, ct->quantiles, (size_t)nq));
+        for (int k = 0; k < nq; k++)
+            if (!isfinite(ct->quantiles[k]) || (k > 0 && ct->quantiles[k] < ct->quantiles[k - 1]))
+                return gen_rd_fail(r, "a quantile map is not finite and non-decreasing");
+        if (!(ct->quantiles[0] < ct->quantiles[nq - 1]))
+            return gen_rd_fail(r, "a quantile map has no spread");
+    }
+    return GENESIS_OK;
+}
+
 genesis_status gen_transformer_save(const gen_transformer *tf, gen_bytes *b) {
     gen_wr_u32(b, (uint32_t)(unsigned char)tf->delimiter);
     gen_wr_u32(b, (uint32_t)tf->clamp_range);
@@ -287,6 +330,7 @@ genesis_status gen_transformer_save(const gen_transformer *tf, gen_bytes *b) {
         }
     }
     gen_roles_save(tf, b);
+    if (gen_transformer_has_quantiles(tf)) gen_quantiles_save(tf, b);
     return GENESIS_OK;
 }
 
@@ -418,6 +462,7 @@ genesis_status gen_transformer_load(gen_transformer *tf, gen_reader *r) {
     }
     if (next_span != tf->nspans) return gen_rd_fail(r, "spans left over after the last column");
     if (r->version >= GEN_FILE_VERSION_ROLES) GEN_TRY(gen_roles_load(tf, r));
+    if (r->version >= GEN_FILE_VERSION_QUANTILE) GEN_TRY(gen_quantiles_load(tf, r));
     return GENESIS_OK;
 }
 
@@ -431,7 +476,9 @@ genesis_status gen_model_write_file_ex(const genesis_model *m, const char *path,
     genesis_ctx *ctx = m->ctx;
     gen_bytes b = {0};
     wr_bytes(&b, GEN_FILE_MAGIC, 8);
-    gen_wr_u32(&b, with_state ? GEN_FILE_VERSION_CHECKPOINT : GEN_FILE_VERSION_MODEL);
+    int quantiles = !m->vt->fit_table && gen_transformer_has_quantiles(&m->tf);
+    gen_wr_u32(&b, quantiles ? GEN_FILE_VERSION_QUANTILE
+                   : with_state ? GEN_FILE_VERSION_CHECKPOINT : GEN_FILE_VERSION_MODEL);
     gen_wr_u32(&b, (uint32_t)m->vt->kind);
     gen_wr_u64(&b, 0); /* payload length, patched below */
     size_t start = b.len;
@@ -607,6 +654,8 @@ genesis_status gen_model_read_mem(genesis_ctx *ctx, const char *path, const unsi
     if (st == GENESIS_OK) st = gen_rd_f64s(&r, params, (size_t)nparams);
     /* ... except alpha-per-mode: a file without it has the decoder layout of 0 */
     if (st == GENESIS_OK && nparams <= GENESIS_P_ALPHA_PER_MODE) m->param[GENESIS_P_ALPHA_PER_MODE] = 0;
+    /* ... and quantile: a file without it has no quantile maps */
+    if (st == GENESIS_OK && nparams <= GENESIS_P_QUANTILE) m->param[GENESIS_P_QUANTILE] = 0;
     for (int i = 0; st == GENESIS_OK && i < nparams; i++) {
         double lo, hi;
         genesis_param_bounds((genesis_param)i, &lo, &hi, NULL, NULL);
@@ -619,6 +668,8 @@ genesis_status gen_model_read_mem(genesis_ctx *ctx, const char *path, const unsi
     if (st == GENESIS_OK && tabular) st = gen_transformer_load(&m->tf, &r);
     if (st == GENESIS_OK && tabular && m->tf.clamp_range != (int)m->param[GENESIS_P_CLAMP_RANGE])
         st = gen_rd_fail(&r, "the clamp setting disagrees with the transformer's");
+    if (st == GENESIS_OK && tabular && !m->param[GENESIS_P_QUANTILE] && gen_transformer_has_quantiles(&m->tf))
+        st = gen_rd_fail(&r, "the quantile setting disagrees with the transformer's");
     if (st == GENESIS_OK) st = m->vt->load(m, &r);
     /* version 4: a checkpoint's training state may follow the model (src/checkpoint.c) */
     if (st == GENESIS_OK && version >= GEN_FILE_VERSION_CHECKPOINT && r.pos != r.len)

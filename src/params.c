@@ -95,6 +95,9 @@ static const param_row PARAMS[GEN_NPARAMS] = {
     [GENESIS_P_GUIDANCE] = {"guidance", 0, 20, 0, P, 1, {0, 0, 0, 0},
                             "with --target: classifier-free guidance weight w when sampling; "
                             "needs a model fitted with label-dropout > 0; 0 = off"},
+    [GENESIS_P_QUANTILE] = {"quantile", 0, 1, 1, P, 0, {0, 0, 0, 0},
+                            "1: continuous columns mapped onto a normal through their quantiles "
+                            "(TabDDPM's QuantileTransformer); 0: mixture modes"},
     [GENESIS_P_PRECISION] = {"precision", 0, 3, 1, C | T, 0, {0, 0, 0, 0},
                              "matrix-product operands: fp32, tf32, bf16 or fp16 (FP32 "
                              "accumulation; fp16 scales the loss)"},

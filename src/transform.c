@@ -19,6 +19,9 @@
  *   - decoding clamps to the real [min, max] (opts.clamp_range) and rounds integer columns
  *     half-to-even and decimal columns to their number of decimals;
  *   - the GMM may be fitted on a random subsample of vgm_max_rows values;
+ *   - quantile normalisation (opts.quantile; TabDDPM's preprocessing, quantile.c): the
+ *     values left after the point masses are mapped onto a standard normal through their
+ *     quantiles, one mode of mean 0 and std 1 holds them (no GMM), and decoding maps back;
  *   - date columns (datetime.h) are continuous columns of UTC seconds like any other; only
  *     their text differs: written in the column's own date format, rounded to its finest
  *     field.
@@ -43,6 +46,7 @@
 #include <pthread.h>
 #include <string.h>
 
+#include "quantile.h"
 #include "transform.h"
 
 /* ---- small helpers ------------------------------------------------------------------- */
@@ -205,7 +209,23 @@ static void fit_continuous(const gen_column *col, int64_t n, int c, const gen_tr
         if (rem[i] < rmin) rmin = rem[i];
         if (rem[i] > rmax) rmax = rem[i];
     }
-    if (nrem >= 2 && rmin < rmax) {
+    if (nrem >= 2 && rmin < rmax && o->quantile) {
+        qsort(rem, (size_t)nrem, sizeof *rem, cmp_double);
+        ct->n_quantiles = gen_quantile_count(nrem);
+        ct->quantiles = malloc((size_t)ct->n_quantiles * sizeof *ct->quantiles);
+        if (!ct->quantiles) {
+            ct->n_quantiles = 0;
+            tf_fail(err, GENESIS_ERR_NOMEM, "out of memory fitting the quantiles of column '%s'",
+                    ct->name);
+            goto done;
+        }
+        gen_quantile_fit(rem, nrem, ct->n_quantiles, ct->quantiles);
+        ct->n_modes = 1;
+        ct->mode_comp[0] = 0;
+        ct->mode_mean[0] = 0.0;
+        ct->mode_std[0] = 1.0;
+        ct->mode_weight[0] = 1.0;
+    } else if (nrem >= 2 && rmin < rmax) {
         int64_t m = nrem;
         if (o->vgm_max_rows > 0 && nrem > o->vgm_max_rows) { /* partial Fisher-Yates */
             gen_rng rs;
@@ -481,6 +501,7 @@ void gen_transformer_free(gen_transformer *tf) {
             for (int32_t r = 0; r < ct->n_rare; r++) free(ct->rare_text[r]);
         free(ct->rare_text);
         free(ct->rare_cdf);
+        free(ct->quantiles);
     }
     free(tf->cols);
     free(tf->spans);
@@ -563,6 +584,7 @@ static void encode_continuous(const gen_transformer *tf, const gen_column *col, 
             slot[i] = ct->n_modes + best;
             continue;
         }
+        if (ct->n_quantiles) v = gen_quantile_forward(ct->quantiles, ct->n_quantiles, v);
         double pr[GEN_MAX_MODES], cdf[GEN_MAX_MODES], run = 0.0;
         mode_posterior(ct, v, pr);
         for (int j = 0; j < ct->n_modes; j++) {
@@ -804,6 +826,7 @@ void gen_transformer_inverse(const gen_transformer *tf, const float *x, int ld, 
                     if (a > 1.0) a = 1.0;
                     if (a < -1.0) a = -1.0;
                     v = a * 4.0 * ct->mode_std[s] + ct->mode_mean[s];
+                    if (ct->n_quantiles) v = gen_quantile_inverse(ct->quantiles, ct->n_quantiles, v);
                     if (tf->clamp_range && ct->min <= ct->max) {
                         if (v < ct->min) v = ct->min;
                         if (v > ct->max) v = ct->max;

@@ -12,6 +12,8 @@
  *   - null slot: present when the column has missing values; decoding it writes missing.
  *   decode: slot = argmax; GMM mode -> x = clip(alpha,-1,1)*4*sigma + mu, then clamped to the
  *   real column's [min, max] (unless clamp is off) and rounded when the column is integer.
+ *   Quantile normalisation (opts.quantile, quantile.h): instead of the GMM, one mode holding
+ *   z = Phi^-1(F(x)) with mean 0 and std 1 (F: the values' quantiles); decode x = F^-1(Phi(z)).
  * Categorical column: one softmax span over the kept levels (+ a missing level, + a rare
  *   slot when the column had more than max_categories levels; a decoded rare slot draws one
  *   of the pooled levels by its real frequency).
@@ -51,6 +53,9 @@ typedef struct gen_col_transform {
     int n_points;
     double point_value[GEN_MAX_POINTS];
     int has_null;
+    int n_quantiles;                 /* quantile normalisation (quantile.h): 0 = off; else the
+                                        one mode is z = Phi^-1(F(x)) with mean 0 and std 1 */
+    double *quantiles;               /* [n_quantiles] the map F, non-decreasing */
     double min, max;                 /* of the real non-missing values */
     int is_integer, decimals;
     gen_dt_format dt;                /* a date column (dt.pattern[0] != 0): values are UTC
@@ -92,6 +97,7 @@ typedef struct gen_transform_opts {
     int point_masses;       /* 1 */
     int clamp_range;        /* 1 */
     int64_t vgm_max_rows;   /* 0 = all rows */
+    int quantile;           /* 0; 1: continuous columns normalised by their quantiles */
     uint64_t seed;          /* for the GMM fit's row subsample and the mode sampling */
 } gen_transform_opts;
 

@@ -6,10 +6,12 @@
  * rows), the same seed giving the same model file, a checkpointed fit resumed equal to an
  * uninterrupted one, missing values in a continuous column, the class-conditional denoiser
  * with the weights' moving average (round trip, class shares, resume, what a target may
- * not be), and what DDPM refuses (conditions, settings of other methods).
+ * not be), the quantile normalisation (quality, file, API, resume, a damaged map), and what
+ * DDPM refuses (conditions, settings of other methods).
  * GENESIS_SLOW_TESTS=0 (the sanitizer run) trains briefly and skips the thresholds.
  */
 #include <unistd.h>
+#include <zlib.h>
 
 #include "e2e_util.h"
 #include "model.h"
@@ -455,6 +457,115 @@ START_TEST(test_ddpm_guidance) {
 }
 END_TEST
 
+/* the u32 format version of a model file */
+static unsigned file_version(const char *path) {
+    size_t n;
+    unsigned char *p = tu_read_file(path, &n);
+    ck_assert(n > 12);
+    unsigned v = p[8] | p[9] << 8 | p[10] << 16 | (unsigned)p[11] << 24;
+    free(p);
+    return v;
+}
+
+/* Quantile normalisation (TabDDPM's preprocessing): quality on adult_sample above a threshold
+ * and the modes' model's, the map in the model file (format version 5, only when used), the
+ * API reading it, a loaded model sampling the fitted one's rows, a resumed checkpoint equal to
+ * the uninterrupted fit, a damaged map refused, and the setting refused for other methods. */
+START_TEST(test_ddpm_quantile) {
+    genesis_table *t;
+    genesis_ctx *ctx = adult_ctx(12, &t);
+    int iters = slow_tests() ? 1500 : 20;
+    genesis_model *mq = ddpm_model(ctx, iters), *mm = ddpm_model(ctx, iters);
+    ck_assert_int_eq(genesis_model_set_param(mq, GENESIS_P_QUANTILE, 1), GENESIS_OK);
+    ck_assert_int_eq(genesis_model_fit(mq, t, NULL, NULL), GENESIS_OK);
+    ck_assert_int_eq(genesis_model_fit(mm, t, NULL, NULL), GENESIS_OK);
+    /* the fitted model's first sampling call, for the loaded model's (below) */
+    ck_assert_int_eq(genesis_model_sample_csv(mq, 300, tmp("a.csv")), GENESIS_OK);
+    double sq, sm, qq = quality(ctx, mq, t, 2000, 100, &sq), qm = quality(ctx, mm, t, 2000, 100, &sm);
+    fprintf(stderr, "DDPM adult_sample %d iterations: quality %.3f (shapes %.3f) with quantiles, "
+                    "%.3f (%.3f) with modes\n", iters, qq, sq, qm, sm);
+    if (slow_tests()) {
+        ck_assert_msg(qq >= 0.90, "quality with quantiles %.3f below 0.90", qq);
+        ck_assert_msg(qq >= qm - 0.02, "quantiles %.3f well below modes %.3f", qq, qm);
+    }
+    /* the map: age has one (no point mass covers it), increasing, inside the column's range */
+    int age = col_index(t, "age"), nq = 0, nm = -1;
+    ck_assert_int_eq(genesis_model_column_quantiles(mq, age, 0, &nq, NULL), GENESIS_OK);
+    ck_assert_int_ge(nq, 10);
+    double *q = malloc((size_t)nq * sizeof *q);
+    ck_assert_int_eq(genesis_model_column_quantiles(mq, age, nq, &nq, q), GENESIS_OK);
+    for (int k = 1; k < nq; k++) ck_assert(q[k] >= q[k - 1]);
+    ck_assert(q[0] < q[nq - 1] && q[0] >= 17 && q[nq - 1] <= 90);
+    genesis_model_column_mixture(mq, age, 0, &nm, NULL, NULL, NULL, NULL, NULL);
+    ck_assert_int_eq(nm, 0);
+    ck_assert_int_eq(genesis_model_column_quantiles(mm, age, 0, &nq, NULL), GENESIS_OK);
+    ck_assert_int_eq(nq, 0);
+    /* files: version 5 with quantiles, 3 without; the loaded model samples the same rows */
+    ck_assert_int_eq(genesis_model_save(mq, tmp("m.gen")), GENESIS_OK);
+    ck_assert_int_eq(genesis_model_save(mm, tmp("m2.gen")), GENESIS_OK);
+    ck_assert_uint_eq(file_version(tmp("m.gen")), 5);
+    ck_assert_uint_eq(file_version(tmp("m2.gen")), 3);
+    genesis_model *l;
+    ck_assert_int_eq(genesis_model_load(ctx, tmp("m.gen"), &l), GENESIS_OK);
+    double v;
+    genesis_model_get_param(l, GENESIS_P_QUANTILE, &v);
+    ck_assert_double_eq(v, 1);
+    ck_assert_int_eq(genesis_model_sample_csv(l, 300, tmp("b.csv")), GENESIS_OK);
+    tu_assert_same_files(tmp("a.csv"), tmp("b.csv"));
+    genesis_model_free(l);
+    /* a quantile moved above its successor (CRC made right again): refused, saying why */
+    size_t n;
+    unsigned char *p = tu_read_file(tmp("m.gen"), &n);
+    size_t at = 0;
+    for (size_t i = 24; i + 8 <= n && !at; i++)
+        if (memcmp(p + i, &q[1], 8) == 0 && memcmp(p + i - 8, &q[0], 8) == 0) at = i;
+    ck_assert_msg(at, "age's quantiles not found in the file");
+    double big = q[nq - 1] + 1;
+    memcpy(p + at, &big, 8);
+    uint32_t crc = (uint32_t)crc32(crc32(0L, NULL, 0), p, (uInt)(n - 4));
+    for (int i = 0; i < 4; i++) p[n - 4 + i] = (unsigned char)(crc >> (8 * i));
+    FILE *f = fopen(tmp("m2.gen"), "wb");
+    fwrite(p, 1, n, f);
+    fclose(f);
+    free(p);
+    genesis_model *bad = NULL;
+    ck_assert_int_eq(genesis_model_load(ctx, tmp("m2.gen"), &bad), GENESIS_ERR_MODEL_FORMAT);
+    ck_assert_ptr_null(bad);
+    ck_assert_ptr_nonnull(strstr(genesis_errmsg(ctx), "quantile"));
+    free(q);
+    /* a checkpoint carries the map: the resumed fit equals the uninterrupted one */
+    genesis_model *full = small_model(ctx, 12, 2, 1), *part = small_model(ctx, 12, 2, 1);
+    genesis_model_set_param(full, GENESIS_P_QUANTILE, 1);
+    genesis_model_set_param(part, GENESIS_P_QUANTILE, 1);
+    genesis_model_set_param(full, GENESIS_P_BATCH_SIZE, 600);
+    genesis_model_set_param(part, GENESIS_P_BATCH_SIZE, 600);
+    ck_assert_int_eq(genesis_model_fit(full, t, NULL, NULL), GENESIS_OK);
+    ck_assert_int_eq(genesis_model_save(full, tmp("full.gen")), GENESIS_OK);
+    ck_assert_int_eq(genesis_model_set_checkpoint(part, tmp("ck.gen"), 0, 0), GENESIS_OK);
+    int stop = 5;
+    ck_assert_int_eq(genesis_model_fit(part, t, stop_at, &stop), GENESIS_ERR_STOPPED);
+    ck_assert_uint_eq(file_version(tmp("ck.gen")), 5);
+    genesis_model *res = NULL;
+    ck_assert_int_eq(genesis_model_load_checkpoint(ctx, tmp("ck.gen"), &res), GENESIS_OK);
+    ck_assert_int_eq(genesis_model_set_checkpoint(res, NULL, 0, 0), GENESIS_OK);
+    ck_assert_int_eq(genesis_model_fit(res, t, NULL, NULL), GENESIS_OK);
+    ck_assert_int_eq(genesis_model_save(res, tmp("res.gen")), GENESIS_OK);
+    tu_assert_same_files(tmp("full.gen"), tmp("res.gen"));
+    /* a DDPM setting only */
+    genesis_model *c;
+    ck_assert_int_eq(genesis_model_create(ctx, GENESIS_MODEL_CTGAN, &c), GENESIS_OK);
+    ck_assert_int_eq(genesis_model_set_param(c, GENESIS_P_QUANTILE, 1), GENESIS_ERR_INVALID_ARG);
+    genesis_model_free(c);
+    genesis_model_free(full);
+    genesis_model_free(part);
+    genesis_model_free(res);
+    genesis_model_free(mq);
+    genesis_model_free(mm);
+    genesis_table_free(t);
+    genesis_ctx_free(ctx);
+}
+END_TEST
+
 int main(void) {
     Suite *s = suite_create("ddpm_e2e");
     TCase *tc = tcase_create("adult_sample");
@@ -467,6 +578,7 @@ int main(void) {
     tcase_add_test(tc, test_ddpm_target_and_ema);
     tcase_add_test(tc, test_ddpm_rows_independent_of_group);
     tcase_add_test(tc, test_ddpm_guidance);
+    tcase_add_test(tc, test_ddpm_quantile);
     suite_add_tcase(s, tc);
     return tu_run(s);
 }

@@ -1,13 +1,15 @@
 /*
  * test_transform.c — the data transformer (src/transform.c) on tables built in memory:
  * encode -> dense rows -> decode round trips (bimodal, point masses at 0 and at a capped
- * maximum, missing values of both kinds, integer columns), the decode guarantees on
- * arbitrary network outputs (range, integers, argmax ties), the categorical cap with a rare
- * slot that decodes to pooled levels by their frequency, degenerate tables (constant column,
- * one row, no rows), the span layout, determinism across seeds and thread counts, encoding
- * a second table by level text, and the CSV text of decoded rows.
+ * maximum, missing values of both kinds, integer columns, the quantile normalisation), the
+ * decode guarantees on arbitrary network outputs (range, integers, argmax ties), the
+ * categorical cap with a rare slot that decodes to pooled levels by their frequency,
+ * degenerate tables (constant column, one row, no rows), the span layout, determinism across
+ * seeds and thread counts, encoding a second table by level text, and the CSV text of
+ * decoded rows.
  */
 #include "test_util.h"
+#include "quantile.h"
 #include "transform.h"
 
 /* ---- tables in memory ---------------------------------------------------------------- */
@@ -309,6 +311,65 @@ START_TEST(test_missing_roundtrip) {
     tt_free(t);
     free(x);
     free(codes);
+}
+END_TEST
+
+/* Quantile normalisation (opts.quantile): a skewed column with a point mass at 0 and missing
+ * values. One mode, alpha = z / 4 with z standard normal over the rows, the point mass and
+ * the missing values in their own slots, and every value decoded back (up to the float
+ * alpha's rounding). */
+START_TEST(test_quantile_roundtrip) {
+    int64_t n = 5000;
+    double *x = malloc((size_t)n * sizeof *x);
+    gen_rng g;
+    gen_rng_init(&g, 17, 99);
+    for (int64_t i = 0; i < n; i++) {
+        double u = gen_rng_uniform(&g);
+        x[i] = u < 0.2 ? 0.0 : u < 0.25 ? NAN : exp(2.0 * gen_rng_normal(&g));
+    }
+    genesis_table *t = tt_new(1, n);
+    tt_cont(t, 0, "skewed", x, 0, -1, "");
+    gen_transform_opts o;
+    gen_transform_opts_default(&o);
+    o.quantile = 1;
+    tt_run r = {0};
+    tt_roundtrip(&r, t, &o);
+    const gen_col_transform *ct = &r.tf.cols[0];
+    ck_assert_int_eq(ct->n_modes, 1);
+    ck_assert_int_eq(ct->n_points, 1);
+    ck_assert(ct->point_value[0] == 0.0);
+    ck_assert_int_eq(ct->has_null, 1);
+    int64_t nv = 0;
+    for (int64_t i = 0; i < n; i++) nv += !isnan(x[i]) && x[i] != 0.0;
+    ck_assert_int_eq(ct->n_quantiles, gen_quantile_count(nv));
+    tt_check_dense(&r, n);
+    double sum = 0, sum2 = 0, worst = 0;
+    for (int64_t i = 0; i < n; i++) {
+        double v = r.rb.num[0][i];
+        if (isnan(x[i])) {
+            ck_assert(isnan(v));
+            continue;
+        }
+        if (x[i] == 0.0) {
+            ck_assert_int_eq(r.enc.slot[0][i], 1);
+            ck_assert(v == 0.0);
+            continue;
+        }
+        ck_assert_int_eq(r.enc.slot[0][i], 0);
+        double z = 4.0 * r.enc.alpha[0][i];
+        sum += z;
+        sum2 += z * z;
+        if (fabs(z) < 3.9) worst = fmax(worst, fabs(v - x[i]) / x[i]);
+        ck_assert(v >= ct->min && v <= ct->max);
+    }
+    double mean = sum / nv, sd = sqrt(sum2 / nv - mean * mean);
+    fprintf(stderr, "quantile transform: z mean %.4f sd %.4f; decode worst relative error %.2g\n",
+            mean, sd, worst);
+    ck_assert_msg(fabs(mean) < 0.02 && fabs(sd - 1) < 0.05, "z mean %.4f sd %.4f", mean, sd);
+    ck_assert_msg(worst < 1e-5, "decoded values off by %.3g relative", worst);
+    tt_done(&r);
+    tt_free(t);
+    free(x);
 }
 END_TEST
 
@@ -729,6 +790,7 @@ static Suite *transform_suite(void) {
     tcase_add_test(tc, test_zero_point_mass);
     tcase_add_test(tc, test_capped_max);
     tcase_add_test(tc, test_missing_roundtrip);
+    tcase_add_test(tc, test_quantile_roundtrip);
     tcase_add_test(tc, test_decode_range_and_integers);
     suite_add_tcase(s, tc);
     tc = tcase_create("categorical");

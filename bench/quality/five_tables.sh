@@ -37,6 +37,8 @@
 #   TVAE_FLAGS="" / CTGAN_FLAGS="" (more fit flags for Genesis's tvae / ctgan, e.g.
 #     "--alpha-per-mode 1")
 #   DDPM_TARGET=0 (1: ddpm is conditioned on the table's TSTR target, `fit --target T`)
+#   REUSE=0 (1: a Genesis model already in OUT from an earlier run with the same settings is
+#     sampled and scored again instead of being fitted again)
 #   JOBS=1 (runs at once, each on one thread under nice)   TRAIN_ROWS=10000   HOLDOUT_ROWS=5000
 #   OUT=bench/results/five_tables_<time>   BUILD=build (holds the genesis binary)
 #   ENGINE=genesis | ref | cmd: who fits and samples.
@@ -69,6 +71,7 @@ JOBS=${JOBS:-1}
 TRAIN_ROWS=${TRAIN_ROWS:-10000}
 HOLDOUT_ROWS=${HOLDOUT_ROWS:-5000}
 ENGINE=${ENGINE:-genesis}
+REUSE=${REUSE:-0}
 PYTHON=${PYTHON:-python3}
 BUILD=${BUILD:-build}
 GEN=${GENESIS_BIN:-$BUILD/genesis}
@@ -158,12 +161,20 @@ run_one() {
       # shellcheck disable=SC2206
       [ "$model" = ctgan ] && settings+=($CTGAN_FLAGS)
       if [ "$model" = ddpm ] && [ "$DDPM_TARGET" = 1 ]; then settings+=(--target "$target"); fi
-      if ! "${nice1[@]}" "$GEN" fit -q --method "$model" -i "$dir/train.csv" -m "$dir/$tag.gen" \
-          "${settings[@]}" --seed "$seed" --threads 1 > "$dir/$tag.fit.log" 2>&1; then
-        echo "{\"table\":\"$table\",\"model\":\"$model\",\"seed\":$seed,\"failed\":\"fit\"}" >> "$OUT/runs.jsonl"
-        return 0
+      if [ "$REUSE" = 1 ] && [ -f "$dir/$tag.gen" ]; then
+        # the model of an earlier run into the same OUT; its fit time from then (or, when
+        # that run was cut short after the fit, from its log's and model's file times)
+        if [ -f "$dir/$tag.fit_s" ]; then fit_s=$(cat "$dir/$tag.fit_s")
+        else fit_s=$(( $(stat -c %Y "$dir/$tag.gen") - $(stat -c %Y "$dir/$tag.fit.log") )); fi
+      else
+        if ! "${nice1[@]}" "$GEN" fit -q --method "$model" -i "$dir/train.csv" -m "$dir/$tag.gen" \
+            "${settings[@]}" --seed "$seed" --threads 1 > "$dir/$tag.fit.log" 2>&1; then
+          echo "{\"table\":\"$table\",\"model\":\"$model\",\"seed\":$seed,\"failed\":\"fit\"}" >> "$OUT/runs.jsonl"
+          return 0
+        fi
+        t1=$(date +%s.%N); fit_s=$(echo "$t1 - $t0" | bc)
+        echo "$fit_s" > "$dir/$tag.fit_s"
       fi
-      t1=$(date +%s.%N); fit_s=$(echo "$t1 - $t0" | bc)
       local steps_list="-"
       [ "$model" = ddpm ] && steps_list=$DDPM_STEPS
       local g_list="-"
@@ -226,7 +237,8 @@ EOF
   done
 }
 export -f run_one
-export GEN OUT EPOCHS DDPM_ITERS DDPM_BATCH DDPM_STEPS DDPM_FLAGS TVAE_FLAGS CTGAN_FLAGS DDPM_TARGET ENGINE ENGINE_CMD PYTHON
+export GEN OUT EPOCHS DDPM_ITERS DDPM_BATCH DDPM_STEPS DDPM_GUIDANCE DDPM_FLAGS TVAE_FLAGS CTGAN_FLAGS \
+    DDPM_TARGET ENGINE ENGINE_CMD PYTHON REUSE
 
 # seed by seed; within a seed, table by table
 for seed in $SEEDS; do for t in $READY; do for m in $MODELS; do

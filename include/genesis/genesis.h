@@ -381,10 +381,15 @@ typedef enum genesis_param {
     GENESIS_P_LABEL_DROPOUT = 30,  /* DDPM with a target: the share of training rows whose
                                       class is hidden, so that the denoiser also learns the
                                       unconditional prediction guidance needs; 0 = none */
-    GENESIS_P_GUIDANCE = 31        /* DDPM with a target, sampling: classifier-free guidance
+    GENESIS_P_GUIDANCE = 31,       /* DDPM with a target, sampling: classifier-free guidance
                                       weight w, the prediction (1 + w) eps(x, y) - w eps(x)
                                       (Ho and Salimans 2022); needs label-dropout > 0; 0 =
                                       off */
+    GENESIS_P_QUANTILE = 32        /* DDPM: 1 continuous columns are mapped onto a standard
+                                      normal through their quantiles (TabDDPM's
+                                      QuantileTransformer) instead of mixture modes; 0 the
+                                      modes. Model files written before this setting load
+                                      as 0 */
 } genesis_param;
 
 /* Values of GENESIS_P_PRECISION: the precision of the matrix products' operands (weights and
@@ -509,6 +514,15 @@ GENESIS_API genesis_status genesis_model_column_mixture(const genesis_model *m, 
                                                         int *nmodes, double *mean, double *std,
                                                         double *weight, int *npoints,
                                                         double *point);
+
+/*! genesis_model_column_quantiles() : the quantile map of continuous column `col` of a model
+ *  fitted with GENESIS_P_QUANTILE = 1: *nquantiles quantiles (0 when the column has none:
+ *  categorical, mixture modes, or only point masses), the values at the evenly spaced
+ *  probabilities k / (nquantiles - 1); for k < cap, quantile k goes to q[k] (q may be NULL).
+ *  @return GENESIS_OK, GENESIS_ERR_INVALID_ARG (NULL, col out of range), GENESIS_ERR_STATE
+ *  (unfitted) */
+GENESIS_API genesis_status genesis_model_column_quantiles(const genesis_model *m, int col, int cap,
+                                                          int *nquantiles, double *q);
 
 /* Progress: called once per epoch; return non-zero to cancel. */
 typedef struct genesis_progress {

@@ -204,6 +204,8 @@ _SIGNATURES = {
                                              POINTER(c_double), POINTER(c_double),
                                              POINTER(c_double), POINTER(c_int),
                                              POINTER(c_double)]),
+    "genesis_model_column_quantiles": (c_int, [c_void_p, c_int, c_int, POINTER(c_int),
+                                               POINTER(c_double)]),
     "genesis_model_sample_csv": (c_int, [c_void_p, c_int64, c_char_p]),
     "genesis_model_set_sample_batch": (c_int, [c_void_p, c_int64]),
     "genesis_model_set_sample_progress": (None, [c_void_p, SAMPLE_PROGRESS_FN, c_void_p]),

@@ -230,7 +230,7 @@ class SyntheticGenerator:
     def describe(self):
         """What the fitted model holds, as `genesis inspect --json` prints it: the method, every
         setting of the method ({"value", "default"}), the sampling settings, and the columns
-        (type, levels; a continuous column's mixture modes and point masses)."""
+        (type, levels; a continuous column's mixture modes, quantile map and point masses)."""
         self._require_fitted()
         lib, m = self._lib, self._model
 
@@ -267,6 +267,14 @@ class SyntheticGenerator:
                 col["modes"] = [{"mean": mean[k], "std": std[k], "weight": w[k]}
                                 for k in range(min(nm.value, cap))]
                 col["point_masses"] = [pt[k] for k in range(min(npt.value, cap))]
+                nq = ctypes.c_int()
+                check(lib.genesis_model_column_quantiles(m, c, 0, ctypes.byref(nq), None),
+                      self._ctx.ptr)
+                if nq.value:
+                    q = (ctypes.c_double * nq.value)()
+                    check(lib.genesis_model_column_quantiles(m, c, nq.value, ctypes.byref(nq), q),
+                          self._ctx.ptr)
+                    col["quantiles"] = list(q)
             else:
                 col["levels"] = [lib.genesis_model_column_level(m, c, k).decode("utf-8")
                                  for k in range(info.nlevels)]

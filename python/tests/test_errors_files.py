@@ -179,3 +179,21 @@ def test_ddpm_target_and_ema(adult):
     with pytest.raises(GenesisError) as e:
         SyntheticGenerator("tvae", device="cpu").fit(adult, target="income")
     assert e.value.status_name == "GENESIS_ERR_UNSUPPORTED"
+
+
+def test_ddpm_quantile_describe(adult, tmp_path):
+    """quantile=1: describe() gives each continuous column's quantile map (and no modes), the
+    same after save and load."""
+    cfg = {"iterations": 10, "generator_dim": 32, "embedding_dim": 16, "diffusion_steps": 20,
+           "quantile": 1}
+    gen = SyntheticGenerator("ddpm", config=cfg, device="cpu", seed=2).fit(adult)
+    d = gen.describe()
+    assert d["settings"]["quantile"] == {"value": 1.0, "default": False}
+    fnlwgt = {c["name"]: c for c in d["columns"]}["fnlwgt"]
+    q = fnlwgt["quantiles"]
+    assert len(q) >= 10 and q == sorted(q) and q[0] < q[-1]
+    assert fnlwgt["modes"] == []
+    assert adult["fnlwgt"].min() <= q[0] and q[-1] <= adult["fnlwgt"].max()
+    gen.save(tmp_path / "q.gen")
+    assert genesis.load(tmp_path / "q.gen").describe() == d
+    assert len(gen.generate(200)) == 200

@@ -2,7 +2,8 @@
 # ddpm.sh — the CLI's DDPM path (docs/ddpm.md): generate and fit/sample with --method ddpm,
 # the same seed giving the same bytes (also with another thread count), sample from the saved
 # model = generate's output, --sample-steps changing on a fitted model, a class-conditional fit
-# (--target) with the weights' moving average (--ema-decay), the method's help
+# (--target) with the weights' moving average (--ema-decay), the quantile normalisation
+# (--quantile 1: round trip, inspect, bad values), the method's help
 # listing its settings and defaults, estimate and evaluate on its output, and the settings of other methods refused
 # by the parameter table (usage error, exit 2).
 #
@@ -55,6 +56,27 @@ run tgt_cont "$G" fit "${FAST[@]}" -i "$ADULT" -m "$OUT/x.gen" --target age
 expect_error 2 "'age' is continuous"
 run tgt_tvae "$G" fit -q --method tvae --epochs 1 -i "$ADULT" -m "$OUT/x.gen" --target income
 expect_error 1 "applies to ddpm"
+rm -f "$OUT"/*
+
+section "quantile normalisation (--quantile 1)"
+run quant "$G" generate "${FAST[@]}" -i "$ADULT" -n 300 -o "$OUT/q.csv" --seed 3 --quantile 1 --save "$OUT/q.gen"
+if expect_ok; then
+    n=$(nrecords "$OUT/q.csv")
+    [ "$n" = 300 ] && pass "[quantile] 300 rows" || fail "[quantile] $n rows"
+    run quant_sample "$G" sample -q -m "$OUT/q.gen" -n 300 -o "$OUT/q2.csv" --seed 3
+    expect_ok && { cmp -s "$OUT/q.csv" "$OUT/q2.csv" && pass "[quantile] the saved model samples generate's rows" \
+        || fail "[quantile] the saved model samples differently"; }
+    run quant_inspect "$G" inspect -m "$OUT/q.gen"
+    expect_ok && { grep -Eq "^ +1  age +continuous.*; [0-9]+ quantiles from 1[78] to 90" "$W/quant_inspect.out" \
+        && grep -Eq "^  quantile +1 +\(default 0\)" "$W/quant_inspect.out" \
+        && pass "[quantile] inspect shows the setting and age's quantile map" \
+        || fail "[quantile] inspect: $(grep -E ' age |quantile' "$W/quant_inspect.out" | tr '\n' ' ')"; }
+fi
+rm -f "$OUT"/*
+run quant_bad "$G" generate "${FAST[@]}" -i "$ADULT" --quantile 2 -o "$OUT/o.csv"
+expect_error 2 "--quantile"
+run quant_ctgan "$G" generate -q --method ctgan --epochs 1 -i "$ADULT" --quantile 1 -o "$OUT/o.csv"
+expect_error 2 "--quantile" "ddpm"
 rm -f "$OUT"/*
 
 section "help"
