@@ -237,6 +237,22 @@ END_TEST
 
 static int stop_at(const genesis_progress *p, void *user) { return p->step == *(int *)user; }
 
+/* the checkpoint `ck` loaded, fitted to the end (with `target`, NULL: none) and saved as `res`:
+ * the same bytes as the uninterrupted fit's model file `full`; returns the resumed model */
+static genesis_model *resume_to_end(genesis_ctx *ctx, const genesis_table *t, const char *ck,
+                                    const char *target, const char *full, const char *res) {
+    char fpath[256];
+    snprintf(fpath, sizeof fpath, "%s", tmp(full)); /* tmp() reuses its buffers */
+    genesis_model *m = NULL;
+    ck_assert_int_eq(genesis_model_load_checkpoint(ctx, tmp(ck), &m), GENESIS_OK);
+    ck_assert_int_eq(genesis_model_set_checkpoint(m, NULL, 0, 0), GENESIS_OK);
+    if (target) ck_assert_int_eq(genesis_model_set_target(m, target), GENESIS_OK);
+    ck_assert_msg(genesis_model_fit(m, t, NULL, NULL) == GENESIS_OK, "%s", genesis_errmsg(ctx));
+    ck_assert_int_eq(genesis_model_save(m, tmp(res)), GENESIS_OK);
+    tu_assert_same_files(fpath, tmp(res));
+    return m;
+}
+
 START_TEST(test_ddpm_resume_equals_uninterrupted) {
     genesis_table *t;
     genesis_ctx *ctx = adult_ctx(21, &t);
@@ -253,12 +269,7 @@ START_TEST(test_ddpm_resume_equals_uninterrupted) {
     ck_assert_int_eq(genesis_model_fit(part, t, stop_at, &at), GENESIS_ERR_STOPPED);
     ck_assert_ptr_nonnull(strstr(genesis_errmsg(ctx), "iteration 17 of 40"));
     genesis_model_free(part);
-    genesis_model *res = NULL;
-    ck_assert_int_eq(genesis_model_load_checkpoint(ctx, tmp("ck.gen"), &res), GENESIS_OK);
-    ck_assert_int_eq(genesis_model_set_checkpoint(res, NULL, 0, 0), GENESIS_OK);
-    ck_assert_int_eq(genesis_model_fit(res, t, NULL, NULL), GENESIS_OK);
-    ck_assert_int_eq(genesis_model_save(res, tmp("res.gen")), GENESIS_OK);
-    tu_assert_same_files(tmp("full.gen"), tmp("res.gen"));
+    genesis_model *res = resume_to_end(ctx, t, "ck.gen", NULL, "full.gen", "res.gen");
     float *sf = NULL, *sr = NULL;
     size_t nf, nr;
     ck_assert_int_eq(gen_model_state(full, &sf, &nf, NULL, NULL), GENESIS_OK);
@@ -376,14 +387,7 @@ START_TEST(test_ddpm_target_and_ema) {
     int at = 13;
     ck_assert_int_eq(genesis_model_fit(part, t, stop_at, &at), GENESIS_ERR_STOPPED);
     genesis_model_free(part);
-    genesis_model *res = NULL;
-    ck_assert_int_eq(genesis_model_load_checkpoint(ctx, tmp("cck.gen"), &res), GENESIS_OK);
-    ck_assert_int_eq(genesis_model_set_checkpoint(res, NULL, 0, 0), GENESIS_OK);
-    ck_assert_int_eq(genesis_model_set_target(res, "income"), GENESIS_OK);
-    ck_assert_msg(genesis_model_fit(res, t, NULL, NULL) == GENESIS_OK, "%s", genesis_errmsg(ctx));
-    ck_assert_int_eq(genesis_model_save(res, tmp("cres.gen")), GENESIS_OK);
-    tu_assert_same_files(tmp("c.gen"), tmp("cres.gen"));
-    genesis_model_free(res);
+    genesis_model_free(resume_to_end(ctx, t, "cck.gen", "income", "c.gen", "cres.gen"));
     genesis_model_free(m);
     /* what a target may not be */
     genesis_model *bad = cond_model(ctx, 2, 0);
@@ -545,12 +549,7 @@ START_TEST(test_ddpm_quantile) {
     int stop = 5;
     ck_assert_int_eq(genesis_model_fit(part, t, stop_at, &stop), GENESIS_ERR_STOPPED);
     ck_assert_uint_eq(file_version(tmp("ck.gen")), 5);
-    genesis_model *res = NULL;
-    ck_assert_int_eq(genesis_model_load_checkpoint(ctx, tmp("ck.gen"), &res), GENESIS_OK);
-    ck_assert_int_eq(genesis_model_set_checkpoint(res, NULL, 0, 0), GENESIS_OK);
-    ck_assert_int_eq(genesis_model_fit(res, t, NULL, NULL), GENESIS_OK);
-    ck_assert_int_eq(genesis_model_save(res, tmp("res.gen")), GENESIS_OK);
-    tu_assert_same_files(tmp("full.gen"), tmp("res.gen"));
+    genesis_model *res = resume_to_end(ctx, t, "ck.gen", NULL, "full.gen", "res.gen");
     /* a DDPM setting only */
     genesis_model *c;
     ck_assert_int_eq(genesis_model_create(ctx, GENESIS_MODEL_CTGAN, &c), GENESIS_OK);
