@@ -7,7 +7,8 @@
  * Defaults: CTGAN's and TVAE's are the reference implementation's (docs/algorithms.md §T5:
  * TVAE 128-wide, torch Adam lr 1e-3, l2scale 1e-5), TimeGAN's docs/algorithms.md §S1 (batch
  * 128, TF1 Adam lr 1e-3), DDPM's docs/ddpm.md (TabDDPM's T = 1000, cosine schedule, AdamW
- * lr 2e-3 and decay 1e-4; a CPU-sized MLP of 2 x 256 and 5,000 steps). A kind keeps a value
+ * lr 2e-3 and decay 1e-4, the quantile normalisation; a CPU-sized MLP of 2 x 256 and 5,000
+ * steps). A kind keeps a value
  * for every setting, used or not, because model files store them all (docs/file-format.md).
  */
 #include <math.h>
@@ -95,7 +96,7 @@ static const param_row PARAMS[GEN_NPARAMS] = {
     [GENESIS_P_GUIDANCE] = {"guidance", 0, 20, 0, P, 1, {0, 0, 0, 0},
                             "with --target: classifier-free guidance weight w when sampling; "
                             "needs a model fitted with label-dropout > 0; 0 = off"},
-    [GENESIS_P_QUANTILE] = {"quantile", 0, 1, 1, P, 0, {0, 0, 0, 0},
+    [GENESIS_P_QUANTILE] = {"quantile", 0, 1, 1, P, 0, {0, 0, 0, 1},
                             "1: continuous columns mapped onto a normal through their quantiles "
                             "(TabDDPM's QuantileTransformer); 0: mixture modes"},
     [GENESIS_P_PRECISION] = {"precision", 0, 3, 1, C | T, 0, {0, 0, 0, 0},

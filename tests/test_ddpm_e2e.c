@@ -471,8 +471,8 @@ static unsigned file_version(const char *path) {
     return v;
 }
 
-/* Quantile normalisation (TabDDPM's preprocessing): quality on adult_sample above a threshold
- * and the modes' model's, the map in the model file (format version 5, only when used), the
+/* Quantile normalisation (TabDDPM's preprocessing, DDPM's default): quality on adult_sample
+ * above a threshold and the modes' model's, the map in the model file (format version 5, only when used), the
  * API reading it, a loaded model sampling the fitted one's rows, a resumed checkpoint equal to
  * the uninterrupted fit, a damaged map refused, and the setting refused for other methods. */
 START_TEST(test_ddpm_quantile) {
@@ -480,7 +480,10 @@ START_TEST(test_ddpm_quantile) {
     genesis_ctx *ctx = adult_ctx(12, &t);
     int iters = slow_tests() ? 1500 : 20;
     genesis_model *mq = ddpm_model(ctx, iters), *mm = ddpm_model(ctx, iters);
-    ck_assert_int_eq(genesis_model_set_param(mq, GENESIS_P_QUANTILE, 1), GENESIS_OK);
+    double def;
+    ck_assert_int_eq(genesis_model_get_param(mq, GENESIS_P_QUANTILE, &def), GENESIS_OK);
+    ck_assert_double_eq(def, 1); /* DDPM's default, as TabDDPM */
+    ck_assert_int_eq(genesis_model_set_param(mm, GENESIS_P_QUANTILE, 0), GENESIS_OK);
     ck_assert_int_eq(genesis_model_fit(mq, t, NULL, NULL), GENESIS_OK);
     ck_assert_int_eq(genesis_model_fit(mm, t, NULL, NULL), GENESIS_OK);
     /* the fitted model's first sampling call, for the loaded model's (below) */
@@ -539,8 +542,6 @@ START_TEST(test_ddpm_quantile) {
     free(q);
     /* a checkpoint carries the map: the resumed fit equals the uninterrupted one */
     genesis_model *full = small_model(ctx, 12, 2, 1), *part = small_model(ctx, 12, 2, 1);
-    genesis_model_set_param(full, GENESIS_P_QUANTILE, 1);
-    genesis_model_set_param(part, GENESIS_P_QUANTILE, 1);
     genesis_model_set_param(full, GENESIS_P_BATCH_SIZE, 600);
     genesis_model_set_param(part, GENESIS_P_BATCH_SIZE, 600);
     ck_assert_int_eq(genesis_model_fit(full, t, NULL, NULL), GENESIS_OK);

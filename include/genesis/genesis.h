@@ -385,8 +385,8 @@ typedef enum genesis_param {
                                       weight w, the prediction (1 + w) eps(x, y) - w eps(x)
                                       (Ho and Salimans 2022); needs label-dropout > 0; 0 =
                                       off */
-    GENESIS_P_QUANTILE = 32        /* DDPM: 1 continuous columns are mapped onto a standard
-                                      normal through their quantiles (TabDDPM's
+    GENESIS_P_QUANTILE = 32        /* DDPM: 1 (default) continuous columns are mapped onto a
+                                      standard normal through their quantiles (TabDDPM's
                                       QuantileTransformer) instead of mixture modes; 0 the
                                       modes. Model files written before this setting load
                                       as 0 */

@@ -182,13 +182,12 @@ def test_ddpm_target_and_ema(adult):
 
 
 def test_ddpm_quantile_describe(adult, tmp_path):
-    """quantile=1: describe() gives each continuous column's quantile map (and no modes), the
-    same after save and load."""
-    cfg = {"iterations": 10, "generator_dim": 32, "embedding_dim": 16, "diffusion_steps": 20,
-           "quantile": 1}
+    """DDPM's default quantile normalisation: describe() gives each continuous column's
+    quantile map (and no modes), the same after save and load; quantile=0 gives modes."""
+    cfg = {"iterations": 10, "generator_dim": 32, "embedding_dim": 16, "diffusion_steps": 20}
     gen = SyntheticGenerator("ddpm", config=cfg, device="cpu", seed=2).fit(adult)
     d = gen.describe()
-    assert d["settings"]["quantile"] == {"value": 1.0, "default": False}
+    assert d["settings"]["quantile"] == {"value": 1.0, "default": True}
     fnlwgt = {c["name"]: c for c in d["columns"]}["fnlwgt"]
     q = fnlwgt["quantiles"]
     assert len(q) >= 10 and q == sorted(q) and q[0] < q[-1]
@@ -197,3 +196,6 @@ def test_ddpm_quantile_describe(adult, tmp_path):
     gen.save(tmp_path / "q.gen")
     assert genesis.load(tmp_path / "q.gen").describe() == d
     assert len(gen.generate(200)) == 200
+    modes = SyntheticGenerator("ddpm", config=dict(cfg, quantile=0), device="cpu", seed=2).fit(adult)
+    age = {c["name"]: c for c in modes.describe()["columns"]}["age"]
+    assert "quantiles" not in age and len(age["modes"]) >= 1

@@ -2,8 +2,8 @@
 # ddpm.sh — the CLI's DDPM path (docs/ddpm.md): generate and fit/sample with --method ddpm,
 # the same seed giving the same bytes (also with another thread count), sample from the saved
 # model = generate's output, --sample-steps changing on a fitted model, a class-conditional fit
-# (--target) with the weights' moving average (--ema-decay), the quantile normalisation
-# (--quantile 1: round trip, inspect, bad values), the method's help
+# (--target) with the weights' moving average (--ema-decay), the quantile normalisation (the
+# default: round trip, inspect; --quantile 0; bad values), the method's help
 # listing its settings and defaults, estimate and evaluate on its output, and the settings of other methods refused
 # by the parameter table (usage error, exit 2).
 #
@@ -58,19 +58,25 @@ run tgt_tvae "$G" fit -q --method tvae --epochs 1 -i "$ADULT" -m "$OUT/x.gen" --
 expect_error 1 "applies to ddpm"
 rm -f "$OUT"/*
 
-section "quantile normalisation (--quantile 1)"
-run quant "$G" generate "${FAST[@]}" -i "$ADULT" -n 300 -o "$OUT/q.csv" --seed 3 --quantile 1 --save "$OUT/q.gen"
+section "quantile normalisation (the default) and --quantile 0"
+run quant "$G" generate "${FAST[@]}" -i "$ADULT" -n 300 -o "$OUT/q.csv" --seed 3 --save "$OUT/q.gen"
 if expect_ok; then
-    n=$(nrecords "$OUT/q.csv")
-    [ "$n" = 300 ] && pass "[quantile] 300 rows" || fail "[quantile] $n rows"
     run quant_sample "$G" sample -q -m "$OUT/q.gen" -n 300 -o "$OUT/q2.csv" --seed 3
     expect_ok && { cmp -s "$OUT/q.csv" "$OUT/q2.csv" && pass "[quantile] the saved model samples generate's rows" \
         || fail "[quantile] the saved model samples differently"; }
     run quant_inspect "$G" inspect -m "$OUT/q.gen"
     expect_ok && { grep -Eq "^ +1  age +continuous.*; [0-9]+ quantiles from 1[78] to 90" "$W/quant_inspect.out" \
-        && grep -Eq "^  quantile +1 +\(default 0\)" "$W/quant_inspect.out" \
-        && pass "[quantile] inspect shows the setting and age's quantile map" \
+        && grep -Eq "^  quantile +1$" "$W/quant_inspect.out" \
+        && pass "[quantile] inspect shows the default setting and age's quantile map" \
         || fail "[quantile] inspect: $(grep -E ' age |quantile' "$W/quant_inspect.out" | tr '\n' ' ')"; }
+fi
+run modes "$G" fit "${FAST[@]}" -i "$ADULT" -m "$OUT/m.gen" --seed 3 --quantile 0
+if expect_ok; then
+    run modes_inspect "$G" inspect -m "$OUT/m.gen"
+    expect_ok && { grep -Eq "^ +1  age +continuous.*; [0-9]+ modes?" "$W/modes_inspect.out" \
+        && grep -Eq "^  quantile +0 +\(default 1\)" "$W/modes_inspect.out" \
+        && pass "[quantile 0] inspect shows mixture modes and the changed setting" \
+        || fail "[quantile 0] inspect: $(grep -E ' age |quantile' "$W/modes_inspect.out" | tr '\n' ' ')"; }
 fi
 rm -f "$OUT"/*
 run quant_bad "$G" generate "${FAST[@]}" -i "$ADULT" --quantile 2 -o "$OUT/o.csv"
