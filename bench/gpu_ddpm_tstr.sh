@@ -3,7 +3,8 @@
 # steps of 4,096 rows; Kotelnikov et al. 2023, the budget docs/benchmarks.md compares against)
 # on a GPU machine, where it takes minutes, not the hours the 2-core CPU machine would need:
 # bench/quality/five_tables.sh with MODELS=ddpm, the TSTR target as the class condition (10% of
-# the labels hidden), and sampling with all reverse steps and with 100 strided ones, each with
+# the labels hidden; the quantile map, DDPM's default since 2026-11-26), and sampling with all
+# reverse steps and with 100 strided ones, each with
 # guidance 0, 0.5 and 1; fits on the GPU, scoring
 # (`genesis evaluate`, one thread each) on the host's cores, JOBS runs at a time.
 #
