@@ -210,7 +210,11 @@ static void fit_continuous(const gen_column *col, int64_t n, int c, const gen_tr
         if (rem[i] > rmax) rmax = rem[i];
     }
     if (nrem >= 2 && rmin < rmax && o->quantile) {
-        qsort(rem, (size_t)nrem, sizeof *rem, cmp_double);
+        /* the same values in order: vals is sorted already, less its point masses */
+        int64_t k = 0;
+        for (int64_t i = 0; i < nv; i++)
+            if (!is_point(ct, vals[i])) rem[k++] = vals[i];
+        GEN_ASSERT(k == nrem);
         ct->n_quantiles = gen_quantile_count(nrem);
         ct->quantiles = malloc((size_t)ct->n_quantiles * sizeof *ct->quantiles);
         if (!ct->quantiles) {
