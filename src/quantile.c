@@ -7,7 +7,7 @@
 
 #include "quantile.h"
 
-#define QT_BOUND 1e-7 /* scikit-learn's BOUNDS_THRESHOLD */
+#define QT_BOUND 1e-7 /* scikit-learn's BOUNDS_THRESHOLD: how close F may come to 0 and 1 */
 
 int gen_quantile_count(int64_t n) {
     int64_t k = n / 30;
@@ -57,9 +57,12 @@ static double ref(int j, int nq) { return (double)j / (double)(nq - 1); }
 
 double gen_quantile_forward(const double *q, int nq, double x) {
     double p;
-    if (x - QT_BOUND < q[0]) { /* scikit-learn's bounds: within 1e-7 of an end is the end */
+    /* The ends by exact comparison. scikit-learn also sends x within an absolute 1e-7 of an
+     * end to that end, which depends on the column's units: a column whose values are
+     * 1 - k 1e-9 would all map to z = 5.2 (docs/ddpm.md §1a). */
+    if (x <= q[0]) {
         p = 0.0;
-    } else if (x + QT_BOUND > q[nq - 1]) {
+    } else if (x >= q[nq - 1]) {
         p = 1.0;
     } else {
         /* a: the first quantile >= x; b: the last quantile <= x */

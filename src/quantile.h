@@ -9,8 +9,9 @@
  *     r_j = j / (N - 1), j = 0..N-1, made non-decreasing;
  *   - forward: F(x) is the linear interpolation of (q_j, r_j); where x equals a run of tied
  *     quantiles, the middle of their references (the mean of interpolating upwards and
- *     downwards); below q_0 0, above q_{N-1} 1; F is clipped to [1e-7, 1 - 1e-7] before
- *     Phi^-1, so |z| <= 5.2;
+ *     downwards); at or below q_0 0, at or above q_{N-1} 1 (exact comparisons, where
+ *     scikit-learn takes anything within an absolute 1e-7 of an end as the end); F is
+ *     clipped to [1e-7, 1 - 1e-7] before Phi^-1, so |z| <= 5.2;
  *   - inverse: x = the linear interpolation of (r_j, q_j) at Phi(z).
  * Phi^-1 is Abramowitz and Stegun 26.2.23 (|error| < 4.5e-4) refined by Halley steps on
  * erfc, to double precision.

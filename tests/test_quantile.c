@@ -68,6 +68,14 @@ START_TEST(test_forward_map) {
     /* (1 - 1e-7 is not exact in binary: the upper end agrees to 1e-9) */
     ck_assert_double_eq_tol(gen_quantile_forward(q, 5, 4.0), -lo, 1e-9);
     ck_assert_double_eq_tol(gen_quantile_forward(q, 5, 1e9), -lo, 1e-9);
+    /* the ends by exact comparison: a column spread over less than 1e-7 keeps its order
+     * (scikit-learn's absolute 1e-7 threshold would send all of these to the top end) */
+    double t[5] = {1 - 4e-9, 1 - 3e-9, 1 - 2e-9, 1 - 1e-9, 1};
+    ck_assert_double_eq_tol(gen_quantile_forward(t, 5, 1 - 2e-9), 0.0, 1e-6);
+    ck_assert_double_eq_tol(gen_quantile_forward(t, 5, 1 - 3.5e-9), gen_norm_ppf(0.125), 1e-6);
+    ck_assert(gen_quantile_forward(t, 5, 1 - 1e-9) < 1.0);
+    ck_assert_double_eq_tol(gen_quantile_forward(t, 5, 1.0), -lo, 1e-9);
+    ck_assert_double_eq_tol(gen_quantile_forward(t, 5, 1 - 4e-9), lo, 1e-12);
     /* monotone */
     double prev = -INFINITY;
     for (int i = -100; i <= 500; i++) {
