@@ -40,6 +40,10 @@
 #   EVAL_SEEDS=0 (`genesis evaluate --seed` values; with several, every score in the JSON line
 #     is the mean over them and per_eval_seed keeps each seed's detection and F1s: the MLP's
 #     F1 moves by about 0.02 from one evaluation seed to the next)
+#   SAMPLE_DRAWS=1 (Genesis: rows drawn from each model with sampling seeds seed, seed + 100,
+#     seed + 200, ...; every draw is evaluated with every EVAL_SEEDS value and the scores are
+#     the mean over all of them (per_eval_seed keeps each, draw by draw): on news one model's
+#     MLP F1 moves by 0.03 between draws, more than between evaluation seeds)
 #   REUSE=0 (1: a Genesis model already in OUT from an earlier run with the same settings is
 #     sampled and scored again instead of being fitted again)
 #   JOBS=1 (runs at once, each on one thread under nice)   TRAIN_ROWS=10000   HOLDOUT_ROWS=5000
@@ -76,6 +80,8 @@ HOLDOUT_ROWS=${HOLDOUT_ROWS:-5000}
 ENGINE=${ENGINE:-genesis}
 REUSE=${REUSE:-0}
 EVAL_SEEDS=${EVAL_SEEDS:-0}
+SAMPLE_DRAWS=${SAMPLE_DRAWS:-1}
+case $SAMPLE_DRAWS in ''|*[!0-9]*|0) echo "five_tables: SAMPLE_DRAWS must be a positive integer" >&2; exit 2 ;; esac
 PYTHON=${PYTHON:-python3}
 BUILD=${BUILD:-build}
 GEN=${GENESIS_BIN:-$BUILD/genesis}
@@ -190,11 +196,19 @@ run_one() {
           if [ "$g" != "-" ] && [ "$g" != 0 ]; then
             label="$label/w$g"; extra+=(--guidance "$g"); csv="${csv%.csv}-w$g.csv"
           fi
-          t0=$(date +%s.%N)
-          "${nice1[@]}" "$GEN" sample -q -m "$dir/$tag.gen" -n "$rows" --seed "$seed" "${extra[@]}" \
-            -o "$csv" --threads 1
-          t1=$(date +%s.%N)
-          samples+=("$label $csv $(echo "$t1 - $t0" | bc)")
+          # one CSV per draw; sample s: the first draw's
+          local draw csvs="" sample_s=""
+          for ((draw = 0; draw < SAMPLE_DRAWS; draw++)); do
+            local dcsv=$csv
+            [ "$draw" = 0 ] || dcsv="${csv%.csv}-d$draw.csv"
+            t0=$(date +%s.%N)
+            "${nice1[@]}" "$GEN" sample -q -m "$dir/$tag.gen" -n "$rows" --seed $((seed + 100 * draw)) \
+              "${extra[@]}" -o "$dcsv" --threads 1
+            t1=$(date +%s.%N)
+            [ -n "$sample_s" ] || sample_s=$(echo "$t1 - $t0" | bc)
+            csvs="${csvs:+$csvs,}$dcsv"
+          done
+          samples+=("$label $csvs $sample_s")
         done
       done ;;
     ref)
@@ -217,17 +231,20 @@ run_one() {
       samples+=("$model $dir/$tag.csv 0") ;;
     *) echo "five_tables: unknown ENGINE $ENGINE"; return 1 ;;
   esac
-  local smp label csv sample_s
+  local smp label csvs csv sample_s
   for smp in "${samples[@]}"; do
-    read -r label csv sample_s <<< "$smp"
-    local es evals=() ok=1
-    for es in $EVAL_SEEDS; do
-      local ej="$csv.eval.json"
-      [ "$es" = "${EVAL_SEEDS%% *}" ] || ej="$csv.eval$es.json"
-      "${nice1[@]}" "$GEN" evaluate --real "$dir/train.csv" --synthetic "$csv" --seed "$es" \
-        --holdout "$dir/holdout.csv" --target "$target" --json -q --threads 1 > "$ej" 2> "$csv.eval.err" \
-        || { ok=0; break; }
-      evals+=("$ej")
+    read -r label csvs sample_s <<< "$smp"
+    local es evals=() ok=1 cl=()
+    IFS=, read -ra cl <<< "$csvs"
+    for csv in "${cl[@]}"; do
+      for es in $EVAL_SEEDS; do
+        local ej="$csv.eval.json"
+        [ "$es" = "${EVAL_SEEDS%% *}" ] || ej="$csv.eval$es.json"
+        "${nice1[@]}" "$GEN" evaluate --real "$dir/train.csv" --synthetic "$csv" --seed "$es" \
+          --holdout "$dir/holdout.csv" --target "$target" --json -q --threads 1 > "$ej" 2> "$csv.eval.err" \
+          || { ok=0; break 2; }
+        evals+=("$ej")
+      done
     done
     if [ "$ok" = 0 ]; then
       echo "{\"table\":\"$table\",\"model\":\"$label\",\"seed\":$seed,\"failed\":\"evaluate\"}" >> "$OUT/runs.jsonl"; continue
@@ -252,6 +269,8 @@ r = {"table": sys.argv[2], "model": sys.argv[3], "seed": int(sys.argv[4]),
      "sample_s": round(float(sys.argv[7]), 1), "rows": int(sys.argv[8]),
      "strong_pairs": d["quality"]["threshold"]["pairs_counted"],
      "pairs": d["quality"]["pairs"], "scores": s}
+if int(os.environ["SAMPLE_DRAWS"]) > 1:
+    r["sample_draws"] = int(os.environ["SAMPLE_DRAWS"])  # per_eval_seed: draw by draw
 if len(files) > 1:
     r["eval_seeds"] = [int(x) for x in os.environ["EVAL_SEEDS"].split()]
     r["per_eval_seed"] = {k: [e.get(k) for e in d["per_eval_seed"]]
@@ -261,12 +280,12 @@ if sys.argv[9]:
     r["wall_s"] = round(float(sys.argv[9]), 1)  # ref: the whole process (import, fit, sample, write)
 print(json.dumps(r))
 EOF
-    rm -f "$csv"
+    rm -f "${cl[@]}"
   done
 }
 export -f run_one
 export GEN OUT EPOCHS DDPM_ITERS DDPM_BATCH DDPM_STEPS DDPM_GUIDANCE DDPM_FLAGS TVAE_FLAGS CTGAN_FLAGS \
-    DDPM_TARGET ENGINE ENGINE_CMD PYTHON REUSE EVAL_SEEDS
+    DDPM_TARGET ENGINE ENGINE_CMD PYTHON REUSE EVAL_SEEDS SAMPLE_DRAWS
 
 # seed by seed; within a seed, table by table
 for seed in $SEEDS; do for t in $READY; do for m in $MODELS; do
