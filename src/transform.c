@@ -198,23 +198,12 @@ static void fit_continuous(const gen_column *col, int64_t n, int c, const gen_tr
         for (int p = 0; p < ncand && p < GEN_MAX_POINTS; p++) ct->point_value[ct->n_points++] = cand[p].v;
     }
 
-    /* the values left for the GMM, in row order */
+    /* the values left after the point masses, sorted (vals is) */
     int64_t nrem = 0;
-    for (int64_t i = 0; i < n; i++) {
-        double v = col->num[i];
-        if (!isnan(v) && !is_point(ct, v)) rem[nrem++] = v;
-    }
-    double rmin = INFINITY, rmax = -INFINITY;
-    for (int64_t i = 0; i < nrem; i++) {
-        if (rem[i] < rmin) rmin = rem[i];
-        if (rem[i] > rmax) rmax = rem[i];
-    }
-    if (nrem >= 2 && rmin < rmax && o->quantile) {
-        /* the same values in order: vals is sorted already, less its point masses */
-        int64_t k = 0;
-        for (int64_t i = 0; i < nv; i++)
-            if (!is_point(ct, vals[i])) rem[k++] = vals[i];
-        GEN_ASSERT(k == nrem);
+    for (int64_t i = 0; i < nv; i++)
+        if (!is_point(ct, vals[i])) rem[nrem++] = vals[i];
+    int spread = nrem >= 2 && rem[0] < rem[nrem - 1];
+    if (spread && o->quantile) {
         ct->n_quantiles = gen_quantile_count(nrem);
         ct->quantiles = malloc((size_t)ct->n_quantiles * sizeof *ct->quantiles);
         if (!ct->quantiles) {
@@ -229,7 +218,13 @@ static void fit_continuous(const gen_column *col, int64_t n, int c, const gen_tr
         ct->mode_mean[0] = 0.0;
         ct->mode_std[0] = 1.0;
         ct->mode_weight[0] = 1.0;
-    } else if (nrem >= 2 && rmin < rmax) {
+    } else if (spread) {
+        /* the GMM takes them in row order (its subsample and k-means draw by position) */
+        nrem = 0;
+        for (int64_t i = 0; i < n; i++) {
+            double v = col->num[i];
+            if (!isnan(v) && !is_point(ct, v)) rem[nrem++] = v;
+        }
         int64_t m = nrem;
         if (o->vgm_max_rows > 0 && nrem > o->vgm_max_rows) { /* partial Fisher-Yates */
             gen_rng rs;
