@@ -10,8 +10,11 @@
  * the valid modes (+1e-6 smoothing, renormalised), exactly as the reference.
  * Deliberate extensions beyond the reference:
  *   - point masses: a value holding >= 10% of the non-missing rows, or the column's min or
- *     max holding >= 1%, gets its own slot (at most GEN_MAX_POINTS, most frequent first) and
- *     is written back exactly; a value must occur at least twice to count as a mass. The GMM
+ *     max holding >= 1% (under quantile normalisation also from 0.5% when it holds ten times
+ *     the rows of the next value inward: the map sends tied end values to an isolated
+ *     z = +-5.2 that no mode holds; docs/ddpm.md §1a), gets its own slot (at most
+ *     GEN_MAX_POINTS, most frequent first) and is written back exactly; a value must occur at
+ *     least twice to count as a mass. The GMM
  *     is fitted on the remaining values only (if fewer than 2 remain or they are all equal
  *     there is no GMM; a single remaining value becomes one more point mass);
  *   - missing values get a null slot (the last slot of the softmax span) instead of being
@@ -183,15 +186,29 @@ static void fit_continuous(const gen_column *col, int64_t n, int c, const gen_tr
         /* candidate masses, collected from the runs of the sorted values */
         tf_run cand[GEN_MAX_POINTS + 2];
         int ncand = 0;
+        int64_t prev = 0; /* rows of the previous distinct value */
         for (int64_t i = 0; i < nv;) {
             int64_t j = i + 1;
             while (j < nv && vals[j] == vals[i]) j++;
             int64_t cnt = j - i;
             int edge = vals[i] == ct->min || vals[i] == ct->max;
-            if (cnt >= 2 && (cnt * 10 >= nv || (edge && cnt * 100 >= nv))) {
+            int mass = cnt * 10 >= nv || (edge && cnt * 100 >= nv);
+            if (!mass && edge && o->quantile && cnt * 200 >= nv) {
+                /* quantile map: an end spike from 0.5%, when it holds ten times the rows of the
+                 * next distinct value inward (not merely a discrete column's last level) */
+                int64_t inward = prev;
+                if (i == 0 && j < nv) {
+                    int64_t k = j + 1;
+                    while (k < nv && vals[k] == vals[j]) k++;
+                    inward = k - j;
+                }
+                mass = cnt >= 10 * inward;
+            }
+            if (cnt >= 2 && mass) {
                 /* at most 10 values reach 10%, plus min and max: the array cannot overflow */
                 if (ncand < GEN_MAX_POINTS + 2) cand[ncand++] = (tf_run){vals[i], cnt};
             }
+            prev = cnt;
             i = j;
         }
         qsort(cand, (size_t)ncand, sizeof *cand, cmp_run_count);

@@ -7,8 +7,8 @@
  *     missing nor a point mass; alpha = (x - mu_k)/(4 sigma_k) clipped to +-0.99, the mode k
  *     sampled from the posterior (+1e-6 smoothing), as the reference does.
  *   - point masses: values carrying a large share of the column (>= 10% of rows, or the
- *     column's min/max with >= 1%) get their own slot and are written back exactly; their
- *     alpha is 0.
+ *     column's min/max with >= 1%; with quantile normalisation also an end spike from 0.5%)
+ *     get their own slot and are written back exactly; their alpha is 0.
  *   - null slot: present when the column has missing values; decoding it writes missing.
  *   decode: slot = argmax; GMM mode -> x = clip(alpha,-1,1)*4*sigma + mu, then clamped to the
  *   real column's [min, max] (unless clamp is off) and rounded when the column is integer.

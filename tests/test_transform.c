@@ -258,6 +258,57 @@ START_TEST(test_capped_max) {
 }
 END_TEST
 
+/* Round trip of one continuous column x[0..n) (its first `at_min` rows hold its minimum
+ * m); returns whether m became a point mass, and then checks those rows decode to exactly m. */
+static int tt_end_mass(const double *x, int64_t n, int64_t at_min, int is_integer, int decimals,
+                       int quantile) {
+    genesis_table *t = tt_new(1, n);
+    tt_cont(t, 0, "words", x, is_integer, decimals, "");
+    gen_transform_opts o;
+    gen_transform_opts_default(&o);
+    o.quantile = quantile;
+    tt_run r = {0};
+    tt_roundtrip(&r, t, &o);
+    const gen_col_transform *ct = &r.tf.cols[0];
+    ck_assert(ct->min == x[0]);
+    int found = 0;
+    for (int p = 0; p < ct->n_points; p++) found |= ct->point_value[p] == x[0];
+    if (found)
+        for (int64_t i = 0; i < at_min; i++) ck_assert(r.rb.num[0][i] == x[0]);
+    tt_done(&r);
+    tt_free(t);
+    return found;
+}
+
+/* An end value is a point mass from 1% of the rows on; under quantile normalisation from
+ * 0.5% when it is a spike, ten times as many rows as the next value inward (a zero at 0.8%
+ * among distinct values, as the empty articles of a news table); at 0.4% it stays with the
+ * continuous part either way. */
+START_TEST(test_end_point_mass_threshold) {
+    int64_t n = 4000;
+    double *x = malloc((size_t)n * sizeof *x);
+    const int64_t at_min[3] = {48, 32, 16}; /* 1.2%, 0.8%, 0.4% of 4000 */
+    for (int quantile = 0; quantile <= 1; quantile++)
+        for (int k = 0; k < 3; k++) {
+            gen_rng g;
+            gen_rng_init(&g, 8, 7 + k);
+            for (int64_t i = 0; i < n; i++)
+                x[i] = i < at_min[k] ? 0.0 : rint(1000 * (20 + 60 * gen_rng_uniform(&g))) / 1000;
+            int found = tt_end_mass(x, n, at_min[k], 0, 3, quantile);
+            int expect = k == 0 || (k == 1 && quantile);
+            ck_assert_msg(found == expect, "quantile %d, %lld rows at the minimum: point mass %d",
+                          quantile, (long long)at_min[k], found);
+        }
+    /* a discrete column (days 1..31) whose first level holds 0.8%, fewer rows than the next
+     * level: not a spike, so no point mass under either normalisation */
+    for (int64_t i = 0; i < n; i++) x[i] = i < 32 ? 1 : 2 + (double)(i % 30);
+    for (int quantile = 0; quantile <= 1; quantile++)
+        ck_assert_msg(!tt_end_mass(x, n, 32, 1, 0, quantile),
+                      "quantile %d: a discrete column's first level became a point mass", quantile);
+    free(x);
+}
+END_TEST
+
 START_TEST(test_missing_roundtrip) {
     int64_t n = 3000;
     double *x = malloc((size_t)n * sizeof *x);
@@ -789,6 +840,7 @@ static Suite *transform_suite(void) {
     tcase_add_test(tc, test_bimodal_roundtrip);
     tcase_add_test(tc, test_zero_point_mass);
     tcase_add_test(tc, test_capped_max);
+    tcase_add_test(tc, test_end_point_mass_threshold);
     tcase_add_test(tc, test_missing_roundtrip);
     tcase_add_test(tc, test_quantile_roundtrip);
     tcase_add_test(tc, test_decode_range_and_integers);
