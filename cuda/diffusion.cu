@@ -286,11 +286,11 @@ __global__ void k_ddpm_reverse_step(float *xout, int32_t *__restrict__ t, int tn
         size_t o = (size_t)b * D + sp.start;
         if (!sp.softmax) {
             for (int j = 0; j < sp.len; j++) {
-                double z = st.ancestral && !st.last
+                double z = (st.ancestral || st.sigma > 0) && !st.last
                                ? (double)gen_philox_normal_at(seed, stream, offset, e0 + o + j)
                                : 0.0;
                 xout[o + j] = gen_ddpm_gauss_step(xt[o + j], eps[o + j], st.abar_t, st.abar_s,
-                                                  st.alpha_t, st.ancestral, st.last, z);
+                                                  st.alpha_t, st.ancestral, st.last, st.sigma, z);
             }
             continue;
         }

@@ -15,7 +15,8 @@
  * categorical draws from GEN_STREAM_NOISE), AdamW with TabDDPM's linear learning-rate
  * decay to 0 over the iterations.
  * Generation: ancestral sampling over all T steps (sample-steps 0 or >= T), or S strided
- * steps: DDIM (eta = 0) for the Gaussian part and the exact multistep multinomial
+ * steps: DDIM (setting ddim-eta, default 0: deterministic) for the Gaussian part and the
+ * exact multistep multinomial
  * posterior for the categorical part. The whole chain runs on the backend (CPU, or CUDA:
  * cuda/diffusion.cu): x_T and each reverse step are backend operations (ddpm_sample_init,
  * ddpm_reverse_step; the arithmetic of src/diffusion.h) with the backend's Philox draws, and
@@ -464,6 +465,7 @@ static genesis_status ddpm_model_generate(genesis_model *m, int B, const gen_con
     int S = gen_param_i(m, GENESIS_P_SAMPLE_STEPS);
     if (S <= 0 || S > T) S = T;
     int ancestral = S == T;
+    double eta = m->param[GENESIS_P_DDIM_ETA];
     float w = (float)m->param[GENESIS_P_GUIDANCE];
     if (w > 0) {
         GEN_RETURN_IF(!d->K || m->param[GENESIS_P_LABEL_DROPOUT] <= 0, m->ctx,
@@ -493,8 +495,9 @@ static genesis_status ddpm_model_generate(genesis_model *m, int B, const gen_con
                               seed, stream, gen_ddpm_op_offset(op++), e0);
     for (int i = S - 1; i >= 0; i--) {
         int t = DDPM_STEP_T(i), s = i ? DDPM_STEP_T(i - 1) : -1;
-        gen_ddpm_step st = {dm->abar[t], s >= 0 ? dm->abar[s] : 1.0, dm->alpha[t], ancestral,
-                            s < 0};
+        double abs_ = s >= 0 ? dm->abar[s] : 1.0;
+        gen_ddpm_step st = {dm->abar[t], abs_, dm->alpha[t], ancestral, s < 0,
+                            ancestral ? 0.0 : gen_ddpm_sigma(eta, dm->abar[t], abs_)};
         const float *eps = d->act.out;
         if (w > 0) { /* (1 + w) eps(x, y) - w eps(x): the hidden-label pass first */
             int32_t *y = d->y;

@@ -97,8 +97,10 @@ typedef struct gen_ddpm_step {
     double abar_t, abar_s;    /* alpha-bar at t and at s (1 at s = -1) */
     double alpha_t;           /* 1 - beta_t */
     int ancestral;            /* 1: the DDPM posterior with variance beta_t (s = t - 1);
-                                 0: strided DDIM with eta = 0 */
+                                 0: strided DDIM */
     int last;                 /* s = -1: the step to the data (no noise) */
+    double sigma;             /* strided: the noise's standard deviation (gen_ddpm_sigma of
+                                 the `ddim-eta` setting); 0: deterministic DDIM (eta = 0) */
 } gen_ddpm_step;
 
 typedef struct gen_backend_ops {

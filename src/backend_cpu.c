@@ -979,12 +979,12 @@ static void cpu_ddpm_reverse_step(gen_backend *be, float *xout, int32_t *t, int 
                 size_t o = r0 + sp->start;
                 if (!sp->softmax) {
                     for (int j = 0; j < sp->len; j++) {
-                        double z = st.ancestral && !st.last
+                        double z = (st.ancestral || st.sigma > 0) && !st.last
                                        ? gen_philox_normal_at(seed, stream, offset, e0 + o + j)
                                        : 0.0;
                         xout[o + j] = gen_ddpm_gauss_step(xt[o + j], eps[o + j], st.abar_t,
                                                           st.abar_s, st.alpha_t, st.ancestral,
-                                                          st.last, z);
+                                                          st.last, st.sigma, z);
                     }
                     continue;
                 }

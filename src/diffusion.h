@@ -52,16 +52,30 @@ static inline double gen_mn_posterior(double *p, const float *xt, const double *
     return W;
 }
 
+/* The noise of a strided (DDIM) step t -> s at eta in [0, 1] (Song, Meng, Ermon, ICLR 2021,
+ * eq. 16): sigma = eta sqrt((1 - abs_) / (1 - abt)) sqrt(1 - abt / abs_). eta = 0 is the
+ * deterministic DDIM; eta = 1 gives the DDPM posterior's variance
+ * (1 - abs_) / (1 - abt) (1 - abt / abs_), for s = t - 1 that of Ho et al. 2020 eq. 7 with
+ * beta-tilde. 0 at the last step (abs_ = 1). */
+static inline double gen_ddpm_sigma(double eta, double abt, double abs_) {
+    if (eta <= 0 || abs_ >= 1.0) return 0.0;
+    double v = (1.0 - abs_) / (1.0 - abt) * (1.0 - abt / abs_);
+    return v > 0 ? eta * sqrt(v) : 0.0;
+}
+
 /* One reverse step t -> s of a Gaussian (tanh) position, in double: x_t and the predicted
  * noise eps (both in the alpha-scaled units of the diffusion), abt = alpha-bar_t, abs_ =
  * alpha-bar_s (1 at s = -1), alpha_t = 1 - beta_t. x0 = (x_t - sqrt(1 - abt) eps) / sqrt(abt);
  * ancestral (DDPM, Ho et al. 2020 eq. 7, variance beta_t): the posterior mean
  * beta_t sqrt(abs_) / (1 - abt) x0 + (1 - abs_) sqrt(alpha_t) / (1 - abt) x_t plus
- * sqrt(beta_t) z; strided (DDIM with eta = 0, Song et al. 2021 eq. 12): sqrt(abs_) x0 +
- * sqrt(1 - abs_) eps. `last` (s = -1): no noise, and DDIM returns x0. */
+ * sqrt(beta_t) z; strided (DDIM, Song et al. 2021 eq. 12): sqrt(abs_) x0 +
+ * sqrt(1 - abs_ - sigma^2) eps + sigma z, where sigma is the step's noise (gen_ddpm_sigma; 0:
+ * DDIM's deterministic eta = 0, and the z term is left out). `last` (s = -1): no noise, and
+ * DDIM returns x0. */
 GEN_HOST_DEVICE static inline float gen_ddpm_gauss_step(double xt, double eps, double abt,
                                                         double abs_, double alpha_t,
-                                                        int ancestral, int last, double z) {
+                                                        int ancestral, int last, double sigma,
+                                                        double z) {
     double x0 = (xt - sqrt(1.0 - abt) * eps) / sqrt(abt), nx;
     if (ancestral) {
         double beta = 1.0 - alpha_t;
@@ -70,7 +84,14 @@ GEN_HOST_DEVICE static inline float gen_ddpm_gauss_step(double xt, double eps, d
         nx = c1 * x0 + c2 * xt;
         if (!last) nx += sqrt(beta) * z;
     } else {
-        nx = sqrt(abs_) * x0 + (!last ? sqrt(1.0 - abs_) * eps : 0.0);
+        if (last) {
+            nx = sqrt(abs_) * x0;
+        } else if (sigma > 0) {
+            double dir = 1.0 - abs_ - sigma * sigma;
+            nx = sqrt(abs_) * x0 + sqrt(dir > 0 ? dir : 0.0) * eps + sigma * z;
+        } else {
+            nx = sqrt(abs_) * x0 + sqrt(1.0 - abs_) * eps;
+        }
     }
     return (float)nx;
 }

@@ -15,7 +15,7 @@
 #include "rng.h"
 #include "transform.h"
 
-#define GEN_NPARAMS 33
+#define GEN_NPARAMS 34
 #define GEN_MAX_CONDITIONS 64
 
 typedef struct gen_bytes gen_bytes;       /* growable output buffer (model_io.c) */

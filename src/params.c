@@ -102,6 +102,9 @@ static const param_row PARAMS[GEN_NPARAMS] = {
     [GENESIS_P_PRECISION] = {"precision", 0, 3, 1, C | T, 0, {0, 0, 0, 0},
                              "matrix-product operands: fp32, tf32, bf16 or fp16 (FP32 "
                              "accumulation; fp16 scales the loss)"},
+    [GENESIS_P_DDIM_ETA] = {"ddim-eta", 0, 1, 0, P, 1, {0, 0, 0, 0},
+                            "noise of the strided (DDIM) reverse steps: 0 deterministic, 1 the "
+                            "DDPM posterior's variance; no effect with all T steps"},
 };
 
 /* The named values of enumerated parameters (genesis_param_choice), value i = name i. */

@@ -931,7 +931,8 @@ static void ru_ddpm_init(pt_env *e, gen_backend *be, int k) {
                               e->W, e->spans, e->nspans, 42, GEN_STREAM_SAMPLE + (1u << 8),
                               gen_ddpm_op_offset((uint64_t)D(3)), (uint64_t)D(3) * 1000003u);
 }
-/* ddpm_reverse_step: B layout mode (0 strided DDIM, 1 ancestral) last in_place offset. In
+/* ddpm_reverse_step: B layout mode (0 strided DDIM, 1 ancestral, 2 strided DDIM with
+ * eta = 0.7: noise drawn at tanh positions) last in_place offset. In
  * place: one buffer "x" holds x_t and receives x_s (positions outside the spans must keep
  * their values); else "xout" (random) from the input "xt". eps in [-4, 4]: the noise
  * prediction at tanh positions, logits at softmax spans. */
@@ -947,7 +948,9 @@ static void su_ddpm_rev(pt_env *e) {
 static void ru_ddpm_rev(pt_env *e, gen_backend *be, int k) {
     /* a linear schedule's values near t = 500 of 1000 (strided: 10 steps apart) */
     double abt = 0.0785, alpha = 0.98995;
-    gen_ddpm_step st = {abt, D(3) ? 1.0 : D(2) ? abt / alpha : 0.1193, alpha, D(2), D(3)};
+    double abs_ = D(3) ? 1.0 : D(2) == 1 ? abt / alpha : 0.1193;
+    gen_ddpm_step st = {abt, abs_, alpha, D(2) == 1, D(3),
+                        D(2) == 2 ? gen_ddpm_sigma(0.7, abt, abs_) : 0.0};
     float *xt = D(4) ? P(e, k, 0) : P(e, k, 2);
     OPS(be)->ddpm_reverse_step(be, P(e, k, 0), D(3) ? NULL : PI(e, k, 1), 489, xt,
                                P(e, k, D(4) ? 2 : 3), D(0), e->W, e->spans, e->nspans, st, 7,
@@ -1233,7 +1236,7 @@ static const pt_op pt_ops[] = {
     /* the normals of fill_normal's tolerance; categorical draws must agree exactly */
     [O_DDPM_INIT] = {"ddpm_sample_init", "B layout t offset", 2e-6, 2e-6, su_ddpm_init,
                      ru_ddpm_init},
-    [O_DDPM_REV] = {"ddpm_reverse_step", "B layout ancestral last in_place offset", 1e-5, 1e-5,
+    [O_DDPM_REV] = {"ddpm_reverse_step", "B layout mode last in_place offset", 1e-5, 1e-5,
                     su_ddpm_rev, ru_ddpm_rev},
     /* mixed precision: FP32's tolerances (see su_gemmx: only the summation order differs) */
     [O_GEMM_X] = {"gemm_mixed", "prec ta tb M N K", 2e-4, 1e-4, su_gemmx, ru_gemmx},
@@ -1359,7 +1362,8 @@ static const pt_case pt_cases[] = {
     {O_DDPM_REV, {257, 2, 1, 0, 0, 123}}, {O_DDPM_REV, {257, 2, 0, 1, 1, 0}},
     {O_DDPM_REV, {33, 3, 0, 0, 0, 77}}, {O_DDPM_REV, {9, 3, 1, 1, 1, 5}},
     {O_DDPM_REV, {500, 4, 1, 0, 1, 11}}, {O_DDPM_REV, {500, 4, 0, 0, 0, 1}},
-    {O_DDPM_REV, {1025, 2, 1, 1, 0, 2}},
+    {O_DDPM_REV, {1025, 2, 1, 1, 0, 2}}, {O_DDPM_REV, {17, 2, 2, 0, 0, 3}},
+    {O_DDPM_REV, {500, 4, 2, 0, 1, 11}}, {O_DDPM_REV, {33, 3, 2, 1, 0, 77}},
     /* mixed precision (prec 1 tf32, 2 bf16, 3 fp16): every transpose pair, awkward shapes,
      * CTGAN's and TVAE's layer shapes */
     {O_GEMM_X, {1, 0, 0, 17, 3, 257}}, {O_GEMM_X, {2, 0, 1, 3, 17, 257}},

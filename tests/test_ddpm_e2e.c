@@ -165,6 +165,32 @@ START_TEST(test_ddpm_files_and_determinism) {
     /* conditions need a conditional vector */
     ck_assert_int_eq(genesis_model_set_condition(l, "sex", " Male"), GENESIS_ERR_UNSUPPORTED);
     genesis_model_free(l);
+    /* DDIM noise (ddim-eta, a sampling setting) on 7 strided steps: other rows than eta = 0
+     * from the same first call, the same rows from another load, kept by the file; refused
+     * outside [0, 1] */
+    genesis_model *e0, *e1, *e2;
+    ck_assert_int_eq(genesis_model_load(ctx, tmp("m.gen"), &e0), GENESIS_OK);
+    ck_assert_int_eq(genesis_model_set_param(e0, GENESIS_P_SAMPLE_STEPS, 7), GENESIS_OK);
+    ck_assert_int_eq(genesis_model_sample_csv(e0, 300, tmp("a.csv")), GENESIS_OK);
+    genesis_model_free(e0);
+    ck_assert_int_eq(genesis_model_load(ctx, tmp("m.gen"), &e1), GENESIS_OK);
+    ck_assert_int_eq(genesis_model_set_param(e1, GENESIS_P_SAMPLE_STEPS, 7), GENESIS_OK);
+    ck_assert_int_eq(genesis_model_set_param(e1, GENESIS_P_DDIM_ETA, 0.5), GENESIS_OK);
+    ck_assert_int_ne(genesis_model_set_param(e1, GENESIS_P_DDIM_ETA, 1.5), GENESIS_OK);
+    ck_assert_int_eq(genesis_model_sample_csv(e1, 300, tmp("e1.csv")), GENESIS_OK);
+    ck_assert_int_eq(genesis_model_save(e1, tmp("e.gen")), GENESIS_OK);
+    ck_assert_int_eq(genesis_model_load(ctx, tmp("e.gen"), &e2), GENESIS_OK);
+    genesis_model_get_param(e2, GENESIS_P_DDIM_ETA, &v);
+    ck_assert_double_eq(v, 0.5);
+    ck_assert_int_eq(genesis_model_sample_csv(e2, 300, tmp("e2.csv")), GENESIS_OK);
+    tu_assert_same_files(tmp("e1.csv"), tmp("e2.csv"));
+    size_t na, ne;
+    unsigned char *pa = tu_read_file(tmp("a.csv"), &na), *pe = tu_read_file(tmp("e1.csv"), &ne);
+    ck_assert_msg(na != ne || memcmp(pa, pe, na) != 0, "ddim-eta 0.5 sampled the eta = 0 rows");
+    free(pa);
+    free(pe);
+    genesis_model_free(e1);
+    genesis_model_free(e2);
     /* the same seed: the same model file */
     genesis_model *m2 = small_model(ctx, 30, 3, 0);
     ck_assert_int_eq(genesis_model_fit(m2, t, NULL, NULL), GENESIS_OK);

@@ -13,7 +13,9 @@
  *   - the whole denoiser, unconditional and class-conditional: every tensor's gradient
  *     (the label embedding's included) by finite differences;
  *   - the moving average of the weights against its closed form over a short run;
- *   - the schedules: cosine and linear alpha-bar decreasing from about 1 to about 0.
+ *   - the schedules: cosine and linear alpha-bar decreasing from about 1 to about 0;
+ *   - the Gaussian reverse step's DDIM noise (eta) against the DDPM posterior and the
+ *     marginal it must keep.
  * A finite difference is trusted only where two step sizes agree (away from ReLU's kink);
  * each check requires most probed entries to be trusted (as test_layers_grad.c).
  */
@@ -112,6 +114,61 @@ START_TEST(test_multinomial_posterior) {
     double prod = 1;
     for (int i = 21; i <= 40; i++) prod *= 1 - betas[i];
     ck_assert_double_eq_tol(prod, abar[40] / abar[20], 1e-12);
+}
+END_TEST
+
+/* The Gaussian reverse step's DDIM noise (ddim-eta; src/diffusion.h gen_ddpm_sigma):
+ *  - eta = 0 is the deterministic DDIM step, whatever z;
+ *  - eta = 1 on a one-step pair (s = t - 1) is the DDPM posterior written out: mean
+ *    beta_t sqrt(abar_s) / (1 - abar_t) x0 + (1 - abar_s) sqrt(alpha_t) / (1 - abar_t) x_t,
+ *    variance beta-tilde = (1 - abar_s) / (1 - abar_t) beta_t (Ho et al. 2020 eqs. 6-7);
+ *  - at any eta, with the true noise as the prediction, x_s keeps q(x_s | x0)'s moments:
+ *    mean sqrt(abar_s) x0 and variance 1 - abar_s (Song et al. 2021's marginal property),
+ *    over 200,000 draws of (noise, z) on a strided pair. */
+START_TEST(test_gauss_step_eta) {
+    enum { T = 1000 };
+    double betas[T], abar[T], ab = 1;
+    gen_ddpm_betas(betas, T, 1);
+    for (int i = 0; i < T; i++) abar[i] = (ab *= 1 - betas[i]);
+    int pairs[3][2] = {{500, 499}, {900, 899}, {10, 9}};
+    for (int k = 0; k < 3; k++) {
+        int t = pairs[k][0], s = pairs[k][1];
+        double abt = abar[t], abs_ = abar[s], al = 1 - betas[t], xt = 0.7, eps = -0.4, z = 1.3;
+        double x0 = (xt - sqrt(1 - abt) * eps) / sqrt(abt);
+        double ddim = sqrt(abs_) * x0 + sqrt(1 - abs_) * eps;
+        ck_assert_double_eq(gen_ddpm_sigma(0, abt, abs_), 0.0);
+        ck_assert_double_eq_tol(gen_ddpm_gauss_step(xt, eps, abt, abs_, al, 0, 0, 0.0, z), ddim,
+                                1e-6);
+        double sig = gen_ddpm_sigma(1, abt, abs_);
+        double bt = (1 - abs_) / (1 - abt) * betas[t];
+        ck_assert_double_eq_tol(sig * sig, bt, 1e-12 + 1e-9 * bt);
+        double mean = betas[t] * sqrt(abs_) / (1 - abt) * x0 + (1 - abs_) * sqrt(al) / (1 - abt) * xt;
+        ck_assert_double_eq_tol(gen_ddpm_gauss_step(xt, eps, abt, abs_, al, 0, 0, sig, z),
+                                mean + sqrt(bt) * z, 1e-5);
+        ck_assert_double_eq(gen_ddpm_sigma(1, abt, 1.0), 0.0); /* the last step: none */
+    }
+    /* the marginal: x0 = 0.5, t = 800 -> s = 300, eta 0.5 and 1 */
+    gen_rng r;
+    gen_rng_init(&r, 11, 3);
+    for (int e = 0; e < 2; e++) {
+        double eta = e ? 1.0 : 0.5, abt = abar[800], abs_ = abar[300], x0 = 0.5;
+        double sig = gen_ddpm_sigma(eta, abt, abs_), m1 = 0, m2 = 0;
+        ck_assert(sig > 0.05 && sig * sig < 1 - abs_);
+        const int n = 200000;
+        for (int i = 0; i < n; i++) {
+            double eps = gen_rng_normal(&r), z = gen_rng_normal(&r);
+            double xt = sqrt(abt) * x0 + sqrt(1 - abt) * eps;
+            double xs = gen_ddpm_gauss_step(xt, eps, abt, abs_, 1 - betas[800], 0, 0, sig, z);
+            m1 += xs;
+            m2 += xs * xs;
+        }
+        m1 /= n;
+        m2 = m2 / n - m1 * m1;
+        ck_assert_msg(fabs(m1 - sqrt(abs_) * x0) < 0.01, "eta %.1f: mean %.4f, want %.4f", eta, m1,
+                      sqrt(abs_) * x0);
+        ck_assert_msg(fabs(m2 / (1 - abs_) - 1) < 0.02, "eta %.1f: variance %.4f, want %.4f", eta,
+                      m2, 1 - abs_);
+    }
 }
 END_TEST
 
@@ -345,6 +402,7 @@ int main(void) {
     tcase_add_test(tc, test_timestep_embed);
     tcase_add_test(tc, test_multinomial_posterior);
     tcase_add_test(tc, test_schedules);
+    tcase_add_test(tc, test_gauss_step_eta);
     tcase_add_test(tc, test_ddpm_loss_grad);
     tcase_add_test(tc, test_label_embed);
     tcase_add_test(tc, test_grad_ddpm_network);

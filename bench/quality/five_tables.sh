@@ -33,6 +33,8 @@
 #     (DDPM_STEPS lists sample-steps values; each is its own row, "ddpm@S"; 0 = all T steps)
 #   DDPM_GUIDANCE="0" (guidance weights sampled for each step count, "ddpm@S/wW"; needs
 #     DDPM_TARGET=1 and DDPM_FLAGS with --label-dropout)
+#   DDPM_ETA="0" (DDIM noise values `--ddim-eta` sampled for each step count and guidance
+#     weight, "ddpm@S/eE"; 0 = deterministic strided steps)
 #   DDPM_FLAGS="" (more fit flags for ddpm, e.g. "--ema-decay 0.999")
 #   TVAE_FLAGS="" / CTGAN_FLAGS="" (more fit flags for Genesis's tvae / ctgan, e.g.
 #     "--alpha-per-mode 1")
@@ -70,6 +72,7 @@ DDPM_ITERS=${DDPM_ITERS:-3000}
 DDPM_BATCH=${DDPM_BATCH:-1024}
 DDPM_STEPS=${DDPM_STEPS:-100}
 DDPM_GUIDANCE=${DDPM_GUIDANCE:-0}
+DDPM_ETA=${DDPM_ETA:-0}
 DDPM_FLAGS=${DDPM_FLAGS:-}
 TVAE_FLAGS=${TVAE_FLAGS:-}
 CTGAN_FLAGS=${CTGAN_FLAGS:-}
@@ -187,14 +190,18 @@ run_one() {
       fi
       local steps_list="-"
       [ "$model" = ddpm ] && steps_list=$DDPM_STEPS
-      local g_list="-"
-      [ "$model" = ddpm ] && g_list=$DDPM_GUIDANCE
+      local g_list="-" e_list="-"
+      [ "$model" = ddpm ] && g_list=$DDPM_GUIDANCE && e_list=$DDPM_ETA
       for s in $steps_list; do
         for g in $g_list; do
+         for e in $e_list; do
           local label=$model extra=() csv="$dir/$tag.csv"
           if [ "$s" != "-" ]; then label="ddpm@$s"; extra=(--sample-steps "$s"); csv="$dir/$tag-$s.csv"; fi
           if [ "$g" != "-" ] && [ "$g" != 0 ]; then
             label="$label/w$g"; extra+=(--guidance "$g"); csv="${csv%.csv}-w$g.csv"
+          fi
+          if [ "$e" != "-" ] && [ "$e" != 0 ]; then
+            label="$label/e$e"; extra+=(--ddim-eta "$e"); csv="${csv%.csv}-e$e.csv"
           fi
           # one CSV per draw; sample s: the first draw's
           local draw csvs="" sample_s=""
@@ -209,6 +216,7 @@ run_one() {
             csvs="${csvs:+$csvs,}$dcsv"
           done
           samples+=("$label $csvs $sample_s")
+         done
         done
       done ;;
     ref)

@@ -385,11 +385,15 @@ typedef enum genesis_param {
                                       weight w, the prediction (1 + w) eps(x, y) - w eps(x)
                                       (Ho and Salimans 2022); needs label-dropout > 0; 0 =
                                       off */
-    GENESIS_P_QUANTILE = 32        /* DDPM: 1 (default) continuous columns are mapped onto a
+    GENESIS_P_QUANTILE = 32,       /* DDPM: 1 (default) continuous columns are mapped onto a
                                       standard normal through their quantiles (TabDDPM's
                                       QuantileTransformer) instead of mixture modes; 0 the
                                       modes. Model files written before this setting load
                                       as 0 */
+    GENESIS_P_DDIM_ETA = 33        /* DDPM, sampling: the noise eta of the strided (DDIM)
+                                      steps, 0 (default) deterministic .. 1 the DDPM
+                                      posterior's variance (Song et al. 2021); no effect
+                                      when all T steps are sampled */
 } genesis_param;
 
 /* Values of GENESIS_P_PRECISION: the precision of the matrix products' operands (weights and
