@@ -10,16 +10,19 @@
 #   bash tests/cli/layers.sh <genesis-binary> <source-dir> <build-dir>
 . "$(dirname "$0")/common.bash" "$@"
 
+# the core's files, in every subsystem folder of src/
+mapfile -t CORE < <(find "$SRC/src" -name '*.[ch]' | sort)
+
 section "src/ includes no header of models/"
 bad=""
 for h in "$SRC"/models/*.h; do
     name=$(basename "$h")
-    [ -e "$SRC/src/$name" ] && continue # a core header of the same name wins
+    [ -n "$(find "$SRC/src" -name "$name")" ] && continue # a core header of the same name wins
     hits=$(grep -lE "^[[:space:]]*#[[:space:]]*include[[:space:]]*[\"<]([^\">]*/)?$name[\">]" \
-           "$SRC"/src/*.c "$SRC"/src/*.h 2>/dev/null)
+           "${CORE[@]}" 2>/dev/null)
     [ -n "$hits" ] && bad="$bad $name:$(echo $hits | xargs -n1 basename | tr '\n' ',')"
 done
-if grep -qE '#[[:space:]]*include[[:space:]]*"\.\./models/' "$SRC"/src/*.c "$SRC"/src/*.h; then
+if grep -qE '#[[:space:]]*include[[:space:]]*"(\.\./)+models/' "${CORE[@]}"; then
     bad="$bad ../models/"
 fi
 if [ -z "$bad" ]; then pass "no core file includes a models/ header"; else fail "core files include models/ headers:$bad"; fi
@@ -37,16 +40,16 @@ else
 fi
 
 section "only the registry names the models' vtables"
-others=$(grep -lE 'gen_(ctgan|tvae|timegan)_vtable' "$SRC"/src/*.c "$SRC"/src/*.h "$SRC"/models/*.c \
+others=$(grep -lE 'gen_(ctgan|tvae|timegan)_vtable' "${CORE[@]}" "$SRC"/models/*.c \
          2>/dev/null | xargs -r -n1 basename | grep -vE '^(registry|ctgan_model|tvae_model|timegan_model)\.c$')
 if [ -z "$others" ]; then pass "vtables named by registry.c and their own files only"; else fail "vtables named in: $others"; fi
 
 section "the core does not switch on a model kind"
-kinds=$(grep -nE 'case GENESIS_MODEL_|kind *== *(\([a-z0-9_]+\) *)?GENESIS_MODEL_' "$SRC"/src/*.c 2>/dev/null)
+kinds=$(grep -nE 'case GENESIS_MODEL_|kind *== *(\([a-z0-9_]+\) *)?GENESIS_MODEL_' "${CORE[@]}" 2>/dev/null)
 if [ -z "$kinds" ]; then pass "no kind switch in src/"; else fail "kind switches in src/: $kinds"; fi
 
 section "no cycle between the memory model and the sampling pipeline"
-OBJ="${BLD:-}/CMakeFiles/genesis_obj.dir/src"
+OBJ="${BLD:-}/CMakeFiles/genesis_obj.dir/src/model"
 if command -v nm >/dev/null 2>&1 && [ -r "$OBJ/estimate.c.o" ] && [ -r "$OBJ/sample_stream.c.o" ]; then
     defs=$(nm --defined-only "$OBJ/sample_stream.c.o" | awk '$2 ~ /[TD]/ {print $3}' | sort -u)
     uses=$(nm --undefined-only "$OBJ/estimate.c.o" | awk '{print $NF}' | sort -u)

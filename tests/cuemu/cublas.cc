@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../src/precision.h"
+#include "precision.h" /* src/backend/: the same rounding as the CPU backend */
 #include "cublas_v2.h"
 #include "cuemu_internal.h"
 
