@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# gen_sizes.sh — benchmark table 1 of docs/benchmarks.md: one CTGAN model of Adult generates
-# n = 10K, 100K, 1M, 10M (and 100M) rows to a CSV file; for each n: wall time, rows/s, peak
+# gen_sizes.sh — docs/benchmarks.md, "Generation across sizes": one CTGAN model of Adult
+# generates n = 10K, 100K, 1M, 10M (and 100M) rows to a CSV file; for each n: wall time, rows/s, peak
 # host memory (VmHWM) and peak device memory (cudaMemGetInfo, sampled after every batch),
 # and the memory model's estimate beside them. Each n runs in its own process
 # (bench_memory sample), batches sized automatically from the memory budget.

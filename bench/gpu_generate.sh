@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # gpu_generate.sh — the GPU session's second call for batched generation (docs/memory.md,
-# table 1 of docs/benchmarks.md). Run it after bench/gpu_run.sh on the same warm machine: it
+# docs/benchmarks.md, "Generation across sizes"). Run it after bench/gpu_run.sh on the same
+# warm machine: it
 # reuses that build (build-gpu, with the unpacked .deb files) and writes under $OUT:
 #   1. `genesis info` (devices, versions) and `genesis estimate` for Adult on the GPU;
 #   2. test_memory and tests/cli/memory.sh with the CUDA backend;

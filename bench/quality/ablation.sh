@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # ablation.sh — which of Genesis's departures from the reference CTGAN/TVAE costs fidelity on
-# tables with strongly correlated continuous columns (docs/benchmarks.md, "Fidelity ablation
+# tables with strongly correlated continuous columns (bench/results/ablation_20261125T174839Z/NOTES.md, "Fidelity ablation
 # on correlated tables"). For each table, model and seed it fits Genesis with the defaults and
 # with each switch flipped in turn, draws as many rows as the training split, and scores them
 # with `genesis evaluate` against the training split (overall quality, column shapes, pair
@@ -26,8 +26,8 @@
 #   (configs may add apm1 apm1argmax1; the default list is the one of the first table)
 #
 # Data: the tables are public (UCI / scikit-learn California housing, UCI appliances energy,
-# UCI covertype sample; see docs/benchmarks.md) and not shipped with the repository. They are
-# read from $GENESIS_DATA (default ../shared/data, a sibling folder of the developers' setup);
+# UCI covertype sample; see docs/benchmarks.md, "Five public tables") and not shipped with the
+# repository. They are read from $GENESIS_DATA (default ../shared/data, a sibling folder of the developers' setup);
 # a missing table is skipped with a message, and with none present the script exits 0.
 # GENESIS_BIN (default build/genesis) is the binary; OUT the result folder
 # (default bench/results/ablation_<time>). Results: OUT/runs.jsonl (one line per run),

@@ -7,7 +7,7 @@ model (CTGAN, TVAE), each engine's mean over its seeds ± half the seeds' range,
 Genesis − reference, for: overall quality (all pairs), column shapes, pair trends, strong-pair
 trends (SDMetrics' threshold mode), detection, TSTR F1 minus the real rows' F1 (logistic
 regression, MLP), exact-copy rate, DCR baseline and DCR overfitting protection, and fit
-seconds. Every score comes from the same `genesis evaluate` (docs/benchmarks.md, "Five public
+seconds. Every score comes from the same `genesis evaluate` (bench/results/five_tables_ref_20261125/NOTES.md, "Five public
 tables" and "Genesis beside the reference").
 
     python3 bench/quality/compare_engines.py \

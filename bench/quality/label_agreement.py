@@ -18,7 +18,7 @@ real training rows and reports
     synthetic rows.
 
 Agreement well below the holdout accuracy means the generator writes labels that its rows'
-features do not support (docs/benchmarks.md, "Why the MLP trained on DDPM rows falls short").
+features do not support (bench/results/ddpm_tstr_20261125/NOTES.md, "Why the MLP trained on DDPM rows falls short").
 
     python3 bench/quality/label_agreement.py --train train.csv --holdout holdout.csv \
         --target T SYNTHETIC.csv [SYNTHETIC.csv ...] [--json out.jsonl] [--label NAME ...]

@@ -15,7 +15,7 @@ column says nothing about the class. Per table it prints
   - with --columns, the columns whose separation moved most.
 
 A classifier trained on rows whose classes are exaggerated column by column learns a boundary
-the real rows do not follow (docs/benchmarks.md, "News over four fits, the weights' average and
+the real rows do not follow (bench/results/ddpm_news_eta_20261126/NOTES.md, "News over four fits, the weights' average and
 DDIM noise"). Non-numeric columns and rows with a missing value in a column are left out of
 that column's score. Needs only NumPy.
 

@@ -18,7 +18,7 @@ two run folders (e.g. Genesis's and the reference's) and one model:
     python3 bench/quality/pair_breakdown.py --a OUT_GENESIS --a-name genesis \
         --b OUT_REF --b-name ref --model ctgan [--tables "covertype energy"] [--top 8]
 
-Writes Markdown on stdout (docs/benchmarks.md, "Where CTGAN's strong pairs fall short").
+Writes Markdown on stdout (bench/results/five_tables_ref_20261125/NOTES.md, "Where CTGAN's strong pairs fall short").
 Standard library only.
 """
 import argparse
