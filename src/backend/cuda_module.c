@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 #include "backend.h"
-#include "comm.h"
+#include "cuda_module.h"
 
 #ifdef GEN_HAVE_CUDA
 
@@ -31,13 +31,11 @@
 typedef int (*query_fn)(genesis_device_info *, int, int *, char *, size_t);
 typedef genesis_status (*create_fn)(genesis_ctx *, int, gen_backend **);
 typedef unsigned long (*abi_fn)(void);
-typedef genesis_status (*nccl_fn)(genesis_ctx *, gen_comm *, int, gen_comm **);
 
 static struct {
     void *handle;
     query_fn query;
     create_fn create;
-    nccl_fn nccl;              /* NULL when the module was built without NCCL */
     int emulated;              /* the emulated CUDA runtime (GENESIS_CUDA_EMULATOR=1) */
     char why[768];
 } g_mod;
@@ -81,7 +79,6 @@ static int try_path(const char *path, int want_emu, char *err, size_t cap) {
     g_mod.handle = h;
     g_mod.query = q;
     g_mod.create = c;
-    *(void **)&g_mod.nccl = dlsym(h, "genesis_cuda_module_nccl_create");
     return 1;
 }
 
@@ -163,18 +160,16 @@ genesis_status gen_backend_cuda_create(genesis_ctx *ctx, int device, gen_backend
     return g_mod.create(ctx, device, out);
 }
 
-#ifdef GEN_HAVE_NCCL
-genesis_status gen_comm_nccl_create(genesis_ctx *ctx, gen_comm *boot, int device, gen_comm **out) {
+void *gen_cuda_module_entry(const char *name, const char **why) {
     pthread_once(&g_once, load_module);
-    *out = NULL;
-    if (!g_mod.create) return gen_set_error(ctx, GENESIS_ERR_UNSUPPORTED, "NCCL: %s", g_mod.why);
-    if (!g_mod.nccl)
-        return gen_set_error(ctx, GENESIS_ERR_UNSUPPORTED,
-                             "the CUDA module was built without NCCL; rebuild with NCCL found");
-    return g_mod.nccl(ctx, boot, device, out);
+    *why = g_mod.create ? "" : g_mod.why;
+    return g_mod.create ? dlsym(g_mod.handle, name) : NULL;
 }
-#endif
 
 #else
-typedef int gen_cuda_module_unused; /* ISO C: a translation unit is not empty */
+void *gen_cuda_module_entry(const char *name, const char **why) {
+    (void)name;
+    *why = "this build has no CUDA support";
+    return NULL;
+}
 #endif

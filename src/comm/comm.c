@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "comm.h"
+#include "cuda_module.h"
 
 static double now_s(void) {
     struct timespec ts;
@@ -82,7 +83,23 @@ genesis_status gen_comm_mpi_create(genesis_ctx *ctx, gen_comm **out) {
 }
 #endif
 
-#ifndef GEN_HAVE_NCCL
+#ifdef GEN_HAVE_NCCL
+/* The NCCL communicator lives in the CUDA module (cuda/comm_nccl.cu), reached through the
+ * module's loader like the backend itself. */
+typedef genesis_status (*nccl_create_fn)(genesis_ctx *, gen_comm *, int, gen_comm **);
+
+genesis_status gen_comm_nccl_create(genesis_ctx *ctx, gen_comm *boot, int device, gen_comm **out) {
+    *out = NULL;
+    const char *why = "";
+    nccl_create_fn create = NULL;
+    *(void **)&create = gen_cuda_module_entry("genesis_cuda_module_nccl_create", &why);
+    if (why[0]) return gen_set_error(ctx, GENESIS_ERR_UNSUPPORTED, "NCCL: %s", why);
+    if (!create)
+        return gen_set_error(ctx, GENESIS_ERR_UNSUPPORTED,
+                             "the CUDA module was built without NCCL; rebuild with NCCL found");
+    return create(ctx, boot, device, out);
+}
+#else
 genesis_status gen_comm_nccl_create(genesis_ctx *ctx, gen_comm *boot, int device, gen_comm **out) {
     (void)device;
     gen_comm_free(boot);
@@ -135,6 +152,7 @@ genesis_status genesis_ctx_set_distributed(genesis_ctx *ctx, genesis_dist_kind k
         ctx->device_index = ctx->devices[c->local_rank % ctx->ndevices];
     }
     ctx->comm = c;
+    ctx->comm_free = gen_comm_free;
     return GENESIS_OK;
 }
 
@@ -158,6 +176,7 @@ genesis_status genesis_ctx_join_team(genesis_ctx *ctx, genesis_team *team, int r
         ctx->device_index = dev;
     }
     ctx->comm = c;
+    ctx->comm_free = gen_comm_free;
     return GENESIS_OK;
 }
 

@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "comm.h"
 #include "internal.h"
 
 genesis_status genesis_ctx_create(genesis_ctx **out) {
@@ -22,7 +21,7 @@ genesis_status genesis_ctx_create(genesis_ctx **out) {
 
 void genesis_ctx_free(genesis_ctx *ctx) {
     if (!ctx) return;
-    gen_comm_free(ctx->comm);
+    if (ctx->comm_free) ctx->comm_free(ctx->comm);
     free(ctx);
 }
 

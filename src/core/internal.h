@@ -27,6 +27,7 @@ struct genesis_ctx {
     int device_index;
     int backend_gpu;             /* backend of the last model created: 0 = CPU, N + 1 = GPU N */
     struct gen_comm *comm;       /* data-parallel communicator; NULL = one worker (comm.h) */
+    void (*comm_free)(struct gen_comm *); /* set with comm by src/comm/ (the core sits below it) */
     int devices[GEN_MAX_DEVICES];/* --devices list: rank r on a machine uses devices[r % n] */
     int ndevices;
     genesis_log_fn log_fn;

@@ -64,6 +64,38 @@ else
     echo "  (objects not found under $OBJ: cycle check skipped)"
 fi
 
+section "each src/ folder includes only its own and lower subsystems"
+# The subsystems of src/, lowest first (docs/architecture.md, "The source tree"): a file may
+# include headers of its own folder and of folders before it. models/ and cuda/ sit above
+# the core: models/ may include any core header but evaluate's; cuda/ (the CUDA backend)
+# the backend's, the core's and comm's (its NCCL communicator).
+LAYERS="core data backend backend/cpu comm transform model evaluate"
+declare -A RANK=() HOME_OF=()
+r=0; for l in $LAYERS; do RANK[$l]=$r; r=$((r + 1)); done
+for f in "${CORE[@]}"; do d=${f#"$SRC/src/"}; HOME_OF[$(basename "$f")]=$(dirname "$d"); done
+layer_bad=""
+check_includes() { # file, the highest rank it may include (or the folder names it may)
+    local f=$1 max=$2 allow=$3 h home
+    for h in $(grep -hoE '^[[:space:]]*#[[:space:]]*include[[:space:]]*"[^"]+"' "$f" | sed -E 's/.*"([^"]+)"/\1/'); do
+        home=${HOME_OF[$(basename "$h")]:-}
+        [ -z "$home" ] && continue # the folder's own or a public/system header
+        if [ -n "$allow" ]; then
+            [[ " $allow " == *" $home "* ]] || layer_bad="$layer_bad ${f#"$SRC/"}->$home/$(basename "$h")"
+        elif [ "${RANK[$home]}" -gt "$max" ]; then
+            layer_bad="$layer_bad ${f#"$SRC/"}->$home/$(basename "$h")"
+        fi
+    done
+}
+for f in "${CORE[@]}"; do
+    d=${f#"$SRC/src/"}; d=$(dirname "$d")
+    if [ -z "${RANK[$d]:-}" ]; then layer_bad="$layer_bad ${f#"$SRC/"}(folder $d is in no layer)"; continue; fi
+    check_includes "$f" "${RANK[$d]}" ""
+done
+for f in "$SRC"/models/*.[ch]; do check_includes "$f" "${RANK[model]}" ""; done
+for f in "$SRC"/cuda/*.cu "$SRC"/cuda/*.cuh; do check_includes "$f" 0 "core backend comm"; done
+if [ -z "$layer_bad" ]; then pass "src/ folders, models/ and cuda/ include only the layers below them ($LAYERS)"
+else fail "includes against the layers ($LAYERS):$layer_bad"; fi
+
 section "the CLI includes only the public header"
 cli=$(grep -hE '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' "$SRC"/cli/*.c "$SRC"/cli/*.h 2>/dev/null |
       grep -vE '"(genesis/genesis\.h|[a-z_]+\.h)"' )

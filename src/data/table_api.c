@@ -1,15 +1,13 @@
 /*
- * api.c — the exported entry points that are thin checks over internal functions: version,
- * CSV options, tables. (Models: src/model.c; model files: src/model_io.c; devices and
- * backends: src/backend.c.) Every entry point checks its arguments and never exits.
+ * table_api.c — the exported entry points of tables that are thin checks over internal
+ * functions: CSV options, reading a CSV file, a table's shape and columns. (Building a table
+ * from columns: table_build.c; models: src/model/model.c; the version: src/core/version.c.)
+ * Every entry point checks its arguments and never exits.
  */
 #include <stddef.h>
 #include <string.h>
 
 #include "table.h"
-
-unsigned genesis_version_number(void) { return GENESIS_VERSION_NUMBER; }
-const char *genesis_version_string(void) { return GENESIS_VERSION_STRING; }
 
 void genesis_csv_options_init(genesis_csv_options *o) {
     if (!o) return;
