@@ -357,7 +357,7 @@ static genesis_status cu_to_tf32(gen_cuda *cu, float *dst, int ldd, const float 
 
 /* The reduced-precision operand buffer (16-bit operands, or TF32-rounded FP32 ones), at
  * least `bytes`: exactly the largest product's so far, as the
- * memory model counts it (src/estimate.c). A replayed graph holds its address, so it grows
+ * memory model counts it (src/model/estimate.c). A replayed graph holds its address, so it grows
  * only outside a recorded step, on the step's first issue. */
 static genesis_status cu_half_buffer(gen_cuda *cu, size_t bytes) {
     if (bytes <= cu->half_bytes) return GENESIS_OK;
@@ -1158,7 +1158,7 @@ extern "C" genesis_status gen_backend_cuda_create(genesis_ctx *ctx, int device,
     return GENESIS_OK;
 }
 
-/* ---- the module's entry points (src/cuda_module.c loads them with dlsym) ---- */
+/* ---- the module's entry points (src/backend/cuda_module.c loads them with dlsym) ---- */
 
 extern "C" int gen_cuda_query_devices(genesis_device_info *out, int cap, int *count, char *why,
                                       size_t why_cap);

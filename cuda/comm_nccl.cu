@@ -1,5 +1,5 @@
 /*
- * comm_nccl.cu — the NCCL communicator (src/comm.h): one rank per GPU (or several ranks on one
+ * comm_nccl.cu — the NCCL communicator (src/comm/comm.h): one rank per GPU (or several ranks on one
  * GPU), one process per rank started with mpirun, or one thread per rank. Bootstrap as the NCCL user guide's "Example 2: One Device per Process
  * or Thread" (docs.nvidia.com/deeplearning/nccl/user-guide/docs/usage/communicators.html):
  * rank 0 calls ncclGetUniqueId, the 128-byte id is broadcast over the bootstrap communicator
@@ -268,7 +268,7 @@ extern "C" genesis_status gen_comm_nccl_create(genesis_ctx *ctx, gen_comm *boot,
     return GENESIS_OK;
 }
 
-/* the module's entry point for src/cuda_module.c */
+/* the module's entry point for src/backend/cuda_module.c */
 extern "C" __attribute__((visibility("default"))) genesis_status genesis_cuda_module_nccl_create(
     genesis_ctx *ctx, gen_comm *boot, int device, gen_comm **out) {
     return gen_comm_nccl_create(ctx, boot, device, out);

@@ -155,7 +155,7 @@ static inline void gen_nccl_forget_backend(gen_cuda *cu) { (void)cu; }
 
 /* Every kernel launch: GEN_LAUNCH(kernel, grid, block, shared_bytes, stream)(args...).
  * nvcc: kernel<<<grid, block, shared_bytes, stream>>>(args...). The host compiler (the
- * emulated module, cuda/emu/): an object that copies the arguments and queues the launch
+ * emulated module, tests/cuemu/): an object that copies the arguments and queues the launch
  * on the stream (cuemu_device.h). */
 #ifdef __CUDACC__
 #define GEN_LAUNCH(k, grid, block, smem, stream) k<<<grid, block, smem, stream>>>

@@ -7,7 +7,7 @@
  * and the sampler's two steps on the device: x_T (ddpm_sample_init) and one reverse step
  * (ddpm_reverse_step: the Gaussian posterior or DDIM update at tanh positions, the
  * multinomial posterior's draw at softmax spans), one thread per (row, span), with the
- * expressions and Philox draws of src/diffusion.h that the CPU backend calls too. Each kernel
+ * expressions and Philox draws of src/backend/diffusion.h that the CPU backend calls too. Each kernel
  * computes the expression of backend_cpu.c element for element (the KL in double, as the
  * CPU); the loss sums are per-row partials finished by one block in a fixed order
  * (gen_cu_reduce_finish), so two runs give the same bits.

@@ -1,6 +1,6 @@
 /*
  * gru.cu — the GRU and sigmoid operations of the CUDA backend's custom kernels, in the SAME
- * reset-after cell as the CPU reference (src/backend_cpu_gru.c) and cuDNN's CUDNN_GRU:
+ * reset-after cell as the CPU reference (src/backend/cpu/backend_cpu_gru.c) and cuDNN's CUDNN_GRU:
  * n = tanh(W_in x + b_in + r * (W_hn h + b_hn)), separate input and recurrent biases, gate
  * order r, z, n; layout in backend.h, derivation in docs/layers.md ("GRU"). The structure
  * mirrors the CPU code call for call: cuBLAS GEMMs (gen_cu_gemm, FP32) for the input

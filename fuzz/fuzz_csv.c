@@ -1,5 +1,5 @@
 /*
- * fuzz_csv.c — libFuzzer harness of the CSV reader and its typing (src/ingest.c), the path
+ * fuzz_csv.c — libFuzzer harness of the CSV reader and its typing (src/data/ingest.c), the path
  * `genesis fit` reads its input through (genesis_table_read_csv). An input is two control
  * bytes, then the file. The first byte chooses reader options, the second which columns the
  * options that name columns name (taken from the file's first line, fz_header_name). Every

@@ -1,6 +1,6 @@
 /*
  * fuzz_evaluate.c — libFuzzer harness of `genesis evaluate`'s inputs: the metadata JSON file
- * (src/evaluate_data.c, cJSON) and the pair of CSV files, the real table read with the
+ * (src/evaluate/evaluate_data.c, cJSON) and the pair of CSV files, the real table read with the
  * reader's typing and the synthetic one with every value categorical, then typed like the
  * real one (cli/cmd_evaluate.c does the same). An input is
  *     control byte, selector byte, metadata JSON, "\n@@\n", real CSV, "\n@@\n", synthetic CSV

@@ -1,7 +1,7 @@
 /*
- * fuzz_model.c — libFuzzer harness of the .gen model-file loader (src/model_io.c, the model
- * sections of models/<kind>_model.c, the TimeGAN sequence schema of src/sequence.c, the checkpoint
- * section of src/checkpoint.c). A mutated file would almost never pass the checksum, so the
+ * fuzz_model.c — libFuzzer harness of the .gen model-file loader (src/model/model_io.c, the model
+ * sections of models/<kind>_model.c, the TimeGAN sequence schema of src/model/sequence.c, the checkpoint
+ * section of src/model/checkpoint.c). A mutated file would almost never pass the checksum, so the
  * harness first rewrites the header's payload length (size - 28) and the CRC-32 of the bytes
  * before it (docs/file-format.md, "Container"), then loads the bytes with
  * gen_model_read_mem, the loader behind genesis_model_load. A version-4 file (a checkpoint)

@@ -1,6 +1,6 @@
 /*
  * ctgan_model.c — CTGAN as a genesis model: the vtable that connects the network (ctgan.c)
- * to the shared model glue (src/model.c): fit with epochs, progress and divergence checks;
+ * to the shared model glue (src/model/model.c): fit with epochs, progress and divergence checks;
  * generation batches; and the model file section (generator weights, batch-norm running
  * statistics, the generation-time category prior). The discriminator is not saved (the
  * reference does not keep it either).
@@ -115,7 +115,7 @@ static genesis_status regather_generator(genesis_model *m, ctgan_model *cm) {
     return GENESIS_OK;
 }
 
-/* Checkpoints (src/checkpoint.c): at an epoch boundary the fit's state is the networks'
+/* Checkpoints (src/model/checkpoint.c): at an epoch boundary the fit's state is the networks'
  * weights, the batch-norm statistics, both Adams' moments and step counts, the noise
  * counter and the host stream of conditions and row picks; each epoch draws its batches
  * afresh from that stream, so nothing else carries over. */
@@ -412,7 +412,7 @@ static int ctgan_model_state(const genesis_model *m, const float **ptr, size_t *
 static int ctgan_model_batch_step(const genesis_model *m) { return gen_param_i(m, GENESIS_P_PAC); }
 
 /* The conditional sampler's row lists: a category per row and discrete column, and per
- * (column, category) cell an offset and a row-list head (src/estimate.c's encoded term). */
+ * (column, category) cell an offset and a row-list head (src/model/estimate.c's encoded term). */
 static uint64_t ctgan_model_draw_bytes(const genesis_model *m, uint64_t nrows, int n_disc,
                                        int max_cat) {
     uint64_t cells = (uint64_t)n_disc * (uint64_t)max_cat;

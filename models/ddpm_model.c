@@ -1,6 +1,6 @@
 /*
  * ddpm_model.c — TabDDPM (Kotelnikov et al., ICML 2023) as a genesis model: the vtable that
- * connects the denoiser (ddpm.c) to the shared model glue (src/model.c): fit, generation
+ * connects the denoiser (ddpm.c) to the shared model glue (src/model/model.c): fit, generation
  * through the shared sampling pipeline, the memory model and the model file section.
  *
  * Data: the shared transformer's encoded rows (mode-specific normalisation, docs/ddpm.md
@@ -19,7 +19,7 @@
  * exact multistep multinomial
  * posterior for the categorical part. The whole chain runs on the backend (CPU, or CUDA:
  * cuda/diffusion.cu): x_T and each reverse step are backend operations (ddpm_sample_init,
- * ddpm_reverse_step; the arithmetic of src/diffusion.h) with the backend's Philox draws, and
+ * ddpm_reverse_step; the arithmetic of src/backend/diffusion.h) with the backend's Philox draws, and
  * a batch is read back once, at the end.
  * Class conditioning (genesis_model_set_target; TabDDPM's p(x | y) for classification): the
  * target column's span is taken out of the diffusion (zero in x_t, no loss); its class
@@ -215,7 +215,7 @@ static void loss_scales(const ddpm_model *dm, int B, float *gscale, float *mscal
     *mscale = d->ncat ? (float)dm->T / ((float)B * (float)d->ncat) : 0.0f;
 }
 
-/* Checkpoints (src/checkpoint.c): between iterations the fit's state is the parameters,
+/* Checkpoints (src/model/checkpoint.c): between iterations the fit's state is the parameters,
  * AdamW's moments and step count, both host streams, the row order and the position in it. */
 static genesis_status ddpm_train_save(const genesis_model *m, gen_bytes *b) {
     const ddpm_model *dm = m->impl;
@@ -666,7 +666,7 @@ static int ddpm_model_state(const genesis_model *m, const float **ptr, size_t *c
     return k;
 }
 
-/* The row permutation (src/estimate.c's encoded term). */
+/* The row permutation (src/model/estimate.c's encoded term). */
 static uint64_t ddpm_model_draw_bytes(const genesis_model *m, uint64_t nrows, int n_disc,
                                       int max_cat) {
     (void)m; (void)n_disc; (void)max_cat;

@@ -1,7 +1,7 @@
 /*
  * registry.c — the one place that names the models: the list of every network's vtable
  * (CTGAN, TVAE, TimeGAN, DDPM), through which the core (src/) reaches them by kind or by name
- * (src/model.h: gen_model_registry, gen_model_vtable_of). Adding a model is a line here.
+ * (src/model/model.h: gen_model_registry, gen_model_vtable_of). Adding a model is a line here.
  */
 #include "model.h"
 

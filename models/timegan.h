@@ -49,7 +49,7 @@ typedef struct timegan_config {
     int train; /* 0: generation only (a loaded model): no gradients, Adam or E/D runs */
 } timegan_config;
 
-/* Checkpoints (timegan_ckpt.c, src/checkpoint.c): the fit's hook, attached by the model glue
+/* Checkpoints (timegan_ckpt.c, src/model/checkpoint.c): the fit's hook, attached by the model glue
  * for a fit that writes checkpoints or continues one. timegan_fit restores the loop's state
  * from it before the first iteration and hands it the loop's state after each iteration. */
 typedef struct tg_ckpt_hook {

@@ -1,5 +1,5 @@
 /*
- * timegan_ckpt.c — TimeGAN's part of resumable training (src/checkpoint.c,
+ * timegan_ckpt.c — TimeGAN's part of resumable training (src/model/checkpoint.c,
  * docs/checkpoints.md). The safe points are the ends of iterations of the three phases
  * (docs/algorithms.md §S5): there the fit's whole state is every network's weights (E and D
  * included, which the model file leaves out), each of the five Adams' moments and step

@@ -1,11 +1,11 @@
 /*
  * timegan_model.c — TimeGAN as a genesis model: the vtable that connects the network
- * (timegan.c) to the shared glue (src/model.c). TimeGAN reads the table itself
- * (src/sequence.c: windows, one-hot, the reference's two min-max scalers) instead of the
+ * (timegan.c) to the shared glue (src/model/model.c). TimeGAN reads the table itself
+ * (src/model/sequence.c: windows, one-hot, the reference's two min-max scalers) instead of the
  * tabular transformer, trains the three phases (docs/algorithms.md §S5), and samples through
- * the shared pipeline (src/sample_stream.c): n counts sequences of seq-len rows, generate()
+ * the shared pipeline (src/model/sample_stream.c): n counts sequences of seq-len rows, generate()
  * gives their features, decode() the rows in raw units (§S6 renormalisation then the
- * loader's inverse; src/sequence.c), whose layout m->tf describes. The model file keeps the
+ * loader's inverse; src/model/sequence.c), whose layout m->tf describes. The model file keeps the
  * generator side only (R, G, S weights: what generation runs) and the sequence schema; E
  * and D are not needed after training.
  */
@@ -98,7 +98,7 @@ static genesis_status tgm_fit_table(genesis_model *m, const genesis_table *t,
     return st;
 }
 
-/* The shared sampling pipeline (src/sample_stream.c): a row is one time step (generate: F
+/* The shared sampling pipeline (src/model/sample_stream.c): a row is one time step (generate: F
  * features in the loader's inner [0, 1] scale, in the model's step order; decode: the
  * written columns in the input's row order), a generated sequence seq-len consecutive rows,
  * a generation group `batch` whole sequences. The noise, ids and time-grid draws of a
@@ -134,7 +134,7 @@ static void tgm_decode(genesis_model *m, const float *x, int rows, gen_rng *rng,
     gen_seq_decode(&tm->schema, x, n, tm->next_id, &tm->grid_pick, rng, rb);
     tm->next_id += n;
 }
-/* The memory model's network term (src/estimate.c): the sizes of timegan_create for the
+/* The memory model's network term (src/model/estimate.c): the sizes of timegan_create for the
  * model's settings; shape->batch is in sequences. Unfitted, the feature width F is the
  * estimate's encoded width, an upper bound (TimeGAN one-hots categorical columns and keeps
  * a continuous one as 1 feature). */

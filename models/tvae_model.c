@@ -1,6 +1,6 @@
 /*
  * tvae_model.c — TVAE as a genesis model: the vtable that connects the network (tvae.c) to
- * the shared model glue (src/model.c): fit (shuffled epochs, last partial batch kept, as
+ * the shared model glue (src/model/model.c): fit (shuffled epochs, last partial batch kept, as
  * the reference's DataLoader), generation, and the model file section.
  *
  * Generation departs from the reference where it is measurably weak: the reference decodes
@@ -11,7 +11,7 @@
  * With GENESIS_P_ALPHA_PER_MODE=1 (docs/algorithms.md, "One alpha per mode") the decoder
  * outputs one alpha per slot of each continuous column; sampling draws the slot as above,
  * keeps that slot's alpha, and hands the ordinary encoded row (one alpha, the slot one-hot)
- * to the inverse transform. Model files before the setting load as 0 (src/model_io.c).
+ * to the inverse transform. Model files before the setting load as 0 (src/model/model_io.c).
  * Data parallel (docs/distributed.md): every rank shuffles the same way and trains on its
  * slice of each global batch; the model file records the global batch and the first
  * sampling call swaps in a decoder sized for it, so rank 0 samples and saves what one rank
@@ -112,7 +112,7 @@ static genesis_status regather_net(genesis_model *m, tvae_model *tm) {
     return GENESIS_OK;
 }
 
-/* Checkpoints (src/checkpoint.c): at an epoch boundary the fit's state is the parameters,
+/* Checkpoints (src/model/checkpoint.c): at an epoch boundary the fit's state is the parameters,
  * Adam's moments and step count, the noise counter, the host stream and the row order the
  * next epoch reshuffles. */
 static genesis_status tvae_train_save(const genesis_model *m, gen_bytes *b) {
@@ -367,7 +367,7 @@ static genesis_status tvae_model_load(genesis_model *m, gen_reader *r) {
 }
 
 /* The network's bytes for a shape, plus the fit's row permutation (int64 per row) is counted
- * by the caller as encoded data (src/estimate.c). */
+ * by the caller as encoded data (src/model/estimate.c). */
 static void tvae_model_memory(const genesis_model *m, const gen_net_shape *sh, gen_net_bytes *out) {
     int apm = gen_param_i(m, GENESIS_P_ALPHA_PER_MODE);
     tvae_config cfg = {sh->batch, sh->data_dim, gen_param_i(m, GENESIS_P_EMBEDDING_DIM),
@@ -396,7 +396,7 @@ static int tvae_model_state(const genesis_model *m, const float **ptr, size_t *c
     return k;
 }
 
-/* The row permutation of an epoch (src/estimate.c's encoded term). */
+/* The row permutation of an epoch (src/model/estimate.c's encoded term). */
 static uint64_t tvae_model_draw_bytes(const genesis_model *m, uint64_t nrows, int n_disc,
                                       int max_cat) {
     return 8 * nrows;

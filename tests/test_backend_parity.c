@@ -214,7 +214,7 @@ static void ru_linb(pt_env *e, gen_backend *be, int k) { linb_run(e, be, k, 0); 
 
 /* ---- mixed precision (docs/precision.md): the same products with be->precision set ----
  * Both backends round the same FP32 operands to the same TF32/BF16/FP16 values (round to
- * nearest even, src/precision.h), and the product of two such values is exact in FP32 (at
+ * nearest even, src/backend/precision.h), and the product of two such values is exact in FP32 (at
  * most 2 x 11 significant bits), so the results differ only by FP32 summation order: the
  * FP32 tolerances apply (|d| <= gamma_K u32 sum|a||b|, u32 = 2^-24, inside atol 2e-4 +
  * rtol 1e-4 for these |a|, |b| <= 1 and K <= 1025). A backend that did not round would be

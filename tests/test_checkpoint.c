@@ -1,5 +1,5 @@
 /*
- * test_checkpoint.c — resumable training through the public API (src/checkpoint.c,
+ * test_checkpoint.c — resumable training through the public API (src/model/checkpoint.c,
  * docs/checkpoints.md): for CTGAN and TVAE, a fit stopped by its progress callback writes a
  * checkpoint and returns GENESIS_ERR_STOPPED; genesis_model_load_checkpoint then
  * genesis_model_fit continue it, and the model file and the whole training state (weights,

@@ -1,5 +1,5 @@
 /*
- * test_csv_write.c — the CSV writer (src/csv_write.c): RFC 4180 quoting of single fields,
+ * test_csv_write.c — the CSV writer (src/data/csv_write.c): RFC 4180 quoting of single fields,
  * the temporary-file-then-rename protocol (nothing at the final name before commit, nothing
  * at all after an abort), I/O errors naming the path, stdout, a writer -> reader round
  * trip, and number formatting (bit-exact shortest round trips, fixed decimals trimmed).

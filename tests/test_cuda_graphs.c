@@ -29,7 +29,7 @@
 #include "model.h"
 #include "test_util.h"
 
-/* The counters of genesis_cuda_module_emu_stats (GEN_CUEMU_STAT_*, cuda/emu/cuemu_internal.h). */
+/* The counters of genesis_cuda_module_emu_stats (GEN_CUEMU_STAT_*, tests/cuemu/cuemu_internal.h). */
 enum { ST_KERNELS = 5, ST_HOST_LAUNCHES = 11, ST_HOST_COPIES, ST_GRAPH_LAUNCHES, ST_CAPTURED, ST_N };
 #define ROWS 240
 

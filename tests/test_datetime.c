@@ -1,6 +1,6 @@
 /*
- * test_datetime.c — date columns (src/datetime.c, their typing in src/ingest.c, their text in
- * src/transform.c, their format in model files): epoch values checked against Python's
+ * test_datetime.c — date columns (src/data/datetime.c, their typing in src/data/ingest.c, their text in
+ * src/transform/transform.c, their format in model files): epoch values checked against Python's
  * datetime (values in the comments), every day of years 0001-9999 checked against the C
  * library's gmtime_r, text round trips in each ISO shape and in user formats, recognition
  * rules (one shape per column, numbers never dates, overrides), bad dates with file:line:column,

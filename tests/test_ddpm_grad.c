@@ -5,7 +5,7 @@
  *     t = 0, an intermediate t and a strided pair) by central finite differences, with the
  *     += semantics of the gradient outputs;
  *   - the sinusoidal timestep embedding against the formula in double;
- *   - the multinomial posterior (src/diffusion.h) against Bayes' rule written out with the
+ *   - the multinomial posterior (src/backend/diffusion.h) against Bayes' rule written out with the
  *     transition matrices, one step and several steps;
  *   - the KL is zero when the denoiser predicts x0 exactly (and positive otherwise);
  *   - the class-label embedding (forward against its definition, backward by finite
@@ -117,7 +117,7 @@ START_TEST(test_multinomial_posterior) {
 }
 END_TEST
 
-/* The Gaussian reverse step's DDIM noise (ddim-eta; src/diffusion.h gen_ddpm_sigma):
+/* The Gaussian reverse step's DDIM noise (ddim-eta; src/backend/diffusion.h gen_ddpm_sigma):
  *  - eta = 0 is the deterministic DDIM step, whatever z;
  *  - eta = 1 on a one-step pair (s = t - 1) is the DDPM posterior written out: mean
  *    beta_t sqrt(abar_s) / (1 - abar_t) x0 + (1 - abar_s) sqrt(alpha_t) / (1 - abar_t) x_t,

@@ -1,6 +1,6 @@
 /*
- * test_idcol.c — identifier columns (src/idcol.c, the rule in src/ingest.c, decoding in
- * src/transform.c, the model file): the name rule, splitting numbered text, which columns
+ * test_idcol.c — identifier columns (src/data/idcol.c, the rule in src/data/ingest.c, decoding in
+ * src/transform/transform.c, the model file): the name rule, splitting numbered text, which columns
  * the reader takes for ids and which it leaves alone (measurements of distinct numbers,
  * repeated ids, missing values, tiny tables, free text), the overrides and their errors, and
  * a model fitted on ids: every written id unique, in the input's shape, never a real one,

@@ -1,5 +1,5 @@
 /*
- * test_ingest.c — the CSV reader (src/ingest.c): delimiter sniffing, quoting, CRLF, missing
+ * test_ingest.c — the CSV reader (src/data/ingest.c): delimiter sniffing, quoting, CRLF, missing
  * tokens, column typing and its overrides, number precision, verbatim levels, every kind of
  * bad input (status plus a message naming file and line), large generated inputs, and the
  * shipped data/adult_sample.csv.
@@ -544,7 +544,7 @@ START_TEST(test_many_distinct_values) {
     char *name = tmp_file(d, k);
     free(d);
     /* by default both "id" (integers, id-like name) and "key" (numbered text of one shape)
-     * are identifier columns (src/idcol.h); read as ordinary columns below */
+     * are identifier columns (src/data/idcol.h); read as ordinary columns below */
     genesis_table *t = read_ok(name, NULL);
     ck_assert_int_eq(col(t, "id")->id.kind, GEN_ID_INTEGER);
     ck_assert_int_eq(col(t, "id")->id.start, n);

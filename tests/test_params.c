@@ -1,6 +1,6 @@
 /*
- * test_params.c — the self-describing parameter table (src/params.c, genesis_param_get_info)
- * and the model kinds by name and features (src/model_kind.c): every parameter has a name, help, a range
+ * test_params.c — the self-describing parameter table (src/model/params.c, genesis_param_get_info)
+ * and the model kinds by name and features (src/model/model_kind.c): every parameter has a name, help, a range
  * holding each kind's default and at least one kind; the sampling-time settings are the ones
  * genesis_model_set_param accepts on a fitted model; a setting a kind does not use is refused
  * with a message naming it; kind names round-trip; TimeGAN's default count is the windows of

@@ -1,6 +1,6 @@
 /*
  * test_precision.c — mixed-precision training (docs/precision.md): the roundings of
- * src/precision.h against hand-worked values and IEEE 754 properties (every FP16 and BF16
+ * src/backend/precision.h against hand-worked values and IEEE 754 properties (every FP16 and BF16
  * value round-trips; random FP32 values round within the format's unit roundoff u, ties to
  * even), the CPU backend's vectorised rounding (F16C / integer forms) against the scalar one,
  * the CPU's mixed GEMM against the reference product of pre-rounded operands, the loss

@@ -1,5 +1,5 @@
 /*
- * test_quantile.c — the quantile normalisation (src/quantile.c): the normal distribution
+ * test_quantile.c — the quantile normalisation (src/transform/quantile.c): the normal distribution
  * function's inverse against published values and against erfc, the quantile count rule,
  * NumPy's linear percentiles on a hand-checked array, the forward map at the knots, between
  * them, on tied quantiles and beyond the ends, the inverse undoing the forward map, and the

@@ -1,6 +1,6 @@
 /*
  * test_sampling_all.c — the four models (CTGAN, TVAE, TimeGAN, DDPM) through the one sampling
- * pipeline (src/sample_stream.c) after a short fit on data/adult_sample.csv (TimeGAN: its
+ * pipeline (src/model/sample_stream.c) after a short fit on data/adult_sample.csv (TimeGAN: its
  * numeric columns, 400 rows as one series; n counts sequences of seq-len rows):
  *   - genesis_model_sample_encoded hands n rows of genesis_model_encoded_dim floats, all
  *     finite (TimeGAN: n x seq-len rows, one per time step, F features in [0, 1]);

@@ -92,7 +92,7 @@ static void sc_check(genesis_model_kind kind, const char *name) {
 /* Device discovery creates no CUDA context (docs/cuda.md, "Device discovery"): main()
  * listed every emulated GPU (the CTest entry makes 3); then a fit on cuda:0 makes one.
  * (Discovery used to call cudaSetDevice + cudaMemGetInfo on each GPU: 3 contexts.) */
-#define SC_STAT_CONTEXTS 10 /* GEN_CUEMU_STAT_CONTEXTS (cuda/emu/cuemu_internal.h) */
+#define SC_STAT_CONTEXTS 10 /* GEN_CUEMU_STAT_CONTEXTS (tests/cuemu/cuemu_internal.h) */
 static unsigned long long g_ctx_after_discovery = ~0ull;
 static int g_ndev;
 

@@ -1,6 +1,6 @@
 /*
- * test_table_build.c — tables built from in-memory columns (src/table_build.c), a model's
- * column accessors (src/model_columns.c) and genesis_batch_column (src/sample_stream.c): a
+ * test_table_build.c — tables built from in-memory columns (src/data/table_build.c), a model's
+ * column accessors (src/model/model_columns.c) and genesis_batch_column (src/model/sample_stream.c): a
  * built table equal to a CSV file's gives the same model and byte-identical synthetic CSV;
  * every bad argument is refused with a message naming the column; the column accessors agree
  * with the training table before and after save/load; whole-column reads agree with the

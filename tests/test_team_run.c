@@ -1,5 +1,5 @@
 /*
- * test_team_run.c — the rank launcher genesis_team_run (src/team_run.c): every rank runs once
+ * test_team_run.c — the rank launcher genesis_team_run (src/comm/team_run.c): every rank runs once
  * on its own thread with its rank, joins the team (GENESIS_DIST_THREADS) and sees the team's
  * size; each return value comes back in rcs; bad arguments are refused without running
  * anything. The training equivalence of thread ranks is tests/cli/dist_threads.sh (whose

@@ -320,7 +320,7 @@ START_TEST(test_timegan_missing) {
 }
 END_TEST
 
-/* An identifier column besides the entity (src/idcol.c) is refused with a message naming
+/* An identifier column besides the entity (src/data/idcol.c) is refused with a message naming
  * it; a time column of ISO dates is accepted (its rows ordered as dates). */
 START_TEST(test_timegan_roles) {
     char path[] = "/tmp/genesis-timegan-roles-XXXXXX";

@@ -1,5 +1,5 @@
 /*
- * test_transform.c — the data transformer (src/transform.c) on tables built in memory:
+ * test_transform.c — the data transformer (src/transform/transform.c) on tables built in memory:
  * encode -> dense rows -> decode round trips (bimodal, point masses at 0 and at a capped
  * maximum, missing values of both kinds, integer columns, the quantile normalisation), the
  * decode guarantees on arbitrary network outputs (range, integers, argmax ties), the

@@ -1,5 +1,5 @@
 /*
- * test_vgm.c — the Bayesian Gaussian mixture (src/vgm.c) against scikit-learn.
+ * test_vgm.c — the Bayesian Gaussian mixture (src/transform/vgm.c) against scikit-learn.
  *
  * tests/fixtures/vgm_fixture.txt (written by tests/fixtures/make_vgm_fixture.py with
  * scikit-learn's BayesianGaussianMixture, settings of docs/algorithms.md §T2.3) holds four

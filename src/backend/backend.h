@@ -500,7 +500,7 @@ static inline int gen_backend_graphs(const gen_backend *be) {
 /* The CPU reference backend. `threads` = BLAS threads (0 = all cores). */
 genesis_status gen_backend_cpu_create(genesis_ctx *ctx, int threads, gen_backend **out);
 /* The CUDA backend on GPU `device` (cuda/backend_cuda.cu, loaded from libgenesis-cuda.so by
- * src/cuda_module.c). A build without CUDA, or a machine without the driver or the module,
+ * src/backend/cuda_module.c). A build without CUDA, or a machine without the driver or the module,
  * answers GENESIS_ERR_UNSUPPORTED with the reason. */
 genesis_status gen_backend_cuda_create(genesis_ctx *ctx, int device, gen_backend **out);
 /* GPU discovery through the module (cuda/device_query.cu); 0 GPUs with `why` otherwise. */

@@ -8,7 +8,7 @@
  * and install folders this copy was configured with. The module carries an ABI number (the
  * version and the sizes of the structures both sides share) that must match.
  *
- * The emulated module (cuda/emu/: the same backend compiled by the host compiler against an
+ * The emulated module (tests/cuemu/: the same backend compiled by the host compiler against an
  * emulated CUDA runtime, for tests) exports genesis_cuda_module_emulated. It is loaded only
  * when asked for, with GENESIS_CUDA_EMULATOR=1 and GENESIS_CUDA_MODULE=its path (no NVIDIA
  * driver needed then); found any other way, it is refused, so nobody trains on the emulator

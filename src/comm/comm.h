@@ -16,6 +16,10 @@
  * The models use one path for every implementation: gen_comm_allreduce_sum on the flat
  * gradient arena of each network (PyTorch DDP / Horovod fuse tensors into buckets for the
  * same reason: one call per step instead of one per tensor; docs/algorithms.md §E1, §E2).
+ *
+ * The folder src/comm/ is data-parallel communication, above backend/: this interface and
+ * what every communicator shares (comm.c), MPI (comm_mpi.c), threads of one process
+ * (comm_threads.c) and their launcher (team_run.c); NCCL's lives in the CUDA module.
  */
 #ifndef GEN_COMM_H
 #define GEN_COMM_H

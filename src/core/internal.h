@@ -2,6 +2,10 @@
  * internal.h — what every library file shares: the context, the error plumbing
  * (zstd-style GEN_RETURN_IF / GEN_TRY), logging, checked allocation and GEN_ASSERT.
  * Nothing here is installed; the public surface is include/genesis/genesis.h.
+ *
+ * The folder src/core/ is the lowest layer of the core (docs/architecture.md, "The source
+ * tree"): the context (ctx.c), errors and logging (error.c), the version (version.c). Every
+ * other folder includes this header; it includes nothing of theirs.
  */
 #ifndef GEN_INTERNAL_H
 #define GEN_INTERNAL_H

@@ -3,6 +3,10 @@
  * contracts. A table is a list of typed columns: continuous columns hold doubles (NaN =
  * missing), categorical columns hold int32 codes into a list of level strings kept exactly
  * as they appeared in the file (-1 = missing).
+ *
+ * The folder src/data/ is data in and out, the layer above core/: the CSV reader (ingest.c)
+ * and writer (csv_write.c), tables built from memory (table_build.c), the table entry points
+ * (table_api.c), dates (datetime.c) and identifier columns (idcol.c).
  */
 #ifndef GEN_TABLE_H
 #define GEN_TABLE_H

@@ -19,6 +19,10 @@
  * values are equal (1 == 1.0 in a numeric column, " ?" is a category and not a missing
  * value, "True" is a boolean) and what TableStructure compares. Definitions of every metric:
  * docs/algorithms.md §C1-§C5; docs/evaluate.md says where Genesis deviates.
+ *
+ * The folder src/evaluate/ is `genesis evaluate`, the top layer of the core: the aligned view
+ * (evaluate_data.c), quality, validity, detection, privacy, usefulness and the sequence
+ * metrics, the classifiers they use (evaluate_ml.c), and the JSON and HTML outputs.
  */
 #ifndef GEN_EVALUATE_H
 #define GEN_EVALUATE_H

@@ -1,6 +1,6 @@
 /*
  * checkpoint.c — resumable training (docs/checkpoints.md). A checkpoint is a model file
- * (src/model_io.c) of format version 4 whose model section is followed by a training-state
+ * (src/model/model_io.c) of format version 4 whose model section is followed by a training-state
  * section: magic "GENTRAIN", the units done and their total (epochs; TimeGAN: iterations
  * over its three phases), the training table's fingerprint, the checkpoint interval, the
  * sequence columns, and the network's own state (vt->train_save: every weight, Adam moments

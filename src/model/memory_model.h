@@ -1,5 +1,5 @@
 /*
- * memory_model.h — the internal side of the memory model (src/estimate.c): what each
+ * memory_model.h — the internal side of the memory model (src/model/estimate.c): what each
  * network allocates, reported by the network's own code from the same size tables its
  * create function uses (ctgan_memory, tvae_memory), so the estimate cannot drift from the
  * allocation. Derivation of every term: docs/memory.md.

@@ -1,6 +1,6 @@
 /*
  * model.c — the model glue shared by every network: create/free, settings (checked against
- * the parameter table, src/params.c), fit (transformer fit, encoding, then the network's own
+ * the parameter table, src/model/params.c), fit (transformer fit, encoding, then the network's own
  * fit) and conditions. Sampling: sample_stream.c.
  */
 #include <math.h>

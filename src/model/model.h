@@ -1,11 +1,18 @@
 /*
  * model.h — the core's model interface, what every model (CTGAN, TVAE, TimeGAN) plugs into:
  * the genesis_model object, its parameter table and the per-model vtable. The shared code in
- * src/model.c does everything that is not network-specific: parameters and bounds, the
+ * src/model/model.c does everything that is not network-specific: parameters and bounds, the
  * transformer fit, the sampling loop (batches -> inverse transform -> sink), conditions,
- * and the model file (src/model_io.c). The core never names a model: it finds a kind's vtable
+ * and the model file (src/model/model_io.c). The core never names a model: it finds a kind's vtable
  * through the registry (gen_model_registry, defined in models/registry.c, the one place that
  * lists the models). docs/architecture.md, "Layers".
+ *
+ * The folder src/model/ is what every model shares, above the transformer: the model object
+ * and its vtable (model.c, model_kind.c, model_columns.c), parameters (params.c), model files
+ * and checkpoints (model_io.c, checkpoint.c), the memory model (estimate.c, sample_size.c,
+ * sysmem.c), the sampling pipeline (sample_stream.c), the training table in backend memory
+ * (dev_table.c), sequences and the GRU layers (sequence.c, seq_nets.c). The networks
+ * themselves are in models/.
  */
 #ifndef GEN_MODEL_H
 #define GEN_MODEL_H
@@ -73,7 +80,7 @@ typedef struct gen_model_vtable {
      * old_file_reason saying why (TimeGAN: version 2, its GRU cell changed); 0 = any */
     uint32_t min_file_version;
     const char *old_file_reason;
-    /* Optional (resumable training, src/checkpoint.c): writes the network's training state at
+    /* Optional (resumable training, src/model/checkpoint.c): writes the network's training state at
      * the safe point its fit is at (gen_ckpt_point): what the model section lacks to continue
      * the fit (every network's weights, Adam moments and counters, random streams, data
      * order). The fit reads it back itself (from gen_ckpt_resume_reader). NULL: the kind
@@ -104,7 +111,7 @@ struct genesis_model {
     void *sample_progress_user;
     char *seq_entity, *seq_time; /* TimeGAN: genesis_model_set_sequence_columns */
     char *target;              /* DDPM: genesis_model_set_target; NULL = none */
-    /* checkpoints (src/checkpoint.c, docs/checkpoints.md) */
+    /* checkpoints (src/model/checkpoint.c, docs/checkpoints.md) */
     char *ckpt_path;           /* genesis_model_set_checkpoint; NULL = none */
     int64_t ckpt_every;        /* epochs (TimeGAN: iterations) between checkpoints; 0 = none */
     double ckpt_minutes;       /* minutes between checkpoints; 0 = none */
@@ -147,7 +154,7 @@ static inline int gen_param_i(const genesis_model *m, genesis_param p) {
 genesis_status gen_model_state(const genesis_model *m, float **out, size_t *n, size_t *seg,
                                int *nseg);
 
-/* ---- checkpoints (src/checkpoint.c) ---- */
+/* ---- checkpoints (src/model/checkpoint.c) ---- */
 
 /* A network's fit at a safe point (an epoch boundary; TimeGAN: after an iteration): `done`
  * units of `total` finished, `stop` when the progress callback asked to stop (after the

@@ -671,7 +671,7 @@ genesis_status gen_model_read_mem(genesis_ctx *ctx, const char *path, const unsi
     if (st == GENESIS_OK && tabular && !m->param[GENESIS_P_QUANTILE] && gen_transformer_has_quantiles(&m->tf))
         st = gen_rd_fail(&r, "the quantile setting disagrees with the transformer's");
     if (st == GENESIS_OK) st = m->vt->load(m, &r);
-    /* version 4: a checkpoint's training state may follow the model (src/checkpoint.c) */
+    /* version 4: a checkpoint's training state may follow the model (src/model/checkpoint.c) */
     if (st == GENESIS_OK && version >= GEN_FILE_VERSION_CHECKPOINT && r.pos != r.len)
         st = gen_ckpt_read_section(m, &r, keep_state);
     if (st == GENESIS_OK && r.pos != r.len) st = gen_rd_fail(&r, "unexpected bytes after the model");

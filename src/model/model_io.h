@@ -17,7 +17,7 @@
  * so their version-1 files still load; a version-1 TimeGAN file is refused with a message
  * asking for a refit); 3 = a column-role record per column after the transformer's column
  * records (date and identifier columns); 4 = a training-state section may follow the model
- * section (checkpoints, src/checkpoint.c); 5 = a quantile record per continuous column after
+ * section (checkpoints, src/model/checkpoint.c); 5 = a quantile record per continuous column after
  * the column roles (quantile normalisation, quantile.h). Model files are written as version 3
  * (nothing in them needs 4), checkpoints as version 4, and either as version 5 when a column
  * is normalised by its quantiles, so that only those files need a version-5 reader. */
@@ -86,12 +86,12 @@ genesis_status gen_model_read_file(genesis_ctx *ctx, const char *path, genesis_m
 genesis_status gen_model_read_mem(genesis_ctx *ctx, const char *name, const unsigned char *buf,
                                   size_t size, int keep_state, genesis_model **out);
 /* with_state: a checkpoint (version 4, the training-state section after the model section,
- * src/checkpoint.c) */
+ * src/model/checkpoint.c) */
 genesis_status gen_model_write_file_ex(const genesis_model *m, const char *path, int with_state);
 /* keep_state: a checkpoint's training state is kept in m->resume (else checked and dropped) */
 genesis_status gen_model_read_file_ex(genesis_ctx *ctx, const char *path, int keep_state,
                                       genesis_model **out);
-/* The training-state section (src/checkpoint.c): written after the model section; read from
+/* The training-state section (src/model/checkpoint.c): written after the model section; read from
  * r at its start, into m (the network's part copied to m->resume when keep). */
 genesis_status gen_ckpt_write_section(const genesis_model *m, gen_bytes *b);
 genesis_status gen_ckpt_read_section(genesis_model *m, gen_reader *r, int keep);

@@ -19,7 +19,7 @@
  *   rows for the shared sampling pipeline), in the input's column order: the entity column
  *   (or a new first column "sequence") numbering the generated sequences 1..n, the time
  *   column with the time values of a randomly drawn real window (the real time grid), the
- *   feature columns in raw units. Date columns (the table's, src/datetime.c) are numbers, UTC
+ *   feature columns in raw units. Date columns (the table's, src/data/datetime.c) are numbers, UTC
  *   seconds: a date time column orders the rows, a date feature is min-max scaled like any
  *   number; both are written back in their own format. An identifier column other than the
  *   entity is refused.

@@ -20,6 +20,10 @@
  *
  * The encoded training data is kept compact (gen_encoded: one alpha and one slot index per
  * column and row) and expanded to dense one-hot rows only for a batch (gen_encoded_gather).
+ *
+ * The folder src/transform/ is the transformer, above data/, backend/ and comm/: this
+ * encoding, the mixture modes of a continuous column (vgm.c), the quantile map (quantile.c) and
+ * CTGAN's conditional vectors over the encoded spans (sampler.c).
  */
 #ifndef GEN_TRANSFORM_H
 #define GEN_TRANSFORM_H

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # dist_threads.sh — the equivalence contract with ranks that are threads of one process
-# (genesis_team, src/comm_threads.c; no MPI needed, so it runs on every CI machine):
+# (genesis_team, src/comm/comm_threads.c; no MPI needed, so it runs on every CI machine):
 #   - CTGAN, 4 ranks x 100 rows vs 1 rank x 400 rows (5 steps);
 #   - TVAE, 3 ranks on batches of 600 rows (uneven slices of 200/200/200 and, in the last
 #     batch of 200 rows, 66/67/67) vs 1 rank; and with alpha-per-mode 1 on batches of 500

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# emu_loader.sh — how src/cuda_module.c treats the emulated CUDA module (cuda/emu/,
+# emu_loader.sh — how src/backend/cuda_module.c treats the emulated CUDA module (tests/cuemu/,
 # docs/cuda.md "The emulated CUDA runtime"):
 #   - GENESIS_CUDA_EMULATOR=1 with GENESIS_CUDA_MODULE=<emulated module>: `genesis info` lists
 #     the emulated device and says it is the emulator; `generate --device cuda` trains on it;

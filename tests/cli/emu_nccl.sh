@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # emu_nccl.sh — NCCL data parallel (cuda/comm_nccl.cu) on the emulated CUDA runtime and its
-# emulated NCCL (cuda/emu/nccl.cc; docs/cuda.md, "The emulated CUDA runtime"): ranks that
+# emulated NCCL (tests/cuemu/nccl.cc; docs/cuda.md, "The emulated CUDA runtime"): ranks that
 # are threads of one process, all on emulated GPU 0, against 1 rank on the CPU:
 #   - TVAE, 3 NCCL ranks, global batch 600; CTGAN, 2 NCCL ranks, global batch 400;
 #   - every rank ends bit-identical to rank 0; vs 1 rank: per array |a - b| / |b| <= 1e-4

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # layers.sh — the dependency rules of docs/architecture.md, "Layers": no file of the core
 # (src/) includes a header of models/ (the core reaches the models only through the
-# registry, src/model.h -> models/registry.c), the core is compiled without models/ on its
+# registry, src/model/model.h -> models/registry.c), the core is compiled without models/ on its
 # include path (so such an include cannot build), only models/registry.c names every model's
 # vtable, the memory model (estimate.c) and the sampling pipeline (sample_stream.c) do not
 # call each other both ways (their shared sizes are in sample_size.c), and the CLI sees only

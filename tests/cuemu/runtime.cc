@@ -1293,7 +1293,7 @@ cudaError_t cudaGraphDestroy(cudaGraph_t graph) {
 
 /* ---- what the module exports besides the backend --------------------------------------------- */
 
-/* Present only in the emulated module: src/cuda_module.c refuses a module that has it unless
+/* Present only in the emulated module: src/backend/cuda_module.c refuses a module that has it unless
  * GENESIS_CUDA_EMULATOR=1 asks for the emulator. */
 extern "C" __attribute__((visibility("default"))) int genesis_cuda_module_emulated(void) {
     return 1;

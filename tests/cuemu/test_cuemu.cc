@@ -1,5 +1,5 @@
 /*
- * test_cuemu.cc — the emulated CUDA runtime (cuda/emu/) checked on its own, with small
+ * test_cuemu.cc — the emulated CUDA runtime (tests/cuemu/) checked on its own, with small
  * kernels whose results are known: that barriers and warp primitives exchange what CUDA
  * documents (__shfl_up/down/xor/_sync with widths, __ballot/__any/__all_sync, block sums
  * through shared memory), that shared memory starts as NaN, that the faults the emulator

@@ -11,7 +11,7 @@
  * sequential part. Backward batches the input-side weight gradients, dx and the input
  * biases over all steps; the recurrent ones are per step (they need h_{t-1}, which for
  * t = 0 is h0). Equal lengths only (every sample runs T steps): TimeGAN's data always has
- * them, and src/sequence.c builds fixed-length windows.
+ * them, and src/model/sequence.c builds fixed-length windows.
  */
 #include <math.h>
 #include <string.h>

@@ -2,7 +2,7 @@
  * nccl.h (Genesis CUDA emulator) — the NCCL calls of cuda/comm_nccl.cu for the emulated
  * module: unique id, communicator init/destroy/abort, asynchronous error, all-reduce, error
  * strings, version. Not NVIDIA's header: written from the NCCL API documentation; enum
- * values are the documented ones. Ranks are threads of one process (cuda/emu/nccl.cc).
+ * values are the documented ones. Ranks are threads of one process (tests/cuemu/nccl.cc).
  */
 #ifndef GEN_CUEMU_NCCL_H
 #define GEN_CUEMU_NCCL_H
