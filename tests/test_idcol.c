@@ -145,6 +145,37 @@ START_TEST(test_reader_rule) {
 }
 END_TEST
 
+/* A column that numbers the rows (v0, v0 + 1, ... in row order) is an index under any name,
+ * regenerated from its first value; the same numbers in another order, one gap, or a repeat
+ * are a measurement; `not_id` keeps it a number. */
+START_TEST(test_row_index) {
+    char buf[4096];
+    size_t k = (size_t)sprintf(buf, "row,Unnamed: 0,shuffled,gap,y\n");
+    for (int i = 0; i < 30; i++)
+        k += (size_t)sprintf(buf + k, "%d,%d,%d,%d,%d.5\n", i + 1, i, (i * 7) % 30, i + (i > 20),
+                             i % 4);
+    g_log[0] = 0;
+    genesis_table *t = rd(put("index.csv", buf), NULL, NULL);
+    ck_assert(genesis_table_column_is_id(t, 0));
+    ck_assert_int_eq(t->cols[0].id.kind, GEN_ID_INTEGER);
+    ck_assert_int_eq(t->cols[0].id.start, 1);
+    ck_assert(genesis_table_column_is_id(t, 1));
+    ck_assert_int_eq(t->cols[1].id.start, 0);
+    ck_assert(!genesis_table_column_is_id(t, 2)); /* 0..29 in another order */
+    ck_assert(!genesis_table_column_is_id(t, 3)); /* one gap */
+    ck_assert_msg(strstr(g_log, "\"row\" numbers the rows (1, 2, ... in row order)"),
+                  "no note on the index: %s", g_log);
+    char out[32];
+    gen_id_format_value(&t->cols[0].id, 4, out, sizeof out);
+    ck_assert_str_eq(out, "5");
+    genesis_table_free(t);
+    t = rd(put("index.csv", buf), NULL, "row");
+    ck_assert(!genesis_table_column_is_id(t, 0));
+    ck_assert(genesis_table_column_is_id(t, 1));
+    genesis_table_free(t);
+}
+END_TEST
+
 START_TEST(test_reader_errors) {
     const char *p = table(40, 0);
     genesis_csv_options o;
@@ -245,6 +276,7 @@ static Suite *suite(void) {
     tcase_add_checked_fixture(r, setup, teardown);
     tcase_add_test(r, test_name_rule_and_split);
     tcase_add_test(r, test_reader_rule);
+    tcase_add_test(r, test_row_index);
     tcase_add_test(r, test_reader_errors);
     suite_add_tcase(s, r);
     TCase *m = tcase_create("model");

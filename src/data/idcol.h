@@ -16,8 +16,9 @@
  * "-id", " id", ".id" or the same separators before "nbr", "number", "no" or "key", starting
  * with "id_", or camel case "customerId"/"customerID") with
  * integer or numbered-text values, or numbered text of one shape (same prefix, same suffix,
- * digits between) under any name. Integers need the id-like name: a column of distinct
- * numbers is more often a measurement (Adult's fnlwgt). A column with an id-like name
+ * digits between) under any name, or integers that number the rows (v0, v0 + 1, ... in row
+ * order: an index, written as v0, v0 + 1, ... again) under any name. Other integers need the
+ * id-like name: a column of distinct numbers is more often a measurement (Adult's fnlwgt). A column with an id-like name
  * whose values repeat (an id per patient, many rows each) is not an id; the reader says so
  * when there are at least 20 distinct values and at most 20 rows per value on average (a
  * "type_id" code with 8 levels is a category and gets no note).

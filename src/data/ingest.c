@@ -850,6 +850,17 @@ static int gen_rd_datetime(gen_reader *r, int c, gen_column *gc) {
     return 1;
 }
 
+/* 1 when the column's values, read in row order, are v0, v0 + 1, ..., v0 + n - 1 (a row
+ * number), with *v0 the first; every level is a whole number (the caller checked). */
+static int gen_rd_counts_rows(const gen_rd_intern *in, const int32_t *codes, int32_t n,
+                              int64_t *v0) {
+    if (n < 2 || !codes) return 0;
+    *v0 = (int64_t)in->lv[codes[0]].value;
+    for (int32_t i = 1; i < n; i++)
+        if ((int64_t)in->lv[codes[i]].value != *v0 + i) return 0;
+    return 1;
+}
+
 /* Types column c as an identifier when it is one (idcol.h): 1 (gc filled), 0 (not an id),
  * -1 (error set: a listed column whose values have no shape ids can be written in). */
 static int gen_rd_idcol(gen_reader *r, int c, gen_column *gc, int64_t nmiss) {
@@ -922,7 +933,20 @@ static int gen_rd_idcol(gen_reader *r, int c, gen_column *gc, int64_t nmiss) {
                         r->fname, gc->name, (int)ndistinct, (int)n);
             return 0;
         }
-        if (f.kind == GEN_ID_INTEGER && !named) return 0; /* distinct numbers: a measurement */
+        if (f.kind == GEN_ID_INTEGER && !named) {
+            /* distinct integers are usually a measurement (Adult's fnlwgt), unless they number
+             * the rows: v0, v0 + 1, v0 + 2, ... in row order (a row number, an exported
+             * index). Such an index is regenerated from the same first value. */
+            int64_t v0;
+            if (!gen_rd_counts_rows(in, rc->codes, n, &v0)) return 0;
+            f.start = v0;
+            gen_log(r->ctx, GENESIS_LOG_INFO,
+                    "%s: column \"%s\" numbers the rows (%lld, %lld, ... in row order); it is "
+                    "an index, written as %lld, %lld, ... and not modelled. List it in `not_id` "
+                    "to model it as a number",
+                    r->fname, gc->name, (long long)v0, (long long)v0 + 1, (long long)v0,
+                    (long long)v0 + 1);
+        }
         if (f.kind == GEN_ID_NONE) return 0;
     } else if (f.kind == GEN_ID_NONE) {
         char val[GEN_RD_SHOW + 8];
