@@ -158,14 +158,14 @@ START_TEST(test_tv_synthetic_only_category) {
 END_TEST
 
 START_TEST(test_correlation_constant_skipped) {
-    /* x = 1..12, y = 2x in real and -x in synthetic: r 1 vs -1 -> score 0; z constant in
+    /* x = 1..12, y = 2x in real and -2x in synthetic: r 1 vs -1 -> score 0; z constant in
      * real: its pairs are NaN (SDMetrics raises ConstantInputError) and skipped. */
     char real[512] = "x,y,z\n", syn[512] = "x,y,z\n";
-    for (int i = 1; i <= 12; i++) {
+    for (int i = 12; i >= 1; i--) { /* rows from the largest x down: x counting the rows up would be an index */
         char l[64];
         snprintf(l, sizeof l, "%d,%d,5\n", i, 2 * i);
         strcat(real, l);
-        snprintf(l, sizeof l, "%d,%d,%d\n", i, -i, i);
+        snprintf(l, sizeof l, "%d,%d,%d\n", i, -2 * i, i);
         strcat(syn, l);
     }
     run_t x = ev(real, syn, NULL,
@@ -192,7 +192,7 @@ START_TEST(test_contingency_report_binning) {
      * Cells differ only in (11,b) vs (11,a): score = 1 - (1/11 + 1/11)/2 = 10/11. The real
      * table determines c from the label: Cramer's V = 1 > 0.3, the pair counts. */
     char real[512] = "x,c\n", syn[512] = "x,c\n";
-    for (int i = 0; i <= 10; i++) {
+    for (int i = 10; i >= 0; i--) { /* rows from the largest x down: x counting the rows up would be an index */
         char l[64];
         snprintf(l, sizeof l, "%d,%s\n", i, i < 5 ? "a" : "b");
         strcat(real, l);
@@ -256,7 +256,7 @@ START_TEST(test_validity) {
     /* x = 0..10 in real (continuous: 11 distinct numbers); synthetic -1, 5, 11, 10, 0:
      * BoundaryAdherence 3/5. c: a, z, a, b, z against {a, b}: CategoryAdherence 3/5. */
     char real[512] = "x,c\n";
-    for (int i = 0; i <= 10; i++) {
+    for (int i = 10; i >= 0; i--) { /* rows from the largest x down: x counting the rows up would be an index */
         char l[32];
         snprintf(l, sizeof l, "%d,%s\n", i, i % 2 ? "a" : "b");
         strcat(real, l);
@@ -510,7 +510,7 @@ static void expect_error(run_t *x, genesis_status st, const char *a, const char 
 
 START_TEST(test_bad_inputs) {
     char real[512] = "x,c\n";
-    for (int i = 0; i <= 11; i++) {
+    for (int i = 11; i >= 0; i--) { /* rows from the largest x down: x counting the rows up would be an index */
         char l[32];
         snprintf(l, sizeof l, "%d,%c\n", i, 'a' + i % 2);
         strcat(real, l);

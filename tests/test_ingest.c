@@ -272,7 +272,7 @@ START_TEST(test_typing_rules) {
     ck_assert_int_eq(t->nrows, 15);
     const gen_column *c;
 
-    c = col(t, "int_col");
+    c = col(t, "int_col"); /* 2, 1, 3, ..., 15: not in row order, so not an index */
     ck_assert_int_eq(c->type, GENESIS_COLUMN_CONTINUOUS);
     ck_assert_int_eq(c->is_integer, 1);
     ck_assert_int_eq(c->decimals, 0);
@@ -320,6 +320,36 @@ START_TEST(test_typing_rules) {
     ck_assert_int_eq(c->is_integer, 0);
     ck_assert_int_eq(c->decimals, 0);
     gen_table_destroy(t);
+}
+END_TEST
+
+/* A column is written with the decimals that print at least 99% of its rows as read: one
+ * 8-decimal value among 300 two-decimal prices does not make it 8; 5 four-decimal values in
+ * 105 rows (4.8%) do; exponent notation in more than 1% of the rows: the shortest form. */
+START_TEST(test_typical_decimals) {
+    static char buf[1 << 15];
+    for (int expo = 3; expo <= 4; expo++) { /* rows of "tiny" in exponent notation */
+        size_t k = (size_t)sprintf(buf, "price,rate,tiny\n");
+        for (int i = 0; i < 301; i++) {
+            char price[32];
+            if (i == 0) snprintf(price, sizeof price, "10.12345678");
+            else snprintf(price, sizeof price, "%d.%02d", 10 + i, (i * 37) % 100);
+            k += (size_t)sprintf(buf + k, "%s,%s,%s\n", price,
+                                 i < 100 ? "0.25" : i < 105 ? "0.1234" : "0.5",
+                                 i < expo ? "1e-9" : i % 2 ? "0.5" : "1.25");
+        }
+        char *name = tmp_file(buf, k);
+        genesis_csv_options o = opts_default();
+        o.max_categories = 2;
+        genesis_table *t = read_ok(name, &o);
+        ck_assert_int_eq(col(t, "price")->decimals, 2);
+        ck_assert_double_eq_tol(col(t, "price")->num[0], 10.12345678, 1e-12); /* value kept */
+        ck_assert_int_eq(col(t, "rate")->decimals, 4);
+        /* 3 of 301 rows (1.0%) in exponent notation: 2 decimals; 4 (1.3%): shortest form */
+        ck_assert_int_eq(col(t, "tiny")->decimals, expo == 3 ? 2 : -1);
+        gen_table_destroy(t);
+        tmp_done(name);
+    }
 }
 END_TEST
 
@@ -653,6 +683,7 @@ static Suite *ingest_suite(void) {
     tcase_add_test(tc, test_all_missing_constant_one_row);
     tcase_add_test(tc, test_na_tokens_option);
     tcase_add_test(tc, test_typing_rules);
+    tcase_add_test(tc, test_typical_decimals);
     tcase_add_test(tc, test_max_categories_and_overrides);
     tcase_add_test(tc, test_inf_and_nan);
     tcase_add_test(tc, test_bad_inputs);

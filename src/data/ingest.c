@@ -30,6 +30,9 @@
 #define GEN_RD_MAX_ROWS INT32_MAX
 #define GEN_RD_SHOW 60 /* bytes of a value quoted in a message */
 
+/* Decimals classes of a continuous column: 0..17 digits after '.', then the shortest form. */
+#define GEN_RD_DEC_CLASSES 19
+
 /* What one distinct raw string is. */
 enum { GEN_LV_TEXT = 0, GEN_LV_NUM, GEN_LV_INF, GEN_LV_HUGE, GEN_LV_MISSING };
 
@@ -973,6 +976,21 @@ static int gen_rd_idcol(gen_reader *r, int c, gen_column *gc, int64_t nmiss) {
     return 1;
 }
 
+/* The decimals a continuous column is written with: the fewest that print at least 99% of
+ * its rows' values as they were read (rows_at[d]: the rows written with d decimals, d = 0..17;
+ * the last class: exponent notation or more than 17 digits, printed in the shortest
+ * round-trip form, -1). One very precise value among thousands of two-decimal prices does
+ * not make every synthetic value print eight decimals; a column where more than 1% of the
+ * rows need more keeps them. */
+static int gen_rd_typical_decimals(const int64_t *rows_at, int64_t nrows) {
+    int64_t covered = 0;
+    for (int d = 0; d < GEN_RD_DEC_CLASSES - 1; d++) {
+        covered += rows_at[d];
+        if (covered * 100 >= nrows * 99) return d;
+    }
+    return -1;
+}
+
 static genesis_status gen_rd_build_column(gen_reader *r, int c, gen_column *gc) {
     gen_rd_col *rc = &r->cols[c];
     gen_rd_intern *in = &rc->in;
@@ -1040,16 +1058,17 @@ static genesis_status gen_rd_build_column(gen_reader *r, int c, gen_column *gc) 
         gc->type = GENESIS_COLUMN_CONTINUOUS;
         gc->num = malloc((size_t)n * sizeof *gc->num);
         if (!gc->num) return gen_rd_nomem(r);
-        int integral = 1, decimals = 0;
+        int integral = 1;
+        int64_t rows_at[GEN_RD_DEC_CLASSES] = {0}, nnum = 0;
         for (int32_t k = 0; k < in->nlv; k++) {
             const gen_rd_level *l = &in->lv[k];
             if (l->kind != GEN_LV_NUM) continue;
             if (!l->integral) integral = 0;
-            if (l->decimals < 0) decimals = -1;
-            else if (decimals >= 0 && l->decimals > decimals) decimals = l->decimals;
+            rows_at[l->decimals < 0 ? GEN_RD_DEC_CLASSES - 1 : l->decimals] += l->count;
+            nnum += l->count;
         }
         gc->is_integer = integral;
-        gc->decimals = decimals;
+        gc->decimals = gen_rd_typical_decimals(rows_at, nnum);
         for (int32_t i = 0; i < n; i++) {
             const gen_rd_level *l = &in->lv[rc->codes[i]];
             gc->num[i] = l->kind == GEN_LV_MISSING ? NAN : l->value;
