@@ -168,6 +168,12 @@ genesis_status genesis_model_fit(genesis_model *m, const genesis_table *t,
                   "this model is already fitted; create a new model to fit again");
     GEN_RETURN_IF(t->nrows < 1 || t->ncols < 1, ctx, GENESIS_ERR_DATA,
                   "the table has no rows or no columns; nothing to learn");
+    /* with one or two rows every generated row would copy a real one */
+    GEN_RETURN_IF(t->nrows < GEN_MIN_FIT_ROWS, ctx, GENESIS_ERR_DATA,
+                  "%s%sthe table has %lld row%s; a model needs at least %d rows to learn from "
+                  "(with fewer, every generated row would copy a real one) — add rows",
+                  t->source ? t->source : "", t->source ? ": " : "", (long long)t->nrows,
+                  t->nrows == 1 ? "" : "s", GEN_MIN_FIT_ROWS);
     GEN_RETURN_IF(t->shape_only, ctx, GENESIS_ERR_DATA,
                   "the table was made with `genesis_table_add_shape` and holds no values; it "
                   "is for memory estimates only");

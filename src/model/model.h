@@ -192,4 +192,7 @@ genesis_status gen_ckpt_rd_amp(genesis_model *m, gen_reader *r, gen_amp *amp, in
 /* The transformer's activation spans in the backend's form (caller frees). */
 gen_act_span *gen_model_act_spans(const gen_transformer *tf);
 
+/* The fewest rows (time steps for a sequence model) a fit accepts. */
+#define GEN_MIN_FIT_ROWS 3
+
 #endif /* GEN_MODEL_H */

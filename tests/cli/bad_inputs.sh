@@ -75,16 +75,22 @@ if expect_ok; then
 fi
 rm -f "$OUT"/*
 
-# a single data row: training on it works and every output row repeats it
+# one or two data rows: refused (every output row would copy one), naming the file; no output
 printf 'x,y,z\n1,two,3.0\n' >one_row.csv
 run one_row "$G" generate "${FAST[@]}" -i one_row.csv -o "$OUT/one.csv" -n 25
+expect_error 1 "one_row.csv" "1 row" "at least 3 rows"
+[ -e "$OUT/one.csv" ] && fail "[one_row] an output was written" || pass "[one_row] no output written"
+printf 'x,y,z\n1,two,3.0\n2,one,4.5\n' >two_rows.csv
+run two_rows "$G" fit "${FAST[@]}" -i two_rows.csv -m "$OUT/two.gen"
+expect_error 1 "two_rows.csv" "2 rows" "at least 3 rows"
+# three rows: training works and every output value comes from the table
+printf 'x,y,z\n1,two,3.0\n2,one,4.5\n1,two,3.0\n' >three_rows.csv
+run three_rows "$G" generate "${FAST[@]}" -i three_rows.csv -o "$OUT/three.csv" -n 25
 if expect_ok; then
     no_tmp_left
-    n=$(nrecords "$OUT/one.csv")
-    [ "$n" = 25 ] && pass "[one_row] 25 rows written" || fail "[one_row] expected 25 rows, got $n"
-    csv "[one_row] x from the table" only "$OUT/one.csv" x 1
-    csv "[one_row] y from the table" only "$OUT/one.csv" y two
-    csv "[one_row] z from the table" only "$OUT/one.csv" z 3.0 3
+    n=$(nrecords "$OUT/three.csv")
+    [ "$n" = 25 ] && pass "[three_rows] 25 rows written" || fail "[three_rows] expected 25 rows, got $n"
+    csv "[three_rows] y from the table" only "$OUT/three.csv" y two one
 fi
 rm -f "$OUT"/*
 
@@ -366,13 +372,13 @@ run nonexistent_input "$G" generate "${FAST[@]}" -i "$W/does/not/exist.csv" -o "
 expect_error 1 "$W/does/not/exist.csv"
 run input_is_dir "$G" generate "${FAST[@]}" -i "$W" -o "$OUT/o.csv" -n 5
 expect_error 1 "$W"
-run gen_output_in_missing_dir "$G" generate "${FAST[@]}" -i one_row.csv -o "$OUT/nodir/o.csv" -n 5
+run gen_output_in_missing_dir "$G" generate "${FAST[@]}" -i three_rows.csv -o "$OUT/nodir/o.csv" -n 5
 expect_error 1 "$OUT/nodir/o.csv"
-run epochs_0 "$G" generate -q --threads 1 --epochs 0 -i one_row.csv -o "$OUT/o.csv" -n 5
+run epochs_0 "$G" generate -q --threads 1 --epochs 0 -i three_rows.csv -o "$OUT/o.csv" -n 5
 expect_error 2 "--epochs" "0"
-run batch_not_multiple_of_pac "$G" generate -q --threads 1 --epochs 1 --batch-size 7 --pac 10 -i one_row.csv -o "$OUT/o.csv" -n 5
+run batch_not_multiple_of_pac "$G" generate -q --threads 1 --epochs 1 --batch-size 7 --pac 10 -i three_rows.csv -o "$OUT/o.csv" -n 5
 expect_error 2 "batch-size" "pac" "7" "10"
-run batch_default_pac "$G" fit -q --threads 1 --epochs 1 --batch-size 7 -i one_row.csv -m "$OUT/m.gen"
+run batch_default_pac "$G" fit -q --threads 1 --epochs 1 --batch-size 7 -i three_rows.csv -m "$OUT/m.gen"
 expect_error 2 "batch-size" "pac"
 # --method tvae / timegan: a clear "not available yet" usage error until `genesis info`
 # lists the model; once listed, it must train and write rows. TimeGAN gets tiny settings, -n
@@ -446,14 +452,14 @@ expect_error 2 "--condition" "continuous"
 # output); on a CUDA build either it works or it explains why not.
 run info "$G" info
 if grep -qi 'no CUDA backend' "$W/info.out"; then
-    run device_cuda "$G" generate "${FAST[@]}" -i one_row.csv -o "$OUT/o.csv" -n 5 --device cuda
+    run device_cuda "$G" generate "${FAST[@]}" -i three_rows.csv -o "$OUT/o.csv" -n 5 --device cuda
     expect_error 1 "CUDA" "--device cpu"
     if [ "$HAVE_MODEL" = 1 ]; then
         run device_cuda_sample "$G" sample -q -m m.gen -o "$OUT/o.csv" -n 5 --device cuda:1
         expect_error 1 "CUDA"
     fi
 else
-    run device_cuda "$G" generate "${FAST[@]}" -i one_row.csv -o "$OUT/o.csv" -n 5 --device cuda
+    run device_cuda "$G" generate "${FAST[@]}" -i three_rows.csv -o "$OUT/o.csv" -n 5 --device cuda
     if [ "$RC" = 0 ]; then
         pass "[device_cuda] CUDA build: --device cuda works"
         rm -f "$OUT"/*
