@@ -1,7 +1,8 @@
 /*
  * checkpoint.c — resumable training (docs/checkpoints.md). A checkpoint is a model file
  * (src/model_io.c) of format version 4 whose model section is followed by a training-state
- * section: magic "GENTRAIN", the units done and their total (epochs; TimeGAN: iterations
+ * section: magic "GENTRAIN", the units done and their total (the kind's training unit:
+ * epochs, or iterations for DDPM and TimeGAN, TimeGAN's
  * over its three phases), the training table's fingerprint, the checkpoint interval, the
  * sequence columns, and the network's own state (vt->train_save: every weight, Adam moments
  * and step counters, random streams, data order). The fits call gen_ckpt_point at their safe
@@ -285,7 +286,7 @@ genesis_status gen_ckpt_read_section(genesis_model *m, gen_reader *r, int keep) 
 
 genesis_status gen_ckpt_point(genesis_model *m, int64_t done, int64_t total, int stop) {
     genesis_ctx *ctx = m->ctx;
-    const char *unit = m->vt->fit_table || m->vt->iterations ? "iteration" : "epoch";
+    const char *unit = m->vt->train_param == GENESIS_P_ITERATIONS ? "iteration" : "epoch";
     if (!m->ckpt_path) {
         GEN_RETURN_IF(stop, ctx, GENESIS_ERR_CANCELLED,
                       "training stopped by the caller at %s %lld of %lld", unit, (long long)done,

@@ -61,7 +61,8 @@ static int same_text(const char *a, const char *b) {
 genesis_status genesis_model_set_target(genesis_model *m, const char *column) {
     if (!m) return GENESIS_ERR_INVALID_ARG;
     gen_clear_error(m->ctx);
-    GEN_RETURN_IF(m->vt->kind != GENESIS_MODEL_DDPM, m->ctx, GENESIS_ERR_UNSUPPORTED,
+    GEN_RETURN_IF(!(genesis_model_kind_features(m->vt->kind) & GENESIS_FEATURE_TARGET), m->ctx,
+                  GENESIS_ERR_UNSUPPORTED,
                   "a fit-time target (a class-conditional denoiser) applies to ddpm, not %s",
                   m->vt->name);
     GEN_RETURN_IF(m->fitted, m->ctx, GENESIS_ERR_STATE,

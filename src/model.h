@@ -29,6 +29,12 @@ typedef struct gen_condition {
     int slot;
 } gen_condition;
 
+/* A setting a model uses and its default for that model (each model's params table). */
+typedef struct gen_param_use {
+    genesis_param p;
+    double def;
+} gen_param_use;
+
 typedef struct gen_model_vtable {
     genesis_model_kind kind;
     const char *name;
@@ -59,7 +65,8 @@ typedef struct gen_model_vtable {
      * NULL = gen_transformer_inverse */
     void (*decode)(genesis_model *m, const float *x, int rows, gen_rng *rng, gen_rowbatch *rb);
     /* GENESIS_FEATURE_* the network offers besides fit and sample (CONDITIONS: a conditional
-     * vector); GENESIS_FEATURE_SEQUENCES follows from fit_table */
+     * vector; TARGET: genesis_model_set_target); GENESIS_FEATURE_SEQUENCES follows from
+     * fit_table */
     unsigned features;
     /* training batches are multiples of this (CTGAN: pac); NULL = 1 */
     int (*batch_step)(const genesis_model *m);
@@ -79,8 +86,17 @@ typedef struct gen_model_vtable {
      * order). The fit reads it back itself (from gen_ckpt_resume_reader). NULL: the kind
      * cannot checkpoint. */
     genesis_status (*train_save)(const genesis_model *m, gen_bytes *out);
-    /* 1: the fit counts iterations, not epochs (checkpoint messages); sequence models too */
-    int iterations;
+    /* The traits the core, the CLI and bindings ask for (genesis_model_kind_get_info): the
+     * setting that says how long fit trains, whose units fit counts (progress, checkpoints,
+     * messages): GENESIS_P_EPOCHS (0, the default) or GENESIS_P_ITERATIONS ... */
+    genesis_param train_param;
+    /* ... and 2 when fit's progress reports a discriminator loss besides loss_g (0 = 1). */
+    int losses;
+    /* The settings the network uses, each with its default for this kind (nparams of
+     * them); a setting not listed does not apply to the kind and keeps the parameter
+     * table's generic default (src/params.c). */
+    const gen_param_use *params;
+    int nparams;
 } gen_model_vtable;
 
 
@@ -106,7 +122,7 @@ struct genesis_model {
     char *target;              /* DDPM: genesis_model_set_target; NULL = none */
     /* checkpoints (src/checkpoint.c, docs/checkpoints.md) */
     char *ckpt_path;           /* genesis_model_set_checkpoint; NULL = none */
-    int64_t ckpt_every;        /* epochs (TimeGAN: iterations) between checkpoints; 0 = none */
+    int64_t ckpt_every;        /* training units (vt->train_param) between checkpoints; 0 = none */
     double ckpt_minutes;       /* minutes between checkpoints; 0 = none */
     double ckpt_last_s;        /* when the fit started or last wrote one (monotonic seconds) */
     int64_t ckpt_done, ckpt_total; /* the safe point being written (gen_ckpt_point) */
