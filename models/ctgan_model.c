@@ -17,6 +17,7 @@
 #include "comm.h"
 #include "dev_table.h"
 #include "ctgan.h"
+#include "checkpoint.h"
 #include "model_io.h"
 
 typedef struct ctgan_model {

@@ -39,6 +39,7 @@
 #include "comm.h"
 #include "ddpm.h"
 #include "diffusion.h"
+#include "checkpoint.h"
 #include "model_io.h"
 
 typedef struct ddpm_model {

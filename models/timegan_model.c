@@ -16,6 +16,7 @@
 #include "model_io.h"
 #include "sequence.h"
 #include "timegan.h"
+#include "timegan_ckpt.h"
 
 typedef struct timegan_model {
     timegan *net;

@@ -23,6 +23,7 @@
 
 #include "comm.h"
 #include "dev_table.h"
+#include "checkpoint.h"
 #include "model_io.h"
 #include "tvae.h"
 

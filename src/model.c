@@ -10,8 +10,9 @@
 #include "comm.h"
 #include "estimate.h"
 #include "model.h"
-#include "model_io.h"
 #include "params.h"
+#include "registry.h"
+#include "table.h"
 
 genesis_status gen_model_new(genesis_ctx *ctx, genesis_model_kind kind, genesis_model **out) {
     const gen_model_vtable *vt = gen_model_vtable_of(kind);

@@ -12,8 +12,9 @@
  */
 #include <string.h>
 
-#include "model.h"
+#include "model_types.h"
 #include "params.h"
+#include "registry.h"
 
 
 const char *genesis_model_kind_name(genesis_model_kind kind) {

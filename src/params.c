@@ -12,8 +12,9 @@
 #include <math.h>
 #include <string.h>
 
-#include "model.h"
+#include "model_types.h"
 #include "params.h"
+#include "registry.h"
 
 typedef struct param_row {
     const char *name;
