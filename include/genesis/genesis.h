@@ -457,7 +457,7 @@ GENESIS_API int genesis_param_count(void);
  *  @return GENESIS_OK, GENESIS_ERR_INVALID_ARG (unknown parameter or kind, NULL out) */
 GENESIS_API genesis_status genesis_param_get_info(genesis_param p, genesis_model_kind kind,
                                                   genesis_param_info *out);
-/*! genesis_model_kind_name() : "ctgan", "tvae" or "timegan"; NULL for a kind this version
+/*! genesis_model_kind_name() : "ctgan", "tvae", "timegan" or "ddpm"; NULL for a kind this version
  *  does not have (kinds are numbered from 1: a loop over kinds stops at the first NULL).
  *  Static storage. */
 GENESIS_API const char *genesis_model_kind_name(genesis_model_kind kind);

@@ -16,8 +16,6 @@ from ._errors import GenesisError, check
 
 log = logging.getLogger("genesis")
 
-METHODS = ("ctgan", "tvae", "timegan", "ddpm")
-
 # Options that would need what the library does not do (docs/python.md, "Not implemented").
 NOT_IMPLEMENTED = {
     "gradient_checkpointing": "the networks keep every activation (their memory is in "
@@ -157,6 +155,17 @@ class _PlainProgress:
         pass
 
 
+def _methods():
+    """The model kinds of the library by name, in kind order (kinds are numbered from 1)."""
+    lib = _lib.load()
+    names = []
+    while True:
+        name = lib.genesis_model_kind_name(len(names) + 1)
+        if not name:
+            return tuple(names)
+        names.append(name.decode())
+
+
 def _is_sequence_kind(lib, kind):
     """True for a model kind that learns sequences (TimeGAN), as the library declares it."""
     info = _lib.ModelKindInfo()
@@ -185,8 +194,9 @@ class SyntheticGenerator:
         if "device" in config:
             dev = config.pop("device")
             device = device if device is not None else dev
-        if method not in METHODS:
-            raise ValueError(f"unknown method {method!r}; this version has {list(METHODS)}")
+        methods = _methods()
+        if method not in methods:
+            raise ValueError(f"unknown method {method!r}; this version has {list(methods)}")
         self.method = method
         self._ctx = _Context(device, seed, threads, memory_fraction, memory_limit)
         self._lib = self._ctx.lib
