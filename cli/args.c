@@ -90,7 +90,7 @@ static const flag FLAGS[NFLAGS] = {
     [F_SAMPLEBATCH] = {"sample-batch", 0, "N", G | S | E, 0, "rows per sampling batch (default 0: sized from the memory budget); never changes the output"},
     [F_SEED] = {"seed", 0, "S", G | F | S | E | V, 0, "random seed (default 0); the same seed and input give the same output, whatever the thread count"},
     [F_CKPT] = {"checkpoint", 0, "FILE", G | F, 0, "write the whole training state to FILE (a model file plus the optimiser, random streams and progress; written to a temporary name, then renamed) every --checkpoint-every and on Ctrl-C, so that --resume FILE continues the fit (docs/checkpoints.md)", OPT(checkpoint)},
-    [F_CKPTEVERY] = {"checkpoint-every", 0, "N", G | F, 0, "with --checkpoint: every N epochs (TimeGAN: every N iterations, counted over its three phases); Nm: every N minutes (e.g. 30m); default: only on Ctrl-C"},
+    [F_CKPTEVERY] = {"checkpoint-every", 0, "N", G | F, 0, "with --checkpoint: every N epochs, or N iterations for a method trained by --iterations (TimeGAN: counted over its three phases); Nm: every N minutes (e.g. 30m); default: only on Ctrl-C"},
     [F_RESUME] = {"resume", 0, "FILE", G | F, 0, "continue the fit saved in the checkpoint FILE; give the same input and flags as the interrupted run (the table is checked against the checkpoint's); the result is the bytes the uninterrupted run gives", OPT(resume)},
     [F_QUIET] = {"quiet", 'q', NULL, G | F | S | E | V, 0, "no progress or notes", OPT(quiet)},
     [F_PROGRESS] = {"progress", 0, NULL, G | F | S | E, 0, "progress lines even when stderr is not a terminal", OPT(progress)},
@@ -410,7 +410,7 @@ static int apply_flag(options *o, int id, const char *arg) {
         if (minutes ? parse_double(num, &x) || !(x > 0) || x > 1e8
                     : parse_ll(num, &v) || v < 1 || v > 1000000000)
             return usage_error(cmd, "--checkpoint-every must be a whole number of epochs "
-                                    "(TimeGAN: iterations) >= 1, or minutes as Nm (e.g. 30m), got '%s'", arg);
+                                    "(or iterations) >= 1, or minutes as Nm (e.g. 30m), got '%s'", arg);
         o->ckpt_every = minutes ? 0 : v;
         o->ckpt_minutes = minutes ? x : 0;
         o->ckpt_every_set = 1;

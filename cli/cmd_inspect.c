@@ -203,10 +203,10 @@ int cmd_inspect(int argc, char **argv) {
         fmt_mib(size, sizeof size, bytes > 0 ? (uint64_t)bytes : 0);
         printf("%s: a %s model, %s\n", o.model, genesis_model_kind_name(kind), size);
         if (ncols > 0) printf("  %d columns; encoded row width %d\n", ncols, width);
-        if (done >= 0)
+        genesis_model_kind_info ki;
+        if (done >= 0 && genesis_model_kind_get_info(kind, &ki) == GENESIS_OK)
             printf("  a checkpoint: %lld of %lld %s done (genesis fit --resume %s continues it)\n",
-                   (long long)done, (long long)total,
-                   kind == GENESIS_MODEL_TIMEGAN ? "iterations" : "epochs", o.model);
+                   (long long)done, (long long)total, ki.train_unit, o.model);
         printf("\nsettings it was fitted with:\n");
         print_settings(m, kind, 0, 0);
         printf("\nsampling settings (genesis sample may change them):\n");

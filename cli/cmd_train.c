@@ -89,9 +89,10 @@ genesis_status table_and_model(genesis_ctx *ctx, const options *o, genesis_table
 
 typedef struct progress_state {
     int tty;
-    int gan;  /* two losses (CTGAN) or one */
-    int seq;  /* TimeGAN: "epochs" are the three phases */
-    int iters; /* a method without epochs (DDPM): "epochs" are blocks of iterations */
+    int gan;  /* two losses (a discriminator's too: CTGAN) or one */
+    int seq;  /* a sequence model (TimeGAN): "epochs" are the three phases */
+    int iters; /* a tabular model that counts iterations (DDPM): "epochs" are blocks of them */
+    const char *unit; /* what the fit counts: "epochs" or "iterations" */
     int show; /* print progress (the callback also answers Ctrl-C when it prints nothing) */
     genesis_progress last;
 } progress_state;
@@ -163,11 +164,10 @@ static void summary(genesis_ctx *ctx, const options *o, const genesis_table *t, 
     char kind[16];
     snprintf(kind, sizeof kind, "%s", genesis_model_kind_name(o->kind));
     for (char *q = kind; *q; q++) *q = (char)toupper((unsigned char)*q);
-    /* a method without epochs counts iterations (DDPM) */
-    genesis_param_info ep;
-    int epochs = genesis_param_get_info(GENESIS_P_EPOCHS, o->kind, &ep) == GENESIS_OK &&
-                 (ep.models & GENESIS_MODEL_BIT(o->kind));
-    genesis_model_get_param(m, epochs ? GENESIS_P_EPOCHS : GENESIS_P_ITERATIONS, &v[0]);
+    /* the kind's training unit: epochs, or iterations (DDPM) */
+    genesis_model_kind_info ki;
+    if (genesis_model_kind_get_info(o->kind, &ki) != GENESIS_OK) return;
+    genesis_model_get_param(m, ki.train_param, &v[0]);
     genesis_model_get_param(m, GENESIS_P_PRECISION, &v[1]);
     char prec[32] = "";
     if (v[1] != GENESIS_PRECISION_FP32) /* mixed precision (docs/precision.md) */
@@ -175,7 +175,7 @@ static void summary(genesis_ctx *ctx, const options *o, const genesis_table *t, 
     fprintf(stderr, "genesis: %s: %lld rows x %d columns (%d continuous, %d categorical); "
                     "training %s for %g %s%s on %s\n",
             o->input, (long long)genesis_table_nrows(t), genesis_table_ncols(t), ncont,
-            genesis_table_ncols(t) - ncont, kind, v[0], epochs ? "epochs" : "iterations", prec,
+            genesis_table_ncols(t) - ncont, kind, v[0], ki.train_unit, prec,
             genesis_ctx_device_name(ctx));
     char dates[512];
     size_t k = 0;
@@ -289,7 +289,7 @@ static genesis_status fit_from_options(genesis_ctx *ctx, const options *o, genes
         int64_t done = 0, total = 0;
         genesis_model_checkpoint_progress(*m, &done, &total);
         fprintf(stderr, "genesis: continuing from %s: %lld of %lld %s done\n", o->resume,
-                (long long)done, (long long)total, ps->seq ? "iterations" : "epochs");
+                (long long)done, (long long)total, ps->unit);
     }
     if (st == GENESIS_OK && !o->quiet && (o->checkpoint || (o->resume && o->ckpt_every_set))) {
         if (o->ckpt_minutes > 0)
@@ -297,7 +297,7 @@ static genesis_status fit_from_options(genesis_ctx *ctx, const options *o, genes
                     o->ckpt_minutes);
         else if (o->ckpt_every > 0)
             fprintf(stderr, "genesis: checkpoints to %s every %lld %s and on Ctrl-C\n", *ckpt,
-                    o->ckpt_every, ps->seq ? "iterations" : "epochs");
+                    o->ckpt_every, ps->unit);
         else fprintf(stderr, "genesis: checkpoint to %s on Ctrl-C\n", *ckpt);
     }
     /* no handler in the library: Ctrl-C sets a flag the progress callback returns */
@@ -317,12 +317,13 @@ static progress_state progress_of(const options *o) {
     progress_state ps;
     memset(&ps, 0, sizeof ps);
     ps.tty = isatty(2);
-    ps.gan = o->kind == GENESIS_MODEL_CTGAN;
-    ps.seq = (genesis_model_kind_features(o->kind) & GENESIS_FEATURE_SEQUENCES) != 0;
+    genesis_model_kind_info ki = {0};
+    genesis_model_kind_get_info(o->kind, &ki);
+    ps.gan = ki.losses == 2;
+    ps.seq = (ki.features & GENESIS_FEATURE_SEQUENCES) != 0;
     ps.show = !o->quiet && (ps.tty || o->progress);
-    genesis_param_info ep;
-    ps.iters = genesis_param_get_info(GENESIS_P_EPOCHS, o->kind, &ep) == GENESIS_OK &&
-               !(ep.models & GENESIS_MODEL_BIT(o->kind)) && !ps.seq;
+    ps.iters = ki.train_param == GENESIS_P_ITERATIONS && !ps.seq;
+    ps.unit = ki.train_unit ? ki.train_unit : "epochs";
     return ps;
 }
 

@@ -17,6 +17,7 @@
 #include "comm.h"
 #include "dev_table.h"
 #include "ctgan.h"
+#include "checkpoint.h"
 #include "model_io.h"
 
 typedef struct ctgan_model {
@@ -419,6 +420,18 @@ static uint64_t ctgan_model_draw_bytes(const genesis_model *m, uint64_t nrows, i
     return 4 * nrows * (uint64_t)n_disc + 8 * (cells + 1) + 8 * cells;
 }
 
+/* The settings CTGAN uses and its defaults: the reference implementation's
+ * (docs/algorithms.md). */
+static const gen_param_use CTGAN_PARAMS[] = {
+    {GENESIS_P_EPOCHS, 300},          {GENESIS_P_BATCH_SIZE, 500},     {GENESIS_P_EMBEDDING_DIM, 128},
+    {GENESIS_P_GEN_DIM, 256},         {GENESIS_P_DIS_DIM, 256},        {GENESIS_P_GEN_LR, 2e-4},
+    {GENESIS_P_DIS_LR, 2e-4},         {GENESIS_P_GEN_DECAY, 1e-6},     {GENESIS_P_DIS_DECAY, 1e-6},
+    {GENESIS_P_PAC, 10},              {GENESIS_P_DIS_STEPS, 1},        {GENESIS_P_LOG_FREQUENCY, 1},
+    {GENESIS_P_MAX_MODES, 10},        {GENESIS_P_MAX_CATEGORIES, 500}, {GENESIS_P_POINT_MASSES, 1},
+    {GENESIS_P_CLAMP_RANGE, 1},       {GENESIS_P_BN_EVAL_SAMPLE, 0},   {GENESIS_P_VGM_MAX_ROWS, 200000},
+    {GENESIS_P_PRECISION, 0},
+};
+
 const gen_model_vtable gen_ctgan_vtable = {
     .kind = GENESIS_MODEL_CTGAN,
     .name = "ctgan",
@@ -434,4 +447,7 @@ const gen_model_vtable gen_ctgan_vtable = {
     .batch_step = ctgan_model_batch_step,
     .draw_bytes = ctgan_model_draw_bytes,
     .train_save = ctgan_train_save,
+    .losses = 2,
+    .params = CTGAN_PARAMS,
+    .nparams = (int)(sizeof CTGAN_PARAMS / sizeof CTGAN_PARAMS[0]),
 };

@@ -39,6 +39,7 @@
 #include "comm.h"
 #include "ddpm.h"
 #include "diffusion.h"
+#include "checkpoint.h"
 #include "model_io.h"
 
 typedef struct ddpm_model {
@@ -673,6 +674,19 @@ static uint64_t ddpm_model_draw_bytes(const genesis_model *m, uint64_t nrows, in
     return 8 * nrows;
 }
 
+/* The settings DDPM uses and its defaults (docs/ddpm.md: TabDDPM's T = 1000, cosine
+ * schedule, AdamW lr 2e-3 and decay 1e-4, the quantile normalisation; a CPU-sized MLP of
+ * 2 x 256 and 5,000 steps). */
+static const gen_param_use DDPM_PARAMS[] = {
+    {GENESIS_P_BATCH_SIZE, 256},      {GENESIS_P_EMBEDDING_DIM, 128},  {GENESIS_P_GEN_DIM, 256},
+    {GENESIS_P_GEN_LR, 2e-3},         {GENESIS_P_GEN_DECAY, 1e-4},     {GENESIS_P_MAX_MODES, 10},
+    {GENESIS_P_MAX_CATEGORIES, 500},  {GENESIS_P_POINT_MASSES, 1},     {GENESIS_P_CLAMP_RANGE, 1},
+    {GENESIS_P_VGM_MAX_ROWS, 200000}, {GENESIS_P_NUM_LAYERS, 2},       {GENESIS_P_ITERATIONS, 5000},
+    {GENESIS_P_DIFFUSION_STEPS, 1000}, {GENESIS_P_SAMPLE_STEPS, 100},  {GENESIS_P_NOISE_SCHEDULE, 1},
+    {GENESIS_P_EMA_DECAY, 0},         {GENESIS_P_LABEL_DROPOUT, 0},    {GENESIS_P_GUIDANCE, 0},
+    {GENESIS_P_QUANTILE, 1},          {GENESIS_P_DDIM_ETA, 0},
+};
+
 const gen_model_vtable gen_ddpm_vtable = {
     .kind = GENESIS_MODEL_DDPM,
     .name = "ddpm",
@@ -686,5 +700,8 @@ const gen_model_vtable gen_ddpm_vtable = {
     .memory = ddpm_model_memory,
     .draw_bytes = ddpm_model_draw_bytes,
     .train_save = ddpm_train_save,
-    .iterations = 1,
+    .features = GENESIS_FEATURE_TARGET,
+    .train_param = GENESIS_P_ITERATIONS,
+    .params = DDPM_PARAMS,
+    .nparams = (int)(sizeof DDPM_PARAMS / sizeof DDPM_PARAMS[0]),
 };

@@ -1,9 +1,13 @@
 /*
  * registry.c — the one place that names the models: the list of every network's vtable
  * (CTGAN, TVAE, TimeGAN, DDPM), through which the core (src/) reaches them by kind or by name
- * (src/model/model.h: gen_model_registry, gen_model_vtable_of). Adding a model is a line here.
+ * (src/model/registry.h: gen_model_registry, gen_model_vtable_of). Each vtable carries its model's
+ * traits (features, training unit, losses, settings and their defaults), which the core, the
+ * CLI and the Python package ask for (genesis_model_kind_get_info, genesis_param_get_info).
+ * Adding a model is its files in models/ and a line here (docs/architecture.md, "Adding a
+ * model").
  */
-#include "model.h"
+#include "registry.h"
 
 extern const gen_model_vtable gen_ctgan_vtable;
 extern const gen_model_vtable gen_tvae_vtable;

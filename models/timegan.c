@@ -555,7 +555,7 @@ genesis_status timegan_fit(timegan *t, const float *data, int64_t N, int64_t ite
     genesis_status st = GENESIS_OK;
     int phase0 = 1;
     int64_t it0 = 1; /* where to start: a continued checkpoint's next iteration */
-    if (t->ck) st = tg_ckpt_restore(t, bt.perm, N, &bt.rng, iters, &phase0, &it0);
+    if (t->ck) st = t->ck->restore(t, bt.perm, N, &bt.rng, iters, &phase0, &it0);
     /* Nothing is read back inside an iteration: the losses and the divergence check wait in
      * the ledger until a progress point (every log_every iterations and the phase's last),
      * where timegan_sync reads them once (docs/timegan.md §7). */
@@ -603,7 +603,7 @@ genesis_status timegan_fit(timegan *t, const float *data, int64_t N, int64_t ite
                     stop = progress(phase, it, iters, &shown, user);
                 }
             }
-            if (st == GENESIS_OK && t->ck) st = tg_ckpt_after(t, phase, it, iters, bt.perm, N, &bt.rng, stop);
+            if (st == GENESIS_OK && t->ck) st = t->ck->after(t, phase, it, iters, bt.perm, N, &bt.rng, stop);
             else if (st == GENESIS_OK && stop)
                 st = gen_set_error(ctx, GENESIS_ERR_CANCELLED,
                                    "training stopped by the caller in phase %d, iteration %lld",

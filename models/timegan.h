@@ -51,14 +51,24 @@ typedef struct timegan_config {
 
 /* Checkpoints (timegan_ckpt.c, src/model/checkpoint.c): the fit's hook, attached by the model glue
  * for a fit that writes checkpoints or continues one. timegan_fit restores the loop's state
- * from it before the first iteration and hands it the loop's state after each iteration. */
+ * through it before the first iteration and hands it the loop's state after each iteration;
+ * it calls the checkpoint code only through the hook's functions, which timegan_ckpt.c sets,
+ * so that the training loop does not depend on it. */
+struct timegan;
 typedef struct tg_ckpt_hook {
     genesis_model *m;
-    /* the loop's state at the safe point (tg_ckpt_after) */
+    /* the loop's state at the safe point (after) */
     int64_t done, iters;
     const int64_t *perm;
     int64_t N;
     const gen_rng *rng;
+    /* restores a continued checkpoint's state at the start of timegan_fit (sets the first
+     * phase and iteration to run: phase 4 = done; phase 1, iteration 1 when there is none) */
+    genesis_status (*restore)(struct timegan *t, int64_t *perm, int64_t N, gen_rng *rng,
+                              int64_t iters, int *phase, int64_t *it);
+    /* the point after an iteration: checkpoint when due, or stop */
+    genesis_status (*after)(struct timegan *t, int phase, int64_t it, int64_t iters,
+                            const int64_t *perm, int64_t N, const gen_rng *rng, int stop);
 } tg_ckpt_hook;
 
 typedef struct timegan {
@@ -126,19 +136,8 @@ typedef int (*tg_progress_fn)(int phase, int64_t it, int64_t iters, const tg_los
 genesis_status timegan_fit(timegan *t, const float *data, int64_t N, int64_t iters,
                            int log_every, tg_progress_fn progress, void *user);
 
-/* timegan_ckpt.c: the hook of a fit of model m on network t (no hook when m neither writes
- * nor continues a checkpoint); the network's training state (all five networks' weights,
- * every Adam's moments and steps, the noise counter, the batch order and its stream) into
- * b; restoring it at the start of timegan_fit (sets the first phase and iteration to run:
- * phase 4 = done); and the point after an iteration (checkpoint when due, or stop). */
 /* The networks optimiser `s` updates: the slice [first, last] of the arena. */
 void tg_step_nets(tg_step s, int *first, int *last);
-void tg_ckpt_attach(genesis_model *m, timegan *t, tg_ckpt_hook *hook);
-genesis_status tg_ckpt_save(const genesis_model *m, timegan *t, gen_bytes *b);
-genesis_status tg_ckpt_restore(timegan *t, int64_t *perm, int64_t N, gen_rng *rng, int64_t iters,
-                               int *phase, int64_t *it);
-genesis_status tg_ckpt_after(timegan *t, int phase, int64_t it, int64_t iters, const int64_t *perm,
-                             int64_t N, const gen_rng *rng, int stop);
 
 /* X^ = R(S(G(Z))), Z ~ U[0, 1), for n sequences into out (host, (n, T, F)); the noise comes
  * from Philox (seed, stream) starting at counter *noise_off (advanced), so the same

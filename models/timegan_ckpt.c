@@ -6,14 +6,15 @@
  * counts, the noise counter, the batch order (the kept permutation next_batch draws from)
  * and its host stream. The unit is the iteration counted over the phases: iteration i of
  * phase p is number (p - 1) x iterations + i. Kept apart from the training loop (timegan.c
- * calls tg_ckpt_restore once and tg_ckpt_after after each iteration) and from the model glue
+ * calls the hook's restore once and its after after each iteration, tg_ckpt_restore and
+ * tg_ckpt_after here, through the function pointers tg_ckpt_attach sets) and from the model glue
  * (timegan_model.c attaches the hook and names tg_ckpt_save in its vtable).
  */
 #include <string.h>
 
-#include "model.h"
+#include "checkpoint.h"
 #include "model_io.h"
-#include "timegan.h"
+#include "timegan_ckpt.h"
 
 /* floats of optimiser s's moments */
 static size_t adam_count(const timegan *t, int s) {
@@ -22,9 +23,16 @@ static size_t adam_count(const timegan *t, int s) {
     return t->net[b].off + t->net[b].count - t->net[a].off;
 }
 
+static genesis_status tg_ckpt_restore(timegan *t, int64_t *perm, int64_t N, gen_rng *rng,
+                                      int64_t iters, int *phase, int64_t *it);
+static genesis_status tg_ckpt_after(timegan *t, int phase, int64_t it, int64_t iters,
+                                    const int64_t *perm, int64_t N, const gen_rng *rng, int stop);
+
 void tg_ckpt_attach(genesis_model *m, timegan *t, tg_ckpt_hook *hook) {
     memset(hook, 0, sizeof *hook);
     hook->m = m;
+    hook->restore = tg_ckpt_restore;
+    hook->after = tg_ckpt_after;
     t->ck = (m->ckpt_path || m->resume) ? hook : NULL;
 }
 
@@ -48,7 +56,7 @@ genesis_status tg_ckpt_save(const genesis_model *m, timegan *t, gen_bytes *b) {
     return GENESIS_OK;
 }
 
-genesis_status tg_ckpt_restore(timegan *t, int64_t *perm, int64_t N, gen_rng *rng, int64_t iters,
+static genesis_status tg_ckpt_restore(timegan *t, int64_t *perm, int64_t N, gen_rng *rng, int64_t iters,
                                int *phase, int64_t *it) {
     genesis_model *m = t->ck->m;
     gen_reader r;
@@ -79,7 +87,7 @@ genesis_status tg_ckpt_restore(timegan *t, int64_t *perm, int64_t N, gen_rng *rn
     return GENESIS_OK;
 }
 
-genesis_status tg_ckpt_after(timegan *t, int phase, int64_t it, int64_t iters, const int64_t *perm,
+static genesis_status tg_ckpt_after(timegan *t, int phase, int64_t it, int64_t iters, const int64_t *perm,
                              int64_t N, const gen_rng *rng, int stop) {
     tg_ckpt_hook *h = t->ck;
     h->done = (int64_t)(phase - 1) * iters + it;

@@ -16,6 +16,7 @@
 #include "model_io.h"
 #include "sequence.h"
 #include "timegan.h"
+#include "timegan_ckpt.h"
 
 typedef struct timegan_model {
     timegan *net;
@@ -234,6 +235,13 @@ static genesis_status tgm_train_save(const genesis_model *m, gen_bytes *b) {
     return tg_ckpt_save(m, tm->net, b);
 }
 
+/* The settings TimeGAN uses and its defaults (docs/algorithms.md §S1: batch 128, TF1 Adam
+ * lr 1e-3). */
+static const gen_param_use TIMEGAN_PARAMS[] = {
+    {GENESIS_P_BATCH_SIZE, 128}, {GENESIS_P_GEN_LR, 1e-3},     {GENESIS_P_SEQ_LEN, 24},
+    {GENESIS_P_HIDDEN_DIM, 24},  {GENESIS_P_NUM_LAYERS, 3},    {GENESIS_P_ITERATIONS, 50000},
+};
+
 const gen_model_vtable gen_timegan_vtable = {
     .kind = GENESIS_MODEL_TIMEGAN,
     .name = "timegan",
@@ -251,4 +259,8 @@ const gen_model_vtable gen_timegan_vtable = {
     .old_file_reason = "whose GRU was TF1's GRUCell, while this one uses the reset-after GRU "
                        "cell of cuDNN/PyTorch",
     .train_save = tgm_train_save,
+    .train_param = GENESIS_P_ITERATIONS,
+    .losses = 2,
+    .params = TIMEGAN_PARAMS,
+    .nparams = (int)(sizeof TIMEGAN_PARAMS / sizeof TIMEGAN_PARAMS[0]),
 };

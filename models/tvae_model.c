@@ -23,6 +23,7 @@
 
 #include "comm.h"
 #include "dev_table.h"
+#include "checkpoint.h"
 #include "model_io.h"
 #include "tvae.h"
 
@@ -402,6 +403,16 @@ static uint64_t tvae_model_draw_bytes(const genesis_model *m, uint64_t nrows, in
     return 8 * nrows;
 }
 
+/* The settings TVAE uses and its defaults: the reference implementation's
+ * (docs/algorithms.md §T5: 128-wide, torch Adam lr 1e-3, l2scale 1e-5). */
+static const gen_param_use TVAE_PARAMS[] = {
+    {GENESIS_P_EPOCHS, 300},          {GENESIS_P_BATCH_SIZE, 500},     {GENESIS_P_EMBEDDING_DIM, 128},
+    {GENESIS_P_GEN_DIM, 128},         {GENESIS_P_GEN_LR, 1e-3},        {GENESIS_P_GEN_DECAY, 1e-5},
+    {GENESIS_P_MAX_MODES, 10},        {GENESIS_P_MAX_CATEGORIES, 500}, {GENESIS_P_POINT_MASSES, 1},
+    {GENESIS_P_CLAMP_RANGE, 1},       {GENESIS_P_VGM_MAX_ROWS, 200000}, {GENESIS_P_LOSS_FACTOR, 2},
+    {GENESIS_P_SAMPLE_ARGMAX, 0},     {GENESIS_P_ALPHA_PER_MODE, 0},   {GENESIS_P_PRECISION, 0},
+};
+
 const gen_model_vtable gen_tvae_vtable = {
     .kind = GENESIS_MODEL_TVAE,
     .name = "tvae",
@@ -415,4 +426,6 @@ const gen_model_vtable gen_tvae_vtable = {
     .memory = tvae_model_memory,
     .draw_bytes = tvae_model_draw_bytes,
     .train_save = tvae_train_save,
+    .params = TVAE_PARAMS,
+    .nparams = (int)(sizeof TVAE_PARAMS / sizeof TVAE_PARAMS[0]),
 };

@@ -53,7 +53,7 @@ START_TEST(test_kind_names) {
     ck_assert_int_eq(n, 4);
     ck_assert_str_eq(genesis_model_kind_name(GENESIS_MODEL_TIMEGAN), "timegan");
     ck_assert_str_eq(genesis_model_kind_name(GENESIS_MODEL_DDPM), "ddpm");
-    ck_assert_uint_eq(genesis_model_kind_features(GENESIS_MODEL_DDPM), 0);
+    ck_assert_uint_eq(genesis_model_kind_features(GENESIS_MODEL_DDPM), GENESIS_FEATURE_TARGET);
     genesis_model_kind k;
     ck_assert_int_eq(genesis_model_kind_from_name("gpt", &k), GENESIS_ERR_INVALID_ARG);
     ck_assert_int_eq(genesis_model_kind_from_name(NULL, &k), GENESIS_ERR_INVALID_ARG);
@@ -62,6 +62,39 @@ START_TEST(test_kind_names) {
     ck_assert_uint_eq(genesis_model_kind_features(GENESIS_MODEL_TVAE), 0);
     ck_assert_uint_eq(genesis_model_kind_features(GENESIS_MODEL_TIMEGAN), GENESIS_FEATURE_SEQUENCES);
     ck_assert_uint_eq(genesis_model_kind_features((genesis_model_kind)0), 0);
+}
+END_TEST
+
+/* the traits each model declares (genesis_model_kind_get_info): what fit counts, which
+ * setting says how long, how many losses the progress reports */
+START_TEST(test_kind_info) {
+    static const struct {
+        genesis_model_kind kind;
+        const char *unit;
+        genesis_param param;
+        int losses;
+    } want[] = {{GENESIS_MODEL_CTGAN, "epochs", GENESIS_P_EPOCHS, 2},
+                {GENESIS_MODEL_TVAE, "epochs", GENESIS_P_EPOCHS, 1},
+                {GENESIS_MODEL_TIMEGAN, "iterations", GENESIS_P_ITERATIONS, 2},
+                {GENESIS_MODEL_DDPM, "iterations", GENESIS_P_ITERATIONS, 1}};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        genesis_model_kind_info ki;
+        ck_assert_int_eq(genesis_model_kind_get_info(want[i].kind, &ki), GENESIS_OK);
+        ck_assert_str_eq(ki.name, genesis_model_kind_name(want[i].kind));
+        ck_assert_uint_eq(ki.features, genesis_model_kind_features(want[i].kind));
+        ck_assert_str_eq(ki.train_unit, want[i].unit);
+        ck_assert_int_eq(ki.train_param, want[i].param);
+        ck_assert_int_eq(ki.losses, want[i].losses);
+        /* the training unit is a setting the kind uses */
+        genesis_param_info pi;
+        ck_assert_int_eq(genesis_param_get_info(ki.train_param, want[i].kind, &pi), GENESIS_OK);
+        ck_assert(pi.models & GENESIS_MODEL_BIT(want[i].kind));
+        ck_assert_str_eq(pi.name, ki.train_unit);
+    }
+    genesis_model_kind_info ki;
+    ck_assert_int_eq(genesis_model_kind_get_info((genesis_model_kind)0, &ki), GENESIS_ERR_INVALID_ARG);
+    ck_assert_int_eq(genesis_model_kind_get_info((genesis_model_kind)99, &ki), GENESIS_ERR_INVALID_ARG);
+    ck_assert_int_eq(genesis_model_kind_get_info(GENESIS_MODEL_CTGAN, NULL), GENESIS_ERR_INVALID_ARG);
 }
 END_TEST
 
@@ -155,6 +188,7 @@ static Suite *params_suite(void) {
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_every_param_described);
     tcase_add_test(tc, test_kind_names);
+    tcase_add_test(tc, test_kind_info);
     tcase_add_test(tc, test_set_param_follows_table);
     tcase_add_test(tc, test_after_fit_on_fitted_model);
     suite_add_tcase(s, tc);

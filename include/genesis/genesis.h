@@ -457,7 +457,7 @@ GENESIS_API int genesis_param_count(void);
  *  @return GENESIS_OK, GENESIS_ERR_INVALID_ARG (unknown parameter or kind, NULL out) */
 GENESIS_API genesis_status genesis_param_get_info(genesis_param p, genesis_model_kind kind,
                                                   genesis_param_info *out);
-/*! genesis_model_kind_name() : "ctgan", "tvae" or "timegan"; NULL for a kind this version
+/*! genesis_model_kind_name() : "ctgan", "tvae", "timegan" or "ddpm"; NULL for a kind this version
  *  does not have (kinds are numbered from 1: a loop over kinds stops at the first NULL).
  *  Static storage. */
 GENESIS_API const char *genesis_model_kind_name(genesis_model_kind kind);
@@ -468,12 +468,29 @@ GENESIS_API genesis_status genesis_model_kind_from_name(const char *name,
 /* What a model kind can do beyond fit and sample (bits of genesis_model_kind_features). */
 typedef enum genesis_model_feature {
     GENESIS_FEATURE_CONDITIONS = 1, /* genesis_model_set_condition: a conditional vector */
-    GENESIS_FEATURE_SEQUENCES = 2   /* genesis_model_set_sequence_columns; sampling counts
+    GENESIS_FEATURE_SEQUENCES = 2,  /* genesis_model_set_sequence_columns; sampling counts
                                        sequences of seq_len rows */
+    GENESIS_FEATURE_TARGET = 4      /* genesis_model_set_target: a class the fit conditions on */
 } genesis_model_feature;
 /*! genesis_model_kind_features() : the genesis_model_feature bits of `kind` (CTGAN:
- *  conditions; TimeGAN: sequences; TVAE: none); 0 for an unknown kind. */
+ *  conditions; TimeGAN: sequences; DDPM: target; TVAE: none); 0 for an unknown kind. */
 GENESIS_API unsigned genesis_model_kind_features(genesis_model_kind kind);
+/* What a model kind is, as its model declares it (models/registry.c); static storage. */
+typedef struct genesis_model_kind_info {
+    const char *name;          /* genesis_model_kind_name: "ctgan" */
+    unsigned features;         /* genesis_model_kind_features */
+    genesis_param train_param; /* the setting that says how long fit trains: GENESIS_P_EPOCHS
+                                  or GENESIS_P_ITERATIONS */
+    const char *train_unit;    /* what fit, its checkpoints and its progress count, the name
+                                  of train_param: "epochs" or "iterations" */
+    int losses;                /* 2: fit's progress reports a discriminator loss (loss_d)
+                                  besides loss_g; 1: loss_g only */
+} genesis_model_kind_info;
+/*! genesis_model_kind_get_info() : the traits of `kind` (name, features, training unit,
+ *  losses), so that a program asks instead of testing kinds. Thread-safe; no context.
+ *  @return GENESIS_OK, GENESIS_ERR_INVALID_ARG (a kind this version does not have, NULL out) */
+GENESIS_API genesis_status genesis_model_kind_get_info(genesis_model_kind kind,
+                                                       genesis_model_kind_info *out);
 /*! genesis_model_default_rows() : how much model `m` generates when the caller does not
  *  say, for a training table of `table_rows` rows: that many rows for CTGAN and TVAE; for
  *  TimeGAN the sequences a single series of that length has windows (table_rows - seq_len,

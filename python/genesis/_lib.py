@@ -46,7 +46,7 @@ ERR_CANCELLED = -14
 DEVICE_AUTO, DEVICE_CPU, DEVICE_CUDA = 0, 1, 2
 COLUMN_CONTINUOUS, COLUMN_CATEGORICAL = 0, 1
 WORKLOAD_FIT, WORKLOAD_SAMPLE = 0, 1
-FEATURE_CONDITIONS, FEATURE_SEQUENCES = 1, 2
+FEATURE_CONDITIONS, FEATURE_SEQUENCES, FEATURE_TARGET = 1, 2, 4
 LOG_ERROR, LOG_WARN, LOG_INFO, LOG_DEBUG = 0, 1, 2, 3
 
 
@@ -92,6 +92,16 @@ class ParamInfo(ctypes.Structure):
         ("integer", c_int),
         ("models", ctypes.c_uint),
         ("after_fit", c_int),
+    ]
+
+
+class ModelKindInfo(ctypes.Structure):
+    _fields_ = [
+        ("name", c_char_p),
+        ("features", ctypes.c_uint),
+        ("train_param", c_int),
+        ("train_unit", c_char_p),
+        ("losses", c_int),
     ]
 
 
@@ -182,6 +192,7 @@ _SIGNATURES = {
     "genesis_model_kind_from_name": (c_int, [c_char_p, POINTER(c_int)]),
     "genesis_model_kind_name": (c_char_p, [c_int]),
     "genesis_model_kind_features": (ctypes.c_uint, [c_int]),
+    "genesis_model_kind_get_info": (c_int, [c_int, POINTER(ModelKindInfo)]),
     "genesis_param_count": (c_int, []),
     "genesis_param_get_info": (c_int, [c_int, c_int, POINTER(ParamInfo)]),
     "genesis_param_choice": (c_char_p, [c_int, c_int]),

@@ -16,8 +16,6 @@ from ._errors import GenesisError, check
 
 log = logging.getLogger("genesis")
 
-METHODS = ("ctgan", "tvae", "timegan", "ddpm")
-
 # Options that would need what the library does not do (docs/python.md, "Not implemented").
 NOT_IMPLEMENTED = {
     "gradient_checkpointing": "the networks keep every activation (their memory is in "
@@ -157,6 +155,24 @@ class _PlainProgress:
         pass
 
 
+def _methods():
+    """The model kinds of the library by name, in kind order (kinds are numbered from 1)."""
+    lib = _lib.load()
+    names = []
+    while True:
+        name = lib.genesis_model_kind_name(len(names) + 1)
+        if not name:
+            return tuple(names)
+        names.append(name.decode())
+
+
+def _is_sequence_kind(lib, kind):
+    """True for a model kind that learns sequences (TimeGAN), as the library declares it."""
+    info = _lib.ModelKindInfo()
+    check(lib.genesis_model_kind_get_info(kind, ctypes.byref(info)), None)
+    return bool(info.features & _lib.FEATURE_SEQUENCES)
+
+
 class SyntheticGenerator:
     """Learns a DataFrame and generates synthetic rows (CTGAN, TVAE, TimeGAN or DDPM).
 
@@ -178,8 +194,9 @@ class SyntheticGenerator:
         if "device" in config:
             dev = config.pop("device")
             device = device if device is not None else dev
-        if method not in METHODS:
-            raise ValueError(f"unknown method {method!r}; this version has {list(METHODS)}")
+        methods = _methods()
+        if method not in methods:
+            raise ValueError(f"unknown method {method!r}; this version has {list(methods)}")
         self.method = method
         self._ctx = _Context(device, seed, threads, memory_fraction, memory_limit)
         self._lib = self._ctx.lib
@@ -191,6 +208,7 @@ class SyntheticGenerator:
         check(self._lib.genesis_model_kind_from_name(method.encode(), ctypes.byref(kind)),
               self._ctx.ptr)
         self._kind = kind.value
+        self._sequences = _is_sequence_kind(self._lib, self._kind)
         check(self._lib.genesis_model_create(self._ctx.ptr, kind, ctypes.byref(self._model)),
               self._ctx.ptr)
         self._config = {}
@@ -306,7 +324,7 @@ class SyntheticGenerator:
         if not isinstance(data, pd.DataFrame):
             raise TypeError(f"fit expects a pandas DataFrame, not {type(data).__name__}")
         specs = _frame.infer_specs(data, discrete_columns, continuous_columns)
-        if self._kind == 3 or entity is not None or time is not None:
+        if self._sequences or entity is not None or time is not None:
             check(self._lib.genesis_model_set_sequence_columns(
                 self._model, entity.encode() if entity else None,
                 time.encode() if time else None), self._ctx.ptr)
@@ -316,7 +334,7 @@ class SyntheticGenerator:
         bar = None
         try:
             if progress:
-                epochs = int(self.get_param("epochs")) if self._kind != 3 else 3
+                epochs = 3 if self._sequences else int(self.get_param("epochs"))
                 bar = _progress_bar(epochs, f"fit {self.method}", "epoch")
 
             def on_progress(p, user):
@@ -401,7 +419,7 @@ class SyntheticGenerator:
         the rows do not depend on it). TimeGAN: n sequences, read back from the library's
         CSV (it has no decoded-row sampling)."""
         self._require_fitted()
-        if self._kind == 3:
+        if self._sequences:
             return self._generate_sequences(n)
         self._set_conditions(conditions)
         try:
@@ -425,7 +443,7 @@ class SyntheticGenerator:
         self._require_fitted()
         if batch_size is None or int(batch_size) < 1:
             raise ValueError(f"batch_size must be >= 1, not {batch_size!r}")
-        if self._kind == 3:
+        if self._sequences:
             raise NotImplementedError("generate_batches is for CTGAN and TVAE; TimeGAN "
                                       "sequences come from generate(n)")
         batch_size = int(batch_size)
@@ -512,6 +530,7 @@ class SyntheticGenerator:
         check(self._lib.genesis_model_load(self._ctx.ptr, os.fspath(path).encode(),
                                            ctypes.byref(self._model)), self._ctx.ptr)
         self._kind = self._lib.genesis_model_get_kind(self._model)
+        self._sequences = _is_sequence_kind(self._lib, self._kind)
         self.method = self._lib.genesis_model_kind_name(self._kind).decode()
         self._specs = _frame.specs_from_model(self._lib, self._model)
         self._decoder = None

@@ -62,6 +62,9 @@ genesis_status gen_table_read_csv(genesis_ctx *ctx, const char *path,
 
 /* Frees the columns' storage and the table itself. */
 void gen_table_destroy(genesis_table *t);
+/* A 64-bit fingerprint of a table's names, types and values (FNV-1a over a canonical
+ * encoding, table_build.c): checkpoints record it and a resumed fit compares it. */
+uint64_t gen_table_fingerprint(const genesis_table *t);
 
 /* Index of a column by exact name, or -1. */
 int gen_table_find_column(const genesis_table *t, const char *name);

@@ -8,7 +8,8 @@
  * genesis_table_add_shape adds a column without values, for memory plans (estimate.c reads
  * only the row count, types, level counts and missing flags); fit and evaluate refuse it.
  * Limits follow the reader's (docs/api.md): 2^31-1 rows, 100000 columns, 1 MiB per level,
- * UTF-8 names and levels.
+ * UTF-8 names and levels. Also gen_table_fingerprint, a table's 64-bit fingerprint, which a
+ * checkpoint records and a resumed fit compares (src/model/checkpoint.c).
  */
 #include <math.h>
 #include <string.h>
@@ -259,4 +260,52 @@ genesis_status genesis_table_add_shape(genesis_table *t, const char *name, int32
     t->shape_only = 1;
     t->ncols++;
     return GENESIS_OK;
+}
+
+/* ---- the table's fingerprint (checkpoints record it; a resumed fit compares it) ---------- */
+
+typedef struct fnv {
+    uint64_t h;
+} fnv;
+
+static void fnv_bytes(fnv *f, const void *p, size_t n) {
+    const unsigned char *c = p;
+    for (size_t i = 0; i < n; i++) {
+        f->h ^= c[i];
+        f->h *= 1099511628211ull; /* the FNV-1a 64-bit prime */
+    }
+}
+static void fnv_u64(fnv *f, uint64_t v) {
+    unsigned char b[8];
+    for (int i = 0; i < 8; i++) b[i] = (unsigned char)(v >> (8 * i));
+    fnv_bytes(f, b, 8);
+}
+static void fnv_str(fnv *f, const char *s) {
+    fnv_u64(f, s ? (uint64_t)strlen(s) : UINT64_MAX);
+    if (s) fnv_bytes(f, s, strlen(s));
+}
+
+uint64_t gen_table_fingerprint(const genesis_table *t) {
+    fnv f = {14695981039346656037ull}; /* the FNV-1a 64-bit offset basis */
+    fnv_u64(&f, (uint64_t)t->nrows);
+    fnv_u64(&f, (uint64_t)t->ncols);
+    for (int c = 0; c < t->ncols; c++) {
+        const gen_column *col = &t->cols[c];
+        fnv_str(&f, col->name);
+        fnv_u64(&f, (uint64_t)col->type);
+        if (col->type == GENESIS_COLUMN_CONTINUOUS) {
+            fnv_str(&f, col->dt.pattern);
+            fnv_u64(&f, (uint64_t)col->id.kind);
+            for (int64_t i = 0; col->num && i < t->nrows; i++) {
+                uint64_t u;
+                memcpy(&u, &col->num[i], 8);
+                fnv_u64(&f, u);
+            }
+        } else {
+            fnv_u64(&f, (uint64_t)col->nlevels);
+            for (int32_t k = 0; k < col->nlevels; k++) fnv_str(&f, col->levels[k]);
+            for (int64_t i = 0; col->cat && i < t->nrows; i++) fnv_u64(&f, (uint64_t)(int64_t)col->cat[i]);
+        }
+    }
+    return f.h;
 }

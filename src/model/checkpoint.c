@@ -1,7 +1,8 @@
 /*
  * checkpoint.c — resumable training (docs/checkpoints.md). A checkpoint is a model file
  * (src/model/model_io.c) of format version 4 whose model section is followed by a training-state
- * section: magic "GENTRAIN", the units done and their total (epochs; TimeGAN: iterations
+ * section: magic "GENTRAIN", the units done and their total (the kind's training unit:
+ * epochs, or iterations for DDPM and TimeGAN, TimeGAN's
  * over its three phases), the training table's fingerprint, the checkpoint interval, the
  * sequence columns, and the network's own state (vt->train_save: every weight, Adam moments
  * and step counters, random streams, data order). The fits call gen_ckpt_point at their safe
@@ -16,7 +17,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "model.h"
+#include "checkpoint.h"
 #include "model_io.h"
 #include "table.h"
 
@@ -24,54 +25,6 @@ static double ckpt_now_s(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-/* ---- the table's fingerprint ------------------------------------------------------------ */
-
-typedef struct fnv {
-    uint64_t h;
-} fnv;
-
-static void fnv_bytes(fnv *f, const void *p, size_t n) {
-    const unsigned char *c = p;
-    for (size_t i = 0; i < n; i++) {
-        f->h ^= c[i];
-        f->h *= 1099511628211ull; /* the FNV-1a 64-bit prime */
-    }
-}
-static void fnv_u64(fnv *f, uint64_t v) {
-    unsigned char b[8];
-    for (int i = 0; i < 8; i++) b[i] = (unsigned char)(v >> (8 * i));
-    fnv_bytes(f, b, 8);
-}
-static void fnv_str(fnv *f, const char *s) {
-    fnv_u64(f, s ? (uint64_t)strlen(s) : UINT64_MAX);
-    if (s) fnv_bytes(f, s, strlen(s));
-}
-
-uint64_t gen_table_fingerprint(const genesis_table *t) {
-    fnv f = {14695981039346656037ull}; /* the FNV-1a 64-bit offset basis */
-    fnv_u64(&f, (uint64_t)t->nrows);
-    fnv_u64(&f, (uint64_t)t->ncols);
-    for (int c = 0; c < t->ncols; c++) {
-        const gen_column *col = &t->cols[c];
-        fnv_str(&f, col->name);
-        fnv_u64(&f, (uint64_t)col->type);
-        if (col->type == GENESIS_COLUMN_CONTINUOUS) {
-            fnv_str(&f, col->dt.pattern);
-            fnv_u64(&f, (uint64_t)col->id.kind);
-            for (int64_t i = 0; col->num && i < t->nrows; i++) {
-                uint64_t u;
-                memcpy(&u, &col->num[i], 8);
-                fnv_u64(&f, u);
-            }
-        } else {
-            fnv_u64(&f, (uint64_t)col->nlevels);
-            for (int32_t k = 0; k < col->nlevels; k++) fnv_str(&f, col->levels[k]);
-            for (int64_t i = 0; col->cat && i < t->nrows; i++) fnv_u64(&f, (uint64_t)(int64_t)col->cat[i]);
-        }
-    }
-    return f.h;
 }
 
 /* ---- pieces the networks' state is made of ---------------------------------------------- */
@@ -198,94 +151,11 @@ genesis_status gen_ckpt_rd_dev(genesis_model *m, gen_reader *r, float *dev, size
     return st;
 }
 
-/* ---- the training-state section ---------------------------------------------------------- */
-
-genesis_status gen_ckpt_write_section(const genesis_model *m, gen_bytes *b) {
-    GEN_RETURN_IF(!m->vt->train_save, m->ctx, GENESIS_ERR_UNSUPPORTED,
-                  "%s models cannot write checkpoints", m->vt->name);
-    gen_wr_raw(b, GEN_TRAIN_MAGIC, 8);
-    gen_wr_u32(b, GEN_TRAIN_FORMAT);
-    gen_wr_u64(b, (uint64_t)m->ckpt_done);
-    gen_wr_u64(b, (uint64_t)m->ckpt_total);
-    gen_wr_u64(b, m->fit_fp);
-    gen_wr_u64(b, (uint64_t)m->fit_rows);
-    gen_wr_u32(b, (uint32_t)m->fit_cols);
-    gen_wr_u64(b, (uint64_t)m->ckpt_every);
-    gen_wr_f64(b, m->ckpt_minutes);
-    gen_wr_str(b, m->seq_entity);
-    gen_wr_str(b, m->seq_time);
-    size_t at = b->len;
-    gen_wr_u64(b, 0); /* the network state's length, patched below */
-    size_t start = b->len;
-    GEN_TRY(m->vt->train_save(m, b));
-    if (b->oom) return gen_set_error(m->ctx, GENESIS_ERR_NOMEM, "out of memory writing a checkpoint");
-    uint64_t n = b->len - start;
-    for (int i = 0; i < 8; i++) b->p[at + i] = (unsigned char)(n >> (8 * i));
-    return GENESIS_OK;
-}
-
-genesis_status gen_ckpt_read_section(genesis_model *m, gen_reader *r, int keep) {
-    if (r->len - r->pos < 8 || memcmp(r->p + r->pos, GEN_TRAIN_MAGIC, 8) != 0)
-        return gen_rd_fail(r, "unexpected bytes after the model (no training-state section)");
-    r->pos += 8;
-    uint32_t fmt;
-    uint64_t done, total, fp, rows, every, n;
-    double minutes;
-    int cols;
-    char *entity = NULL, *time = NULL;
-    GEN_TRY(gen_rd_u32(r, &fmt));
-    if (fmt != GEN_TRAIN_FORMAT) return gen_rd_fail(r, "unknown training-state format");
-    GEN_TRY(gen_rd_u64(r, &done));
-    GEN_TRY(gen_rd_u64(r, &total));
-    GEN_TRY(gen_rd_u64(r, &fp));
-    GEN_TRY(gen_rd_u64(r, &rows));
-    GEN_TRY(gen_rd_count(r, 1, 100000, "training table column count", &cols));
-    GEN_TRY(gen_rd_u64(r, &every));
-    GEN_TRY(gen_rd_f64(r, &minutes));
-    if (total < 1 || total > ((uint64_t)1 << 40) || done > total || rows < 1 ||
-        rows > ((uint64_t)1 << 40) || every > ((uint64_t)1 << 40) || !(minutes >= 0 && minutes < 1e9))
-        return gen_rd_fail(r, "the training progress is out of range");
-    GEN_TRY(gen_rd_str(r, &entity));
-    genesis_status st = gen_rd_str(r, &time);
-    if (st == GENESIS_OK) st = gen_rd_u64(r, &n);
-    if (st == GENESIS_OK && n != r->len - r->pos)
-        st = gen_rd_fail(r, "the network's training state does not fill the rest of the file");
-    if (st == GENESIS_OK && keep) {
-        m->resume = malloc(n ? (size_t)n : 1);
-        if (!m->resume) st = gen_set_error(m->ctx, GENESIS_ERR_NOMEM, "out of memory reading %s", r->path);
-    }
-    if (st != GENESIS_OK) {
-        free(entity);
-        free(time);
-        return st;
-    }
-    if (keep) {
-        memcpy(m->resume, r->p + r->pos, (size_t)n);
-        m->resume_len = (size_t)n;
-        m->resume_done = (int64_t)done;
-        m->resume_total = (int64_t)total;
-        m->resume_fp = fp;
-        m->resume_rows = (int64_t)rows;
-        m->resume_cols = cols;
-        m->ckpt_every = (int64_t)every;
-        m->ckpt_minutes = minutes;
-        free(m->seq_entity);
-        free(m->seq_time);
-        m->seq_entity = entity;
-        m->seq_time = time;
-    } else {
-        free(entity);
-        free(time);
-    }
-    r->pos += (size_t)n;
-    return GENESIS_OK;
-}
-
 /* ---- during a fit ------------------------------------------------------------------------ */
 
 genesis_status gen_ckpt_point(genesis_model *m, int64_t done, int64_t total, int stop) {
     genesis_ctx *ctx = m->ctx;
-    const char *unit = m->vt->fit_table || m->vt->iterations ? "iteration" : "epoch";
+    const char *unit = m->vt->train_param == GENESIS_P_ITERATIONS ? "iteration" : "epoch";
     if (!m->ckpt_path) {
         GEN_RETURN_IF(stop, ctx, GENESIS_ERR_CANCELLED,
                       "training stopped by the caller at %s %lld of %lld", unit, (long long)done,

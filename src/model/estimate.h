@@ -5,7 +5,7 @@
 #ifndef GEN_ESTIMATE_H
 #define GEN_ESTIMATE_H
 
-#include "model.h"
+#include "model_types.h"
 
 /* Checks the training configuration against the memory budget: a warning, or an error
  * naming the batch size that fits when a budget was set. */

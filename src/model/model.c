@@ -10,8 +10,9 @@
 #include "comm.h"
 #include "estimate.h"
 #include "model.h"
-#include "model_io.h"
 #include "params.h"
+#include "registry.h"
+#include "table.h"
 
 genesis_status gen_model_new(genesis_ctx *ctx, genesis_model_kind kind, genesis_model **out) {
     const gen_model_vtable *vt = gen_model_vtable_of(kind);
@@ -61,7 +62,8 @@ static int same_text(const char *a, const char *b) {
 genesis_status genesis_model_set_target(genesis_model *m, const char *column) {
     if (!m) return GENESIS_ERR_INVALID_ARG;
     gen_clear_error(m->ctx);
-    GEN_RETURN_IF(m->vt->kind != GENESIS_MODEL_DDPM, m->ctx, GENESIS_ERR_UNSUPPORTED,
+    GEN_RETURN_IF(!(genesis_model_kind_features(m->vt->kind) & GENESIS_FEATURE_TARGET), m->ctx,
+                  GENESIS_ERR_UNSUPPORTED,
                   "a fit-time target (a class-conditional denoiser) applies to ddpm, not %s",
                   m->vt->name);
     GEN_RETURN_IF(m->fitted, m->ctx, GENESIS_ERR_STATE,

@@ -1,193 +1,33 @@
 /*
- * model.h — the core's model interface, what every model (CTGAN, TVAE, TimeGAN) plugs into:
- * the genesis_model object, its parameter table and the per-model vtable. The shared code in
- * src/model/model.c does everything that is not network-specific: parameters and bounds, the
- * transformer fit, the sampling loop (batches -> inverse transform -> sink), conditions,
- * and the model file (src/model/model_io.c). The core never names a model: it finds a kind's vtable
- * through the registry (gen_model_registry, defined in models/registry.c, the one place that
- * lists the models). docs/architecture.md, "Layers".
+ * model.h — the core's model interface, what every model (CTGAN, TVAE, TimeGAN, DDPM) plugs
+ * into: the genesis_model object and the per-model vtable (model_types.h), and the functions
+ * of the shared code in src/model/model.c, which does everything that is not network-specific:
+ * parameters and bounds, the transformer fit, conditions; sampling is sample_stream.c's and
+ * the model file src/model/model_io.c's. The core never names a model: it finds a kind's vtable
+ * through the registry (registry.h, defined in models/registry.c, the one place that lists
+ * the models). docs/architecture.md, "Layers".
  *
  * The folder src/model/ is what every model shares, above the transformer: the model object
- * and its vtable (model.c, model_kind.c, model_columns.c), parameters (params.c), model files
- * and checkpoints (model_io.c, checkpoint.c), the memory model (estimate.c, sample_size.c,
- * sysmem.c), the sampling pipeline (sample_stream.c), the training table in backend memory
- * (dev_table.c), sequences and the GRU layers (sequence.c, seq_nets.c). The networks
- * themselves are in models/.
+ * and its vtable (model_types.h, model.c, model_kind.c, model_columns.c), the registry's
+ * declarations (registry.h), parameters (params.c), model files and checkpoints (model_io.c,
+ * checkpoint.c), the memory model (estimate.c, sample_size.c, sysmem.c), the sampling pipeline
+ * (sample_stream.c), the training table in backend memory (dev_table.c), sequences and the
+ * GRU layers (sequence.c, seq_nets.c). The networks themselves are in models/.
  */
 #ifndef GEN_MODEL_H
 #define GEN_MODEL_H
 
-#include "memory_model.h"
-#include "backend.h"
-#include "rng.h"
-#include "transform.h"
+#include "model_types.h"
 
-#define GEN_NPARAMS 34
-#define GEN_MAX_CONDITIONS 64
-
-typedef struct gen_bytes gen_bytes;       /* growable output buffer (model_io.c) */
-typedef struct gen_reader gen_reader;     /* bounds-checked input cursor (model_io.c) */
-
-/* One condition: the discrete column's index among the categorical columns (the
- * conditional vector's order), its table column, and the category slot. */
-typedef struct gen_condition {
-    int column;
-    int table_column;
-    int slot;
-} gen_condition;
-
-typedef struct gen_model_vtable {
-    genesis_model_kind kind;
-    const char *name;
-    /* learns from the encoded table; the transformer is already fitted */
-    genesis_status (*fit)(genesis_model *m, const gen_encoded *enc, genesis_progress_fn progress,
-                          void *user);
-    /* generates B activated rows into out (host, B x data_dim); conds may be NULL */
-    genesis_status (*generate)(genesis_model *m, int B, const gen_condition *conds, int nconds,
-                               float *out);
-    /* the batch size generate() wants */
-    int (*generate_batch)(const genesis_model *m);
-    genesis_status (*save)(const genesis_model *m, gen_bytes *out);
-    /* the state's float arrays in backend memory (parameters, batch-norm statistics, Adam
-     * moments): up to cap (pointer, count) pairs; returns how many. Tests compare states
-     * across data-parallel ranks and against one rank (gen_model_state). */
-    int (*state)(const genesis_model *m, const float **ptr, size_t *count, int cap);
-    genesis_status (*load)(genesis_model *m, gen_reader *in);
-    void (*free)(genesis_model *m);
-    /* bytes the network allocates for a shape (memory_model.h); NULL = not modelled */
-    void (*memory)(const genesis_model *m, const gen_net_shape *shape, gen_net_bytes *out);
-    /* Optional (sequence models): learns from the table itself, without the tabular
-     * transformer (genesis_model_fit calls it instead of fit), and builds m->tf as the
-     * layout of the rows it writes (columns, types, formats; no spans). Such models have no
-     * transformer section in their model file; sampling counts units of seq-len rows. */
-    genesis_status (*fit_table)(genesis_model *m, const genesis_table *t,
-                                genesis_progress_fn progress, void *user);
-    /* decodes `rows` rows of generate()'s output (the group just generated) into rb;
-     * NULL = gen_transformer_inverse */
-    void (*decode)(genesis_model *m, const float *x, int rows, gen_rng *rng, gen_rowbatch *rb);
-    /* GENESIS_FEATURE_* the network offers besides fit and sample (CONDITIONS: a conditional
-     * vector); GENESIS_FEATURE_SEQUENCES follows from fit_table */
-    unsigned features;
-    /* training batches are multiples of this (CTGAN: pac); NULL = 1 */
-    int (*batch_step)(const genesis_model *m);
-    /* host bytes of the network's row-drawing structure over an encoded table of nrows rows
-     * (CTGAN: the conditional sampler's row lists; TVAE: the permutation); NULL = none */
-    uint64_t (*draw_bytes)(const genesis_model *m, uint64_t nrows, int n_disc, int max_cat);
-    /* width of a generated row in generate()'s output when the network has no tabular
-     * transformer (TimeGAN: one time step, F floats); NULL = the transformer's data_dim */
-    int (*encoded_dim)(const genesis_model *m);
-    /* model files of an older format version than this are refused (model_io.c), with
-     * old_file_reason saying why (TimeGAN: version 2, its GRU cell changed); 0 = any */
-    uint32_t min_file_version;
-    const char *old_file_reason;
-    /* Optional (resumable training, src/model/checkpoint.c): writes the network's training state at
-     * the safe point its fit is at (gen_ckpt_point): what the model section lacks to continue
-     * the fit (every network's weights, Adam moments and counters, random streams, data
-     * order). The fit reads it back itself (from gen_ckpt_resume_reader). NULL: the kind
-     * cannot checkpoint. */
-    genesis_status (*train_save)(const genesis_model *m, gen_bytes *out);
-    /* 1: the fit counts iterations, not epochs (checkpoint messages); sequence models too */
-    int iterations;
-} gen_model_vtable;
-
-
-struct genesis_model {
-    genesis_ctx *ctx;
-    const gen_model_vtable *vt;
-    double param[GEN_NPARAMS];
-    gen_backend *be;
-    gen_transformer tf;
-    int fitted;
-    uint64_t seed;             /* the context's seed when fit started */
-    uint64_t sample_calls;     /* sampling calls so far: each gets fresh noise */
-    gen_condition cond[GEN_MAX_CONDITIONS];
-    int nconds;
-    void *impl;                /* the network's own state */
-    int loaded;                /* read from a model file: generation-only network */
-    int64_t fp16_skipped;      /* FP16 training: steps the loss scaling skipped in the last fit */
-    int64_t sample_batch;      /* rows per sampling batch; 0 = sized from the memory budget */
-    int sampling;              /* a genesis_sampler is alive on this model */
-    genesis_sample_progress_fn sample_progress;
-    void *sample_progress_user;
-    char *seq_entity, *seq_time; /* TimeGAN: genesis_model_set_sequence_columns */
-    char *target;              /* DDPM: genesis_model_set_target; NULL = none */
-    /* checkpoints (src/model/checkpoint.c, docs/checkpoints.md) */
-    char *ckpt_path;           /* genesis_model_set_checkpoint; NULL = none */
-    int64_t ckpt_every;        /* epochs (TimeGAN: iterations) between checkpoints; 0 = none */
-    double ckpt_minutes;       /* minutes between checkpoints; 0 = none */
-    double ckpt_last_s;        /* when the fit started or last wrote one (monotonic seconds) */
-    int64_t ckpt_done, ckpt_total; /* the safe point being written (gen_ckpt_point) */
-    uint64_t fit_fp;           /* fingerprint of the table being fitted (gen_table_fingerprint) */
-    int64_t fit_rows;
-    int fit_cols;
-    unsigned char *resume;     /* a checkpoint's network state to continue (load_checkpoint) */
-    size_t resume_len;
-    int64_t resume_done, resume_total;
-    uint64_t resume_fp;        /* the fingerprint of the checkpoint's table */
-    int64_t resume_rows;
-    int resume_cols;
-};
-
-/* The registry (models/registry.c): every model's vtable, *n of them. */
-const gen_model_vtable *const *gen_model_registry(int *n);
-/* The vtable of a kind; NULL when no model of that kind is built in. */
-const gen_model_vtable *gen_model_vtable_of(genesis_model_kind kind);
-
-/* The width of one row of generate()'s output (a fitted model). */
-static inline int gen_model_row_dim(const genesis_model *m) {
-    return m->vt->encoded_dim ? m->vt->encoded_dim(m) : m->tf.data_dim;
-}
-
-/* Rows per sampling unit: a sequence model's n counts sequences of seq-len rows. */
-static inline int64_t gen_model_unit_rows(const genesis_model *m) {
-    return m->vt->fit_table ? (int64_t)m->param[GENESIS_P_SEQ_LEN] : 1;
-}
-
-/* Parameter value as int (for the integer-valued ones). */
-static inline int gen_param_i(const genesis_model *m, genesis_param p) {
-    return (int)m->param[p];
-}
+/* An untrained model of `kind` with the kind's defaults and a backend from the context;
+ * GENESIS_ERR_UNSUPPORTED (message set) for a kind this build does not have. */
+genesis_status gen_model_new(genesis_ctx *ctx, genesis_model_kind kind, genesis_model **out);
 
 /* A host copy of the model's whole state, the arrays of vt->state one after another
  * (*out: caller frees); seg (may be NULL, room for 16) receives each array's length and
  * *nseg their number. */
 genesis_status gen_model_state(const genesis_model *m, float **out, size_t *n, size_t *seg,
                                int *nseg);
-
-/* ---- checkpoints (src/model/checkpoint.c) ---- */
-
-/* A network's fit at a safe point (an epoch boundary; TimeGAN: after an iteration): `done`
- * units of `total` finished, `stop` when the progress callback asked to stop (after the
- * ranks agreed). Writes a checkpoint when one is due (every ckpt_every units, ckpt_minutes
- * minutes, or on stop) and returns GENESIS_OK to go on, GENESIS_ERR_STOPPED (stop, the
- * checkpoint written), GENESIS_ERR_CANCELLED (stop without a checkpoint file) or the write's
- * error. The fit must have no pending random draws: the state vt->train_save writes has to
- * determine the rest of the fit. */
-genesis_status gen_ckpt_point(genesis_model *m, int64_t done, int64_t total, int stop);
-/* When the model continues a checkpoint (m->resume): a reader over the network's state and
- * the units already done; the fit restores from it right after creating its network.
- * Returns 0 when there is nothing to resume. */
-int gen_ckpt_resume_reader(genesis_model *m, gen_reader *r, int64_t *done);
-/* A 64-bit fingerprint of a table's names, types and values (FNV-1a over a canonical
- * encoding): checkpoints record it and a resumed fit compares it. */
-uint64_t gen_table_fingerprint(const genesis_table *t);
-/* Writes/reads a sequential host stream's state (key, stream, counter, buffer, position). */
-void gen_ckpt_wr_rng(gen_bytes *b, const gen_rng *r);
-genesis_status gen_ckpt_rd_rng(gen_reader *rd, gen_rng *r);
-/* Writes a permutation of 0 .. n-1 (u64 n, then n values of `width` 4 or 8 bytes); reads one
- * back into order[n], refusing a length other than n, one past the end, or a repeated or out of
- * range value; `what` names it in the messages ("TVAE row order"). */
-void gen_ckpt_wr_perm(gen_bytes *b, const int64_t *order, int64_t n, int width);
-genesis_status gen_ckpt_rd_perm(genesis_model *m, gen_reader *r, int64_t *order, int64_t n, int width,
-                                const char *what);
-/* Writes n floats of backend memory; reads n floats into backend memory (finite checked). */
-genesis_status gen_ckpt_wr_dev(const genesis_model *m, gen_bytes *b, const float *dev, size_t n);
-genesis_status gen_ckpt_rd_dev(genesis_model *m, gen_reader *r, float *dev, size_t n);
-
-/* Writes/reads n FP16 loss-scaling states (backend memory): scale, clean-step run, skipped
- * steps and the step count (docs/precision.md); only FP16 fits have them. */
-void gen_ckpt_wr_amp(const genesis_model *m, gen_bytes *b, const gen_amp *amp, int n);
-genesis_status gen_ckpt_rd_amp(genesis_model *m, gen_reader *r, gen_amp *amp, int n);
 
 /* The transformer's activation spans in the backend's form (caller frees). */
 gen_act_span *gen_model_act_spans(const gen_transformer *tf);

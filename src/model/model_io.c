@@ -5,7 +5,8 @@
  * checked before any field is parsed; every count is bounded and checked against the bytes
  * left before allocation; every index read from the file is range-checked against the
  * structures it points into; weights must be finite. Files from a newer format version are
- * refused with GENESIS_ERR_VERSION.
+ * refused with GENESIS_ERR_VERSION. A checkpoint's training-state section, after the model
+ * section, is written and read here too (what it holds: src/model/checkpoint.c).
  */
 #include <errno.h>
 #include <math.h>
@@ -13,8 +14,10 @@
 #include <sys/stat.h>
 #include <zlib.h>
 
+#include "model.h"
 #include "model_io.h"
 #include "quantile.h"
+#include "registry.h"
 #include "table.h"
 
 /* ---- writer --------------------------------------------------------------------------- */
@@ -468,6 +471,94 @@ genesis_status gen_transformer_load(gen_transformer *tf, gen_reader *r) {
 
 /* ---- whole files ---------------------------------------------------------------------- */
 
+/* ---- the training-state section (checkpoints, src/model/checkpoint.c) -------------------------- */
+
+/* Written after the model section: magic, format, the units done and their total, the
+ * table's fingerprint and shape, the checkpoint interval, the sequence columns, then the
+ * network's own state (vt->train_save) with its length. Read from r at its start, into m
+ * (the network's part copied to m->resume when keep). */
+
+static genesis_status ckpt_write_section(const genesis_model *m, gen_bytes *b) {
+    GEN_RETURN_IF(!m->vt->train_save, m->ctx, GENESIS_ERR_UNSUPPORTED,
+                  "%s models cannot write checkpoints", m->vt->name);
+    gen_wr_raw(b, GEN_TRAIN_MAGIC, 8);
+    gen_wr_u32(b, GEN_TRAIN_FORMAT);
+    gen_wr_u64(b, (uint64_t)m->ckpt_done);
+    gen_wr_u64(b, (uint64_t)m->ckpt_total);
+    gen_wr_u64(b, m->fit_fp);
+    gen_wr_u64(b, (uint64_t)m->fit_rows);
+    gen_wr_u32(b, (uint32_t)m->fit_cols);
+    gen_wr_u64(b, (uint64_t)m->ckpt_every);
+    gen_wr_f64(b, m->ckpt_minutes);
+    gen_wr_str(b, m->seq_entity);
+    gen_wr_str(b, m->seq_time);
+    size_t at = b->len;
+    gen_wr_u64(b, 0); /* the network state's length, patched below */
+    size_t start = b->len;
+    GEN_TRY(m->vt->train_save(m, b));
+    if (b->oom) return gen_set_error(m->ctx, GENESIS_ERR_NOMEM, "out of memory writing a checkpoint");
+    uint64_t n = b->len - start;
+    for (int i = 0; i < 8; i++) b->p[at + i] = (unsigned char)(n >> (8 * i));
+    return GENESIS_OK;
+}
+
+static genesis_status ckpt_read_section(genesis_model *m, gen_reader *r, int keep) {
+    if (r->len - r->pos < 8 || memcmp(r->p + r->pos, GEN_TRAIN_MAGIC, 8) != 0)
+        return gen_rd_fail(r, "unexpected bytes after the model (no training-state section)");
+    r->pos += 8;
+    uint32_t fmt;
+    uint64_t done, total, fp, rows, every, n;
+    double minutes;
+    int cols;
+    char *entity = NULL, *time = NULL;
+    GEN_TRY(gen_rd_u32(r, &fmt));
+    if (fmt != GEN_TRAIN_FORMAT) return gen_rd_fail(r, "unknown training-state format");
+    GEN_TRY(gen_rd_u64(r, &done));
+    GEN_TRY(gen_rd_u64(r, &total));
+    GEN_TRY(gen_rd_u64(r, &fp));
+    GEN_TRY(gen_rd_u64(r, &rows));
+    GEN_TRY(gen_rd_count(r, 1, 100000, "training table column count", &cols));
+    GEN_TRY(gen_rd_u64(r, &every));
+    GEN_TRY(gen_rd_f64(r, &minutes));
+    if (total < 1 || total > ((uint64_t)1 << 40) || done > total || rows < 1 ||
+        rows > ((uint64_t)1 << 40) || every > ((uint64_t)1 << 40) || !(minutes >= 0 && minutes < 1e9))
+        return gen_rd_fail(r, "the training progress is out of range");
+    GEN_TRY(gen_rd_str(r, &entity));
+    genesis_status st = gen_rd_str(r, &time);
+    if (st == GENESIS_OK) st = gen_rd_u64(r, &n);
+    if (st == GENESIS_OK && n != r->len - r->pos)
+        st = gen_rd_fail(r, "the network's training state does not fill the rest of the file");
+    if (st == GENESIS_OK && keep) {
+        m->resume = malloc(n ? (size_t)n : 1);
+        if (!m->resume) st = gen_set_error(m->ctx, GENESIS_ERR_NOMEM, "out of memory reading %s", r->path);
+    }
+    if (st != GENESIS_OK) {
+        free(entity);
+        free(time);
+        return st;
+    }
+    if (keep) {
+        memcpy(m->resume, r->p + r->pos, (size_t)n);
+        m->resume_len = (size_t)n;
+        m->resume_done = (int64_t)done;
+        m->resume_total = (int64_t)total;
+        m->resume_fp = fp;
+        m->resume_rows = (int64_t)rows;
+        m->resume_cols = cols;
+        m->ckpt_every = (int64_t)every;
+        m->ckpt_minutes = minutes;
+        free(m->seq_entity);
+        free(m->seq_time);
+        m->seq_entity = entity;
+        m->seq_time = time;
+    } else {
+        free(entity);
+        free(time);
+    }
+    r->pos += (size_t)n;
+    return GENESIS_OK;
+}
+
 genesis_status gen_model_write_file(const genesis_model *m, const char *path) {
     return gen_model_write_file_ex(m, path, 0);
 }
@@ -487,7 +578,7 @@ genesis_status gen_model_write_file_ex(const genesis_model *m, const char *path,
     gen_wr_u64(&b, m->seed);
     genesis_status st = m->vt->fit_table ? GENESIS_OK : gen_transformer_save(&m->tf, &b);
     if (st == GENESIS_OK) st = m->vt->save(m, &b);
-    if (st == GENESIS_OK && with_state) st = gen_ckpt_write_section(m, &b);
+    if (st == GENESIS_OK && with_state) st = ckpt_write_section(m, &b);
     /* a failed GPU hands out NaN weights: never write them as a model */
     if (st == GENESIS_OK && m->be) st = gen_backend_status(m->be);
     if (st == GENESIS_OK && b.oom) st = gen_set_error(ctx, GENESIS_ERR_NOMEM, "out of memory saving the model");
@@ -520,7 +611,6 @@ genesis_status gen_model_write_file_ex(const genesis_model *m, const char *path,
     return st;
 }
 
-genesis_status gen_model_new(genesis_ctx *ctx, genesis_model_kind kind, genesis_model **out);
 int genesis_param_is_integer(int p);
 
 genesis_status gen_model_read_file(genesis_ctx *ctx, const char *path, genesis_model **out) {
@@ -673,7 +763,7 @@ genesis_status gen_model_read_mem(genesis_ctx *ctx, const char *path, const unsi
     if (st == GENESIS_OK) st = m->vt->load(m, &r);
     /* version 4: a checkpoint's training state may follow the model (src/model/checkpoint.c) */
     if (st == GENESIS_OK && version >= GEN_FILE_VERSION_CHECKPOINT && r.pos != r.len)
-        st = gen_ckpt_read_section(m, &r, keep_state);
+        st = ckpt_read_section(m, &r, keep_state);
     if (st == GENESIS_OK && r.pos != r.len) st = gen_rd_fail(&r, "unexpected bytes after the model");
     if (st != GENESIS_OK) {
         genesis_model_free(m);

@@ -8,7 +8,7 @@
 #ifndef GEN_MODEL_IO_H
 #define GEN_MODEL_IO_H
 
-#include "model.h"
+#include "model_types.h"
 
 #define GEN_FILE_MAGIC "GENMODEL"
 /* Format versions, each a superset of the one before (docs/file-format.md "Versioning"):
@@ -91,9 +91,5 @@ genesis_status gen_model_write_file_ex(const genesis_model *m, const char *path,
 /* keep_state: a checkpoint's training state is kept in m->resume (else checked and dropped) */
 genesis_status gen_model_read_file_ex(genesis_ctx *ctx, const char *path, int keep_state,
                                       genesis_model **out);
-/* The training-state section (src/model/checkpoint.c): written after the model section; read from
- * r at its start, into m (the network's part copied to m->resume when keep). */
-genesis_status gen_ckpt_write_section(const genesis_model *m, gen_bytes *b);
-genesis_status gen_ckpt_read_section(genesis_model *m, gen_reader *r, int keep);
 
 #endif /* GEN_MODEL_IO_H */

@@ -1,15 +1,20 @@
 /*
- * model_kind.c — the model kinds by name ("ctgan", "tvae", "timegan": each network's own
- * vtable name), what each can do besides fit and sample (conditions: a network with a
- * conditional vector, CTGAN; sequences: a network that reads the table itself, TimeGAN), and
- * what a kind generates when the caller does not say how much: the
- * training table's rows for the tabular models; for TimeGAN as many sequences as a single
- * series of that many rows has windows (rows - seq_len, at least 1), as the reference's
- * generation does (docs/timegan.md §5). The kinds come from the registry (models/registry.c).
+ * model_kind.c — the model kinds by name ("ctgan", "tvae", "timegan", "ddpm": each network's
+ * own vtable name) and their traits as each model declares them in its vtable: what it can
+ * do besides fit and sample (conditions: a network with a conditional vector, CTGAN;
+ * sequences: a network that reads the table itself, TimeGAN; target: a class the fit
+ * conditions on, DDPM), what its fit counts (epochs or iterations) and how many losses its
+ * progress reports (genesis_model_kind_get_info); and what a kind generates when the caller
+ * does not say how much: the training table's rows for the tabular models; for a sequence
+ * model as many sequences as a single series of that many rows has windows (rows - seq_len,
+ * at least 1), as TimeGAN's reference generation does (docs/timegan.md §5). The kinds come
+ * from the registry (models/registry.c).
  */
 #include <string.h>
 
-#include "model.h"
+#include "model_types.h"
+#include "params.h"
+#include "registry.h"
 
 
 const char *genesis_model_kind_name(genesis_model_kind kind) {
@@ -32,6 +37,17 @@ unsigned genesis_model_kind_features(genesis_model_kind kind) {
     const gen_model_vtable *vt = gen_model_vtable_of(kind);
     if (!vt) return 0;
     return vt->features | (vt->fit_table ? GENESIS_FEATURE_SEQUENCES : 0u);
+}
+
+genesis_status genesis_model_kind_get_info(genesis_model_kind kind, genesis_model_kind_info *out) {
+    const gen_model_vtable *vt = gen_model_vtable_of(kind);
+    if (!vt || !out) return GENESIS_ERR_INVALID_ARG;
+    out->name = vt->name;
+    out->features = genesis_model_kind_features(kind);
+    out->train_param = vt->train_param;
+    out->train_unit = gen_param_name((int)vt->train_param);
+    out->losses = vt->losses == 2 ? 2 : 1;
+    return GENESIS_OK;
 }
 
 int64_t genesis_model_default_rows(const genesis_model *m, int64_t table_rows) {

@@ -1,5 +1,6 @@
 /*
- * params.h — the parameter table inside the library (src/model/params.c): per-kind defaults, names
+ * params.h — the parameter table inside the library (src/model/params.c): per-kind defaults (from
+ * each model's params table, through the registry), names
  * and the check genesis_model_set_param runs. The public side is genesis_param_get_info.
  */
 #ifndef GEN_PARAMS_H

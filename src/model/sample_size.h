@@ -5,7 +5,7 @@
 #ifndef GEN_SAMPLE_SIZE_H
 #define GEN_SAMPLE_SIZE_H
 
-#include "model.h"
+#include "model_types.h"
 
 /* Rows the CSV writer formats per block (one block per thread at a time). */
 #define GEN_FMT_BLOCK_ROWS 4096

@@ -83,6 +83,10 @@ killed_then_resumed ctgan "$ADULT" 1 "${CTGAN[@]}"
 killed_then_resumed tvae "$ADULT" 1 "${TVAE[@]}"
 killed_then_resumed timegan "$W/series.csv" 10 "${TIMEGAN[@]}"
 killed_then_resumed ddpm "$ADULT" 20 "${DDPM[@]}"
+# DDPM counts iterations: the resume says so (its training unit, genesis_model_kind_get_info)
+grep -Eq "continuing from .*: [0-9]+ of 300 iterations done" "$W/ddpm_resume.err" \
+    && pass "[ddpm] resume counts iterations" \
+    || fail "[ddpm] resume: $(grep "continuing from" "$W/ddpm_resume.err")"
 # FP16: the loss-scaling state (scale, clean-step run, skipped steps) is part of the training
 # state; the test hook makes the 7th backward pass of each network overflow (one skip)
 export GENESIS_FP16_INJECT_INF=7

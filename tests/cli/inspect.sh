@@ -2,7 +2,8 @@
 # inspect.sh — `genesis inspect -m model.gen [--json]`: a CTGAN and a DDPM model of
 # data/adult_sample.csv are listed with their method, the settings they were fitted with (a
 # changed one marked with its default), the sampling settings, and every column with its type,
-# levels, modes and point masses; a checkpoint also says how far its fit got; --json is one
+# levels, modes and point masses; a checkpoint also says how far its fit got (in epochs, or
+# iterations for a DDPM checkpoint); --json is one
 # valid JSON object holding the same; a missing
 # -m, a missing or truncated file and a training setting are errors naming what is wrong.
 #
@@ -79,6 +80,15 @@ if grep -Eq "a checkpoint: [12] of 2 epochs done \(genesis fit --resume .*ck.gen
 else
     fail "[inspect checkpoint] $(head -3 "$W/inspect_ck.out" | tr '\n' ' ')"
 fi
+# a DDPM fit counts iterations, not epochs: its checkpoint says so
+run fit_ck_ddpm "$G" fit "${SMALL[@]}" --method ddpm -i "$ADULT" -m "$W/kd.gen" --iterations 20 \
+    --batch-size 100 --generator-dim 32 --checkpoint "$W/ckd.gen" --checkpoint-every 10
+expect_ok
+run inspect_ck_ddpm "$G" inspect -m "$W/ckd.gen"
+expect_ok
+grep -Eq "a checkpoint: (10|20) of 20 iterations done" "$W/inspect_ck_ddpm.out" \
+    && pass "[inspect checkpoint ddpm] counts iterations" \
+    || fail "[inspect checkpoint ddpm] $(grep "a checkpoint" "$W/inspect_ck_ddpm.out")"
 run inspect_ck_json "$G" inspect -m "$W/ck.gen" --json
 grep -Eq '"checkpoint":\{"done":[12],"total":2\}' "$W/inspect_ck_json.out" && pass "[inspect checkpoint --json] done and total" \
     || fail "[inspect checkpoint --json] $(head -c 200 "$W/inspect_ck_json.out")"

@@ -106,4 +106,51 @@ for f in $(grep -hoE '#[[:space:]]*include[[:space:]]*"[a-z_]+\.h"' "$SRC"/cli/*
 done
 if [ -z "$cli$inner" ]; then pass "cli/ includes genesis.h and its own headers"; else fail "cli/ includes:$cli$inner"; fi
 
+section "no model kind is tested outside models/ (traits come from the registry)"
+# comparisons with or switch cases on a kind constant, and bits of a named kind, in the core and
+# the CLI (models/ and the public header may name kinds); numeric kind tests in the Python package
+kindre='(case[[:space:]]+GENESIS_MODEL_(CTGAN|TVAE|TIMEGAN|DDPM)\b|[=!]=[[:space:]]*(\([a-z_ ]+\)[[:space:]]*)?GENESIS_MODEL_(CTGAN|TVAE|TIMEGAN|DDPM)\b|GENESIS_MODEL_(CTGAN|TVAE|TIMEGAN|DDPM)[[:space:]]*[=!]=|GENESIS_MODEL_BIT[[:space:]]*\([[:space:]]*GENESIS_MODEL_)'
+tests=$(find "$SRC/src" "$SRC/cli" -name '*.[ch]' -print0 2>/dev/null | xargs -0 -r grep -nE "$kindre" |
+        sed "s|^$SRC/||")
+pytests=$(find "$SRC/python/genesis" -name '*.py' -print0 2>/dev/null |
+          xargs -0 -r grep -nE '_kind[[:space:]]*[=!]=[[:space:]]*[0-9]|[0-9][[:space:]]*[=!]=[[:space:]]*[A-Za-z_.]*_kind\b' |
+          sed "s|^$SRC/||")
+if [ -z "$tests$pytests" ]; then pass "no kind tests in src/, cli/ or python/genesis/"
+else fail "kind tests outside models/ (ask genesis_model_kind_get_info or the features): $(printf '%s\n' "$tests" "$pytests" | sed '/^$/d' | tr '\n' ' ')"; fi
+
+section "no include cycle among the files of src/ and models/"
+# The module graph: a file's module is the .c file of its stem (a header whose stem has no .c
+# file is its own module); `#include "x.h"` in a file is an edge from its module to x.h's.
+files=$(find "$SRC/src" "$SRC/models" -name '*.[ch]' | sort)
+declare -A cfile=()
+for f in $files; do
+    case "$f" in *.c) b=$(basename "$f" .c); cfile[$b]=${f#"$SRC"/} ;; esac
+done
+module() { # path relative to $SRC -> its module
+    local b; b=$(basename "$1"); b=${b%.*}
+    case "$1" in *.h) [ -n "${cfile[$b]:-}" ] && { echo "${cfile[$b]}"; return; } ;; esac
+    echo "$1"
+}
+edges="$W/include_edges.txt"
+: >"$edges"
+for f in $files; do
+    rel=${f#"$SRC"/}
+    from=$(module "$rel")
+    for inc in $(sed -nE 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"([^"]+)".*/\1/p' "$f"); do
+        if [ -e "$(dirname "$f")/$inc" ]; then t=$(dirname "$f")/$inc
+        else t=$(printf '%s\n' $files | awk -F/ -v n="$(basename "$inc")" '$NF == n { print; exit }')
+        fi
+        [ -n "$t" ] || continue # a system or public header
+        to=$(module "$(realpath --relative-to="$SRC" "$t")")
+        [ "$from" != "$to" ] && echo "$from $to" >>"$edges"
+    done
+done
+sort -u -o "$edges" "$edges"
+if loops=$(tsort "$edges" 2>&1 >/dev/null) && [ -z "$loops" ]; then
+    pass "the include graph of $(echo $files | wc -w) files ($(wc -l <"$edges") module edges) has no cycle"
+else
+    fail "include cycle(s), the modules of each in brackets:$(echo "$loops" |
+          sed -E 's/^tsort: //; s/^.*input contains a loop:$/] [/' | tr '\n' ' ' | sed -E 's/^\] //') ]"
+fi
+
 finish
