@@ -1,7 +1,7 @@
 /*
  * gru_cudnn.cu — the CUDA backend's GRU operations on cuDNN 9 (CUDNN_GRU: the reset gate
  * applied AFTER the recurrent matmul, two biases per gate, i.e. PyTorch's nn.GRU and the
- * cell of backend.h, src/backend_cpu_gru.c and cuda/gru.cu), plus the stack API below it.
+ * cell of backend.h, src/backend/cpu/gru.c and cuda/gru.cu), plus the stack API below it.
  * Built where CMake finds cuDNN (GENESIS_CUDNN=AUTO|ON); backend_cuda.cu then routes
  * gru_forward / gru_backward here (GENESIS_CUDNN_GRU=0 at run time keeps the kernels of
  * gru.cu).
