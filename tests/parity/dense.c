@@ -167,17 +167,23 @@ static const pt_op O_LINF = {"linear_forward", "B C OC bias", 2e-4, 1e-4, su_lin
 static const pt_op O_LINB = {"linear_backward", "B C OC mask", 5e-4, 1e-4, su_linb, ru_linb};
 /* mixed precision: FP32's tolerances (see su_gemmx: only the summation order differs) */
 static const pt_op O_GEMM_X = {"gemm_mixed", "prec ta tb M N K", 2e-4, 1e-4, su_gemmx, ru_gemmx};
-static const pt_op O_LINF_X = {"linear_forward_mixed", "prec B C OC bias", 2e-4, 1e-4, su_linfx, ru_linfx};
-static const pt_op O_LINB_X = {"linear_backward_mixed", "prec B C OC mask", 5e-4, 1e-4, su_linbx, ru_linbx};
+static const pt_op O_LINF_X = {"linear_forward_mixed", "prec B C OC bias", 2e-4, 1e-4, su_linfx,
+                               ru_linfx};
+static const pt_op O_LINB_X = {"linear_backward_mixed", "prec B C OC mask", 5e-4, 1e-4, su_linbx,
+                               ru_linbx};
 /* 16-bit stored activations: conversions and ReLU exact (16-bit outputs bit for bit; the
  * backward's += exact too), products with the mixed-precision products' tolerances */
-static const pt_op O_TO_HALF = {"to_half", "prec rows cols ldd+ lds+ specials", 0, 0, su_to_half, ru_to_half};
-static const pt_op O_LINF_H = {"linear_forward_h", "prec B C OC bias", 2e-4, 1e-4, su_linfh, ru_linfh};
-static const pt_op O_LINB_H = {"linear_backward_h", "prec B C OC mask", 5e-4, 1e-4, su_linbh, ru_linbh};
+static const pt_op O_TO_HALF = {"to_half", "prec rows cols ldd+ lds+ specials", 0, 0, su_to_half,
+                                ru_to_half};
+static const pt_op O_LINF_H = {"linear_forward_h", "prec B C OC bias", 2e-4, 1e-4, su_linfh,
+                               ru_linfh};
+static const pt_op O_LINB_H = {"linear_backward_h", "prec B C OC mask", 5e-4, 1e-4, su_linbh,
+                               ru_linbh};
 
 static const pt_case cases[] = {
     /* gemm: every transpose pair on awkward shapes, beta 0 and K = 0 */
-    {&O_GEMM, {0, 0, 1, 1, 1, 0}}, {&O_GEMM, {0, 1, 3, 17, 257, 0}}, {&O_GEMM, {1, 0, 17, 3, 1025, 0}},
+    {&O_GEMM, {0, 0, 1, 1, 1, 0}}, {&O_GEMM, {0, 1, 3, 17, 257, 0}},
+    {&O_GEMM, {1, 0, 17, 3, 1025, 0}},
     {&O_GEMM, {1, 1, 257, 257, 17, 0}}, {&O_GEMM, {0, 0, 1, 1025, 3, 0}},
     {&O_GEMM, {0, 1, 1025, 1, 257, 0}}, {&O_GEMM, {1, 0, 257, 17, 3, 1}},
     {&O_GEMM, {1, 1, 3, 1025, 17, 1}}, {&O_GEMM, {0, 0, 500, 256, 256, 0}},

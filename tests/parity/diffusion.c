@@ -191,7 +191,8 @@ static const pt_op O_SILU_B = {"silu_backward", "n specials", 1e-6, 1e-6, su_sil
 static const pt_op O_SCALE = {"scale", "n specials", 0, 0, su_scale, ru_scale};
 /* cosf/sinf of arguments up to 1000: a few ulp of the argument's size */
 static const pt_op O_TEMB = {"timestep_embed", "B dim", 2e-4, 0, su_temb, ru_temb};
-static const pt_op O_DDPM_LOSS = {"ddpm_loss", "B layout grads", 1e-5, 1e-4, su_ddpm_loss, ru_ddpm_loss};
+static const pt_op O_DDPM_LOSS = {"ddpm_loss", "B layout grads", 1e-5, 1e-4, su_ddpm_loss,
+                                  ru_ddpm_loss};
 /* a copy; the backward sums each class's rows in the CPU's order; the EMA may fuse */
 static const pt_op O_LEMB = {"label_embed", "B K dim", 0, 0, su_lemb, ru_lemb};
 static const pt_op O_LEMB_B = {"label_embed_backward", "B K dim", 0, 0, su_lemb_b, ru_lemb_b};
@@ -199,7 +200,8 @@ static const pt_op O_EMA = {"ema_update", "n specials", 1e-6, 1e-6, su_ema, ru_e
 /* the normals of fill_normal's tolerance; categorical draws must agree exactly */
 static const pt_op O_DDPM_INIT = {"ddpm_sample_init", "B layout t offset", 2e-6, 2e-6, su_ddpm_init,
                  ru_ddpm_init};
-static const pt_op O_DDPM_REV = {"ddpm_reverse_step", "B layout mode last in_place offset", 1e-5, 1e-5,
+static const pt_op O_DDPM_REV = {"ddpm_reverse_step", "B layout mode last in_place offset", 1e-5,
+                                 1e-5,
                 su_ddpm_rev, ru_ddpm_rev};
 
 static const pt_case cases[] = {

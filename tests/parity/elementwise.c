@@ -1,6 +1,6 @@
 /*
- * tests/parity/elementwise.c — the parity cases of the backend family `elementwise` (backend.h; CPU:
- * src/backend/cpu/elementwise.c, CUDA: cuda/elementwise.cu): ReLU (also on 16-bit stored
+ * tests/parity/elementwise.c — the parity cases of the backend family `elementwise` (backend.h;
+ * CPU: src/backend/cpu/elementwise.c, CUDA: cuda/elementwise.cu): ReLU (also on 16-bit stored
  * outputs), leaky ReLU, the products, sum, clamp, any_nonfinite.
  * Each operation: setup declares its buffers from the case's d[], run calls it on one
  * backend; the harness (main.c, parity.h) uploads, runs and compares.
@@ -125,17 +125,21 @@ static void ru_nonfinite(pt_env *e, gen_backend *be, int k) {
 static const pt_op O_RELU_F = {"relu_forward", "n specials", 0, 0, su_ew2, ru_relu_f};
 static const pt_op O_RELU_B = {"relu_backward", "n specials", 0, 0, su_ew3, ru_relu_b};
 static const pt_op O_LRELU_F = {"leaky_relu_forward", "n specials", 0, 0, su_ew2, ru_lrelu_f};
-static const pt_op O_LRELU_B = {"leaky_relu_backward", "n specials", 1e-6, 1e-6, su_ew3, ru_lrelu_b};
+static const pt_op O_LRELU_B = {"leaky_relu_backward", "n specials", 1e-6, 1e-6, su_ew3,
+                                ru_lrelu_b};
 static const pt_op O_MUL = {"mul", "n specials", 0, 0, su_ew3, ru_mul};
 static const pt_op O_MUL_ACC = {"mul_acc", "n specials", 1e-6, 1e-6, su_ew3, ru_mul_acc};
 static const pt_op O_SLOPE = {"leaky_slope_mask", "n specials", 0, 0, su_ew3, ru_slope_mask};
 static const pt_op O_ROWVEC = {"mul_rowvec", "rows cols", 0, 0, su_rowvec, ru_rowvec};
 static const pt_op O_SUM = {"sum", "n specials", 1e-5, 1e-6, su_sum, ru_sum};
 static const pt_op O_CLAMP = {"clamp", "n specials", 0, 0, su_clamp, ru_clamp};
-static const pt_op O_NONFINITE = {"any_nonfinite", "n where kind", 0, 0, su_nonfinite, ru_nonfinite};
-static const pt_op O_RELU_FH = {"relu_forward_h", "prec rows cols ldo+ ldi+ specials", 0, 0, su_relufh,
+static const pt_op O_NONFINITE = {"any_nonfinite", "n where kind", 0, 0, su_nonfinite,
+                                  ru_nonfinite};
+static const pt_op O_RELU_FH = {"relu_forward_h", "prec rows cols ldo+ ldi+ specials", 0, 0,
+                                su_relufh,
                ru_relufh};
-static const pt_op O_RELU_BH = {"relu_backward_h", "prec rows cols ldo+ specials", 0, 0, su_relubh, ru_relubh};
+static const pt_op O_RELU_BH = {"relu_backward_h", "prec rows cols ldo+ specials", 0, 0,
+                                su_relubh, ru_relubh};
 
 static const pt_case cases[] = {
     /* element-wise */
@@ -146,7 +150,8 @@ static const pt_case cases[] = {
     {&O_MUL, {3, 0}}, {&O_MUL, {1025, 1}}, {&O_MUL_ACC, {17, 0}}, {&O_MUL_ACC, {65539, 1}},
     {&O_SLOPE, {1, 0}}, {&O_SLOPE, {1025, 1}},
     {&O_ROWVEC, {1, 1}}, {&O_ROWVEC, {17, 3}}, {&O_ROWVEC, {257, 1025}},
-    {&O_SUM, {1, 0}}, {&O_SUM, {3, 0}}, {&O_SUM, {1025, 0}}, {&O_SUM, {1000003, 0}}, {&O_SUM, {257, 1}},
+    {&O_SUM, {1, 0}}, {&O_SUM, {3, 0}}, {&O_SUM, {1025, 0}}, {&O_SUM, {1000003, 0}},
+    {&O_SUM, {257, 1}},
     {&O_CLAMP, {17, 0}}, {&O_CLAMP, {1025, 1}},
     /* any_nonfinite */
     {&O_NONFINITE, {1, -1, 0}}, {&O_NONFINITE, {1, 0, 0}}, {&O_NONFINITE, {3, 1, 1}},
@@ -158,4 +163,5 @@ static const pt_case cases[] = {
     {&O_RELU_BH, {3, 500, 256, 486, 1}},
 };
 
-const pt_family pt_family_elementwise = {"elementwise", cases, (int)(sizeof cases / sizeof cases[0])};
+const pt_family pt_family_elementwise = {"elementwise",
+                                         cases, (int)(sizeof cases / sizeof cases[0])};

@@ -132,15 +132,19 @@ static void ru_bn_bapply(pt_env *e, gen_backend *be, int k) {
 /* ---- the operations: name, dims (the meaning of d[]), atol, rtol, setup, run ---- */
 
 static const pt_op O_BN_F = {"batchnorm_forward", "B C", 1e-5, 1e-5, su_bn_f, ru_bn_f};
-static const pt_op O_BN_EVAL = {"batchnorm_forward_eval", "B C", 1e-6, 1e-6, su_bn_eval, ru_bn_eval};
+static const pt_op O_BN_EVAL = {"batchnorm_forward_eval", "B C", 1e-6, 1e-6, su_bn_eval,
+                                ru_bn_eval};
 static const pt_op O_BN_RUN = {"batchnorm_update_running", "B C", 1e-6, 1e-6, su_bn_run, ru_bn_run};
 /* the CPU adds dgamma/dbeta in float row by row: allow for its own rounding */
 static const pt_op O_BN_B = {"batchnorm_backward", "B C", 5e-5, 5e-5, su_bn_b, ru_bn_b};
-static const pt_op O_BN_STATS = {"batchnorm_stats", "B C centred", 1e-5, 1e-5, su_bn_stats, ru_bn_stats};
+static const pt_op O_BN_STATS = {"batchnorm_stats", "B C centred", 1e-5, 1e-5, su_bn_stats,
+                                 ru_bn_stats};
 static const pt_op O_BN_APPLY = {"batchnorm_apply", "B C", 1e-5, 1e-5, su_bn_apply, ru_bn_apply};
 /* the CPU adds dgamma/dbeta in float row by row, as batchnorm_backward */
-static const pt_op O_BN_BSUMS = {"batchnorm_backward_sums", "B C", 5e-5, 5e-5, su_bn_bsums, ru_bn_bsums};
-static const pt_op O_BN_BAPPLY = {"batchnorm_backward_apply", "B C", 1e-5, 1e-5, su_bn_bapply, ru_bn_bapply};
+static const pt_op O_BN_BSUMS = {"batchnorm_backward_sums", "B C", 5e-5, 5e-5, su_bn_bsums,
+                                 ru_bn_bsums};
+static const pt_op O_BN_BAPPLY = {"batchnorm_backward_apply", "B C", 1e-5, 1e-5, su_bn_bapply,
+                                  ru_bn_bapply};
 
 static const pt_case cases[] = {
     /* batch norm */
@@ -153,7 +157,8 @@ static const pt_case cases[] = {
     {&O_BN_STATS, {1, 1, 0}}, {&O_BN_STATS, {17, 3, 1}}, {&O_BN_STATS, {250, 256, 0}},
     {&O_BN_STATS, {250, 256, 1}}, {&O_BN_STATS, {1025, 33, 1}},
     {&O_BN_APPLY, {1, 1}}, {&O_BN_APPLY, {17, 257}}, {&O_BN_APPLY, {250, 256}},
-    {&O_BN_BSUMS, {1, 1}}, {&O_BN_BSUMS, {3, 17}}, {&O_BN_BSUMS, {250, 256}}, {&O_BN_BSUMS, {1025, 33}},
+    {&O_BN_BSUMS, {1, 1}}, {&O_BN_BSUMS, {3, 17}}, {&O_BN_BSUMS, {250, 256}},
+    {&O_BN_BSUMS, {1025, 33}},
     {&O_BN_BAPPLY, {1, 1}}, {&O_BN_BAPPLY, {17, 3}}, {&O_BN_BAPPLY, {250, 256}},
 };
 

@@ -92,7 +92,8 @@ static void ru_adam(pt_env *e, gen_backend *be, int k) {
 static const pt_op O_ADAM = {"adam", "n t", 1e-6, 1e-5, su_adam, ru_adam};
 /* loss scaling: exact (powers of two, integer decisions) */
 static const pt_op O_AMP_SCALE = {"amp_scale", "n specials", 0, 0, su_amp_scale, ru_amp_scale};
-static const pt_op O_AMP_UNSCALE = {"amp_unscale", "n where kind inject good", 0, 0, su_amp_unscale, ru_amp_unscale};
+static const pt_op O_AMP_UNSCALE = {"amp_unscale", "n where kind inject good", 0, 0,
+                                    su_amp_unscale, ru_amp_unscale};
 static const pt_op O_ADAM_AMP = {"adam_dev_amp", "n skip", 1e-6, 1e-5, su_adam_amp, ru_adam_amp};
 
 static const pt_case cases[] = {

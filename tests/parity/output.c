@@ -61,7 +61,8 @@ static void ru_ce(pt_env *e, gen_backend *be, int k) {
 
 /* ---- the operations: name, dims (the meaning of d[]), atol, rtol, setup, run ---- */
 
-static const pt_op O_ACT_F = {"activate_forward", "B layout tau offset", 2e-6, 1e-5, su_act_f, ru_act_f};
+static const pt_op O_ACT_F = {"activate_forward", "B layout tau offset", 2e-6, 1e-5, su_act_f,
+                              ru_act_f};
 static const pt_op O_ACT_B = {"activate_backward", "B layout tau", 1e-5, 1e-5, su_act_b, ru_act_b};
 static const pt_op O_CE = {"cross_entropy_rows", "B L grads", 1e-6, 1e-5, su_ce, ru_ce};
 

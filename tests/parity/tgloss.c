@@ -115,8 +115,10 @@ static const pt_case cases[] = {
     {&O_BCE, {1025, 1, 0}}, {&O_BCE, {0, 1, 1}},
     {&O_MOMENTS, {1, 1, 1, 1}}, {&O_MOMENTS, {3, 4, 2, 1}}, {&O_MOMENTS, {128, 24, 5, 1}},
     {&O_MOMENTS, {64, 24, 28, 1}}, {&O_MOMENTS, {7, 3, 5, 0}},
-    {&O_ADAM_TG, {1025, 0}}, {&O_ADAM_TG, {1025, 1}}, {&O_ADAM_TG, {65539, 2}}, {&O_ADAM_TG, {17, 3}},
-    {&O_TAKE, {1, 1, 1}}, {&O_TAKE, {16, 120, 40}}, {&O_TAKE, {128, 120, 2000}}, {&O_TAKE, {3, 1025, 7}},
+    {&O_ADAM_TG, {1025, 0}}, {&O_ADAM_TG, {1025, 1}}, {&O_ADAM_TG, {65539, 2}},
+    {&O_ADAM_TG, {17, 3}},
+    {&O_TAKE, {1, 1, 1}}, {&O_TAKE, {16, 120, 40}}, {&O_TAKE, {128, 120, 2000}},
+    {&O_TAKE, {3, 1025, 7}},
 };
 
 const pt_family pt_family_tgloss = {"tgloss", cases, (int)(sizeof cases / sizeof cases[0])};

@@ -97,7 +97,8 @@ static void ru_recon(pt_env *e, gen_backend *be, int k) {
 static const pt_op O_REP_F = {"reparam_forward", "n specials", 1e-6, 1e-6, su_rep_f, ru_rep_f};
 static const pt_op O_REP_B = {"reparam_backward", "n", 1e-6, 1e-6, su_rep_b, ru_rep_b};
 static const pt_op O_KL = {"kl_normal", "n grads", 1e-5, 1e-5, su_kl, ru_kl};
-static const pt_op O_RECON = {"tvae_recon", "B layout grads per-mode", 1e-5, 1e-5, su_recon, ru_recon};
+static const pt_op O_RECON = {"tvae_recon", "B layout grads per-mode", 1e-5, 1e-5, su_recon,
+                              ru_recon};
 
 static const pt_case cases[] = {
     /* TVAE */

@@ -1,12 +1,13 @@
 /*
- * tgloss.c — the CPU backend's `tgloss` family (backend.h): TimeGAN's scalar losses with their gradients w.r.t. the networks'
- * outputs (backend.h mse_loss, bce_logits, moments_loss): the losses of the official TF1 code
- * (Yoon et al., NeurIPS 2019; docs/algorithms.md §S4, docs/timegan.md §4). They were host
- * code in models/timegan.c; as backend operations the CUDA backend keeps them on the GPU
- * (cuda/tgloss.cu, the same expressions in the same order). Plain serial loops in double
- * (the sizes are B * T * max(F, H), small): the sums do not depend on the thread count.
- * Also take_rows, the batch gather of TimeGAN's sequences, and adam_tf1_gated (TF1's Adam
- * behind a gate on the device). CUDA: cuda/tgloss.cu; parity: tests/parity/tgloss.c.
+ * tgloss.c — the CPU backend's `tgloss` family (backend.h): TimeGAN's scalar losses with their
+ * gradients w.r.t. the networks' outputs (backend.h mse_loss, bce_logits, moments_loss): the
+ * losses of the official TF1 code (Yoon et al., NeurIPS 2019; docs/algorithms.md §S4,
+ * docs/timegan.md §4). They were host code in models/timegan.c; as backend operations the CUDA
+ * backend keeps them on the GPU (cuda/tgloss.cu, the same expressions in the same order).
+ * Plain serial loops in double (the sizes are B * T * max(F, H), small): the sums do not
+ * depend on the thread count. Also take_rows, the batch gather of TimeGAN's sequences, and
+ * adam_tf1_gated (TF1's Adam behind a gate on the device). CUDA: cuda/tgloss.cu; parity:
+ * tests/parity/tgloss.c.
  */
 #include <math.h>
 #include <string.h>
