@@ -1,8 +1,9 @@
 /*
- * batch.cu — training batches built in device memory, so a training step needs no host copy
- * (backend.h: gather_rows, onehot_rows, accumulate): the encoded table is uploaded once per
- * fit and rows are expanded from it by index; the conditional vector's one-hots are written
- * from positions; loss sums are added up across steps and read once per epoch.
+ * batch.cu — the CUDA backend's `batch` family (backend.h): training batches built in device
+ * memory, so a training step needs no host copy (backend.h: gather_rows, onehot_rows,
+ * accumulate): the encoded table is uploaded once per fit and rows are expanded from it by index;
+ * the conditional vector's one-hots are written from positions; loss sums are added up across
+ * steps and read once per epoch. CPU: src/backend/cpu/batch.c; parity: tests/parity/batch.c.
  */
 #include "cuda_common.cuh"
 
@@ -73,4 +74,26 @@ genesis_status gen_cu_accumulate(gen_cuda *cu, float *acc, const float *x, int n
                cu->stream)(acc, x, n);
     GEN_CUDA_LAUNCHED(cu);
     return GENESIS_OK;
+}
+
+/* ---- the table's entries (backend_cuda.cu assembles the table) ----------------------------- */
+
+static void op_gather_rows(gen_backend *be, float *out, int ldo, const gen_dev_table *t,
+                           const int32_t *rows, int B) {
+    GEN_CUDA_RUN(be, "gather_rows", gen_cu_gather_rows(cu, out, ldo, t, rows, B));
+}
+
+static void op_onehot_rows(gen_backend *be, float *out, int ldo, int w, const int32_t *pos,
+                           int B) {
+    GEN_CUDA_RUN(be, "onehot_rows", gen_cu_onehot_rows(cu, out, ldo, w, pos, B));
+}
+
+static void op_accumulate(gen_backend *be, float *acc, const float *x, int n) {
+    GEN_CUDA_RUN(be, "accumulate", gen_cu_accumulate(cu, acc, x, n));
+}
+
+void gen_cu_ops_batch(gen_backend_ops *o) {
+    o->gather_rows = op_gather_rows;
+    o->onehot_rows = op_onehot_rows;
+    o->accumulate = op_accumulate;
 }

@@ -19,11 +19,14 @@
  * (gen_warp_sum / gen_block_sum) whose shape depends only on the problem size, and scalar
  * losses are finished by one block (gen_cu_reduce_finish), so two runs give the same bits.
  *
- * Files: backend_cuda.cu (table, memory, GEMM), elementwise.cu, rng.cu (Philox fills and
- * dropout), norm.cu (batch norm), softmax.cu (generator activations, cross entropy),
- * gan.cu (WGAN-GP pieces, column sums), vae.cu (TVAE pieces), adam.cu, batch.cu
- * (training batches from the device-resident table), gru.cu (GRU and sigmoid, TimeGAN),
- * comm_nccl.cu, device_query.cu.
+ * Files: backend_cuda.cu (the table's assembly, errors, shared helpers, creation), then one
+ * file per family of backend.h (the same names as src/backend/cpu/ and tests/parity/):
+ * memory.cu, batch.cu (training batches from the device-resident table), dense.cu (GEMM,
+ * linear), elementwise.cu, norm.cu (batch norm), output.cu (generator activations, cross
+ * entropy), random.cu (Philox fills and dropout), optimiser.cu (Adam, loss scaling),
+ * graph.cu (recorded steps), gan.cu (WGAN-GP pieces, column sums), vae.cu (TVAE pieces),
+ * diffusion.cu (DDPM), gru.cu and gru_cudnn.cu (GRU and sigmoid, TimeGAN), tgloss.cu
+ * (TimeGAN's losses); and comm_nccl.cu, device_query.cu.
  */
 #ifndef GEN_CUDA_COMMON_CUH
 #define GEN_CUDA_COMMON_CUH
@@ -111,7 +114,7 @@ typedef struct gen_cuda {
 
 static inline gen_cuda *gen_cuda_of(gen_backend *be) { return (gen_cuda *)be->impl; }
 
-/* adam.cu: loss scaling (backend.h gen_amp) and Adam that obeys its skip flag */
+/* optimiser.cu: loss scaling (backend.h gen_amp) and Adam that obeys its skip flag */
 genesis_status gen_cu_amp_scale(gen_cuda *cu, float *x, size_t n, const gen_amp *amp);
 genesis_status gen_cu_amp_unscale(gen_cuda *cu, float *g, size_t n, gen_amp *amp);
 
@@ -152,6 +155,42 @@ static inline void gen_nccl_forget_backend(gen_cuda *cu) { (void)cu; }
         genesis_status gen_pass_st_ = (call);            \
         if (gen_pass_st_ != GENESIS_OK) return gen_pass_st_; \
     } while (0)
+
+/* Every entry point: nothing after a failure; note the operation for error messages; make
+ * the backend's GPU current (CUDA's current device is per host thread, and a context may be
+ * used from another thread). */
+static inline genesis_status gen_cuda_enter(gen_cuda *cu, const char *op) {
+    if (cu->status != GENESIS_OK) return cu->status;
+    cu->op = op;
+    GEN_CUDA_TRY(cu, cudaSetDevice(cu->device));
+    return GENESIS_OK;
+}
+
+/* Runs one launcher unless an earlier failure stopped the backend; GENESIS_CUDA_SYNC=1
+ * synchronises after it so that an asynchronous error is charged to it. The family files'
+ * table entries (op_*) are built on it. */
+#define GEN_CUDA_RUN(be, name, call)                                                  \
+    do {                                                                              \
+        gen_cuda *cu = gen_cuda_of(be);                                               \
+        if (gen_cuda_enter(cu, name) != GENESIS_OK) return;                           \
+        if ((call) == GENESIS_OK && cu->sync_each) gen_cuda_sync(cu);                 \
+    } while (0)
+
+/* Each family file fills its members of the table (backend_cuda.cu calls them all). */
+void gen_cu_ops_memory(gen_backend_ops *o);
+void gen_cu_ops_batch(gen_backend_ops *o);
+void gen_cu_ops_dense(gen_backend_ops *o);
+void gen_cu_ops_elementwise(gen_backend_ops *o);
+void gen_cu_ops_norm(gen_backend_ops *o);
+void gen_cu_ops_output(gen_backend_ops *o);
+void gen_cu_ops_random(gen_backend_ops *o);
+void gen_cu_ops_optimiser(gen_backend_ops *o);
+void gen_cu_ops_graph(gen_backend_ops *o);
+void gen_cu_ops_gan(gen_backend_ops *o);
+void gen_cu_ops_vae(gen_backend_ops *o);
+void gen_cu_ops_diffusion(gen_backend_ops *o);
+void gen_cu_ops_gru(gen_backend_ops *o);
+void gen_cu_ops_tgloss(gen_backend_ops *o);
 
 /* Every kernel launch: GEN_LAUNCH(kernel, grid, block, shared_bytes, stream)(args...).
  * nvcc: kernel<<<grid, block, shared_bytes, stream>>>(args...). The host compiler (the
@@ -268,7 +307,7 @@ static inline int gen_cuda_reduce_blocks(size_t n) {
     return (int)(b < GEN_CUDA_REDUCE_BLOCKS ? (b ? b : 1) : GEN_CUDA_REDUCE_BLOCKS);
 }
 
-/* rng.cu; base: NULL, or a device counter added to offset when the kernel runs
+/* random.cu; base: NULL, or a device counter added to offset when the kernel runs
  * (gen_backend.rng_base) */
 genesis_status gen_cu_fill_normal(gen_cuda *cu, float *x, size_t n, uint64_t seed,
                                   uint64_t stream, uint64_t offset, const uint64_t *base);
@@ -307,7 +346,7 @@ genesis_status gen_cu_batchnorm_backward_apply(gen_cuda *cu, float *dinp, const 
                                                const float *rstd, const float *gamma,
                                                const float *sums, int B, int C, int N);
 
-/* softmax.cu */
+/* output.cu */
 genesis_status gen_cu_activate_forward(gen_cuda *cu, float *out, int ldo, const float *x,
                                        int ldx, int B, const gen_act_span *spans, int nspans,
                                        float tau, uint64_t seed, uint64_t stream,
@@ -391,7 +430,7 @@ genesis_status gen_cu_onehot_rows(gen_cuda *cu, float *out, int ldo, int w, cons
                                   int B);
 genesis_status gen_cu_accumulate(gen_cuda *cu, float *acc, const float *x, int n);
 
-/* adam.cu */
+/* optimiser.cu */
 genesis_status gen_cu_adam(gen_cuda *cu, float *param, const float *grad, float *m, float *v,
                            size_t n, float lr, float beta1, float beta2, float eps,
                            float weight_decay, int64_t t);

@@ -1,16 +1,17 @@
 /*
- * diffusion.cu — the DDPM operations of the CUDA backend (docs/ddpm.md): SiLU forward and
- * backward, the sinusoidal timestep embedding, TabDDPM's loss (MSE on the noise at tanh
- * spans, the multinomial-diffusion KL at softmax spans, and their gradients) and the
- * element-wise scale of AdamW's decoupled decay, the class-label embedding (forward and
- * backward; the backward sums a class's rows in row order, as the CPU) and the weights' EMA,
- * and the sampler's two steps on the device: x_T (ddpm_sample_init) and one reverse step
- * (ddpm_reverse_step: the Gaussian posterior or DDIM update at tanh positions, the
+ * diffusion.cu — the CUDA backend's `diffusion` family (backend.h): the DDPM operations of the
+ * CUDA backend (docs/ddpm.md): SiLU forward and backward, the sinusoidal timestep embedding,
+ * TabDDPM's loss (MSE on the noise at tanh spans, the multinomial-diffusion KL at softmax spans,
+ * and their gradients) and the element-wise scale of AdamW's decoupled decay, the class-label
+ * embedding (forward and backward; the backward sums a class's rows in row order, as the CPU) and
+ * the weights' EMA, and the sampler's two steps on the device: x_T (ddpm_sample_init) and one
+ * reverse step (ddpm_reverse_step: the Gaussian posterior or DDIM update at tanh positions, the
  * multinomial posterior's draw at softmax spans), one thread per (row, span), with the
  * expressions and Philox draws of src/backend/diffusion.h that the CPU backend calls too. Each kernel
- * computes the expression of backend_cpu.c element for element (the KL in double, as the
- * CPU); the loss sums are per-row partials finished by one block in a fixed order
- * (gen_cu_reduce_finish), so two runs give the same bits.
+ * computes the expression of cpu/diffusion.c element for element (the KL in double, as the CPU);
+ * the loss sums are per-row partials finished by one block in a fixed order
+ * (gen_cu_reduce_finish), so two runs give the same bits. CPU: src/backend/cpu/diffusion.c;
+ * parity: tests/parity/diffusion.c.
  */
 #include "cuda_common.cuh"
 #include "diffusion.h"
@@ -313,4 +314,76 @@ genesis_status gen_cu_ddpm_reverse_step(gen_cuda *cu, float *xout, int32_t *t, i
                            offset, e0, base);
     GEN_CUDA_LAUNCHED(cu);
     return GENESIS_OK;
+}
+
+/* ---- the table's entries (backend_cuda.cu assembles the table) ----------------------------- */
+
+static void op_silu_forward(gen_backend *be, float *out, const float *inp, size_t n) {
+    GEN_CUDA_RUN(be, "silu_forward", gen_cu_silu_forward(cu, out, inp, n));
+}
+
+static void op_silu_backward(gen_backend *be, float *dinp, const float *dout, const float *inp,
+                             size_t n) {
+    GEN_CUDA_RUN(be, "silu_backward", gen_cu_silu_backward(cu, dinp, dout, inp, n));
+}
+
+static void op_timestep_embed(gen_backend *be, float *out, const int32_t *t, int B, int dim) {
+    GEN_CUDA_RUN(be, "timestep_embed", gen_cu_timestep_embed(cu, out, t, B, dim));
+}
+
+static void op_ddpm_loss(gen_backend *be, float *loss, float *dout, const float *out,
+                         const float *x0, const float *xt, const float *noise, const float *coef,
+                         int B, int D, const gen_act_span *spans, int nspans, float gscale,
+                         float mscale) {
+    GEN_CUDA_RUN(be, "ddpm_loss",
+                 gen_cu_ddpm_loss(cu, loss, dout, out, x0, xt, noise, coef, B, D, spans, nspans,
+                                  gscale, mscale));
+}
+
+static void op_scale(gen_backend *be, float *x, size_t n, float s) {
+    GEN_CUDA_RUN(be, "scale", gen_cu_scale(cu, x, n, s));
+}
+
+static void op_label_embed(gen_backend *be, float *out, const float *emb, const int32_t *y, int B,
+                           int dim) {
+    GEN_CUDA_RUN(be, "label_embed", gen_cu_label_embed(cu, out, emb, y, B, dim));
+}
+
+static void op_label_embed_backward(gen_backend *be, float *demb, const float *dout,
+                                    const int32_t *y, int B, int K, int dim) {
+    GEN_CUDA_RUN(be, "label_embed_backward", gen_cu_label_embed_backward(cu, demb, dout, y, B, K, dim));
+}
+
+static void op_ema_update(gen_backend *be, float *ema, const float *x, size_t n, float decay) {
+    GEN_CUDA_RUN(be, "ema_update", gen_cu_ema_update(cu, ema, x, n, decay));
+}
+
+static void op_ddpm_sample_init(gen_backend *be, float *x, int32_t *t, int tnext, int B, int D,
+                                const gen_act_span *spans, int nspans, uint64_t seed,
+                                uint64_t stream, uint64_t offset, uint64_t e0) {
+    GEN_CUDA_RUN(be, "ddpm_sample_init",
+                 gen_cu_ddpm_sample_init(cu, x, t, tnext, B, D, spans, nspans, seed, stream,
+                                         offset, e0, be->rng_base));
+}
+
+static void op_ddpm_reverse_step(gen_backend *be, float *xout, int32_t *t, int tnext,
+                                 const float *xt, const float *eps, int B, int D,
+                                 const gen_act_span *spans, int nspans, gen_ddpm_step st,
+                                 uint64_t seed, uint64_t stream, uint64_t offset, uint64_t e0) {
+    GEN_CUDA_RUN(be, "ddpm_reverse_step",
+                 gen_cu_ddpm_reverse_step(cu, xout, t, tnext, xt, eps, B, D, spans, nspans, st,
+                                          seed, stream, offset, e0, be->rng_base));
+}
+
+void gen_cu_ops_diffusion(gen_backend_ops *o) {
+    o->silu_forward = op_silu_forward;
+    o->silu_backward = op_silu_backward;
+    o->timestep_embed = op_timestep_embed;
+    o->ddpm_loss = op_ddpm_loss;
+    o->scale = op_scale;
+    o->label_embed = op_label_embed;
+    o->label_embed_backward = op_label_embed_backward;
+    o->ema_update = op_ema_update;
+    o->ddpm_sample_init = op_ddpm_sample_init;
+    o->ddpm_reverse_step = op_ddpm_reverse_step;
 }

@@ -1,9 +1,10 @@
 /*
- * elementwise.cu — the element-wise operations of the CUDA backend (ReLU, LeakyReLU,
- * products, the slope mask of the gradient penalty, clamp), the bias broadcast and the
- * beta-scaling used by linear/gemm, the deterministic full sum and the one-block finisher
- * every scalar loss goes through, and any_nonfinite. Each kernel is a grid-stride loop
- * writing the same expression as backend_cpu.c, element for element.
+ * elementwise.cu — the CUDA backend's `elementwise` family (backend.h): the element-wise
+ * operations of the CUDA backend (ReLU, LeakyReLU, products, the slope mask of the gradient
+ * penalty, clamp), the bias broadcast and the beta-scaling used by linear/gemm, the deterministic
+ * full sum and the one-block finisher every scalar loss goes through, and any_nonfinite. Each
+ * kernel is a grid-stride loop writing the same expression as cpu/elementwise.c, element for element.
+ * CPU: src/backend/cpu/elementwise.c; parity: tests/parity/elementwise.c.
  */
 #include "cuda_common.cuh"
 
@@ -238,4 +239,89 @@ genesis_status gen_cu_any_nonfinite(gen_cuda *cu, const float *x, size_t n, int 
     GEN_CUDA_PASS(gen_cuda_sync(cu));
     *result = *cu->flag_host != 0;
     return GENESIS_OK;
+}
+
+/* ---- the table's entries (backend_cuda.cu assembles the table) ----------------------------- */
+
+static void op_relu_forward(gen_backend *be, float *out, const float *inp, size_t n) {
+    GEN_CUDA_RUN(be, "relu_forward", gen_cu_relu_forward(cu, out, inp, n));
+}
+
+static void op_relu_backward(gen_backend *be, float *dinp, const float *dout, const float *out,
+                             size_t n) {
+    GEN_CUDA_RUN(be, "relu_backward", gen_cu_relu_backward(cu, dinp, dout, out, n));
+}
+
+static void op_leaky_relu_forward(gen_backend *be, float *out, const float *inp, size_t n,
+                                  float slope) {
+    GEN_CUDA_RUN(be, "leaky_relu_forward", gen_cu_leaky_relu_forward(cu, out, inp, n, slope));
+}
+
+static void op_leaky_relu_backward(gen_backend *be, float *dinp, const float *dout,
+                                   const float *inp, size_t n, float slope) {
+    GEN_CUDA_RUN(be, "leaky_relu_backward",
+                 gen_cu_leaky_relu_backward(cu, dinp, dout, inp, n, slope));
+}
+
+static void op_mul(gen_backend *be, float *out, const float *a, const float *b, size_t n) {
+    GEN_CUDA_RUN(be, "mul", gen_cu_mul(cu, out, a, b, n));
+}
+
+static void op_mul_acc(gen_backend *be, float *dinp, const float *dout, const float *mask,
+                       size_t n) {
+    GEN_CUDA_RUN(be, "mul_acc", gen_cu_mul_acc(cu, dinp, dout, mask, n));
+}
+
+static void op_leaky_slope_mask(gen_backend *be, float *s, const float *inp, const float *mask,
+                                size_t n, float slope) {
+    GEN_CUDA_RUN(be, "leaky_slope_mask", gen_cu_leaky_slope_mask(cu, s, inp, mask, n, slope));
+}
+
+static void op_mul_rowvec(gen_backend *be, float *out, const float *s, const float *v, int rows,
+                          int cols) {
+    GEN_CUDA_RUN(be, "mul_rowvec", gen_cu_mul_rowvec(cu, out, s, v, rows, cols));
+}
+
+static void op_sum(gen_backend *be, float *out, const float *x, size_t n) {
+    GEN_CUDA_RUN(be, "sum", gen_cu_sum(cu, out, x, n));
+}
+
+static void op_clamp(gen_backend *be, float *x, size_t n, float lo, float hi) {
+    GEN_CUDA_RUN(be, "clamp", gen_cu_clamp(cu, x, n, lo, hi));
+}
+
+static int op_any_nonfinite(gen_backend *be, const float *x, size_t n) {
+    gen_cuda *cu = gen_cuda_of(be);
+    if (gen_cuda_enter(cu, "any_nonfinite") != GENESIS_OK) return 1;
+    int found = 1;
+    if (gen_cu_any_nonfinite(cu, x, n, &found) != GENESIS_OK) return 1;
+    return found;
+}
+
+static void op_relu_forward_h(gen_backend *be, uint16_t *out, int ldo, const float *inp, int ldi,
+                              int rows, int cols) {
+    GEN_CUDA_RUN(be, "relu_forward_h",
+                 gen_cu_relu_forward_h(cu, out, ldo, inp, ldi, rows, cols, be->precision));
+}
+
+static void op_relu_backward_h(gen_backend *be, float *dinp, const float *dout,
+                               const uint16_t *out, int ldo, int rows, int cols) {
+    GEN_CUDA_RUN(be, "relu_backward_h",
+                 gen_cu_relu_backward_h(cu, dinp, dout, out, ldo, rows, cols, be->precision));
+}
+
+void gen_cu_ops_elementwise(gen_backend_ops *o) {
+    o->relu_forward = op_relu_forward;
+    o->relu_backward = op_relu_backward;
+    o->leaky_relu_forward = op_leaky_relu_forward;
+    o->leaky_relu_backward = op_leaky_relu_backward;
+    o->mul = op_mul;
+    o->mul_acc = op_mul_acc;
+    o->leaky_slope_mask = op_leaky_slope_mask;
+    o->mul_rowvec = op_mul_rowvec;
+    o->sum = op_sum;
+    o->clamp = op_clamp;
+    o->any_nonfinite = op_any_nonfinite;
+    o->relu_forward_h = op_relu_forward_h;
+    o->relu_backward_h = op_relu_backward_h;
 }

@@ -1,13 +1,14 @@
 /*
- * gan.cu — the WGAN-GP pieces on the GPU: interpolate_groups (real/fake mixing with one
- * alpha per pac group), gp_penalty (per-row gradient norms, the penalty and its upstream
- * gradient U), and colsum_acc (also the bias gradient of linear_backward).
+ * gan.cu — the CUDA backend's `gan` family (backend.h): the WGAN-GP pieces on the GPU:
+ * interpolate_groups (real/fake mixing with one alpha per pac group), gp_penalty (per-row
+ * gradient norms, the penalty and its upstream gradient U), and colsum_acc (also the bias
+ * gradient of linear_backward).
  *
- * gp_penalty: one block per row g; the squared norm is a block tree in double, the penalty
- * terms (|G_g| - 1)^2 go to one double per row and one block adds them in a fixed order
- * (gen_cu_reduce_finish): the same value on every run.
- * colsum_acc: one block per 32 adjacent columns, CS_ROWS threads down the rows; thread
- * y = 0 adds the CS_ROWS partial sums in order.
+ * gp_penalty: one block per row g; the squared norm is a block tree in double, the penalty terms
+ * (|G_g| - 1)^2 go to one double per row and one block adds them in a fixed order
+ * (gen_cu_reduce_finish): the same value on every run. colsum_acc: one block per 32 adjacent
+ * columns, CS_ROWS threads down the rows; thread y = 0 adds the CS_ROWS partial sums in order.
+ * CPU: src/backend/cpu/gan.c; parity: tests/parity/gan.c.
  */
 #include "cuda_common.cuh"
 
@@ -98,4 +99,27 @@ genesis_status gen_cu_colsum_acc(gen_cuda *cu, float *dv, const float *a, int ld
     GEN_LAUNCH(k_colsum_acc, grid, block, 0, cu->stream)(dv, a, lda, rows, cols);
     GEN_CUDA_LAUNCHED(cu);
     return GENESIS_OK;
+}
+
+/* ---- the table's entries (backend_cuda.cu assembles the table) ----------------------------- */
+
+static void op_interpolate_groups(gen_backend *be, float *out, const float *real,
+                                  const float *fake, const float *alpha, int B, int w, int pac) {
+    GEN_CUDA_RUN(be, "interpolate_groups",
+                 gen_cu_interpolate_groups(cu, out, real, fake, alpha, B, w, pac));
+}
+
+static void op_gp_penalty(gen_backend *be, float *pen, float *U, const float *G, int n,
+                          int width, float lambda) {
+    GEN_CUDA_RUN(be, "gp_penalty", gen_cu_gp_penalty(cu, pen, U, G, n, width, lambda));
+}
+
+static void op_colsum_acc(gen_backend *be, float *dv, const float *a, int rows, int cols) {
+    GEN_CUDA_RUN(be, "colsum_acc", gen_cu_colsum_acc(cu, dv, a, cols, rows, cols));
+}
+
+void gen_cu_ops_gan(gen_backend_ops *o) {
+    o->interpolate_groups = op_interpolate_groups;
+    o->gp_penalty = op_gp_penalty;
+    o->colsum_acc = op_colsum_acc;
 }

@@ -1,15 +1,15 @@
 /*
- * graph.cu — recorded training steps (CUDA graphs) and the device step state they read
- * (docs/cuda.md, "CUDA graphs"). A model records one training step with stream capture
- * (cudaStreamBeginCapture in thread-local mode ... cudaStreamEndCapture, then
- * cudaGraphInstantiate) and replays it with one cudaGraphLaunch per step; what changes from
- * step to step lives in a gen_step_state in device memory, which the kernels read when they
- * run (random counter offsets, Adam's step counts, the step's block of draws) and which
- * k_step_advance moves on at the end of each step, inside the graph.
- * While the stream is captured the backend refuses to wait for the GPU or upload
- * (gen_cuda_sync, gen_cuda_upload: a replay would read a staging buffer long reused);
- * cudaMalloc in a capture is refused by CUDA itself (thread-local mode, this thread).
- * CUDA Programming Guide, "CUDA Graphs" / "Stream Capture".
+ * graph.cu — the CUDA backend's `graph` family (backend.h): recorded training steps (CUDA graphs)
+ * and the device step state they read (docs/cuda.md, "CUDA graphs"). A model records one training
+ * step with stream capture (cudaStreamBeginCapture in thread-local mode ... cudaStreamEndCapture,
+ * then cudaGraphInstantiate) and replays it with one cudaGraphLaunch per step; what changes from
+ * step to step lives in a gen_step_state in device memory, which the kernels read when they run
+ * (random counter offsets, Adam's step counts, the step's block of draws) and which
+ * k_step_advance moves on at the end of each step, inside the graph. While the stream is captured
+ * the backend refuses to wait for the GPU or upload (gen_cuda_sync, gen_cuda_upload: a replay
+ * would read a staging buffer long reused); cudaMalloc in a capture is refused by CUDA itself
+ * (thread-local mode, this thread). CUDA Programming Guide, "CUDA Graphs" / "Stream Capture".
+ * CPU: src/backend/cpu/graph.c; parity: tests/parity/graph.c.
  */
 #include <stdlib.h>
 
@@ -103,4 +103,47 @@ void gen_cu_graph_free(gen_cuda *cu, gen_graph *g) {
     if (!g) return;
     cudaGraphExecDestroy(g->exec);
     free(g);
+}
+
+/* ---- the table's entries (backend_cuda.cu assembles the table) ----------------------------- */
+
+static void op_select_block(gen_backend *be, int32_t *dst, const int32_t *src, size_t n,
+                            const gen_step_state *st) {
+    GEN_CUDA_RUN(be, "select_block", gen_cu_select_block(cu, dst, src, n, st));
+}
+
+static void op_step_advance(gen_backend *be, gen_step_state *st, gen_step_state d) {
+    GEN_CUDA_RUN(be, "step_advance", gen_cu_step_advance(cu, st, d));
+}
+
+static int op_graph_begin(gen_backend *be) {
+    gen_cuda *cu = gen_cuda_of(be);
+    if (gen_cuda_enter(cu, "graph_begin") != GENESIS_OK) return 0;
+    return gen_cu_graph_begin(cu);
+}
+
+static gen_graph *op_graph_end(gen_backend *be) {
+    gen_cuda *cu = gen_cuda_of(be);
+    if (!cu->capturing) return NULL;
+    cu->op = "graph_end"; /* even after a failure: the capture must end */
+    return gen_cu_graph_end(cu);
+}
+
+static void op_graph_launch(gen_backend *be, gen_graph *g) {
+    GEN_CUDA_RUN(be, "graph_launch", gen_cu_graph_launch(cu, g));
+}
+
+static void op_graph_free(gen_backend *be, gen_graph *g) {
+    gen_cuda *cu = gen_cuda_of(be);
+    cudaSetDevice(cu->device);
+    gen_cu_graph_free(cu, g);
+}
+
+void gen_cu_ops_graph(gen_backend_ops *o) {
+    o->select_block = op_select_block;
+    o->step_advance = op_step_advance;
+    o->graph_begin = op_graph_begin;
+    o->graph_end = op_graph_end;
+    o->graph_launch = op_graph_launch;
+    o->graph_free = op_graph_free;
 }

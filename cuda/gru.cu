@@ -1,17 +1,19 @@
 /*
- * gru.cu — the GRU and sigmoid operations of the CUDA backend's custom kernels, in the SAME
- * reset-after cell as the CPU reference (src/backend/cpu/backend_cpu_gru.c) and cuDNN's CUDNN_GRU:
- * n = tanh(W_in x + b_in + r * (W_hn h + b_hn)), separate input and recurrent biases, gate
- * order r, z, n; layout in backend.h, derivation in docs/layers.md ("GRU"). The structure
- * mirrors the CPU code call for call: cuBLAS GEMMs (gen_cu_gemm, FP32) for the input
- * projections of all B*T rows and the two recurrent products per step, and one element-wise
- * kernel per step and direction. Where the module is built with cuDNN, backend_cuda.cu
- * routes the GRU operations to cuDNN (gru_cudnn.cu) instead; these kernels are the fallback.
+ * gru.cu — the CUDA backend's `gru` family (backend.h): the GRU and sigmoid operations of the
+ * CUDA backend's custom kernels, in the SAME reset-after cell as the CPU reference
+ * (src/backend/cpu/gru.c) and cuDNN's CUDNN_GRU: n = tanh(W_in x + b_in + r * (W_hn h + b_hn)),
+ * separate input and recurrent biases, gate order r, z, n; layout in backend.h, derivation in
+ * docs/layers.md ("GRU"). The structure mirrors the CPU code call for call: cuBLAS GEMMs
+ * (gen_cu_gemm, FP32) for the input projections of all B*T rows and the two recurrent products
+ * per step, and one element-wise kernel per step and direction. Where the module is built with
+ * cuDNN, backend_cuda.cu routes the GRU operations to cuDNN (gru_cudnn.cu) instead; these kernels
+ * are the fallback.
  *
  * Status: compile-checked only. The session that wrote it had no GPU; the parity case in
- * tests/test_backend_parity.c compares it with the CPU where a GPU exists.
+ * tests/parity/gru.c compares it with the CPU where a GPU exists.
  */
 #include "cuda_common.cuh"
+#include "gru_cudnn.cuh"
 
 #define GEN_GRID_LOOP(i, n) \
     for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < (n); \
@@ -163,4 +165,59 @@ genesis_status gen_cu_gru_backward(gen_cuda *cu, float *dx, float *dh0, float *d
         GEN_TRY_ST(gen_cu_colsum_acc(cu, db + H3, dpre, H3, (int)BT, 2 * H));   /* b_hr, b_hz */
     }
     return GENESIS_OK;
+}
+
+/* ---- the table's entries (backend_cuda.cu assembles the table) ----------------------------- */
+
+static void op_sigmoid_forward(gen_backend *be, float *out, const float *inp, size_t n) {
+    GEN_CUDA_RUN(be, "sigmoid_forward", gen_cu_sigmoid_forward(cu, out, inp, n));
+}
+
+static void op_sigmoid_backward(gen_backend *be, float *dinp, const float *dout, const float *out,
+                                size_t n) {
+    GEN_CUDA_RUN(be, "sigmoid_backward", gen_cu_sigmoid_backward(cu, dinp, dout, out, n));
+}
+
+/* The GRU: cuDNN where the module has it (gru_cudnn.cu), else the kernels of gru.cu; the
+ * same cell and weight layout either way (backend.h). */
+static genesis_status cu_gru_forward(gen_cuda *cu, float *y, float *save, const float *x,
+                                     const float *h0, const float *W, const float *b, int B, int T,
+                                     int C, int H) {
+#ifdef GEN_HAVE_CUDNN
+    if (cu->dnn_gru)
+        return gen_cudnn_gru_op_forward(cu, cu->dnn_gru, y, save, x, h0, W, b, B, T, C, H);
+#endif
+    return gen_cu_gru_forward(cu, y, save, x, h0, W, b, B, T, C, H);
+}
+
+static genesis_status cu_gru_backward(gen_cuda *cu, float *dx, float *dh0, float *dW, float *db,
+                                      float *work, const float *dy, const float *x,
+                                      const float *h0, const float *y, const float *save,
+                                      const float *W, int B, int T, int C, int H) {
+#ifdef GEN_HAVE_CUDNN
+    if (cu->dnn_gru)
+        return gen_cudnn_gru_op_backward(cu, cu->dnn_gru, dx, dh0, dW, db, dy, x, h0, y, save, B,
+                                         T, C, H);
+#endif
+    return gen_cu_gru_backward(cu, dx, dh0, dW, db, work, dy, x, h0, y, save, W, B, T, C, H);
+}
+
+static void op_gru_forward(gen_backend *be, float *y, float *save, const float *x, const float *h0,
+                           const float *W, const float *b, int B, int T, int C, int H) {
+    GEN_CUDA_RUN(be, "gru_forward", cu_gru_forward(cu, y, save, x, h0, W, b, B, T, C, H));
+}
+
+static void op_gru_backward(gen_backend *be, float *dx, float *dh0, float *dW, float *db,
+                            float *work, const float *dy, const float *x, const float *h0,
+                            const float *y, const float *save, const float *W, int B, int T,
+                            int C, int H) {
+    GEN_CUDA_RUN(be, "gru_backward",
+                 cu_gru_backward(cu, dx, dh0, dW, db, work, dy, x, h0, y, save, W, B, T, C, H));
+}
+
+void gen_cu_ops_gru(gen_backend_ops *o) {
+    o->sigmoid_forward = op_sigmoid_forward;
+    o->sigmoid_backward = op_sigmoid_backward;
+    o->gru_forward = op_gru_forward;
+    o->gru_backward = op_gru_backward;
 }

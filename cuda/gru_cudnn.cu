@@ -1,7 +1,7 @@
 /*
  * gru_cudnn.cu — the CUDA backend's GRU operations on cuDNN 9 (CUDNN_GRU: the reset gate
  * applied AFTER the recurrent matmul, two biases per gate, i.e. PyTorch's nn.GRU and the
- * cell of backend.h, src/backend/cpu/backend_cpu_gru.c and cuda/gru.cu), plus the stack API below it.
+ * cell of backend.h, src/backend/cpu/gru.c and cuda/gru.cu), plus the stack API below it.
  * Built where CMake finds cuDNN (GENESIS_CUDNN=AUTO|ON); backend_cuda.cu then routes
  * gru_forward / gru_backward here (GENESIS_CUDNN_GRU=0 at run time keeps the kernels of
  * gru.cu).
@@ -31,7 +31,7 @@
  * the models) is the key: each distinct save pointer gets a slot with its own descriptors,
  * weight spaces, work and reserve, rebuilt when the shape changes; backward finds the slot
  * of its forward. The `save` and `work` buffers themselves are not written (backend.h
- * allows it); tests/test_backend_parity.c therefore runs with GENESIS_CUDNN_GRU=0 and
+ * allows it); tests/parity/ therefore runs with GENESIS_CUDNN_GRU=0 and
  * checks the kernels of gru.cu. There is no parity case for this route yet.
  *
  * Status: compile-checked only (no GPU in the sessions that wrote it). Before results from a

@@ -1,13 +1,14 @@
 /*
- * norm.cu — batch norm over B rows of C features on the GPU, as backend_cpu.c computes it:
- * training statistics in double (two passes: mean, then the sum of squared deviations),
- * biased variance, rstd = 1/sqrt(var + eps); the backward pass's two column sums in double.
+ * norm.cu — the CUDA backend's `norm` family (backend.h): batch norm over B rows of C features on
+ * the GPU, as cpu/norm.c computes it: training statistics in double (two passes: mean, then
+ * the sum of squared deviations), biased variance, rstd = 1/sqrt(var + eps); the backward pass's
+ * two column sums in double.
  *
- * Layout: one block per tile of 32 adjacent features (threadIdx.x, coalesced along a row)
- * and BN_ROWS threads down the rows (threadIdx.y, a fixed stride). Each thread sums its
- * rows in order, then thread y = 0 adds the BN_ROWS partial sums in order: a fixed tree, so
- * the statistics are reproducible bit for bit. B is a few hundred rows in these models, so
- * one block per tile is plenty.
+ * Layout: one block per tile of 32 adjacent features (threadIdx.x, coalesced along a row) and
+ * BN_ROWS threads down the rows (threadIdx.y, a fixed stride). Each thread sums its rows in
+ * order, then thread y = 0 adds the BN_ROWS partial sums in order: a fixed tree, so the
+ * statistics are reproducible bit for bit. B is a few hundred rows in these models, so one block
+ * per tile is plenty. CPU: src/backend/cpu/norm.c; parity: tests/parity/norm.c.
  */
 #include "cuda_common.cuh"
 
@@ -288,4 +289,77 @@ genesis_status gen_cu_batchnorm_backward_apply(gen_cuda *cu, float *dinp, const 
                cu->stream)(dinp, dout, inp, mean, rstd, gamma, sums, n, C, N);
     GEN_CUDA_LAUNCHED(cu);
     return GENESIS_OK;
+}
+
+/* ---- the table's entries (backend_cuda.cu assembles the table) ----------------------------- */
+
+static void op_batchnorm_forward(gen_backend *be, float *out, float *mean, float *rstd,
+                                 const float *inp, const float *gamma, const float *beta, int B,
+                                 int C, float eps) {
+    GEN_CUDA_RUN(be, "batchnorm_forward",
+                 gen_cu_batchnorm_forward(cu, out, mean, rstd, inp, gamma, beta, B, C, eps));
+}
+
+static void op_batchnorm_forward_eval(gen_backend *be, float *out, const float *inp,
+                                      const float *rmean, const float *rvar, const float *gamma,
+                                      const float *beta, int B, int C, float eps) {
+    GEN_CUDA_RUN(be, "batchnorm_forward_eval",
+                 gen_cu_batchnorm_forward_eval(cu, out, inp, rmean, rvar, gamma, beta, B, C,
+                                               eps));
+}
+
+static void op_batchnorm_update_running(gen_backend *be, float *rmean, float *rvar,
+                                        const float *mean, const float *rstd, int B, int C,
+                                        float momentum, float eps) {
+    GEN_CUDA_RUN(be, "batchnorm_update_running",
+                 gen_cu_batchnorm_update_running(cu, rmean, rvar, mean, rstd, B, C, momentum,
+                                                 eps));
+}
+
+static void op_batchnorm_backward(gen_backend *be, float *dinp, float *dgamma, float *dbeta,
+                                  const float *dout, const float *inp, const float *mean,
+                                  const float *rstd, const float *gamma, int B, int C) {
+    GEN_CUDA_RUN(be, "batchnorm_backward",
+                 gen_cu_batchnorm_backward(cu, dinp, dgamma, dbeta, dout, inp, mean, rstd, gamma,
+                                           B, C));
+}
+
+static void op_batchnorm_stats(gen_backend *be, float *part, const float *inp, const float *mean,
+                               int B, int C, int N) {
+    GEN_CUDA_RUN(be, "batchnorm_stats", gen_cu_batchnorm_stats(cu, part, inp, mean, B, C, N));
+}
+
+static void op_batchnorm_apply(gen_backend *be, float *out, float *rstd, const float *inp,
+                               const float *mean, const float *gamma, const float *beta, int B,
+                               int C, float eps) {
+    GEN_CUDA_RUN(be, "batchnorm_apply",
+                 gen_cu_batchnorm_apply(cu, out, rstd, inp, mean, gamma, beta, B, C, eps));
+}
+
+static void op_batchnorm_backward_sums(gen_backend *be, float *sums, float *dgamma, float *dbeta,
+                                       const float *dout, const float *inp, const float *mean,
+                                       const float *rstd, const float *gamma, int B, int C) {
+    GEN_CUDA_RUN(be, "batchnorm_backward_sums",
+                 gen_cu_batchnorm_backward_sums(cu, sums, dgamma, dbeta, dout, inp, mean, rstd,
+                                                gamma, B, C));
+}
+
+static void op_batchnorm_backward_apply(gen_backend *be, float *dinp, const float *dout,
+                                        const float *inp, const float *mean, const float *rstd,
+                                        const float *gamma, const float *sums, int B, int C,
+                                        int N) {
+    GEN_CUDA_RUN(be, "batchnorm_backward_apply",
+                 gen_cu_batchnorm_backward_apply(cu, dinp, dout, inp, mean, rstd, gamma, sums, B,
+                                                 C, N));
+}
+
+void gen_cu_ops_norm(gen_backend_ops *o) {
+    o->batchnorm_forward = op_batchnorm_forward;
+    o->batchnorm_forward_eval = op_batchnorm_forward_eval;
+    o->batchnorm_update_running = op_batchnorm_update_running;
+    o->batchnorm_backward = op_batchnorm_backward;
+    o->batchnorm_stats = op_batchnorm_stats;
+    o->batchnorm_apply = op_batchnorm_apply;
+    o->batchnorm_backward_sums = op_batchnorm_backward_sums;
+    o->batchnorm_backward_apply = op_batchnorm_backward_apply;
 }

@@ -1,13 +1,14 @@
 /*
- * tgloss.cu — TimeGAN's losses on the GPU (backend.h mse_loss, bce_logits, moments_loss) and
- * TF1's Adam behind a device gate (adam_tf1_gated): the losses of the official TF1 TimeGAN
- * (Yoon et al., NeurIPS 2019; docs/algorithms.md §S4), so that an update step reads nothing
- * back (docs/timegan.md §7). Each kernel computes the expression of backend_cpu_tgloss.c in
- * double, element for element; loss sums are per-block (mse, bce) or per-(t, f) column
- * (moments) double partials finished by one block in a fixed order (tg_finish, the double
- * twin of gen_cu_reduce_finish), so two runs give the same bits. mse_loss's gradient reads
- * the mean from loss[0] on the device (the sqrt chain rule needs it). Also take_rows, the
- * batch gather of TimeGAN's sequences kept in device memory.
+ * tgloss.cu — the CUDA backend's `tgloss` family (backend.h): TimeGAN's losses on the GPU
+ * (backend.h mse_loss, bce_logits, moments_loss) and TF1's Adam behind a device gate
+ * (adam_tf1_gated): the losses of the official TF1 TimeGAN (Yoon et al., NeurIPS 2019;
+ * docs/algorithms.md §S4), so that an update step reads nothing back (docs/timegan.md §7). Each
+ * kernel computes the expression of src/backend/cpu/tgloss.c in double, element for element; loss
+ * sums are per-block (mse, bce) or per-(t, f) column (moments) double partials finished by one
+ * block in a fixed order (tg_finish, the double twin of gen_cu_reduce_finish), so two runs give
+ * the same bits. mse_loss's gradient reads the mean from loss[0] on the device (the sqrt chain
+ * rule needs it). Also take_rows, the batch gather of TimeGAN's sequences kept in device memory.
+ * CPU: src/backend/cpu/tgloss.c; parity: tests/parity/tgloss.c.
  */
 #include <math.h>
 
@@ -255,4 +256,43 @@ genesis_status gen_cu_take_rows(gen_cuda *cu, float *out, const float *src, cons
         out, src, idx, n, w);
     GEN_CUDA_LAUNCHED(cu);
     return GENESIS_OK;
+}
+
+/* ---- the table's entries (backend_cuda.cu assembles the table) ----------------------------- */
+
+static void op_mse_loss(gen_backend *be, double *loss, float *da, float *db, const float *a,
+                        const float *b, int rows, int cols, int ld, float scale, int root) {
+    GEN_CUDA_RUN(be, "mse_loss",
+                 gen_cu_mse_loss(cu, loss, da, db, a, b, rows, cols, ld, scale, root));
+}
+
+static void op_bce_logits(gen_backend *be, double *loss, float *dl, const float *l, size_t n,
+                          float y, float scale) {
+    GEN_CUDA_RUN(be, "bce_logits", gen_cu_bce_logits(cu, loss, dl, l, n, y, scale));
+}
+
+static void op_moments_loss(gen_backend *be, double *loss, float *dxh, const float *xh,
+                            const float *x, int B, int T, int F, float scale) {
+    GEN_CUDA_RUN(be, "moments_loss", gen_cu_moments_loss(cu, loss, dxh, xh, x, B, T, F, scale));
+}
+
+static void op_adam_tf1_gated(gen_backend *be, float *param, const float *grad, float *m,
+                              float *v, size_t n, float lr, float beta1, float beta2, float eps,
+                              int64_t *t, const double *gate, int ngate, double threshold) {
+    GEN_CUDA_RUN(be, "adam_tf1_gated",
+                 gen_cu_adam_tf1_gated(cu, param, grad, m, v, n, lr, beta1, beta2, eps, t, gate,
+                                       ngate, threshold));
+}
+
+static void op_take_rows(gen_backend *be, float *out, const float *src, const int32_t *idx,
+                         int B, int w) {
+    GEN_CUDA_RUN(be, "take_rows", gen_cu_take_rows(cu, out, src, idx, B, w));
+}
+
+void gen_cu_ops_tgloss(gen_backend_ops *o) {
+    o->mse_loss = op_mse_loss;
+    o->bce_logits = op_bce_logits;
+    o->moments_loss = op_moments_loss;
+    o->adam_tf1_gated = op_adam_tf1_gated;
+    o->take_rows = op_take_rows;
 }

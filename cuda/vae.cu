@@ -1,15 +1,16 @@
 /*
- * vae.cu — TVAE's pieces on the GPU: the reparameterisation (forward and backward), the KL
- * term and the reconstruction loss, each as backend_cpu.c computes it.
+ * vae.cu — the CUDA backend's `vae` family (backend.h): TVAE's pieces on the GPU: the
+ * reparameterisation (forward and backward), the KL term and the reconstruction loss, each as
+ * cpu/vae.c computes it.
  *
- * Scalar losses are reduced without atomics: kl_normal writes one double partial sum per
- * block (the grid depends on n alone) and tvae_recon one double per tanh span and one per
- * (row, softmax span); one block then adds them in a fixed order (gen_cu_reduce_finish).
- * tvae_recon runs two kernels: one block per span for the tanh columns (each column's sums
- * over the B rows are block trees in double, as the CPU's are double) and one warp per
- * (row, softmax span) for the cross entropies (float softmax, as the CPU's). The decoder
- * output r has its own row stride and span positions (gen_recon_span): with one alpha per
- * mode, a row's Gaussian term reads the alpha of its slot (docs/algorithms.md).
+ * Scalar losses are reduced without atomics: kl_normal writes one double partial sum per block
+ * (the grid depends on n alone) and tvae_recon one double per tanh span and one per (row, softmax
+ * span); one block then adds them in a fixed order (gen_cu_reduce_finish). tvae_recon runs two
+ * kernels: one block per span for the tanh columns (each column's sums over the B rows are block
+ * trees in double, as the CPU's are double) and one warp per (row, softmax span) for the cross
+ * entropies (float softmax, as the CPU's). The decoder output r has its own row stride and span
+ * positions (gen_recon_span): with one alpha per mode, a row's Gaussian term reads the alpha of
+ * its slot (docs/algorithms.md). CPU: src/backend/cpu/vae.c; parity: tests/parity/vae.c.
  */
 #include "cuda_common.cuh"
 
@@ -237,4 +238,37 @@ genesis_status gen_cu_tvae_recon(gen_cuda *cu, float *loss, float *dr, float *ds
         return gen_cuda_fail(cu, GENESIS_ERR_INVALID_ARG, "tvae_recon", __FILE__, __LINE__,
                              "too many rows x spans for one reduction");
     return gen_cu_reduce_finish(cu, loss, partial, (int)npart, (double)scale, 1.0);
+}
+
+/* ---- the table's entries (backend_cuda.cu assembles the table) ----------------------------- */
+
+static void op_reparam_forward(gen_backend *be, float *z, float *std, const float *mu,
+                               const float *logvar, const float *eps, size_t n) {
+    GEN_CUDA_RUN(be, "reparam_forward", gen_cu_reparam_forward(cu, z, std, mu, logvar, eps, n));
+}
+
+static void op_reparam_backward(gen_backend *be, float *dmu, float *dlogvar, const float *dz,
+                                const float *eps, const float *std, size_t n) {
+    GEN_CUDA_RUN(be, "reparam_backward",
+                 gen_cu_reparam_backward(cu, dmu, dlogvar, dz, eps, std, n));
+}
+
+static void op_kl_normal(gen_backend *be, float *loss, float *dmu, float *dlogvar,
+                         const float *mu, const float *logvar, size_t n, float scale) {
+    GEN_CUDA_RUN(be, "kl_normal", gen_cu_kl_normal(cu, loss, dmu, dlogvar, mu, logvar, n, scale));
+}
+
+static void op_tvae_recon(gen_backend *be, float *loss, float *dr, float *dsigma, const float *r,
+                          int ldr, const float *x, const float *sigma, int B, int D,
+                          const gen_recon_span *spans, int nspans, float scale) {
+    GEN_CUDA_RUN(be, "tvae_recon",
+                 gen_cu_tvae_recon(cu, loss, dr, dsigma, r, ldr, x, sigma, B, D, spans, nspans,
+                                   scale));
+}
+
+void gen_cu_ops_vae(gen_backend_ops *o) {
+    o->reparam_forward = op_reparam_forward;
+    o->reparam_backward = op_reparam_backward;
+    o->kl_normal = op_kl_normal;
+    o->tvae_recon = op_tvae_recon;
 }

@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "backend.h"
-#include "backend_cpu_gru.h"
+#include "cpu_internal.h"
 #include "test_util.h"
 #include "cpu_fixture.h"
 

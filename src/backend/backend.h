@@ -1,8 +1,11 @@
 /*
  * backend.h — the one table of operations every model is written against
- * (struct gen_backend_ops), ggml-backend style. The CPU backend (backend_cpu.c) is the
- * plain-loop reference with cblas_sgemm as its tested fast path; the CUDA backend (cuda/)
- * fills the same table. Models never know which one runs them.
+ * (struct gen_backend_ops), ggml-backend style, grouped into named families (memory, batch,
+ * dense, elementwise, norm, output, random, optimiser, graph, gan, vae, diffusion, gru,
+ * tgloss; docs/architecture.md, "Backend families"). The CPU backend (src/backend/cpu/, one
+ * file per family) is the plain-loop reference with cblas_sgemm as its tested fast path; the
+ * CUDA backend (cuda/, one file per family) fills the same table. Models never know which
+ * one runs them.
  *
  * Conventions (llm.c): outputs first, then inputs, then saved activations, then sizes.
  * Matrices are row-major with explicit leading dimensions. Every *_backward ADDS into its
@@ -103,12 +106,18 @@ typedef struct gen_ddpm_step {
                                  the `ddim-eta` setting); 0: deterministic DDIM (eta = 0) */
 } gen_ddpm_step;
 
+/* The table, one group per family. Each family has the same name on every side: its CPU code
+ * in src/backend/cpu/<family>.c ("cpu/" below), its CUDA code in cuda/<family>.cu and its
+ * parity cases (CUDA against the CPU) in tests/parity/<family>.c ("parity/");
+ * docs/architecture.md, "Backend families", lists them. backend_cpu.c and backend_cuda.cu
+ * assemble the tables. */
 typedef struct gen_backend_ops {
     const char *name;
     int host_memory;          /* 1: backend memory is host memory (the CPU), so host arrays
                                  serve as backend buffers without a copy */
 
-    /* ---- memory ---- */
+    /* ==== memory: cpu/memory.c, cuda/memory.cu, parity/memory.c =============================== */
+    /* backend memory and host memory for transfers */
     void *(*alloc)(gen_backend *be, size_t bytes);          /* zero-filled; NULL on failure */
     void (*free)(gen_backend *be, void *p);                 /* accepts NULL */
     void (*upload)(gen_backend *be, void *dst, const void *src, size_t bytes);
@@ -117,8 +126,13 @@ typedef struct gen_backend_ops {
     /* dst (rows x cols, ld ldd) = src (rows x cols, ld lds) */
     void (*copy2d)(gen_backend *be, float *dst, int ldd, const float *src, int lds, int rows,
                    int cols);
+    /* Host memory for transfers: page-locked with CUDA (copies run at full PCIe/NVLink speed
+     * and can overlap), plain with the CPU. NULL on failure; host_free accepts NULL. */
+    void *(*host_alloc)(gen_backend *be, size_t bytes);
+    void (*host_free)(gen_backend *be, void *p);
 
-    /* ---- training batches from backend memory (no per-step host copies) ---- */
+    /* ==== batch: cpu/batch.c, cuda/batch.cu, parity/batch.c =================================== */
+    /* training batches from backend memory (no per-step host copies) */
     /* out (B rows, ld ldo): columns [0, t->width) of row b = encoded row rows[b] of t (one-hots
      * and alphas, zeros elsewhere); columns past width untouched */
     void (*gather_rows)(gen_backend *be, float *out, int ldo, const gen_dev_table *t,
@@ -129,7 +143,8 @@ typedef struct gen_backend_ops {
     /* acc[0..n) += x[0..n) (loss sums kept on the device across steps) */
     void (*accumulate)(gen_backend *be, float *acc, const float *x, int n);
 
-    /* ---- dense ---- */
+    /* ==== dense: cpu/dense.c, cuda/dense.cu, parity/dense.c =================================== */
+    /* products (GEMM, linear layers), also with 16-bit stored inputs */
     /* C (M x N) = alpha * op(A) * op(B) + beta * C; op = transpose when ta/tb. */
     void (*gemm)(gen_backend *be, int ta, int tb, int M, int N, int K, float alpha,
                  const float *A, int lda, const float *B, int ldb, float beta, float *C, int ldc);
@@ -140,7 +155,6 @@ typedef struct gen_backend_ops {
     void (*linear_backward)(gen_backend *be, float *dinp, int lddi, float *dW, float *dbias,
                             const float *dout, int lddo, const float *inp, int ldi,
                             const float *W, int B, int C, int OC);
-
     /* ---- 16-bit stored activations (docs/precision.md, "Memory") ----
      * In BF16/FP16 training (be->precision GEN_PREC_BF16 or GEN_PREC_FP16, and only then)
      * an activation that the backward pass reads only as a product's operand, or as the sign
@@ -160,17 +174,9 @@ typedef struct gen_backend_ops {
     void (*linear_backward_h)(gen_backend *be, float *dinp, int lddi, float *dW, float *dbias,
                               const float *dout, int lddo, const uint16_t *inp, int ldi,
                               const float *W, int B, int C, int OC);
-    /* out (rows x cols, ld ldo, 16-bit) = max(inp, 0) rounded to the format (inp: rows x cols,
-     * ld ldi; a NaN gives 0, as relu_forward) */
-    void (*relu_forward_h)(gen_backend *be, uint16_t *out, int ldo, const float *inp, int ldi,
-                           int rows, int cols);
-    /* dinp (rows x cols, contiguous) += dout (contiguous) * (out > 0), out the stored 16-bit
-     * output (ld ldo): relu_backward reading the stored value (a positive input that rounded
-     * to zero passes no gradient) */
-    void (*relu_backward_h)(gen_backend *be, float *dinp, const float *dout,
-                            const uint16_t *out, int ldo, int rows, int cols);
 
-    /* ---- element-wise (contiguous n) ---- */
+    /* ==== elementwise: cpu/elementwise.c, cuda/elementwise.cu, parity/elementwise.c =========== */
+    /* element-wise operations (contiguous n), the full sum, the finiteness check */
     void (*relu_forward)(gen_backend *be, float *out, const float *inp, size_t n);
     /* dinp += dout * (out > 0) */
     void (*relu_backward)(gen_backend *be, float *dinp, const float *dout, const float *out,
@@ -180,9 +186,6 @@ typedef struct gen_backend_ops {
     /* dinp += dout * (inp > 0 ? 1 : slope) */
     void (*leaky_relu_backward)(gen_backend *be, float *dinp, const float *dout,
                                 const float *inp, size_t n, float slope);
-    /* mask[i] = keep ? 1/(1-p) : 0 (Philox uniform >= p keeps), out = inp * mask */
-    void (*dropout_forward)(gen_backend *be, float *out, float *mask, const float *inp,
-                            size_t n, float p, uint64_t seed, uint64_t stream, uint64_t offset);
     /* out = a * b */
     void (*mul)(gen_backend *be, float *out, const float *a, const float *b, size_t n);
     /* dinp += dout * mask (dropout backward; any element-wise scale) */
@@ -195,8 +198,23 @@ typedef struct gen_backend_ops {
                        int cols);
     /* out[0] = sum(x) (n floats) */
     void (*sum)(gen_backend *be, float *out, const float *x, size_t n);
+    /* x = min(max(x, lo), hi) */
+    void (*clamp)(gen_backend *be, float *x, size_t n, float lo, float hi);
+    /* returns 1 if any of x[0..n) is NaN or infinite */
+    int (*any_nonfinite)(gen_backend *be, const float *x, size_t n);
+    /* the ReLU of the 16-bit stored activations (dense above; docs/precision.md, "Memory") */
+    /* out (rows x cols, ld ldo, 16-bit) = max(inp, 0) rounded to the format (inp: rows x cols,
+     * ld ldi; a NaN gives 0, as relu_forward) */
+    void (*relu_forward_h)(gen_backend *be, uint16_t *out, int ldo, const float *inp, int ldi,
+                           int rows, int cols);
+    /* dinp (rows x cols, contiguous) += dout (contiguous) * (out > 0), out the stored 16-bit
+     * output (ld ldo): relu_backward reading the stored value (a positive input that rounded
+     * to zero passes no gradient) */
+    void (*relu_backward_h)(gen_backend *be, float *dinp, const float *dout,
+                            const uint16_t *out, int ldo, int rows, int cols);
 
-    /* ---- batch norm over B rows of C features (training statistics; biased variance) ---- */
+    /* ==== norm: cpu/norm.c, cuda/norm.cu, parity/norm.c ======================================= */
+    /* batch norm over B rows of C features (training statistics; biased variance) */
     void (*batchnorm_forward)(gen_backend *be, float *out, float *mean, float *rstd,
                               const float *inp, const float *gamma, const float *beta, int B,
                               int C, float eps);
@@ -210,7 +228,6 @@ typedef struct gen_backend_ops {
     void (*batchnorm_backward)(gen_backend *be, float *dinp, float *dgamma, float *dbeta,
                                const float *dout, const float *inp, const float *mean,
                                const float *rstd, const float *gamma, int B, int C);
-
     /* ---- batch norm synchronised across data-parallel ranks (docs/distributed.md): the
      * statistics are those of the global batch of N rows, of which this rank holds B; the
      * caller sums the partial results over ranks between the steps ---- */
@@ -232,7 +249,8 @@ typedef struct gen_backend_ops {
                                      const float *inp, const float *mean, const float *rstd,
                                      const float *gamma, const float *sums, int B, int C, int N);
 
-    /* ---- generator output ---- */
+    /* ==== output: cpu/output.c, cuda/output.cu, parity/output.c =============================== */
+    /* the generator's output activations and the conditional cross entropy */
     /* tanh spans: out = tanh(x); softmax spans: out = softmax((x + g)/tau), g = -log(E),
      * E ~ Exp(1) from Philox: element (b, j) is stream index (row0 + b) * W + j (W = the
      * spans' width), word idx%4 of counter offset + idx/4; row0 is the global index of the
@@ -252,7 +270,57 @@ typedef struct gen_backend_ops {
                                const float *logits, int ldl, int B, const int32_t *start,
                                const int32_t *len, const int32_t *target, float scale);
 
-    /* ---- WGAN-GP pieces ---- */
+    /* ==== random: cpu/random.c, cuda/random.cu, parity/random.c =============================== */
+    /* Philox draws (rng.h): random fills and dropout */
+    void (*fill_normal)(gen_backend *be, float *x, size_t n, uint64_t seed, uint64_t stream,
+                        uint64_t offset);
+    void (*fill_uniform)(gen_backend *be, float *x, size_t n, uint64_t seed, uint64_t stream,
+                         uint64_t offset);
+    /* mask[i] = keep ? 1/(1-p) : 0 (Philox uniform >= p keeps), out = inp * mask */
+    void (*dropout_forward)(gen_backend *be, float *out, float *mask, const float *inp,
+                            size_t n, float p, uint64_t seed, uint64_t stream, uint64_t offset);
+
+    /* ==== optimiser: cpu/optimiser.c, cuda/optimiser.cu, parity/optimiser.c =================== */
+    /* torch Adam with L2-coupled weight decay; FP16 loss scaling */
+    void (*adam)(gen_backend *be, float *param, const float *grad, float *m, float *v, size_t n,
+                 float lr, float beta1, float beta2, float eps, float weight_decay, int64_t t);
+    /* adam with the step count in backend memory: t = *t0 + dt (t0: an int64 in backend
+     * memory, read when the update runs); the same numbers as adam(..., *t0 + dt). amp (NULL:
+     * none): when amp->skip is set the update does nothing (parameters and moments stay) */
+    void (*adam_dev)(gen_backend *be, float *param, const float *grad, float *m, float *v,
+                     size_t n, float lr, float beta1, float beta2, float eps,
+                     float weight_decay, const int64_t *t0, int64_t dt, const gen_amp *amp);
+    /* ---- loss scaling (gen_amp above; docs/precision.md) ---- */
+    /* x[0..n) *= amp->scale (read when it runs) */
+    void (*amp_scale)(gen_backend *be, float *x, size_t n, const gen_amp *amp);
+    /* the end of a backward pass: steps += 1; skip = some g[i] is not finite (or steps ==
+     * inject_at); skip: g = 0, scale = max(scale / 2, GEN_AMP_MIN_SCALE), good = 0,
+     * skipped += 1; else g /= scale, good += 1 and when good == interval: scale *= 2,
+     * good = 0 */
+    void (*amp_unscale)(gen_backend *be, float *g, size_t n, gen_amp *amp);
+
+    /* ==== graph: cpu/graph.c, cuda/graph.cu, parity/graph.c =================================== */
+    /* device step state and recorded steps (docs/cuda.md, "CUDA graphs") */
+    /* dst[0..n) = src[k * n .. k * n + n) with k = st->k read when it runs: the step's block
+     * of a chunk of uploaded draws */
+    void (*select_block)(gen_backend *be, int32_t *dst, const int32_t *src, size_t n,
+                         const gen_step_state *st);
+    /* *st += d, field by field (st in backend memory): the end of a step */
+    void (*step_advance)(gen_backend *be, gen_step_state *st, gen_step_state d);
+    /* Recording (CUDA graphs). graph_begin starts recording the backend's work: until
+     * graph_end, operations are recorded, not run, and nothing may be read back, uploaded,
+     * allocated or freed. It answers 0 when the backend does not record (the CPU: these
+     * entries are NULL; CUDA with GENESIS_CUDA_GRAPHS=0 or GENESIS_CUDA_SYNC=1): the caller
+     * then issues its work normally. graph_end returns the recorded work (NULL on a failure,
+     * which the backend's status reports); graph_launch queues one replay of it;
+     * graph_free accepts NULL. */
+    int (*graph_begin)(gen_backend *be);
+    gen_graph *(*graph_end)(gen_backend *be);
+    void (*graph_launch)(gen_backend *be, gen_graph *g);
+    void (*graph_free)(gen_backend *be, gen_graph *g);
+
+    /* ==== gan: cpu/gan.c, cuda/gan.cu, parity/gan.c =========================================== */
+    /* WGAN-GP pieces (CTGAN) */
     /* out row i = alpha[i / pac] * real_i + (1 - alpha[i/pac]) * fake_i (rows of width w) */
     void (*interpolate_groups)(gen_backend *be, float *out, const float *real,
                                const float *fake, const float *alpha, int B, int w, int pac);
@@ -263,7 +331,8 @@ typedef struct gen_backend_ops {
     /* dv (cols) += colsum(a (rows x cols)) */
     void (*colsum_acc)(gen_backend *be, float *dv, const float *a, int rows, int cols);
 
-    /* ---- variational autoencoder (TVAE) ---- */
+    /* ==== vae: cpu/vae.c, cuda/vae.cu, parity/vae.c =========================================== */
+    /* variational autoencoder pieces (TVAE) */
     /* std = exp(logvar / 2); z = mu + eps * std (reparameterisation) */
     void (*reparam_forward)(gen_backend *be, float *z, float *std, const float *mu,
                             const float *logvar, const float *eps, size_t n);
@@ -284,17 +353,9 @@ typedef struct gen_backend_ops {
     void (*tvae_recon)(gen_backend *be, float *loss, float *dr, float *dsigma, const float *r,
                        int ldr, const float *x, const float *sigma, int B, int D,
                        const gen_recon_span *spans, int nspans, float scale);
-    /* x = min(max(x, lo), hi) */
-    void (*clamp)(gen_backend *be, float *x, size_t n, float lo, float hi);
 
-    /* ---- sigmoid (TimeGAN heads) ---- */
-    /* out = 1 / (1 + exp(-inp)) */
-    void (*sigmoid_forward)(gen_backend *be, float *out, const float *inp, size_t n);
-    /* dinp += dout * out * (1 - out) */
-    void (*sigmoid_backward)(gen_backend *be, float *dinp, const float *dout, const float *out,
-                             size_t n);
-
-    /* ---- diffusion (DDPM; docs/ddpm.md) ---- */
+    /* ==== diffusion: cpu/diffusion.c, cuda/diffusion.cu, parity/diffusion.c =================== */
+    /* diffusion (DDPM; docs/ddpm.md) */
     /* out = inp * sigmoid(inp) (SiLU) */
     void (*silu_forward)(gen_backend *be, float *out, const float *inp, size_t n);
     /* dinp += dout * (s + inp * s * (1 - s)), s = sigmoid(inp) */
@@ -349,6 +410,13 @@ typedef struct gen_backend_ops {
                               const gen_act_span *spans, int nspans, gen_ddpm_step step,
                               uint64_t seed, uint64_t stream, uint64_t offset, uint64_t e0);
 
+    /* ==== gru: cpu/gru.c, cuda/gru.cu, parity/gru.c =========================================== */
+    /* GRU and sigmoid (TimeGAN); CUDA also cuda/gru_cudnn.cu (cuDNN) */
+    /* out = 1 / (1 + exp(-inp)) */
+    void (*sigmoid_forward)(gen_backend *be, float *out, const float *inp, size_t n);
+    /* dinp += dout * out * (1 - out) */
+    void (*sigmoid_backward)(gen_backend *be, float *dinp, const float *dout, const float *out,
+                             size_t n);
     /* ---- GRU: one layer over a whole sequence (TimeGAN; docs/algorithms.md §S2) ----
      * The reset-after cell of cuDNN's CUDNN_GRU and PyTorch's nn.GRU, batch-major data,
      * equal lengths (every sample runs T steps), per step t (h_{-1} = h0, zeros when h0 is
@@ -379,66 +447,8 @@ typedef struct gen_backend_ops {
                          const float *y, const float *save, const float *W, int B, int T,
                          int C, int H);
 
-    /* ---- optimiser: torch Adam with L2-coupled weight decay ---- */
-    void (*adam)(gen_backend *be, float *param, const float *grad, float *m, float *v, size_t n,
-                 float lr, float beta1, float beta2, float eps, float weight_decay, int64_t t);
-
-    /* ---- random fills (Philox) ---- */
-    void (*fill_normal)(gen_backend *be, float *x, size_t n, uint64_t seed, uint64_t stream,
-                        uint64_t offset);
-    void (*fill_uniform)(gen_backend *be, float *x, size_t n, uint64_t seed, uint64_t stream,
-                         uint64_t offset);
-    /* returns 1 if any of x[0..n) is NaN or infinite */
-    int (*any_nonfinite)(gen_backend *be, const float *x, size_t n);
-    /* The backend's first failure (sticky: a CUDA, cuBLAS or NCCL error), GENESIS_OK while
-     * none. After a failure every operation does nothing, downloads give NaN, and the
-     * context's message names the operation and the library's error text. NULL: the
-     * backend cannot fail once created (the CPU). */
-    genesis_status (*status)(gen_backend *be);
-
-    void (*destroy)(gen_backend *be);
-    /* Prepares the calling thread to use this backend (a thread other than the one that
-     * created it: the sampling worker). CPU: single-threaded BLAS calls inside our tiles;
-     * CUDA: the backend's device made current. May be NULL. */
-    void (*thread_attach)(gen_backend *be);
-    /* Host memory for transfers: page-locked with CUDA (copies run at full PCIe/NVLink speed
-     * and can overlap), plain with the CPU. NULL on failure; host_free accepts NULL. */
-    void *(*host_alloc)(gen_backend *be, size_t bytes);
-    void (*host_free)(gen_backend *be, void *p);
-
-    /* ---- device step state and recorded steps (docs/cuda.md, "CUDA graphs") ---- */
-    /* adam with the step count in backend memory: t = *t0 + dt (t0: an int64 in backend
-     * memory, read when the update runs); the same numbers as adam(..., *t0 + dt). amp (NULL:
-     * none): when amp->skip is set the update does nothing (parameters and moments stay) */
-    void (*adam_dev)(gen_backend *be, float *param, const float *grad, float *m, float *v,
-                     size_t n, float lr, float beta1, float beta2, float eps,
-                     float weight_decay, const int64_t *t0, int64_t dt, const gen_amp *amp);
-    /* ---- loss scaling (gen_amp above; docs/precision.md) ---- */
-    /* x[0..n) *= amp->scale (read when it runs) */
-    void (*amp_scale)(gen_backend *be, float *x, size_t n, const gen_amp *amp);
-    /* the end of a backward pass: steps += 1; skip = some g[i] is not finite (or steps ==
-     * inject_at); skip: g = 0, scale = max(scale / 2, GEN_AMP_MIN_SCALE), good = 0,
-     * skipped += 1; else g /= scale, good += 1 and when good == interval: scale *= 2,
-     * good = 0 */
-    void (*amp_unscale)(gen_backend *be, float *g, size_t n, gen_amp *amp);
-    /* dst[0..n) = src[k * n .. k * n + n) with k = st->k read when it runs: the step's block
-     * of a chunk of uploaded draws */
-    void (*select_block)(gen_backend *be, int32_t *dst, const int32_t *src, size_t n,
-                         const gen_step_state *st);
-    /* *st += d, field by field (st in backend memory): the end of a step */
-    void (*step_advance)(gen_backend *be, gen_step_state *st, gen_step_state d);
-    /* Recording (CUDA graphs). graph_begin starts recording the backend's work: until
-     * graph_end, operations are recorded, not run, and nothing may be read back, uploaded,
-     * allocated or freed. It answers 0 when the backend does not record (the CPU: these
-     * entries are NULL; CUDA with GENESIS_CUDA_GRAPHS=0 or GENESIS_CUDA_SYNC=1): the caller
-     * then issues its work normally. graph_end returns the recorded work (NULL on a failure,
-     * which the backend's status reports); graph_launch queues one replay of it;
-     * graph_free accepts NULL. */
-    int (*graph_begin)(gen_backend *be);
-    gen_graph *(*graph_end)(gen_backend *be);
-    void (*graph_launch)(gen_backend *be, gen_graph *g);
-    void (*graph_free)(gen_backend *be, gen_graph *g);
-
+    /* ==== tgloss: cpu/tgloss.c, cuda/tgloss.cu, parity/tgloss.c =============================== */
+    /* TimeGAN's losses, TF1's gated Adam and batch gather */
     /* ---- TimeGAN's losses on the device (docs/timegan.md §7; math: docs/algorithms.md §S4)
      * Loss values are written in double to backend memory (a finite-difference check of the
      * whole model needs more than a float's digits), gradients w.r.t. the networks' outputs
@@ -475,6 +485,19 @@ typedef struct gen_backend_ops {
      * memory */
     void (*take_rows)(gen_backend *be, float *out, const float *src, const int32_t *idx, int B,
                       int w);
+
+    /* ==== the backend itself (no family): cpu/backend_cpu.c, cuda/backend_cuda.cu =========== */
+    /* The backend's first failure (sticky: a CUDA, cuBLAS or NCCL error), GENESIS_OK while
+     * none. After a failure every operation does nothing, downloads give NaN, and the
+     * context's message names the operation and the library's error text. NULL: the
+     * backend cannot fail once created (the CPU). */
+    genesis_status (*status)(gen_backend *be);
+
+    void (*destroy)(gen_backend *be);
+    /* Prepares the calling thread to use this backend (a thread other than the one that
+     * created it: the sampling worker). CPU: single-threaded BLAS calls inside our tiles;
+     * CUDA: the backend's device made current. May be NULL. */
+    void (*thread_attach)(gen_backend *be);
 } gen_backend_ops;
 
 struct gen_backend {
@@ -512,8 +535,12 @@ int gen_cuda_query_devices(genesis_device_info *out, int cap, int *count, char *
 #define GEN_GRU_CELL 2
 /* What the core and the CUDA module must agree on: the version, the shared structures and
  * the semantics that changed without changing a size (the GRU cell). */
+/* The order of gen_backend_ops' members (2: grouped by family). Part of the module ABI: a
+ * reordering keeps the table's size, so only this number tells the two layouts apart. */
+#define GEN_BACKEND_OPS_LAYOUT 2
 #define GEN_CUDA_MODULE_ABI                                                                   \
     ((unsigned long)GENESIS_VERSION_NUMBER * 1000003ul ^ (unsigned long)GEN_GRU_CELL * 65537ul ^ \
+     (unsigned long)GEN_BACKEND_OPS_LAYOUT * 9973ul ^                                         \
      (unsigned long)sizeof(struct genesis_ctx) * 7919ul ^                                     \
      (unsigned long)sizeof(gen_backend_ops) * 104729ul ^ (unsigned long)sizeof(gen_backend) ^ \
      (unsigned long)sizeof(genesis_device_info) << 20)
@@ -582,7 +609,7 @@ static inline size_t gen_gru_work_floats(int B, int T, int H) {
 static inline size_t gen_gru_weight_floats(int C, int H) { return (size_t)3 * H * ((size_t)C + H); }
 static inline size_t gen_gru_bias_floats(int H) { return (size_t)6 * H; }
 
-/* The CPU backend's rounding of n floats to GEN_PREC_* (vectorised; the same values as
+/* The CPU backend's rounding of n floats (cpu/dense.c) to GEN_PREC_* (vectorised; the same values as
  * gen_round_prec element by element, a NaN stays a NaN); dst and src do not overlap. */
 void gen_cpu_round_row(float *dst, const float *src, int n, int prec);
 

@@ -1,12 +1,13 @@
 /*
- * rng.cu — the Philox fills of the CUDA backend: fill_normal, fill_uniform and
- * dropout_forward. They use rng.h's gen_philox (GEN_HOST_DEVICE), with the CPU reference's
- * indexing: element i of a fill is word i % 4 of philox(seed, offset + i / 4, stream), and
- * a normal pair (2j, 2j+1) of a block is Box-Muller on words (2j, 2j+1). One thread per
- * block of four elements, so each Philox block is computed once; CPU and GPU draw the same
- * bits (the transcendental functions may differ in the last ulp). With a step's counter
- * base bound (gen_backend.rng_base, a device pointer) the kernel adds it to the offset when
- * it runs, so a recorded step draws fresh numbers at every replay.
+ * random.cu — the CUDA backend's `random` family (backend.h), the Philox draws: fill_normal,
+ * fill_uniform and dropout_forward. They use rng.h's gen_philox (GEN_HOST_DEVICE), with the CPU
+ * reference's indexing: element i of a fill is word i % 4 of philox(seed, offset + i / 4,
+ * stream), and a normal pair (2j, 2j+1) of a block is Box-Muller on words (2j, 2j+1). One thread
+ * per block of four elements, so each Philox block is computed once; CPU and GPU draw the same
+ * bits (the transcendental functions may differ in the last ulp). With a step's counter base
+ * bound (gen_backend.rng_base, a device pointer) the kernel adds it to the offset when it runs,
+ * so a recorded step draws fresh numbers at every replay. CPU: src/backend/cpu/random.c; parity:
+ * tests/parity/random.c.
  */
 #include "cuda_common.cuh"
 
@@ -104,4 +105,32 @@ genesis_status gen_cu_dropout_forward(gen_cuda *cu, float *out, float *mask, con
                cu->stream)(out, mask, inp, n, p, scale, seed, stream, offset, base);
     GEN_CUDA_LAUNCHED(cu);
     return GENESIS_OK;
+}
+
+/* ---- the table's entries (backend_cuda.cu assembles the table) ----------------------------- */
+
+static void op_dropout_forward(gen_backend *be, float *out, float *mask, const float *inp,
+                               size_t n, float p, uint64_t seed, uint64_t stream,
+                               uint64_t offset) {
+    GEN_CUDA_RUN(be, "dropout_forward",
+                 gen_cu_dropout_forward(cu, out, mask, inp, n, p, seed, stream, offset,
+                                        be->rng_base));
+}
+
+static void op_fill_normal(gen_backend *be, float *x, size_t n, uint64_t seed, uint64_t stream,
+                           uint64_t offset) {
+    GEN_CUDA_RUN(be, "fill_normal",
+                 gen_cu_fill_normal(cu, x, n, seed, stream, offset, be->rng_base));
+}
+
+static void op_fill_uniform(gen_backend *be, float *x, size_t n, uint64_t seed, uint64_t stream,
+                            uint64_t offset) {
+    GEN_CUDA_RUN(be, "fill_uniform",
+                 gen_cu_fill_uniform(cu, x, n, seed, stream, offset, be->rng_base));
+}
+
+void gen_cu_ops_random(gen_backend_ops *o) {
+    o->fill_normal = op_fill_normal;
+    o->fill_uniform = op_fill_uniform;
+    o->dropout_forward = op_dropout_forward;
 }

@@ -1,16 +1,18 @@
 /*
- * backend_cpu_tgloss.c — TimeGAN's scalar losses with their gradients w.r.t. the networks'
- * outputs (backend.h mse_loss, bce_logits, moments_loss): the losses of the official TF1 code
- * (Yoon et al., NeurIPS 2019; docs/algorithms.md §S4, docs/timegan.md §4). They were host
- * code in models/timegan.c; as backend operations the CUDA backend keeps them on the GPU
- * (cuda/tgloss.cu, the same expressions in the same order). Plain serial loops in double
- * (the sizes are B * T * max(F, H), small): the sums do not depend on the thread count.
- * Also take_rows, the batch gather of TimeGAN's sequences.
+ * tgloss.c — the CPU backend's `tgloss` family (backend.h): TimeGAN's scalar losses with their
+ * gradients w.r.t. the networks' outputs (backend.h mse_loss, bce_logits, moments_loss): the
+ * losses of the official TF1 code (Yoon et al., NeurIPS 2019; docs/algorithms.md §S4,
+ * docs/timegan.md §4). They were host code in models/timegan.c; as backend operations the CUDA
+ * backend keeps them on the GPU (cuda/tgloss.cu, the same expressions in the same order).
+ * Plain serial loops in double (the sizes are B * T * max(F, H), small): the sums do not
+ * depend on the thread count. Also take_rows, the batch gather of TimeGAN's sequences, and
+ * adam_tf1_gated (TF1's Adam behind a gate on the device). CUDA: cuda/tgloss.cu; parity:
+ * tests/parity/tgloss.c.
  */
 #include <math.h>
 #include <string.h>
 
-#include "backend_cpu_tgloss.h"
+#include "cpu_internal.h"
 
 void gen_cpu_mse_loss(gen_backend *be, double *loss, float *da, float *db, const float *a,
                       const float *b, int rows, int cols, int ld, float scale, int root) {
@@ -96,4 +98,20 @@ void gen_cpu_take_rows(gen_backend *be, float *out, const float *src, const int3
     (void)be;
     for (int b = 0; b < B; b++)
         memcpy(out + (size_t)b * w, src + (size_t)idx[b] * w, (size_t)w * sizeof(float));
+}
+
+/* TF1's Adam behind a device gate (backend.h adam_tf1_gated): the update adam makes at step
+ * k with eps / sqrt(1 - beta2^k) */
+void gen_cpu_adam_tf1_gated(gen_backend *be, float *param, const float *grad, float *m,
+                            float *v, size_t n, float lr, float beta1, float beta2, float eps,
+                            int64_t *t, const double *gate, int ngate, double threshold) {
+    if (gate) {
+        double s = 0;
+        for (int i = 0; i < ngate; i++) s += gate[i];
+        if (!(s > threshold)) return;
+    }
+    int64_t k = *t + 1;
+    double bc2 = 1.0 - pow(beta2, (double)k);
+    gen_cpu_adam(be, param, grad, m, v, n, lr, beta1, beta2, (float)(eps / sqrt(bc2)), 0.0f, k);
+    *t = k;
 }

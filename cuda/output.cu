@@ -1,18 +1,19 @@
 /*
- * softmax.cu — the generator's output activations and the conditional cross entropy on the
- * GPU: activate_forward (tanh spans; Gumbel-)softmax spans with rng.h's Philox noise),
- * activate_backward, and cross_entropy_rows.
+ * output.cu — the CUDA backend's `output` family (backend.h): the generator's output activations
+ * and the conditional cross entropy on the GPU: activate_forward (tanh spans; Gumbel-)softmax
+ * spans with rng.h's Philox noise), activate_backward, and cross_entropy_rows.
  *
- * One warp per (row, span): lanes stride over the span's columns, then warp-wide max and
- * sum (fixed butterfly trees, so results are reproducible). Spans are short (one to a few
- * hundred columns), so a warp per span keeps every lane busy without shared memory.
- * The span table arrives as a host array; gen_cuda_spans keeps a device copy.
+ * One warp per (row, span): lanes stride over the span's columns, then warp-wide max and sum
+ * (fixed butterfly trees, so results are reproducible). Spans are short (one to a few hundred
+ * columns), so a warp per span keeps every lane busy without shared memory. The span table
+ * arrives as a host array; gen_cuda_spans keeps a device copy.
  *
- * Gumbel noise for element (b, j), j < W (W = end of the last span), is counter
- * offset + (b*W + j)/4, word (b*W + j) % 4 of the Philox stream: the CPU reference's
- * indexing. The CPU writes that noise into every column < W before the spans overwrite
- * theirs, so a column outside every span keeps its noise; the warp of span s writes the
- * noise of the gap between span s-1 and span s to do the same (spans are in layout order).
+ * Gumbel noise for element (b, j), j < W (W = end of the last span), is counter offset + (b*W +
+ * j)/4, word (b*W + j) % 4 of the Philox stream: the CPU reference's indexing. The CPU writes
+ * that noise into every column < W before the spans overwrite theirs, so a column outside every
+ * span keeps its noise; the warp of span s writes the noise of the gap between span s-1 and span
+ * s to do the same (spans are in layout order). CPU: src/backend/cpu/output.c; parity:
+ * tests/parity/output.c.
  */
 #include "cuda_common.cuh"
 
@@ -186,4 +187,36 @@ genesis_status gen_cu_cross_entropy_rows(gen_cuda *cu, float *loss, float *dlogi
     GEN_CUDA_LAUNCHED(cu);
     if (!loss) return GENESIS_OK;
     return gen_cu_reduce_finish(cu, loss, partial, B, (double)scale, 1.0);
+}
+
+/* ---- the table's entries (backend_cuda.cu assembles the table) ----------------------------- */
+
+static void op_activate_forward(gen_backend *be, float *out, int ldo, const float *x, int ldx,
+                                int B, const gen_act_span *spans, int nspans, float tau,
+                                uint64_t seed, uint64_t stream, uint64_t offset, uint64_t row0) {
+    GEN_CUDA_RUN(be, "activate_forward",
+                 gen_cu_activate_forward(cu, out, ldo, x, ldx, B, spans, nspans, tau, seed,
+                                         stream, offset, row0, be->rng_base));
+}
+
+static void op_activate_backward(gen_backend *be, float *dx, int lddx, const float *dout,
+                                 int lddo, const float *out, int ldo, int B,
+                                 const gen_act_span *spans, int nspans, float tau) {
+    GEN_CUDA_RUN(be, "activate_backward",
+                 gen_cu_activate_backward(cu, dx, lddx, dout, lddo, out, ldo, B, spans, nspans,
+                                          tau));
+}
+
+static void op_cross_entropy_rows(gen_backend *be, float *loss, float *dlogits, int ldd,
+                                  const float *logits, int ldl, int B, const int32_t *start,
+                                  const int32_t *len, const int32_t *target, float scale) {
+    GEN_CUDA_RUN(be, "cross_entropy_rows",
+                 gen_cu_cross_entropy_rows(cu, loss, dlogits, ldd, logits, ldl, B, start, len,
+                                           target, scale));
+}
+
+void gen_cu_ops_output(gen_backend_ops *o) {
+    o->activate_forward = op_activate_forward;
+    o->activate_backward = op_activate_backward;
+    o->cross_entropy_rows = op_cross_entropy_rows;
 }

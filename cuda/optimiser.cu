@@ -1,13 +1,14 @@
 /*
- * adam.cu — torch Adam with L2-coupled weight decay as ONE kernel over a parameter arena
- * (llm.c): each model keeps its parameters, gradients and moments in one allocation per
- * kind, so a whole network's update is a single launch. The bias corrections are computed
- * on the host in double exactly as backend_cpu.c does and passed in as two floats; adam_dev
- * (a recorded step, docs/cuda.md "CUDA graphs") reads the step count from device memory
- * and computes the same two floats on the device, once per block, with the same formulas.
- * Also the loss scaling of FP16 training (backend.h gen_amp, docs/precision.md): the scale
- * and skip decision live in device memory, so a recorded step replays them; adam_dev does
- * nothing on a step whose gradients overflowed.
+ * optimiser.cu — the CUDA backend's `optimiser` family (backend.h): torch Adam with L2-coupled
+ * weight decay as ONE kernel over a parameter arena (llm.c): each model keeps its parameters,
+ * gradients and moments in one allocation per kind, so a whole network's update is a single
+ * launch. The bias corrections are computed on the host in double exactly as cpu/optimiser.c does
+ * and passed in as two floats; adam_dev (a recorded step, docs/cuda.md "CUDA graphs") reads the
+ * step count from device memory and computes the same two floats on the device, once per block,
+ * with the same formulas. Also the loss scaling of FP16 training (backend.h gen_amp,
+ * docs/precision.md): the scale and skip decision live in device memory, so a recorded step
+ * replays them; adam_dev does nothing on a step whose gradients overflowed. CPU:
+ * src/backend/cpu/optimiser.c; parity: tests/parity/optimiser.c.
  */
 #include <math.h>
 
@@ -145,4 +146,36 @@ genesis_status gen_cu_amp_unscale(gen_cuda *cu, float *g, size_t n, gen_amp *amp
         GEN_CUDA_LAUNCHED(cu);
     }
     return GENESIS_OK;
+}
+
+/* ---- the table's entries (backend_cuda.cu assembles the table) ----------------------------- */
+
+static void op_adam(gen_backend *be, float *param, const float *grad, float *m, float *v,
+                    size_t n, float lr, float beta1, float beta2, float eps, float weight_decay,
+                    int64_t t) {
+    GEN_CUDA_RUN(be, "adam",
+                 gen_cu_adam(cu, param, grad, m, v, n, lr, beta1, beta2, eps, weight_decay, t));
+}
+
+static void op_adam_dev(gen_backend *be, float *param, const float *grad, float *m, float *v,
+                        size_t n, float lr, float beta1, float beta2, float eps,
+                        float weight_decay, const int64_t *t0, int64_t dt, const gen_amp *amp) {
+    GEN_CUDA_RUN(be, "adam_dev",
+                 gen_cu_adam_dev(cu, param, grad, m, v, n, lr, beta1, beta2, eps, weight_decay,
+                                 t0, dt, amp));
+}
+
+static void op_amp_scale(gen_backend *be, float *x, size_t n, const gen_amp *amp) {
+    GEN_CUDA_RUN(be, "amp_scale", gen_cu_amp_scale(cu, x, n, amp));
+}
+
+static void op_amp_unscale(gen_backend *be, float *g, size_t n, gen_amp *amp) {
+    GEN_CUDA_RUN(be, "amp_unscale", gen_cu_amp_unscale(cu, g, n, amp));
+}
+
+void gen_cu_ops_optimiser(gen_backend_ops *o) {
+    o->adam = op_adam;
+    o->adam_dev = op_adam_dev;
+    o->amp_scale = op_amp_scale;
+    o->amp_unscale = op_amp_unscale;
 }

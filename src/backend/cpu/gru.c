@@ -1,5 +1,5 @@
 /*
- * backend_cpu_gru.c — the CPU reference of the GRU and sigmoid operations of
+ * gru.c — the CPU backend's `gru` family (backend.h): the GRU and sigmoid operations of
  * gen_backend_ops (TimeGAN, docs/algorithms.md §S2): the reset-after GRU cell of cuDNN's
  * CUDNN_GRU and PyTorch's nn.GRU (Cho et al. 2014, arXiv 1406.1078v1 ordering: the reset
  * gate scales the recurrent projection AFTER the matmul), separate input and recurrent
@@ -16,8 +16,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "backend.h"
-#include "backend_cpu_gru.h"
+#include "cpu_internal.h"
 
 /* exp without libm calls, so that the gate loops vectorise: Cody-Waite range reduction
  * x = n ln2 + r, |r| <= ln2/2, then a degree-7 Taylor polynomial (truncation ~5e-9

@@ -1,0 +1,221 @@
+/*
+ * dense.cu — the CUDA backend's `dense` family (backend.h): the GEMMs (cuBLAS, FP32; TF32 only
+ * when GENESIS_CUDA_TF32=1; cublasGemmEx with 16-bit or TF32-rounded operands in mixed
+ * precision, FP32 accumulation, docs/precision.md), linear forward/backward (bias broadcast and
+ * column sums from elementwise.cu / gan.cu) and the 16-bit stored inputs of linear_*_h. Row-major
+ * products are handed to column-major cuBLAS as their transposes. CPU: src/backend/cpu/dense.c;
+ * parity: tests/parity/dense.c.
+ */
+#include "cuda_common.cuh"
+
+
+/* Converts the rows x cols matrix src (ld lds, FP32) to 16-bit values (ld ldd) in the format
+ * `prec`, round to nearest even (precision.h) */
+__global__ void k_to_half(uint16_t *__restrict__ dst, int ldd, const float *__restrict__ src,
+                          int lds, int rows, int cols, int prec) {
+    size_t n = (size_t)rows * cols;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x) {
+        size_t r = i / (size_t)cols, c = i % (size_t)cols;
+        dst[r * (size_t)ldd + c] = gen_half_bits(src[r * (size_t)lds + c], prec);
+    }
+}
+
+static genesis_status cu_to_half(gen_cuda *cu, uint16_t *dst, int ldd, const float *src, int lds,
+                                 int rows, int cols, int prec) {
+    size_t n = (size_t)rows * cols;
+    if (n == 0) return GENESIS_OK;
+    GEN_LAUNCH(k_to_half, gen_cuda_grid(n, GEN_CUDA_THREADS), GEN_CUDA_THREADS, 0, cu->stream)(
+        dst, ldd, src, lds, rows, cols, prec);
+    GEN_CUDA_LAUNCHED(cu);
+    return GENESIS_OK;
+}
+
+/* Copies the rows x cols matrix src (ld lds) into dst (ld ldd) with every value rounded to
+ * TF32, to nearest even (precision.h): a tensor core reads only the top 19 bits of an FP32
+ * operand (the low 13 are dropped, not rounded), so rounded copies make a TF32 product the
+ * CPU's product of the same rounded values (found on an H200: without them TF32 products were
+ * off by about 2^-11 sqrt(K)). */
+__global__ void k_to_tf32(float *__restrict__ dst, int ldd, const float *__restrict__ src,
+                          int lds, int rows, int cols) {
+    size_t n = (size_t)rows * cols;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x) {
+        size_t r = i / (size_t)cols, c = i % (size_t)cols;
+        dst[r * (size_t)ldd + c] = gen_tf32_round(src[r * (size_t)lds + c]);
+    }
+}
+
+static genesis_status cu_to_tf32(gen_cuda *cu, float *dst, int ldd, const float *src, int lds,
+                                 int rows, int cols) {
+    size_t n = (size_t)rows * cols;
+    if (n == 0) return GENESIS_OK;
+    GEN_LAUNCH(k_to_tf32, gen_cuda_grid(n, GEN_CUDA_THREADS), GEN_CUDA_THREADS, 0, cu->stream)(
+        dst, ldd, src, lds, rows, cols);
+    GEN_CUDA_LAUNCHED(cu);
+    return GENESIS_OK;
+}
+
+/* The reduced-precision operand buffer (16-bit operands, or TF32-rounded FP32 ones), at
+ * least `bytes`: exactly the largest product's so far, as the
+ * memory model counts it (src/model/estimate.c). A replayed graph holds its address, so it grows
+ * only outside a recorded step, on the step's first issue. */
+static genesis_status cu_half_buffer(gen_cuda *cu, size_t bytes) {
+    if (bytes <= cu->half_bytes) return GENESIS_OK;
+    size_t want = bytes;
+    cu->half_bytes = 0;
+    GEN_CUDA_PASS(gen_cuda_regrow(cu, (void **)&cu->half, want, "the reduced-precision operand buffer"));
+    cu->half_bytes = want;
+    return GENESIS_OK;
+}
+
+/* Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T: the same memory read
+ * column-major is the transpose, so cuBLAS gets (B, A) with the same flags and (N, M).
+ * prec (GEN_PREC_*, docs/precision.md): FP32 is cublasSgemm; TF32 rounds A and B to TF32
+ * (k_to_tf32, packed FP32 copies) and calls cublasGemmEx with CUBLAS_COMPUTE_32F_FAST_TF32;
+ * BF16/FP16 convert the stored A and B to 16
+ * bits (k_to_half, packed) and call cublasGemmEx with CUBLAS_COMPUTE_32F (FP32 accumulation,
+ * FP32 C). An operand already stored in 16 bits (Ah / Bh instead of A / B; BF16/FP16 only)
+ * goes to cublasGemmEx as it is, with its own leading dimension, and takes no room in the
+ * conversion buffer. */
+static genesis_status cu_gemm_mixed(gen_cuda *cu, int ta, int tb, int M, int N, int K,
+                                    float alpha, const float *A, const uint16_t *Ah, int lda,
+                                    const float *B, const uint16_t *Bh, int ldb, float beta,
+                                    float *C, int ldc, int prec) {
+    if (M <= 0 || N <= 0) return GENESIS_OK;
+    if (K <= 0) return gen_cu_scale2d(cu, C, ldc, M, N, beta); /* as the CPU: C *= beta */
+    cublasOperation_t opa = ta ? CUBLAS_OP_T : CUBLAS_OP_N, opb = tb ? CUBLAS_OP_T : CUBLAS_OP_N;
+    if (prec == GEN_PREC_TF32) { /* FP32 operands only (16-bit storage is BF16/FP16's) */
+        int ar = ta ? K : M, ac = ta ? M : K, br = tb ? N : K, bc = tb ? K : N;
+        size_t na = (size_t)ar * ac, nb = (size_t)br * bc;
+        GEN_CUDA_PASS(cu_half_buffer(cu, 4 * (na + nb)));
+        float *ra = (float *)(void *)cu->half, *rb = ra + na;
+        GEN_CUDA_PASS(cu_to_tf32(cu, ra, ac, A, lda, ar, ac));
+        GEN_CUDA_PASS(cu_to_tf32(cu, rb, bc, B, ldb, br, bc));
+        GEN_CUBLAS_TRY(cu, cublasGemmEx(cu->blas, opb, opa, N, M, K, &alpha, rb, CUDA_R_32F, bc,
+                                        ra, CUDA_R_32F, ac, &beta, C, CUDA_R_32F, ldc,
+                                        CUBLAS_COMPUTE_32F_FAST_TF32, CUBLAS_GEMM_DEFAULT));
+        return GENESIS_OK;
+    }
+    if (prec == GEN_PREC_BF16 || prec == GEN_PREC_FP16) {
+        /* stored shapes (row-major): A is M x K (K x M when ta), B is K x N (N x K when tb) */
+        int ar = ta ? K : M, ac = ta ? M : K, br = tb ? N : K, bc = tb ? K : N;
+        size_t na = Ah ? 0 : (size_t)ar * ac, nb = Bh ? 0 : (size_t)br * bc;
+        GEN_CUDA_PASS(cu_half_buffer(cu, 2 * (na + nb)));
+        const uint16_t *ha = Ah, *hb = Bh;
+        int la = lda, lb = ldb;
+        if (!Ah) {
+            GEN_CUDA_PASS(cu_to_half(cu, cu->half, ac, A, lda, ar, ac, prec));
+            ha = cu->half;
+            la = ac;
+        }
+        if (!Bh) {
+            GEN_CUDA_PASS(cu_to_half(cu, cu->half + na, bc, B, ldb, br, bc, prec));
+            hb = cu->half + na;
+            lb = bc;
+        }
+        cudaDataType t = prec == GEN_PREC_BF16 ? CUDA_R_16BF : CUDA_R_16F;
+        GEN_CUBLAS_TRY(cu, cublasGemmEx(cu->blas, opb, opa, N, M, K, &alpha, hb, t, lb, ha, t, la,
+                                        &beta, C, CUDA_R_32F, ldc, CUBLAS_COMPUTE_32F,
+                                        CUBLAS_GEMM_DEFAULT));
+        return GENESIS_OK;
+    }
+    GEN_CUBLAS_TRY(cu, cublasSgemm(cu->blas, opb, opa, N, M, K, &alpha, B, ldb, A, lda, &beta, C,
+                                   ldc));
+    return GENESIS_OK;
+}
+static genesis_status cu_gemm_prec(gen_cuda *cu, int ta, int tb, int M, int N, int K,
+                                   float alpha, const float *A, int lda, const float *B, int ldb,
+                                   float beta, float *C, int ldc, int prec) {
+    return cu_gemm_mixed(cu, ta, tb, M, N, K, alpha, A, NULL, lda, B, NULL, ldb, beta, C, ldc,
+                         prec);
+}
+static genesis_status cu_gemm_impl(gen_cuda *cu, int ta, int tb, int M, int N, int K,
+                                   float alpha, const float *A, int lda, const float *B, int ldb,
+                                   float beta, float *C, int ldc) {
+    return cu_gemm_prec(cu, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc, GEN_PREC_FP32);
+}
+genesis_status gen_cu_gemm(gen_cuda *cu, int ta, int tb, int M, int N, int K, float alpha,
+                           const float *A, int lda, const float *B, int ldb, float beta, float *C,
+                           int ldc) {
+    return cu_gemm_impl(cu, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc);
+}
+
+static void op_gemm(gen_backend *be, int ta, int tb, int M, int N, int K, float alpha,
+                    const float *A, int lda, const float *B, int ldb, float beta, float *C,
+                    int ldc) {
+    GEN_CUDA_RUN(be, "gemm",
+                 cu_gemm_prec(cu, ta, tb, M, N, K, alpha, A, lda, B, ldb, beta, C, ldc,
+                              be->precision));
+}
+
+/* linear_forward / linear_backward with the input FP32 (inp) or 16-bit (inph) */
+static genesis_status cu_linear_forward_impl(gen_cuda *cu, float *out, int ldo, const float *inp,
+                                             const uint16_t *inph, int ldi, const float *W,
+                                             const float *bias, int B, int C, int OC, int prec) {
+    if (bias) {
+        genesis_status st = gen_cu_fill_rows(cu, out, ldo, bias, B, OC);
+        if (st != GENESIS_OK) return st;
+    }
+    return cu_gemm_mixed(cu, 0, 1, B, OC, C, 1.0f, inp, inph, ldi, W, NULL, C,
+                         bias ? 1.0f : 0.0f, out, ldo, prec);
+}
+static void op_linear_forward(gen_backend *be, float *out, int ldo, const float *inp, int ldi,
+                              const float *W, const float *bias, int B, int C, int OC) {
+    GEN_CUDA_RUN(be, "linear_forward",
+                 cu_linear_forward_impl(cu, out, ldo, inp, NULL, ldi, W, bias, B, C, OC,
+                                        be->precision));
+}
+
+static genesis_status cu_linear_backward_impl(gen_cuda *cu, float *dinp, int lddi, float *dW,
+                                              float *dbias, const float *dout, int lddo,
+                                              const float *inp, const uint16_t *inph, int ldi,
+                                              const float *W, int B, int C, int OC, int prec) {
+    genesis_status st = GENESIS_OK;
+    if (dinp)
+        st = cu_gemm_prec(cu, 0, 0, B, C, OC, 1.0f, dout, lddo, W, C, 1.0f, dinp, lddi, prec);
+    if (st == GENESIS_OK && dW)
+        st = cu_gemm_mixed(cu, 1, 0, OC, C, B, 1.0f, dout, NULL, lddo, inp, inph, ldi, 1.0f, dW,
+                           C, prec);
+    if (st == GENESIS_OK && dbias) st = gen_cu_colsum_acc(cu, dbias, dout, lddo, B, OC);
+    return st;
+}
+static void op_linear_backward(gen_backend *be, float *dinp, int lddi, float *dW, float *dbias,
+                               const float *dout, int lddo, const float *inp, int ldi,
+                               const float *W, int B, int C, int OC) {
+    GEN_CUDA_RUN(be, "linear_backward",
+                 cu_linear_backward_impl(cu, dinp, lddi, dW, dbias, dout, lddo, inp, NULL, ldi, W,
+                                         B, C, OC, be->precision));
+}
+
+
+/* ---- the table's entries ---------------------------------------------------------------- */
+
+static void op_to_half(gen_backend *be, uint16_t *dst, int ldd, const float *src, int lds,
+                       int rows, int cols) {
+    GEN_CUDA_RUN(be, "to_half", cu_to_half(cu, dst, ldd, src, lds, rows, cols, be->precision));
+}
+
+static void op_linear_forward_h(gen_backend *be, float *out, int ldo, const uint16_t *inp,
+                                int ldi, const float *W, const float *bias, int B, int C, int OC) {
+    GEN_CUDA_RUN(be, "linear_forward_h",
+                 cu_linear_forward_impl(cu, out, ldo, NULL, inp, ldi, W, bias, B, C, OC,
+                                        be->precision));
+}
+
+static void op_linear_backward_h(gen_backend *be, float *dinp, int lddi, float *dW, float *dbias,
+                                 const float *dout, int lddo, const uint16_t *inp, int ldi,
+                                 const float *W, int B, int C, int OC) {
+    GEN_CUDA_RUN(be, "linear_backward_h",
+                 cu_linear_backward_impl(cu, dinp, lddi, dW, dbias, dout, lddo, NULL, inp, ldi, W,
+                                         B, C, OC, be->precision));
+}
+
+void gen_cu_ops_dense(gen_backend_ops *o) {
+    o->gemm = op_gemm;
+    o->linear_forward = op_linear_forward;
+    o->linear_backward = op_linear_backward;
+    o->to_half = op_to_half;
+    o->linear_forward_h = op_linear_forward_h;
+    o->linear_backward_h = op_linear_backward_h;
+}

@@ -1,0 +1,140 @@
+/*
+ * norm.c — the CPU backend's `norm` family (backend.h): batch norm over B rows of C features
+ * (torch.nn.BatchNorm1d in training mode: biased batch variance, running statistics with
+ * the unbiased one; statistics and the backward pass's column sums in double), and the same
+ * split into per-rank partial sums for batch norm synchronised across data-parallel ranks
+ * (docs/distributed.md). Derivation of the backward pass: docs/layers.md. CUDA:
+ * cuda/norm.cu; parity: tests/parity/norm.c.
+ */
+#include "cpu_internal.h"
+
+void gen_cpu_batchnorm_forward(gen_backend *be, float *out, float *mean, float *rstd,
+                               const float *inp, const float *gamma, const float *beta, int B,
+                               int C, float eps) {
+    (void)be;
+    double *acc = calloc((size_t)2 * C, sizeof *acc);
+    GEN_ASSERT(acc != NULL);
+    double *acc2 = acc + C;
+    for (int b = 0; b < B; b++)
+        for (int c = 0; c < C; c++) acc[c] += inp[(size_t)b * C + c];
+    for (int c = 0; c < C; c++) acc[c] /= B;
+    for (int b = 0; b < B; b++)
+        for (int c = 0; c < C; c++) {
+            double d = inp[(size_t)b * C + c] - acc[c];
+            acc2[c] += d * d;
+        }
+    for (int c = 0; c < C; c++) {
+        mean[c] = (float)acc[c];
+        rstd[c] = (float)(1.0 / sqrt(acc2[c] / B + eps));
+    }
+    for (int b = 0; b < B; b++)
+        for (int c = 0; c < C; c++) {
+            size_t i = (size_t)b * C + c;
+            out[i] = (inp[i] - mean[c]) * rstd[c] * gamma[c] + beta[c];
+        }
+    free(acc);
+}
+void gen_cpu_batchnorm_forward_eval(gen_backend *be, float *out, const float *inp,
+                                    const float *rmean, const float *rvar, const float *gamma,
+                                    const float *beta, int B, int C, float eps) {
+    (void)be;
+    for (int b = 0; b < B; b++)
+        for (int c = 0; c < C; c++) {
+            size_t i = (size_t)b * C + c;
+            out[i] = (inp[i] - rmean[c]) / sqrtf(rvar[c] + eps) * gamma[c] + beta[c];
+        }
+}
+void gen_cpu_batchnorm_update_running(gen_backend *be, float *rmean, float *rvar,
+                                      const float *mean, const float *rstd, int B, int C,
+                                      float momentum, float eps) {
+    (void)be;
+    for (int c = 0; c < C; c++) {
+        double var = 1.0 / ((double)rstd[c] * rstd[c]) - eps;
+        double unbiased = B > 1 ? var * B / (B - 1) : var;
+        rmean[c] = (1 - momentum) * rmean[c] + momentum * mean[c];
+        rvar[c] = (float)((1 - momentum) * rvar[c] + momentum * unbiased);
+    }
+}
+/* sd[c] = sum_b dxhat, sd[C + c] = sum_b dxhat * xhat (double); dgamma, dbeta += their sums */
+static void bn_backward_sums(double *sd, float *dgamma, float *dbeta, const float *dout,
+                             const float *inp, const float *mean, const float *rstd,
+                             const float *gamma, int B, int C) {
+    double *sdx = sd + C;
+    for (int b = 0; b < B; b++)
+        for (int c = 0; c < C; c++) {
+            size_t i = (size_t)b * C + c;
+            float xhat = (inp[i] - mean[c]) * rstd[c];
+            float dxhat = dout[i] * gamma[c];
+            sd[c] += dxhat;
+            sdx[c] += (double)dxhat * xhat;
+            dgamma[c] += dout[i] * xhat;
+            dbeta[c] += dout[i];
+        }
+}
+void gen_cpu_batchnorm_backward(gen_backend *be, float *dinp, float *dgamma, float *dbeta,
+                                const float *dout, const float *inp, const float *mean,
+                                const float *rstd, const float *gamma, int B, int C) {
+    (void)be;
+    double *sd = calloc((size_t)2 * C, sizeof *sd); /* sum dxhat, sum dxhat*xhat */
+    GEN_ASSERT(sd != NULL);
+    bn_backward_sums(sd, dgamma, dbeta, dout, inp, mean, rstd, gamma, B, C);
+    const double *sdx = sd + C;
+    for (int b = 0; b < B; b++)
+        for (int c = 0; c < C; c++) {
+            size_t i = (size_t)b * C + c;
+            float xhat = (inp[i] - mean[c]) * rstd[c];
+            float dxhat = dout[i] * gamma[c];
+            dinp[i] += rstd[c] * (float)(dxhat - sd[c] / B - xhat * sdx[c] / B);
+        }
+    free(sd);
+}
+
+/* ---- batch norm synchronised across ranks (double sums, like the single-rank version) ---- */
+void gen_cpu_batchnorm_stats(gen_backend *be, float *part, const float *inp, const float *mean,
+                             int B, int C, int N) {
+    (void)be;
+    double *acc = calloc((size_t)C, sizeof *acc);
+    GEN_ASSERT(acc != NULL);
+    for (int b = 0; b < B; b++)
+        for (int c = 0; c < C; c++) {
+            double v = inp[(size_t)b * C + c];
+            if (mean) v = (v - mean[c]) * (v - mean[c]);
+            acc[c] += v;
+        }
+    for (int c = 0; c < C; c++) part[c] = (float)(acc[c] / N);
+    free(acc);
+}
+void gen_cpu_batchnorm_apply(gen_backend *be, float *out, float *rstd, const float *inp,
+                             const float *mean, const float *gamma, const float *beta, int B,
+                             int C, float eps) {
+    (void)be;
+    for (int c = 0; c < C; c++) rstd[c] = (float)(1.0 / sqrt((double)rstd[c] + eps));
+    for (int b = 0; b < B; b++)
+        for (int c = 0; c < C; c++) {
+            size_t i = (size_t)b * C + c;
+            out[i] = (inp[i] - mean[c]) * rstd[c] * gamma[c] + beta[c];
+        }
+}
+void gen_cpu_batchnorm_backward_sums(gen_backend *be, float *sums, float *dgamma, float *dbeta,
+                                     const float *dout, const float *inp, const float *mean,
+                                     const float *rstd, const float *gamma, int B, int C) {
+    (void)be;
+    double *sd = calloc((size_t)2 * C, sizeof *sd);
+    GEN_ASSERT(sd != NULL);
+    bn_backward_sums(sd, dgamma, dbeta, dout, inp, mean, rstd, gamma, B, C);
+    for (int c = 0; c < 2 * C; c++) sums[c] = (float)sd[c];
+    free(sd);
+}
+void gen_cpu_batchnorm_backward_apply(gen_backend *be, float *dinp, const float *dout,
+                                      const float *inp, const float *mean, const float *rstd,
+                                      const float *gamma, const float *sums, int B, int C,
+                                      int N) {
+    (void)be;
+    for (int b = 0; b < B; b++)
+        for (int c = 0; c < C; c++) {
+            size_t i = (size_t)b * C + c;
+            float xhat = (inp[i] - mean[c]) * rstd[c];
+            float dxhat = dout[i] * gamma[c];
+            dinp[i] += rstd[c] * (float)(dxhat - (double)sums[c] / N - xhat * (double)sums[C + c] / N);
+        }
+}

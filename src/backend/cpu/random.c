@@ -1,0 +1,51 @@
+/*
+ * random.c — the CPU backend's `random` family (backend.h): the Philox fills fill_normal and
+ * fill_uniform, and dropout_forward. Element i is word i % 4 of gen_philox(seed, offset +
+ * i / 4, stream) (rng.h), a normal pair Box-Muller on two words of one block, so every
+ * backend draws the same bits; offset adds the step's counter base (gen_backend.rng_base).
+ * CUDA: cuda/random.cu; parity: tests/parity/random.c.
+ */
+#include "cpu_internal.h"
+
+void gen_cpu_dropout_forward(gen_backend *be, float *out, float *mask, const float *inp,
+                             size_t n, float p, uint64_t seed, uint64_t stream,
+                             uint64_t offset) {
+    offset += cpu_rng_base(be);
+    float scale = p < 1.0f ? 1.0f / (1.0f - p) : 0.0f;
+    GEN_OMP_FOR(n)
+    for (size_t i = 0; i < n; i += 4) {
+        gen_u32x4 r = gen_philox(seed, offset + i / 4, stream);
+        for (size_t k = 0; k < 4 && i + k < n; k++) {
+            float m = gen_u32_to_unit(r.v[k]) >= p ? scale : 0.0f;
+            mask[i + k] = m;
+            out[i + k] = inp[i + k] * m;
+        }
+    }
+}
+
+/* ---- random fills --------------------------------------------------------------------------- */
+void gen_cpu_fill_normal(gen_backend *be, float *x, size_t n, uint64_t seed, uint64_t stream,
+                         uint64_t offset) {
+    offset += cpu_rng_base(be);
+    GEN_OMP_FOR(n)
+    for (size_t i = 0; i < n; i += 4) { /* one Philox block gives four normals (two pairs) */
+        gen_u32x4 r = gen_philox(seed, offset + i / 4, stream);
+        float z[4];
+        for (int p = 0; p < 2; p++) {
+            float u1 = gen_u32_to_unit_open0(r.v[2 * p]), u2 = gen_u32_to_unit(r.v[2 * p + 1]);
+            float rad = sqrtf(-2.0f * logf(u1)), th = 6.28318530717958647692f * u2;
+            z[2 * p] = rad * cosf(th);
+            z[2 * p + 1] = rad * sinf(th);
+        }
+        for (size_t k = 0; k < 4 && i + k < n; k++) x[i + k] = z[k];
+    }
+}
+void gen_cpu_fill_uniform(gen_backend *be, float *x, size_t n, uint64_t seed, uint64_t stream,
+                          uint64_t offset) {
+    offset += cpu_rng_base(be);
+    GEN_OMP_FOR(n)
+    for (size_t i = 0; i < n; i += 4) {
+        gen_u32x4 r = gen_philox(seed, offset + i / 4, stream);
+        for (size_t k = 0; k < 4 && i + k < n; k++) x[i + k] = gen_u32_to_unit(r.v[k]);
+    }
+}

@@ -1,0 +1,165 @@
+/*
+ * tests/parity/norm.c — the parity cases of the backend family `norm` (backend.h; CPU:
+ * src/backend/cpu/norm.c, CUDA: cuda/norm.cu): batch norm, and its synchronised (per-rank
+ * partial) form.
+ * Each operation: setup declares its buffers from the case's d[], run calls it on one
+ * backend; the harness (main.c, parity.h) uploads, runs and compares.
+ */
+#include "parity.h"
+
+/* batch norm: B, C */
+static void su_bn_f(pt_env *e) {
+    int B = D(0), C = D(1);
+    pt_add(e, "out", (size_t)B * C, PT_OUT, -1, 1);
+    pt_add(e, "mean", (size_t)C, PT_OUT, -1, 1);
+    pt_add(e, "rstd", (size_t)C, PT_OUT, -1, 1);
+    pt_add(e, "inp", (size_t)B * C, PT_IN, -3, 5);
+    pt_add(e, "gamma", (size_t)C, PT_IN, 0.5f, 1.5f);
+    pt_add(e, "beta", (size_t)C, PT_IN, -0.5f, 0.5f);
+}
+
+static void ru_bn_f(pt_env *e, gen_backend *be, int k) {
+    OPS(be)->batchnorm_forward(be, P(e, k, 0), P(e, k, 1), P(e, k, 2), P(e, k, 3), P(e, k, 4),
+                               P(e, k, 5), D(0), D(1), 1e-5f);
+}
+
+static void su_bn_eval(pt_env *e) {
+    int B = D(0), C = D(1);
+    pt_add(e, "out", (size_t)B * C, PT_OUT, -1, 1);
+    pt_add(e, "inp", (size_t)B * C, PT_IN, -3, 5);
+    pt_add(e, "rmean", (size_t)C, PT_IN, -1, 1);
+    pt_add(e, "rvar", (size_t)C, PT_IN, 0.1f, 3);
+    pt_add(e, "gamma", (size_t)C, PT_IN, 0.5f, 1.5f);
+    pt_add(e, "beta", (size_t)C, PT_IN, -0.5f, 0.5f);
+}
+
+static void ru_bn_eval(pt_env *e, gen_backend *be, int k) {
+    OPS(be)->batchnorm_forward_eval(be, P(e, k, 0), P(e, k, 1), P(e, k, 2), P(e, k, 3),
+                                    P(e, k, 4), P(e, k, 5), D(0), D(1), 1e-5f);
+}
+
+static void su_bn_run(pt_env *e) {
+    int C = D(1);
+    pt_add(e, "rmean", (size_t)C, PT_ACC, -1, 1);
+    pt_add(e, "rvar", (size_t)C, PT_ACC, 0.5f, 2);
+    pt_add(e, "mean", (size_t)C, PT_IN, -1, 1);
+    pt_add(e, "rstd", (size_t)C, PT_IN, 0.5f, 3);
+}
+
+static void ru_bn_run(pt_env *e, gen_backend *be, int k) {
+    OPS(be)->batchnorm_update_running(be, P(e, k, 0), P(e, k, 1), P(e, k, 2), P(e, k, 3), D(0),
+                                      D(1), 0.1f, 1e-5f);
+}
+
+static void su_bn_b(pt_env *e) {
+    int B = D(0), C = D(1);
+    pt_add(e, "dinp", (size_t)B * C, PT_ACC, -1, 1);
+    pt_add(e, "dgamma", (size_t)C, PT_ACC, -1, 1);
+    pt_add(e, "dbeta", (size_t)C, PT_ACC, -1, 1);
+    pt_add(e, "dout", (size_t)B * C, PT_IN, -1, 1);
+    pt_add(e, "inp", (size_t)B * C, PT_IN, -3, 5);
+    pt_add(e, "mean", (size_t)C, PT_IN, 0, 2);
+    pt_add(e, "rstd", (size_t)C, PT_IN, 0.3f, 1.5f);
+    pt_add(e, "gamma", (size_t)C, PT_IN, 0.5f, 1.5f);
+}
+
+static void ru_bn_b(pt_env *e, gen_backend *be, int k) {
+    OPS(be)->batchnorm_backward(be, P(e, k, 0), P(e, k, 1), P(e, k, 2), P(e, k, 3), P(e, k, 4),
+                                P(e, k, 5), P(e, k, 6), P(e, k, 7), D(0), D(1));
+}
+
+/* synchronised batch norm (data parallel): B rows of a global batch of N = 3B; B, C, centred */
+static void su_bn_stats(pt_env *e) {
+    int B = D(0), C = D(1);
+    pt_add(e, "part", (size_t)C, PT_OUT, -1, 1);
+    pt_add(e, "inp", (size_t)B * C, PT_IN, -3, 5);
+    pt_add(e, "mean", (size_t)C, PT_IN, 0, 2);
+}
+
+static void ru_bn_stats(pt_env *e, gen_backend *be, int k) {
+    OPS(be)->batchnorm_stats(be, P(e, k, 0), P(e, k, 1), D(2) ? P(e, k, 2) : NULL, D(0), D(1),
+                             3 * D(0));
+}
+
+static void su_bn_apply(pt_env *e) {
+    int B = D(0), C = D(1);
+    pt_add(e, "out", (size_t)B * C, PT_OUT, -1, 1);
+    pt_add(e, "rstd", (size_t)C, PT_ACC, 0.1f, 3); /* the variance in, rstd out */
+    pt_add(e, "inp", (size_t)B * C, PT_IN, -3, 5);
+    pt_add(e, "mean", (size_t)C, PT_IN, 0, 2);
+    pt_add(e, "gamma", (size_t)C, PT_IN, 0.5f, 1.5f);
+    pt_add(e, "beta", (size_t)C, PT_IN, -0.5f, 0.5f);
+}
+
+static void ru_bn_apply(pt_env *e, gen_backend *be, int k) {
+    OPS(be)->batchnorm_apply(be, P(e, k, 0), P(e, k, 1), P(e, k, 2), P(e, k, 3), P(e, k, 4),
+                             P(e, k, 5), D(0), D(1), 1e-5f);
+}
+
+static void su_bn_bsums(pt_env *e) {
+    int B = D(0), C = D(1);
+    pt_add(e, "sums", 2 * (size_t)C, PT_OUT, -1, 1);
+    pt_add(e, "dgamma", (size_t)C, PT_ACC, -1, 1);
+    pt_add(e, "dbeta", (size_t)C, PT_ACC, -1, 1);
+    pt_add(e, "dout", (size_t)B * C, PT_IN, -1, 1);
+    pt_add(e, "inp", (size_t)B * C, PT_IN, -3, 5);
+    pt_add(e, "mean", (size_t)C, PT_IN, 0, 2);
+    pt_add(e, "rstd", (size_t)C, PT_IN, 0.3f, 1.5f);
+    pt_add(e, "gamma", (size_t)C, PT_IN, 0.5f, 1.5f);
+}
+
+static void ru_bn_bsums(pt_env *e, gen_backend *be, int k) {
+    OPS(be)->batchnorm_backward_sums(be, P(e, k, 0), P(e, k, 1), P(e, k, 2), P(e, k, 3),
+                                     P(e, k, 4), P(e, k, 5), P(e, k, 6), P(e, k, 7), D(0), D(1));
+}
+
+static void su_bn_bapply(pt_env *e) {
+    int B = D(0), C = D(1);
+    pt_add(e, "dinp", (size_t)B * C, PT_ACC, -1, 1);
+    pt_add(e, "dout", (size_t)B * C, PT_IN, -1, 1);
+    pt_add(e, "inp", (size_t)B * C, PT_IN, -3, 5);
+    pt_add(e, "mean", (size_t)C, PT_IN, 0, 2);
+    pt_add(e, "rstd", (size_t)C, PT_IN, 0.3f, 1.5f);
+    pt_add(e, "gamma", (size_t)C, PT_IN, 0.5f, 1.5f);
+    pt_add(e, "sums", 2 * (size_t)C, PT_IN, -5, 5);
+}
+
+static void ru_bn_bapply(pt_env *e, gen_backend *be, int k) {
+    OPS(be)->batchnorm_backward_apply(be, P(e, k, 0), P(e, k, 1), P(e, k, 2), P(e, k, 3),
+                                      P(e, k, 4), P(e, k, 5), P(e, k, 6), D(0), D(1), 3 * D(0));
+}
+
+/* ---- the operations: name, dims (the meaning of d[]), atol, rtol, setup, run ---- */
+
+static const pt_op O_BN_F = {"batchnorm_forward", "B C", 1e-5, 1e-5, su_bn_f, ru_bn_f};
+static const pt_op O_BN_EVAL = {"batchnorm_forward_eval", "B C", 1e-6, 1e-6, su_bn_eval,
+                                ru_bn_eval};
+static const pt_op O_BN_RUN = {"batchnorm_update_running", "B C", 1e-6, 1e-6, su_bn_run, ru_bn_run};
+/* the CPU adds dgamma/dbeta in float row by row: allow for its own rounding */
+static const pt_op O_BN_B = {"batchnorm_backward", "B C", 5e-5, 5e-5, su_bn_b, ru_bn_b};
+static const pt_op O_BN_STATS = {"batchnorm_stats", "B C centred", 1e-5, 1e-5, su_bn_stats,
+                                 ru_bn_stats};
+static const pt_op O_BN_APPLY = {"batchnorm_apply", "B C", 1e-5, 1e-5, su_bn_apply, ru_bn_apply};
+/* the CPU adds dgamma/dbeta in float row by row, as batchnorm_backward */
+static const pt_op O_BN_BSUMS = {"batchnorm_backward_sums", "B C", 5e-5, 5e-5, su_bn_bsums,
+                                 ru_bn_bsums};
+static const pt_op O_BN_BAPPLY = {"batchnorm_backward_apply", "B C", 1e-5, 1e-5, su_bn_bapply,
+                                  ru_bn_bapply};
+
+static const pt_case cases[] = {
+    /* batch norm */
+    {&O_BN_F, {1, 1}}, {&O_BN_F, {3, 17}}, {&O_BN_F, {17, 3}}, {&O_BN_F, {257, 1}},
+    {&O_BN_F, {500, 256}}, {&O_BN_F, {1025, 33}},
+    {&O_BN_EVAL, {1, 1}}, {&O_BN_EVAL, {17, 257}}, {&O_BN_EVAL, {1025, 3}},
+    {&O_BN_RUN, {1, 3}}, {&O_BN_RUN, {500, 257}},
+    {&O_BN_B, {1, 1}}, {&O_BN_B, {3, 17}}, {&O_BN_B, {257, 1}}, {&O_BN_B, {500, 256}},
+    {&O_BN_B, {1025, 33}},
+    {&O_BN_STATS, {1, 1, 0}}, {&O_BN_STATS, {17, 3, 1}}, {&O_BN_STATS, {250, 256, 0}},
+    {&O_BN_STATS, {250, 256, 1}}, {&O_BN_STATS, {1025, 33, 1}},
+    {&O_BN_APPLY, {1, 1}}, {&O_BN_APPLY, {17, 257}}, {&O_BN_APPLY, {250, 256}},
+    {&O_BN_BSUMS, {1, 1}}, {&O_BN_BSUMS, {3, 17}}, {&O_BN_BSUMS, {250, 256}},
+    {&O_BN_BSUMS, {1025, 33}},
+    {&O_BN_BAPPLY, {1, 1}}, {&O_BN_BAPPLY, {17, 3}}, {&O_BN_BAPPLY, {250, 256}},
+};
+
+const pt_family pt_family_norm = {"norm", cases, (int)(sizeof cases / sizeof cases[0])};
