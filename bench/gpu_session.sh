@@ -34,16 +34,17 @@
 #     fitbench         45      15     bench_fit, CTGAN and TVAE on Adult, 20 epochs, CUDA graphs
 #                                     on and off (first session: 0.04 / 0.015 s per epoch)
 #     adult            80      60     3 seeds x 300-epoch CLI fits of CTGAN and TVAE on Adult
-#                                     (12.7 s and 5.3 s each in the first session), the device
-#                                     that trained read from each log; quality scored on 4
-#                                     host cores in the background
+#                                     (12.7 s and 5.3 s each in the first session), --threads 12,
+#                                     the device that trained read from each log; quality scored
+#                                     on the other 4 host cores in the background
 #     sizes           rest    ~250    the 50-column table (bench_make_table) at 10K, 100K, 1M
 #                                     (10M only if the 1M run projects inside the time left):
 #                                     CTGAN, TVAE, DDPM, one epoch at batch 500, on the GPU
 #                                     (60% of the phase) then on the 16 host cores; what does
 #                                     not fit is projected and labelled so (train_sizes.py)
 #   call 2 (170 s)
-#     setup/build     (*)/40    5     the same, finding call 1's build (a fresh machine builds)
+#     setup/build     (*)/40    5     the same, finding call 1's build (a fresh machine builds,
+#                                     with a budget of 210 s, and later phases get what is left)
 #     ddpm             35      10     DDPM on Adult (1,000 iterations), then 100K rows sampled
 #                                     on the device (sampling capped at 25 s)
 #     timegan          35      20     TimeGAN on Sines, 300 iterations per phase, timed per
@@ -215,7 +216,9 @@ phase_adult() {
   local EP=${ADULT_EPOCHS:-300} seed M t1 t2 s on
   [ "$DRY" = 1 ] && EP=2
   : >"$W/quality.pids"
-  md "Adult ($ADULT_ROWS rows${ADULT_NOTE}), $EP epochs, default settings, \`genesis fit --progress\` wall time (read, transformer, training, model file)"
+  # the host threads fixed: the quality scoring runs beside the fits on the last 4 cores
+  local FIT_THREADS=$(( NPROC > 8 ? NPROC - 4 : NPROC ))
+  md "Adult ($ADULT_ROWS rows${ADULT_NOTE}), $EP epochs, default settings, \`genesis fit --threads $FIT_THREADS --progress\` wall time (read, transformer, training, model file); quality scored beside them on cores $EVAL_CPUS"
   md ""
   md "| model | seed | epochs | wall s | trained on |"
   md "|---|---|---|---|---|"
@@ -223,7 +226,7 @@ phase_adult() {
     for M in ctgan tvae; do
       t1=$(now)
       if tmo 120 "$BUILD/genesis" fit -i "$ADULT" -m "$W/adult_${M}_s$seed.gen" --method "$M" \
-           --epochs "$EP" --seed "$seed" --progress 2>"$LOGS/adult_${M}_s$seed.log"; then
+           --epochs "$EP" --seed "$seed" --threads "$FIT_THREADS" --progress 2>"$LOGS/adult_${M}_s$seed.log"; then
         t2=$(now); s=$(secs "$t1" "$t2")
         on=$(sed -n 's/.*training [A-Z]* for .* on \(.*\)$/\1/p' "$LOGS/adult_${M}_s$seed.log" | tail -1)
         jl "{\"bench\":\"adult_fit\",\"model\":\"$M\",\"seed\":$seed,\"epochs\":$EP,\"rows\":$ADULT_ROWS,\"wall_s\":$s,\"trained_on\":\"$on\"}"
@@ -511,7 +514,9 @@ SETUP_S=$(elapsed)
 # ---- the phases, each under its budget -----------------------------------------------------------
 declare -A DEF=([build]=210 [parity]=45 [memcheck]=65 [fitbench]=45 [adult]=80 [sizes]=400
                 [ddpm]=35 [timegan]=35 [precision]=55 [sample1m]=20 [nccl]=30)
-[ "$CALL" = 2 ] && DEF[build]=40   # finds call 1's build; a fresh machine gets what is left
+# call 2 finds call 1's build; on a fresh machine (call 1 failed, or the machine went back) it
+# builds from scratch first
+[ "$CALL" = 2 ] && [ -x "$BUILD/genesis" ] && DEF[build]=40
 SUMMARY=$OUT/summary_call$CALL.md
 TSV=$OUT/phases_call$CALL.tsv
 printf 'phase\tstatus\tseconds\tbudget\texit\n' >"$TSV"
