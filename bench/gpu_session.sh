@@ -400,6 +400,7 @@ phase_nccl() {
 
 if [ "${1:-}" = "--phase" ]; then   # child: one phase, in the environment the parent exported
   PHASE=$2
+  # shellcheck disable=SC1090
   . "$GEN_FLAGS_FILE"                # the arrays GENOPT and REAL_FLAGS
   : >"$LOGS/$PHASE.md"
   "phase_$PHASE"
@@ -490,8 +491,8 @@ for lib in cudnn nccl; do
   fi
 done
 # GPU_SESSION_CUDA=OFF only to test this script's build path on a machine without nvcc
-REAL_FLAGS=(-DCMAKE_BUILD_TYPE=Release -DGENESIS_CUDA=${GPU_SESSION_CUDA:-ON} -DCMAKE_CUDA_ARCHITECTURES=90
-            -DGENESIS_CUDNN=$CUDNN_MODE -DGENESIS_NCCL=$NCCL_MODE "${REAL_FLAGS[@]}")
+REAL_FLAGS=(-DCMAKE_BUILD_TYPE=Release "-DGENESIS_CUDA=${GPU_SESSION_CUDA:-ON}" -DCMAKE_CUDA_ARCHITECTURES=90
+            "-DGENESIS_CUDNN=$CUDNN_MODE" "-DGENESIS_NCCL=$NCCL_MODE" "${REAL_FLAGS[@]}")
 [ "$DRY" = 1 ] && [ -x /usr/local/cuda/bin/nvcc ] && REAL_FLAGS+=(-DCMAKE_CUDA_COMPILER=/usr/local/cuda/bin/nvcc)
 export CUDNN_MODE NCCL_MODE
 # arrays do not cross into the child process: it reads them from this file
