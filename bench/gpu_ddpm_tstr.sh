@@ -8,7 +8,7 @@
 # guidance 0, 0.5 and 1; fits on the GPU, scoring
 # (`genesis evaluate`, one thread each) on the host's cores, JOBS runs at a time.
 #
-# It reuses the build bench/gpu_run.sh left in build-gpu (same warm machine); without one it
+# It reuses the build bench/gpu_session.sh left in build-gpu (same warm machine); without one it
 # builds the CLI the same way first. The tables come from $GENESIS_DATA, default bench/debs/tables
 # (bench/fetch_debs.sh copies them there). Writes under $OUT: ddpm_tstr.md (the
 # five-table summary), runs.jsonl (one line per run with its settings and scores) and
@@ -29,11 +29,12 @@ BUDGET=${GPU_RUN_BUDGET:-560}
 BUILD=${BUILD:-$ROOT/build-gpu}
 MA=x86_64-linux-gnu
 DEPS=$BUILD/deps
-export LD_LIBRARY_PATH="$DEPS/usr/lib/$MA:$DEPS/usr/lib/$MA/openblas-openmp:$DEPS/lib/$MA${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+PYNV=$(python3 -c "import nvidia; print(list(nvidia.__path__)[0])" 2>/dev/null || true)
+export LD_LIBRARY_PATH="$DEPS/usr/lib/$MA:$DEPS/usr/lib/$MA/openblas-openmp:$DEPS/lib/$MA${PYNV:+:$PYNV/cudnn/lib:$PYNV/nccl/lib}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 say() { echo "[gpu_ddpm_tstr +$(( $(date +%s) - T0 ))s] $*"; }
 if [ ! -x "$BUILD/genesis" ]; then
-  say "no build in $BUILD: bench/gpu_run.sh's build first"
-  GPU_RUN_BUDGET=120 OUT="$BUILD/build_only" timeout 200 bash bench/gpu_run.sh >/dev/null 2>&1 || true
+  say "no build in $BUILD: bench/gpu_session.sh's build phase first"
+  BUILD=$BUILD OUT="$BUILD/build_only" BUDGET_build=200 CALL_BUDGET=220 timeout 240 bash bench/gpu_session.sh --call 2 --phases build >/dev/null 2>&1 || true
 fi
 [ -x "$BUILD/genesis" ] || { say "no genesis binary in $BUILD"; exit 1; }
 DATA=${GENESIS_DATA:-$ROOT/bench/debs/tables}

@@ -1,4 +1,4 @@
-# gpu_deps.sh — sourced by the GPU session scripts (gpu_run.sh, nccl_run.sh): unpacks the .deb
+# gpu_deps.sh — sourced by the GPU session scripts (gpu_session.sh, gpu_run.sh, nccl_run.sh): unpacks the .deb
 # files that bench/fetch_debs.sh downloaded (bench/debs) into $DEPS with
 # `dpkg -x` (or ar + tar where dpkg is missing; never into /), points pkg-config, CMake and the
 # dynamic loader at them, and fills the array CMAKE_EXTRA with the flags configure needs
@@ -16,6 +16,10 @@ gpu_deps_setup() {
   [ -x "$nvcc" ] || nvcc=$(command -v nvcc || true)
   [ -n "$nvcc" ] && CMAKE_EXTRA+=("-DCMAKE_CUDA_COMPILER=$nvcc")
   [ -n "$debdir" ] || return 1
+  # unpacked by an earlier call on this machine (bench/gpu_session.sh's second call): reuse
+  if [ -f "$DEPS/.unpacked" ] && [ "$(cat "$DEPS/.unpacked")" = "$(ls "$debdir"/*.deb)" ]; then
+    say "reusing the packages unpacked in $DEPS"
+  else
   say "unpacking $(find "$debdir" -maxdepth 1 -name '*.deb' | wc -l) packages from $debdir into $DEPS"
   rm -rf "$DEPS"
   mkdir -p "$DEPS"
@@ -42,6 +46,8 @@ gpu_deps_setup() {
             "$DEPS"/usr/share/pkgconfig/*.pc; do
     [ -f "$pc" ] && sed -i "s#=/usr#=$DEPS/usr#g; s#-I/usr/#-I$DEPS/usr/#g; s#-L/usr/#-L$DEPS/usr/#g" "$pc"
   done
+  ls "$debdir"/*.deb >"$DEPS/.unpacked"
+  fi
   export PKG_CONFIG_PATH="$DEPS/usr/lib/$MA/openblas-openmp/pkgconfig:$DEPS/usr/lib/$MA/pkgconfig:$DEPS/usr/share/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
   export LD_LIBRARY_PATH="$DEPS/usr/lib/$MA:$DEPS/usr/lib/$MA/openblas-openmp:$DEPS/lib/$MA${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
   if ! command -v pkg-config >/dev/null 2>&1; then

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # gpu_generate.sh — the GPU session's second call for batched generation (docs/memory.md,
-# docs/benchmarks.md, "Generation across sizes"). Run it after bench/gpu_run.sh on the same
-# warm machine: it
+# docs/benchmarks.md, "Generation across sizes"). Run it after bench/gpu_session.sh on the
+# same warm machine: it
 # reuses that build (build-gpu, with the unpacked .deb files) and writes under $OUT:
 #   1. `genesis info` (devices, versions) and `genesis estimate` for Adult on the GPU;
 #   2. test_memory and tests/cli/memory.sh with the CUDA backend;
@@ -26,12 +26,13 @@ left() { echo $(( BUDGET - $(date +%s) + T0 )); }
 say() { echo "[gpu_generate +$(( $(date +%s) - T0 ))s] $*"; }
 MA=x86_64-linux-gnu
 DEPS=$BUILD/deps
-export LD_LIBRARY_PATH="$DEPS/usr/lib/$MA:$DEPS/usr/lib/$MA/openblas-openmp:$DEPS/lib/$MA${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+PYNV=$(python3 -c "import nvidia; print(list(nvidia.__path__)[0])" 2>/dev/null || true)
+export LD_LIBRARY_PATH="$DEPS/usr/lib/$MA:$DEPS/usr/lib/$MA/openblas-openmp:$DEPS/lib/$MA${PYNV:+:$PYNV/cudnn/lib:$PYNV/nccl/lib}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 if [ ! -x "$BUILD/genesis" ] || [ ! -x "$BUILD/bench_memory" ]; then
-  say "no build in $BUILD: running bench/gpu_run.sh's build first (GPU_RUN_BUDGET=200)"
-  GPU_RUN_BUDGET=200 OUT="$OUT/gpu_run" timeout 300 bash bench/gpu_run.sh >/dev/null 2>&1 || true
+  say "no build in $BUILD: bench/gpu_session.sh's build phase first"
+  BUILD=$BUILD OUT="$OUT/build" BUDGET_build=200 CALL_BUDGET=220 timeout 240 bash bench/gpu_session.sh --call 2 --phases build >/dev/null 2>&1 || true
 fi
-[ -x "$BUILD/genesis" ] || { say "build failed; see $OUT/gpu_run"; exit 1; }
+[ -x "$BUILD/genesis" ] || { say "build failed; see $OUT/build"; exit 1; }
 ADULT=""
 for f in "$ROOT/bench/debs/adult.csv" "${GENESIS_DATA:-$ROOT/../shared/data}/adult.csv"; do
   [ -f "$f" ] && { ADULT=$f; break; }

@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# SUPERSEDED by bench/gpu_session.sh (docs/cuda.md, "What the GPU session must do"); kept as the
+# record of how the first session (bench/results/gpu_20261126/) was run.
 # gpu_run.sh — the ONE script of a GPU session's first call (H100/H200, CUDA 13, nvcc + CMake +
 # ninja, PyTorch in python3, no Debian -dev packages, no network). In one call of under 10
 # minutes it:

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SUPERSEDED by bench/gpu_session.sh's sizes phase (CTGAN, TVAE and DDPM, GPU then host cores).
 # gpu_sizes.sh — training across dataset sizes on the GPU machine: bench/train_sizes.sh with
 # --device cuda at 10K, 100K, 1M and 10M rows (a size whose projected time does not fit in the
 # time left is recorded as projected, not run), then, with the time that is left, the same

@@ -79,7 +79,9 @@ def timed(cmd, stdout_path, stderr_path, timeout, env=None):
 
 
 def steps_per_epoch(model, rows, batch):
-    if model == "tvae":
+    """Optimiser steps of one epoch. DDPM has iterations, not epochs: its "epoch" is
+    ceil(rows / batch) iterations, so that it sees as many rows as one pass of TVAE."""
+    if model in ("tvae", "ddpm"):
         return -(-rows // batch)
     return max(rows // batch, 1)
 
@@ -99,9 +101,12 @@ def make_table(args, rows):
 def run_genesis(args, model, table, rows, log):
     gen_file = os.path.join(args.data_dir, f"model_{model}_{rows}.gen")
     common = ["--seed", str(args.seed), "--threads", str(args.threads), "--device", args.device]
-    fit_cmd = [args.genesis, "fit", "-i", table, "-m", gen_file, "--method", model,
-               "--epochs", str(args.epochs), "--batch-size", str(args.batch_size),
-               "--progress"] + common
+    if model == "ddpm":  # iterations instead of epochs (steps_per_epoch)
+        length = ["--iterations", str(args.epochs * steps_per_epoch(model, rows, args.batch_size))]
+    else:
+        length = ["--epochs", str(args.epochs)]
+    fit_cmd = [args.genesis, "fit", "-i", table, "-m", gen_file, "--method", model] + length + [
+               "--batch-size", str(args.batch_size), "--progress"] + common
     errlog = log + ".stderr"
     open(errlog, "w").close()
     fit_s, fit_rss, rc = timed(fit_cmd, "/dev/null", errlog, args.timeout)
@@ -110,12 +115,12 @@ def run_genesis(args, model, table, rows, log):
         rec["status"] = f"fit failed ({rc}); see {errlog}"
         return rec
     text = open(errlog, errors="replace").read()
-    on = re.findall(r"training \w+ for \d+ epochs? on (.+)", text)
+    on = re.findall(r"training \w+ for \d+ (?:epochs?|iterations?) on (.+)", text)
     if on:  # the device genesis says it trained on (a CUDA fallback says cpu here)
         rec["trained_on"] = on[-1].strip()
     if "falling back" in text:
         rec["fallback"] = True
-    m = re.findall(r"epoch \d+/\d+ .*?([0-9.]+) rows/s", text)
+    m = re.findall(r"(?:epoch|iteration) \d+/\d+ .*?([0-9.]+) rows/s", text)
     if m:
         rps = float(m[-1])
         work = args.epochs * (rows if model == "tvae" else steps_per_epoch(model, rows, args.batch_size) * args.batch_size)
@@ -244,6 +249,8 @@ def main():
             run_no = {}
             for engine in order:
                 key = (engine, model)
+                if engine == "reference" and model not in ("ctgan", "tvae"):
+                    continue  # the reference (SDV's ctgan package) has CTGAN and TVAE only
                 if key in failed:
                     emit(dict(base, kind="skipped", engine=engine, model=model, rows=rows,
                               reason=f"failed at {failed[key]:,} rows"))

@@ -2,7 +2,8 @@
 # train_sizes.sh — training across dataset sizes (issue 6, table 2). For each size it writes the
 # 50-column table of bench/bench_make_table.c (25 continuous, 25 categorical, known structure),
 # then fits Genesis and the Python reference (SDV's ctgan, bench/ref/ref_ctgan.py) with the same
-# epochs and batch size and generates as many rows as the table has, interleaved: genesis,
+# epochs and batch size (--models may name ddpm too: Genesis only, ceil(rows / batch) iterations
+# per epoch) and generates as many rows as the table has, interleaved: genesis,
 # reference, and genesis again up to 100K rows. One JSON line per run (fit s, generate s, peak
 # RSS, load average) goes to bench/results/train_sizes_<date>.jsonl; a size whose time,
 # projected from the largest measured size, is over the limit (genesis 20 min, reference 1 h)
@@ -19,7 +20,7 @@
 # carried wheels on the GPU machine), SIZES_DATA (where the tables
 # go, default /tmp/genesis_sizes; 10M rows take 2.7 GB; tables of 1M rows and more are removed
 # after use), SIZES_PLOT=0 (no .svg/.md beside the results).
-# On the GPU machine: bench/gpu_sizes.sh runs it (BUILD=build-gpu ... --device cuda).
+# On the GPU machine: bench/gpu_session.sh (phase sizes) runs it (BUILD=build-gpu ... --device cuda).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 ROOT=$PWD
@@ -38,7 +39,7 @@ while [ $# -gt 0 ]; do
     --sizes|--models|--engines|--epochs|--batch-size|--threads|--budget|--genesis-limit|--ref-limit|--timeout|--repeat-upto|--seed|--table-seed)
       PASS+=("$1" "$2"); shift 2 ;;
     --keep-tables) PASS+=("$1"); shift ;;
-    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
     *) echo "train_sizes: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
