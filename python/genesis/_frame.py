@@ -98,6 +98,10 @@ def infer_specs(df, discrete_columns=(), continuous_columns=()):
             if name in discrete or (few and name not in continuous):
                 specs.append(ColumnSpec(name, "categorical", dt, integer=integer))
             else:
+                # whole numbers in a float column (pandas' int column with a missing value,
+                # as read_csv makes it) are integers, as the CLI writes them: rounded, and
+                # Int64 when values are missing
+                integer = integer or _whole_floats(s)
                 specs.append(ColumnSpec(name, "continuous", dt, integer=integer))
         elif pd.api.types.is_object_dtype(dt) or pd.api.types.is_string_dtype(dt):
             if name in continuous:
@@ -267,6 +271,14 @@ class Decoder:
         for spec, col in zip(self.specs, columns):
             data[spec.name] = _restore(spec, col)
         return pd.DataFrame(data)
+
+
+def _whole_floats(s):
+    """True when s is a float column whose values (at least one) are all whole numbers."""
+    if not pd.api.types.is_float_dtype(s.dtype):
+        return False
+    v = s.dropna().to_numpy(dtype=np.float64)
+    return v.size > 0 and bool(np.all(np.isfinite(v) & (v == np.round(v))))
 
 
 def _restore(spec, col):

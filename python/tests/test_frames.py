@@ -63,6 +63,24 @@ def test_mixed_types_round_trip(method, tiny):
     assert out[["income", "color", "size", "visits"]].isna().any().any()
 
 
+def test_whole_numbers_in_float_columns(tiny):
+    """pandas reads an integer column with a missing value as float64 (1.0, NaN, 3.0): the
+    output is Int64 (whole numbers, <NA>), as the CLI writes such a column; a float column of
+    whole numbers without missing values keeps float64 and gets whole numbers."""
+    rng = np.random.default_rng(3)
+    counts = rng.integers(0, 500, N).astype("float64")
+    counts[rng.random(N) < 0.1] = np.nan
+    df = pd.DataFrame({"count": counts, "level": rng.integers(10, 90, N).astype("float64"),
+                       "x": rng.normal(0, 1, N)})
+    tiny["epochs"] = 2
+    out = SyntheticGenerator("ctgan", config=tiny, device="cpu", seed=1).fit(df).generate(500)
+    assert out["count"].dtype == pd.Int64Dtype(), out["count"].dtype
+    assert out["count"].isna().any() and out["count"].notna().any()
+    assert out["level"].dtype == np.float64
+    assert (out["level"] == out["level"].round()).all()
+    assert out["x"].dtype == np.float64 and (out["x"] != out["x"].round()).any()
+
+
 def test_missing_values_are_generated_at_their_rate(tiny):
     rng = np.random.default_rng(3)
     n = 1000

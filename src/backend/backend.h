@@ -13,6 +13,11 @@
  * (host memory for the CPU backend). Random operations take (seed, stream, offset) and use
  * the Philox stream of rng.h, so every backend draws the same bits.
  * Derivations: docs/layers.md.
+ *
+ * The folder src/backend/ is the backend layer, above core/ and data/: this table, choosing a
+ * backend for a context (backend.c), loading the CUDA module (cuda_module.c, cuda_module.h),
+ * Philox (rng.h), number formats (precision.h), arenas (arena.h) and the diffusion arithmetic
+ * the backends share (diffusion.h); src/backend/cpu/ is the CPU backend, one file per family.
  */
 #ifndef GEN_BACKEND_H
 #define GEN_BACKEND_H
