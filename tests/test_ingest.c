@@ -14,6 +14,13 @@
 
 static genesis_ctx *g_ctx;
 
+static char g_captured[4096];
+static void capture_log(genesis_log_level lvl, const char *msg, void *user) {
+    (void)lvl, (void)user;
+    strncat(g_captured, msg, sizeof g_captured - strlen(g_captured) - 2);
+    strcat(g_captured, "\n");
+}
+
 static void setup(void) { ck_assert_int_eq(genesis_ctx_create(&g_ctx), GENESIS_OK); }
 static void teardown(void) {
     genesis_ctx_free(g_ctx);
@@ -353,6 +360,41 @@ START_TEST(test_typical_decimals) {
 }
 END_TEST
 
+/* Whole-number codes of one family (names that differ in a trailing number) are typed alike:
+ * PAY_0 has 8 levels (categorical alone), PAY_2 and PAY_3 11 (continuous alone): all three
+ * categorical, with a note. A family whose members all have more than 10 levels stays
+ * continuous, one with more than 20 is not a code, and a type given by the user wins. */
+START_TEST(test_code_families) {
+    static char buf[1 << 15];
+    size_t k = (size_t)sprintf(buf, "PAY_0,PAY_2,PAY_3,AMT1,AMT2,SCORE1,SCORE2\n");
+    for (int i = 0; i < 200; i++)
+        k += (size_t)sprintf(buf + k, "%d,%d,%d,%d,%d,%d,%d\n", i % 8 - 2, i % 11 - 2,
+                             (i * 7) % 11 - 2, 1000 + (i * 37) % 500, 2000 + (i * 53) % 700,
+                             i % 15, (i * 4) % 15);
+    char *name = tmp_file(buf, k);
+    genesis_ctx_set_log(g_ctx, capture_log, NULL);
+    g_captured[0] = 0;
+    genesis_csv_options o = opts_default();
+    genesis_table *t = read_ok(name, &o);
+    for (int c = 0; c < 3; c++)
+        ck_assert_msg(t->cols[c].type == GENESIS_COLUMN_CATEGORICAL, "%s", t->cols[c].name);
+    ck_assert_int_eq(col(t, "PAY_2")->nlevels, 11);
+    ck_assert_int_eq(col(t, "AMT1")->type, GENESIS_COLUMN_CONTINUOUS);
+    ck_assert_int_eq(col(t, "SCORE1")->type, GENESIS_COLUMN_CONTINUOUS); /* 15 and 15 levels */
+    ck_assert_int_eq(col(t, "SCORE2")->type, GENESIS_COLUMN_CONTINUOUS);
+    ck_assert_msg(strstr(g_captured, "\"PAY_0\", \"PAY_2\", \"PAY_3\" hold whole-number codes"),
+                  "no note: %s", g_captured);
+    gen_table_destroy(t);
+    o.continuous = "PAY_2";
+    t = read_ok(name, &o);
+    ck_assert_int_eq(col(t, "PAY_2")->type, GENESIS_COLUMN_CONTINUOUS);
+    ck_assert_int_eq(col(t, "PAY_3")->type, GENESIS_COLUMN_CATEGORICAL);
+    gen_table_destroy(t);
+    genesis_ctx_set_log(g_ctx, NULL, NULL);
+    tmp_done(name);
+}
+END_TEST
+
 START_TEST(test_max_categories_and_overrides) {
     genesis_csv_options o = opts_default();
     o.max_categories = 15; /* 15 distinct is not more than 15 */
@@ -684,6 +726,7 @@ static Suite *ingest_suite(void) {
     tcase_add_test(tc, test_na_tokens_option);
     tcase_add_test(tc, test_typing_rules);
     tcase_add_test(tc, test_typical_decimals);
+    tcase_add_test(tc, test_code_families);
     tcase_add_test(tc, test_max_categories_and_overrides);
     tcase_add_test(tc, test_inf_and_nan);
     tcase_add_test(tc, test_bad_inputs);

@@ -65,6 +65,7 @@ typedef struct {
     int dt_force;   /* 0 automatic (ISO 8601 recognised), 1 a date column, -1 never */
     char dt_pattern[GEN_DT_PATTERN]; /* the user's format ("" = recognise ISO 8601) */
     int id_force;   /* 0 automatic (idcol.h rule), 1 an identifier, -1 never */
+    int family_cat; /* categorical as a member of a family of integer codes (gen_rd_families) */
 } gen_rd_col;
 
 typedef struct {
@@ -1050,7 +1051,7 @@ static genesis_status gen_rd_build_column(gen_reader *r, int c, gen_column *gc) 
     } else if (rc->force == 0 && first_bad < 0 && nonmiss > r->max_categories) {
         int64_t d = gen_rd_distinct_numbers(in, r->max_categories);
         if (d < 0) return gen_rd_nomem(r);
-        continuous = d > r->max_categories;
+        continuous = d > r->max_categories && !rc->family_cat;
     }
 
     int32_t n = r->nrows;
@@ -1111,6 +1112,87 @@ static genesis_status gen_rd_build_column(gen_reader *r, int c, gen_column *gc) 
     return GENESIS_OK;
 }
 
+/* Families of integer codes. Columns whose names differ only in a trailing number (PAY_0,
+ * PAY_2, ..., PAY_6) and that hold whole numbers only are usually one code measured several
+ * times; the distinct-count rule alone can type some of them categorical (10 levels or fewer)
+ * and the others continuous (11), so that one code is modelled two ways and the continuous
+ * members produce values that never occur. When such a family has members of both kinds and
+ * none has more than twice the categorical limit of distinct values, all are categorical,
+ * and a note says so. Columns with a type given by the user keep it. */
+typedef struct {
+    const char *name;
+    int col;
+    size_t stem;   /* the name's length without its trailing digits */
+    int64_t ndistinct;
+} gen_rd_member;
+
+static int gen_rd_cmp_member(const void *a, const void *b) {
+    const gen_rd_member *x = a, *y = b;
+    size_t n = x->stem < y->stem ? x->stem : y->stem;
+    int c = memcmp(x->name, y->name, n);
+    if (c) return c;
+    if (x->stem != y->stem) return x->stem < y->stem ? -1 : 1;
+    return (x->col > y->col) - (x->col < y->col);
+}
+
+static genesis_status gen_rd_families(gen_reader *r) {
+    int64_t limit = 2 * (int64_t)r->max_categories;
+    if (!r->has_header) return GENESIS_OK; /* col1, col2, ...: the reader's numbering */
+    gen_rd_member *m = gen_calloc((size_t)(r->ncols ? r->ncols : 1), sizeof *m);
+    if (!m) return gen_rd_nomem(r);
+    int nm = 0;
+    for (int c = 0; c < r->ncols; c++) {
+        const gen_rd_col *rc = &r->cols[c];
+        const char *name = r->names[c];
+        size_t len = strlen(name), stem = len;
+        while (stem > 0 && name[stem - 1] >= '0' && name[stem - 1] <= '9') stem--;
+        if (stem == len || stem == 0 || rc->force != 0 || rc->dt_force > 0 || rc->id_force > 0)
+            continue;
+        int codes = 0;
+        for (int32_t k = 0; k < rc->in.nlv; k++) {
+            const gen_rd_level *l = &rc->in.lv[k];
+            if (l->kind == GEN_LV_MISSING) continue;
+            if (l->kind != GEN_LV_NUM || !l->integral || l->decimals != 0) {
+                codes = 0;
+                break;
+            }
+            codes = 1;
+        }
+        if (!codes) continue;
+        int64_t d = gen_rd_distinct_numbers(&rc->in, limit);
+        if (d < 0) {
+            free(m);
+            return gen_rd_nomem(r);
+        }
+        if (d <= limit) m[nm++] = (gen_rd_member){name, c, stem, d};
+    }
+    qsort(m, (size_t)nm, sizeof *m, gen_rd_cmp_member);
+    for (int a = 0, b; a < nm; a = b) {
+        int few = 0, many = 0;
+        for (b = a; b < nm && m[b].stem == m[a].stem &&
+                    !memcmp(m[b].name, m[a].name, m[a].stem); b++) {
+            if (m[b].ndistinct > r->max_categories) many++;
+            else few++;
+        }
+        if (!few || !many) continue;
+        char list[512] = "";
+        size_t used = 0;
+        for (int k = a; k < b; k++) {
+            if (m[k].ndistinct > r->max_categories) r->cols[m[k].col].family_cat = 1;
+            if (used < sizeof list - 1)
+                used += (size_t)snprintf(list + used, sizeof list - used, "%s\"%s\"",
+                                         k > a ? ", " : "", m[k].name);
+        }
+        gen_log(r->ctx, GENESIS_LOG_INFO,
+                "%s: columns %s hold whole-number codes of one family (%.*s*, at most %lld "
+                "distinct values each); all are categorical, so that the family is modelled "
+                "one way. List them as continuous to model them as numbers",
+                r->fname, list, (int)m[a].stem, m[a].name, (long long)limit);
+    }
+    free(m);
+    return GENESIS_OK;
+}
+
 static genesis_status gen_rd_build(gen_reader *r, const char *path, genesis_table **out) {
     genesis_table *t = calloc(1, sizeof *t);
     if (!t) return gen_rd_nomem(r);
@@ -1123,6 +1205,10 @@ static genesis_status gen_rd_build(gen_reader *r, const char *path, genesis_tabl
     t->ncols = r->ncols;
     t->nrows = r->nrows;
     t->delimiter = r->delim;
+    if (gen_rd_families(r) != GENESIS_OK) {
+        gen_table_destroy(t);
+        return r->st;
+    }
     for (int c = 0; c < r->ncols; c++) {
         if (gen_rd_build_column(r, c, &t->cols[c]) != GENESIS_OK) {
             gen_table_destroy(t);
