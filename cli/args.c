@@ -316,6 +316,7 @@ static int apply_flag(options *o, int id, const char *arg) {
             names_text(kinds_with(0), 1, " or ", kinds, sizeof kinds);
             return usage_error(cmd, "--method must be %s, got '%s'", kinds, arg);
         }
+        o->method_given = 1;
         break;
     case F_ENTITY: o->entity = o->seq.entity = arg; break;
     case F_TIME: o->time = o->seq.time = arg; break;

@@ -24,6 +24,7 @@ typedef struct options {
     const char *cmd_name;
     const char *input, *output, *model, *save;
     genesis_model_kind kind;       /* from --method (default CTGAN) */
+    int method_given;              /* --method was on the command line */
     const char *entity, *time;     /* TimeGAN panel data (and evaluate --sequences) */
     const char *delimiter, *na, *discrete, *continuous, *datetime, *not_datetime;
     const char *id, *not_id;

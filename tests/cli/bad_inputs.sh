@@ -92,6 +92,13 @@ if expect_ok; then
     [ "$n" = 25 ] && pass "[three_rows] 25 rows written" || fail "[three_rows] expected 25 rows, got $n"
     csv "[three_rows] y from the table" only "$OUT/three.csv" y two one
 fi
+# the method used, and why, in one line when --method is not given; none when it is
+run method_default "$G" generate --threads 1 --epochs 1 -i three_rows.csv -o "$OUT/m.csv" -n 5
+expect_ok && { grep -q '^genesis: method ctgan: the default' "$W/method_default.err" &&
+    pass "[method_default] says which method and why" || fail "[method_default] no method line: $(cat "$W/method_default.err")"; }
+run method_given "$G" generate --threads 1 --epochs 1 --method ctgan -i three_rows.csv -o "$OUT/m.csv" -n 5
+expect_ok && { grep -q '^genesis: method ' "$W/method_given.err" &&
+    fail "[method_given] a default line for a given method" || pass "[method_given] no default line"; }
 rm -f "$OUT"/*
 
 # inf / nan text: NaN is a missing token, so u stays continuous; inf makes v categorical.
