@@ -395,6 +395,39 @@ START_TEST(test_code_families) {
 }
 END_TEST
 
+/* Decimal commas: in a ';' file a column of 3,14-style numbers (and whole numbers) is
+ * continuous with those values and is marked to be written back with a comma; a column with
+ * a thousands separator (1.234,56) stays text; in a ',' file a quoted "3,14" is text. */
+START_TEST(test_decimal_comma) {
+    static char buf[1 << 14];
+    size_t k = (size_t)sprintf(buf, "price;thousands;n\n");
+    for (int i = 0; i < 40; i++)
+        k += (size_t)sprintf(buf + k, "%s%d,%02d;1.%03d,5;%d\n", i == 5 ? "-" : "", i * 3,
+                             (i * 7) % 100, i, i % 3);
+    k += (size_t)sprintf(buf + k, "12;2.000,5;1\n"); /* a whole number among them */
+    char *name = tmp_file(buf, k);
+    genesis_csv_options o = opts_default();
+    genesis_table *t = read_ok(name, &o);
+    const gen_column *c = col(t, "price");
+    ck_assert_int_eq(c->type, GENESIS_COLUMN_CONTINUOUS);
+    ck_assert_int_eq(c->decimal_comma, 1);
+    ck_assert_int_eq(c->decimals, 2);
+    ck_assert_double_eq_tol(c->num[1], 3.07, 1e-12);
+    ck_assert_double_eq_tol(c->num[5], -15.35, 1e-12);
+    ck_assert_double_eq_tol(c->num[40], 12.0, 1e-12);
+    ck_assert_int_eq(col(t, "thousands")->type, GENESIS_COLUMN_CATEGORICAL);
+    gen_table_destroy(t);
+    tmp_done(name);
+    k = (size_t)sprintf(buf, "price,n\n");
+    for (int i = 0; i < 40; i++) k += (size_t)sprintf(buf + k, "\"%d,%02d\",%d\n", i, i, i % 3);
+    name = tmp_file(buf, k);
+    t = read_ok(name, &o);
+    ck_assert_int_eq(col(t, "price")->type, GENESIS_COLUMN_CATEGORICAL);
+    gen_table_destroy(t);
+    tmp_done(name);
+}
+END_TEST
+
 START_TEST(test_max_categories_and_overrides) {
     genesis_csv_options o = opts_default();
     o.max_categories = 15; /* 15 distinct is not more than 15 */
@@ -727,6 +760,7 @@ static Suite *ingest_suite(void) {
     tcase_add_test(tc, test_typing_rules);
     tcase_add_test(tc, test_typical_decimals);
     tcase_add_test(tc, test_code_families);
+    tcase_add_test(tc, test_decimal_comma);
     tcase_add_test(tc, test_max_categories_and_overrides);
     tcase_add_test(tc, test_inf_and_nan);
     tcase_add_test(tc, test_bad_inputs);

@@ -992,9 +992,64 @@ static int gen_rd_typical_decimals(const int64_t *rows_at, int64_t nrows) {
     return -1;
 }
 
+/* Decimal commas. In a file whose delimiter is not ',' (';' where a comma is the decimal
+ * mark), a column whose every value is a whole number (12) or a number with one decimal comma
+ * (3,14; -0,5), at least one of them with a comma and none with a '.', holds numbers: its
+ * comma levels become numbers here, before typing, and the column is written back with a
+ * decimal comma. Thousands separators (1.234,56) are not read: such a column stays text.
+ * Returns 1 when the column was converted. */
+static int gen_rd_decimal_comma(gen_reader *r, gen_rd_col *rc) {
+    gen_rd_intern *in = &rc->in;
+    if (r->delim == ',' || rc->force == 1 || rc->dt_force > 0 || rc->id_force > 0) return 0;
+    int commas = 0;
+    for (int32_t k = 0; k < in->nlv; k++) {
+        const gen_rd_level *l = &in->lv[k];
+        if (l->kind == GEN_LV_MISSING) continue;
+        const char *t = in->arena + l->off;
+        size_t tl = l->len;
+        gen_rd_trim(&t, &tl);
+        if (l->kind == GEN_LV_NUM) { /* plain whole numbers only: 12, -3 */
+            if (memchr(t, '.', tl) || memchr(t, 'e', tl) || memchr(t, 'E', tl)) return 0;
+            continue;
+        }
+        size_t i = 0, intd = 0, fracd = 0;
+        if (i < tl && (t[i] == '+' || t[i] == '-')) i++;
+        while (i < tl && t[i] >= '0' && t[i] <= '9') i++, intd++;
+        if (i == tl || t[i] != ',') return 0;
+        i++;
+        while (i < tl && t[i] >= '0' && t[i] <= '9') i++, fracd++;
+        if (i != tl || intd == 0 || fracd == 0 || fracd > 17 || intd + fracd > 300) return 0;
+        commas++;
+    }
+    if (!commas) return 0;
+    for (int32_t k = 0; k < in->nlv; k++) {
+        gen_rd_level *l = &in->lv[k];
+        if (l->kind != GEN_LV_TEXT) continue;
+        const char *t = in->arena + l->off;
+        size_t tl = l->len;
+        gen_rd_trim(&t, &tl);
+        char num[320];
+        memcpy(num, t, tl);
+        num[tl] = 0;
+        char *comma = strchr(num, ',');
+        *comma = '.';
+        double v = 0;
+        int integral = 0, decimals = 0;
+        int kind = gen_rd_classify(num, tl, &v, &integral, &decimals);
+        l->kind = (int8_t)kind;
+        if (kind == GEN_LV_NUM) {
+            l->value = v;
+            l->integral = (int8_t)integral;
+            l->decimals = (int8_t)decimals;
+        }
+    }
+    return 1;
+}
+
 static genesis_status gen_rd_build_column(gen_reader *r, int c, gen_column *gc) {
     gen_rd_col *rc = &r->cols[c];
     gen_rd_intern *in = &rc->in;
+    gc->decimal_comma = gen_rd_decimal_comma(r, rc);
     int64_t nmiss = 0;
     int32_t best_na = -1, first_bad = -1, nonmiss = 0;
     for (int32_t k = 0; k < in->nlv; k++) {

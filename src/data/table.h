@@ -21,8 +21,9 @@ typedef struct gen_column {
     /* continuous */
     double *num;            /* [nrows], NaN = missing */
     int is_integer;         /* every non-missing value was an integer in the file */
-    int decimals;           /* most digits after the decimal point seen (0..17); -1 when a
-                               value used exponent notation (print shortest round-trip) */
+    int decimals;           /* typical digits after the decimal point (0..17: the fewest that
+                               print 99% of the rows as read); -1: shortest round-trip form */
+    int decimal_comma;      /* the file wrote the numbers with a decimal comma (3,14) */
     gen_dt_format dt;       /* a date column (dt.pattern[0] != 0): num holds UTC seconds
                                since 1970-01-01, written back in this format */
     gen_id_format id;       /* an identifier column (id.kind != 0): num holds 0 (nothing to

@@ -265,6 +265,28 @@ static void gen_quantiles_save(const gen_transformer *tf, gen_bytes *b) {
     }
 }
 
+/* Version 6 (GEN_FILE_VERSION_DECIMAL_COMMA), written only when a column's numbers are
+ * written with a decimal comma (a ';' file's 3,14): after the quantile section (then always
+ * present, with 0 for a column without a map), per continuous column u32 0 ('.') or 1 (','). */
+int gen_transformer_has_decimal_comma(const gen_transformer *tf) {
+    for (int c = 0; c < tf->ncols; c++)
+        if (tf->cols[c].type == GENESIS_COLUMN_CONTINUOUS && tf->cols[c].decimal_comma) return 1;
+    return 0;
+}
+
+static void gen_decimal_marks_save(const gen_transformer *tf, gen_bytes *b) {
+    for (int c = 0; c < tf->ncols; c++)
+        if (tf->cols[c].type == GENESIS_COLUMN_CONTINUOUS)
+            gen_wr_u32(b, (uint32_t)tf->cols[c].decimal_comma);
+}
+
+static genesis_status gen_decimal_marks_load(gen_transformer *tf, gen_reader *r) {
+    for (int c = 0; c < tf->ncols; c++)
+        if (tf->cols[c].type == GENESIS_COLUMN_CONTINUOUS)
+            GEN_TRY(gen_rd_count(r, 0, 1, "decimal mark", &tf->cols[c].decimal_comma));
+    return GENESIS_OK;
+}
+
 static genesis_status gen_quantiles_load(gen_transformer *tf, gen_reader *r) {
     for (int c = 0; c < tf->ncols; c++) {
         gen_col_transform *ct = &tf->cols[c];
@@ -333,7 +355,9 @@ genesis_status gen_transformer_save(const gen_transformer *tf, gen_bytes *b) {
         }
     }
     gen_roles_save(tf, b);
-    if (gen_transformer_has_quantiles(tf)) gen_quantiles_save(tf, b);
+    int comma = gen_transformer_has_decimal_comma(tf);
+    if (comma || gen_transformer_has_quantiles(tf)) gen_quantiles_save(tf, b);
+    if (comma) gen_decimal_marks_save(tf, b);
     return GENESIS_OK;
 }
 
@@ -466,6 +490,7 @@ genesis_status gen_transformer_load(gen_transformer *tf, gen_reader *r) {
     if (next_span != tf->nspans) return gen_rd_fail(r, "spans left over after the last column");
     if (r->version >= GEN_FILE_VERSION_ROLES) GEN_TRY(gen_roles_load(tf, r));
     if (r->version >= GEN_FILE_VERSION_QUANTILE) GEN_TRY(gen_quantiles_load(tf, r));
+    if (r->version >= GEN_FILE_VERSION_DECIMAL_COMMA) GEN_TRY(gen_decimal_marks_load(tf, r));
     return GENESIS_OK;
 }
 
@@ -568,7 +593,9 @@ genesis_status gen_model_write_file_ex(const genesis_model *m, const char *path,
     gen_bytes b = {0};
     wr_bytes(&b, GEN_FILE_MAGIC, 8);
     int quantiles = !m->vt->fit_table && gen_transformer_has_quantiles(&m->tf);
-    gen_wr_u32(&b, quantiles ? GEN_FILE_VERSION_QUANTILE
+    int comma = !m->vt->fit_table && gen_transformer_has_decimal_comma(&m->tf);
+    gen_wr_u32(&b, comma       ? GEN_FILE_VERSION_DECIMAL_COMMA
+                   : quantiles ? GEN_FILE_VERSION_QUANTILE
                    : with_state ? GEN_FILE_VERSION_CHECKPOINT : GEN_FILE_VERSION_MODEL);
     gen_wr_u32(&b, (uint32_t)m->vt->kind);
     gen_wr_u64(&b, 0); /* payload length, patched below */

@@ -21,12 +21,13 @@
  * the column roles (quantile normalisation, quantile.h). Model files are written as version 3
  * (nothing in them needs 4), checkpoints as version 4, and either as version 5 when a column
  * is normalised by its quantiles, so that only those files need a version-5 reader. */
-#define GEN_FILE_VERSION 5u
+#define GEN_FILE_VERSION 6u
 #define GEN_FILE_VERSION_MODEL 3u
 #define GEN_FILE_VERSION_GRU_RESET_AFTER 2u
 #define GEN_FILE_VERSION_ROLES 3u
 #define GEN_FILE_VERSION_CHECKPOINT 4u
 #define GEN_FILE_VERSION_QUANTILE 5u
+#define GEN_FILE_VERSION_DECIMAL_COMMA 6u
 #define GEN_TRAIN_MAGIC "GENTRAIN"
 #define GEN_TRAIN_FORMAT 1u
 #define GEN_FILE_HEADER 24   /* magic 8 + version 4 + kind 4 + payload length 8 */
@@ -77,6 +78,8 @@ genesis_status gen_transformer_save(const gen_transformer *tf, gen_bytes *b);
 genesis_status gen_transformer_load(gen_transformer *tf, gen_reader *r);
 /* 1 when a continuous column is normalised by its quantiles (the file then needs version 5). */
 int gen_transformer_has_quantiles(const gen_transformer *tf);
+/* 1 when a column is written with a decimal comma (the model needs file version 6). */
+int gen_transformer_has_decimal_comma(const gen_transformer *tf);
 
 genesis_status gen_model_write_file(const genesis_model *m, const char *path);
 genesis_status gen_model_read_file(genesis_ctx *ctx, const char *path, genesis_model **out);

@@ -440,6 +440,7 @@ genesis_status gen_transformer_fit(genesis_ctx *ctx, gen_transformer *tf, const 
         if (col->type == GENESIS_COLUMN_CONTINUOUS) {
             ct->is_integer = col->is_integer;
             ct->decimals = col->decimals;
+            ct->decimal_comma = col->decimal_comma;
             ct->dt = col->dt;
             ct->id = col->id;
             if (!col->num && t->nrows > 0) err[c].st = GENESIS_ERR_INTERNAL;
@@ -919,6 +920,10 @@ const char *gen_rowbatch_text(const gen_transformer *tf, const gen_rowbatch *rb,
                 buf[n++] = '.';
                 buf[n++] = '0';
                 buf[n] = 0;
+            }
+            if (ct->decimal_comma) { /* as the file wrote them: 3,14 */
+                char *dot = n > 0 ? memchr(buf, '.', (size_t)n) : NULL;
+                if (dot) *dot = ',';
             }
             *len = n > 0 ? (size_t)n : 0;
             return buf;

@@ -62,6 +62,7 @@ typedef struct gen_col_transform {
     double *quantiles;               /* [n_quantiles] the map F, non-decreasing */
     double min, max;                 /* of the real non-missing values */
     int is_integer, decimals;
+    int decimal_comma;               /* written with a decimal comma (3,14), as read */
     gen_dt_format dt;                /* a date column (dt.pattern[0] != 0): values are UTC
                                         seconds, written back in this format (datetime.h) */
     gen_id_format id;                /* an identifier column (id.kind != 0): modelled as a

@@ -92,6 +92,19 @@ if expect_ok; then
     [ "$n" = 25 ] && pass "[three_rows] 25 rows written" || fail "[three_rows] expected 25 rows, got $n"
     csv "[three_rows] y from the table" only "$OUT/three.csv" y two one
 fi
+# numbers with a decimal comma in a ';' file: learned as numbers, written back with a comma,
+# also after the model file's round trip
+awk 'BEGIN { print "price;qty;city"; for (i = 1; i <= 60; i++) printf "%d,%02d;%d;%s\n", 3 * i, (7 * i) % 100, i % 13, (i % 2 ? "Lyon" : "Koeln") }' >comma_dec.csv
+run decimal_comma "$G" generate "${FAST[@]}" -i comma_dec.csv -o "$OUT/dc.csv" -n 40 --save "$OUT/dc.gen"
+if expect_ok; then
+    bad=$(awk -F';' 'NR > 1 && $1 !~ /^-?[0-9]+(,[0-9]+)?$/ { n++ } END { print n + 0 }' "$OUT/dc.csv")
+    commas=$(awk -F';' 'NR > 1 && $1 ~ /,/ { n++ } END { print n + 0 }' "$OUT/dc.csv")
+    [ "$bad" = 0 ] && [ "$commas" -gt 0 ] && pass "[decimal_comma] numbers written with a decimal comma ($commas of 40)" \
+        || fail "[decimal_comma] $bad malformed prices, $commas with a comma: $(head -3 "$OUT/dc.csv")"
+    run decimal_comma_sample "$G" sample -q -m "$OUT/dc.gen" -n 20 -o "$OUT/dc2.csv"
+    expect_ok && { awk -F';' 'NR > 1 && $1 ~ /,/ { n++ } END { exit !(n > 0) }' "$OUT/dc2.csv" &&
+        pass "[decimal_comma] kept by the model file" || fail "[decimal_comma] the loaded model lost the comma"; }
+fi
 # the method used, and why, in one line when --method is not given; none when it is
 run method_default "$G" generate --threads 1 --epochs 1 -i three_rows.csv -o "$OUT/m.csv" -n 5
 expect_ok && { grep -q '^genesis: method ctgan: the default' "$W/method_default.err" &&
