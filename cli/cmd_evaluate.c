@@ -61,6 +61,24 @@ static void ev_summary(const genesis_eval_result *r, const char *real, const cha
         printf("Detection (LogisticDetection)\n");
         ev_line("score", det, "1 = real and synthetic rows cannot be told apart");
     }
+    double ap = genesis_eval_result_score(r, GENESIS_EVAL_ALPHA_PRECISION);
+    double share = genesis_eval_result_score(r, GENESIS_EVAL_DCR_SHARE);
+    if (!isnan(det) || !isnan(ap) || !isnan(share)) {
+        printf("The papers' scores (TabSyn, TabDiff; LogisticDetection saturates near 1)\n");
+        if (!isnan(det)) {
+            double xgb = genesis_eval_result_score(r, GENESIS_EVAL_DETECTION_XGBOOST);
+            ev_line("detection, XGBoost", xgb,
+                    isnan(xgb) ? "not available: install libxgboost-dev (scripts/setup.sh)"
+                               : "1 = gradient-boosted trees cannot tell the rows apart");
+        }
+        if (!isnan(ap)) {
+            ev_line("alpha-precision", ap, "synthetic rows where real rows are (synthcity, naive)");
+            ev_line("beta-recall", genesis_eval_result_score(r, GENESIS_EVAL_BETA_RECALL),
+                    "real rows covered; about 0.5 for a fresh real sample");
+        }
+        if (!isnan(share))
+            ev_line("DCR share", share, "closer to training than to holdout (L1); 0.5 is ideal");
+    }
     double val = genesis_eval_result_score(r, GENESIS_EVAL_VALIDITY);
     if (!isnan(val)) {
         printf("Validity (SDMetrics DiagnosticReport)\n");
