@@ -118,6 +118,12 @@ static void ev_summary(const genesis_eval_result *r, const char *real, const cha
         ev_line("logistic regression", t1, buf);
         snprintf(buf, sizeof buf, "trained on real: %.3f", genesis_eval_result_score(r, GENESIS_EVAL_TRTR_MLP));
         ev_line("MLP (50 hidden)", genesis_eval_result_score(r, GENESIS_EVAL_TSTR_MLP), buf);
+        double xa = genesis_eval_result_score(r, GENESIS_EVAL_TSTR_XGBOOST_AUC);
+        if (!isnan(xa)) {
+            snprintf(buf, sizeof buf, "ROC AUC; trained on real: %.3f (TabSyn's grid)",
+                     genesis_eval_result_score(r, GENESIS_EVAL_TRTR_XGBOOST_AUC));
+            ev_line("XGBoost", xa, buf);
+        }
     }
     /* the weakest columns and pairs, where a person should look first */
     double *score = malloc(sizeof(double) * (size_t)(ncol > np ? (ncol > 0 ? ncol : 1) : np));

@@ -142,6 +142,26 @@ static run_t ev_files(const char *real, const char *syn, const char *hold, unsig
     return x;
 }
 
+/* The same with a TSTR target (needs hold). */
+static inline run_t ev_files_target(const char *real, const char *syn, const char *hold,
+                                    const char *target, uint64_t seed, int threads) {
+    run_t x = {0};
+    ck_assert_int_eq(genesis_ctx_create(&x.ctx), GENESIS_OK);
+    genesis_ctx_set_threads(x.ctx, threads);
+    genesis_ctx_set_seed(x.ctx, seed);
+    x.real = rd(x.ctx, real, 1);
+    x.syn = rd(x.ctx, syn, 0);
+    x.hold = rd(x.ctx, hold, 0);
+    genesis_eval_options o;
+    genesis_eval_options_init(&o);
+    o.holdout = x.hold;
+    o.target = target;
+    o.parts = GENESIS_EVAL_PART_USEFULNESS;
+    genesis_status st = genesis_evaluate(x.ctx, x.real, x.syn, &o, &x.r);
+    ck_assert_msg(st == GENESIS_OK, "evaluate: %s", genesis_errmsg(x.ctx));
+    return x;
+}
+
 static void done(run_t *x) {
     genesis_eval_result_free(x->r);
     genesis_table_free(x->real);

@@ -845,7 +845,8 @@ typedef enum genesis_eval_part {
     GENESIS_EVAL_PART_VALIDITY = 2,    /* DiagnosticReport: data validity, data structure */
     GENESIS_EVAL_PART_PRIVACY = 4,     /* exact copies, NewRowSynthesis, DCR, DCR share */
     GENESIS_EVAL_PART_DETECTION = 8,   /* LogisticDetection, XGBoost detection */
-    GENESIS_EVAL_PART_USEFULNESS = 16  /* TSTR (needs holdout and target) */
+    GENESIS_EVAL_PART_USEFULNESS = 16  /* TSTR (needs holdout and target); with XGBoost
+                                          also its AUC (binary targets) */
 } genesis_eval_part;
 
 typedef struct genesis_eval_options {
@@ -914,9 +915,12 @@ typedef enum genesis_eval_score {
                                             without XGBoost (docs/evaluate.md) */
     GENESIS_EVAL_ALPHA_PRECISION = 18,   /* alpha-precision, synthcity's "naive" form */
     GENESIS_EVAL_BETA_RECALL = 19,       /* beta-recall, synthcity's "naive" form */
-    GENESIS_EVAL_DCR_SHARE = 20          /* share of synthetic rows closer (L1) to the
+    GENESIS_EVAL_DCR_SHARE = 20,         /* share of synthetic rows closer (L1) to the
                                             training rows than to the holdout rows (needs a
                                             holdout): 0.5 is ideal, not 1 */
+    GENESIS_EVAL_TSTR_XGBOOST_AUC = 21,  /* ROC AUC on the holdout of XGBoost trained on the
+                                            synthetic rows (binary targets; TabSyn's grid) */
+    GENESIS_EVAL_TRTR_XGBOOST_AUC = 22   /* the same trained on the real rows */
 } genesis_eval_score;
 
 /*! genesis_eval_result_score() : a headline score, NaN when it was not computed. */

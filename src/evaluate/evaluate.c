@@ -180,6 +180,7 @@ genesis_status genesis_evaluate(genesis_ctx *ctx, const genesis_table *real,
     r->dcr_closer_to_training = NAN;
     for (int k = 0; k < 3; k++) r->detect_auc[k] = r->xgb_auc[k] = NAN;
     r->xgb_mean_auc = r->dcr_share_train_closer = NAN;
+    for (int k = 0; k < 2; k++) r->mle[k].val_auc = r->mle[k].test_auc = NAN;
     r->t_prepare = gen_ev_now() - t0;
 
     double t;
@@ -233,7 +234,7 @@ fail:
 }
 
 double genesis_eval_result_score(const genesis_eval_result *r, genesis_eval_score which) {
-    if (!r || (int)which < 0 || (int)which > GENESIS_EVAL_DCR_SHARE) return NAN;
+    if (!r || (int)which < 0 || (int)which > GENESIS_EVAL_TRTR_XGBOOST_AUC) return NAN;
     return r->score[which];
 }
 

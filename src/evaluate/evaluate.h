@@ -12,7 +12,7 @@
  *   evaluate_detection.c LogisticDetection;
  *   evaluate_efficacy.c  train on synthetic, test on real (TSTR);
  *   evaluate_fidelity.c  the papers' scores: XGBoost detection, alpha-precision /
- *                        beta-recall, the DCR share;
+ *                        beta-recall, the DCR share, XGBoost TSTR AUC;
  *   evaluate_plots.c     histogram / bar data for the report;
  *   evaluate_json.c      the JSON document;  evaluate_html.c  the HTML report;
  *   evaluate.c           the public entry points and the order of the parts.
@@ -125,6 +125,13 @@ typedef struct gen_ev_tstr_res {
     double synthetic, real;        /* F1 (binary) / macro F1 trained on synthetic / real */
 } gen_ev_tstr_res;
 
+/* XGBoost train-on-X, test-on-holdout (TabSyn's eval_mle; evaluate_fidelity.c). */
+typedef struct gen_ev_mle_res {
+    int64_t train_rows;            /* labelled training rows (before the 1/9 validation cut) */
+    double val_auc, test_auc;      /* best grid point's validation AUC, its holdout AUC */
+    int trees, depth, mcw, gamma;  /* that grid point */
+} gen_ev_mle_res;
+
 struct genesis_eval_result {
     genesis_ctx *ctx;
     double score[32];              /* by genesis_eval_score; NaN = not computed */
@@ -161,6 +168,9 @@ struct genesis_eval_result {
     int64_t ab_rows;               /* rows per table behind alpha-precision / beta-recall */
     int64_t dcr_share_syn_rows, dcr_share_train_rows, dcr_share_hold_rows;
     double dcr_share_train_closer; /* the share itself (also score[GENESIS_EVAL_DCR_SHARE]) */
+    int mle_binary;                /* the target has two classes in the real table */
+    int64_t mle_test_rows;         /* holdout rows with one of those classes */
+    gen_ev_mle_res mle[2];         /* XGBoost trained on synthetic [0] / real [1] rows */
     /* usefulness */
     char *target;
     char *positive;                /* binary: the minority class of the real table */
@@ -206,7 +216,8 @@ genesis_status gen_ev_efficacy(genesis_ctx *ctx, const gen_ev_data *d, const gen
                                genesis_eval_result *r);
 /* The scores of the 2024-2026 tabular-generation papers (evaluate_fidelity.c):
  * alpha-precision and beta-recall (o->parts has QUALITY), the DCR share (PRIVACY, with a
- * holdout), XGBoost detection (DETECTION, when built with XGBoost). */
+ * holdout), XGBoost detection (DETECTION) and XGBoost TSTR AUC (USEFULNESS, with a target),
+ * the last two when built with XGBoost. */
 genesis_status gen_ev_fidelity(genesis_ctx *ctx, const gen_ev_data *d, const gen_ev_opts *o,
                                genesis_eval_result *r);
 
@@ -262,6 +273,7 @@ enum {
     GEN_EV_STREAM_XGB = 501,       /* XGBoost detection: subsamples (+0, +1), folds (+2) */
     GEN_EV_STREAM_ALPHA = 511,     /* alpha / beta: subsamples (+0, +1) */
     GEN_EV_STREAM_DCR_SHARE = 521, /* DCR share: synthetic subsample */
+    GEN_EV_STREAM_MLE = 531,       /* XGBoost TSTR: rows (+0), split (+1); TRTR +2, +3 */
     GEN_EV_STREAM_PAIRS = 1 << 24  /* + 2 * pair index (+1): contingency subsamples */
 };
 

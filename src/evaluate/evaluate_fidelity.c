@@ -28,6 +28,10 @@
  *                                  XGBoost classifier, ROC AUC of P(synthetic) on each held-out
  *                                  fold; reported as synthcity's mean AUC and as SDMetrics'
  *                                  detection scale 1 - mean(2 max(AUC, 0.5) - 1).
+ *   TSTR with XGBoost              TabSyn's eval/mle/mle.py for a binary target: XGBoost on
+ *                                  the synthetic (and, for comparison, the real) rows, a
+ *                                  36-point grid validated on 1/9 of them, the best point's
+ *                                  ROC AUC on the holdout.
  *
  * Distances use the column form of the one-hot embedding (never an n x m matrix): a
  * categorical column adds 0 when two rows share a category and 2 when they differ (the
@@ -73,9 +77,11 @@ static void gen_ev_emb_free(gen_ev_emb *e) {
     memset(e, 0, sizeof *e);
 }
 
-static genesis_status gen_ev_emb_fit(genesis_ctx *ctx, const gen_ev_data *d, gen_ev_emb *e) {
+/* Fitted on table t (the real table, or TSTR's training table); column `skip` (-1: none) is
+ * left out. */
+static genesis_status gen_ev_emb_fit(genesis_ctx *ctx, const gen_ev_data *d,
+                                     const gen_ev_table *t, int skip, gen_ev_emb *e) {
     memset(e, 0, sizeof *e);
-    const gen_ev_table *t = &d->real;
     int nc = d->ncols;
     e->ncols = nc;
     e->num_col = malloc((size_t)nc * sizeof *e->num_col);
@@ -88,6 +94,7 @@ static genesis_status gen_ev_emb_fit(genesis_ctx *ctx, const gen_ev_data *d, gen
     if (!e->num_col || !e->cat_col || !e->mean || !e->lo || !e->range || !e->slot || !e->width)
         goto oom;
     for (int c = 0; c < nc; c++) {
+        if (c == skip) continue;
         if (d->continuous[c]) {
             int j = e->nnum++;
             e->num_col[j] = c;
@@ -581,6 +588,258 @@ done:
     free(rr), free(sr), free(perm), free(x), free(y), free(fold);
     return st;
 }
+
+/* ---- train on synthetic, test on real, with XGBoost (TabSyn's eval_mle) ------------------ */
+
+/* One booster: `rounds` rounds of binary:logistic on (x, y) with the grid point's depth,
+ * min_child_weight and gamma; then P(1) of `nq` query sets at 10, 50 and 100 trees. Returns
+ * 0, or -1 with XGBoost's message in err. */
+static int gen_ev_mle_booster(const float *x, const float *y, int64_t n, int dim, int depth,
+                              int mcw, int gamma, uint64_t seed, const float *const *qx,
+                              const int64_t *qn, int nq, double *const *out3, char *err,
+                              size_t errcap) {
+    DMatrixHandle dtr = NULL, dq[2] = {NULL, NULL};
+    BoosterHandle b = NULL;
+    char dep[16], mc[16], ga[16], sd[32];
+    snprintf(dep, sizeof dep, "%d", depth);
+    snprintf(mc, sizeof mc, "%d", mcw);
+    snprintf(ga, sizeof ga, "%d", gamma);
+    snprintf(sd, sizeof sd, "%llu", (unsigned long long)(seed & 0x7fffffffull));
+    const char *params[][2] = {{"objective", "binary:logistic"}, {"booster", "gbtree"},
+                               {"tree_method", "hist"},          {"max_depth", dep},
+                               {"min_child_weight", mc},         {"gamma", ga},
+                               {"eta", "0.3"},                   {"max_bin", "256"},
+                               {"lambda", "1"},                  {"base_score", "0.5"},
+                               {"nthread", "1"},                 {"verbosity", "0"},
+                               {"seed", sd}};
+    int rc = -1;
+    if (XGDMatrixCreateFromMat(x, (bst_ulong)n, (bst_ulong)dim, NAN, &dtr) ||
+        XGDMatrixSetFloatInfo(dtr, "label", y, (bst_ulong)n) || XGBoosterCreate(&dtr, 1, &b))
+        goto xgb_error;
+    for (size_t q = 0; q < sizeof params / sizeof params[0]; q++)
+        if (XGBoosterSetParam(b, params[q][0], params[q][1])) goto xgb_error;
+    for (int it = 0; it < 100; it++)
+        if (XGBoosterUpdateOneIter(b, it, dtr)) goto xgb_error;
+    static const unsigned trees[3] = {10, 50, 100};
+    for (int q = 0; q < nq; q++) {
+        if (XGDMatrixCreateFromMat(qx[q], (bst_ulong)qn[q], (bst_ulong)dim, NAN, &dq[q]))
+            goto xgb_error;
+        for (int k = 0; k < 3; k++) {
+            bst_ulong len = 0;
+            const float *pred = NULL;
+            if (XGBoosterPredict(b, dq[q], 0, trees[k], 0, &len, &pred)) goto xgb_error;
+            if ((int64_t)len != qn[q]) {
+                snprintf(err, errcap, "XGBoost returned %llu predictions for %lld rows",
+                         (unsigned long long)len, (long long)qn[q]);
+                goto done;
+            }
+            for (int64_t i = 0; i < qn[q]; i++) out3[q][(size_t)k * qn[q] + i] = pred[i];
+        }
+    }
+    rc = 0;
+    goto done;
+xgb_error:
+    snprintf(err, errcap, "%s", XGBGetLastError());
+done:
+    if (b) XGBoosterFree(b);
+    if (dtr) XGDMatrixFree(dtr);
+    for (int q = 0; q < 2; q++)
+        if (dq[q]) XGDMatrixFree(dq[q]);
+    return rc;
+}
+
+/* Labelled rows of table t for the binary target: y = 1 for the positive id, 0 for the
+ * other real class; rows with a missing or any other target value are left out. At most
+ * `cap` rows (seeded subsample; 0 = all). */
+static genesis_status gen_ev_mle_rows(genesis_ctx *ctx, const gen_ev_table *t, int target,
+                                      int32_t pos, int32_t neg, int64_t cap, uint64_t seed,
+                                      uint64_t stream, int64_t **rows, float **y, int64_t *n) {
+    *rows = NULL, *y = NULL, *n = 0;
+    int64_t m = 0;
+    for (int64_t i = 0; i < t->n; i++) m += t->cat[target][i] == pos || t->cat[target][i] == neg;
+    int64_t *all = malloc((size_t)(m ? m : 1) * sizeof *all);
+    GEN_RETURN_IF(!all, ctx, GENESIS_ERR_NOMEM, "out of memory in the XGBoost TSTR");
+    m = 0;
+    for (int64_t i = 0; i < t->n; i++)
+        if (t->cat[target][i] == pos || t->cat[target][i] == neg) all[m++] = i;
+    if (cap > 0 && m > cap) {
+        int64_t *pick = NULL;
+        genesis_status st = gen_ev_sample_rows(ctx, m, cap, seed, stream, &pick);
+        if (st) {
+            free(all);
+            return st;
+        }
+        for (int64_t k = 0; k < cap; k++) pick[k] = all[pick[k]];
+        free(all);
+        all = pick;
+        m = cap;
+    }
+    float *yy = malloc((size_t)(m ? m : 1) * sizeof *yy);
+    if (!yy) {
+        free(all);
+        return gen_set_error(ctx, GENESIS_ERR_NOMEM, "out of memory in the XGBoost TSTR");
+    }
+    for (int64_t k = 0; k < m; k++) yy[k] = t->cat[target][all[k]] == pos ? 1.0f : 0.0f;
+    *rows = all, *y = yy, *n = m;
+    return GENESIS_OK;
+}
+
+/* TabSyn's protocol for one training table t: 1/9 of its rows (seeded shuffle) validate the
+ * 36-point grid (n_estimators 10 / 50 / 100, min_child_weight 1 / 10, max_depth 5 / 10 / 20,
+ * gamma 0 / 1), the point with the best validation AUC (first in sklearn's ParameterGrid
+ * order on ties) is scored by its ROC AUC on the holdout. The three n_estimators of one
+ * (depth, min_child_weight, gamma) are the first 10, 50 and 100 trees of one booster (the
+ * same trees a separate fit would grow: no sampling). */
+static genesis_status gen_ev_mle_one(genesis_ctx *ctx, const gen_ev_data *d, const gen_ev_opts *o,
+                                     const gen_ev_table *t, int target, int32_t pos,
+                                     int32_t neg, const int64_t *hrows, const int32_t *hy,
+                                     int64_t nh, uint64_t stream, gen_ev_mle_res *res) {
+    int64_t *rows = NULL;
+    float *y = NULL, *xall = NULL, *xtr = NULL, *ytr = NULL, *xva = NULL, *xte = NULL;
+    int32_t *yva = NULL;
+    double *pv = NULL, *pt = NULL;
+    int64_t n = 0;
+    gen_ev_emb e;
+    memset(&e, 0, sizeof e);
+    genesis_status st = gen_ev_mle_rows(ctx, t, target, pos, neg, o->tstr_rows, o->seed, stream,
+                                        &rows, &y, &n);
+    if (st) return st;
+    res->train_rows = n;
+    int64_t nva = n / 9, ntr = n - nva;
+    int single = 1;
+    for (int64_t i = 1; i < n && single; i++) single = y[i] == y[0];
+    if (ntr < 1 || nva < 1 || single) goto done; /* NaN: nothing to learn or validate */
+    if ((st = gen_ev_emb_fit(ctx, d, t, target, &e))) goto done;
+    int dim = e.dim ? e.dim : 1;
+    xall = malloc((size_t)n * dim * sizeof *xall);
+    xtr = malloc((size_t)ntr * dim * sizeof *xtr);
+    ytr = malloc((size_t)ntr * sizeof *ytr);
+    xva = malloc((size_t)nva * dim * sizeof *xva);
+    yva = malloc((size_t)nva * sizeof *yva);
+    xte = malloc((size_t)(nh ? nh : 1) * dim * sizeof *xte);
+    pv = malloc((size_t)12 * 3 * nva * sizeof *pv);
+    pt = malloc((size_t)12 * 3 * (nh ? nh : 1) * sizeof *pt);
+    if (!xall || !xtr || !ytr || !xva || !yva || !xte || !pv || !pt) {
+        st = gen_set_error(ctx, GENESIS_ERR_NOMEM, "out of memory in the XGBoost TSTR");
+        goto done;
+    }
+    if (e.dim) {
+        gen_ev_emb_dense(&e, t, rows, n, xall);
+        gen_ev_emb_dense(&e, &d->hold, hrows, nh, xte);
+    } else {
+        memset(xall, 0, (size_t)n * sizeof *xall);
+        memset(xte, 0, (size_t)(nh ? nh : 1) * sizeof *xte);
+    }
+    /* seeded shuffle; the first n / 9 rows validate (TabSyn: int(n / 9) after a shuffle) */
+    int64_t *perm = malloc((size_t)n * sizeof *perm);
+    if (!perm) {
+        st = gen_set_error(ctx, GENESIS_ERR_NOMEM, "out of memory in the XGBoost TSTR");
+        goto done;
+    }
+    for (int64_t i = 0; i < n; i++) perm[i] = i;
+    gen_rng g;
+    gen_rng_init(&g, o->seed, stream + 1);
+    for (int64_t i = n - 1; i > 0; i--) {
+        int64_t j = (int64_t)gen_rng_below(&g, (uint64_t)(i + 1));
+        int64_t tmp = perm[i];
+        perm[i] = perm[j];
+        perm[j] = tmp;
+    }
+    for (int64_t k = 0; k < n; k++) {
+        int64_t i = perm[k];
+        if (k < nva) {
+            memcpy(xva + (size_t)k * dim, xall + (size_t)i * dim, (size_t)dim * sizeof *xva);
+            yva[k] = y[i] > 0.5f;
+        } else {
+            memcpy(xtr + (size_t)(k - nva) * dim, xall + (size_t)i * dim, (size_t)dim * sizeof *xtr);
+            ytr[k - nva] = y[i];
+        }
+    }
+    free(perm);
+    /* the 12 boosters in parallel, one thread each; grid order as sklearn's ParameterGrid
+     * (keys sorted: gamma, max_depth, min_child_weight, n_estimators; the last fastest) */
+    static const int G[2] = {0, 1}, DEP[3] = {5, 10, 20}, MCW[2] = {1, 10};
+    int frc[12];
+    char ferr[12][256];
+#pragma omp parallel for num_threads(o->threads) schedule(dynamic, 1)
+    for (int b = 0; b < 12; b++) {
+        const float *qx[2] = {xva, xte};
+        int64_t qn[2] = {nva, nh};
+        double *out3[2] = {pv + (size_t)b * 3 * nva, pt + (size_t)b * 3 * (nh ? nh : 1)};
+        frc[b] = gen_ev_mle_booster(xtr, ytr, ntr, dim, DEP[(b / 2) % 3], MCW[b % 2], G[b / 6],
+                                    o->seed, qx, qn, nh ? 2 : 1, out3, ferr[b], sizeof ferr[b]);
+    }
+    for (int b = 0; b < 12; b++)
+        if (frc[b]) {
+            st = gen_set_error(ctx, GENESIS_ERR_INTERNAL, "XGBoost TSTR: %s", ferr[b]);
+            goto done;
+        }
+    static const int TREES[3] = {10, 50, 100};
+    double best = -1;
+    for (int b = 0; b < 12; b++)
+        for (int k = 0; k < 3; k++) {
+            double v = gen_ev_auc(pv + ((size_t)b * 3 + k) * nva, yva, nva);
+            if (isnan(v)) v = -1; /* one class in the validation rows */
+            if (v > best) {
+                best = v;
+                res->val_auc = v < 0 ? NAN : v;
+                res->test_auc = nh ? gen_ev_auc(pt + ((size_t)b * 3 + k) * nh, hy, nh) : NAN;
+                res->gamma = G[b / 6], res->depth = DEP[(b / 2) % 3], res->mcw = MCW[b % 2];
+                res->trees = TREES[k];
+            }
+        }
+done:
+    gen_ev_emb_free(&e);
+    free(rows), free(y), free(xall), free(xtr), free(ytr), free(xva), free(yva), free(xte);
+    free(pv), free(pt);
+    return st;
+}
+
+static genesis_status gen_ev_fid_mle(genesis_ctx *ctx, const gen_ev_data *d, const gen_ev_opts *o,
+                                     genesis_eval_result *r) {
+    int target = -1;
+    for (int c = 0; c < d->ncols; c++)
+        if (!strcmp(d->names[c], o->target)) target = c;
+    if (target < 0 || d->continuous[target]) return GENESIS_OK;
+    /* the real table's two classes; the minority one is the positive class */
+    int32_t nid = d->dict[target].n;
+    int64_t *cnt = calloc((size_t)(nid ? nid : 1), sizeof *cnt);
+    GEN_RETURN_IF(!cnt, ctx, GENESIS_ERR_NOMEM, "out of memory in the XGBoost TSTR");
+    for (int64_t i = 0; i < d->real.n; i++)
+        if (d->real.cat[target][i] >= 0) cnt[d->real.cat[target][i]]++;
+    int32_t pos = -1, neg = -1, k = 0;
+    for (int32_t id = 0; id < nid; id++)
+        if (cnt[id]) {
+            k++;
+            if (pos < 0 || cnt[id] < cnt[pos]) neg = pos >= 0 ? pos : neg, pos = id;
+            else if (neg < 0 || cnt[id] < cnt[neg]) neg = id;
+        }
+    free(cnt);
+    r->mle_binary = k == 2;
+    if (k != 2) return GENESIS_OK; /* AUC for binary targets only, as the papers report */
+    int64_t *hrows = NULL, nh = 0;
+    float *hyf = NULL;
+    int32_t *hy = NULL;
+    genesis_status st = gen_ev_mle_rows(ctx, &d->hold, target, pos, neg, 0, o->seed, 0, &hrows,
+                                        &hyf, &nh);
+    if (st) return st;
+    r->mle_test_rows = nh;
+    if (!(hy = malloc((size_t)(nh ? nh : 1) * sizeof *hy))) {
+        st = gen_set_error(ctx, GENESIS_ERR_NOMEM, "out of memory in the XGBoost TSTR");
+        goto done;
+    }
+    for (int64_t i = 0; i < nh; i++) hy[i] = hyf[i] > 0.5f;
+    if ((st = gen_ev_mle_one(ctx, d, o, &d->syn, target, pos, neg, hrows, hy, nh,
+                             GEN_EV_STREAM_MLE, &r->mle[0])) ||
+        (st = gen_ev_mle_one(ctx, d, o, &d->real, target, pos, neg, hrows, hy, nh,
+                             GEN_EV_STREAM_MLE + 2, &r->mle[1])))
+        goto done;
+    r->score[GENESIS_EVAL_TSTR_XGBOOST_AUC] = r->mle[0].test_auc;
+    r->score[GENESIS_EVAL_TRTR_XGBOOST_AUC] = r->mle[1].test_auc;
+done:
+    free(hrows), free(hyf), free(hy);
+    return st;
+}
 #endif /* GEN_HAVE_XGBOOST */
 
 genesis_status gen_ev_fidelity(genesis_ctx *ctx, const gen_ev_data *d, const gen_ev_opts *o,
@@ -591,16 +850,18 @@ genesis_status gen_ev_fidelity(genesis_ctx *ctx, const gen_ev_data *d, const gen
     r->xgb_available = 0;
 #endif
     unsigned want = o->parts & (GENESIS_EVAL_PART_QUALITY | GENESIS_EVAL_PART_DETECTION);
-    if (d->has_holdout) want |= o->parts & GENESIS_EVAL_PART_PRIVACY;
+    if (d->has_holdout)
+        want |= o->parts & (GENESIS_EVAL_PART_PRIVACY | GENESIS_EVAL_PART_USEFULNESS);
     if (!want) return GENESIS_OK;
     gen_ev_emb e;
-    GEN_TRY(gen_ev_emb_fit(ctx, d, &e));
+    GEN_TRY(gen_ev_emb_fit(ctx, d, &d->real, -1, &e));
     genesis_status st = GENESIS_OK;
     if (want & GENESIS_EVAL_PART_QUALITY) st = gen_ev_fid_alpha_beta(ctx, d, &e, o, r);
     if (!st && (want & GENESIS_EVAL_PART_PRIVACY) && d->hold.n > 0 && d->syn.n > 0)
         st = gen_ev_fid_dcr_share(ctx, d, &e, o, r);
 #ifdef GEN_HAVE_XGBOOST
     if (!st && (want & GENESIS_EVAL_PART_DETECTION)) st = gen_ev_fid_xgb(ctx, d, &e, o, r);
+    if (!st && (want & GENESIS_EVAL_PART_USEFULNESS) && o->target) st = gen_ev_fid_mle(ctx, d, o, r);
 #endif
     gen_ev_emb_free(&e);
     return st;

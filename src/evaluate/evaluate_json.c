@@ -65,6 +65,36 @@ static void gen_ev_json_fidelity(cJSON *root, const genesis_eval_result *r) {
                                     "max_bin 256, base_score 0.5, nthread 1");
         }
     }
+    if (r->parts & GENESIS_EVAL_PART_USEFULNESS) {
+        cJSON *m = cJSON_AddObjectToObject(f, "tstr_xgboost");
+        cJSON_AddStringToObject(m, "form", "TabSyn eval_mle: XGBoost, 36-point grid, 1/9 "
+                                           "validation, ROC AUC on the holdout");
+        cJSON_AddBoolToObject(m, "available", r->xgb_available);
+        if (!r->xgb_available) {
+            cJSON_AddStringToObject(m, "note",
+                                    "not available: install libxgboost-dev (scripts/setup.sh)");
+        } else if (!r->mle_binary) {
+            cJSON_AddStringToObject(m, "note", "computed for binary targets only (the papers "
+                                               "report AUC for those)");
+        } else {
+            cJSON_AddNumberToObject(m, "test_rows", (double)r->mle_test_rows);
+            const char *side[2] = {"trained_on_synthetic", "trained_on_real"};
+            for (int k = 0; k < 2; k++) {
+                const gen_ev_mle_res *x = &r->mle[k];
+                cJSON *o = cJSON_AddObjectToObject(m, side[k]);
+                gen_ev_put(o, "auc", x->test_auc);
+                gen_ev_put(o, "validation_auc", x->val_auc);
+                cJSON_AddNumberToObject(o, "train_rows", (double)x->train_rows);
+                if (isfinite(x->val_auc)) {
+                    cJSON *p = cJSON_AddObjectToObject(o, "best");
+                    cJSON_AddNumberToObject(p, "n_estimators", x->trees);
+                    cJSON_AddNumberToObject(p, "max_depth", x->depth);
+                    cJSON_AddNumberToObject(p, "min_child_weight", x->mcw);
+                    cJSON_AddNumberToObject(p, "gamma", x->gamma);
+                }
+            }
+        }
+    }
     if ((r->parts & GENESIS_EVAL_PART_PRIVACY) && r->hold_rows) {
         cJSON *d = cJSON_AddObjectToObject(f, "dcr_share");
         cJSON_AddStringToObject(d, "form", "TabSyn eval_dcr: L1, numerical / range, one-hot");
@@ -109,6 +139,8 @@ char *gen_ev_json(const genesis_eval_result *r) {
     gen_ev_put(sc, "alpha_precision", s[GENESIS_EVAL_ALPHA_PRECISION]);
     gen_ev_put(sc, "beta_recall", s[GENESIS_EVAL_BETA_RECALL]);
     gen_ev_put(sc, "dcr_share", s[GENESIS_EVAL_DCR_SHARE]);
+    gen_ev_put(sc, "tstr_xgboost_auc", s[GENESIS_EVAL_TSTR_XGBOOST_AUC]);
+    gen_ev_put(sc, "trtr_xgboost_auc", s[GENESIS_EVAL_TRTR_XGBOOST_AUC]);
 
     if (r->parts & GENESIS_EVAL_PART_QUALITY) {
         cJSON *q = cJSON_AddObjectToObject(root, "quality");

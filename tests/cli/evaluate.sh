@@ -144,8 +144,12 @@ x = f["detection_xgboost"]
 ok = ok and (0 <= s["detection_xgboost"] <= 1 if x["available"] else
              s["detection_xgboost"] is None and "install libxgboost-dev" in x["note"])
 ok = ok and f["dcr_share"]["ideal"] == 0.5 and "saturated" in f
+m = f["tstr_xgboost"]
+ok = ok and (0 <= s["tstr_xgboost_auc"] <= 1 and 0 <= s["trtr_xgboost_auc"] <= 1
+             and m["trained_on_synthetic"]["best"]["n_estimators"] in (10, 50, 100)
+             if m["available"] else s["tstr_xgboost_auc"] is None and "install" in m["note"])
 print(ok)' "$W/threads1.out")
-    if [ "$q" = True ]; then pass "[papers] alpha/beta, DCR share, XGBoost detection (or its note) in the JSON"; else fail "[papers] unexpected: $q"; fi
+    if [ "$q" = True ]; then pass "[papers] alpha/beta, DCR share, XGBoost detection and TSTR AUC (or the note) in the JSON"; else fail "[papers] unexpected: $q"; fi
 fi
 if grep -q "The papers' scores" "$W/summary.out" && grep -q "DCR share" "$W/summary.out"; then
     pass "[summary] lists the papers' scores"
