@@ -447,10 +447,11 @@ static int gen_ev_xgb_fold(const float *x, const int32_t *y, const int32_t *fold
         if (fold[i] == k) nte++;
         else ntr++;
     }
-    float *xtr = malloc((size_t)ntr * dim * sizeof *xtr), *xte = malloc((size_t)nte * dim * sizeof *xte);
-    float *ytr = malloc((size_t)ntr * sizeof *ytr);
-    int32_t *yte = malloc((size_t)nte * sizeof *yte);
-    double *p = malloc((size_t)nte * sizeof *p);
+    size_t mtr = (size_t)(ntr ? ntr : 1), mte = (size_t)(nte ? nte : 1); /* a fold may be empty */
+    float *xtr = malloc(mtr * dim * sizeof *xtr), *xte = malloc(mte * dim * sizeof *xte);
+    float *ytr = malloc(mtr * sizeof *ytr);
+    int32_t *yte = malloc(mte * sizeof *yte);
+    double *p = malloc(mte * sizeof *p);
     DMatrixHandle dtr = NULL, dte = NULL;
     BoosterHandle b = NULL;
     int rc = -1;
