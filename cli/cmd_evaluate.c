@@ -61,6 +61,24 @@ static void ev_summary(const genesis_eval_result *r, const char *real, const cha
         printf("Detection (LogisticDetection)\n");
         ev_line("score", det, "1 = real and synthetic rows cannot be told apart");
     }
+    double ap = genesis_eval_result_score(r, GENESIS_EVAL_ALPHA_PRECISION);
+    double share = genesis_eval_result_score(r, GENESIS_EVAL_DCR_SHARE);
+    if (!isnan(det) || !isnan(ap) || !isnan(share)) {
+        printf("The papers' scores (TabSyn, TabDiff; LogisticDetection saturates near 1)\n");
+        if (!isnan(det)) {
+            double xgb = genesis_eval_result_score(r, GENESIS_EVAL_DETECTION_XGBOOST);
+            ev_line("detection, XGBoost", xgb,
+                    isnan(xgb) ? "not available: install libxgboost-dev (scripts/setup.sh)"
+                               : "1 = gradient-boosted trees cannot tell the rows apart");
+        }
+        if (!isnan(ap)) {
+            ev_line("alpha-precision", ap, "synthetic rows where real rows are (synthcity, naive)");
+            ev_line("beta-recall", genesis_eval_result_score(r, GENESIS_EVAL_BETA_RECALL),
+                    "real rows covered; about 0.5 for a fresh real sample");
+        }
+        if (!isnan(share))
+            ev_line("DCR share", share, "closer to training than to holdout (L1); 0.5 is ideal");
+    }
     double val = genesis_eval_result_score(r, GENESIS_EVAL_VALIDITY);
     if (!isnan(val)) {
         printf("Validity (SDMetrics DiagnosticReport)\n");
@@ -100,6 +118,12 @@ static void ev_summary(const genesis_eval_result *r, const char *real, const cha
         ev_line("logistic regression", t1, buf);
         snprintf(buf, sizeof buf, "trained on real: %.3f", genesis_eval_result_score(r, GENESIS_EVAL_TRTR_MLP));
         ev_line("MLP (50 hidden)", genesis_eval_result_score(r, GENESIS_EVAL_TSTR_MLP), buf);
+        double xa = genesis_eval_result_score(r, GENESIS_EVAL_TSTR_XGBOOST_AUC);
+        if (!isnan(xa)) {
+            snprintf(buf, sizeof buf, "ROC AUC; trained on real: %.3f (TabSyn's grid)",
+                     genesis_eval_result_score(r, GENESIS_EVAL_TRTR_XGBOOST_AUC));
+            ev_line("XGBoost", xa, buf);
+        }
     }
     /* the weakest columns and pairs, where a person should look first */
     double *score = malloc(sizeof(double) * (size_t)(ncol > np ? (ncol > 0 ? ncol : 1) : np));

@@ -4,7 +4,7 @@
 set -euo pipefail
 
 PKGS=(build-essential cmake pkg-config libcsv-dev check libsubunit-dev libopenblas-openmp-dev zlib1g-dev libcjson-dev
-      libopenmpi-dev openmpi-bin python3-pandas python3-pytest)
+      libopenmpi-dev openmpi-bin python3-pandas python3-pytest libxgboost-dev)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -857,11 +857,13 @@ GENESIS_API genesis_status genesis_evaluate_sequences(genesis_ctx *ctx, const ge
 
 /* Which parts to compute (bit set); 0 = all that the inputs allow. */
 typedef enum genesis_eval_part {
-    GENESIS_EVAL_PART_QUALITY = 1,     /* QualityReport: column shapes, pair trends */
+    GENESIS_EVAL_PART_QUALITY = 1,     /* QualityReport: column shapes, pair trends;
+                                          alpha-precision, beta-recall */
     GENESIS_EVAL_PART_VALIDITY = 2,    /* DiagnosticReport: data validity, data structure */
-    GENESIS_EVAL_PART_PRIVACY = 4,     /* exact copies, NewRowSynthesis, DCR */
-    GENESIS_EVAL_PART_DETECTION = 8,   /* LogisticDetection */
-    GENESIS_EVAL_PART_USEFULNESS = 16  /* TSTR (needs holdout and target) */
+    GENESIS_EVAL_PART_PRIVACY = 4,     /* exact copies, NewRowSynthesis, DCR, DCR share */
+    GENESIS_EVAL_PART_DETECTION = 8,   /* LogisticDetection, XGBoost detection */
+    GENESIS_EVAL_PART_USEFULNESS = 16  /* TSTR (needs holdout and target); with XGBoost
+                                          also its AUC (binary targets) */
 } genesis_eval_part;
 
 typedef struct genesis_eval_options {
@@ -924,7 +926,18 @@ typedef enum genesis_eval_score {
     GENESIS_EVAL_TSTR_LOGISTIC = 13,     /* F1 / macro F1 on the holdout, trained on synth. */
     GENESIS_EVAL_TSTR_MLP = 14,
     GENESIS_EVAL_TRTR_LOGISTIC = 15,     /* the same models trained on the real table */
-    GENESIS_EVAL_TRTR_MLP = 16
+    GENESIS_EVAL_TRTR_MLP = 16,
+    GENESIS_EVAL_DETECTION_XGBOOST = 17, /* XGBoost detection (3 folds): 1 - mean over
+                                            folds of (2 max(AUC, .5) - 1); NaN when built
+                                            without XGBoost (docs/evaluate.md) */
+    GENESIS_EVAL_ALPHA_PRECISION = 18,   /* alpha-precision, synthcity's "naive" form */
+    GENESIS_EVAL_BETA_RECALL = 19,       /* beta-recall, synthcity's "naive" form */
+    GENESIS_EVAL_DCR_SHARE = 20,         /* share of synthetic rows closer (L1) to the
+                                            training rows than to the holdout rows (needs a
+                                            holdout): 0.5 is ideal, not 1 */
+    GENESIS_EVAL_TSTR_XGBOOST_AUC = 21,  /* ROC AUC on the holdout of XGBoost trained on the
+                                            synthetic rows (binary targets; TabSyn's grid) */
+    GENESIS_EVAL_TRTR_XGBOOST_AUC = 22   /* the same trained on the real rows */
 } genesis_eval_score;
 
 /*! genesis_eval_result_score() : a headline score, NaN when it was not computed. */

@@ -178,7 +178,9 @@ genesis_status genesis_evaluate(genesis_ctx *ctx, const genesis_table *real,
     r->subsample_rows = o.subsample_rows;
     r->dcr_median_syn = r->dcr_median_random = r->dcr_median_holdout = NAN;
     r->dcr_closer_to_training = NAN;
-    for (int k = 0; k < 3; k++) r->detect_auc[k] = NAN;
+    for (int k = 0; k < 3; k++) r->detect_auc[k] = r->xgb_auc[k] = NAN;
+    r->xgb_mean_auc = r->dcr_share_train_closer = NAN;
+    for (int k = 0; k < 2; k++) r->mle[k].val_auc = r->mle[k].test_auc = NAN;
     r->t_prepare = gen_ev_now() - t0;
 
     double t;
@@ -213,6 +215,10 @@ genesis_status genesis_evaluate(genesis_ctx *ctx, const genesis_table *real,
         r->t_tstr = gen_ev_now() - t;
         r->parts |= GENESIS_EVAL_PART_USEFULNESS;
     }
+    /* the field's current scores (evaluate_fidelity.c), each under the part it belongs to */
+    t = gen_ev_now();
+    if ((st = gen_ev_fidelity(ctx, d, &o, r))) goto fail_r;
+    r->t_fidelity = gen_ev_now() - t;
     if ((st = gen_ev_plots(ctx, d, r))) goto fail_r;
     r->t_total = gen_ev_now() - t0;
     gen_ev_data_free(d);
@@ -228,7 +234,7 @@ fail:
 }
 
 double genesis_eval_result_score(const genesis_eval_result *r, genesis_eval_score which) {
-    if (!r || (int)which < 0 || (int)which > GENESIS_EVAL_TRTR_MLP) return NAN;
+    if (!r || (int)which < 0 || (int)which > GENESIS_EVAL_TRTR_XGBOOST_AUC) return NAN;
     return r->score[which];
 }
 

@@ -11,6 +11,8 @@
  *   evaluate_ml.c        features, logistic regression (L-BFGS), MLP (backend layers), AUC, F1;
  *   evaluate_detection.c LogisticDetection;
  *   evaluate_efficacy.c  train on synthetic, test on real (TSTR);
+ *   evaluate_fidelity.c  the papers' scores: XGBoost detection, alpha-precision /
+ *                        beta-recall, the DCR share, XGBoost TSTR AUC;
  *   evaluate_plots.c     histogram / bar data for the report;
  *   evaluate_json.c      the JSON document;  evaluate_html.c  the HTML report;
  *   evaluate.c           the public entry points and the order of the parts.
@@ -123,6 +125,13 @@ typedef struct gen_ev_tstr_res {
     double synthetic, real;        /* F1 (binary) / macro F1 trained on synthetic / real */
 } gen_ev_tstr_res;
 
+/* XGBoost train-on-X, test-on-holdout (TabSyn's eval_mle; evaluate_fidelity.c). */
+typedef struct gen_ev_mle_res {
+    int64_t train_rows;            /* labelled training rows (before the 1/9 validation cut) */
+    double val_auc, test_auc;      /* best grid point's validation AUC, its holdout AUC */
+    int trees, depth, mcw, gamma;  /* that grid point */
+} gen_ev_mle_res;
+
 struct genesis_eval_result {
     genesis_ctx *ctx;
     double score[32];              /* by genesis_eval_score; NaN = not computed */
@@ -152,6 +161,16 @@ struct genesis_eval_result {
     /* detection */
     int64_t detect_real_rows, detect_syn_rows;
     double detect_auc[3];
+    /* the field's current scores (evaluate_fidelity.c) */
+    int xgb_available;             /* 1: built with XGBoost */
+    double xgb_auc[3], xgb_mean_auc; /* XGBoost detection: per fold, mean (synthcity) */
+    int64_t xgb_real_rows, xgb_syn_rows;
+    int64_t ab_rows;               /* rows per table behind alpha-precision / beta-recall */
+    int64_t dcr_share_syn_rows, dcr_share_train_rows, dcr_share_hold_rows;
+    double dcr_share_train_closer; /* the share itself (also score[GENESIS_EVAL_DCR_SHARE]) */
+    int mle_binary;                /* the target has two classes in the real table */
+    int64_t mle_test_rows;         /* holdout rows with one of those classes */
+    gen_ev_mle_res mle[2];         /* XGBoost trained on synthetic [0] / real [1] rows */
     /* usefulness */
     char *target;
     char *positive;                /* binary: the minority class of the real table */
@@ -163,6 +182,7 @@ struct genesis_eval_result {
     char *note;                    /* reason a part was skipped, or NULL */
     /* timings (seconds) */
     double t_prepare, t_quality, t_validity, t_privacy, t_detection, t_tstr, t_total;
+    double t_fidelity;             /* the scores of evaluate_fidelity.c together */
     int parts;                     /* genesis_eval_part bits computed */
     char *json;                    /* built lazily by genesis_eval_result_json */
 };
@@ -194,6 +214,13 @@ genesis_status gen_ev_detection(genesis_ctx *ctx, const gen_ev_data *d, const ge
 /* TSTR for o->target. */
 genesis_status gen_ev_efficacy(genesis_ctx *ctx, const gen_ev_data *d, const gen_ev_opts *o,
                                genesis_eval_result *r);
+/* The scores of the 2024-2026 tabular-generation papers (evaluate_fidelity.c):
+ * alpha-precision and beta-recall (o->parts has QUALITY), the DCR share (PRIVACY, with a
+ * holdout), XGBoost detection (DETECTION) and XGBoost TSTR AUC (USEFULNESS, with a target),
+ * the last two when built with XGBoost. */
+genesis_status gen_ev_fidelity(genesis_ctx *ctx, const gen_ev_data *d, const gen_ev_opts *o,
+                               genesis_eval_result *r);
+
 /* Histogram / bar data of every column for the report. */
 genesis_status gen_ev_plots(genesis_ctx *ctx, const gen_ev_data *d, genesis_eval_result *r);
 
@@ -243,6 +270,10 @@ enum {
     GEN_EV_STREAM_DCR_HOLD = 204,  /* overfitting: holdout reference subsample */
     GEN_EV_STREAM_DETECT = 301,
     GEN_EV_STREAM_TSTR = 401,
+    GEN_EV_STREAM_XGB = 501,       /* XGBoost detection: subsamples (+0, +1), folds (+2) */
+    GEN_EV_STREAM_ALPHA = 511,     /* alpha / beta: subsamples (+0, +1) */
+    GEN_EV_STREAM_DCR_SHARE = 521, /* DCR share: synthetic subsample */
+    GEN_EV_STREAM_MLE = 531,       /* XGBoost TSTR: rows (+0), split (+1); TRTR +2, +3 */
     GEN_EV_STREAM_PAIRS = 1 << 24  /* + 2 * pair index (+1): contingency subsamples */
 };
 

@@ -407,6 +407,58 @@ static void gen_ev_columns(gen_sb *b, const genesis_eval_result *r) {
     sb(b, "</div>\n");
 }
 
+/* The papers' scores (evaluate_fidelity.c): XGBoost detection, alpha-precision,
+ * beta-recall, the DCR share, with the sentence on which scores are saturated. */
+static void gen_ev_papers(gen_sb *b, const genesis_eval_result *r) {
+    const double *s = r->score;
+    int q = (r->parts & GENESIS_EVAL_PART_QUALITY) != 0;
+    int det = (r->parts & GENESIS_EVAL_PART_DETECTION) != 0;
+    int dcr = (r->parts & GENESIS_EVAL_PART_PRIVACY) && r->hold_rows;
+    if (!q && !det && !dcr) return;
+    sb(b, "<h3 class=\"group\">The papers' scores (TabSyn, TabDiff)</h3>"
+          "<p class=\"help\">The logistic detection above is saturated: a linear model on "
+          "one-hot features cannot see the interactions between columns that give most "
+          "generators away, so it scores near 1 for good and mediocre tables alike. Gradient-"
+          "boosted trees can, and alpha-precision / beta-recall ask whether synthetic rows lie "
+          "where real rows lie and cover all of them; these are the scores the recent papers "
+          "compare.</p><div class=\"cards\">\n");
+    if (det) {
+        if (r->xgb_available) {
+            char what[300], auc[32];
+            gen_ev_fmt(auc, sizeof auc, r->xgb_mean_auc, 0);
+            snprintf(what, sizeof what,
+                     "Can gradient-boosted trees (XGBoost, 3 folds) tell real rows from "
+                     "synthetic rows? 1 = they cannot, 0 = always. Mean ROC AUC %s "
+                     "(0.5 = indistinguishable).", auc);
+            gen_ev_card(b, "Detection (XGBoost)", s[GENESIS_EVAL_DETECTION_XGBOOST], 0,
+                        gen_ev_band(s[GENESIS_EVAL_DETECTION_XGBOOST], 0), what, 0);
+        } else {
+            gen_ev_card(b, "Detection (XGBoost)", NAN, 0, "na",
+                        "not available: install libxgboost-dev (scripts/setup.sh) and "
+                        "rebuild.", 0);
+        }
+    }
+    if (q) {
+        gen_ev_card(b, "&alpha;-precision", s[GENESIS_EVAL_ALPHA_PRECISION], 0,
+                    gen_ev_band(s[GENESIS_EVAL_ALPHA_PRECISION], 0),
+                    "Do synthetic rows fall where real rows are dense, in the right "
+                    "proportions? (synthcity's naive form, as TabSyn reports it.)", 0);
+        gen_ev_card(b, "&beta;-recall", s[GENESIS_EVAL_BETA_RECALL], 0,
+                    gen_ev_band2(s[GENESIS_EVAL_BETA_RECALL], 0.4, 0.25, 0),
+                    "Do synthetic rows cover the real rows' variety? A fresh sample of the real "
+                    "distribution scores about 0.5 here (a copy scores 1).", 0);
+    }
+    if (dcr) {
+        double v = s[GENESIS_EVAL_DCR_SHARE];
+        double dev = isfinite(v) ? fabs(v - 0.5) : NAN;
+        gen_ev_card(b, "DCR share", v, 1, gen_ev_band2(dev, 0.03, 0.1, 1),
+                    "Share of synthetic rows closer to a training row than to any holdout row "
+                    "(L1). 50% is ideal: no closer to the rows it learned from than to unseen "
+                    "ones; far above 50% = memorising.", 0);
+    }
+    sb(b, "</div>\n");
+}
+
 static void gen_ev_page(gen_sb *b, const genesis_eval_result *r) {
     const double *s = r->score;
     char x[64], y[64];
@@ -463,6 +515,7 @@ static void gen_ev_page(gen_sb *b, const genesis_eval_result *r) {
                 "Values inside the real ranges and categories, same column types (SDMetrics "
                 "diagnostic report).", 0);
     sb(b, "</div>\n");
+    gen_ev_papers(b, r);
     if (r->parts & GENESIS_EVAL_PART_PRIVACY) {
         sb(b, "<h3 class=\"group\">Privacy &mdash; leak checks, not a proof of anonymity</h3>"
               "<div class=\"cards\">\n");
@@ -498,6 +551,16 @@ static void gen_ev_page(gen_sb *b, const genesis_eval_result *r) {
                      k == 0 ? "logistic regression" : "small neural network (MLP)", x);
             gen_ev_card(b, k == 0 ? "TSTR logistic regression" : "TSTR MLP", syn, 0,
                         gen_ev_band2(ratio, 0.9, 0.75, 0), what, 0);
+        }
+        double xa = s[GENESIS_EVAL_TSTR_XGBOOST_AUC], xr = s[GENESIS_EVAL_TRTR_XGBOOST_AUC];
+        if (r->xgb_available && r->mle_binary) {
+            gen_ev_fmt(x, sizeof x, xr, 0);
+            snprintf(what, sizeof what,
+                     "ROC AUC on the holdout of XGBoost trained on synthetic rows (TabSyn's "
+                     "36-point grid, the papers' MLE score); trained on the real rows: %s. "
+                     "Colour: share of that kept.", x);
+            gen_ev_card(b, "TSTR XGBoost (AUC)", xa, 0,
+                        gen_ev_band2(xr > 0 ? xa / xr : NAN, 0.95, 0.85, 0), what, 0);
         }
         sb(b, "</div>\n");
     }
@@ -559,6 +622,17 @@ static void gen_ev_page(gen_sb *b, const genesis_eval_result *r) {
         sb(b, "<tr><td>rows (real / synthetic)</td><td class=\"n\">%lld / %lld</td></tr>"
               "</table></div>\n", (long long)r->detect_real_rows, (long long)r->detect_syn_rows);
     }
+    if ((r->parts & GENESIS_EVAL_PART_DETECTION) && r->xgb_available) {
+        sb(b, "<div class=\"panel\"><h4>Detection (XGBoost)</h4><table>\n");
+        for (int k = 0; k < 3; k++) {
+            gen_ev_fmt(x, sizeof x, r->xgb_auc[k], 0);
+            sb(b, "<tr><td>fold %d ROC AUC</td><td class=\"n\">%s</td></tr>\n", k + 1, x);
+        }
+        sb(b, "<tr><td>rows (real / synthetic)</td><td class=\"n\">%lld / %lld</td></tr>"
+              "</table><p class=\"help\">binary:logistic, hist, 100 rounds, depth 6, eta 0.3, "
+              "one thread per fold.</p></div>\n",
+           (long long)r->xgb_real_rows, (long long)r->xgb_syn_rows);
+    }
     if (r->ntstr) {
         sb(b, "<div class=\"panel\"><h4>Usefulness: target <code>");
         sb_esc(b, r->target, 60);
@@ -587,7 +661,9 @@ static void gen_ev_page(gen_sb *b, const genesis_eval_result *r) {
     }
     sb(b, "<footer>Generated by genesis %s (seed %llu). Definitions follow SDMetrics "
           "(QualityReport, DiagnosticReport, NewRowSynthesis, DCRBaselineProtection, "
-          "DCROverfittingProtection, LogisticDetection, ML efficacy); see docs/evaluate.md. "
+          "DCROverfittingProtection, LogisticDetection, ML efficacy), synthcity (XGBoost "
+          "detection, alpha-precision, beta-recall) and TabSyn (DCR share); see "
+          "docs/evaluate.md. "
           "Privacy scores are leak checks: they find copies and near copies, they do not prove "
           "anonymity.</footer>\n</main></body></html>\n",
        GENESIS_VERSION_STRING, (unsigned long long)r->seed);

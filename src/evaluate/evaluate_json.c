@@ -25,6 +25,87 @@ static void gen_ev_put_table(cJSON *root, const char *k, const char *src, int64_
     cJSON_AddNumberToObject(t, "rows", (double)rows);
 }
 
+/* The papers' scores (evaluate_fidelity.c; docs/evaluate.md "The papers' scores"). */
+static void gen_ev_json_fidelity(cJSON *root, const genesis_eval_result *r) {
+    const double *s = r->score;
+    cJSON *f = cJSON_AddObjectToObject(root, "fidelity");
+    cJSON_AddStringToObject(f, "saturated",
+                            "LogisticDetection is saturated: a linear model on one-hot features "
+                            "cannot see the interactions that tell most generators' rows from "
+                            "real ones, so it scores near 1 for good and mediocre tables alike; "
+                            "the XGBoost detection, alpha-precision and beta-recall separate "
+                            "them");
+    if (r->parts & GENESIS_EVAL_PART_QUALITY) {
+        cJSON *a = cJSON_AddObjectToObject(f, "alpha_precision");
+        cJSON_AddStringToObject(a, "form", "synthcity AlphaPrecision, naive (TabSyn eval_quality)");
+        gen_ev_put(a, "score", s[GENESIS_EVAL_ALPHA_PRECISION]);
+        cJSON_AddNumberToObject(a, "rows_per_table", (double)r->ab_rows);
+        cJSON *b = cJSON_AddObjectToObject(f, "beta_recall");
+        cJSON_AddStringToObject(b, "form", "synthcity AlphaPrecision, naive (TabSyn eval_quality)");
+        gen_ev_put(b, "score", s[GENESIS_EVAL_BETA_RECALL]);
+        cJSON_AddNumberToObject(b, "rows_per_table", (double)r->ab_rows);
+    }
+    if (r->parts & GENESIS_EVAL_PART_DETECTION) {
+        cJSON *x = cJSON_AddObjectToObject(f, "detection_xgboost");
+        cJSON_AddBoolToObject(x, "available", r->xgb_available);
+        if (!r->xgb_available) {
+            cJSON_AddNullToObject(x, "score");
+            cJSON_AddStringToObject(x, "note",
+                                    "not available: install libxgboost-dev (scripts/setup.sh)");
+        } else {
+            gen_ev_put(x, "score", s[GENESIS_EVAL_DETECTION_XGBOOST]);
+            gen_ev_put(x, "mean_auc", r->xgb_mean_auc);
+            cJSON *a = cJSON_AddArrayToObject(x, "fold_auc");
+            for (int k = 0; k < 3; k++) cJSON_AddItemToArray(a, gen_ev_num(r->xgb_auc[k]));
+            cJSON_AddNumberToObject(x, "folds", 3);
+            cJSON_AddNumberToObject(x, "real_rows", (double)r->xgb_real_rows);
+            cJSON_AddNumberToObject(x, "synthetic_rows", (double)r->xgb_syn_rows);
+            cJSON_AddStringToObject(x, "parameters",
+                                    "binary:logistic, hist, 100 rounds, max_depth 6, eta 0.3, "
+                                    "max_bin 256, base_score 0.5, nthread 1");
+        }
+    }
+    if (r->parts & GENESIS_EVAL_PART_USEFULNESS) {
+        cJSON *m = cJSON_AddObjectToObject(f, "tstr_xgboost");
+        cJSON_AddStringToObject(m, "form", "TabSyn eval_mle: XGBoost, 36-point grid, 1/9 "
+                                           "validation, ROC AUC on the holdout");
+        cJSON_AddBoolToObject(m, "available", r->xgb_available);
+        if (!r->xgb_available) {
+            cJSON_AddStringToObject(m, "note",
+                                    "not available: install libxgboost-dev (scripts/setup.sh)");
+        } else if (!r->mle_binary) {
+            cJSON_AddStringToObject(m, "note", "computed for binary targets only (the papers "
+                                               "report AUC for those)");
+        } else {
+            cJSON_AddNumberToObject(m, "test_rows", (double)r->mle_test_rows);
+            const char *side[2] = {"trained_on_synthetic", "trained_on_real"};
+            for (int k = 0; k < 2; k++) {
+                const gen_ev_mle_res *x = &r->mle[k];
+                cJSON *o = cJSON_AddObjectToObject(m, side[k]);
+                gen_ev_put(o, "auc", x->test_auc);
+                gen_ev_put(o, "validation_auc", x->val_auc);
+                cJSON_AddNumberToObject(o, "train_rows", (double)x->train_rows);
+                if (isfinite(x->val_auc)) {
+                    cJSON *p = cJSON_AddObjectToObject(o, "best");
+                    cJSON_AddNumberToObject(p, "n_estimators", x->trees);
+                    cJSON_AddNumberToObject(p, "max_depth", x->depth);
+                    cJSON_AddNumberToObject(p, "min_child_weight", x->mcw);
+                    cJSON_AddNumberToObject(p, "gamma", x->gamma);
+                }
+            }
+        }
+    }
+    if ((r->parts & GENESIS_EVAL_PART_PRIVACY) && r->hold_rows) {
+        cJSON *d = cJSON_AddObjectToObject(f, "dcr_share");
+        cJSON_AddStringToObject(d, "form", "TabSyn eval_dcr: L1, numerical / range, one-hot");
+        gen_ev_put(d, "score", s[GENESIS_EVAL_DCR_SHARE]);
+        cJSON_AddNumberToObject(d, "ideal", 0.5);
+        cJSON_AddNumberToObject(d, "synthetic_rows_used", (double)r->dcr_share_syn_rows);
+        cJSON_AddNumberToObject(d, "training_rows", (double)r->dcr_share_train_rows);
+        cJSON_AddNumberToObject(d, "holdout_rows", (double)r->dcr_share_hold_rows);
+    }
+}
+
 char *gen_ev_json(const genesis_eval_result *r) {
     cJSON *root = cJSON_CreateObject();
     if (!root) return NULL;
@@ -54,6 +135,12 @@ char *gen_ev_json(const genesis_eval_result *r) {
     gen_ev_put(sc, "tstr_mlp", s[GENESIS_EVAL_TSTR_MLP]);
     gen_ev_put(sc, "trtr_logistic_regression", s[GENESIS_EVAL_TRTR_LOGISTIC]);
     gen_ev_put(sc, "trtr_mlp", s[GENESIS_EVAL_TRTR_MLP]);
+    gen_ev_put(sc, "detection_xgboost", s[GENESIS_EVAL_DETECTION_XGBOOST]);
+    gen_ev_put(sc, "alpha_precision", s[GENESIS_EVAL_ALPHA_PRECISION]);
+    gen_ev_put(sc, "beta_recall", s[GENESIS_EVAL_BETA_RECALL]);
+    gen_ev_put(sc, "dcr_share", s[GENESIS_EVAL_DCR_SHARE]);
+    gen_ev_put(sc, "tstr_xgboost_auc", s[GENESIS_EVAL_TSTR_XGBOOST_AUC]);
+    gen_ev_put(sc, "trtr_xgboost_auc", s[GENESIS_EVAL_TRTR_XGBOOST_AUC]);
 
     if (r->parts & GENESIS_EVAL_PART_QUALITY) {
         cJSON *q = cJSON_AddObjectToObject(root, "quality");
@@ -171,6 +258,7 @@ char *gen_ev_json(const genesis_eval_result *r) {
             cJSON_AddItemToArray(m, o);
         }
     }
+    gen_ev_json_fidelity(root, r);
     if (r->note) cJSON_AddStringToObject(root, "note", r->note);
     cJSON *t = cJSON_AddObjectToObject(root, "time_s");
     gen_ev_put(t, "prepare", r->t_prepare);
@@ -179,6 +267,7 @@ char *gen_ev_json(const genesis_eval_result *r) {
     gen_ev_put(t, "privacy", r->t_privacy);
     gen_ev_put(t, "detection", r->t_detection);
     gen_ev_put(t, "usefulness", r->t_tstr);
+    gen_ev_put(t, "fidelity", r->t_fidelity);
     gen_ev_put(t, "total", r->t_total);
     char *out = cJSON_Print(root);
     cJSON_Delete(root);

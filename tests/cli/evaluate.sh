@@ -134,6 +134,28 @@ for d in (a, b): d.pop("time_s")
 print(a == b)' "$W/threads1.out" "$W/threads2.out")
     if [ "$q" = True ]; then pass "[threads] same results with 1 and 2 threads"; else fail "[threads] results depend on the thread count"; fi
 fi
+if [ -n "$PY" ]; then
+    # the papers' scores: alpha / beta / DCR share always; XGBoost detection a number, or
+    # null with the note saying how to get it in a build without XGBoost
+    q=$("$PY" -c 'import json,sys
+d = json.load(open(sys.argv[1])); s = d["scores"]; f = d["fidelity"]
+ok = all(0 <= s[k] <= 1 for k in ("alpha_precision", "beta_recall", "dcr_share"))
+x = f["detection_xgboost"]
+ok = ok and (0 <= s["detection_xgboost"] <= 1 if x["available"] else
+             s["detection_xgboost"] is None and "install libxgboost-dev" in x["note"])
+ok = ok and f["dcr_share"]["ideal"] == 0.5 and "saturated" in f
+m = f["tstr_xgboost"]
+ok = ok and (0 <= s["tstr_xgboost_auc"] <= 1 and 0 <= s["trtr_xgboost_auc"] <= 1
+             and m["trained_on_synthetic"]["best"]["n_estimators"] in (10, 50, 100)
+             if m["available"] else s["tstr_xgboost_auc"] is None and "install" in m["note"])
+print(ok)' "$W/threads1.out")
+    if [ "$q" = True ]; then pass "[papers] alpha/beta, DCR share, XGBoost detection and TSTR AUC (or the note) in the JSON"; else fail "[papers] unexpected: $q"; fi
+fi
+if grep -q "The papers' scores" "$W/summary.out" && grep -q "DCR share" "$W/summary.out"; then
+    pass "[summary] lists the papers' scores"
+else
+    fail "[summary] lacks the papers' scores"
+fi
 run identical "$G" evaluate --real "$W/real.csv" --synthetic "$W/real.csv" --json --skip detection,privacy -q
 expect 0
 if [ -n "$PY" ]; then
