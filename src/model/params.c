@@ -187,9 +187,10 @@ genesis_status gen_param_check(genesis_ctx *ctx, genesis_model_kind kind, int fi
     unsigned models = kinds_using(p);
     char kinds[64];
     kinds_text(models, kinds, sizeof kinds);
+    const gen_model_vtable *vt = gen_model_vtable_of(kind); /* the registry, not model_kind.c */
     GEN_RETURN_IF(!(models & GENESIS_MODEL_BIT(kind)), ctx, GENESIS_ERR_INVALID_ARG,
                   "`%s` does not apply to %s models (it applies to %s)", r->name,
-                  genesis_model_kind_name(kind), kinds);
+                  vt ? vt->name : "unknown", kinds);
     GEN_RETURN_IF(!(v >= r->lo && v <= r->hi), ctx, GENESIS_ERR_INVALID_ARG,
                   "`%s` must be between %g and %g, got %g", r->name, r->lo, r->hi, v);
     GEN_RETURN_IF(r->integer && v != floor(v), ctx, GENESIS_ERR_INVALID_ARG,
