@@ -5,9 +5,11 @@
  *   evaluate_data.c      real / synthetic / holdout tables -> gen_ev_data: same columns, the
  *                        synthetic and holdout typed like the real table, categorical values
  *                        mapped to one dictionary per column, pandas dtypes emulated;
- *   evaluate_quality.c   Column Shapes and Column Pair Trends (SDMetrics QualityReport);
+ *   evaluate_quality.c   Column Shapes and Column Pair Trends (SDMetrics QualityReport),
+ *                        and the report's robust-binned pair trends beside them;
  *   evaluate_validity.c  Data Validity and Data Structure (SDMetrics DiagnosticReport);
- *   evaluate_privacy.c   exact copies, NewRowSynthesis, DCR baseline / overfitting protection;
+ *   evaluate_privacy.c   exact copies, NewRowSynthesis, DCR baseline / overfitting protection,
+ *                        the real duplicate share and the holdout-as-synthetic baselines;
  *   evaluate_ml.c        features, logistic regression (L-BFGS), MLP (backend layers), AUC, F1;
  *   evaluate_detection.c LogisticDetection;
  *   evaluate_efficacy.c  train on synthetic, test on real (TSTR);
