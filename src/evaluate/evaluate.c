@@ -179,7 +179,9 @@ genesis_status genesis_evaluate(genesis_ctx *ctx, const genesis_table *real,
     r->dcr_median_syn = r->dcr_median_random = r->dcr_median_holdout = NAN;
     r->dcr_closer_to_training = NAN;
     for (int k = 0; k < 3; k++) r->detect_auc[k] = r->xgb_auc[k] = NAN;
-    r->xgb_mean_auc = r->dcr_share_train_closer = NAN;
+    r->xgb_mean_auc = r->dcr_share_train_closer = r->pair_trends_robust = NAN;
+    r->base_exact_copy_rate = r->base_new_row_synthesis = r->base_dcr_median = NAN;
+    r->base_dcr_median_random = r->base_dcr_baseline = NAN;
     for (int k = 0; k < 2; k++) r->mle[k].val_auc = r->mle[k].test_auc = NAN;
     r->t_prepare = gen_ev_now() - t0;
 
@@ -199,6 +201,7 @@ genesis_status genesis_evaluate(genesis_ctx *ctx, const genesis_table *real,
     if (o.parts & GENESIS_EVAL_PART_PRIVACY) {
         t = gen_ev_now();
         if ((st = gen_ev_privacy(ctx, d, &o, r))) goto fail_r;
+        if (d->has_holdout && (st = gen_ev_privacy_baseline(ctx, d, &o, r))) goto fail_r;
         r->t_privacy = gen_ev_now() - t;
         r->parts |= GENESIS_EVAL_PART_PRIVACY;
     }

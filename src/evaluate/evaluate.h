@@ -5,9 +5,11 @@
  *   evaluate_data.c      real / synthetic / holdout tables -> gen_ev_data: same columns, the
  *                        synthetic and holdout typed like the real table, categorical values
  *                        mapped to one dictionary per column, pandas dtypes emulated;
- *   evaluate_quality.c   Column Shapes and Column Pair Trends (SDMetrics QualityReport);
+ *   evaluate_quality.c   Column Shapes and Column Pair Trends (SDMetrics QualityReport),
+ *                        and the report's robust-binned pair trends beside them;
  *   evaluate_validity.c  Data Validity and Data Structure (SDMetrics DiagnosticReport);
- *   evaluate_privacy.c   exact copies, NewRowSynthesis, DCR baseline / overfitting protection;
+ *   evaluate_privacy.c   exact copies, NewRowSynthesis, DCR baseline / overfitting protection,
+ *                        the real duplicate share and the holdout-as-synthetic baselines;
  *   evaluate_ml.c        features, logistic regression (L-BFGS), MLP (backend layers), AUC, F1;
  *   evaluate_detection.c LogisticDetection;
  *   evaluate_efficacy.c  train on synthetic, test on real (TSTR);
@@ -113,6 +115,8 @@ typedef struct gen_ev_pair_res {
     int a, b;                      /* column indexes, a < b */
     const char *metric;            /* "CorrelationSimilarity" | "ContingencySimilarity" */
     double score;                  /* all-pairs mode score (NaN when incomputable) */
+    double score_robust;           /* the same with robust binning (contingency pairs with a
+                                    * continuous column; otherwise equal to score) */
     double real_corr, syn_corr;    /* Pearson (correlation pairs) */
     double real_assoc;             /* Cramer's V of the real table (contingency pairs) */
     int meets;                     /* threshold mode: 1 counts, 0 does not */
@@ -142,6 +146,7 @@ struct genesis_eval_result {
     int npairs;
     gen_ev_pair_res *pairs;
     int npairs_meeting;
+    double pair_trends_robust;     /* mean of the non-NaN score_robust (the report's map) */
     int64_t real_rows, syn_rows, hold_rows;
     char *src_real, *src_syn, *src_hold; /* file names (may be NULL) */
     uint64_t seed;
@@ -151,6 +156,7 @@ struct genesis_eval_result {
     int structure_same, structure_union;
     /* privacy */
     int64_t exact_copies, new_rows, nrs_rows;
+    int64_t real_dup_rows;         /* real rows equal in every column to another real row */
     int64_t dcr_rows;              /* synthetic rows used for DCR */
     double dcr_median_syn, dcr_median_random, dcr_closer_to_training;
     double dcr_median_holdout;
@@ -158,6 +164,12 @@ struct genesis_eval_result {
     int64_t dcr_train_ref, dcr_hold_ref; /* overfitting: reference rows used on each side */
     int dcr_equal_size;            /* 1: both sides sampled to one size */
     const char *dcr_warning;       /* static text or NULL */
+    /* real-vs-real baselines: the holdout scored against the training rows by the same
+     * functions, as if it were the synthetic table (has_baseline: computed) */
+    int has_baseline;
+    int64_t base_exact_copies, base_new_rows, base_dcr_rows;
+    double base_exact_copy_rate, base_new_row_synthesis;
+    double base_dcr_median, base_dcr_median_random, base_dcr_baseline;
     /* detection */
     int64_t detect_real_rows, detect_syn_rows;
     double detect_auc[3];
@@ -208,6 +220,15 @@ genesis_status gen_ev_validity(genesis_ctx *ctx, const gen_ev_data *d, genesis_e
 /* Exact copies, NewRowSynthesis, DCR. */
 genesis_status gen_ev_privacy(genesis_ctx *ctx, const gen_ev_data *d, const gen_ev_opts *o,
                               genesis_eval_result *r);
+/* The real-vs-real baselines of the privacy lines: gen_ev_privacy on a view of d whose
+ * synthetic table is the holdout (no holdout of its own), copied into r->base_*. Needs
+ * d->has_holdout. */
+genesis_status gen_ev_privacy_baseline(genesis_ctx *ctx, const gen_ev_data *d,
+                                       const gen_ev_opts *o, genesis_eval_result *r);
+/* Why a usefulness score may be low for a reason of the table rather than of the
+ * synthetic rows (a macro F1 over several classes); "" when there is nothing to say.
+ * Writes into buf (cap bytes) and returns it. */
+const char *gen_ev_tstr_reason(const genesis_eval_result *r, char *buf, size_t cap);
 /* LogisticDetection. */
 genesis_status gen_ev_detection(genesis_ctx *ctx, const gen_ev_data *d, const gen_ev_opts *o,
                                 genesis_eval_result *r);
@@ -238,6 +259,12 @@ double gen_ev_ks_stat(const double *a, int64_t na, const double *b, int64_t nb);
 /* Report binning (np.histogram_bin_edges + np.digitize, 10 bins): labels 0..11 per value,
  * NaN -> 11; `edges` gets the 11 edges. Returns 0, or -1 when a value is infinite. */
 int gen_ev_digitize(const double *x, int64_t n, uint8_t *label, double edges[11]);
+/* Robust binning of the report's pair map: 10 equal bins over [q 0.5%, q 99.5%] of `ref`
+ * (the real column; linear-interpolation quantiles of its finite values), values below in
+ * bin 0, above in bin 9, NaN -> 10; the same edges label `x`. Returns 0, or -1 on out of
+ * memory. lo / hi get the range used. */
+int gen_ev_digitize_robust(const double *ref, int64_t nref, const double *x, int64_t n,
+                           uint8_t *label, double *lo, double *hi);
 /* Cramer's V (scipy.stats.contingency.association, method="cramer") of a count table given
  * as its non-zero cells (x in [0, A), y in [0, B)); the table's rows and columns are the x
  * and y values present. NaN when it has fewer than 2 rows or columns. */

@@ -17,6 +17,10 @@
  *              MLPClassifier((50,), max_iter=50), as SDMetrics' BinaryLogisticRegression and
  *              BinaryMLPClassifier (the MLP on the project's backend layers).
  *   testing    every holdout row.
+ *   reason     a macro F1 over several classes says so beside its numbers
+ *              (gen_ev_tstr_reason): every class counts equally, so rare classes that no
+ *              model predicts pull it down for real training rows as much as for synthetic
+ *              ones.
  */
 #include <cblas.h>
 #include <math.h>
@@ -33,6 +37,25 @@ const char *gen_ev_norm_label(const char *s, char *buf, size_t cap) {
     if (n >= cap) n = cap - 1;
     memcpy(buf, s, n);
     buf[n] = 0;
+    return buf;
+}
+
+const char *gen_ev_tstr_reason(const genesis_eval_result *r, char *buf, size_t cap) {
+    if (cap == 0) return buf;
+    buf[0] = 0;
+    if (r->ntstr == 0 || r->positive || r->nclasses < 3) return buf;
+    int n = snprintf(buf, cap,
+                     "macro F1 over %d classes: every class counts equally, so classes that a "
+                     "model rarely or never predicts (the rare ones) pull the mean down; with "
+                     "many rare classes it is low for a model trained on real rows too",
+                     r->nclasses);
+    double lo = INFINITY;
+    for (int k = 0; k < r->ntstr; k++)
+        if (isfinite(r->tstr[k].real) && r->tstr[k].real < lo) lo = r->tstr[k].real;
+    if (n > 0 && (size_t)n < cap && isfinite(lo) && lo < 0.5)
+        snprintf(buf + n, cap - (size_t)n,
+                 " (here %.3f at the lowest): compare the synthetic score with the "
+                 "trained-on-real one, not with 1", lo);
     return buf;
 }
 

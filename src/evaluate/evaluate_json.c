@@ -123,6 +123,7 @@ char *gen_ev_json(const genesis_eval_result *r) {
     gen_ev_put(sc, "column_shapes", s[GENESIS_EVAL_COLUMN_SHAPES]);
     gen_ev_put(sc, "column_pair_trends", s[GENESIS_EVAL_PAIR_TRENDS]);
     gen_ev_put(sc, "column_pair_trends_threshold", s[GENESIS_EVAL_PAIR_TRENDS_THRESHOLD]);
+    gen_ev_put(sc, "column_pair_trends_robust", r->pair_trends_robust);
     gen_ev_put(sc, "detection", s[GENESIS_EVAL_DETECTION]);
     gen_ev_put(sc, "validity", s[GENESIS_EVAL_VALIDITY]);
     gen_ev_put(sc, "data_validity", s[GENESIS_EVAL_DATA_VALIDITY]);
@@ -149,6 +150,12 @@ char *gen_ev_json(const genesis_eval_result *r) {
         gen_ev_put(a, "score", s[GENESIS_EVAL_QUALITY]);
         gen_ev_put(a, "column_shapes", s[GENESIS_EVAL_COLUMN_SHAPES]);
         gen_ev_put(a, "column_pair_trends", s[GENESIS_EVAL_PAIR_TRENDS]);
+        gen_ev_put(a, "column_pair_trends_robust", r->pair_trends_robust);
+        cJSON_AddStringToObject(q, "robust_binning",
+                                "Genesis, not SDMetrics: continuous columns in 10 equal bins "
+                                "over the real column's 0.5%-99.5% quantile range, tails in "
+                                "the end bins, one set of edges for both tables; the HTML "
+                                "heat map shows these scores");
         cJSON *t = cJSON_AddObjectToObject(q, "threshold");
         gen_ev_put(t, "score", s[GENESIS_EVAL_QUALITY_THRESHOLD]);
         gen_ev_put(t, "column_shapes", s[GENESIS_EVAL_COLUMN_SHAPES]);
@@ -176,6 +183,7 @@ char *gen_ev_json(const genesis_eval_result *r) {
             cJSON_AddStringToObject(o, "column_2", r->names[p->b]);
             gen_ev_put_str(o, "metric", p->metric);
             gen_ev_put(o, "score", p->score);
+            gen_ev_put(o, "score_robust", p->score_robust);
             gen_ev_put(o, "real_correlation", p->real_corr);
             gen_ev_put(o, "synthetic_correlation", p->syn_corr);
             gen_ev_put(o, "real_association", p->real_assoc);
@@ -230,6 +238,28 @@ char *gen_ev_json(const genesis_eval_result *r) {
             if (r->dcr_warning) cJSON_AddStringToObject(rs, "warning", r->dcr_warning);
         }
         gen_ev_put(d, "overfitting_protection", s[GENESIS_EVAL_DCR_OVERFITTING]);
+        cJSON *dup = cJSON_AddObjectToObject(p, "real_duplicate_rows");
+        cJSON_AddStringToObject(dup, "meaning", "real rows equal in every column to another "
+                                                "real row (each member of a group counts)");
+        cJSON_AddNumberToObject(dup, "rows", (double)r->real_dup_rows);
+        gen_ev_put(dup, "share", r->real_rows ? (double)r->real_dup_rows / (double)r->real_rows
+                                              : NAN);
+        if (r->has_baseline) {
+            cJSON *b = cJSON_AddObjectToObject(p, "baseline");
+            cJSON_AddStringToObject(b, "table", "holdout");
+            cJSON_AddStringToObject(b, "meaning", "the holdout scored against the training "
+                                                  "rows as if it were the synthetic table: "
+                                                  "what unseen real rows score");
+            cJSON_AddNumberToObject(b, "rows", (double)r->hold_rows);
+            cJSON_AddNumberToObject(b, "exact_copies", (double)r->base_exact_copies);
+            gen_ev_put(b, "exact_copy_rate", r->base_exact_copy_rate);
+            gen_ev_put(b, "new_row_synthesis", r->base_new_row_synthesis);
+            cJSON_AddNumberToObject(b, "new_rows", (double)r->base_new_rows);
+            cJSON_AddNumberToObject(b, "dcr_rows_used", (double)r->base_dcr_rows);
+            gen_ev_put(b, "median_dcr_to_real", r->base_dcr_median);
+            gen_ev_put(b, "median_dcr_random_to_real", r->base_dcr_median_random);
+            gen_ev_put(b, "dcr_baseline_protection", r->base_dcr_baseline);
+        }
     }
     if (r->parts & GENESIS_EVAL_PART_DETECTION) {
         cJSON *d = cJSON_AddObjectToObject(root, "detection");
@@ -239,6 +269,11 @@ char *gen_ev_json(const genesis_eval_result *r) {
         cJSON_AddNumberToObject(d, "synthetic_rows", (double)r->detect_syn_rows);
         cJSON *a = cJSON_AddArrayToObject(d, "fold_auc");
         for (int k = 0; k < 3; k++) cJSON_AddItemToArray(a, gen_ev_num(r->detect_auc[k]));
+        if (s[GENESIS_EVAL_DETECTION] >= 0.9)
+            cJSON_AddStringToObject(d, "note", "saturated: a linear model on one-hot features "
+                                               "misses interactions between columns and scores "
+                                               "near 1 for good and mediocre tables alike; see "
+                                               "fidelity.detection_xgboost");
     }
     if (r->parts & GENESIS_EVAL_PART_USEFULNESS) {
         cJSON *u = cJSON_AddObjectToObject(root, "usefulness");
@@ -257,6 +292,15 @@ char *gen_ev_json(const genesis_eval_result *r) {
             gen_ev_put(o, "trained_on_real", r->tstr[k].real);
             cJSON_AddItemToArray(m, o);
         }
+        if (r->ntstr) {
+            cJSON *b = cJSON_AddObjectToObject(u, "baseline");
+            cJSON_AddStringToObject(b, "meaning", "the same models trained on the real rows, "
+                                                  "tested on the holdout (TRTR)");
+            gen_ev_put(b, "logistic_regression", r->tstr[0].real);
+            if (r->ntstr > 1) gen_ev_put(b, "mlp", r->tstr[1].real);
+        }
+        char why[400];
+        if (gen_ev_tstr_reason(r, why, sizeof why)[0]) cJSON_AddStringToObject(u, "reason", why);
     }
     gen_ev_json_fidelity(root, r);
     if (r->note) cJSON_AddStringToObject(root, "note", r->note);

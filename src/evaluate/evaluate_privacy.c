@@ -4,7 +4,13 @@
  *
  *   Exact-copy rate        fraction of synthetic rows equal, in every column, to some real
  *                          row (missing equal to missing). Exact over all rows: real rows go
- *                          into a hash set, each synthetic row is looked up.
+ *                          into a hash set, each synthetic row is looked up. The same pass
+ *                          counts the real rows that equal another real row (every member of
+ *                          a group of identical rows counts): a table of many repeated rows
+ *                          has many exact copies in any sample of it.
+ *   Baselines              (Genesis) with a holdout, every line above is also computed for
+ *                          the holdout in the synthetic table's place (gen_ev_privacy_baseline):
+ *                          what unseen real rows score against the training rows.
  *   NewRowSynthesis        (single_table/new_row_synthesis.py) fraction of synthetic rows
  *                          with no real row that matches: every categorical value equal, every
  *                          continuous value within |real - syn| <= |0.01 * syn|, missing only
@@ -127,10 +133,12 @@ static void gen_ev_hset_free(gen_ev_hset *s) {
 /* ---- exact copies ------------------------------------------------------------------------- */
 
 static genesis_status gen_ev_exact_copies(genesis_ctx *ctx, const gen_ev_data *d, int nt,
-                                          int64_t *copies) {
+                                          int64_t *copies, int64_t *real_dups) {
     const gen_ev_table *R = &d->real, *S = &d->syn;
     gen_ev_hset hs;
-    if (gen_ev_hset_init(&hs, R->n) != 0) {
+    int64_t *cnt = NULL;
+    if (gen_ev_hset_init(&hs, R->n) != 0 ||
+        !(cnt = calloc(hs.mask + 1, sizeof *cnt))) {
         gen_ev_hset_free(&hs);
         return gen_set_error(ctx, GENESIS_ERR_NOMEM, "out of memory hashing the real rows");
     }
@@ -147,7 +155,13 @@ static genesis_status gen_ev_exact_copies(genesis_ctx *ctx, const gen_ev_data *d
             j = (j + 1) & hs.mask;
         }
         if (!dup) hs.hash[j] = h, hs.val[j] = i;
+        cnt[j]++;
     }
+    int64_t dups = 0;
+    for (size_t j = 0; j <= hs.mask; j++)
+        if (cnt[j] >= 2) dups += cnt[j];
+    free(cnt);
+    *real_dups = dups;
     int64_t n = 0;
 #pragma omp parallel for num_threads(nt) schedule(dynamic, 4096) reduction(+ : n)
     for (int64_t i = 0; i < S->n; i++) {
@@ -831,7 +845,7 @@ done:
 genesis_status gen_ev_privacy(genesis_ctx *ctx, const gen_ev_data *d, const gen_ev_opts *o,
                               genesis_eval_result *r) {
     int nt = o->threads, nc = d->ncols;
-    GEN_TRY(gen_ev_exact_copies(ctx, d, nt, &r->exact_copies));
+    GEN_TRY(gen_ev_exact_copies(ctx, d, nt, &r->exact_copies, &r->real_dup_rows));
     r->score[GENESIS_EVAL_EXACT_COPY_RATE] = (double)r->exact_copies / (double)d->syn.n;
     GEN_TRY(gen_ev_new_rows(ctx, d, nt, &r->new_rows));
     r->nrs_rows = d->syn.n;
@@ -885,5 +899,31 @@ done:
         if (rcat) free(rcat[c]);
     }
     free(rnum), free(rcat), free(inv), free(rows), free(dsyn), free(drand);
+    return st;
+}
+
+genesis_status gen_ev_privacy_baseline(genesis_ctx *ctx, const gen_ev_data *d,
+                                       const gen_ev_opts *o, genesis_eval_result *r) {
+    if (!d->has_holdout || d->hold.n == 0) return GENESIS_OK;
+    gen_ev_data view = *d;
+    view.syn = d->hold;
+    view.has_holdout = 0;
+    memset(&view.hold, 0, sizeof view.hold);
+    genesis_eval_result *b = calloc(1, sizeof *b);
+    GEN_RETURN_IF(!b, ctx, GENESIS_ERR_NOMEM, "out of memory");
+    for (size_t k = 0; k < sizeof b->score / sizeof b->score[0]; k++) b->score[k] = NAN;
+    genesis_status st = gen_ev_privacy(ctx, &view, o, b);
+    if (st == GENESIS_OK) {
+        r->has_baseline = 1;
+        r->base_exact_copies = b->exact_copies;
+        r->base_exact_copy_rate = b->score[GENESIS_EVAL_EXACT_COPY_RATE];
+        r->base_new_rows = b->new_rows;
+        r->base_new_row_synthesis = b->score[GENESIS_EVAL_NEW_ROW_SYNTHESIS];
+        r->base_dcr_rows = b->dcr_rows;
+        r->base_dcr_median = b->dcr_median_syn;
+        r->base_dcr_median_random = b->dcr_median_random;
+        r->base_dcr_baseline = b->score[GENESIS_EVAL_DCR_BASELINE];
+    }
+    free(b);
     return st;
 }

@@ -28,6 +28,13 @@
  *                       score published before 2026) averages every pair. Both are reported.
  *   Scores              property = mean of the non-NaN items; overall = nanmean of the two
  *                       properties (base_report.py).
+ *   Robust pair trends  (Genesis, not SDMetrics; the report's heat map) the same contingency
+ *                       similarity, but a continuous column is cut into 10 equal bins over
+ *                       the REAL column's 0.5%..99.5% quantile range, values beyond it in the
+ *                       end bins, NaN its own code, one set of edges for both tables: one
+ *                       outlier can no longer squeeze every other value into one bin
+ *                       (gen_ev_digitize_robust). Same rows (and subsamples) as above; pairs
+ *                       of two continuous columns keep CorrelationSimilarity.
  * Pairs run in parallel (OpenMP, one pair per task).
  */
 #include <math.h>
@@ -144,6 +151,47 @@ int gen_ev_digitize(const double *x, int64_t n, uint8_t *label, double edges[11]
         while (l < 11 && edges[l] <= v) l++;
         label[i] = (uint8_t)l;
     }
+    return 0;
+}
+
+static int gen_ev_cmp_double(const void *a, const void *b);
+
+/* Quantile q of sorted v[0..m) by linear interpolation (numpy's default). */
+static double gen_ev_quantile_sorted(const double *v, int64_t m, double q) {
+    double pos = q * (double)(m - 1);
+    int64_t i = (int64_t)floor(pos);
+    if (i >= m - 1) return v[m - 1];
+    double f = pos - (double)i;
+    return v[i] + f * (v[i + 1] - v[i]);
+}
+
+int gen_ev_digitize_robust(const double *ref, int64_t nref, const double *x, int64_t n,
+                           uint8_t *label, double *lo, double *hi) {
+    double *v = malloc((size_t)(nref ? nref : 1) * sizeof *v);
+    if (!v) return -1;
+    int64_t m = 0;
+    for (int64_t i = 0; i < nref; i++)
+        if (isfinite(ref[i])) v[m++] = ref[i];
+    double a = 0, b = 1;
+    if (m > 0) {
+        qsort(v, (size_t)m, sizeof *v, gen_ev_cmp_double);
+        a = gen_ev_quantile_sorted(v, m, 0.005);
+        b = gen_ev_quantile_sorted(v, m, 0.995);
+    }
+    free(v);
+    if (!(b > a)) a -= 0.5, b += 0.5;
+    double w = (b - a) / 10.0;
+    for (int64_t i = 0; i < n; i++) {
+        double t = x[i];
+        if (isnan(t)) {
+            label[i] = 10;
+            continue;
+        }
+        double k = floor((t - a) / w);
+        label[i] = (uint8_t)(k < 0 ? 0 : k > 9 ? 9 : (int)k);
+    }
+    *lo = a;
+    *hi = b;
     return 0;
 }
 
@@ -403,12 +451,13 @@ done:
     return rc;
 }
 
-/* One pair, all-pairs mode score plus the threshold test. Returns -1 on out of memory. */
-static int gen_ev_pair(const gen_ev_pairctx *p, const gen_ev_opts *o, int pidx,
-                       gen_ev_pair_res *pr) {
+/* One pair, all-pairs mode score plus the threshold test, and the robust score (pr_rob: the
+ * robust binning's labels). Returns -1 on out of memory. */
+static int gen_ev_pair(const gen_ev_pairctx *p, const gen_ev_pairctx *pr_rob,
+                       const gen_ev_opts *o, int pidx, gen_ev_pair_res *pr) {
     const gen_ev_data *d = p->d;
     int a = pr->a, b = pr->b;
-    pr->score = pr->real_corr = pr->syn_corr = pr->real_assoc = NAN;
+    pr->score = pr->score_robust = pr->real_corr = pr->syn_corr = pr->real_assoc = NAN;
     pr->meets = 0;
     if (d->continuous[a] && d->continuous[b]) {
         pr->metric = "CorrelationSimilarity";
@@ -421,6 +470,7 @@ static int gen_ev_pair(const gen_ev_pairctx *p, const gen_ev_opts *o, int pidx,
         pr->syn_corr = gen_ev_pearson(d->syn.num[a], d->syn.num[b], d->syn.n);
         if (!isnan(pr->real_corr) && !isnan(pr->syn_corr))
             pr->score = 1.0 - fabs(pr->real_corr - pr->syn_corr) / 2.0;
+        pr->score_robust = pr->score;
         pr->meets = !isnan(pr->real_corr) && fabs(pr->real_corr) > o->corr_threshold;
         return 0;
     }
@@ -446,6 +496,15 @@ static int gen_ev_pair(const gen_ev_pairctx *p, const gen_ev_opts *o, int pidx,
         pr->subsampled = 1;
     }
     int rc = gen_ev_contingency(p, a, b, rrows, nr, srows, ns, &pr->score, &pr->real_assoc);
+    if (rc == 0) {
+        if (d->continuous[a] || d->continuous[b]) {
+            double unused;
+            rc = gen_ev_contingency(pr_rob, a, b, rrows, nr, srows, ns, &pr->score_robust,
+                                    &unused);
+        } else {
+            pr->score_robust = pr->score;
+        }
+    }
     free(rrows);
     free(srows);
     pr->meets = !isnan(pr->real_assoc) && pr->real_assoc > o->assoc_threshold;
@@ -496,13 +555,15 @@ genesis_status gen_ev_quality(genesis_ctx *ctx, const gen_ev_data *d, const gen_
     GEN_RETURN_IF(oom, ctx, GENESIS_ERR_NOMEM, "out of memory computing column shapes");
 
     /* Column Pair Trends */
-    gen_ev_pairctx p = {d, NULL, NULL, NULL, NULL};
+    gen_ev_pairctx p = {d, NULL, NULL, NULL, NULL}, q = {d, NULL, NULL, NULL, NULL};
     p.rlab = gen_calloc((size_t)nc, sizeof *p.rlab);
     p.slab = gen_calloc((size_t)nc, sizeof *p.slab);
+    q.rlab = gen_calloc((size_t)nc, sizeof *q.rlab);
+    q.slab = gen_calloc((size_t)nc, sizeof *q.slab);
     p.disc_failed = gen_calloc((size_t)nc, sizeof *p.disc_failed);
     p.constant = gen_calloc((size_t)nc, sizeof *p.constant);
     genesis_status st = GENESIS_OK;
-    if (!p.rlab || !p.slab || !p.disc_failed || !p.constant) {
+    if (!p.rlab || !p.slab || !q.rlab || !q.slab || !p.disc_failed || !p.constant) {
         st = gen_set_error(ctx, GENESIS_ERR_NOMEM, "out of memory");
         goto done;
     }
@@ -512,7 +573,17 @@ genesis_status gen_ev_quality(genesis_ctx *ctx, const gen_ev_data *d, const gen_
         double edges[11];
         p.rlab[c] = malloc((size_t)d->real.n);
         p.slab[c] = malloc((size_t)d->syn.n);
-        if (!p.rlab[c] || !p.slab[c]) {
+        q.rlab[c] = malloc((size_t)d->real.n);
+        q.slab[c] = malloc((size_t)d->syn.n);
+        if (!p.rlab[c] || !p.slab[c] || !q.rlab[c] || !q.slab[c]) {
+            oom = 1;
+            continue;
+        }
+        double lo, hi;
+        if (gen_ev_digitize_robust(d->real.num[c], d->real.n, d->real.num[c], d->real.n,
+                                   q.rlab[c], &lo, &hi) != 0 ||
+            gen_ev_digitize_robust(d->real.num[c], d->real.n, d->syn.num[c], d->syn.n,
+                                   q.slab[c], &lo, &hi) != 0) {
             oom = 1;
             continue;
         }
@@ -540,7 +611,7 @@ genesis_status gen_ev_quality(genesis_ctx *ctx, const gen_ev_data *d, const gen_
         }
 #pragma omp parallel for num_threads(nt) schedule(dynamic, 1) reduction(| : oom)
     for (int k = 0; k < npairs; k++)
-        if (gen_ev_pair(&p, o, k, &r->pairs[k]) != 0) oom = 1;
+        if (gen_ev_pair(&p, &q, o, k, &r->pairs[k]) != 0) oom = 1;
     if (oom) {
         st = gen_set_error(ctx, GENESIS_ERR_NOMEM, "out of memory computing pair trends");
         goto done;
@@ -563,6 +634,11 @@ genesis_status gen_ev_quality(genesis_ctx *ctx, const gen_ev_data *d, const gen_
         if (pr->meets) st_ += pr->score, mt++;
     }
     double trends = ma ? sa / ma : NAN, trends_thr = mt ? st_ / mt : NAN;
+    double sr = 0;
+    int mr = 0;
+    for (int k = 0; k < npairs; k++)
+        if (!isnan(r->pairs[k].score_robust)) sr += r->pairs[k].score_robust, mr++;
+    r->pair_trends_robust = mr ? sr / mr : NAN;
     r->score[GENESIS_EVAL_COLUMN_SHAPES] = shapes;
     r->score[GENESIS_EVAL_PAIR_TRENDS] = trends;
     r->score[GENESIS_EVAL_PAIR_TRENDS_THRESHOLD] = trends_thr;
@@ -573,8 +649,14 @@ done:
         if (p.rlab) free(p.rlab[c]);
         if (p.slab) free(p.slab[c]);
     }
+    for (int c = 0; c < nc; c++) {
+        if (q.rlab) free(q.rlab[c]);
+        if (q.slab) free(q.slab[c]);
+    }
     free(p.rlab);
     free(p.slab);
+    free(q.rlab);
+    free(q.slab);
     free(p.disc_failed);
     free(p.constant);
     return st;
