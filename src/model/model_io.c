@@ -563,9 +563,10 @@ genesis_status gen_model_write_file(const genesis_model *m, const char *path) {
     return gen_model_write_file_ex(m, path, 0);
 }
 
-genesis_status gen_model_write_file_ex(const genesis_model *m, const char *path, int with_state) {
+genesis_status gen_model_file_bytes(const genesis_model *m, int with_state, gen_bytes *out) {
     genesis_ctx *ctx = m->ctx;
     gen_bytes b = {0};
+    memset(out, 0, sizeof *out);
     wr_bytes(&b, GEN_FILE_MAGIC, 8);
     int quantiles = !m->vt->fit_table && gen_transformer_has_quantiles(&m->tf);
     gen_wr_u32(&b, quantiles ? GEN_FILE_VERSION_QUANTILE
@@ -600,13 +601,26 @@ genesis_status gen_model_write_file_ex(const genesis_model *m, const char *path,
         free(b.p);
         return gen_set_error(ctx, GENESIS_ERR_NOMEM, "out of memory saving the model");
     }
+    *out = b;
+    return GENESIS_OK;
+}
+
+genesis_status gen_model_write_bytes(genesis_ctx *ctx, const char *path, const unsigned char *p,
+                                     size_t len) {
     gen_csv_writer *w;
-    st = gen_csv_writer_open(ctx, path, ',', &w);
+    genesis_status st = gen_csv_writer_open(ctx, path, ',', &w);
     if (st == GENESIS_OK) {
-        st = gen_csv_writer_raw(w, (const char *)b.p, b.len);
+        st = gen_csv_writer_raw(w, (const char *)p, len);
         genesis_status cst = gen_csv_writer_close(w, st == GENESIS_OK);
         if (st == GENESIS_OK) st = cst;
     }
+    return st;
+}
+
+genesis_status gen_model_write_file_ex(const genesis_model *m, const char *path, int with_state) {
+    gen_bytes b;
+    GEN_TRY(gen_model_file_bytes(m, with_state, &b));
+    genesis_status st = gen_model_write_bytes(m->ctx, path, b.p, b.len);
     free(b.p);
     return st;
 }
