@@ -22,21 +22,33 @@
 
 /* ---- writer --------------------------------------------------------------------------- */
 
-static void wr_bytes(gen_bytes *b, const void *p, size_t n) {
-    if (b->oom) return;
+/* n more bytes at the end of b, to be filled by the caller; NULL (and b->oom) when out of
+ * memory */
+static unsigned char *wr_reserve(gen_bytes *b, size_t n) {
+    if (b->oom) return NULL;
+    if (n > SIZE_MAX / 2 - b->len) {
+        b->oom = 1;
+        return NULL;
+    }
     if (b->len + n > b->cap) {
         size_t cap = b->cap ? b->cap : 4096;
         while (cap < b->len + n) cap *= 2;
         unsigned char *q = realloc(b->p, cap);
         if (!q) {
             b->oom = 1;
-            return;
+            return NULL;
         }
         b->p = q;
         b->cap = cap;
     }
-    memcpy(b->p + b->len, p, n);
+    unsigned char *d = b->p + b->len;
     b->len += n;
+    return d;
+}
+
+static void wr_bytes(gen_bytes *b, const void *p, size_t n) {
+    unsigned char *d = wr_reserve(b, n);
+    if (d && n) memcpy(d, p, n);
 }
 
 void gen_wr_raw(gen_bytes *b, const void *p, size_t n) { wr_bytes(b, p, n); }
@@ -56,10 +68,20 @@ void gen_wr_f64(gen_bytes *b, double v) {
     gen_wr_u64(b, u);
 }
 void gen_wr_f32s(gen_bytes *b, const float *v, size_t n) {
+    /* one reservation for the whole array (a checkpoint holds hundreds of MB of floats) */
+    if (n == 0 || b->oom) return;
+    unsigned char *d = n <= SIZE_MAX / 8 ? wr_reserve(b, 4 * n) : NULL;
+    if (!d) {
+        b->oom = 1;
+        return;
+    }
     for (size_t i = 0; i < n; i++) {
         uint32_t u;
         memcpy(&u, &v[i], 4);
-        gen_wr_u32(b, u);
+        d[4 * i] = (unsigned char)u;
+        d[4 * i + 1] = (unsigned char)(u >> 8);
+        d[4 * i + 2] = (unsigned char)(u >> 16);
+        d[4 * i + 3] = (unsigned char)(u >> 24);
     }
 }
 void gen_wr_f64s(gen_bytes *b, const double *v, size_t n) {
