@@ -4,8 +4,9 @@
  * training progress (epochs; TimeGAN's three phases). With --devices/--multi-gpu each rank
  * runs the command's body (setup.c, run_ranks). Checkpoints (docs/checkpoints.md):
  * --checkpoint/--checkpoint-every, --resume (the model comes from the checkpoint), and Ctrl-C:
- * the SIGINT handler only sets a flag, the progress callback returns it, the library writes
- * the checkpoint and stops, and the command prints how to continue and exits 130.
+ * the SIGINT handler only sets a flag, which the library reads after every training step
+ * (genesis_ctx_set_interrupt) and the progress callback returns; the library writes the
+ * checkpoint and stops, and the command prints how to continue and exits 130.
  */
 #include <ctype.h>
 #include <signal.h>
@@ -14,8 +15,8 @@
 
 #include "cli.h"
 
-/* Ctrl-C: the first sets the flag the progress callback returns (the library then writes a
- * checkpoint at the end of the epoch and stops); a second one exits at once. */
+/* Ctrl-C: the first sets the flag the library reads after every step (it then stops, writing
+ * the checkpoint of the last finished epoch or iteration); a second one exits at once. */
 static volatile sig_atomic_t g_interrupted;
 
 static void on_sigint(int sig) {
@@ -95,6 +96,7 @@ typedef struct progress_state {
     const char *unit; /* what the fit counts: "epochs" or "iterations" */
     int show; /* print progress (the callback also answers Ctrl-C when it prints nothing) */
     genesis_progress last;
+    int asked_stop; /* the callback returned the Ctrl-C flag (a stop at an epoch's end) */
 } progress_state;
 
 /* TimeGAN: one line per phase on a terminal, a line every 10% otherwise. */
@@ -120,7 +122,10 @@ static int show_seq_progress(const genesis_progress *p, const progress_state *ps
 static int show_progress(const genesis_progress *p, void *user) {
     progress_state *ps = user;
     ps->last = *p;
-    if (g_interrupted) return 1; /* stop: the library checkpoints first */
+    if (g_interrupted) { /* stop: the library checkpoints first */
+        ps->asked_stop = 1;
+        return 1;
+    }
     if (!ps->show) return 0;
     if (ps->seq) return show_seq_progress(p, ps);
     char losses[64], eta[32], el[32];
@@ -250,11 +255,18 @@ static void put_quoted(const char *a) {
 
 /* After Ctrl-C: where the training state is and the command that continues it (this run's
  * arguments with --resume FILE, any earlier --resume left out). Exit code 130. */
-static int interrupted(const options *o, const progress_state *ps, genesis_status st,
-                       const char *ckpt) {
+static int interrupted(const options *o, const genesis_model *m, const progress_state *ps,
+                       genesis_status st, const char *ckpt) {
     char where[96] = "before the first epoch";
+    int64_t done = 0, total = 0;
     if (ps->tty && ps->show) fputc('\n', stderr); /* end the progress line drawn in place */
-    if (ps->last.epochs > 0 && ps->seq)
+    if (st == GENESIS_ERR_STOPPED && !ps->seq &&
+        genesis_model_checkpoint_progress(m, &done, &total) == GENESIS_OK && total > 0)
+        snprintf(where, sizeof where, "%s %s %lld of %lld",
+                 !ps->iters && !ps->asked_stop ? "in" : "at", ps->iters ? "iteration" : "epoch",
+                 (long long)(!ps->iters && !ps->asked_stop ? done + 1 : done),
+                 (long long)total); /* an epoch stopped within: the state is the one before */
+    else if (ps->last.epochs > 0 && ps->seq)
         snprintf(where, sizeof where, "at iteration %lld of %lld (phase %d of 3)",
                  (long long)ps->last.step, (long long)ps->last.steps, ps->last.epoch);
     else if (ps->last.epochs > 0 && ps->iters)
@@ -262,12 +274,23 @@ static int interrupted(const options *o, const progress_state *ps, genesis_statu
                  (long long)ps->last.steps);
     else if (ps->last.epochs > 0)
         snprintf(where, sizeof where, "at epoch %d of %d", ps->last.epoch, ps->last.epochs);
+    if (st != GENESIS_ERR_STOPPED && ps->last.epochs == 0 && ckpt && ckpt[0]) {
+        /* stopped in the first epoch of this run: nothing finished to keep */
+        fprintf(stderr, "genesis: interrupted %s; no checkpoint was written (none of this run's "
+                        "training had finished)%s%s\n", where,
+                o->resume ? "; the state it continued is still in " : "",
+                o->resume ? o->resume : "");
+        return 130;
+    }
     if (st != GENESIS_ERR_STOPPED) {
         fprintf(stderr, "genesis: interrupted %s; no checkpoint was written (give --checkpoint "
                         "FILE to keep the training state)\n", where);
         return 130;
     }
-    fprintf(stderr, "genesis: interrupted %s; the training state is in %s\n", where, ckpt);
+    if (!ps->seq && !ps->iters && !ps->asked_stop)
+        fprintf(stderr, "genesis: interrupted %s; the training state at the end of epoch %lld "
+                        "is in %s\n", where, (long long)done, ckpt);
+    else fprintf(stderr, "genesis: interrupted %s; the training state is in %s\n", where, ckpt);
     fprintf(stderr, "genesis: to continue: genesis %s --resume", o->cmd_name);
     put_quoted(ckpt);
     for (int i = 1; i < o->argc; i++) {
@@ -311,7 +334,9 @@ static genesis_status fit_from_options(genesis_ctx *ctx, const options *o, genes
     sigemptyset(&sa.sa_mask);
     g_interrupted = 0;
     sigaction(SIGINT, &sa, &old);
+    genesis_ctx_set_interrupt(ctx, &g_interrupted); /* read after every training step */
     if (st == GENESIS_OK) st = genesis_model_fit(*m, t, show_progress, ps);
+    genesis_ctx_set_interrupt(ctx, NULL);
     sigaction(SIGINT, &old, NULL);
     genesis_table_free(t);
     return st;
@@ -334,7 +359,7 @@ static progress_state progress_of(const options *o) {
 /* a fit stopped by Ctrl-C: exit 130 after saying where the state is */
 static int stopped(genesis_ctx *ctx, genesis_model *m, genesis_status st, const options *o,
                    const progress_state *ps, const char *ckpt) {
-    int rc = interrupted(o, ps, st, ckpt);
+    int rc = interrupted(o, m, ps, st, ckpt);
     finish(ctx, m, GENESIS_OK);
     return rc;
 }

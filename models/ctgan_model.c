@@ -222,8 +222,11 @@ static genesis_status ctgan_model_fit(genesis_model *m, const gen_encoded *enc,
             int ns = steps - s0 < chunk ? (int)(steps - s0) : chunk;
             ctgan_draw_steps(c, &cm->prior, enc->nrows, rng, ns, draws);
             ctgan_upload_draws(c, draws, ns);
-            for (int k = 0; k < ns && st == GENESIS_OK; k++)
+            for (int k = 0; k < ns && st == GENESIS_OK; k++) {
                 st = ctgan_train_step(c, &table.t, cm->prior.n_disc, k);
+                if (st == GENESIS_OK && gen_ctx_interrupted(ctx) && s0 + k + 1 < steps)
+                    st = gen_ckpt_stop_within(m, e + 1, epochs, s0 + k + 1, steps);
+            }
         }
         if (st == GENESIS_OK) st = ctgan_epoch_end(c, e + 1, &L);
         if (st != GENESIS_OK) break;

@@ -603,6 +603,7 @@ genesis_status timegan_fit(timegan *t, const float *data, int64_t N, int64_t ite
                     stop = progress(phase, it, iters, &shown, user);
                 }
             }
+            if (gen_ctx_interrupted(ctx)) stop = 1; /* Ctrl-C: at this iteration */
             if (st == GENESIS_OK && t->ck) st = t->ck->after(t, phase, it, iters, bt.perm, N, &bt.rng, stop);
             else if (st == GENESIS_OK && stop)
                 st = gen_set_error(ctx, GENESIS_ERR_CANCELLED,

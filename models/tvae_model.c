@@ -213,6 +213,10 @@ static genesis_status tvae_model_fit(genesis_model *m, const gen_encoded *enc,
                 tvae_state_upload(t, 0); /* block k of the chunk is step c0 / B + k */
             }
             int rows = (int)((N - s * B) < B ? (N - s * B) : B);
+            if (st == GENESIS_OK && s > 0 && gen_ctx_interrupted(ctx)) {
+                st = gen_ckpt_stop_within(m, e + 1, epochs, s, steps);
+                if (st != GENESIS_OK) break;
+            }
             if (K == 1 && rows == B) { /* a full batch: the same work every step */
                 st = tvae_train_step_chunk(t, &table.t, chunk_dev);
                 continue;

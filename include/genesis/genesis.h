@@ -30,6 +30,7 @@
 #ifndef GENESIS_H
 #define GENESIS_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -130,6 +131,18 @@ typedef void (*genesis_log_fn)(genesis_log_level level, const char *msg, void *u
 /*! genesis_ctx_set_log() : route the library's notices (fallbacks, warnings about the data)
  *  to a callback; by default nothing is printed. */
 GENESIS_API void genesis_ctx_set_log(genesis_ctx *ctx, genesis_log_fn fn, void *user);
+/*! genesis_ctx_set_interrupt() : a flag genesis_model_fit reads after every optimiser step
+ *  (DDPM and TimeGAN: every iteration); when it is non-zero the fit stops there, as a progress
+ *  callback's non-zero return would, without waiting for the end of the epoch. A program sets
+ *  it from its SIGINT handler. With a checkpoint file (genesis_model_set_checkpoint) the state
+ *  of a safe point is written: DDPM and TimeGAN stop at an iteration, which is one; CTGAN and
+ *  TVAE stop after the current step and write the state at the end of the last finished
+ *  epoch, kept in memory when that epoch took a second or more (a resumed fit redoes the
+ *  interrupted epoch's steps and gives the uninterrupted fit's bytes); after shorter epochs
+ *  they stop at the end of the current one; in the first epoch of a fit they stop without a
+ *  checkpoint (GENESIS_ERR_CANCELLED). Ignored with several data-parallel ranks. NULL removes
+ *  it. */
+GENESIS_API void genesis_ctx_set_interrupt(genesis_ctx *ctx, const volatile sig_atomic_t *flag);
 
 /* ---- data-parallel training (docs/distributed.md) --------------------------------------- */
 typedef enum genesis_dist_kind {

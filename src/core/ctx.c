@@ -45,6 +45,10 @@ void genesis_ctx_set_log(genesis_ctx *ctx, genesis_log_fn fn, void *user) {
     ctx->log_user = user;
 }
 
+void genesis_ctx_set_interrupt(genesis_ctx *ctx, const volatile sig_atomic_t *flag) {
+    if (ctx) ctx->interrupt = flag;
+}
+
 int gen_ctx_threads(const genesis_ctx *ctx) {
     if (ctx && ctx->threads > 0) return ctx->threads;
     /* 0 = automatic: OMP_NUM_THREADS when set; otherwise the cores that other work is not

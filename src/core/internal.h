@@ -10,6 +10,7 @@
 #ifndef GEN_INTERNAL_H
 #define GEN_INTERNAL_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -41,7 +42,15 @@ struct genesis_ctx {
     double mem_fraction;         /* share of available memory workloads may plan for */
     uint64_t mem_limit;          /* hard limit in bytes, 0 = none */
     int mem_budget_set;          /* the caller chose a budget (fit then enforces it) */
+    const volatile sig_atomic_t *interrupt; /* genesis_ctx_set_interrupt; NULL = none */
 };
+
+/* 1 when the caller's interrupt flag (genesis_ctx_set_interrupt) is set and the work runs
+ * on one worker (no communicator: several ranks stop where they agree). Fits check it after
+ * every step; gen_ckpt_point (src/model/checkpoint.c) stops on it by itself. */
+static inline int gen_ctx_interrupted(const genesis_ctx *ctx) {
+    return ctx && ctx->interrupt && *ctx->interrupt && !ctx->comm;
+}
 
 /* Records an error message in the context (if any) and returns `st`. */
 genesis_status gen_set_error(genesis_ctx *ctx, genesis_status st, const char *fmt, ...)

@@ -153,22 +153,61 @@ genesis_status gen_ckpt_rd_dev(genesis_model *m, gen_reader *r, float *dev, size
 
 /* ---- during a fit ------------------------------------------------------------------------ */
 
+/* Drops the kept state (src/model/model.c frees it too, after a fit). */
+static void ckpt_drop_snap(genesis_model *m) {
+    free(m->ckpt_snap);
+    m->ckpt_snap = NULL;
+    m->ckpt_snap_len = 0;
+    m->ckpt_snap_done = 0;
+}
+
+/* A safe point's state is kept in memory for a stop before the next one only for fits whose
+ * unit (an epoch) is many steps, when a caller may interrupt, and when the unit took long
+ * enough (GEN_CKPT_SNAP_S) that waiting for the next safe point would be felt.
+ * GENESIS_CKPT_SNAP_S (seconds) replaces it: a test hook (tests/cli/checkpoint.sh keeps every
+ * epoch's state with 0, so that Ctrl-C stops within an epoch of a small fit). */
+#define GEN_CKPT_SNAP_S 1.0
+static double ckpt_snap_s(void) {
+    const char *env = getenv("GENESIS_CKPT_SNAP_S");
+    char *end = NULL;
+    double v = env ? strtod(env, &end) : GEN_CKPT_SNAP_S;
+    return env && end != env && v >= 0 ? v : GEN_CKPT_SNAP_S;
+}
+
 genesis_status gen_ckpt_point(genesis_model *m, int64_t done, int64_t total, int stop) {
     genesis_ctx *ctx = m->ctx;
     const char *unit = m->vt->train_param == GENESIS_P_ITERATIONS ? "iteration" : "epoch";
+    if (gen_ctx_interrupted(ctx)) stop = 1;
+    double now = ckpt_now_s(), took = now - m->ckpt_point_s;
+    m->ckpt_point_s = now;
+    m->ckpt_points++;
     if (!m->ckpt_path) {
         GEN_RETURN_IF(stop, ctx, GENESIS_ERR_CANCELLED,
                       "training stopped by the caller at %s %lld of %lld", unit, (long long)done,
                       (long long)total);
         return GENESIS_OK;
     }
-    double now = ckpt_now_s();
     int due = stop || (done < total && ((m->ckpt_every > 0 && done % m->ckpt_every == 0) ||
                                         (m->ckpt_minutes > 0 && now - m->ckpt_last_s >= 60.0 * m->ckpt_minutes)));
-    if (!due) return GENESIS_OK;
+    int keep = !stop && done < total && ctx->interrupt && !ctx->comm &&
+               m->vt->train_param == GENESIS_P_EPOCHS && took >= ckpt_snap_s();
+    ckpt_drop_snap(m); /* an older state is never written in place of this one */
+    if (!due && !keep) return GENESIS_OK;
     m->ckpt_done = done;
     m->ckpt_total = total;
-    GEN_TRY(gen_model_write_file_ex(m, m->ckpt_path, 1));
+    gen_bytes b;
+    GEN_TRY(gen_model_file_bytes(m, 1, &b));
+    genesis_status st = due ? gen_model_write_bytes(ctx, m->ckpt_path, b.p, b.len) : GENESIS_OK;
+    if (st == GENESIS_OK && keep) {
+        m->ckpt_snap = b.p;
+        m->ckpt_snap_len = b.len;
+        m->ckpt_snap_done = done;
+    } else {
+        free(b.p);
+    }
+    GEN_TRY(st);
+    if (!due) return GENESIS_OK;
+    m->ckpt_written = 1;
     m->ckpt_last_s = ckpt_now_s();
     gen_log(ctx, GENESIS_LOG_DEBUG, "checkpoint at %s %lld of %lld written to %s", unit,
             (long long)done, (long long)total, m->ckpt_path);
@@ -177,6 +216,37 @@ genesis_status gen_ckpt_point(genesis_model *m, int64_t done, int64_t total, int
                   "%s (`genesis_model_load_checkpoint` continues it)",
                   unit, (long long)done, (long long)total, m->ckpt_path);
     return GENESIS_OK;
+}
+
+genesis_status gen_ckpt_stop_within(genesis_model *m, int64_t unit, int64_t total, int64_t step,
+                                    int64_t steps) {
+    genesis_ctx *ctx = m->ctx;
+    if (!m->ckpt_path)
+        return gen_set_error(ctx, GENESIS_ERR_CANCELLED,
+                             "training stopped by the caller at step %lld of %lld of epoch %lld "
+                             "of %lld",
+                             (long long)step, (long long)steps, (long long)unit, (long long)total);
+    if (m->ckpt_snap) {
+        GEN_TRY(gen_model_write_bytes(ctx, m->ckpt_path, m->ckpt_snap, m->ckpt_snap_len));
+        m->ckpt_done = m->ckpt_snap_done;
+        m->ckpt_total = total;
+        m->ckpt_written = 1;
+        gen_log(ctx, GENESIS_LOG_DEBUG, "checkpoint at epoch %lld of %lld written to %s",
+                (long long)m->ckpt_snap_done, (long long)total, m->ckpt_path);
+        return gen_set_error(ctx, GENESIS_ERR_STOPPED,
+                             "training stopped by the caller at step %lld of %lld of epoch %lld "
+                             "of %lld; the training state at the end of epoch %lld is in %s "
+                             "(`genesis_model_load_checkpoint` continues it)",
+                             (long long)step, (long long)steps, (long long)unit,
+                             (long long)total, (long long)m->ckpt_snap_done, m->ckpt_path);
+    }
+    if (m->ckpt_points == 0) /* nothing finished since the fit started */
+        return gen_set_error(ctx, GENESIS_ERR_CANCELLED,
+                             "training stopped by the caller at step %lld of %lld of epoch %lld "
+                             "of %lld, before an epoch of this fit finished: no checkpoint "
+                             "written",
+                             (long long)step, (long long)steps, (long long)unit, (long long)total);
+    return GENESIS_OK; /* short epochs: stop at the end of this one (gen_ckpt_point) */
 }
 
 int gen_ckpt_resume_reader(genesis_model *m, gen_reader *r, int64_t *done) {
@@ -246,6 +316,11 @@ genesis_status genesis_model_load_checkpoint(genesis_ctx *ctx, const char *path,
 genesis_status genesis_model_checkpoint_progress(const genesis_model *m, int64_t *done,
                                                  int64_t *total) {
     if (!m) return GENESIS_ERR_INVALID_ARG;
+    if (m->ckpt_written && !m->fitted) { /* a stopped fit: the state it wrote */
+        if (done) *done = m->ckpt_done;
+        if (total) *total = m->ckpt_total;
+        return GENESIS_OK;
+    }
     GEN_RETURN_IF(!m->resume, m->ctx, GENESIS_ERR_STATE,
                   "the model holds no checkpoint to continue (genesis_model_load_checkpoint)");
     if (done) *done = m->resume_done;

@@ -17,6 +17,13 @@
  * error. The fit must have no pending random draws: the state vt->train_save writes has to
  * determine the rest of the fit. */
 genesis_status gen_ckpt_point(genesis_model *m, int64_t done, int64_t total, int stop);
+/* A fit whose safe points are epochs, interrupted after step `step` of `steps` of epoch
+ * `unit` (1-based) of `total`: GENESIS_ERR_STOPPED with the state of the last finished epoch
+ * written (kept in memory by gen_ckpt_point), GENESIS_ERR_CANCELLED without a checkpoint file
+ * or before any epoch of this fit finished, or GENESIS_OK when the last epoch was too short to
+ * keep its state: the fit then goes on to the end of this epoch, where gen_ckpt_point stops. */
+genesis_status gen_ckpt_stop_within(genesis_model *m, int64_t unit, int64_t total, int64_t step,
+                                    int64_t steps);
 /* When the model continues a checkpoint (m->resume): a reader over the network's state and
  * the units already done; the fit restores from it right after creating its network.
  * Returns 0 when there is nothing to resume. */

@@ -50,6 +50,7 @@ void genesis_model_free(genesis_model *m) {
     free(m->seq_time);
     free(m->target);
     free(m->ckpt_path);
+    free(m->ckpt_snap);
     free(m->resume);
     free(m);
 }
@@ -161,6 +162,13 @@ gen_act_span *gen_model_act_spans(const gen_transformer *tf) {
     return s;
 }
 
+/* The last safe point's state a fit kept for a stop between safe points (checkpoint.c). */
+static void free_ckpt_snap(genesis_model *m) {
+    free(m->ckpt_snap);
+    m->ckpt_snap = NULL;
+    m->ckpt_snap_len = 0;
+}
+
 genesis_status genesis_model_fit(genesis_model *m, const genesis_table *t,
                                  genesis_progress_fn progress, void *user) {
     if (!m || !t) return GENESIS_ERR_INVALID_ARG;
@@ -215,6 +223,9 @@ genesis_status genesis_model_fit(genesis_model *m, const genesis_table *t,
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
     m->ckpt_last_s = (double)now.tv_sec + 1e-9 * (double)now.tv_nsec; /* for ckpt_minutes */
+    m->ckpt_point_s = m->ckpt_last_s; /* the safe points of this fit (checkpoint.c) */
+    m->ckpt_points = 0;
+    m->ckpt_written = 0;
     if (gen_comm_size(ctx->comm) > 1) { /* data parallel: the same table and settings everywhere */
         gen_comm *c = ctx->comm;
         GEN_TRY(gen_comm_check_same(c, "the seed (high 32 bits)", (double)(m->seed >> 32)));
@@ -227,6 +238,7 @@ genesis_status genesis_model_fit(genesis_model *m, const genesis_table *t,
     }
     if (m->vt->fit_table) { /* sequence models read the table themselves */
         genesis_status fst = m->vt->fit_table(m, t, progress, user);
+        free_ckpt_snap(m);
         if (fst != GENESIS_OK) {
             if (m->vt->free) m->vt->free(m);
             return fst;
@@ -252,6 +264,7 @@ genesis_status genesis_model_fit(genesis_model *m, const genesis_table *t,
     if (st == GENESIS_OK) st = gen_transformer_transform(ctx, &m->tf, t, &enc);
     if (st == GENESIS_OK) {
         st = m->vt->fit(m, &enc, progress, user);
+        free_ckpt_snap(m);
         gen_encoded_free(&enc);
     }
     if (st != GENESIS_OK) { /* leave the model as created, so that fit can be called again */

@@ -22,21 +22,33 @@
 
 /* ---- writer --------------------------------------------------------------------------- */
 
-static void wr_bytes(gen_bytes *b, const void *p, size_t n) {
-    if (b->oom) return;
+/* n more bytes at the end of b, to be filled by the caller; NULL (and b->oom) when out of
+ * memory */
+static unsigned char *wr_reserve(gen_bytes *b, size_t n) {
+    if (b->oom) return NULL;
+    if (n > SIZE_MAX / 2 - b->len) {
+        b->oom = 1;
+        return NULL;
+    }
     if (b->len + n > b->cap) {
         size_t cap = b->cap ? b->cap : 4096;
         while (cap < b->len + n) cap *= 2;
         unsigned char *q = realloc(b->p, cap);
         if (!q) {
             b->oom = 1;
-            return;
+            return NULL;
         }
         b->p = q;
         b->cap = cap;
     }
-    memcpy(b->p + b->len, p, n);
+    unsigned char *d = b->p + b->len;
     b->len += n;
+    return d;
+}
+
+static void wr_bytes(gen_bytes *b, const void *p, size_t n) {
+    unsigned char *d = wr_reserve(b, n);
+    if (d && n) memcpy(d, p, n);
 }
 
 void gen_wr_raw(gen_bytes *b, const void *p, size_t n) { wr_bytes(b, p, n); }
@@ -56,10 +68,20 @@ void gen_wr_f64(gen_bytes *b, double v) {
     gen_wr_u64(b, u);
 }
 void gen_wr_f32s(gen_bytes *b, const float *v, size_t n) {
+    /* one reservation for the whole array (a checkpoint holds hundreds of MB of floats) */
+    if (n == 0 || b->oom) return;
+    unsigned char *d = n <= SIZE_MAX / 8 ? wr_reserve(b, 4 * n) : NULL;
+    if (!d) {
+        b->oom = 1;
+        return;
+    }
     for (size_t i = 0; i < n; i++) {
         uint32_t u;
         memcpy(&u, &v[i], 4);
-        gen_wr_u32(b, u);
+        d[4 * i] = (unsigned char)u;
+        d[4 * i + 1] = (unsigned char)(u >> 8);
+        d[4 * i + 2] = (unsigned char)(u >> 16);
+        d[4 * i + 3] = (unsigned char)(u >> 24);
     }
 }
 void gen_wr_f64s(gen_bytes *b, const double *v, size_t n) {
@@ -588,9 +610,10 @@ genesis_status gen_model_write_file(const genesis_model *m, const char *path) {
     return gen_model_write_file_ex(m, path, 0);
 }
 
-genesis_status gen_model_write_file_ex(const genesis_model *m, const char *path, int with_state) {
+genesis_status gen_model_file_bytes(const genesis_model *m, int with_state, gen_bytes *out) {
     genesis_ctx *ctx = m->ctx;
     gen_bytes b = {0};
+    memset(out, 0, sizeof *out);
     wr_bytes(&b, GEN_FILE_MAGIC, 8);
     int quantiles = !m->vt->fit_table && gen_transformer_has_quantiles(&m->tf);
     int comma = !m->vt->fit_table && gen_transformer_has_decimal_comma(&m->tf);
@@ -627,13 +650,26 @@ genesis_status gen_model_write_file_ex(const genesis_model *m, const char *path,
         free(b.p);
         return gen_set_error(ctx, GENESIS_ERR_NOMEM, "out of memory saving the model");
     }
+    *out = b;
+    return GENESIS_OK;
+}
+
+genesis_status gen_model_write_bytes(genesis_ctx *ctx, const char *path, const unsigned char *p,
+                                     size_t len) {
     gen_csv_writer *w;
-    st = gen_csv_writer_open(ctx, path, ',', &w);
+    genesis_status st = gen_csv_writer_open(ctx, path, ',', &w);
     if (st == GENESIS_OK) {
-        st = gen_csv_writer_raw(w, (const char *)b.p, b.len);
+        st = gen_csv_writer_raw(w, (const char *)p, len);
         genesis_status cst = gen_csv_writer_close(w, st == GENESIS_OK);
         if (st == GENESIS_OK) st = cst;
     }
+    return st;
+}
+
+genesis_status gen_model_write_file_ex(const genesis_model *m, const char *path, int with_state) {
+    gen_bytes b;
+    GEN_TRY(gen_model_file_bytes(m, with_state, &b));
+    genesis_status st = gen_model_write_bytes(m->ctx, path, b.p, b.len);
     free(b.p);
     return st;
 }

@@ -91,6 +91,11 @@ genesis_status gen_model_read_mem(genesis_ctx *ctx, const char *name, const unsi
 /* with_state: a checkpoint (version 4, the training-state section after the model section,
  * src/model/checkpoint.c) */
 genesis_status gen_model_write_file_ex(const genesis_model *m, const char *path, int with_state);
+/* The two halves of gen_model_write_file_ex: the whole file's bytes (*out owns out->p; the
+ * caller frees it), and bytes written to `path` under a temporary name, then renamed. */
+genesis_status gen_model_file_bytes(const genesis_model *m, int with_state, gen_bytes *out);
+genesis_status gen_model_write_bytes(genesis_ctx *ctx, const char *path, const unsigned char *p,
+                                     size_t len);
 /* keep_state: a checkpoint's training state is kept in m->resume (else checked and dropped) */
 genesis_status gen_model_read_file_ex(genesis_ctx *ctx, const char *path, int keep_state,
                                       genesis_model **out);

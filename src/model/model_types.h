@@ -125,6 +125,14 @@ struct genesis_model {
     double ckpt_minutes;       /* minutes between checkpoints; 0 = none */
     double ckpt_last_s;        /* when the fit started or last wrote one (monotonic seconds) */
     int64_t ckpt_done, ckpt_total; /* the safe point being written (gen_ckpt_point) */
+    int ckpt_written;          /* this fit wrote a checkpoint (of ckpt_done units) */
+    /* a stop between safe points (gen_ckpt_stop_within): the checkpoint file of the last
+     * safe point, kept in memory when its unit took long enough to be worth stopping in */
+    unsigned char *ckpt_snap;
+    size_t ckpt_snap_len;
+    int64_t ckpt_snap_done;
+    int64_t ckpt_points;       /* safe points this fit has passed */
+    double ckpt_point_s;       /* when the fit started or passed its last safe point */
     uint64_t fit_fp;           /* fingerprint of the table being fitted (gen_table_fingerprint) */
     int64_t fit_rows;
     int fit_cols;
