@@ -25,7 +25,8 @@ static void su_select(pt_env *e) {
     int o = pt_add(e, "dst", n, PT_OUT, -1, 1);
     e->b[o].bits = 1;
     int32_t *src = pt_add_int(e, "src", n * K);
-    for (size_t i = 0; i < n * K; i++) src[i] = (int32_t)(i * 2654435761u >> 7) - (1 << 23);
+    for (size_t i = 0; i < n * K; i++) /* in [-2^23, 2^23): no overflow */
+        src[i] = (int32_t)((uint32_t)(i * 2654435761u) >> 8) - (1 << 23);
     gen_step_state st = {.rng = 99, .t = {3, 4}, .k = D(2)};
     pt_add_state(e, "st", PT_IN, st);
 }
