@@ -56,6 +56,15 @@ def f(x):
     return "–" if x is None else "%.3f" % x
 
 
+def fr(rs, key):
+    """mean, with the seeds' range when there are several"""
+    v = [r["scores"].get(key) for r in rs]
+    v = [x for x in v if x is not None]
+    if not v:
+        return "–"
+    return "%.3f" % st.mean(v) + (" (%.3f–%.3f)" % (min(v), max(v)) if len(v) > 1 else "")
+
+
 def main():
     runs = load(sys.argv[1])
     if len(sys.argv) > 2:
@@ -73,7 +82,7 @@ def main():
                 continue
             src = "measured" + (" (%d seeds)" % len(rs) if len(rs) > 1 else "")
             g = lambda k: mean(rs, k)
-            fid.append("| %s | %s | %s | %s |" % (t, NAME[m], src, " | ".join(f(g(k)) for k in (
+            fid.append("| %s | %s | %s | %s |" % (t, NAME[m], src, " | ".join(fr(rs, k) for k in (
                 "column_shapes", "column_pair_trends", "detection", "detection_xgboost",
                 "alpha_precision", "beta_recall"))))
             ts, tr = g("tstr_xgboost_auc"), g("trtr_xgboost_auc")
@@ -83,9 +92,9 @@ def main():
             fs = st.mean(r["fit_s"] for r in rs) if m != "real" else None
             ss = st.mean(r["sample_s"] for r in rs) if m != "real" else None
             use.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
-                t, NAME[m], src, f(ts), f(tr), "–" if ts is None or tr is None else "%+.3f" % (ts - tr),
+                t, NAME[m], src, fr(rs, "tstr_xgboost_auc"), f(tr), "–" if ts is None or tr is None else "%+.3f" % (ts - tr),
                 "–" if dlr is None else "%+.3f" % dlr, "–" if dmlp is None else "%+.3f" % dmlp,
-                f(g("dcr_share")), "–" if fs is None else "%.0f" % fs, "–" if ss is None else "%.0f" % ss))
+                fr(rs, "dcr_share"), "–" if fs is None else "%.0f" % fs, "–" if ss is None else "%.0f" % ss))
         for m, v in PUB.get(t, {}).items():
             fid.append("| %s | %s | published | %s |" % (t, m, " | ".join(f(x) for x in v[:6])))
             if v[6] is not None:
@@ -110,7 +119,7 @@ def main():
                 a, b = mean(rs, k1), mean(rs, k2)
                 if k1 == "tstr_xgboost_auc":
                     a = None if a is None else "%s (%s)" % (f(a), f(mean(rs, "trtr_xgboost_auc")))
-                    cells.append("–" if a is None else "%s / %s" % (a, f(b)))
+                    cells.append("%s / %s" % ("–" if a is None else a, f(b)))
                 else:
                     cells.append("%s / %s" % (f(a), f(b)))
             print("| %s | measured | %s |" % (NAME[m], " | ".join(cells)))
