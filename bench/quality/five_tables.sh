@@ -100,6 +100,7 @@ OUT=${OUT:-bench/results/five_tables_$(date -u +%Y%m%dT%H%M%SZ)}
 if [ ! -d "$DATA" ]; then echo "five_tables: $DATA not found (set GENESIS_DATA); skipping"; exit 0; fi
 [ -x "$GEN" ] || { cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release >/dev/null && cmake --build "$BUILD" -j"$(nproc)" --target genesis_cli >/dev/null; }
 mkdir -p "$OUT"
+touch "$OUT/runs.jsonl"   # the summary below reads it even when every table was skipped
 echo "five_tables: tables [$TABLES], models [$MODELS], seeds [$SEEDS], engine $ENGINE;" \
      "CTGAN/TVAE $EPOCHS epochs, DDPM $DDPM_ITERS x $DDPM_BATCH, sample-steps [$DDPM_STEPS];" \
      "train <= $TRAIN_ROWS rows, holdout <= $HOLDOUT_ROWS -> $OUT"
@@ -108,6 +109,9 @@ echo "five_tables: tables [$TABLES], models [$MODELS], seeds [$SEEDS], engine $E
 prepare() {
   local name=$1 file=$2 target=$3
   [ -f "$DATA/$file" ] || { echo "five_tables: $DATA/$file not found; skipping $name"; return 1; }
+  if [ "$name" = adult ] && [ ! -f "$DATA/adult_test.csv" ]; then
+    echo "five_tables: $DATA/adult_test.csv not found; skipping adult"; return 1
+  fi
   [ -f "$OUT/$name/train.csv" ] && [ -f "$OUT/$name/rest.csv" ] && return 0
   mkdir -p "$OUT/$name"
   "$PYTHON" - "$DATA/$file" "$OUT/$name" "$name" "$target" "$TRAIN_ROWS" "$HOLDOUT_ROWS" <<'EOF'
