@@ -15,6 +15,10 @@
 #
 # Tables (read from $GENESIS_DATA, default ../shared/data, a sibling folder of the developers'
 # setup; a table that is absent is skipped with a message) and the column TSTR predicts:
+#   adult       adult.csv + adult_test.csv    income (<=50K / >50K); not in the default TABLES:
+#                                             training rows from adult.csv, the holdout from
+#                                             adult_test.csv (fields trimmed, the label's "."
+#                                             dropped), each shuffled with the fixed seed
 #   california  california_housing.csv       ocean_proximity (5 classes, macro F1)
 #   bank        bank_full.csv                 y (yes / no; F1 of "yes")
 #   covertype   covertype_sample15k.csv       Cover_Type (7 classes, macro F1)
@@ -46,6 +50,9 @@
 #     seed + 200, ...; every draw is evaluated with every EVAL_SEEDS value and the scores are
 #     the mean over all of them (per_eval_seed keeps each, draw by draw): on news one model's
 #     MLP F1 moves by 0.03 between draws, more than between evaluation seeds)
+#   REAL_BASELINE=0 (1: after the runs, each table's rest.csv -- up to TRAIN_ROWS real rows in
+#     neither the training nor the holdout part; adult: from adult.csv -- is scored as if
+#     synthetic, model "real": what each score gives an ideal generator at this size)
 #   REUSE=0 (1: a Genesis model already in OUT from an earlier run with the same settings is
 #     sampled and scored again instead of being fitted again)
 #   JOBS=1 (runs at once, each on one thread under nice)   TRAIN_ROWS=10000   HOLDOUT_ROWS=5000
@@ -82,6 +89,7 @@ TRAIN_ROWS=${TRAIN_ROWS:-10000}
 HOLDOUT_ROWS=${HOLDOUT_ROWS:-5000}
 ENGINE=${ENGINE:-genesis}
 REUSE=${REUSE:-0}
+REAL_BASELINE=${REAL_BASELINE:-0}
 EVAL_SEEDS=${EVAL_SEEDS:-0}
 SAMPLE_DRAWS=${SAMPLE_DRAWS:-1}
 case $SAMPLE_DRAWS in ''|*[!0-9]*|0) echo "five_tables: SAMPLE_DRAWS must be a positive integer" >&2; exit 2 ;; esac
@@ -92,6 +100,7 @@ OUT=${OUT:-bench/results/five_tables_$(date -u +%Y%m%dT%H%M%SZ)}
 if [ ! -d "$DATA" ]; then echo "five_tables: $DATA not found (set GENESIS_DATA); skipping"; exit 0; fi
 [ -x "$GEN" ] || { cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release >/dev/null && cmake --build "$BUILD" -j"$(nproc)" --target genesis_cli >/dev/null; }
 mkdir -p "$OUT"
+touch "$OUT/runs.jsonl"   # the summary below reads it even when every table was skipped
 echo "five_tables: tables [$TABLES], models [$MODELS], seeds [$SEEDS], engine $ENGINE;" \
      "CTGAN/TVAE $EPOCHS epochs, DDPM $DDPM_ITERS x $DDPM_BATCH, sample-steps [$DDPM_STEPS];" \
      "train <= $TRAIN_ROWS rows, holdout <= $HOLDOUT_ROWS -> $OUT"
@@ -100,7 +109,10 @@ echo "five_tables: tables [$TABLES], models [$MODELS], seeds [$SEEDS], engine $E
 prepare() {
   local name=$1 file=$2 target=$3
   [ -f "$DATA/$file" ] || { echo "five_tables: $DATA/$file not found; skipping $name"; return 1; }
-  [ -f "$OUT/$name/train.csv" ] && return 0
+  if [ "$name" = adult ] && [ ! -f "$DATA/adult_test.csv" ]; then
+    echo "five_tables: $DATA/adult_test.csv not found; skipping adult"; return 1
+  fi
+  [ -f "$OUT/$name/train.csv" ] && [ -f "$OUT/$name/rest.csv" ] && return 0
   mkdir -p "$OUT/$name"
   "$PYTHON" - "$DATA/$file" "$OUT/$name" "$name" "$target" "$TRAIN_ROWS" "$HOLDOUT_ROWS" <<'EOF'
 import csv, random, sys
@@ -118,10 +130,26 @@ if name == "news":
     keep = [i for i, h in enumerate(head) if h not in ("url", "timedelta", "shares")]
     head = [head[i] for i in keep] + ["popular"]
     rows = [[r[i].strip() for i in keep] + ["1" if float(r[i_sh]) > 1400 else "0"] for r in rows]
-random.Random(20261125).shuffle(rows)
-nhold = min(nhold, len(rows) // 3)
-hold, train = rows[:nhold], rows[nhold:nhold + ntrain]
-for part, rs in (("train", train), ("holdout", hold)):
+if name == "adult":
+    # UCI's own split: training rows from adult.csv, the holdout from adult_test.csv (the
+    # data README's cleaning: every field trimmed, the test file's trailing "." on the label
+    # dropped), each shuffled with the fixed seed and cut to its size
+    rows = [[v.strip() for v in r] for r in rows if r]
+    with open(src.replace("adult.csv", "adult_test.csv"), newline="") as f:
+        test = [[v.strip() for v in r] for r in list(csv.reader(f))[1:] if r]
+    i_t = head.index(target)
+    for r in test:
+        r[i_t] = r[i_t].rstrip(".")
+    random.Random(20261125).shuffle(rows)
+    random.Random(20261125).shuffle(test)
+    hold, train, rest = test[:nhold], rows[:ntrain], rows[ntrain:2 * ntrain]
+else:
+    random.Random(20261125).shuffle(rows)
+    nhold = min(nhold, len(rows) // 3)
+    hold, train = rows[:nhold], rows[nhold:nhold + ntrain]
+    rest = rows[nhold + ntrain:nhold + 2 * ntrain]
+# rest: up to as many real rows again, in neither part (REAL_BASELINE)
+for part, rs in (("train", train), ("holdout", hold), ("rest", rest)):
     with open("%s/%s.csv" % (out, part), "w", newline="") as f:
         w = csv.writer(f, lineterminator="\n")
         w.writerow(head)
@@ -144,10 +172,10 @@ print("five_tables: %s: %d training rows, %d holdout rows, %d columns (%d catego
 EOF
 }
 
-declare -A FILE=([california]=california_housing.csv [bank]=bank_full.csv
+declare -A FILE=([adult]=adult.csv [california]=california_housing.csv [bank]=bank_full.csv
                  [covertype]=covertype_sample15k.csv [energy]=energy_data.csv
                  [news]=news_popularity_partial.csv)
-declare -A TARGET=([california]=ocean_proximity [bank]=y [covertype]=Cover_Type
+declare -A TARGET=([adult]=income [california]=ocean_proximity [bank]=y [covertype]=Cover_Type
                    [energy]=lights [news]=popular)
 READY=""
 for t in $TABLES; do
@@ -292,13 +320,34 @@ EOF
   done
 }
 export -f run_one
-export GEN OUT EPOCHS DDPM_ITERS DDPM_BATCH DDPM_STEPS DDPM_GUIDANCE DDPM_FLAGS TVAE_FLAGS CTGAN_FLAGS \
+export GEN OUT EPOCHS DDPM_ITERS DDPM_BATCH DDPM_STEPS DDPM_GUIDANCE DDPM_ETA DDPM_FLAGS TVAE_FLAGS CTGAN_FLAGS \
     DDPM_TARGET ENGINE ENGINE_CMD PYTHON REUSE EVAL_SEEDS SAMPLE_DRAWS
 
 # seed by seed; within a seed, table by table
 for seed in $SEEDS; do for t in $READY; do for m in $MODELS; do
   echo "$t $m $seed"
-done; done; done | xargs -P "$JOBS" -L 1 bash -c 'run_one "$0" "$1" "$2"'
+done; done; done | xargs -r -P "$JOBS" -L 1 bash -c 'run_one "$0" "$1" "$2"'
+
+# ---- REAL_BASELINE=1: real rows in neither part (rest.csv) scored as if synthetic, model "real":
+# each score's value for an ideal generator at this size (fit_s and sample_s 0) ---------------
+if [ "$REAL_BASELINE" = 1 ]; then
+  for t in $READY; do
+    dir="$OUT/$t"
+    [ "$(wc -l < "$dir/rest.csv")" -gt 1 ] || { echo "five_tables: $t: no rows left for REAL_BASELINE"; continue; }
+    env OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 nice -n 10 "$GEN" evaluate --real "$dir/train.csv" \
+      --synthetic "$dir/rest.csv" --seed "${EVAL_SEEDS%% *}" --holdout "$dir/holdout.csv" \
+      --target "$(cat "$dir/target.txt")" --json -q --threads 1 > "$dir/real.eval.json" 2> "$dir/real.eval.err" \
+      || { echo "{\"table\":\"$t\",\"model\":\"real\",\"seed\":0,\"failed\":\"evaluate\"}" >> "$OUT/runs.jsonl"; continue; }
+    "$PYTHON" - "$dir/real.eval.json" "$t" "$(($(wc -l < "$dir/rest.csv") - 1))" >> "$OUT/runs.jsonl" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+print(json.dumps({"table": sys.argv[2], "model": "real", "seed": 0, "engine": "real", "fit_s": 0,
+                  "sample_s": 0, "rows": int(sys.argv[3]),
+                  "strong_pairs": d["quality"]["threshold"]["pairs_counted"],
+                  "pairs": d["quality"]["pairs"], "scores": d["scores"]}))
+EOF
+  done
+fi
 
 # ---- tables --------------------------------------------------------------------------------
 "$PYTHON" - "$OUT" <<'EOF'
@@ -311,7 +360,10 @@ cols = [("quality", "overall"), ("column_shapes", "shapes"), ("column_pair_trend
         ("tstr_logistic_regression", "TSTR LR"), ("tstr_mlp", "TSTR MLP"),
         ("trtr_logistic_regression", "real LR"), ("trtr_mlp", "real MLP"),
         ("exact_copy_rate", "exact copies"), ("new_row_synthesis", "new rows"),
-        ("dcr_baseline_protection", "DCR baseline"), ("dcr_overfitting_protection", "DCR overfitting")]
+        ("dcr_baseline_protection", "DCR baseline"), ("dcr_overfitting_protection", "DCR overfitting"),
+        ("detection_xgboost", "XGB detection"), ("alpha_precision", "α-precision"),
+        ("beta_recall", "β-recall"), ("dcr_share", "DCR share"),
+        ("tstr_xgboost_auc", "TSTR XGB AUC"), ("trtr_xgboost_auc", "real XGB AUC")]
 with open(out + "/results.tsv", "w") as f:
     f.write("\t".join(["table", "engine", "model", "seed", "rows", "fit_s", "sample_s"] + [k for k, _ in cols]) + "\n")
     for r in ok:
@@ -325,7 +377,7 @@ def cell(v):
     return "%.3f" % st.mean(v) + (" (%.3f–%.3f)" % (min(v), max(v)) if len(v) > 1 else "")
 lines = ["| table | model | seeds | fit s | sample s | " + " | ".join(n for _, n in cols) + " |",
          "|" + "---|" * (5 + len(cols))]
-order = {t: i for i, t in enumerate(["california", "bank", "covertype", "energy", "news"])}
+order = {t: i for i, t in enumerate(["adult", "california", "bank", "covertype", "energy", "news"])}
 for key in sorted({(r["table"], r["engine"], r["model"]) for r in ok}, key=lambda k: (order.get(k[0], 9), k[1], k[2])):
     rs = sorted((r for r in ok if (r["table"], r["engine"], r["model"]) == key), key=lambda r: r["seed"])
     name = key[2] if key[1] == "genesis" else key[1] + " " + key[2]
