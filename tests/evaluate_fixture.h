@@ -1,8 +1,8 @@
 /*
  * evaluate_fixture.h — shared helpers of the evaluation tests that read cuts of
- * data/adult_sample.csv (test_evaluate_fidelity.c, test_evaluate_xgboost.c): a private
- * temporary folder, rows [a, b) written to a file, CSV reading with the evaluation's typing
- * (real table: default typing; others: every value's text kept), one genesis_evaluate run.
+ * data/adult_sample.csv (test_evaluate_fidelity.c, test_evaluate_xgboost.c): rows [a, b)
+ * written to a file, and one genesis_evaluate run over files with a seed and thread count.
+ * The temporary folder, the reading and the result's scores are evaluate_texts.h's.
  */
 #ifndef GEN_TEST_EVALUATE_FIXTURE_H
 #define GEN_TEST_EVALUATE_FIXTURE_H
@@ -10,35 +10,9 @@
 #include <unistd.h>
 
 #include "evaluate.h"
+#include "evaluate_texts.h"
 #include "rng.h"
 #include "test_util.h"
-
-static char g_dir[256];
-
-static void setup(void) {
-    snprintf(g_dir, sizeof g_dir, "%s/genesis-eval-fid.XXXXXX",
-             getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-    ck_assert_ptr_nonnull(mkdtemp(g_dir));
-}
-
-static void teardown(void) {
-    char cmd[600];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);
-    ck_assert_int_eq(system(cmd), 0);
-}
-
-/* Writes `text` to g_dir/name; returns the path (static rotating buffers). */
-static const char *put(const char *name, const char *text) {
-    static char bufs[8][512];
-    static int k = 0;
-    char *p = bufs[k++ & 7];
-    snprintf(p, 512, "%s/%s", g_dir, name);
-    FILE *f = fopen(p, "w");
-    ck_assert_ptr_nonnull(f);
-    fputs(text, f);
-    fclose(f);
-    return p;
-}
 
 /* Rows [a, b) of data/adult_sample.csv (header first) to g_dir/name; `shuffle` != 0 shuffles
  * every column independently (seeded by `shuffle`): right marginals, no relations. */
@@ -103,22 +77,6 @@ static const char *adult_rows(const char *name, int a, int b, uint64_t shuffle) 
     return p;
 }
 
-static genesis_table *rd(genesis_ctx *ctx, const char *path, int real) {
-    genesis_csv_options o;
-    genesis_csv_options_init(&o);
-    if (!real) o.max_categories = INT32_MAX;
-    genesis_table *t = NULL;
-    genesis_status st = genesis_table_read_csv(ctx, path, &o, &t);
-    ck_assert_msg(st == GENESIS_OK, "read %s: %s", path, genesis_errmsg(ctx));
-    return t;
-}
-
-typedef struct {
-    genesis_ctx *ctx;
-    genesis_table *real, *syn, *hold;
-    genesis_eval_result *r;
-} run_t;
-
 /* Metadata file for the next ev_files calls (NULL: the reader's types). */
 static const char *g_meta;
 
@@ -160,18 +118,6 @@ static inline run_t ev_files_target(const char *real, const char *syn, const cha
     genesis_status st = genesis_evaluate(x.ctx, x.real, x.syn, &o, &x.r);
     ck_assert_msg(st == GENESIS_OK, "evaluate: %s", genesis_errmsg(x.ctx));
     return x;
-}
-
-static void done(run_t *x) {
-    genesis_eval_result_free(x->r);
-    genesis_table_free(x->real);
-    genesis_table_free(x->syn);
-    genesis_table_free(x->hold);
-    genesis_ctx_free(x->ctx);
-}
-
-static double score(const run_t *x, genesis_eval_score s) {
-    return genesis_eval_result_score(x->r, s);
 }
 
 #endif /* GEN_TEST_EVALUATE_FIXTURE_H */

@@ -1,8 +1,8 @@
 /*
- * evaluate_texts.h — the harness of the evaluation tests that work on tiny CSV texts
- * (test_evaluate.c, test_evaluate_report.c): a private temporary folder, texts written to
- * files, reading with the evaluation's typing (the real table: default typing; the others:
- * every value's text kept) and one genesis_evaluate run with its result's scores.
+ * evaluate_texts.h — the harness of the evaluation tests (test_evaluate.c,
+ * test_evaluate_report.c; evaluate_fixture.h builds on it): a private temporary folder, texts
+ * written to files, reading with the evaluation's typing (the real table: default typing; the
+ * others: every value's text kept) and one genesis_evaluate run with its result's scores.
  */
 #ifndef GEN_TEST_EVALUATE_TEXTS_H
 #define GEN_TEST_EVALUATE_TEXTS_H
@@ -27,7 +27,7 @@ static void teardown(void) {
 }
 
 /* Writes `text` to g_dir/name and returns the path (static rotating buffers). */
-static const char *put(const char *name, const char *text) {
+static inline const char *put(const char *name, const char *text) {
     static char bufs[8][512];
     static int k = 0;
     char *p = bufs[k++ & 7];
@@ -40,7 +40,7 @@ static const char *put(const char *name, const char *text) {
 }
 
 /* Reads a CSV: the real table with the default typing, others all categorical (verbatim). */
-static genesis_table *rd(genesis_ctx *ctx, const char *path, int real) {
+static inline genesis_table *rd(genesis_ctx *ctx, const char *path, int real) {
     genesis_csv_options o;
     genesis_csv_options_init(&o);
     if (!real) o.max_categories = INT32_MAX;
@@ -58,7 +58,7 @@ typedef struct {
 } run_t;
 
 /* Evaluates CSV texts; meta (JSON text) and hold may be NULL. */
-static run_t ev(const char *real, const char *syn, const char *hold, const char *meta,
+static inline run_t ev(const char *real, const char *syn, const char *hold, const char *meta,
                 const char *target, unsigned parts, int64_t dcr_rows) {
     run_t x = {0};
     ck_assert_int_eq(genesis_ctx_create(&x.ctx), GENESIS_OK);
@@ -77,7 +77,7 @@ static run_t ev(const char *real, const char *syn, const char *hold, const char 
     return x;
 }
 
-static void done(run_t *x) {
+static inline void done(run_t *x) {
     genesis_eval_result_free(x->r);
     genesis_table_free(x->real);
     genesis_table_free(x->syn);
@@ -85,7 +85,7 @@ static void done(run_t *x) {
     genesis_ctx_free(x->ctx);
 }
 
-static double score(const run_t *x, genesis_eval_score s) {
+static inline double score(const run_t *x, genesis_eval_score s) {
     return genesis_eval_result_score(x->r, s);
 }
 
