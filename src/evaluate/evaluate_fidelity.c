@@ -548,20 +548,7 @@ static genesis_status gen_ev_fid_xgb(genesis_ctx *ctx, const gen_ev_data *d, con
     }
     for (int64_t i = 0; i < n; i++) y[i] = i >= nr; /* synthetic = 1, as synthcity labels */
     /* stratified folds: each class shuffled (seeded), then dealt round-robin */
-    gen_rng rng;
-    gen_rng_init(&rng, o->seed, GEN_EV_STREAM_XGB + 2);
-    for (int cls = 0; cls < 2; cls++) {
-        int64_t m0 = 0;
-        for (int64_t i = 0; i < n; i++)
-            if (y[i] == cls) perm[m0++] = i;
-        for (int64_t i = m0 - 1; i > 0; i--) {
-            int64_t j = (int64_t)gen_rng_below(&rng, (uint64_t)(i + 1));
-            int64_t t = perm[i];
-            perm[i] = perm[j];
-            perm[j] = t;
-        }
-        for (int64_t k = 0; k < m0; k++) fold[perm[k]] = (int32_t)(k % 3);
-    }
+    gen_ev_stratified_folds(y, n, 3, o->seed, GEN_EV_STREAM_XGB + 2, perm, fold);
     /* the three folds in parallel, each booster on one thread: the same trees whatever the
      * machine's thread count */
     int frc[3] = {0, 0, 0};

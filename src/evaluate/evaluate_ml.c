@@ -569,3 +569,21 @@ double gen_ev_macro_f1(const int32_t *truth, const int32_t *pred, int64_t n, int
     }
     return m ? s / m : NAN;
 }
+
+void gen_ev_stratified_folds(const int32_t *y, int64_t n, int k, uint64_t seed, uint64_t stream,
+                             int64_t *perm, int32_t *fold) {
+    gen_rng rng;
+    gen_rng_init(&rng, seed, stream);
+    for (int cls = 0; cls < 2; cls++) {
+        int64_t m0 = 0;
+        for (int64_t i = 0; i < n; i++)
+            if (y[i] == cls) perm[m0++] = i;
+        for (int64_t i = m0 - 1; i > 0; i--) {
+            int64_t j = (int64_t)gen_rng_below(&rng, (uint64_t)(i + 1));
+            int64_t t = perm[i];
+            perm[i] = perm[j];
+            perm[j] = t;
+        }
+        for (int64_t m = 0; m < m0; m++) fold[perm[m]] = (int32_t)(m % k);
+    }
+}

@@ -72,4 +72,10 @@ double gen_ev_f1(const int32_t *truth, const int32_t *pred, int64_t n, int32_t p
 /* Macro F1 over the classes present in truth or pred (sklearn average="macro"). */
 double gen_ev_macro_f1(const int32_t *truth, const int32_t *pred, int64_t n, int K);
 
+/* Stratified folds of labels y (0 or 1) over n rows: each class's rows shuffled with the
+ * Philox stream (seed, stream), then dealt round-robin into k folds (fold[i]). perm: n
+ * scratch indices. Detection by logistic regression and by XGBoost share it. */
+void gen_ev_stratified_folds(const int32_t *y, int64_t n, int k, uint64_t seed, uint64_t stream,
+                             int64_t *perm, int32_t *fold);
+
 #endif /* GEN_EVALUATE_ML_H */
