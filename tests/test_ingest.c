@@ -705,6 +705,62 @@ START_TEST(test_line_numbers_far_down) {
 }
 END_TEST
 
+/* Fields are interned in batches of rows, columns in parallel: a file of several batches reads
+ * to the same table at any thread count, and a bad field deep in a later batch is still the
+ * one named, at its line and column. */
+START_TEST(test_batches_and_threads) {
+    const int n = 50000; /* 5 columns: batches of 16384 rows, so four of them */
+    size_t cap = (size_t)n * 64 + 64;
+    char *d = malloc(cap);
+    ck_assert_ptr_nonnull(d);
+    size_t k = (size_t)sprintf(d, "a,b,c,d,e\n");
+    for (int i = 0; i < n; i++)
+        k += (size_t)sprintf(d + k, "%d.%d,L%d,%s,%d,t%d\n", (i * 37) % 9973, i % 10, i % 7,
+                             i % 101 == 0 ? "" : "x", (i * 13) % 20, (i * 7919) % 5000);
+    char *name = tmp_file(d, k);
+    genesis_csv_options o = opts_default();
+    o.not_id = "*";
+    uint64_t fp[3];
+    int threads[3] = {1, 3, 8};
+    for (int r = 0; r < 3; r++) {
+        ck_assert_int_eq(genesis_ctx_set_threads(g_ctx, threads[r]), GENESIS_OK);
+        genesis_table *t = read_ok(name, &o);
+        ck_assert_int_eq(t->nrows, n);
+        ck_assert_int_eq(col(t, "a")->type, GENESIS_COLUMN_CONTINUOUS);
+        ck_assert_double_eq_tol(col(t, "a")->num[n - 1], (double)(((n - 1) * 37) % 9973) + 0.9,
+                                1e-9);
+        ck_assert_int_eq(col(t, "b")->nlevels, 7);
+        ck_assert_int_eq(col(t, "c")->nmissing, (n + 100) / 101);
+        ck_assert_int_eq(col(t, "e")->nlevels, 5000);
+        /* levels in order of first appearance: row 40000's level is the same string */
+        const gen_column *e = col(t, "e");
+        char want[16];
+        snprintf(want, sizeof want, "t%d", (40000 * 7919) % 5000);
+        ck_assert_str_eq(e->levels[e->cat[40000]], want);
+        fp[r] = gen_table_fingerprint(t);
+        gen_table_destroy(t);
+    }
+    ck_assert_uint_eq(fp[0], fp[1]);
+    ck_assert_uint_eq(fp[0], fp[2]);
+    tmp_done(name);
+    /* invalid UTF-8 at row 45001 (line 45002), column 4, and a ragged row after it */
+    size_t row = 0, at = 0;
+    for (size_t i = 0; i < k; i++)
+        if (d[i] == '\n' && ++row == 45001) { at = i + 1; break; }
+    ck_assert_uint_gt(at, 0);
+    char *f = d + at;
+    for (int commas = 0; commas < 3; f++)
+        if (*f == ',') commas++;
+    f[0] = (char)0xC3; /* a lead byte without its continuation */
+    k += (size_t)sprintf(d + k, "1,2\n");
+    name = tmp_file(d, k);
+    free(d);
+    ck_assert_int_eq(genesis_ctx_set_threads(g_ctx, 4), GENESIS_OK);
+    read_bad(name, &o, GENESIS_ERR_PARSE, ":45002:4:", "invalid UTF-8", "column \"d\"");
+    tmp_done(name);
+}
+END_TEST
+
 START_TEST(test_adult_sample) {
     genesis_table *t = read_fixture("data/adult_sample.csv", NULL);
     ck_assert_int_eq(t->nrows, 2000);
@@ -768,6 +824,7 @@ static Suite *ingest_suite(void) {
     tcase_add_test(tc, test_limits);
     tcase_add_test(tc, test_many_distinct_values);
     tcase_add_test(tc, test_line_numbers_far_down);
+    tcase_add_test(tc, test_batches_and_threads);
     tcase_add_test(tc, test_adult_sample);
     suite_add_tcase(s, tc);
     return s;

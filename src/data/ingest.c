@@ -1,8 +1,11 @@
 /*
  * ingest.c — the CSV reader behind genesis_table_read_csv. The file (or stdin) is read in
  * 64 KiB chunks and handed to libcsv one physical line at a time, so every message can name
- * the exact line (embedded newlines in quoted fields included). Each field is interned in
- * its column's hash table (one entry per distinct raw string, classified once: missing
+ * the exact line (embedded newlines in quoted fields included). Each field is checked as
+ * UTF-8 where it is parsed (so the first bad one in the file is the one named) and kept in a
+ * batch of rows; a full batch is interned column by column in parallel (ctx threads), each
+ * column in row order, so the result does not depend on the thread count: every field goes
+ * into its column's hash table (one entry per distinct raw string, classified once: missing
  * token, finite number, infinity or text) and the row keeps an int32 code. When the file is
  * done each column is typed: continuous when every non-missing value is a finite number
  * and there are more than max_categories distinct numbers (or when forced), categorical
@@ -22,6 +25,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "parallel.h"
 #include "table.h"
 
 #define GEN_RD_CHUNK ((size_t)64 * 1024)
@@ -29,6 +33,8 @@
 #define GEN_RD_MAX_COLS 100000
 #define GEN_RD_MAX_ROWS INT32_MAX
 #define GEN_RD_SHOW 60 /* bytes of a value quoted in a message */
+#define GEN_RD_BATCH_CELLS (1 << 20) /* fields held before a batch is interned */
+#define GEN_RD_BATCH_ROWS 16384
 
 /* Decimals classes of a continuous column: 0..17 digits after '.', then the shortest form. */
 #define GEN_RD_DEC_CLASSES 19
@@ -73,6 +79,13 @@ typedef struct {
     size_t len;
 } gen_rd_token;
 
+/* A field waiting in the batch: its bytes in the batch buffer, its physical line. */
+typedef struct {
+    size_t off;
+    int64_t line;
+    uint32_t len;
+} gen_rd_cell;
+
 typedef struct {
     genesis_ctx *ctx;
     const char *fname; /* for messages */
@@ -98,6 +111,13 @@ typedef struct {
     gen_rd_token *tok;
     int ntok;
     char *tokbuf;
+    /* the batch: rows [bstart, nrows) (and the fields of the row being read) not yet
+     * interned; cell (row - bstart) * ncols + column */
+    char *bbuf;
+    size_t blen, bcap;
+    gen_rd_cell *bcell;
+    int32_t bstart, brows;
+    unsigned char *bfail; /* [ncols] a column's interning ran out of memory */
 } gen_reader;
 
 static const char *const gen_rd_builtin_na[] = {"",     "?",    "NA",   "N/A", "NaN",
@@ -167,6 +187,14 @@ static const char *gen_rd_show(char *buf, size_t cap, const char *s, size_t len)
 static long gen_rd_utf8_invalid(const char *str, size_t len) {
     const unsigned char *s = (const unsigned char *)str;
     size_t i = 0;
+    /* eight bytes at a time while they are ASCII without a NUL (every field is checked) */
+    for (; i + 8 <= len; i += 8) {
+        uint64_t w;
+        memcpy(&w, s + i, 8);
+        if ((w & 0x8080808080808080ULL) ||
+            ((w - 0x0101010101010101ULL) & ~w & 0x8080808080808080ULL))
+            break;
+    }
     while (i < len) {
         unsigned c = s[i];
         if (c >= 0x01 && c < 0x80) {
@@ -422,23 +450,17 @@ static genesis_status gen_rd_bad_utf8(gen_reader *r, const char *s, long bad,
     return r->st;
 }
 
-/* Interns one data field into column c at the current row. */
-static genesis_status gen_rd_intern_field(gen_reader *r, int c, const char *s, size_t len,
-                                          int64_t fline) {
+/* Interns one data field (already checked as UTF-8) into column c at row `row`. Touches
+ * only that column, so columns can be interned on different threads; -1 when out of
+ * memory. */
+static int gen_rd_intern_field(const gen_reader *r, int c, const char *s, size_t len,
+                               int64_t fline, int32_t row) {
     gen_rd_col *col = &r->cols[c];
     int isnew;
     int32_t idx = gen_rd_intern_add(&col->in, s, len, &isnew);
-    if (idx < 0) return gen_rd_nomem(r);
+    if (idx < 0) return -1;
     gen_rd_level *l = &col->in.lv[idx];
     if (isnew) {
-        long bad = gen_rd_utf8_invalid(s, len);
-        if (bad >= 0) {
-            char where[300];
-            char nm[GEN_RD_SHOW + 8];
-            snprintf(where, sizeof where, "column \"%s\"",
-                     gen_rd_show(nm, sizeof nm, r->names[c], strlen(r->names[c])));
-            return gen_rd_bad_utf8(r, s, bad, fline, c + 1, where);
-        }
         l->line = fline;
         if (gen_rd_is_missing(r, s, len)) {
             l->kind = GEN_LV_MISSING;
@@ -455,7 +477,59 @@ static genesis_status gen_rd_intern_field(gen_reader *r, int c, const char *s, s
         }
     }
     l->count++;
-    col->codes[r->nrows] = idx;
+    col->codes[row] = idx;
+    return 0;
+}
+
+/* Keeps one data field of the current row in the batch. */
+static genesis_status gen_rd_stash(gen_reader *r, int c, const char *s, size_t len,
+                                   int64_t fline) {
+    if (!r->bcell) {
+        int64_t rows = GEN_RD_BATCH_CELLS / r->ncols;
+        r->brows = (int32_t)(rows < 64 ? 64 : rows > GEN_RD_BATCH_ROWS ? GEN_RD_BATCH_ROWS : rows);
+        r->bcell = gen_calloc((size_t)r->brows * (size_t)r->ncols, sizeof *r->bcell);
+        r->bfail = gen_calloc((size_t)r->ncols, 1);
+        if (!r->bcell || !r->bfail) return gen_rd_nomem(r);
+    }
+    if (r->blen + len + 1 > r->bcap) {
+        size_t nc = r->bcap ? r->bcap : 65536;
+        while (nc < r->blen + len + 1) nc *= 2;
+        char *nb = realloc(r->bbuf, nc);
+        if (!nb) return gen_rd_nomem(r);
+        r->bbuf = nb;
+        r->bcap = nc;
+    }
+    gen_rd_cell *cell = &r->bcell[(size_t)(r->nrows - r->bstart) * (size_t)r->ncols + (size_t)c];
+    cell->off = r->blen;
+    cell->len = (uint32_t)len;
+    cell->line = fline;
+    if (len) memcpy(r->bbuf + r->blen, s, len);
+    r->blen += len;
+    return GENESIS_OK;
+}
+
+static void gen_rd_flush_column(void *arg, int c) {
+    gen_reader *r = arg;
+    int32_t n = r->nrows - r->bstart;
+    for (int32_t i = 0; i < n; i++) {
+        const gen_rd_cell *cell = &r->bcell[(size_t)i * (size_t)r->ncols + (size_t)c];
+        if (gen_rd_intern_field(r, c, r->bbuf + cell->off, cell->len, cell->line,
+                                r->bstart + i) != 0) {
+            r->bfail[c] = 1;
+            return;
+        }
+    }
+}
+
+/* Interns the batch's complete rows, all columns in parallel, and empties the batch. */
+static genesis_status gen_rd_flush(gen_reader *r) {
+    if (r->nrows > r->bstart) {
+        gen_parallel_for(gen_ctx_threads(r->ctx), r->ncols, gen_rd_flush_column, r);
+        for (int c = 0; c < r->ncols; c++)
+            if (r->bfail[c]) return gen_rd_nomem(r);
+    }
+    r->bstart = r->nrows;
+    r->blen = 0;
     return GENESIS_OK;
 }
 
@@ -657,11 +731,14 @@ static genesis_status gen_rd_first_record(gen_reader *r) {
         int64_t line = r->rec_line;
         for (int c = 0; c < n; c++) {
             int64_t fline = line;
-            if (gen_rd_intern_field(r, c, r->first[c], r->first_len[c], fline) != GENESIS_OK)
+            if (gen_rd_intern_field(r, c, r->first[c], r->first_len[c], fline, 0) != 0) {
+                gen_rd_nomem(r);
                 goto done;
+            }
             line += gen_rd_count_nl(r->first[c], r->first_len[c]);
         }
         r->nrows = 1;
+        r->bstart = 1;
     }
 done:
     gen_rd_intern_free(&names);
@@ -722,7 +799,17 @@ static void gen_rd_on_field(void *data, size_t len, void *user) {
         r->first_len[r->nfirst++] = len;
     } else if (r->nf < r->ncols) {
         if (r->nf == 0 && gen_rd_grow_rows(r) != GENESIS_OK) return;
-        if (gen_rd_intern_field(r, (int)r->nf, s, len, fline) != GENESIS_OK) return;
+        long bad = gen_rd_utf8_invalid(s, len);
+        if (bad >= 0) {
+            char where[300];
+            char nm[GEN_RD_SHOW + 8];
+            const char *name = r->names[r->nf];
+            snprintf(where, sizeof where, "column \"%s\"",
+                     gen_rd_show(nm, sizeof nm, name, strlen(name)));
+            gen_rd_bad_utf8(r, s, bad, fline, col, where);
+            return;
+        }
+        if (gen_rd_stash(r, (int)r->nf, s, len, fline) != GENESIS_OK) return;
     }
     r->nf++;
 }
@@ -746,6 +833,8 @@ static void gen_rd_on_row(int c, void *user) {
         return;
     } else {
         r->nrows++;
+        if (r->brows > 0 && r->nrows - r->bstart >= r->brows && gen_rd_flush(r) != GENESIS_OK)
+            return;
     }
     r->nrecords++;
     r->nf = 0;
@@ -1289,6 +1378,9 @@ static void gen_rd_free(gen_reader *r) {
     free(r->cols);
     free(r->tok);
     free(r->tokbuf);
+    free(r->bbuf);
+    free(r->bcell);
+    free(r->bfail);
 }
 
 /* The delimiter of the header line: the candidate seen most often outside quotes. */
@@ -1429,7 +1521,7 @@ genesis_status gen_table_read_csv(genesis_ctx *ctx, const char *path,
                              "a field (\"\")",
                              r.fname, (long long)start, (long long)r.nf + 1);
     }
-    if (r.st != GENESIS_OK) goto done;
+    if (r.st != GENESIS_OK || gen_rd_flush(&r) != GENESIS_OK) goto done;
     if (r.nrecords == 0) {
         r.st = gen_set_error(ctx, GENESIS_ERR_DATA,
                              "%s: file is empty — give a CSV file with a header line and data "

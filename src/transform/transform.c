@@ -46,9 +46,9 @@
  * and the seed. Columns are fitted and encoded in parallel (ctx threads).
  */
 #include <math.h>
-#include <pthread.h>
 #include <string.h>
 
+#include "parallel.h"
 #include "quantile.h"
 #include "transform.h"
 
@@ -63,50 +63,6 @@ static uint64_t tf_stream(int col, int purpose) {
 static int cmp_double(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
-}
-
-/* Runs fn(arg, i) for i in [0, n) on up to `threads` threads (the caller's included). */
-typedef struct {
-    pthread_mutex_t mu;
-    int next, n;
-    void (*fn)(void *, int);
-    void *arg;
-} tf_pool;
-
-static void *tf_worker(void *p) {
-    tf_pool *pool = p;
-    for (;;) {
-        pthread_mutex_lock(&pool->mu);
-        int i = pool->next++;
-        pthread_mutex_unlock(&pool->mu);
-        if (i >= pool->n) break;
-        pool->fn(pool->arg, i);
-    }
-    return NULL;
-}
-
-static void tf_parallel(int threads, int n, void (*fn)(void *, int), void *arg) {
-    if (threads > n) threads = n;
-    if (threads > 64) threads = 64;
-    if (threads <= 1) {
-        for (int i = 0; i < n; i++) fn(arg, i);
-        return;
-    }
-    tf_pool pool;
-    pthread_mutex_init(&pool.mu, NULL);
-    pool.next = 0;
-    pool.n = n;
-    pool.fn = fn;
-    pool.arg = arg;
-    pthread_t tid[64];
-    int started = 0;
-    for (int t = 1; t < threads; t++) {
-        if (pthread_create(&tid[started], NULL, tf_worker, &pool) != 0) break;
-        started++;
-    }
-    tf_worker(&pool);
-    for (int t = 0; t < started; t++) pthread_join(tid[t], NULL);
-    pthread_mutex_destroy(&pool.mu);
 }
 
 /* A per-column failure, reported after the parallel section (first column wins). */
@@ -455,7 +411,7 @@ genesis_status gen_transformer_fit(genesis_ctx *ctx, gen_transformer *tf, const 
     for (int c = 0; c < t->ncols; c++) bad |= err[c].st != GENESIS_OK;
     if (!bad) {
         tf_fit_job job = {t, o, tf, err};
-        tf_parallel(gen_ctx_threads(ctx), t->ncols, fit_one, &job);
+        gen_parallel_for(gen_ctx_threads(ctx), t->ncols, fit_one, &job);
     }
     for (int c = 0; c < t->ncols; c++) {
         if (err[c].st != GENESIS_OK) {
@@ -724,7 +680,7 @@ genesis_status gen_transformer_transform(genesis_ctx *ctx, const gen_transformer
                              (long long)n);
     }
     tf_enc_job job = {tf, t, out, err};
-    tf_parallel(gen_ctx_threads(ctx), t->ncols, encode_one, &job);
+    gen_parallel_for(gen_ctx_threads(ctx), t->ncols, encode_one, &job);
     for (int c = 0; c < t->ncols; c++) {
         if (err[c].st != GENESIS_OK) {
             genesis_status st = gen_set_error(ctx, err[c].st, "%s", err[c].msg);
