@@ -49,8 +49,8 @@ int cmd_info(int argc, char **argv) {
         version3("NCCL", d->nccl_version);
         printf("\n");
     }
-    printf("training device: %s\n", n > 0 ? "cuda:0 with --device auto|cuda (the CUDA backend is not yet "
-                                              "validated on a GPU; --device cpu forces the CPU)"
+    printf("training device: %s\n", n > 0 ? "cuda:0 with --device auto|cuda (--device cpu "
+                                              "forces the CPU)"
                                             : "cpu");
     printf("data parallel: MPI %s, NCCL %s (docs/distributed.md)\n",
            genesis_dist_supported(GENESIS_DIST_MPI) ? "built in" : "not built in",
