@@ -285,10 +285,16 @@ START_TEST(test_timegan_launches) {
         timegan_fit_step(t, TG_STEP_D, B, 0);
         it[k] = sc_submits(&s0, &s0);
     }
+    /* phases 1 and 2: one step per iteration */
+    timegan_fit_step(t, TG_STEP_E0, B, 0);
+    unsigned long long p1 = sc_submits(&s0, &s0);
+    timegan_fit_step(t, TG_STEP_SUP, B, 0);
+    unsigned long long p2 = sc_submits(&s0, &s0);
     ck_assert_int_eq(timegan_sync(t, 3, 3), GENESIS_OK);
     printf("timegan launches: one GRU layer (T %d): forward %llu, backward %llu submissions; "
-           "one joint iteration: %llu (warm-up %llu; %llu with E's forward repeated), plus 6 "
-           "for its three batches\n", T, f1, b1, it[1], it[0], it[2]);
+           "one joint iteration: %llu (warm-up %llu; %llu with E's forward repeated), an "
+           "embedding iteration %llu, a supervised one %llu, plus 2 per batch\n", T, f1, b1,
+           it[1], it[0], it[2], p1, p2);
     ck_assert_msg(f1 <= 2ull * T + 4, "GRU forward: %llu submissions for %d steps", f1, T);
     ck_assert_msg(b1 <= 2ull * T + 12, "GRU backward: %llu submissions for %d steps", b1, T);
     ck_assert_msg(it[1] <= SC_TG_SUBMITS_PER_JOINT,
