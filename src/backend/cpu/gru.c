@@ -61,6 +61,13 @@ static inline float fast_expf(float x) {
     return p * sc;
 }
 static inline float sigm(float x) { return 1.0f / (1.0f + fast_expf(-x)); }
+/* Per-row kernels with restrict pointers, compiled for AVX2 and the baseline (the same
+ * scheme as backend_cpu.c's element-wise kernels). */
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
+#define GEN_GRU_KERNEL __attribute__((target_clones("avx2", "default")))
+#else
+#define GEN_GRU_KERNEL
+#endif
 static inline float fast_tanhf(float x) { return 1.0f - 2.0f / (fast_expf(2.0f * x) + 1.0f); }
 
 static int have_avx2_fma(void);
@@ -75,9 +82,13 @@ float gen_cpu_expf(float x) {
     return fast_expf(x);
 }
 
+static GEN_GRU_KERNEL void sigmoid_range(float *restrict out, const float *restrict inp, size_t n) {
+    for (size_t i = 0; i < n; i++) out[i] = sigm(inp[i]);
+}
+
 void gen_cpu_sigmoid_forward(gen_backend *be, float *out, const float *inp, size_t n) {
     (void)be;
-    for (size_t i = 0; i < n; i++) out[i] = sigm(inp[i]);
+    sigmoid_range(out, inp, n);
 }
 
 void gen_cpu_sigmoid_backward(gen_backend *be, float *dinp, const float *dout, const float *out,
@@ -86,13 +97,6 @@ void gen_cpu_sigmoid_backward(gen_backend *be, float *dinp, const float *dout, c
     for (size_t i = 0; i < n; i++) dinp[i] += dout[i] * out[i] * (1.0f - out[i]);
 }
 
-/* Per-row kernels with restrict pointers, compiled for AVX2 and the baseline (the same
- * scheme as backend_cpu.c's element-wise kernels). */
-#if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
-#define GEN_GRU_KERNEL __attribute__((target_clones("avx2", "default")))
-#else
-#define GEN_GRU_KERNEL
-#endif
 
 /* ---- the small products: out[r][0:P) = sum_k a_r[k] Bm[k][0:P) for R <= 4 rows ------------ */
 
@@ -244,6 +248,7 @@ __attribute__((target("avx2,fma"))) static void fwd_row_avx2(float *restrict yt,
         _mm256_storeu_ps(yt + j, y);
     }
 }
+
 #endif /* GEN_GRU_X86 */
 
 typedef void (*mm_rows_fn)(int R, float *restrict out, const float *const *a,
@@ -353,7 +358,8 @@ typedef void (*fwd_row_fn)(float *restrict yt, float *restrict s, const float *r
                            const float *restrict b, int H);
 
 /* Rows [b0, b0 + R) through all T steps. */
-static void fwd_rows(const gru_pack *p, mm_rows_fn mm, fwd_row_fn rowf, float *tmp, float *y, float *save,
+static void fwd_rows(const gru_pack *p, mm_rows_fn mm, fwd_row_fn rowf, float *tmp, float *y,
+                     float *save,
                      const float *x, const float *h0, const float *b, int b0, int R, int T, int C,
                      int H) {
     float *gi = tmp, *gh = tmp + (size_t)MM_R * p->tw;
