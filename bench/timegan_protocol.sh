@@ -64,7 +64,7 @@ for d in $DATA; do
                 echo "timegan_protocol.sh: ${d}_data.csv not found (set GENESIS_DATA); skipping $d"
                 continue
             fi
-            FLAGS=(); N=$(( $(wc -l <"$REAL") - 1 - 23 )) ;; # windows of 24 with stride 1
+            FLAGS=(); N=$(( $(wc -l <"$REAL") - 1 - 24 )) ;; # the reference's windows: rows - 24
         *) echo "timegan_protocol.sh: unknown data '$d' (sine, stock, energy)" >&2; status=1; continue ;;
         esac
         if [ -f "$D/eval.txt" ]; then echo "== $d seed $seed: finished ($D/eval.txt)"; continue; fi
