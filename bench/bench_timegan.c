@@ -1,9 +1,11 @@
 /*
  * bench_timegan.c — TimeGAN on Sines (docs/algorithms.md §S7: freq, phase ~ U(0, 0.1),
  * x = (sin(freq j + phase) + 1) / 2, 5 features, 24 steps) on the CPU backend: seconds per
- * 1,000 iterations of each phase, then (unless --iters 0) a full fit of the given length,
- * generation and the discriminative / predictive scores, with the real-data predictive
- * baseline.
+ * 1,000 iterations of each phase (wall clock, and the process's CPU seconds, which a shared
+ * machine's other load inflates less), with the matmul FLOPs of the GRU and linear operations
+ * counted as they run and the GFLOP/s they make; then (unless --iters 0) a full fit of the
+ * given length, generation and the discriminative / predictive scores, with the real-data
+ * predictive baseline.
  *   bench_timegan [--n 10000] [--iters 1000] [--hidden 24] [--layers 3] [--batch 128]
  *                 [--threads 1] [--seed 0] [--time-iters 50] [--repeats 3]
  */
@@ -16,10 +18,64 @@
 #include "evaluate_sequences.h"
 #include "timegan.h"
 
+/* the joint phase's E step as the fit runs it (reusing the G step's H where the build can) */
+#ifdef TG_HAVE_FIT_STEP
+#define TG_E_AFTER_G(t, B) timegan_fit_step(t, TG_STEP_E, B, 1)
+#else
+#define TG_E_AFTER_G(t, B) timegan_update(t, TG_STEP_E, B, NULL)
+#endif
+
 static double now_s(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static double cpu_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* FLOP counting: the CPU table with the GRU and linear operations wrapped. A multiply-add is
+ * two FLOPs; the counted work is the cell's matmuls (input and recurrent products, their
+ * gradients) and the heads', not the element-wise gate arithmetic. */
+static gen_backend_ops g_counting;
+static const gen_backend_ops *g_inner;
+static double g_flops;
+static double g_sec[4]; /* CPU seconds inside gru_forward, gru_backward, linear_forward, linear_backward */
+
+static void cnt_gru_forward(gen_backend *be, float *y, float *save, const float *x, const float *h0,
+                            const float *W, const float *b, int B, int T, int C, int H) {
+    g_flops += 2.0 * B * 3 * H * ((double)T * C + (double)(h0 ? T : T - 1) * H);
+    double c0 = cpu_s();
+    g_inner->gru_forward(be, y, save, x, h0, W, b, B, T, C, H);
+    g_sec[0] += cpu_s() - c0;
+}
+static void cnt_gru_backward(gen_backend *be, float *dx, float *dh0, float *dW, float *db,
+                             float *work, const float *dy, const float *x, const float *h0,
+                             const float *y, const float *save, const float *W, int B, int T,
+                             int C, int H) {
+    double rec = 2.0 * B * 3 * H * (double)(h0 ? T : T - 1) * H, in = 2.0 * B * T * 3 * H * C;
+    g_flops += rec + (dx ? in : 0) + (dW ? in + rec : 0);
+    double c0 = cpu_s();
+    g_inner->gru_backward(be, dx, dh0, dW, db, work, dy, x, h0, y, save, W, B, T, C, H);
+    g_sec[1] += cpu_s() - c0;
+}
+static void cnt_linear_forward(gen_backend *be, float *out, int ldo, const float *inp, int ldi,
+                               const float *W, const float *bias, int B, int C, int OC) {
+    g_flops += 2.0 * B * C * OC;
+    double c0 = cpu_s();
+    g_inner->linear_forward(be, out, ldo, inp, ldi, W, bias, B, C, OC);
+    g_sec[2] += cpu_s() - c0;
+}
+static void cnt_linear_backward(gen_backend *be, float *dinp, int lddi, float *dW, float *dbias,
+                                const float *dout, int lddo, const float *inp, int ldi,
+                                const float *W, int B, int C, int OC) {
+    g_flops += 2.0 * B * C * OC * ((dinp ? 1 : 0) + (dW ? 1 : 0));
+    double c0 = cpu_s();
+    g_inner->linear_backward(be, dinp, lddi, dW, dbias, dout, lddo, inp, ldi, W, B, C, OC);
+    g_sec[3] += cpu_s() - c0;
 }
 
 static void sines(float *x, int n, int T, int F, uint64_t seed) {
@@ -76,6 +132,13 @@ int main(int argc, char **argv) {
     gen_backend *be;
     genesis_ctx_create(&ctx);
     if (gen_backend_cpu_create(ctx, threads, &be) != GENESIS_OK) return 1;
+    g_inner = be->ops;
+    g_counting = *be->ops;
+    g_counting.gru_forward = cnt_gru_forward;
+    g_counting.gru_backward = cnt_gru_backward;
+    g_counting.linear_forward = cnt_linear_forward;
+    g_counting.linear_backward = cnt_linear_backward;
+    be->ops = &g_counting;
     float *x = malloc((size_t)n * T * F * 4);
     sines(x, n, T, F, seed + 1);
     float *xs = malloc((size_t)n * T * F * 4), mn[5], mx[5];
@@ -93,20 +156,29 @@ int main(int argc, char **argv) {
     for (int p = 0; p < 3 && titers > 0; p++) {
         memcpy(t->X, xs, (size_t)B * T * F * 4); /* CPU backend: device memory is host memory */
         be->ops->fill_uniform(be, t->Z, (size_t)B * T * F, seed, 4, 0);
-        double t0 = now_s();
+        double t0 = now_s(), c0 = cpu_s();
+        g_flops = 0;
+        memset(g_sec, 0, sizeof g_sec);
         for (int i = 0; i < titers; i++) {
             if (p == 0) timegan_update(t, TG_STEP_E0, B, NULL);
             else if (p == 1) timegan_update(t, TG_STEP_SUP, B, NULL);
             else {
-                for (int k = 0; k < 2; k++) {
+                for (int k = 0; k < 2; k++) { /* as timegan_fit runs them */
                     timegan_update(t, TG_STEP_G, B, NULL);
-                    timegan_update(t, TG_STEP_E, B, NULL);
+                    TG_E_AFTER_G(t, B);
                 }
                 timegan_update(t, TG_STEP_D, B, NULL);
             }
         }
-        double el = now_s() - t0;
-        printf("  %-28s %8.2f s per 1,000 iterations\n", names[p], el / titers * 1000);
+        double el = now_s() - t0, cel = cpu_s() - c0;
+        printf("  %-28s %8.2f s per 1,000 iterations (%.2f CPU s; %.3f GFLOP per iteration, "
+               "%.1f GFLOP/s wall, %.1f per CPU s)\n", names[p], el / titers * 1000,
+               cel / titers * 1000, g_flops / titers * 1e-9, g_flops / el * 1e-9,
+               g_flops / cel * 1e-9);
+        printf("  %-28s CPU s per 1,000: GRU forward %.2f, backward %.2f, linear forward %.2f, "
+               "backward %.2f, the rest %.2f\n", "", g_sec[0] / titers * 1000,
+               g_sec[1] / titers * 1000, g_sec[2] / titers * 1000, g_sec[3] / titers * 1000,
+               (cel - g_sec[0] - g_sec[1] - g_sec[2] - g_sec[3]) / titers * 1000);
     }
     if (iters > 0) {
         timegan_init_weights(t, seed);

@@ -47,9 +47,11 @@
 #                                     with a budget of 210 s, and later phases get what is left)
 #     ddpm             35      10     DDPM on Adult (1,000 iterations), then 100K rows sampled
 #                                     on the device (sampling capped at 25 s)
-#     timegan          35      20     TimeGAN on Sines, 300 iterations per phase, timed per
+#     timegan          65      40     TimeGAN on Sines, 300 iterations per phase, timed per
 #                                     phase from time-stamped progress lines, given per 1,000
-#                                     (first session: 93 s for 3 x 1,000 with cuda/gru.cu)
+#                                     (first session: 93 s for 3 x 1,000 with cuda/gru.cu); with
+#                                     the build's GRU (cuDNN), then cuda/gru.cu's kernels
+#                                     (GENESIS_CUDNN_GRU=0; TG_OWN_GRU=0 skips), each capped at 30 s
 #     precision        55      35     bench_fit fp32/tf32/bf16/fp16, CTGAN and TVAE, at batch
 #                                     500 (10 epochs) and 10,000 (30 epochs)
 #     sample1m         20       8     `genesis sample -n 1000000 -o FILE` end to end (process
@@ -293,19 +295,27 @@ phase_ddpm() {
 }
 
 phase_timegan() {
-  local IT=${TG_ITERS:-300} S=${TG_SERIES:-2000} BS=${TG_BATCH:-128} rc
+  local IT=${TG_ITERS:-300} S=${TG_SERIES:-2000} BS=${TG_BATCH:-128} rc=0 r gru log
   [ "$DRY" = 1 ] && IT=10 S=40 BS=8
   awk -v S="$S" 'BEGIN { srand(1); print "id,t,f0,f1,f2,f3,f4";
       for (i = 1; i <= S; i++) { for (k = 0; k < 5; k++) { fr[k] = 0.1 * rand(); ph[k] = 0.1 * rand() }
           for (j = 0; j < 24; j++) { printf "%d,%d", i, j; for (k = 0; k < 5; k++) printf ",%.6f", (sin(fr[k] * j + ph[k]) + 1) / 2; printf "\n" } } }' \
       >"$W/sines.csv"
-  # each progress line stamped with the wall clock as it arrives: per-phase rates without the set-up
-  tmo 30 "$BUILD/genesis" fit --method timegan -i "$W/sines.csv" --entity id --time t --seq-len 24 \
+  # the GRU as the build picks it (cuDNN where found), then (TG_OWN_GRU=1, the default) on
+  # cuda/gru.cu's kernels (GENESIS_CUDNN_GRU=0): each progress line stamped with the wall clock
+  # as it arrives, per-phase rates without the set-up
+  for gru in default own; do
+    [ "$gru" = own ] && [ "${TG_OWN_GRU:-1}" != 1 ] && continue
+    log=$LOGS/timegan_$gru.log
+    local pre=(env)
+    [ "$gru" = own ] && pre=(env GENESIS_CUDNN_GRU=0)
+    "${pre[@]}" timeout --foreground 30 "$BUILD/genesis" fit --method timegan -i "$W/sines.csv" --entity id --time t --seq-len 24 \
       --hidden-dim 24 --num-layers 3 --batch-size "$BS" --iterations "$IT" --seed 0 --progress \
-      -m "$W/tg.gen" 2>&1 >/dev/null | while IFS= read -r l; do echo "$EPOCHREALTIME $l"; done >"$LOGS/timegan.log"
-  rc=${PIPESTATUS[0]}
-  md "- TimeGAN on Sines ($S series x 24 steps x 5 features; hidden 24, 3 layers, batch $BS), $IT iterations per phase: exit $rc (124 = stopped at the cap); $(grep -m1 -o 'on cuda[:0-9]*\|on cpu' "$LOGS/timegan.log" | head -1); cuDNN: $(grep -o 'cuDNN [0-9.]*' "$W/info.txt" | head -1)"
-  python3 - "$LOGS/timegan.log" "$IT" >>"$LOGS/$PHASE.md" <<'PY'
+      -m "$W/tg.gen" 2>&1 >/dev/null | while IFS= read -r l; do echo "$EPOCHREALTIME $l"; done >"$log"
+    r=${PIPESTATUS[0]}
+    [ "$r" = 0 ] || rc=$r
+    md "- TimeGAN on Sines ($S series x 24 steps x 5 features; hidden 24, 3 layers, batch $BS), $IT iterations per phase, GRU: $([ "$gru" = own ] && echo "cuda/gru.cu's kernels (GENESIS_CUDNN_GRU=0)" || echo "the build's choice (cuDNN: $(grep -o 'cuDNN [0-9.]*' "$W/info.txt" | head -1))"): exit $r (124 = stopped at the cap); $(grep -m1 -o 'on cuda[:0-9]*\|on cpu' "$log" | head -1)"
+    python3 - "$log" "$IT" >>"$LOGS/$PHASE.md" <<'PY'
 import re, sys
 pts = {}
 for l in open(sys.argv[1]):
@@ -320,6 +330,7 @@ for p in sorted(pts):
     else:
         print(f"  - phase {p}: too few progress points")
 PY
+  done
   [ "$rc" = 0 ]
 }
 
@@ -514,7 +525,7 @@ SETUP_S=$(elapsed)
 
 # ---- the phases, each under its budget -----------------------------------------------------------
 declare -A DEF=([build]=210 [parity]=45 [memcheck]=65 [fitbench]=45 [adult]=80 [sizes]=400
-                [ddpm]=35 [timegan]=35 [precision]=55 [sample1m]=20 [nccl]=30)
+                [ddpm]=35 [timegan]=65 [precision]=55 [sample1m]=20 [nccl]=30)
 # call 2 finds call 1's build; on a fresh machine (call 1 failed, or the machine went back) it
 # builds from scratch first
 [ "$CALL" = 2 ] && [ -x "$BUILD/genesis" ] && DEF[build]=40

@@ -3,9 +3,11 @@
  * CUDA backend's custom kernels, in the SAME reset-after cell as the CPU reference
  * (src/backend/cpu/gru.c) and cuDNN's CUDNN_GRU: n = tanh(W_in x + b_in + r * (W_hn h + b_hn)),
  * separate input and recurrent biases, gate order r, z, n; layout in backend.h, derivation in
- * docs/layers.md ("GRU"). The structure mirrors the CPU code call for call: cuBLAS GEMMs
- * (gen_cu_gemm, FP32) for the input projections of all B*T rows and the two recurrent products
- * per step, and one element-wise kernel per step and direction. Where the module is built with
+ * docs/layers.md ("GRU"). cuBLAS GEMMs (gen_cu_gemm, FP32) for the input projections of all
+ * B*T rows and ONE recurrent product per step for all three gates (save's columns r, z,
+ * W_hn h + b_hn are contiguous), one element-wise kernel per step and direction, and the
+ * weight gradients as GEMMs over the whole sequence after the backward loop; the CPU code
+ * keeps the same save and work layouts (backend.h) but its own loop order. Where the module is built with
  * cuDNN, backend_cuda.cu routes the GRU operations to cuDNN (gru_cudnn.cu) instead; these kernels
  * are the fallback.
  *
@@ -53,18 +55,19 @@ genesis_status gen_cu_sigmoid_backward(gen_cuda *cu, float *dinp, const float *d
     return GENESIS_OK;
 }
 
-/* every (b, t) row of save (ld 4H) = [b_ir + b_hr, b_iz + b_hz, b_in, b_hn] */
+/* every (b, t) row of save (ld 4H) = [b_ir + b_hr, b_iz + b_hz, b_hn, b_in] */
 __global__ void k_gru_bias_rows(float *__restrict__ save, const float *__restrict__ b, size_t BT,
                                 int H) {
     size_t n = BT * 4 * H;
     GEN_GRID_LOOP(i, n) {
         int j = (int)(i % (4 * H));
-        save[i] = j < 2 * H ? b[j] + b[3 * H + j] : j < 3 * H ? b[j] : b[2 * H + j];
+        save[i] = j < 2 * H ? b[j] + b[3 * H + j] : j < 3 * H ? b[3 * H + j] : b[j - H];
     }
 }
 
-/* step t: r, z = sigmoid(s[0:2H]); n = tanh(s[2H:3H] + r * s[3H:4H]); save keeps r, z, n
- * and the recurrent n part; h_t = (1 - z) n + z h_{t-1} (hp NULL: zeros) */
+/* step t: s = [r, z, W_hn h + b_hn, n] pre-activations (r, z and the input n part summed
+ * with their biases); r, z = sigmoid; n = tanh(s[3H:4H] + r * s[2H:3H]); save keeps r, z,
+ * the recurrent n part and n; h_t = (1 - z) n + z h_{t-1} (hp NULL: zeros) */
 __global__ void k_gru_step(float *__restrict__ y, float *__restrict__ save,
                            const float *__restrict__ hp, int ldh, int B, int T, int t, int H) {
     size_t n = (size_t)B * H;
@@ -72,11 +75,11 @@ __global__ void k_gru_step(float *__restrict__ y, float *__restrict__ save,
         int b = (int)(i / H), j = (int)(i % H);
         float *s = save + ((size_t)b * T + t) * 4 * H;
         float r = gru_sigm(s[j]), z = gru_sigm(s[H + j]);
-        float nn = tanhf(s[2 * H + j] + r * s[3 * H + j]);
+        float nn = tanhf(s[3 * H + j] + r * s[2 * H + j]);
         float hprev = hp ? hp[(size_t)b * ldh + j] : 0.0f;
         s[j] = r;
         s[H + j] = z;
-        s[2 * H + j] = nn;
+        s[3 * H + j] = nn;
         y[((size_t)b * T + t) * H + j] = (1.0f - z) * nn + z * hprev;
     }
 }
@@ -88,39 +91,43 @@ genesis_status gen_cu_gru_forward(gen_cuda *cu, float *y, float *save, const flo
     const size_t BT = (size_t)B * T;
     const float *Wh = W + (size_t)H3 * C; /* W_hh (3H x H) after W_ih (3H x C) */
     GEN_LAUNCH1D(cu, BT * H4, k_gru_bias_rows, save, b, BT, H);
-    if (C > 0) GEN_TRY_ST(gen_cu_gemm(cu, 0, 1, (int)BT, H3, C, 1.0f, x, C, W, C, 1.0f, save, H4));
+    if (C > 0) { /* r, z into columns [0, 2H), the input n part into [3H, 4H) */
+        GEN_TRY_ST(gen_cu_gemm(cu, 0, 1, (int)BT, 2 * H, C, 1.0f, x, C, W, C, 1.0f, save, H4));
+        GEN_TRY_ST(gen_cu_gemm(cu, 0, 1, (int)BT, H, C, 1.0f, x, C, W + (size_t)2 * H * C, C,
+                               1.0f, save + H3, H4));
+    }
     for (int t = 0; t < T; t++) {
         float *st = save + (size_t)t * H4;
         const float *hp = t ? y + (size_t)(t - 1) * H : h0;
         int ldh = t ? T * H : H;
-        if (hp) {
-            GEN_TRY_ST(gen_cu_gemm(cu, 0, 1, B, 2 * H, H, 1.0f, hp, ldh, Wh, H, 1.0f, st, T * H4));
-            GEN_TRY_ST(gen_cu_gemm(cu, 0, 1, B, H, H, 1.0f, hp, ldh, Wh + (size_t)2 * H * H, H,
-                                   1.0f, st + 3 * H, T * H4));
-        }
+        /* the three gates' recurrent products in one GEMM: columns [0, 3H) += h_{t-1} W_hh^T */
+        if (hp)
+            GEN_TRY_ST(gen_cu_gemm(cu, 0, 1, B, H3, H, 1.0f, hp, ldh, Wh, H, 1.0f, st, T * H4));
         GEN_LAUNCH1D(cu, (size_t)B * H, k_gru_step, y, save, hp, ldh, B, T, t, H);
     }
     return GENESIS_OK;
 }
 
-/* backward step t: dh (in) = dL/dh_t from later steps; writes dpre = [dR, dZ, dN], q = dN r
- * (the gradient of W_hn h + b_hn) and dh (out) = z * delta, the direct path to h_{t-1} */
-__global__ void k_gru_bwd(float *__restrict__ dpre, float *__restrict__ q, float *__restrict__ dh,
+/* backward step t: dh (in) = dL/dh_t from later steps; writes G = [dR, dZ, q = dN r, dN],
+ * Yp = h_{t-1} (zeros without one) and dh (out) = z * delta, the direct path to h_{t-1} */
+__global__ void k_gru_bwd(float *__restrict__ G, float *__restrict__ Yp, float *__restrict__ dh,
                           const float *__restrict__ dy, const float *__restrict__ save,
                           const float *__restrict__ hp, int ldh, int B, int T, int t, int H) {
     size_t n = (size_t)B * H;
     GEN_GRID_LOOP(i, n) {
         int b = (int)(i / H), j = (int)(i % H);
-        const float *s = save + ((size_t)b * T + t) * 4 * H;
-        float *dp = dpre + ((size_t)b * T + t) * 3 * H;
-        float r = s[j], z = s[H + j], nn = s[2 * H + j], hn = s[3 * H + j];
+        size_t row = (size_t)b * T + t;
+        const float *s = save + row * 4 * H;
+        float *g = G + row * 4 * H;
+        float r = s[j], z = s[H + j], hn = s[2 * H + j], nn = s[3 * H + j];
         float hprev = hp ? hp[(size_t)b * ldh + j] : 0.0f;
-        float d = dh[i] + dy[((size_t)b * T + t) * H + j];
+        float d = dh[i] + dy[row * H + j];
         float dn = d * (1.0f - z) * (1.0f - nn * nn);
-        dp[2 * H + j] = dn;
-        dp[H + j] = d * (hprev - nn) * z * (1.0f - z);
-        dp[j] = dn * hn * r * (1.0f - r);
-        q[i] = dn * r;
+        g[3 * H + j] = dn;
+        g[H + j] = d * (hprev - nn) * z * (1.0f - z);
+        g[j] = dn * hn * r * (1.0f - r);
+        g[2 * H + j] = dn * r;
+        Yp[row * H + j] = hprev;
         dh[i] = d * z;
     }
 }
@@ -129,40 +136,46 @@ __global__ void k_add(float *__restrict__ a, const float *__restrict__ b, size_t
     GEN_GRID_LOOP(i, n) a[i] += b[i];
 }
 
+/* Per step one element-wise kernel and one GEMM (the gradient reaching h_{t-1} through all
+ * three gates); the weight, input and bias gradients are GEMMs and column sums over all B*T
+ * rows after the loop (the recurrent weights' against Yp). */
 genesis_status gen_cu_gru_backward(gen_cuda *cu, float *dx, float *dh0, float *dW, float *db,
                                    float *work, const float *dy, const float *x,
                                    const float *h0, const float *y, const float *save,
                                    const float *W, int B, int T, int C, int H) {
-    const int H3 = 3 * H;
+    const int H3 = 3 * H, H4 = 4 * H;
     const size_t BT = (size_t)B * T;
     const float *Wh = W + (size_t)H3 * C;
-    float *dWh = dW ? dW + (size_t)H3 * C : NULL;
-    float *dpre = work, *dh = work + BT * H3, *q = dh + (size_t)B * H;
+    float *G = work, *Yp = G + BT * H4, *dh = Yp + BT * H;
     GEN_CUDA_TRY(cu, cudaMemsetAsync(dh, 0, (size_t)B * H * sizeof(float), cu->stream));
     for (int t = T - 1; t >= 0; t--) {
         const float *hp = t ? y + (size_t)(t - 1) * H : h0;
         int ldh = t ? T * H : H;
-        GEN_LAUNCH1D(cu, (size_t)B * H, k_gru_bwd, dpre, q, dh, dy, save, hp, ldh, B, T, t, H);
-        if (db) GEN_TRY_ST(gen_cu_colsum_acc(cu, db + H3 + 2 * H, q, H, B, H)); /* b_hn */
+        GEN_LAUNCH1D(cu, (size_t)B * H, k_gru_bwd, G, Yp, dh, dy, save, hp, ldh, B, T, t, H);
         if (!hp) continue;
-        const float *dpt = dpre + (size_t)t * H3;
-        GEN_TRY_ST(gen_cu_gemm(cu, 0, 0, B, H, 2 * H, 1.0f, dpt, T * H3, Wh, H, 1.0f, dh, H));
-        GEN_TRY_ST(gen_cu_gemm(cu, 0, 0, B, H, H, 1.0f, q, H, Wh + (size_t)2 * H * H, H, 1.0f, dh,
-                               H));
-        if (dWh) {
-            GEN_TRY_ST(gen_cu_gemm(cu, 1, 0, 2 * H, H, B, 1.0f, dpt, T * H3, hp, ldh, 1.0f, dWh, H));
-            GEN_TRY_ST(gen_cu_gemm(cu, 1, 0, H, H, B, 1.0f, q, H, hp, ldh, 1.0f,
-                                   dWh + (size_t)2 * H * H, H));
-        }
+        /* dh_{t-1} = z delta + [dR, dZ, q] . W_hh */
+        GEN_TRY_ST(gen_cu_gemm(cu, 0, 0, B, H, H3, 1.0f, G + (size_t)t * H4, T * H4, Wh, H, 1.0f,
+                               dh, H));
     }
     if (dh0 && h0) GEN_LAUNCH1D(cu, (size_t)B * H, k_add, dh0, dh, (size_t)B * H);
-    if (dx && C > 0)
-        GEN_TRY_ST(gen_cu_gemm(cu, 0, 0, (int)BT, C, H3, 1.0f, dpre, H3, W, C, 1.0f, dx, C));
-    if (dW && C > 0)
-        GEN_TRY_ST(gen_cu_gemm(cu, 1, 0, H3, C, (int)BT, 1.0f, dpre, H3, x, C, 1.0f, dW, C));
+    if (dx && C > 0) { /* dx += [dR, dZ] . W_ir|iz + dN . W_in */
+        GEN_TRY_ST(gen_cu_gemm(cu, 0, 0, (int)BT, C, 2 * H, 1.0f, G, H4, W, C, 1.0f, dx, C));
+        GEN_TRY_ST(gen_cu_gemm(cu, 0, 0, (int)BT, C, H, 1.0f, G + H3, H4, W + (size_t)2 * H * C, C,
+                               1.0f, dx, C));
+    }
+    if (dW) { /* dW_ir|iz += [dR, dZ]^T x; dW_in += dN^T x; dW_hh += [dR, dZ, q]^T Yp */
+        if (C > 0) {
+            GEN_TRY_ST(gen_cu_gemm(cu, 1, 0, 2 * H, C, (int)BT, 1.0f, G, H4, x, C, 1.0f, dW, C));
+            GEN_TRY_ST(gen_cu_gemm(cu, 1, 0, H, C, (int)BT, 1.0f, G + H3, H4, x, C, 1.0f,
+                                   dW + (size_t)2 * H * C, C));
+        }
+        GEN_TRY_ST(gen_cu_gemm(cu, 1, 0, H3, H, (int)BT, 1.0f, G, H4, Yp, H, 1.0f,
+                               dW + (size_t)H3 * C, H));
+    }
     if (db) {
-        GEN_TRY_ST(gen_cu_colsum_acc(cu, db, dpre, H3, (int)BT, H3));           /* b_ih */
-        GEN_TRY_ST(gen_cu_colsum_acc(cu, db + H3, dpre, H3, (int)BT, 2 * H));   /* b_hr, b_hz */
+        GEN_TRY_ST(gen_cu_colsum_acc(cu, db, G, H4, (int)BT, 2 * H));           /* b_ir, b_iz */
+        GEN_TRY_ST(gen_cu_colsum_acc(cu, db + 2 * H, G + H3, H4, (int)BT, H));  /* b_in */
+        GEN_TRY_ST(gen_cu_colsum_acc(cu, db + H3, G, H4, (int)BT, H3));         /* b_hr, b_hz, b_hn */
     }
     return GENESIS_OK;
 }

@@ -228,8 +228,10 @@ genesis_status timegan_init_weights(timegan *t, uint64_t seed) {
 static double *led_row(timegan *t, tg_step step) { return t->led + (size_t)step * TL_W; }
 
 /* The step's forward (and with `backward` its gradients into t->grads, zeroed first), the
- * loss terms into the ledger row of the step. */
-static void tg_issue(timegan *t, tg_step step, int B, int backward) {
+ * loss terms into the ledger row of the step. reuse_h: the embedder's run still holds
+ * H = E(X) of this batch with E's current weights (the joint phase's E step right after its
+ * G step, which does not change E), so E's forward is not run again: the same values. */
+static void tg_issue_h(timegan *t, tg_step step, int B, int backward, int reuse_h) {
     gen_backend *be = t->be;
     const gen_backend_ops *o = be->ops;
     const int T = t->cfg.T, F = t->cfg.F, H = t->cfg.H;
@@ -245,7 +247,7 @@ static void tg_issue(timegan *t, tg_step step, int B, int backward) {
     const int sc = (T - 1) * H, sld = T * H;
     if (backward) o->zero(be, t->grads, t->count);
     /* every step starts from the embedding of the real batch */
-    gen_seq_net_forward(be, E, rE, t->X, B, T);
+    if (!reuse_h) gen_seq_net_forward(be, E, rE, t->X, B, T);
     float *Hd = gen_seq_run_out(E, rE);
     switch (step) {
     case TG_STEP_E0:
@@ -347,6 +349,10 @@ static void tg_issue(timegan *t, tg_step step, int B, int backward) {
     }
 }
 
+static void tg_issue(timegan *t, tg_step step, int B, int backward) {
+    tg_issue_h(t, step, B, backward, 0);
+}
+
 /* The losses of a ledger row (host copy) and the step's total. */
 static double tg_losses_of(const timegan *t, tg_step step, const double *L, tg_losses *ls) {
     double gamma = t->cfg.gamma;
@@ -436,11 +442,12 @@ genesis_status timegan_sync(timegan *t, int phase, int64_t it) {
 }
 
 /* One update step of the fit: forward, backward, ledger, Adam; nothing read back. */
-static void tg_fit_step(timegan *t, tg_step step, int B) {
-    tg_issue(t, step, B, 1);
+void timegan_fit_step(timegan *t, tg_step step, int B, int reuse_h) {
+    tg_issue_h(t, step, B, 1, reuse_h && step == TG_STEP_E);
     tg_ledger_add(t, step);
     adam_tf1(t, step);
 }
+static void tg_fit_step(timegan *t, tg_step step, int B) { timegan_fit_step(t, step, B, 0); }
 
 genesis_status timegan_update(timegan *t, tg_step step, int B, tg_losses *ls) {
     if (!ls) {
@@ -579,7 +586,9 @@ genesis_status timegan_fit(timegan *t, const float *data, int64_t N, int64_t ite
                 for (int k = 0; k < 2; k++) {
                     next_batch(t, &bt, B);
                     tg_fit_step(t, TG_STEP_G, B);
-                    tg_fit_step(t, TG_STEP_E, B);
+                    /* the reference runs the E step on the G step's batch: the G step
+                     * updated G and S only, so H = E(X) from its forward is still exact */
+                    timegan_fit_step(t, TG_STEP_E, B, 1);
                 }
                 /* the gate: D learns only while D_loss > 0.15, decided on the device by
                  * adam_tf1_gated from the D loss of this forward (one forward serves the check

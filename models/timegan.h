@@ -122,6 +122,12 @@ double timegan_loss(timegan *t, tg_step step, int B, int backward, tg_losses *ls
  * losses are read back and checked at once. */
 genesis_status timegan_update(timegan *t, tg_step step, int B, tg_losses *ls);
 
+/* The fit's update step (timegan_update with ls NULL). reuse_h, for TG_STEP_E only: E's run
+ * still holds H = E(X) of the batch in t->X with E's current weights (the joint phase's E
+ * step right after the G step on the same batch), and E's forward is skipped. */
+void timegan_fit_step(timegan *t, tg_step step, int B, int reuse_h);
+#define TG_HAVE_FIT_STEP 1 /* for bench_timegan, built against older trees too */
+
 /* Reads the ledger and D's step count back (one synchronisation) into t->hled, t->t[D];
  * GENESIS_ERR_DIVERGED (or the backend's failure) when a loss or gradient since the start
  * was not finite. phase, it: for the message. */

@@ -8,7 +8,9 @@
  *      file version 3 of the TimeGAN section) does not reproduce;
  *   2. central finite differences of a random linear functional of the outputs w.r.t. the
  *      input, the initial state, the weights and the biases (with and without h0, several
- *      shapes including C = 1 and H = 1);
+ *      shapes including C = 1, H = 1, a full group of four batch rows and gates wider than
+ *      one register block);
+ *   3. the same bytes on one thread and on two;
  *   4. the sigmoid operation's backward, and the accuracy of the branch-free exp the CPU
  *      gates use.
  */
@@ -134,8 +136,8 @@ START_TEST(test_gru_one_step_by_hand) {
     be->ops->gru_forward(be, &y, save, &x, &h0, W, b, 1, 1, 1, 1);
     ck_assert_double_eq_tol(save[0], 0.8175744762, 1e-6);
     ck_assert_double_eq_tol(save[1], 0.4625701547, 1e-6);
-    ck_assert_double_eq_tol(save[2], 0.9584382939, 1e-6);
-    ck_assert_double_eq_tol(save[3], 1.5, 1e-6);
+    ck_assert_double_eq_tol(save[2], 1.5, 1e-6); /* save = r, z, W_hn h + b_hn, n */
+    ck_assert_double_eq_tol(save[3], 0.9584382939, 1e-6);
     ck_assert_double_eq_tol(y, 0.7463784214, 1e-6);
     ck_assert(fabs(y - 0.7500383874) > 1e-3);
 }
@@ -145,6 +147,9 @@ START_TEST(test_gru_backward_finite_differences) {
     static const int shapes[][5] = {
         /* B, T, C, H, use_h0 */
         {2, 4, 3, 3, 1}, {2, 4, 3, 3, 0}, {3, 3, 1, 2, 1}, {1, 5, 2, 1, 1}, {2, 2, 4, 4, 0},
+        /* a full group of four rows plus single rows, and gates wider than one 24-column
+         * register block */
+        {6, 3, 2, 9, 1}, {5, 2, 3, 8, 0},
     };
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
         const int *sh = shapes[s];
@@ -186,6 +191,41 @@ START_TEST(test_gru_backward_accumulates_and_skips) {
 }
 END_TEST
 
+/* Same inputs on one thread and on two (and with the batch split into different row groups
+ * by B): identical bytes of y, save and every gradient (docs/timegan.md §9). */
+START_TEST(test_gru_threads_same_bytes) {
+    gen_backend *be2 = NULL;
+    ck_assert_int_eq(gen_backend_cpu_create(ctx, 2, &be2), GENESIS_OK);
+    gru_case *c = case_new(37, 24, 5, 24, 0, 21);
+    size_t ny = (size_t)c->B * c->T * c->H, nx = (size_t)c->B * c->T * c->C;
+    size_t nw = gen_gru_weight_floats(c->C, c->H), nb = gen_gru_bias_floats(c->H);
+    float *out[2][5];
+    gen_backend *bes[2] = {be, be2};
+    for (int k = 0; k < 2; k++) {
+        memset(c->dx, 0, nx * 4); memset(c->dW, 0, nw * 4); memset(c->db, 0, nb * 4);
+        bes[k]->ops->gru_forward(bes[k], c->y, c->save, c->x, NULL, c->W, c->b, c->B, c->T, c->C,
+                                 c->H);
+        bes[k]->ops->gru_backward(bes[k], c->dx, NULL, c->dW, c->db, c->work, c->R, c->x, NULL,
+                                  c->y, c->save, c->W, c->B, c->T, c->C, c->H);
+        const float *src[5] = {c->y, c->save, c->dx, c->dW, c->db};
+        size_t n[5] = {ny, 4 * ny, nx, nw, nb};
+        for (int i = 0; i < 5; i++) {
+            out[k][i] = malloc(n[i] * 4);
+            memcpy(out[k][i], src[i], n[i] * 4);
+        }
+        if (k == 1)
+            for (int i = 0; i < 5; i++) {
+                ck_assert_msg(memcmp(out[0][i], out[1][i], n[i] * 4) == 0,
+                              "GRU output %d differs between 1 and 2 threads", i);
+                free(out[0][i]);
+                free(out[1][i]);
+            }
+    }
+    case_free(c);
+    gen_backend_free(be2);
+}
+END_TEST
+
 START_TEST(test_fast_exp_accuracy) {
     double worst = 0;
     for (int i = 0; i <= 200000; i++) {
@@ -219,6 +259,7 @@ int main(void) {
     tcase_add_test(tc, test_gru_one_step_by_hand);
     tcase_add_test(tc, test_gru_backward_finite_differences);
     tcase_add_test(tc, test_gru_backward_accumulates_and_skips);
+    tcase_add_test(tc, test_gru_threads_same_bytes);
     tcase_add_test(tc, test_fast_exp_accuracy);
     tcase_add_test(tc, test_sigmoid_backward);
     suite_add_tcase(s, tc);

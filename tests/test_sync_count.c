@@ -15,6 +15,8 @@
  * log_every iterations and each phase's last), not per update step: a fit with one progress
  * point per phase costs the same at 4 and at 8 iterations per phase, and one more point per
  * phase costs at most GEN_TG_SYNCS_PER_REPORT more per point (test_timegan_syncs).
+ * The host submissions of a GRU layer and of a TimeGAN joint iteration are counted and held
+ * under a ceiling (test_timegan_launches).
  * And device discovery creates no CUDA context (test_discovery_contexts).
  * Runs only on the emulator (GENESIS_CUDA_EMULATOR=1 and GENESIS_CUDA_MODULE, as the
  * *_emu CTest entry sets them); exits 77 otherwise. CK_NOFORK, like the other CUDA suites.
@@ -223,6 +225,87 @@ START_TEST(test_timegan_syncs) {
 }
 END_TEST
 
+/* Host submissions (kernel and cuBLAS launches, async copies and memsets, graph launches:
+ * GEN_CUEMU_STAT_HOST_LAUNCHES, _HOST_COPIES, _GRAPH_LAUNCHES) since `before`. */
+enum { SC_ST_HOST_LAUNCHES = 11, SC_ST_N = 14 };
+static unsigned long long sc_submits(const unsigned long long *before, unsigned long long *now) {
+    unsigned long long st[SC_ST_N] = {0};
+    ck_assert_int_ge(sc_stats()(st, SC_ST_N), SC_ST_N);
+    unsigned long long n = st[SC_ST_HOST_LAUNCHES] + st[SC_ST_HOST_LAUNCHES + 1] +
+                           st[SC_ST_HOST_LAUNCHES + 2];
+    unsigned long long d = before ? n - *before : n;
+    if (now) *now = n;
+    return d;
+}
+
+/* The GRU's launches (cuda/gru.cu, docs/timegan.md §9): forward one recurrent GEMM and one
+ * element-wise kernel per step (it was two GEMMs and a kernel), backward one kernel and one
+ * GEMM per step (it was a kernel, a column sum and four GEMMs), the weight gradients after
+ * the loop; and the submissions of one joint-phase iteration of TimeGAN at the paper's
+ * network sizes (T 24, hidden 24, 3 layers, 5 features; batch 8 to keep the emulator fast:
+ * launches do not depend on it), printed for docs/timegan.md and held under a ceiling. */
+#define SC_TG_SUBMITS_PER_JOINT 5000 /* 4891 measured; 8989 before (GRU forward 72 and
+                                        backward 145 at T 24, E's forward twice per G, E pair) */
+START_TEST(test_timegan_launches) {
+    genesis_ctx *ctx = NULL;
+    gen_backend *be = NULL;
+    timegan *t = NULL;
+    ck_assert_int_eq(genesis_ctx_create(&ctx), GENESIS_OK);
+    genesis_status bst = gen_backend_cuda_create(ctx, 0, &be);
+    ck_assert_msg(bst == GENESIS_OK, "%s", genesis_errmsg(ctx));
+    const int B = 8, T = 24, F = 5, H = 24, L = 3;
+    timegan_config cfg = {B, T, F, H, L, 1e-3f, 1.0f, 1};
+    ck_assert_int_eq(timegan_create(ctx, be, &cfg, &t), GENESIS_OK);
+    ck_assert_int_eq(timegan_init_weights(t, 5), GENESIS_OK);
+    float *x = malloc((size_t)B * T * F * sizeof(float));
+    ck_assert(x);
+    tu_fill_uniform(x, (size_t)B * T * F, 0, 1, 7);
+    be->ops->upload(be, t->X, x, (size_t)B * T * F * sizeof(float));
+    tu_fill_uniform(x, (size_t)B * T * F, 0, 1, 8);
+    be->ops->upload(be, t->Z, x, (size_t)B * T * F * sizeof(float));
+    free(x);
+    /* one GRU layer (the embedder's second), forward and backward with weight gradients */
+    gen_seq_net *E = &t->net[TG_E];
+    gen_seq_run *rE = &t->run[TG_E];
+    unsigned long long s0;
+    sc_submits(NULL, &s0);
+    be->ops->gru_forward(be, rE->y[1], rE->save[1], rE->y[0], NULL, E->W[1], E->b[1], B, T, H, H);
+    unsigned long long f1 = sc_submits(&s0, &s0);
+    be->ops->gru_backward(be, t->dH, NULL, E->gW[1], E->gb[1], t->scratch, t->dSout, rE->y[0], NULL,
+                          rE->y[1], rE->save[1], E->W[1], B, T, H, H);
+    unsigned long long b1 = sc_submits(&s0, &s0);
+    /* a joint iteration as timegan_fit runs it (after one to warm up), without the batch
+     * gathers (two submissions per batch, three batches) */
+    unsigned long long it[3];
+    for (int k = 0; k < 3; k++) { /* k = 2: E's forward run again in the E steps */
+        for (int j = 0; j < 2; j++) {
+            timegan_fit_step(t, TG_STEP_G, B, 0);
+            timegan_fit_step(t, TG_STEP_E, B, k < 2);
+        }
+        timegan_fit_step(t, TG_STEP_D, B, 0);
+        it[k] = sc_submits(&s0, &s0);
+    }
+    /* phases 1 and 2: one step per iteration */
+    timegan_fit_step(t, TG_STEP_E0, B, 0);
+    unsigned long long p1 = sc_submits(&s0, &s0);
+    timegan_fit_step(t, TG_STEP_SUP, B, 0);
+    unsigned long long p2 = sc_submits(&s0, &s0);
+    ck_assert_int_eq(timegan_sync(t, 3, 3), GENESIS_OK);
+    printf("timegan launches: one GRU layer (T %d): forward %llu, backward %llu submissions; "
+           "one joint iteration: %llu (warm-up %llu; %llu with E's forward repeated), an "
+           "embedding iteration %llu, a supervised one %llu, plus 2 per batch\n", T, f1, b1,
+           it[1], it[0], it[2], p1, p2);
+    ck_assert_msg(f1 <= 2ull * T + 4, "GRU forward: %llu submissions for %d steps", f1, T);
+    ck_assert_msg(b1 <= 2ull * T + 12, "GRU backward: %llu submissions for %d steps", b1, T);
+    ck_assert_msg(it[1] <= SC_TG_SUBMITS_PER_JOINT,
+                  "a TimeGAN joint iteration: %llu submissions (at most %d)", it[1],
+                  SC_TG_SUBMITS_PER_JOINT);
+    timegan_free(t);
+    gen_backend_free(be);
+    genesis_ctx_free(ctx);
+}
+END_TEST
+
 START_TEST(test_ctgan_syncs) { sc_check(GENESIS_MODEL_CTGAN, "ctgan"); }
 END_TEST
 
@@ -257,6 +340,7 @@ int main(void) {
     tcase_add_test(tc, test_tvae_syncs);
     tcase_add_test(tc, test_ddpm_sample_syncs);
     tcase_add_test(tc, test_timegan_syncs);
+    tcase_add_test(tc, test_timegan_launches);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_set_fork_status(sr, CK_NOFORK);

@@ -438,15 +438,17 @@ typedef struct gen_backend_ops {
      * W_hr, W_hz, W_hn, each an (H x in) row-major matrix with its bias; cuda/gru_cudnn.cu
      * copies the blocks to the addresses cudnnGetRNNWeightParams returns.
      * Derivation of forward and backward: docs/layers.md ("GRU").
-     * y (B, T, H) = h_0..h_{T-1} of every step; save (B, T, 4H) = r, z, n, W_hn h_{t-1} + b_hn
-     * per step (written by forward, read by backward; backends that keep their own state,
+     * y (B, T, H) = h_0..h_{T-1} of every step; save (B, T, 4H) = r, z, W_hn h_{t-1} + b_hn,
+     * n per step (written by forward, read by backward; backends that keep their own state,
      * such as cuDNN's reserve space, may leave it unwritten); x (B, T, C). */
     void (*gru_forward)(gen_backend *be, float *y, float *save, const float *x, const float *h0,
                         const float *W, const float *b, int B, int T, int C, int H);
     /* Backward through time from dy (B, T, H) (the loss's gradient w.r.t. every step's
      * output; no gradient enters through the final state). dx (B, T, C) += (NULL: skip),
      * dh0 (B, H) += (NULL: skip), dW += and db += (both NULL: skip the weight gradients).
-     * work: B * T * 3H + 2 * B * H floats of scratch. */
+     * work (gen_gru_work_floats): G (B, T, 4H) = dR, dZ, q = dN r, dN (the gradients of
+     * the gates' pre-activations; q that of W_hn h + b_hn), then Yp (B, T, H) = h_{t-1} of
+     * every step (h0 or zeros at t = 0), then (B, H) the gradient reaching h_{-1}. */
     void (*gru_backward)(gen_backend *be, float *dx, float *dh0, float *dW, float *db,
                          float *work, const float *dy, const float *x, const float *h0,
                          const float *y, const float *save, const float *W, int B, int T,
@@ -538,6 +540,10 @@ int gen_cuda_query_devices(genesis_device_info *out, int cap, int *count, char *
 /* The GRU cell of gru_forward / gru_backward: 2 = reset-after (above); 1 was TF1's GRUCell.
  * Part of the module ABI, so that a CUDA module built for the other cell is not loaded. */
 #define GEN_GRU_CELL 2
+/* The layout of gru_forward's save and gru_backward's work (above): 2 = r, z, W_hn h + b_hn,
+ * n and G | Yp | dh; 1 was r, z, n, W_hn h + b_hn and dpre | dh | q. Part of the module
+ * ABI: the core sizes the work buffer. */
+#define GEN_GRU_SCRATCH 2
 /* What the core and the CUDA module must agree on: the version, the shared structures and
  * the semantics that changed without changing a size (the GRU cell). */
 /* The order of gen_backend_ops' members (2: grouped by family). Part of the module ABI: a
@@ -545,7 +551,7 @@ int gen_cuda_query_devices(genesis_device_info *out, int cap, int *count, char *
 #define GEN_BACKEND_OPS_LAYOUT 2
 #define GEN_CUDA_MODULE_ABI                                                                   \
     ((unsigned long)GENESIS_VERSION_NUMBER * 1000003ul ^ (unsigned long)GEN_GRU_CELL * 65537ul ^ \
-     (unsigned long)GEN_BACKEND_OPS_LAYOUT * 9973ul ^                                         \
+     (unsigned long)GEN_GRU_SCRATCH * 131071ul ^ (unsigned long)GEN_BACKEND_OPS_LAYOUT * 9973ul ^ \
      (unsigned long)sizeof(struct genesis_ctx) * 7919ul ^                                     \
      (unsigned long)sizeof(gen_backend_ops) * 104729ul ^ (unsigned long)sizeof(gen_backend) ^ \
      (unsigned long)sizeof(genesis_device_info) << 20)
@@ -608,7 +614,7 @@ void gen_backend_free(gen_backend *be);
 
 /* GRU scratch the backward pass needs (floats). */
 static inline size_t gen_gru_work_floats(int B, int T, int H) {
-    return (size_t)B * T * 3 * H + 2 * (size_t)B * H;
+    return (size_t)B * T * 5 * H + (size_t)B * H;
 }
 /* GRU parameter sizes (floats): W = W_ih | W_hh, b = b_ih | b_hh (layout above). */
 static inline size_t gen_gru_weight_floats(int C, int H) { return (size_t)3 * H * ((size_t)C + H); }

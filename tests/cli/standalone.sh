@@ -31,6 +31,7 @@ ALLOW=(
     "bench/gen_sizes.sh	../shared/data"
     "bench/fetch_debs.sh	../shared/data"
     "bench/timegan_run.sh	../shared/data"
+    "bench/timegan_protocol.sh	../shared/data"
     "bench/gpu_run.sh	../shared/data"
     "bench/gpu_generate.sh	../shared/data"
     "bench/tvae_argmax/run.sh	../shared/data"

@@ -2,7 +2,7 @@
 # timegan.sh — the CLI's TimeGAN path (docs/timegan.md): generate/fit/sample on one long
 # series and on panel data (--entity/--time), the output layout (id column, time values
 # from the real grid, seq-len rows per sequence, raw units inside the real range), the same
-# seed giving the same bytes, the model-file round trip, evaluate --sequences, and bad input
+# seed giving the same bytes (on one thread and on two), the model-file round trip, evaluate --sequences, and bad input
 # (too few rows for --seq-len, a missing entity column, a non-numeric time column, sequence
 # flags without --method timegan, a model file from before the reset-after GRU cell): one
 # "genesis: error:" line naming the file, non-zero exit.
@@ -35,6 +35,14 @@ if expect_ok; then
 fi
 run series_again "$G" generate "${FAST[@]}" -i series.csv --seq-len 8 -n 7 -o "$OUT/s2.csv" --seed 3
 expect_ok && { cmp -s "$OUT/s.csv" "$OUT/s2.csv" && pass "[series] same seed, same bytes" || fail "[series] same seed gave different output"; }
+# the same seed on one thread and on two: the same model bytes (the paper's network widths,
+# batch 64, so that the GRU's row groups are split between the threads; docs/timegan.md §9)
+WIDE=(-q --method timegan --iterations 3 --hidden-dim 24 --num-layers 3 --batch-size 64 -i series.csv --seq-len 24 -n 4 --seed 5)
+run threads1 "$G" generate --threads 1 "${WIDE[@]}" -o "$OUT/t1.csv" --save "$OUT/t1.gen"
+run threads2 "$G" generate --threads 2 "${WIDE[@]}" -o "$OUT/t2.csv" --save "$OUT/t2.gen"
+expect_ok && { cmp -s "$OUT/t1.gen" "$OUT/t2.gen" && cmp -s "$OUT/t1.csv" "$OUT/t2.csv" \
+    && pass "[series] same seed on 1 and 2 threads: same model and output bytes" \
+    || fail "[series] the model or output differs between 1 and 2 threads"; }
 run series_sample "$G" sample -q -m "$OUT/s.gen" -n 7 -o "$OUT/s3.csv" --seed 3
 expect_ok && { cmp -s "$OUT/s.csv" "$OUT/s3.csv" && pass "[series] sample from the saved model = generate's output" \
     || fail "[series] the saved model samples differently"; }

@@ -4,19 +4,30 @@
  * CUDNN_GRU and PyTorch's nn.GRU (Cho et al. 2014, arXiv 1406.1078v1 ordering: the reset
  * gate scales the recurrent projection AFTER the matmul), separate input and recurrent
  * biases, gate order r, z, n. Layout and equations: backend.h; derivation of the forward and
- * backward-through-time passes: docs/layers.md ("GRU").
+ * backward-through-time passes: docs/layers.md ("GRU"); why the loops are shaped this way:
+ * docs/timegan.md §9.
  *
- * The matmuls go through the backend's GEMM (OpenBLAS): the input projections of all B*T
- * rows in one call, then two small (B x 2H x H, B x H x H) calls per step, which are the
- * sequential part. Backward batches the input-side weight gradients, dx and the input
- * biases over all steps; the recurrent ones are per step (they need h_{t-1}, which for
- * t = 0 is h0). Equal lengths only (every sample runs T steps): TimeGAN's data always has
- * them, and src/model/sequence.c builds fixed-length windows.
+ * Every sample's recurrence depends only on its own earlier steps, so the time loop runs per
+ * group of four batch rows, start to end, while that group's rows stay in the L1 cache:
+ * per step, the input and recurrent products of all three gates are two calls of one small
+ * register-blocked kernel (mm_rows: 4 rows x 24 columns of accumulators, AVX2 + FMA where the
+ * CPU has them, else plain loops), then the gate arithmetic. Threads take whole row groups,
+ * so each row's arithmetic is the same whatever the thread count. Backward runs the same way
+ * per row group (the gradient reaching h_{t-1} and dx per step); the weight gradients, sums
+ * over all B*T rows, are then three GEMMs over the whole sequence (the recurrent one against
+ * the shifted outputs Yp) and the bias gradients serial column sums, in an order that does
+ * not depend on the threads either. Equal lengths only (every sample runs T steps).
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cpu_internal.h"
+
+#if defined(__GNUC__) && defined(__x86_64__)
+#include <immintrin.h>
+#define GEN_GRU_X86 1
+#endif
 
 /* exp without libm calls, so that the gate loops vectorise: Cody-Waite range reduction
  * x = n ln2 + r, |r| <= ln2/2, then a degree-7 Taylor polynomial (truncation ~5e-9
@@ -50,13 +61,34 @@ static inline float fast_expf(float x) {
     return p * sc;
 }
 static inline float sigm(float x) { return 1.0f / (1.0f + fast_expf(-x)); }
+/* Per-row kernels with restrict pointers, compiled for AVX2 and the baseline (the same
+ * scheme as backend_cpu.c's element-wise kernels). */
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
+#define GEN_GRU_KERNEL __attribute__((target_clones("avx2", "default")))
+#else
+#define GEN_GRU_KERNEL
+#endif
 static inline float fast_tanhf(float x) { return 1.0f - 2.0f / (fast_expf(2.0f * x) + 1.0f); }
 
-float gen_cpu_expf(float x) { return fast_expf(x); }
+static int have_avx2_fma(void);
+#ifdef GEN_GRU_X86
+static float expf_avx2(float x);
+#endif
+/* the exp the gates use on this CPU (the AVX2 form where fwd_row_avx2 runs) */
+float gen_cpu_expf(float x) {
+#ifdef GEN_GRU_X86
+    if (have_avx2_fma()) return expf_avx2(x);
+#endif
+    return fast_expf(x);
+}
+
+static GEN_GRU_KERNEL void sigmoid_range(float *restrict out, const float *restrict inp, size_t n) {
+    for (size_t i = 0; i < n; i++) out[i] = sigm(inp[i]);
+}
 
 void gen_cpu_sigmoid_forward(gen_backend *be, float *out, const float *inp, size_t n) {
     (void)be;
-    for (size_t i = 0; i < n; i++) out[i] = sigm(inp[i]);
+    sigmoid_range(out, inp, n);
 }
 
 void gen_cpu_sigmoid_backward(gen_backend *be, float *dinp, const float *dout, const float *out,
@@ -65,118 +97,440 @@ void gen_cpu_sigmoid_backward(gen_backend *be, float *dinp, const float *dout, c
     for (size_t i = 0; i < n; i++) dinp[i] += dout[i] * out[i] * (1.0f - out[i]);
 }
 
-/* Per-row kernels with restrict pointers, compiled for AVX2 and the baseline (the same
- * scheme as backend_cpu.c's element-wise kernels); hp NULL stands for h_{t-1} = 0. */
-#if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__)
-#define GEN_GRU_KERNEL __attribute__((target_clones("avx2", "default")))
-#else
-#define GEN_GRU_KERNEL
-#endif
 
-/* One row of step t. On entry s[0:2H] = r, z pre-activations (input and recurrent parts and
- * both biases summed), s[2H:3H] = W_in x + b_in, s[3H:4H] = W_hn h + b_hn. On exit s[0:3H] =
- * r, z, n and s[3H:4H] unchanged (backward needs it); yt = (1 - z) n + z h_{t-1}. */
-static GEN_GRU_KERNEL void step_row(float *restrict yt, float *restrict s,
-                                    const float *restrict hp, int H) {
-    for (int j = 0; j < 2 * H; j++) s[j] = sigm(s[j]);
-    for (int j = 0; j < H; j++) s[2 * H + j] = fast_tanhf(s[2 * H + j] + s[j] * s[3 * H + j]);
+/* ---- the small products: out[r][0:P) = sum_k a_r[k] Bm[k][0:P) for R <= 4 rows ------------ */
+
+enum { MM_R = 4, MM_W = 24 }; /* rows and columns of one register block */
+#define MM_PAD(n) (((n) + MM_W - 1) / MM_W * MM_W)
+
+/* Bm (K x P, P a multiple of MM_W, 32-byte aligned), out rows ld P, a_r any K floats. k runs
+ * 0..K-1 in order, one multiply-add each: the same sums for every R and thread. This plain
+ * form serves CPUs without AVX2 and FMA; the FMA path below rounds once per multiply-add
+ * instead of twice, so the two give slightly different bytes (each the same on every run). */
+static void mm_rows_plain(int R, float *restrict out, const float *const *a, const float *restrict Bm,
+                          int K, int P) {
+    for (int r = 0; r < R; r++) {
+        float *o = out + (size_t)r * P;
+        for (int j = 0; j < P; j++) o[j] = 0.0f;
+        for (int k = 0; k < K; k++) {
+            float ak = a[r][k];
+            const float *bk = Bm + (size_t)k * P;
+            for (int j = 0; j < P; j++) o[j] += ak * bk[j];
+        }
+    }
+}
+
+#ifdef GEN_GRU_X86
+/* The same sums with AVX2 FMA: 4 rows x 24 columns of accumulators (12 registers) per
+ * block, each k one broadcast per row and three loads of Bm shared by the four rows. */
+__attribute__((target("avx2,fma"))) static void mm_rows_avx2(int R, float *restrict out,
+                                                              const float *const *a,
+                                                              const float *restrict Bm, int K,
+                                                              int P) {
+    for (int j0 = 0; j0 < P; j0 += MM_W) {
+        const float *b = Bm + j0;
+        if (R == MM_R) {
+            __m256 c00 = _mm256_setzero_ps(), c01 = c00, c02 = c00, c10 = c00, c11 = c00,
+                   c12 = c00, c20 = c00, c21 = c00, c22 = c00, c30 = c00, c31 = c00, c32 = c00;
+            const float *a0 = a[0], *a1 = a[1], *a2 = a[2], *a3 = a[3];
+            for (int k = 0; k < K; k++) {
+                const float *bk = b + (size_t)k * P;
+                __m256 b0 = _mm256_load_ps(bk), b1 = _mm256_load_ps(bk + 8),
+                       b2 = _mm256_load_ps(bk + 16);
+                __m256 x = _mm256_broadcast_ss(a0 + k);
+                c00 = _mm256_fmadd_ps(x, b0, c00);
+                c01 = _mm256_fmadd_ps(x, b1, c01);
+                c02 = _mm256_fmadd_ps(x, b2, c02);
+                x = _mm256_broadcast_ss(a1 + k);
+                c10 = _mm256_fmadd_ps(x, b0, c10);
+                c11 = _mm256_fmadd_ps(x, b1, c11);
+                c12 = _mm256_fmadd_ps(x, b2, c12);
+                x = _mm256_broadcast_ss(a2 + k);
+                c20 = _mm256_fmadd_ps(x, b0, c20);
+                c21 = _mm256_fmadd_ps(x, b1, c21);
+                c22 = _mm256_fmadd_ps(x, b2, c22);
+                x = _mm256_broadcast_ss(a3 + k);
+                c30 = _mm256_fmadd_ps(x, b0, c30);
+                c31 = _mm256_fmadd_ps(x, b1, c31);
+                c32 = _mm256_fmadd_ps(x, b2, c32);
+            }
+            float *o = out + j0;
+            _mm256_store_ps(o, c00); _mm256_store_ps(o + 8, c01); _mm256_store_ps(o + 16, c02);
+            o += P;
+            _mm256_store_ps(o, c10); _mm256_store_ps(o + 8, c11); _mm256_store_ps(o + 16, c12);
+            o += P;
+            _mm256_store_ps(o, c20); _mm256_store_ps(o + 8, c21); _mm256_store_ps(o + 16, c22);
+            o += P;
+            _mm256_store_ps(o, c30); _mm256_store_ps(o + 8, c31); _mm256_store_ps(o + 16, c32);
+        } else {
+            for (int r = 0; r < R; r++) {
+                __m256 c0 = _mm256_setzero_ps(), c1 = c0, c2 = c0;
+                const float *ar = a[r];
+                for (int k = 0; k < K; k++) {
+                    const float *bk = b + (size_t)k * P;
+                    __m256 x = _mm256_broadcast_ss(ar + k);
+                    c0 = _mm256_fmadd_ps(x, _mm256_load_ps(bk), c0);
+                    c1 = _mm256_fmadd_ps(x, _mm256_load_ps(bk + 8), c1);
+                    c2 = _mm256_fmadd_ps(x, _mm256_load_ps(bk + 16), c2);
+                }
+                float *o = out + (size_t)r * P + j0;
+                _mm256_store_ps(o, c0); _mm256_store_ps(o + 8, c1); _mm256_store_ps(o + 16, c2);
+            }
+        }
+    }
+}
+
+/* fast_expf, eight lanes, with FMA: max/min keep a NaN (they return their second operand
+ * when one is NaN), so it propagates as in the scalar form. */
+__attribute__((target("avx2,fma"))) static inline __m256 exp8(__m256 x) {
+    x = _mm256_max_ps(_mm256_set1_ps(-87.0f), x);
+    x = _mm256_min_ps(_mm256_set1_ps(88.0f), x);
+    const __m256 magic = _mm256_set1_ps(12582912.0f);
+    __m256 t = _mm256_fmadd_ps(x, _mm256_set1_ps(1.44269504088896341f), magic);
+    __m256 n = _mm256_sub_ps(t, magic);
+    __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693145751953125f), x);
+    r = _mm256_fnmadd_ps(n, _mm256_set1_ps(1.42860682030941723212e-6f), r);
+    __m256 p = _mm256_set1_ps(1.0f / 5040);
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f / 720));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f / 120));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f / 24));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f / 6));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(0.5f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f));
+    __m256i e = _mm256_slli_epi32(
+        _mm256_add_epi32(_mm256_castps_si256(t), _mm256_set1_epi32(127 - 0x4B400000)), 23);
+    return _mm256_mul_ps(p, _mm256_castsi256_ps(e));
+}
+__attribute__((target("avx2,fma"))) static inline __m256 sigm8(__m256 x) {
+    const __m256 one = _mm256_set1_ps(1.0f);
+    return _mm256_div_ps(one, _mm256_add_ps(one, exp8(_mm256_sub_ps(_mm256_setzero_ps(), x))));
+}
+__attribute__((target("avx2,fma"))) static inline __m256 tanh8(__m256 x) {
+    const __m256 one = _mm256_set1_ps(1.0f), two = _mm256_set1_ps(2.0f);
+    return _mm256_sub_ps(one, _mm256_div_ps(two, _mm256_add_ps(exp8(_mm256_mul_ps(two, x)), one)));
+}
+__attribute__((target("avx2,fma"))) static float expf_avx2(float x) {
+    return _mm256_cvtss_f32(exp8(_mm256_set1_ps(x)));
+}
+
+/* fwd_row (below) for H a multiple of 8: each lane's r, z, n and h_t in registers. */
+__attribute__((target("avx2,fma"))) static void fwd_row_avx2(float *restrict yt,
+                                                              float *restrict s,
+                                                              const float *restrict gi,
+                                                              const float *restrict gh,
+                                                              const float *restrict hp,
+                                                              const float *restrict b, int H) {
+    const float *bh = b + 3 * H;
+    const __m256 one = _mm256_set1_ps(1.0f);
+    for (int j = 0; j < H; j += 8) {
+        __m256 ar = _mm256_add_ps(_mm256_loadu_ps(gi + j), _mm256_loadu_ps(b + j));
+        __m256 az = _mm256_add_ps(_mm256_loadu_ps(gi + H + j), _mm256_loadu_ps(b + H + j));
+        __m256 hn = _mm256_loadu_ps(bh + 2 * H + j);
+        if (gh) {
+            ar = _mm256_add_ps(ar, _mm256_add_ps(_mm256_loadu_ps(gh + j), _mm256_loadu_ps(bh + j)));
+            az = _mm256_add_ps(az, _mm256_add_ps(_mm256_loadu_ps(gh + H + j),
+                                                 _mm256_loadu_ps(bh + H + j)));
+            hn = _mm256_add_ps(_mm256_loadu_ps(gh + 2 * H + j), hn);
+        } else {
+            ar = _mm256_add_ps(ar, _mm256_loadu_ps(bh + j));
+            az = _mm256_add_ps(az, _mm256_loadu_ps(bh + H + j));
+        }
+        __m256 r = sigm8(ar), z = sigm8(az);
+        __m256 an = _mm256_add_ps(_mm256_loadu_ps(gi + 2 * H + j), _mm256_loadu_ps(b + 2 * H + j));
+        __m256 n = tanh8(_mm256_fmadd_ps(r, hn, an));
+        __m256 y = _mm256_mul_ps(_mm256_sub_ps(one, z), n);
+        if (hp) y = _mm256_fmadd_ps(z, _mm256_loadu_ps(hp + j), y);
+        _mm256_storeu_ps(s + j, r);
+        _mm256_storeu_ps(s + H + j, z);
+        _mm256_storeu_ps(s + 2 * H + j, hn);
+        _mm256_storeu_ps(s + 3 * H + j, n);
+        _mm256_storeu_ps(yt + j, y);
+    }
+}
+
+#endif /* GEN_GRU_X86 */
+
+typedef void (*mm_rows_fn)(int R, float *restrict out, const float *const *a,
+                           const float *restrict Bm, int K, int P);
+
+static int have_avx2_fma(void) {
+#ifdef GEN_GRU_X86
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#else
+    return 0;
+#endif
+}
+
+static mm_rows_fn mm_rows_pick(void) {
+#ifdef GEN_GRU_X86
+    if (have_avx2_fma()) return mm_rows_avx2;
+#endif
+    return mm_rows_plain;
+}
+
+/* ---- per-call scratch: packed weights and one block of temporaries per thread ------------ */
+
+typedef struct gru_pack {
+    float *mem;
+    float *WiT, *WhT; /* forward: (C x P3), (H x P3) = W_ih^T, W_hh^T, columns r | z | n */
+    float *WiG, *WhG; /* backward: (4H x PC) = [W_ir; W_iz; 0; W_in], (3H x PH) = W_hh */
+    float *tmp;       /* per thread: 2 blocks of MM_R rows x max(P3, PC, PH) */
+    int P3, PC, PH, tw;
+} gru_pack;
+
+static int gru_pack_make(gru_pack *p, const float *W, int C, int H, int threads, int backward) {
+    memset(p, 0, sizeof *p);
+    const int H3 = 3 * H;
+    p->P3 = MM_PAD(H3);
+    p->PC = MM_PAD(C > 0 ? C : 1);
+    p->PH = MM_PAD(H);
+    p->tw = p->P3 > p->PC ? p->P3 : p->PC;
+    if (p->PH > p->tw) p->tw = p->PH;
+    size_t nf = backward ? (size_t)4 * H * p->PC + (size_t)H3 * p->PH
+                         : (size_t)(C > 0 ? C : 0) * p->P3 + (size_t)H * p->P3;
+    size_t nt = (size_t)threads * 2 * MM_R * p->tw;
+    size_t bytes = (nf + nt) * sizeof(float);
+    p->mem = aligned_alloc(32, (bytes + 31) / 32 * 32);
+    if (!p->mem) return 0;
+    memset(p->mem, 0, (bytes + 31) / 32 * 32);
+    const float *Wh = W + (size_t)H3 * C;
+    float *q = p->mem;
+    if (backward) {
+        p->WiG = q; q += (size_t)4 * H * p->PC;
+        p->WhG = q; q += (size_t)H3 * p->PH;
+        for (int g = 0; g < 4; g++) { /* rows of G = [dR, dZ, q, dN]: W_ir, W_iz, 0, W_in */
+            if (g == 2) continue;
+            int src = g == 3 ? 2 : g;
+            for (int j = 0; j < H; j++)
+                memcpy(p->WiG + ((size_t)g * H + j) * p->PC, W + ((size_t)src * H + j) * C,
+                       (size_t)C * sizeof(float));
+        }
+        for (int i = 0; i < H3; i++)
+            memcpy(p->WhG + (size_t)i * p->PH, Wh + (size_t)i * H, (size_t)H * sizeof(float));
+    } else {
+        p->WiT = q; q += (size_t)(C > 0 ? C : 0) * p->P3;
+        p->WhT = q; q += (size_t)H * p->P3;
+        for (int i = 0; i < H3; i++) {
+            for (int k = 0; k < C; k++) p->WiT[(size_t)k * p->P3 + i] = W[(size_t)i * C + k];
+            for (int k = 0; k < H; k++) p->WhT[(size_t)k * p->P3 + i] = Wh[(size_t)i * H + k];
+        }
+    }
+    p->tmp = q;
+    return 1;
+}
+
+/* ---- forward ---------------------------------------------------------------------------------- */
+
+/* One row of step t: gi = W_ih x (r, z, n), gh = W_hh h_{t-1} (NULL: h_{t-1} = 0), b the
+ * biases. save row s = r, z, W_hn h + b_hn, n; yt = (1 - z) n + z h_{t-1}. */
+static GEN_GRU_KERNEL void fwd_row(float *restrict yt, float *restrict s,
+                                   const float *restrict gi, const float *restrict gh,
+                                   const float *restrict hp, const float *restrict b, int H) {
+    const float *bh = b + 3 * H;
+    if (gh) {
+        for (int j = 0; j < 2 * H; j++) s[j] = sigm(gi[j] + b[j] + (gh[j] + bh[j]));
+        for (int j = 0; j < H; j++) s[2 * H + j] = gh[2 * H + j] + bh[2 * H + j];
+    } else {
+        for (int j = 0; j < 2 * H; j++) s[j] = sigm(gi[j] + b[j] + bh[j]);
+        for (int j = 0; j < H; j++) s[2 * H + j] = bh[2 * H + j];
+    }
+    for (int j = 0; j < H; j++)
+        s[3 * H + j] = fast_tanhf(gi[2 * H + j] + b[2 * H + j] + s[j] * s[2 * H + j]);
     if (hp)
         for (int j = 0; j < H; j++)
-            yt[j] = (1.0f - s[H + j]) * s[2 * H + j] + s[H + j] * hp[j];
+            yt[j] = (1.0f - s[H + j]) * s[3 * H + j] + s[H + j] * hp[j];
     else
-        for (int j = 0; j < H; j++) yt[j] = (1.0f - s[H + j]) * s[2 * H + j];
+        for (int j = 0; j < H; j++) yt[j] = (1.0f - s[H + j]) * s[3 * H + j];
+}
+
+/* Prefetch n floats from p (one call per 64-byte line): the row of the next step, which the
+ * hardware prefetchers miss when a group interleaves several rows' streams. */
+static inline void prefetch_floats(const float *p, int n, int write) {
+    for (int i = 0; i < n; i += 16) {
+        if (write) __builtin_prefetch(p + i, 1, 3);
+        else __builtin_prefetch(p + i, 0, 3);
+    }
+}
+
+typedef void (*fwd_row_fn)(float *restrict yt, float *restrict s, const float *restrict gi,
+                           const float *restrict gh, const float *restrict hp,
+                           const float *restrict b, int H);
+
+/* Rows [b0, b0 + R) through all T steps. */
+static void fwd_rows(const gru_pack *p, mm_rows_fn mm, fwd_row_fn rowf, float *tmp, float *y,
+                     float *save,
+                     const float *x, const float *h0, const float *b, int b0, int R, int T, int C,
+                     int H) {
+    float *gi = tmp, *gh = tmp + (size_t)MM_R * p->tw;
+    const float *xa[MM_R], *ha[MM_R];
+    static const float zero = 0.0f;
+    for (int t = 0; t < T; t++) {
+        for (int r = 0; r < R; r++) {
+            size_t row = (size_t)(b0 + r) * T + t;
+            xa[r] = C > 0 ? x + row * C : &zero;
+            ha[r] = t ? y + (row - 1) * H : h0 ? h0 + (size_t)(b0 + r) * H : NULL;
+        }
+        if (t + 1 < T)
+            for (int r = 0; r < R; r++) {
+                size_t row = (size_t)(b0 + r) * T + t + 1;
+                if (C > 0) prefetch_floats(x + row * C, C, 0);
+                prefetch_floats(save + row * 4 * H, 4 * H, 1);
+                prefetch_floats(y + row * H, H, 1);
+            }
+        if (C > 0) mm(R, gi, xa, p->WiT, C, p->P3);
+        else memset(gi, 0, (size_t)R * p->P3 * sizeof(float));
+        int rec = ha[0] != NULL;
+        if (rec) mm(R, gh, ha, p->WhT, H, p->P3);
+        for (int r = 0; r < R; r++) {
+            size_t i = (size_t)(b0 + r) * T + t;
+            rowf(y + i * H, save + i * 4 * H, gi + (size_t)r * p->P3,
+                    rec ? gh + (size_t)r * p->P3 : NULL, ha[r], b, H);
+        }
+    }
 }
 
 void gen_cpu_gru_forward(gen_backend *be, float *y, float *save, const float *x, const float *h0,
                          const float *W, const float *b, int B, int T, int C, int H) {
-    const int H3 = 3 * H, H4 = 4 * H;
-    const size_t BT = (size_t)B * T;
-    const float *Wh = W + (size_t)H3 * C; /* W_hh (3H x H) after W_ih (3H x C) */
-    /* every (b, t) row: [b_ir + b_hr, b_iz + b_hz, b_in, b_hn], then += x . W_ih^T on 0:3H */
-    for (int j = 0; j < 2 * H; j++) save[j] = b[j] + b[H3 + j];
-    for (int j = 0; j < H; j++) {
-        save[2 * H + j] = b[2 * H + j];
-        save[3 * H + j] = b[H3 + 2 * H + j];
+    if (B <= 0 || T <= 0) return;
+    int threads = be->threads > 0 ? be->threads : 1;
+    gru_pack p;
+    if (!gru_pack_make(&p, W, C, H, threads, 0)) {
+        gen_set_error(be->ctx, GENESIS_ERR_NOMEM, "out of memory in the GRU forward pass");
+        for (size_t i = 0; i < (size_t)B * T * H; i++) y[i] = NAN; /* the caller's check trips */
+        return;
     }
-    for (size_t r = 1; r < BT; r++) memcpy(save + r * H4, save, (size_t)H4 * sizeof(float));
-    if (C > 0) be->ops->gemm(be, 0, 1, (int)BT, H3, C, 1.0f, x, C, W, C, 1.0f, save, H4);
-    for (int t = 0; t < T; t++) {
-        float *st = save + (size_t)t * H4; /* row b at st + b*T*4H */
-        const float *hp = t ? y + (size_t)(t - 1) * H : h0;
-        int ldh = t ? T * H : H;
-        if (hp) {
-            /* r, z += h_{t-1} . W_hr|hz^T;  recurrent n part += h_{t-1} . W_hn^T */
-            be->ops->gemm(be, 0, 1, B, 2 * H, H, 1.0f, hp, ldh, Wh, H, 1.0f, st, T * H4);
-            be->ops->gemm(be, 0, 1, B, H, H, 1.0f, hp, ldh, Wh + (size_t)2 * H * H, H, 1.0f,
-                          st + 3 * H, T * H4);
-        }
-        for (int bb = 0; bb < B; bb++)
-            step_row(y + ((size_t)bb * T + t) * H, st + (size_t)bb * T * H4,
-                     hp ? hp + (size_t)bb * ldh : NULL, H);
+    mm_rows_fn mm = mm_rows_pick();
+    fwd_row_fn row = fwd_row;
+#ifdef GEN_GRU_X86
+    if (H % 8 == 0 && have_avx2_fma()) row = fwd_row_avx2;
+#endif
+    int groups = (B + MM_R - 1) / MM_R;
+    double work = (double)B * T * 3 * H * (C + H);
+    _Pragma("omp parallel for schedule(dynamic, 1) if (groups > 1 && work >= 1e6) num_threads(threads)")
+    for (int g = 0; g < groups; g++) {
+        float *tmp = p.tmp + (size_t)omp_get_thread_num() * 2 * MM_R * p.tw;
+        int b0 = g * MM_R, R = B - b0 < MM_R ? B - b0 : MM_R;
+        if (R == MM_R) fwd_rows(&p, mm, row, tmp, y, save, x, h0, b, b0, R, T, C, H);
+        else
+            for (int r = 0; r < R; r++)
+                fwd_rows(&p, mm, row, tmp, y, save, x, h0, b, b0 + r, 1, T, C, H);
     }
+    free(p.mem);
 }
 
-/* backward, one row of step t: g (in) = dL/dh_t from later steps, dyt its share from the
- * output; writes the pre-activation gradients dp = [dR, dZ, dN] (input side), q = dN * r
- * (the recurrent n part's gradient) and g (out) = the direct path z * delta. */
-static GEN_GRU_KERNEL void bwd_row(float *restrict dp, float *restrict q, float *restrict g,
+/* ---- backward --------------------------------------------------------------------------------- */
+
+/* One row of step t: dh (in) = dL/dh_t from later steps, dyt its share from the output; writes
+ * G = [dR, dZ, q, dN] (pre-activation gradients; q = dN * r, the gradient of W_hn h + b_hn)
+ * and dh (out) = z * delta, the direct path to h_{t-1}. */
+static GEN_GRU_KERNEL void bwd_row(float *restrict G, float *restrict dh,
                                    const float *restrict s, const float *restrict dyt,
                                    const float *restrict hp, int H) {
     for (int j = 0; j < H; j++) {
-        float r = s[j], z = s[H + j], n = s[2 * H + j], hn = s[3 * H + j];
+        float r = s[j], z = s[H + j], hn = s[2 * H + j], n = s[3 * H + j];
         float hprev = hp ? hp[j] : 0.0f;
-        float d = g[j] + dyt[j];
+        float d = dh[j] + dyt[j];
         float dn = d * (1.0f - z) * (1.0f - n * n);
-        dp[2 * H + j] = dn;
-        dp[H + j] = d * (hprev - n) * z * (1.0f - z);
-        dp[j] = dn * hn * r * (1.0f - r);
-        q[j] = dn * r;
-        g[j] = d * z;
+        G[3 * H + j] = dn;
+        G[H + j] = d * (hprev - n) * z * (1.0f - z);
+        G[j] = dn * hn * r * (1.0f - r);
+        G[2 * H + j] = dn * r;
+        dh[j] = d * z;
     }
+}
+
+static GEN_GRU_KERNEL void add_row(float *restrict a, const float *restrict b, int n) {
+    for (int j = 0; j < n; j++) a[j] += b[j];
+}
+
+/* Rows [b0, b0 + R) backward through all T steps: G and Yp of every step, dx, the final dh. */
+static void bwd_rows(const gru_pack *p, mm_rows_fn mm, float *tmp, float *G, float *Yp,
+                     float *dhout, float *dx, const float *dy, const float *h0, const float *y,
+                     const float *save, int b0, int R, int T, int C, int H) {
+    float *dh = tmp, *acc = tmp + (size_t)MM_R * p->tw; /* dh rows ld tw */
+    const float *ga[MM_R];
+    memset(dh, 0, (size_t)R * p->tw * sizeof(float));
+    for (int t = T - 1; t >= 0; t--) {
+        const float *hp[MM_R];
+        if (t > 0)
+            for (int r = 0; r < R; r++) {
+                size_t row = (size_t)(b0 + r) * T + t - 1;
+                prefetch_floats(save + row * 4 * H, 4 * H, 0);
+                prefetch_floats(dy + row * H, H, 0);
+                prefetch_floats(G + row * 4 * H, 4 * H, 1);
+                prefetch_floats(Yp + row * H, H, 1);
+                if (t > 1) prefetch_floats(y + (row - 1) * H, H, 0);
+                if (dx && C > 0) prefetch_floats(dx + row * C, C, 1);
+            }
+        for (int r = 0; r < R; r++) {
+            size_t row = (size_t)(b0 + r) * T + t;
+            hp[r] = t ? y + (row - 1) * H : h0 ? h0 + (size_t)(b0 + r) * H : NULL;
+            bwd_row(G + row * 4 * H, dh + (size_t)r * p->tw, save + row * 4 * H, dy + row * H,
+                    hp[r], H);
+            if (hp[r]) memcpy(Yp + row * H, hp[r], (size_t)H * sizeof(float));
+            else memset(Yp + row * H, 0, (size_t)H * sizeof(float));
+            ga[r] = G + row * 4 * H;
+        }
+        if (dx && C > 0) { /* dx_t += [dR, dZ, q, dN] . [W_ir; W_iz; 0; W_in] */
+            mm(R, acc, ga, p->WiG, 4 * H, p->PC);
+            for (int r = 0; r < R; r++)
+                add_row(dx + ((size_t)(b0 + r) * T + t) * C, acc + (size_t)r * p->PC, C);
+        }
+        if (hp[0]) { /* dh_{t-1} = z delta + [dR, dZ, q] . W_hh */
+            mm(R, acc, ga, p->WhG, 3 * H, p->PH);
+            for (int r = 0; r < R; r++) add_row(dh + (size_t)r * p->tw, acc + (size_t)r * p->PH, H);
+        }
+    }
+    for (int r = 0; r < R; r++)
+        memcpy(dhout + (size_t)(b0 + r) * H, dh + (size_t)r * p->tw, (size_t)H * sizeof(float));
 }
 
 void gen_cpu_gru_backward(gen_backend *be, float *dx, float *dh0, float *dW, float *db,
                           float *work, const float *dy, const float *x, const float *h0,
                           const float *y, const float *save, const float *W, int B, int T,
                           int C, int H) {
+    if (B <= 0 || T <= 0) return;
     const int H3 = 3 * H, H4 = 4 * H;
     const size_t BT = (size_t)B * T;
-    const float *Wh = W + (size_t)H3 * C;
-    float *dpre = work;                    /* (B, T, 3H): dR, dZ, dN of every row */
-    float *dh = work + BT * H3;            /* (B, H) gradient reaching h_t */
-    float *q = dh + (size_t)B * H;         /* (B, H) dN * r: gradient of W_hn h + b_hn */
-    float *dWh = dW ? dW + (size_t)H3 * C : NULL;
-    memset(dh, 0, (size_t)B * H * sizeof(float));
-    for (int t = T - 1; t >= 0; t--) {
-        const float *hp = t ? y + (size_t)(t - 1) * H : h0;
-        int ldh = t ? T * H : H;
-        for (int bb = 0; bb < B; bb++)
-            bwd_row(dpre + ((size_t)bb * T + t) * H3, q + (size_t)bb * H, dh + (size_t)bb * H,
-                    save + ((size_t)bb * T + t) * H4, dy + ((size_t)bb * T + t) * H,
-                    hp ? hp + (size_t)bb * ldh : NULL, H);
-        if (db) /* b_hn gets q; the other biases are batched after the loop */
-            for (int bb = 0; bb < B; bb++)
-                for (int j = 0; j < H; j++) db[H3 + 2 * H + j] += q[(size_t)bb * H + j];
-        if (!hp) continue; /* zero initial state: no recurrent matmul to differentiate */
-        const float *dpt = dpre + (size_t)t * H3; /* row b at dpt + b*T*3H */
-        /* dh_{t-1} += [dR, dZ] . W_hr|hz + q . W_hn */
-        be->ops->gemm(be, 0, 0, B, H, 2 * H, 1.0f, dpt, T * H3, Wh, H, 1.0f, dh, H);
-        be->ops->gemm(be, 0, 0, B, H, H, 1.0f, q, H, Wh + (size_t)2 * H * H, H, 1.0f, dh, H);
-        if (dWh) { /* dW_hr|hz += [dR, dZ]^T h_{t-1};  dW_hn += q^T h_{t-1} */
-            be->ops->gemm(be, 1, 0, 2 * H, H, B, 1.0f, dpt, T * H3, hp, ldh, 1.0f, dWh, H);
-            be->ops->gemm(be, 1, 0, H, H, B, 1.0f, q, H, hp, ldh, 1.0f, dWh + (size_t)2 * H * H,
-                          H);
-        }
+    int threads = be->threads > 0 ? be->threads : 1;
+    float *G = work;              /* (B, T, 4H): dR, dZ, q, dN of every row */
+    float *Yp = G + BT * H4;      /* (B, T, H): h_{t-1} of every row (h0 or zeros at t = 0) */
+    float *dhl = Yp + BT * H;     /* (B, H): the gradient reaching h_{-1} */
+    gru_pack p;
+    if (!gru_pack_make(&p, W, C, H, threads, 1)) {
+        gen_set_error(be->ctx, GENESIS_ERR_NOMEM, "out of memory in the GRU backward pass");
+        if (dW) dW[0] = NAN; /* the caller's check trips */
+        return;
     }
+    mm_rows_fn mm = mm_rows_pick();
+    int groups = (B + MM_R - 1) / MM_R;
+    double wk = (double)B * T * 3 * H * (C + H);
+    _Pragma("omp parallel for schedule(dynamic, 1) if (groups > 1 && wk >= 1e6) num_threads(threads)")
+    for (int g = 0; g < groups; g++) {
+        float *tmp = p.tmp + (size_t)omp_get_thread_num() * 2 * MM_R * p.tw;
+        int b0 = g * MM_R, R = B - b0 < MM_R ? B - b0 : MM_R;
+        if (R == MM_R) bwd_rows(&p, mm, tmp, G, Yp, dhl, dx, dy, h0, y, save, b0, R, T, C, H);
+        else
+            for (int r = 0; r < R; r++)
+                bwd_rows(&p, mm, tmp, G, Yp, dhl, dx, dy, h0, y, save, b0 + r, 1, T, C, H);
+    }
+    free(p.mem);
     if (dh0 && h0)
-        for (size_t i = 0; i < (size_t)B * H; i++) dh0[i] += dh[i];
-    /* input side over all B*T rows: dx += dpre . W_ih; dW_ih += dpre^T x */
-    if (dx && C > 0) be->ops->gemm(be, 0, 0, (int)BT, C, H3, 1.0f, dpre, H3, W, C, 1.0f, dx, C);
-    if (dW && C > 0) be->ops->gemm(be, 1, 0, H3, C, (int)BT, 1.0f, dpre, H3, x, C, 1.0f, dW, C);
-    if (db) /* b_ih += all of dpre; b_hr, b_hz += dR, dZ */
-        for (size_t r = 0; r < BT; r++)
-            for (int j = 0; j < H3; j++) {
-                db[j] += dpre[r * H3 + j];
-                if (j < 2 * H) db[H3 + j] += dpre[r * H3 + j];
-            }
+        for (size_t i = 0; i < (size_t)B * H; i++) dh0[i] += dhl[i];
+    if (dW) { /* over all B*T rows: dW_ir|iz += [dR, dZ]^T x; dW_in += dN^T x; dW_hh += [dR, dZ, q]^T Yp */
+        if (C > 0) {
+            be->ops->gemm(be, 1, 0, 2 * H, C, (int)BT, 1.0f, G, H4, x, C, 1.0f, dW, C);
+            be->ops->gemm(be, 1, 0, H, C, (int)BT, 1.0f, G + H3, H4, x, C, 1.0f,
+                          dW + (size_t)2 * H * C, C);
+        }
+        be->ops->gemm(be, 1, 0, H3, H, (int)BT, 1.0f, G, H4, Yp, H, 1.0f, dW + (size_t)H3 * C, H);
+    }
+    if (db) /* b_ir, b_iz += dR, dZ; b_in += dN; b_hr, b_hz, b_hn += dR, dZ, q */
+        for (size_t r = 0; r < BT; r++) {
+            const float *g = G + r * H4;
+            for (int j = 0; j < 2 * H; j++) db[j] += g[j];
+            for (int j = 0; j < H; j++) db[2 * H + j] += g[H3 + j];
+            for (int j = 0; j < H3; j++) db[H3 + j] += g[j];
+        }
 }
