@@ -160,6 +160,44 @@ static genesis_status cu_linear_forward_impl(gen_cuda *cu, float *out, int ldo, 
     return cu_gemm_mixed(cu, 0, 1, B, OC, C, 1.0f, inp, inph, ldi, W, NULL, C,
                          bias ? 1.0f : 0.0f, out, ldo, prec);
 }
+genesis_status gen_cu_linear_forward(gen_cuda *cu, float *out, int ldo, const float *inp, int ldi,
+                                     const float *W, const float *bias, int B, int C, int OC,
+                                     int prec) {
+    return cu_linear_forward_impl(cu, out, ldo, inp, NULL, ldi, W, bias, B, C, OC, prec);
+}
+/* linear_act_forward after its product (pre = inp . W^T): pre += bias, out = act(pre) with
+ * relu_forward's or silu_forward's formula */
+__global__ void k_bias_act(float *__restrict__ out, float *__restrict__ pre,
+                           const float *__restrict__ bias, int rows, int cols, int act) {
+    size_t n = (size_t)rows * cols;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x) {
+        float v = pre[i];
+        if (bias) {
+            v += bias[i % (size_t)cols];
+            pre[i] = v;
+        }
+        out[i] = act == GEN_ACT_SILU ? v / (1.0f + expf(-v)) : (v > 0.0f ? v : 0.0f);
+    }
+}
+static genesis_status cu_linear_act_forward(gen_cuda *cu, float *out, float *pre, const float *inp,
+                                            int ldi, const float *W, const float *bias, int B,
+                                            int C, int OC, int act, int prec) {
+    size_t n = (size_t)B * OC;
+    if (n == 0) return GENESIS_OK;
+    GEN_CUDA_PASS(cu_linear_forward_impl(cu, pre, OC, inp, NULL, ldi, W, NULL, B, C, OC, prec));
+    GEN_LAUNCH(k_bias_act, gen_cuda_grid(n, GEN_CUDA_THREADS), GEN_CUDA_THREADS, 0, cu->stream)(
+        out, pre, bias, B, OC, act);
+    GEN_CUDA_LAUNCHED(cu);
+    return GENESIS_OK;
+}
+static void op_linear_act_forward(gen_backend *be, float *out, float *pre, const float *inp,
+                                  int ldi, const float *W, const float *bias, int B, int C, int OC,
+                                  int act) {
+    GEN_CUDA_RUN(be, "linear_act_forward",
+                 cu_linear_act_forward(cu, out, pre, inp, ldi, W, bias, B, C, OC, act,
+                                       be->precision));
+}
 static void op_linear_forward(gen_backend *be, float *out, int ldo, const float *inp, int ldi,
                               const float *W, const float *bias, int B, int C, int OC) {
     GEN_CUDA_RUN(be, "linear_forward",
@@ -215,6 +253,7 @@ void gen_cu_ops_dense(gen_backend_ops *o) {
     o->gemm = op_gemm;
     o->linear_forward = op_linear_forward;
     o->linear_backward = op_linear_backward;
+    o->linear_act_forward = op_linear_act_forward;
     o->to_half = op_to_half;
     o->linear_forward_h = op_linear_forward_h;
     o->linear_backward_h = op_linear_backward_h;

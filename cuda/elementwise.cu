@@ -183,6 +183,19 @@ __global__ void k_sum_partial(double *__restrict__ partials, const float *__rest
     if (threadIdx.x == 0) partials[blockIdx.x] = acc;
 }
 
+/* The sum of a vector that fits one block of k_sum_partial (gen_cuda_reduce_blocks(n) == 1)
+ * in one kernel: the same tree, finished as k_reduce_finish finishes one partial (its block
+ * tree adds zeros to it, which turns a -0 into +0: hence the + 0.0), so the same bits as the
+ * two kernels. A loss or a ledger entry of a few values is one launch, not two (docs/cuda.md,
+ * "Kernels per step"). */
+__global__ void k_sum_one(float *__restrict__ out, const float *__restrict__ x, size_t n) {
+    __shared__ double sh[32];
+    double acc = 0.0;
+    GEN_GRID_LOOP(i, n) acc += (double)x[i];
+    acc = gen_block_sum(acc, sh, (int)threadIdx.x, (int)blockDim.x);
+    if (threadIdx.x == 0) out[0] = (float)(acc + 0.0);
+}
+
 /* One block: out[0] = (float)(scale * sum(partials) / div). Thread t adds partials t,
  * t + 1024, ... in order, then the fixed block tree. */
 __global__ void k_reduce_finish(float *__restrict__ out, const double *__restrict__ partials,
@@ -210,6 +223,11 @@ genesis_status gen_cu_sum(gen_cuda *cu, float *out, const float *x, size_t n) {
     if (n == 0) {
         GEN_CUDA_TRY(cu, cudaMemsetAsync(partials, 0, sizeof(double), cu->stream));
         return gen_cu_reduce_finish(cu, out, partials, 1, 1.0, 1.0);
+    }
+    if (nb == 1) {
+        GEN_LAUNCH(k_sum_one, 1, GEN_CUDA_THREADS, 0, cu->stream)(out, x, n);
+        GEN_CUDA_LAUNCHED(cu);
+        return GENESIS_OK;
     }
     GEN_LAUNCH(k_sum_partial, nb, GEN_CUDA_THREADS, 0, cu->stream)(partials, x, n);
     GEN_CUDA_LAUNCHED(cu);

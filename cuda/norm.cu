@@ -67,6 +67,70 @@ genesis_status gen_cu_batchnorm_forward(gen_cuda *cu, float *out, float *mean, f
     return GENESIS_OK;
 }
 
+/* linear_bn_relu_forward after its product (pre = inp . W^T, no bias yet): pre += bias, then
+ * k_bn_forward's statistics and values, max(., 0) into out (ld ldo), and
+ * k_bn_update_running's update by the column's thread y = 0. Each thread reads back only the
+ * pre values it wrote. */
+__global__ void k_bn_relu_forward(float *__restrict__ out, int ldo, float *__restrict__ pre,
+                                  float *__restrict__ mean, float *__restrict__ rstd,
+                                  float *__restrict__ rmean, float *__restrict__ rvar,
+                                  const float *__restrict__ bias, const float *__restrict__ gamma,
+                                  const float *__restrict__ beta, int B, int C, float eps,
+                                  float momentum) {
+    __shared__ double sh[BN_ROWS][BN_COLS];
+    int c = blockIdx.x * BN_COLS + threadIdx.x;
+    bool col = c < C;
+    double s = 0.0;
+    if (col) {
+        float bc = bias ? bias[c] : 0.0f;
+        for (int b = threadIdx.y; b < B; b += BN_ROWS) {
+            size_t i = (size_t)b * C + c;
+            float v = bias ? pre[i] + bc : pre[i];
+            pre[i] = v;
+            s += v;
+        }
+    }
+    double mu = bn_colsum(s, sh) / B;
+    double s2 = 0.0;
+    if (col)
+        for (int b = threadIdx.y; b < B; b += BN_ROWS) {
+            double d = pre[(size_t)b * C + c] - mu;
+            s2 += d * d;
+        }
+    double var = bn_colsum(s2, sh) / B;
+    if (!col) return;
+    float m = (float)mu, r = (float)(1.0 / sqrt(var + eps));
+    if (threadIdx.y == 0) {
+        mean[c] = m;
+        rstd[c] = r;
+        double bv = 1.0 / ((double)r * r) - eps;
+        double unbiased = B > 1 ? bv * B / (B - 1) : bv;
+        rmean[c] = (1 - momentum) * rmean[c] + momentum * m;
+        rvar[c] = (float)((1 - momentum) * rvar[c] + momentum * unbiased);
+    }
+    float g = gamma[c], bt = beta[c];
+    for (int b = threadIdx.y; b < B; b += BN_ROWS) {
+        float v = (pre[(size_t)b * C + c] - m) * r * g + bt;
+        out[(size_t)b * ldo + c] = v > 0.0f ? v : 0.0f;
+    }
+}
+
+static genesis_status cu_linear_bn_relu_forward(gen_cuda *cu, float *out, int ldo, float *pre,
+                                                float *mean, float *rstd, float *rmean,
+                                                float *rvar, const float *inp, int ldi,
+                                                const float *W, const float *bias,
+                                                const float *gamma, const float *beta, int B,
+                                                int C, int OC, float eps, float momentum,
+                                                int prec) {
+    if (B <= 0 || OC <= 0) return GENESIS_OK;
+    GEN_CUDA_PASS(gen_cu_linear_forward(cu, pre, OC, inp, ldi, W, NULL, B, C, OC, prec));
+    dim3 block(BN_COLS, BN_ROWS), grid((unsigned)((OC + BN_COLS - 1) / BN_COLS));
+    GEN_LAUNCH(k_bn_relu_forward, grid, block, 0, cu->stream)(out, ldo, pre, mean, rstd, rmean,
+               rvar, bias, gamma, beta, B, OC, eps, momentum);
+    GEN_CUDA_LAUNCHED(cu);
+    return GENESIS_OK;
+}
+
 __global__ void k_bn_forward_eval(float *__restrict__ out, const float *__restrict__ inp,
                                   const float *__restrict__ rmean, const float *__restrict__ rvar,
                                   const float *__restrict__ gamma, const float *__restrict__ beta,
@@ -353,7 +417,19 @@ static void op_batchnorm_backward_apply(gen_backend *be, float *dinp, const floa
                                                  C, N));
 }
 
+static void op_linear_bn_relu_forward(gen_backend *be, float *out, int ldo, float *pre,
+                                      float *mean, float *rstd, float *rmean, float *rvar,
+                                      const float *inp, int ldi, const float *W,
+                                      const float *bias, const float *gamma, const float *beta,
+                                      int B, int C, int OC, float eps, float momentum) {
+    GEN_CUDA_RUN(be, "linear_bn_relu_forward",
+                 cu_linear_bn_relu_forward(cu, out, ldo, pre, mean, rstd, rmean, rvar, inp, ldi,
+                                           W, bias, gamma, beta, B, C, OC, eps, momentum,
+                                           be->precision));
+}
+
 void gen_cu_ops_norm(gen_backend_ops *o) {
+    o->linear_bn_relu_forward = op_linear_bn_relu_forward;
     o->batchnorm_forward = op_batchnorm_forward;
     o->batchnorm_forward_eval = op_batchnorm_forward_eval;
     o->batchnorm_update_running = op_batchnorm_update_running;

@@ -1,6 +1,6 @@
 /*
  * random.cu — the CUDA backend's `random` family (backend.h), the Philox draws: fill_normal,
- * fill_uniform and dropout_forward. They use rng.h's gen_philox (GEN_HOST_DEVICE), with the CPU
+ * fill_uniform, dropout_forward and lrelu_dropout_forward. They use rng.h's gen_philox (GEN_HOST_DEVICE), with the CPU
  * reference's indexing: element i of a fill is word i % 4 of philox(seed, offset + i / 4,
  * stream), and a normal pair (2j, 2j+1) of a block is Box-Muller on words (2j, 2j+1). One thread
  * per block of four elements, so each Philox block is computed once; CPU and GPU draw the same
@@ -75,6 +75,28 @@ __global__ void k_dropout_forward(float *__restrict__ out, float *__restrict__ m
     }
 }
 
+/* k_dropout_forward after a leaky ReLU: out = m * leaky(inp), s = m * (inp > 0 ? 1 : slope) */
+__global__ void k_lrelu_dropout(float *__restrict__ out, float *__restrict__ s,
+                                const float *__restrict__ inp, size_t n, float slope, float p,
+                                float scale, uint64_t seed, uint64_t stream, uint64_t offset,
+                                const uint64_t *base) {
+    offset = gen_rng_offset(offset, base);
+    size_t nblk = (n + 3) / 4;
+    GEN_GRID_LOOP(g, nblk) {
+        gen_u32x4 r = gen_philox(seed, offset + g, stream);
+        size_t i = 4 * g;
+#pragma unroll
+        for (int k = 0; k < 4; k++) {
+            if (i + k < n) {
+                float m = gen_u32_to_unit(r.v[k]) >= p ? scale : 0.0f, x = inp[i + k];
+                float l = x > 0.0f ? x : slope * x;
+                out[i + k] = l * m;
+                s[i + k] = m * (x > 0.0f ? 1.0f : slope);
+            }
+        }
+    }
+}
+
 genesis_status gen_cu_fill_normal(gen_cuda *cu, float *x, size_t n, uint64_t seed,
                                   uint64_t stream, uint64_t offset, const uint64_t *base) {
     if (n == 0) return GENESIS_OK;
@@ -107,7 +129,27 @@ genesis_status gen_cu_dropout_forward(gen_cuda *cu, float *out, float *mask, con
     return GENESIS_OK;
 }
 
+static genesis_status cu_lrelu_dropout(gen_cuda *cu, float *out, float *s, const float *inp,
+                                       size_t n, float slope, float p, uint64_t seed,
+                                       uint64_t stream, uint64_t offset, const uint64_t *base) {
+    if (n == 0) return GENESIS_OK;
+    float scale = p < 1.0f ? 1.0f / (1.0f - p) : 0.0f; /* on the host, as the CPU does */
+    size_t nblk = (n + 3) / 4;
+    GEN_LAUNCH(k_lrelu_dropout, gen_cuda_grid(nblk, GEN_CUDA_THREADS), GEN_CUDA_THREADS, 0,
+               cu->stream)(out, s, inp, n, slope, p, scale, seed, stream, offset, base);
+    GEN_CUDA_LAUNCHED(cu);
+    return GENESIS_OK;
+}
+
 /* ---- the table's entries (backend_cuda.cu assembles the table) ----------------------------- */
+
+static void op_lrelu_dropout_forward(gen_backend *be, float *out, float *s, const float *inp,
+                                     size_t n, float slope, float p, uint64_t seed,
+                                     uint64_t stream, uint64_t offset) {
+    GEN_CUDA_RUN(be, "lrelu_dropout_forward",
+                 cu_lrelu_dropout(cu, out, s, inp, n, slope, p, seed, stream, offset,
+                                  be->rng_base));
+}
 
 static void op_dropout_forward(gen_backend *be, float *out, float *mask, const float *inp,
                                size_t n, float p, uint64_t seed, uint64_t stream,
@@ -133,4 +175,5 @@ void gen_cu_ops_random(gen_backend_ops *o) {
     o->fill_normal = op_fill_normal;
     o->fill_uniform = op_fill_uniform;
     o->dropout_forward = op_dropout_forward;
+    o->lrelu_dropout_forward = op_lrelu_dropout_forward;
 }

@@ -74,18 +74,18 @@ static size_t ctgan_point_acts(ctgan *c, float *base) {
     float **p[] = {&a->z, &a->zin, &a->X, &a->pre1, &a->bn1, &a->h1, &a->mean1, &a->rstd1,
                    &a->pre2, &a->bn2, &a->h2, &a->mean2, &a->rstd2, &a->gout, &a->fake,
                    &a->real, &a->dX, &a->dh, &a->dbn, &a->dpre, &a->dgout, &a->dfake,
-                   &a->a1, &a->l1, &a->m1, &a->o1, &a->a2, &a->l2, &a->m2, &a->o2, &a->y,
-                   &a->dy_pos, &a->dy_neg, &a->do2, &a->dl, &a->da2, &a->do1, &a->da1, &a->alpha, &a->xhat,
-                   &a->s1, &a->s2, &a->r1, &a->r2, &a->gd1, &a->G, &a->U, &a->q1, &a->p1,
+                   &a->a1, &a->m1, &a->o1, &a->a2, &a->m2, &a->o2, &a->y,
+                   &a->dy_pos, &a->dy_neg, &a->do2, &a->da2, &a->do1, &a->da1, &a->alpha, &a->xhat,
+                   &a->r1, &a->r2, &a->gd1, &a->G, &a->U, &a->q1, &a->p1,
                    &a->q2, &a->p2, &a->scal, &a->cond};
     size_t F = c->act16 ? 0 : 1; /* act16: zin, X, h1, h2 in the 16-bit X, bn2 = bn1 */
     size_t sz[] = {B * c->emb, F * B * c->d0, F * B * c->d2, B * g, B * g, F * B * g, g, g,
                    B * g, F * B * g, F * B * g, g, g, B * c->data_dim, B * c->w,
                    Bt * c->w, Bt * c->d2, Bt * g, Bt * g, Bt * g, Bt * c->data_dim, Bt * c->w,
-                   n2 * dd, n2 * dd, n2 * dd, n2 * dd, n2 * dd, n2 * dd, n2 * dd, n2 * dd, n2,
-                   n, n, n2 * dd, n2 * dd, n2 * dd, n2 * dd, n2 * dd,
+                   n2 * dd, n2 * dd, n2 * dd, n2 * dd, n2 * dd, n2 * dd, n2,
+                   n, n, n2 * dd, n2 * dd, n2 * dd, n2 * dd,
                    c->train ? (size_t)c->ng : 0, B * c->w,
-                   n * dd, n * dd, n * dd, n * dd, n * dd, n * c->pacw, n * c->pacw, n * dd, n * dd,
+                   n * dd, n * dd, n * dd, n * c->pacw, n * c->pacw, n * dd, n * dd,
                    n * dd, n * dd, 16, B * (size_t)(c->cond_dim > 0 ? c->cond_dim : 1)};
     GEN_ASSERT(sizeof p / sizeof p[0] == sizeof sz / sizeof sz[0]);
     size_t nf = gen_arena_point(base, p, sz, (int)(sizeof sz / sizeof sz[0]));
@@ -362,15 +362,17 @@ static void ct_bn_backward(ctgan *c, float *dinp, float *dgamma, float *dbeta, c
     o->batchnorm_backward_apply(be, dinp, dout, inp, mean, rstd, gamma, c->bnred, B, g, c->Bg);
 }
 
-/* Dropout on n packed rows. K > 1: the rows are one (or, for the joint fake|real pass, two)
+/* Leaky ReLU and dropout on n packed rows (one pass, lrelu_dropout_forward): out = the
+ * block's output, mask = its local slope s (dropout mask times the leaky ReLU's slope), all
+ * the backward pass and the gradient penalty need. K > 1: the rows are one (or, for the joint fake|real pass, two)
  * slices of the global packed rows, so each slice takes the mask the whole batch would have
  * at its global position (the fit checks that positions fall on Philox block boundaries). */
 static void ct_dropout(ctgan *c, float *out, float *mask, const float *inp, int n) {
     gen_backend *be = c->be;
     size_t dd = (size_t)c->ddim, nd = (size_t)n * dd;
     if (c->K == 1) {
-        be->ops->dropout_forward(be, out, mask, inp, nd, CT_DROPOUT, c->seed, GEN_STREAM_NOISE,
-                                 noise_offset(c, nd));
+        be->ops->lrelu_dropout_forward(be, out, mask, inp, nd, CT_LRELU, CT_DROPOUT, c->seed,
+                                       GEN_STREAM_NOISE, noise_offset(c, nd));
         return;
     }
     int halves = n == 2 * c->n ? 2 : 1;
@@ -378,8 +380,8 @@ static void ct_dropout(ctgan *c, float *out, float *mask, const float *inp, int 
     uint64_t base = noise_offset(c, (size_t)halves * ngh * dd);
     for (int h = 0; h < halves; h++) {
         size_t first = ((size_t)h * ngh + (size_t)c->rank * nh) * dd, at = (size_t)h * nh * dd;
-        be->ops->dropout_forward(be, out + at, mask + at, inp + at, nh * dd, CT_DROPOUT, c->seed,
-                                 GEN_STREAM_NOISE, base + first / 4);
+        be->ops->lrelu_dropout_forward(be, out + at, mask + at, inp + at, nh * dd, CT_LRELU,
+                                       CT_DROPOUT, c->seed, GEN_STREAM_NOISE, base + first / 4);
     }
 }
 
@@ -450,15 +452,30 @@ void ctgan_gen_forward(ctgan *c, int train_bn) {
         return;
     }
     o->copy2d(be, a->X + 2 * g, d2, a->zin, d0, B, d0);
+    /* one rank in training: each block is one operation (linear_bn_relu_forward: on CUDA
+     * the product and one kernel; docs/cuda.md, "Kernels per step") */
+    int fused = train_bn && c->K == 1;
     /* block 1 */
-    o->linear_forward(be, a->pre1, g, a->zin, d0, p->W1, p->b1, B, d0, g);
-    ct_gen_bn(c, train_bn, a->bn1, a->mean1, a->rstd1, a->pre1, p->bn1g, p->bn1b, rm1, rv1);
-    o->relu_forward(be, a->h1, a->bn1, (size_t)B * g);
+    if (fused) {
+        o->linear_bn_relu_forward(be, a->h1, g, a->pre1, a->mean1, a->rstd1, rm1, rv1, a->zin, d0,
+                                  p->W1, p->b1, p->bn1g, p->bn1b, B, d0, g, CT_BN_EPS,
+                                  CT_BN_MOMENTUM);
+    } else {
+        o->linear_forward(be, a->pre1, g, a->zin, d0, p->W1, p->b1, B, d0, g);
+        ct_gen_bn(c, train_bn, a->bn1, a->mean1, a->rstd1, a->pre1, p->bn1g, p->bn1b, rm1, rv1);
+        o->relu_forward(be, a->h1, a->bn1, (size_t)B * g);
+    }
     o->copy2d(be, a->X + g, d2, a->h1, g, B, g);
     /* block 2: input X[:, g:] = [h1, z'] */
-    o->linear_forward(be, a->pre2, g, a->X + g, d2, p->W2, p->b2, B, d1, g);
-    ct_gen_bn(c, train_bn, a->bn2, a->mean2, a->rstd2, a->pre2, p->bn2g, p->bn2b, rm2, rv2);
-    o->relu_forward(be, a->h2, a->bn2, (size_t)B * g);
+    if (fused) {
+        o->linear_bn_relu_forward(be, a->h2, g, a->pre2, a->mean2, a->rstd2, rm2, rv2, a->X + g,
+                                  d2, p->W2, p->b2, p->bn2g, p->bn2b, B, d1, g, CT_BN_EPS,
+                                  CT_BN_MOMENTUM);
+    } else {
+        o->linear_forward(be, a->pre2, g, a->X + g, d2, p->W2, p->b2, B, d1, g);
+        ct_gen_bn(c, train_bn, a->bn2, a->mean2, a->rstd2, a->pre2, p->bn2g, p->bn2b, rm2, rv2);
+        o->relu_forward(be, a->h2, a->bn2, (size_t)B * g);
+    }
     o->copy2d(be, a->X, d2, a->h2, g, B, g);
     /* output layer on X = [h2, h1, z'] */
     o->linear_forward(be, a->gout, c->data_dim, a->X, d2, p->W3, p->b3, B, d2, c->data_dim);
@@ -513,13 +530,10 @@ void ctgan_dis_forward(ctgan *c, const float *x, int n) {
     ctgan_acts *a = &c->act;
     ctgan_dis_tensors *p = &c->dp;
     int dd = c->ddim;
-    size_t nd = (size_t)n * dd;
     o->linear_forward(be, a->a1, dd, x, c->pacw, p->W1, p->b1, n, c->pacw, dd);
-    o->leaky_relu_forward(be, a->l1, a->a1, nd, CT_LRELU);
-    ct_dropout(c, a->o1, a->m1, a->l1, n);
+    ct_dropout(c, a->o1, a->m1, a->a1, n);
     o->linear_forward(be, a->a2, dd, a->o1, dd, p->W2, p->b2, n, dd, dd);
-    o->leaky_relu_forward(be, a->l2, a->a2, nd, CT_LRELU);
-    ct_dropout(c, a->o2, a->m2, a->l2, n);
+    ct_dropout(c, a->o2, a->m2, a->a2, n);
     o->linear_forward(be, a->y, 1, a->o2, dd, p->W3, p->b3, n, dd, 1);
 }
 
@@ -536,15 +550,13 @@ void ctgan_dis_backward(ctgan *c, const float *x, const float *dy, float *dx, in
     o->zero(be, a->do2, nd);
     o->linear_backward(be, a->do2, dd, d ? d->W3 : NULL, d ? d->b3 : NULL, dy, 1, a->o2, dd,
                        p->W3, n, dd, 1);
-    o->mul(be, a->dl, a->do2, a->m2, nd);
     o->zero(be, a->da2, nd);
-    o->leaky_relu_backward(be, a->da2, a->dl, a->a2, nd, CT_LRELU);
+    o->mul_acc(be, a->da2, a->do2, a->m2, nd); /* m2: the block's slope (ct_dropout) */
     o->zero(be, a->do1, nd);
     o->linear_backward(be, a->do1, dd, d ? d->W2 : NULL, d ? d->b2 : NULL, a->da2, dd, a->o1, dd,
                        p->W2, n, dd, dd);
-    o->mul(be, a->dl, a->do1, a->m1, nd);
     o->zero(be, a->da1, nd);
-    o->leaky_relu_backward(be, a->da1, a->dl, a->a1, nd, CT_LRELU);
+    o->mul_acc(be, a->da1, a->do1, a->m1, nd);
     o->linear_backward(be, dx, c->pacw, d ? d->W1 : NULL, d ? d->b1 : NULL, a->da1, dd, x,
                        c->pacw, p->W1, n, c->pacw, dd);
 }
@@ -559,11 +571,10 @@ void ctgan_gp_backward(ctgan *c) {
     ctgan_dis_tensors *p = &c->dp, *d = &c->dg;
     int n = c->n, dd = c->ddim, pw = c->pacw;
     size_t nd = (size_t)n * dd;
-    o->leaky_slope_mask(be, a->s1, a->a1, a->m1, nd, CT_LRELU);
-    o->leaky_slope_mask(be, a->s2, a->a2, a->m2, nd, CT_LRELU);
-    o->mul_rowvec(be, a->r2, a->s2, p->W3, n, dd);                          /* g_a2 */
+    const float *s1 = a->m1, *s2 = a->m2; /* the blocks' local slopes (ct_dropout) */
+    o->mul_rowvec(be, a->r2, s2, p->W3, n, dd);                             /* g_a2 */
     o->gemm(be, 0, 0, n, dd, dd, 1.0f, a->r2, dd, p->W2, dd, 0.0f, a->gd1, dd); /* g_d1 */
-    o->mul(be, a->r1, a->s1, a->gd1, nd);                                   /* g_a1 */
+    o->mul(be, a->r1, s1, a->gd1, nd);                                   /* g_a1 */
     o->gemm(be, 0, 0, n, pw, dd, 1.0f, a->r1, dd, p->W1, pw, 0.0f, a->G, pw);   /* dD/dx */
     /* lambda * mean over the global packed rows: K > 1 scales by this rank's share */
     float lambda = c->K == 1 ? CT_GP_LAMBDA : CT_GP_LAMBDA * (float)n / (float)c->ng;
@@ -571,10 +582,10 @@ void ctgan_gp_backward(ctgan *c) {
     if (c->amp) o->amp_scale(be, a->U, (size_t)n * pw, &c->amp[0]); /* FP16: the loss scale */
     o->gemm(be, 1, 0, dd, pw, n, 1.0f, a->r1, dd, a->U, pw, 1.0f, d->W1, pw);
     o->gemm(be, 0, 1, n, dd, pw, 1.0f, a->U, pw, p->W1, pw, 0.0f, a->q1, dd);
-    o->mul(be, a->p1, a->s1, a->q1, nd);
+    o->mul(be, a->p1, s1, a->q1, nd);
     o->gemm(be, 1, 0, dd, dd, n, 1.0f, a->r2, dd, a->p1, dd, 1.0f, d->W2, dd);
     o->gemm(be, 0, 1, n, dd, dd, 1.0f, a->p1, dd, p->W2, dd, 0.0f, a->q2, dd);
-    o->mul(be, a->p2, a->s2, a->q2, nd);
+    o->mul(be, a->p2, s2, a->q2, nd);
     o->colsum_acc(be, d->W3, a->p2, n, dd);
 }
 

@@ -219,8 +219,7 @@ void ddpm_forward(ddpm *d, int B) {
     ddpm_tensors *p = &d->p;
     int E = d->E, H = d->H, D = d->D;
     o->timestep_embed(be, a->temb, d->t, B, E);
-    o->linear_forward(be, a->e1, E, a->temb, E, p->tW1, p->tb1, B, E, E);
-    o->silu_forward(be, a->e1s, a->e1, (size_t)B * E);
+    o->linear_act_forward(be, a->e1s, a->e1, a->temb, E, p->tW1, p->tb1, B, E, E, GEN_ACT_SILU);
     o->linear_forward(be, a->e2, E, a->e1s, E, p->tW2, p->tb2, B, E, E);
     if (d->K) { /* TabDDPM: emb += SiLU(label_emb(y)) */
         o->label_embed(be, a->lab, p->lemb, d->y, B, E);
@@ -232,8 +231,8 @@ void ddpm_forward(ddpm *d, int B) {
     const float *in = a->h0;
     int inw = E;
     for (int l = 0; l < d->L; l++) {
-        o->linear_forward(be, a->a[l], H, in, inw, p->W[l], p->b[l], B, inw, H);
-        o->relu_forward(be, a->h[l], a->a[l], (size_t)B * H);
+        o->linear_act_forward(be, a->h[l], a->a[l], in, inw, p->W[l], p->b[l], B, inw, H,
+                              GEN_ACT_RELU);
         in = a->h[l];
         inw = H;
     }

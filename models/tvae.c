@@ -287,10 +287,17 @@ void tvae_decode(tvae *t, int B) {
     tvae_acts *a = &t->act;
     tvae_tensors *p = &t->p;
     int h = t->hid, e = t->emb, Dr = t->Dr;
-    t->be->ops->linear_forward(t->be, a->c1, h, a->z, e, p->dW1, p->db1, B, e, h);
-    gen_relu_forward_x(t->be, a->k1, a->k1s, h, a->c1, B, h);
-    gen_linear_forward_x(t->be, a->c2, h, a->k1, a->k1s, h, p->dW2, p->db2, B, h, h);
-    gen_relu_forward_x(t->be, a->k2, a->k2s, h, a->c2, B, h);
+    if (!a->k1s) { /* FP32 storage: each layer and its ReLU in one operation */
+        t->be->ops->linear_act_forward(t->be, a->k1, a->c1, a->z, e, p->dW1, p->db1, B, e, h,
+                                       GEN_ACT_RELU);
+        t->be->ops->linear_act_forward(t->be, a->k2, a->c2, a->k1, h, p->dW2, p->db2, B, h, h,
+                                       GEN_ACT_RELU);
+    } else {
+        t->be->ops->linear_forward(t->be, a->c1, h, a->z, e, p->dW1, p->db1, B, e, h);
+        gen_relu_forward_x(t->be, a->k1, a->k1s, h, a->c1, B, h);
+        gen_linear_forward_x(t->be, a->c2, h, a->k1, a->k1s, h, p->dW2, p->db2, B, h, h);
+        gen_relu_forward_x(t->be, a->k2, a->k2s, h, a->c2, B, h);
+    }
     gen_linear_forward_x(t->be, a->r, Dr, a->k2, a->k2s, h, p->dW3, p->db3, B, h, Dr);
 }
 
@@ -318,10 +325,15 @@ void tvae_forward_backward_n(tvae *t, int B, int N, int backward) {
         return;
     }
     /* encoder */
-    o->linear_forward(be, a->a1, h, a->x, D, p->eW1, p->eb1, B, D, h);
-    gen_relu_forward_x(be, a->h1, a->h1s, h, a->a1, B, h);
-    gen_linear_forward_x(be, a->a2, h, a->h1, a->h1s, h, p->eW2, p->eb2, B, h, h);
-    gen_relu_forward_x(be, a->h2, a->h2s, h, a->a2, B, h);
+    if (!a->h1s) { /* FP32 storage: each layer and its ReLU in one operation */
+        o->linear_act_forward(be, a->h1, a->a1, a->x, D, p->eW1, p->eb1, B, D, h, GEN_ACT_RELU);
+        o->linear_act_forward(be, a->h2, a->a2, a->h1, h, p->eW2, p->eb2, B, h, h, GEN_ACT_RELU);
+    } else {
+        o->linear_forward(be, a->a1, h, a->x, D, p->eW1, p->eb1, B, D, h);
+        gen_relu_forward_x(be, a->h1, a->h1s, h, a->a1, B, h);
+        gen_linear_forward_x(be, a->a2, h, a->h1, a->h1s, h, p->eW2, p->eb2, B, h, h);
+        gen_relu_forward_x(be, a->h2, a->h2s, h, a->a2, B, h);
+    }
     gen_linear_forward_x(be, a->mu, e, a->h2, a->h2s, h, p->mW, p->mb, B, h, e);
     gen_linear_forward_x(be, a->lv, e, a->h2, a->h2s, h, p->vW, p->vb, B, h, e);
     o->reparam_forward(be, a->z, a->std, a->mu, a->lv, a->eps, Be);

@@ -66,6 +66,9 @@ typedef struct gen_amp {
 #define GEN_AMP_MIN_SCALE 1.0f      /* the scale is never halved below this (so a run of
                                        real divergence stops at 1 and the ledger reports it) */
 
+/* The activations of linear_act_forward. */
+enum { GEN_ACT_RELU = 0, GEN_ACT_SILU = 1 };
+
 /* An activation span of the generator's output (the transformer's layout). */
 typedef struct gen_act_span {
     int start, len;
@@ -160,6 +163,13 @@ typedef struct gen_backend_ops {
     void (*linear_backward)(gen_backend *be, float *dinp, int lddi, float *dW, float *dbias,
                             const float *dout, int lddo, const float *inp, int ldi,
                             const float *W, int B, int C, int OC);
+    /* linear_forward then an activation, in one call (docs/cuda.md, "Kernels per step"): pre
+     * (B x OC, contiguous) = linear_forward(inp (B x C, ld ldi), W, bias), out (B x OC,
+     * contiguous) = act(pre) with act GEN_ACT_RELU (relu_forward's value) or GEN_ACT_SILU
+     * (silu_forward's). The same numbers as the two operations; CUDA runs the product and one
+     * kernel (the bias and the activation). */
+    void (*linear_act_forward)(gen_backend *be, float *out, float *pre, const float *inp, int ldi,
+                               const float *W, const float *bias, int B, int C, int OC, int act);
     /* ---- 16-bit stored activations (docs/precision.md, "Memory") ----
      * In BF16/FP16 training (be->precision GEN_PREC_BF16 or GEN_PREC_FP16, and only then)
      * an activation that the backward pass reads only as a product's operand, or as the sign
@@ -233,6 +243,16 @@ typedef struct gen_backend_ops {
     void (*batchnorm_backward)(gen_backend *be, float *dinp, float *dgamma, float *dbeta,
                                const float *dout, const float *inp, const float *mean,
                                const float *rstd, const float *gamma, int B, int C);
+    /* A generator block in one call (docs/cuda.md, "Kernels per step"): pre (B x OC,
+     * contiguous) = linear_forward(inp (B x C, ld ldi), W, bias); batchnorm_forward of pre
+     * (mean, rstd); batchnorm_update_running(rmean, rvar, ..., momentum, eps); out (B x OC, ld
+     * ldo) = max(the normalised pre, 0) (relu_forward's value). The same numbers as those
+     * four operations; CUDA runs the product and one kernel. */
+    void (*linear_bn_relu_forward)(gen_backend *be, float *out, int ldo, float *pre, float *mean,
+                                   float *rstd, float *rmean, float *rvar, const float *inp,
+                                   int ldi, const float *W, const float *bias,
+                                   const float *gamma, const float *beta, int B, int C, int OC,
+                                   float eps, float momentum);
     /* ---- batch norm synchronised across data-parallel ranks (docs/distributed.md): the
      * statistics are those of the global batch of N rows, of which this rank holds B; the
      * caller sums the partial results over ranks between the steps ---- */
@@ -284,6 +304,14 @@ typedef struct gen_backend_ops {
     /* mask[i] = keep ? 1/(1-p) : 0 (Philox uniform >= p keeps), out = inp * mask */
     void (*dropout_forward)(gen_backend *be, float *out, float *mask, const float *inp,
                             size_t n, float p, uint64_t seed, uint64_t stream, uint64_t offset);
+    /* Leaky ReLU then dropout in one pass (a discriminator block; docs/cuda.md, "Kernels per
+     * step"): with m the mask dropout_forward draws from the same arguments, out = m *
+     * leaky_relu(inp) (leaky_relu_forward's value) and s = m * (inp > 0 ? 1 : slope)
+     * (leaky_slope_mask's value), the local slope of both, so that the backward pass is
+     * mul_acc(dinp, dout, s) and the gradient penalty reads s as it is */
+    void (*lrelu_dropout_forward)(gen_backend *be, float *out, float *s, const float *inp,
+                                  size_t n, float slope, float p, uint64_t seed,
+                                  uint64_t stream, uint64_t offset);
 
     /* ==== optimiser: cpu/optimiser.c, cuda/optimiser.cu, parity/optimiser.c =================== */
     /* torch Adam with L2-coupled weight decay; FP16 loss scaling */

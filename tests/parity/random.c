@@ -1,6 +1,7 @@
 /*
  * tests/parity/random.c — the parity cases of the backend family `random` (backend.h; CPU:
- * src/backend/cpu/random.c, CUDA: cuda/random.cu): fill_normal, fill_uniform, dropout_forward
+ * src/backend/cpu/random.c, CUDA: cuda/random.cu): fill_normal, fill_uniform, dropout_forward,
+ * lrelu_dropout_forward
  * (Philox: the same bits on every backend).
  * Each operation: setup declares its buffers from the case's d[], run calls it on one
  * backend; the harness (main.c, parity.h) uploads, runs and compares.
@@ -19,6 +20,18 @@ static void ru_dropout(pt_env *e, gen_backend *be, int k) {
                              12345, GEN_STREAM_NOISE, (uint64_t)D(2));
 }
 
+/* leaky ReLU + dropout: n, p (percent), offset */
+static void su_lrelu_dropout(pt_env *e) {
+    pt_add(e, "out", (size_t)D(0), PT_OUT, -1, 1);
+    pt_add(e, "s", (size_t)D(0), PT_OUT, -1, 1);
+    pt_add(e, "inp", (size_t)D(0), PT_IN, -1, 1);
+}
+
+static void ru_lrelu_dropout(pt_env *e, gen_backend *be, int k) {
+    OPS(be)->lrelu_dropout_forward(be, P(e, k, 0), P(e, k, 1), P(e, k, 2), (size_t)D(0), 0.2f,
+                                   D(1) / 100.0f, 12345, GEN_STREAM_NOISE, (uint64_t)D(2));
+}
+
 /* fills: n, offset */
 static void su_fill(pt_env *e) { pt_add(e, "x", (size_t)D(0), PT_OUT, -1, 1); }
 
@@ -33,6 +46,8 @@ static void ru_fill_uniform(pt_env *e, gen_backend *be, int k) {
 /* ---- the operations: name, dims (the meaning of d[]), atol, rtol, setup, run ---- */
 
 static const pt_op O_DROPOUT = {"dropout_forward", "n p% offset", 0, 0, su_dropout, ru_dropout};
+static const pt_op O_LRELU_DROPOUT = {"lrelu_dropout_forward", "n p% offset", 0, 0,
+                                     su_lrelu_dropout, ru_lrelu_dropout};
 static const pt_op O_FILL_N = {"fill_normal", "n offset", 2e-6, 2e-6, su_fill, ru_fill_normal};
 static const pt_op O_FILL_U = {"fill_uniform", "n offset", 0, 0, su_fill, ru_fill_uniform};
 
@@ -40,6 +55,9 @@ static const pt_case cases[] = {
     /* Philox */
     {&O_DROPOUT, {1, 50, 0}}, {&O_DROPOUT, {3, 50, 7}}, {&O_DROPOUT, {1025, 50, 123}},
     {&O_DROPOUT, {65539, 20, 5}}, {&O_DROPOUT, {257, 100, 0}}, {&O_DROPOUT, {257, 0, 0}},
+    {&O_LRELU_DROPOUT, {1, 50, 0}}, {&O_LRELU_DROPOUT, {3, 50, 7}},
+    {&O_LRELU_DROPOUT, {1025, 50, 123}}, {&O_LRELU_DROPOUT, {65539, 20, 5}},
+    {&O_LRELU_DROPOUT, {257, 100, 0}}, {&O_LRELU_DROPOUT, {257, 0, 0}},
     {&O_FILL_N, {1, 0}}, {&O_FILL_N, {3, 9}}, {&O_FILL_N, {1025, 1}}, {&O_FILL_N, {65539, 100000}},
     {&O_FILL_U, {1, 0}}, {&O_FILL_U, {17, 3}}, {&O_FILL_U, {65539, 77}},
 };

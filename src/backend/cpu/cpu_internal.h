@@ -78,6 +78,9 @@ void gen_cpu_linear_backward(gen_backend *be, float *dinp, int lddi, float *dW, 
                              const float *W, int B, int C, int OC);
 void gen_cpu_to_half(gen_backend *be, uint16_t *dst, int ldd, const float *src, int lds,
                      int rows, int cols);
+void gen_cpu_linear_act_forward(gen_backend *be, float *out, float *pre, const float *inp,
+                                int ldi, const float *W, const float *bias, int B, int C, int OC,
+                                int act);
 void gen_cpu_linear_forward_h(gen_backend *be, float *out, int ldo, const uint16_t *inp,
                               int ldi, const float *W, const float *bias, int B, int C,
                               int OC);
@@ -115,6 +118,11 @@ void gen_cpu_batchnorm_forward(gen_backend *be, float *out, float *mean, float *
 void gen_cpu_batchnorm_forward_eval(gen_backend *be, float *out, const float *inp,
                                     const float *rmean, const float *rvar, const float *gamma,
                                     const float *beta, int B, int C, float eps);
+void gen_cpu_linear_bn_relu_forward(gen_backend *be, float *out, int ldo, float *pre,
+                                    float *mean, float *rstd, float *rmean, float *rvar,
+                                    const float *inp, int ldi, const float *W, const float *bias,
+                                    const float *gamma, const float *beta, int B, int C, int OC,
+                                    float eps, float momentum);
 void gen_cpu_batchnorm_update_running(gen_backend *be, float *rmean, float *rvar,
                                       const float *mean, const float *rstd, int B, int C,
                                       float momentum, float eps);
@@ -146,6 +154,9 @@ void gen_cpu_cross_entropy_rows(gen_backend *be, float *loss, float *dlogits, in
                                 const int32_t *len, const int32_t *target, float scale);
 
 /* ---- random (random.c) ---- */
+void gen_cpu_lrelu_dropout_forward(gen_backend *be, float *out, float *s, const float *inp,
+                                   size_t n, float slope, float p, uint64_t seed,
+                                   uint64_t stream, uint64_t offset);
 void gen_cpu_dropout_forward(gen_backend *be, float *out, float *mask, const float *inp,
                              size_t n, float p, uint64_t seed, uint64_t stream,
                              uint64_t offset);

@@ -8,10 +8,9 @@
  */
 #include "cpu_internal.h"
 
-void gen_cpu_batchnorm_forward(gen_backend *be, float *out, float *mean, float *rstd,
-                               const float *inp, const float *gamma, const float *beta, int B,
-                               int C, float eps) {
-    (void)be;
+/* batchnorm_forward into out (ld ldo), max(., 0) of it with relu (relu_forward's value) */
+static void bn_forward(float *out, int ldo, int relu, float *mean, float *rstd, const float *inp,
+                       const float *gamma, const float *beta, int B, int C, float eps) {
     double *acc = calloc((size_t)2 * C, sizeof *acc);
     GEN_ASSERT(acc != NULL);
     double *acc2 = acc + C;
@@ -30,9 +29,27 @@ void gen_cpu_batchnorm_forward(gen_backend *be, float *out, float *mean, float *
     for (int b = 0; b < B; b++)
         for (int c = 0; c < C; c++) {
             size_t i = (size_t)b * C + c;
-            out[i] = (inp[i] - mean[c]) * rstd[c] * gamma[c] + beta[c];
+            float v = (inp[i] - mean[c]) * rstd[c] * gamma[c] + beta[c];
+            out[(size_t)b * ldo + c] = relu ? (v > 0.0f ? v : 0.0f) : v;
         }
     free(acc);
+}
+void gen_cpu_batchnorm_forward(gen_backend *be, float *out, float *mean, float *rstd,
+                               const float *inp, const float *gamma, const float *beta, int B,
+                               int C, float eps) {
+    (void)be;
+    bn_forward(out, C, 0, mean, rstd, inp, gamma, beta, B, C, eps);
+}
+/* The four operations in a row; the normalised values go straight through the ReLU into out
+ * (one pass fewer than batchnorm_forward, relu_forward and a copy) */
+void gen_cpu_linear_bn_relu_forward(gen_backend *be, float *out, int ldo, float *pre,
+                                    float *mean, float *rstd, float *rmean, float *rvar,
+                                    const float *inp, int ldi, const float *W, const float *bias,
+                                    const float *gamma, const float *beta, int B, int C, int OC,
+                                    float eps, float momentum) {
+    gen_cpu_linear_forward(be, pre, OC, inp, ldi, W, bias, B, C, OC);
+    bn_forward(out, ldo, 1, mean, rstd, pre, gamma, beta, B, OC, eps);
+    gen_cpu_batchnorm_update_running(be, rmean, rvar, mean, rstd, B, OC, momentum, eps);
 }
 void gen_cpu_batchnorm_forward_eval(gen_backend *be, float *out, const float *inp,
                                     const float *rmean, const float *rvar, const float *gamma,

@@ -1,6 +1,7 @@
 /*
  * random.c — the CPU backend's `random` family (backend.h): the Philox fills fill_normal and
- * fill_uniform, and dropout_forward. Element i is word i % 4 of gen_philox(seed, offset +
+ * fill_uniform, dropout_forward and lrelu_dropout_forward (leaky ReLU and dropout in one
+ * pass). Element i is word i % 4 of gen_philox(seed, offset +
  * i / 4, stream) (rng.h), a normal pair Box-Muller on two words of one block, so every
  * backend draws the same bits; offset adds the step's counter base (gen_backend.rng_base).
  * CUDA: cuda/random.cu; parity: tests/parity/random.c.
@@ -19,6 +20,23 @@ void gen_cpu_dropout_forward(gen_backend *be, float *out, float *mask, const flo
             float m = gen_u32_to_unit(r.v[k]) >= p ? scale : 0.0f;
             mask[i + k] = m;
             out[i + k] = inp[i + k] * m;
+        }
+    }
+}
+
+void gen_cpu_lrelu_dropout_forward(gen_backend *be, float *out, float *s, const float *inp,
+                                   size_t n, float slope, float p, uint64_t seed,
+                                   uint64_t stream, uint64_t offset) {
+    offset += cpu_rng_base(be);
+    float scale = p < 1.0f ? 1.0f / (1.0f - p) : 0.0f;
+    GEN_OMP_FOR(n)
+    for (size_t i = 0; i < n; i += 4) {
+        gen_u32x4 r = gen_philox(seed, offset + i / 4, stream);
+        for (size_t k = 0; k < 4 && i + k < n; k++) {
+            float m = gen_u32_to_unit(r.v[k]) >= p ? scale : 0.0f, x = inp[i + k];
+            float l = x > 0.0f ? x : slope * x; /* leaky_relu_forward, then dropout */
+            out[i + k] = l * m;
+            s[i + k] = m * (x > 0.0f ? 1.0f : slope);
         }
     }
 }
