@@ -328,7 +328,66 @@ static void op_relu_backward_h(gen_backend *be, float *dinp, const float *dout,
                  gen_cu_relu_backward_h(cu, dinp, dout, out, ldo, rows, cols, be->precision));
 }
 
+/* ---- act_backward_bias ------------------------------------------------------------------ */
+
+#define AB_COLS 32
+#define AB_ROWS 8
+
+/* One block per 32 adjacent columns x AB_ROWS row-threads (k_colsum_acc's layout): each
+ * thread updates its rows of its column (relu_backward's, silu_backward's or mul_acc's
+ * formula) and sums the updated values; thread y = 0 adds the AB_ROWS partial sums in order
+ * to dbias: a fixed tree. */
+__global__ void k_act_backward_bias(float *__restrict__ dinp, float *__restrict__ dbias,
+                                    const float *__restrict__ dout, const float *__restrict__ x,
+                                    int rows, int cols, int act) {
+    __shared__ float sh[AB_ROWS][AB_COLS];
+    int c = blockIdx.x * AB_COLS + threadIdx.x;
+    float s = 0.0f;
+    if (c < cols)
+        for (int r = threadIdx.y; r < rows; r += AB_ROWS) {
+            size_t i = (size_t)r * cols + c;
+            float d = dout[i], v = x[i], g;
+            if (act == GEN_ACT_RELU) {
+                g = v > 0.0f ? d : 0.0f;
+            } else if (act == GEN_ACT_SILU) {
+                float sg = 1.0f / (1.0f + expf(-v));
+                g = d * (sg + v * sg * (1.0f - sg));
+            } else {
+                g = d * v;
+            }
+            float u = dinp[i] + g;
+            dinp[i] = u;
+            s += u;
+        }
+    if (!dbias) return; /* the same for the whole block */
+    sh[threadIdx.y][threadIdx.x] = s;
+    __syncthreads();
+    if (threadIdx.y == 0 && c < cols) {
+        float t = 0.0f;
+        for (int y = 0; y < AB_ROWS; y++) t += sh[y][threadIdx.x];
+        dbias[c] += t;
+    }
+}
+
+static genesis_status cu_act_backward_bias(gen_cuda *cu, float *dinp, float *dbias,
+                                           const float *dout, const float *x, int rows, int cols,
+                                           int act) {
+    if (rows <= 0 || cols <= 0) return GENESIS_OK;
+    dim3 block(AB_COLS, AB_ROWS), grid((unsigned)((cols + AB_COLS - 1) / AB_COLS));
+    GEN_LAUNCH(k_act_backward_bias, grid, block, 0, cu->stream)(dinp, dbias, dout, x, rows, cols,
+                                                                 act);
+    GEN_CUDA_LAUNCHED(cu);
+    return GENESIS_OK;
+}
+
+static void op_act_backward_bias(gen_backend *be, float *dinp, float *dbias, const float *dout,
+                                 const float *x, int rows, int cols, int act) {
+    GEN_CUDA_RUN(be, "act_backward_bias",
+                 cu_act_backward_bias(cu, dinp, dbias, dout, x, rows, cols, act));
+}
+
 void gen_cu_ops_elementwise(gen_backend_ops *o) {
+    o->act_backward_bias = op_act_backward_bias;
     o->relu_forward = op_relu_forward;
     o->relu_backward = op_relu_backward;
     o->leaky_relu_forward = op_leaky_relu_forward;

@@ -75,10 +75,12 @@ __global__ void k_dropout_forward(float *__restrict__ out, float *__restrict__ m
     }
 }
 
-/* k_dropout_forward after a leaky ReLU: out = m * leaky(inp), s = m * (inp > 0 ? 1 : slope) */
+/* k_dropout_forward after a leaky ReLU: out = m * leaky(x), s = m * (x > 0 ? 1 : slope);
+ * with a bias (cols values, broadcast over rows) x += bias first, written back to inp */
 __global__ void k_lrelu_dropout(float *__restrict__ out, float *__restrict__ s,
-                                const float *__restrict__ inp, size_t n, float slope, float p,
-                                float scale, uint64_t seed, uint64_t stream, uint64_t offset,
+                                float *__restrict__ inp, const float *__restrict__ bias,
+                                size_t cols, size_t n, float slope, float p, float scale,
+                                uint64_t seed, uint64_t stream, uint64_t offset,
                                 const uint64_t *base) {
     offset = gen_rng_offset(offset, base);
     size_t nblk = (n + 3) / 4;
@@ -89,6 +91,10 @@ __global__ void k_lrelu_dropout(float *__restrict__ out, float *__restrict__ s,
         for (int k = 0; k < 4; k++) {
             if (i + k < n) {
                 float m = gen_u32_to_unit(r.v[k]) >= p ? scale : 0.0f, x = inp[i + k];
+                if (bias) {
+                    x += bias[(i + k) % cols];
+                    inp[i + k] = x;
+                }
                 float l = x > 0.0f ? x : slope * x;
                 out[i + k] = l * m;
                 s[i + k] = m * (x > 0.0f ? 1.0f : slope);
@@ -129,16 +135,32 @@ genesis_status gen_cu_dropout_forward(gen_cuda *cu, float *out, float *mask, con
     return GENESIS_OK;
 }
 
-static genesis_status cu_lrelu_dropout(gen_cuda *cu, float *out, float *s, const float *inp,
-                                       size_t n, float slope, float p, uint64_t seed,
-                                       uint64_t stream, uint64_t offset, const uint64_t *base) {
+/* lrelu_dropout_forward of rows x cols values with bias (cols, or NULL) added first and the
+ * sum written back to x (linear_lrelu_dropout_forward after its product) */
+static genesis_status cu_lrelu_dropout(gen_cuda *cu, float *out, float *s, float *x,
+                                       const float *bias, size_t rows, size_t cols, float slope,
+                                       float p, uint64_t seed, uint64_t stream, uint64_t offset,
+                                       const uint64_t *base) {
+    size_t n = rows * cols;
     if (n == 0) return GENESIS_OK;
     float scale = p < 1.0f ? 1.0f / (1.0f - p) : 0.0f; /* on the host, as the CPU does */
     size_t nblk = (n + 3) / 4;
     GEN_LAUNCH(k_lrelu_dropout, gen_cuda_grid(nblk, GEN_CUDA_THREADS), GEN_CUDA_THREADS, 0,
-               cu->stream)(out, s, inp, n, slope, p, scale, seed, stream, offset, base);
+               cu->stream)(out, s, x, bias, cols, n, slope, p, scale, seed, stream, offset, base);
     GEN_CUDA_LAUNCHED(cu);
     return GENESIS_OK;
+}
+
+static genesis_status cu_linear_lrelu_dropout(gen_cuda *cu, float *out, float *s, float *pre,
+                                              const float *inp, int ldi, const float *W,
+                                              const float *bias, int B, int C, int OC,
+                                              float slope, float p, uint64_t seed,
+                                              uint64_t stream, uint64_t offset,
+                                              const uint64_t *base, int prec) {
+    if (B <= 0 || OC <= 0) return GENESIS_OK;
+    GEN_CUDA_PASS(gen_cu_linear_forward(cu, pre, OC, inp, ldi, W, NULL, B, C, OC, prec));
+    return cu_lrelu_dropout(cu, out, s, pre, bias, (size_t)B, (size_t)OC, slope, p, seed, stream,
+                            offset, base);
 }
 
 /* ---- the table's entries (backend_cuda.cu assembles the table) ----------------------------- */
@@ -147,8 +169,18 @@ static void op_lrelu_dropout_forward(gen_backend *be, float *out, float *s, cons
                                      size_t n, float slope, float p, uint64_t seed,
                                      uint64_t stream, uint64_t offset) {
     GEN_CUDA_RUN(be, "lrelu_dropout_forward",
-                 cu_lrelu_dropout(cu, out, s, inp, n, slope, p, seed, stream, offset,
-                                  be->rng_base));
+                 cu_lrelu_dropout(cu, out, s, (float *)inp, NULL, 1, n, slope, p, seed, stream,
+                                  offset, be->rng_base));
+}
+
+static void op_linear_lrelu_dropout_forward(gen_backend *be, float *out, float *s, float *pre,
+                                            const float *inp, int ldi, const float *W,
+                                            const float *bias, int B, int C, int OC, float slope,
+                                            float p, uint64_t seed, uint64_t stream,
+                                            uint64_t offset) {
+    GEN_CUDA_RUN(be, "linear_lrelu_dropout_forward",
+                 cu_linear_lrelu_dropout(cu, out, s, pre, inp, ldi, W, bias, B, C, OC, slope, p,
+                                         seed, stream, offset, be->rng_base, be->precision));
 }
 
 static void op_dropout_forward(gen_backend *be, float *out, float *mask, const float *inp,
@@ -176,4 +208,5 @@ void gen_cu_ops_random(gen_backend_ops *o) {
     o->fill_uniform = op_fill_uniform;
     o->dropout_forward = op_dropout_forward;
     o->lrelu_dropout_forward = op_lrelu_dropout_forward;
+    o->linear_lrelu_dropout_forward = op_linear_lrelu_dropout_forward;
 }

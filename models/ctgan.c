@@ -530,10 +530,20 @@ void ctgan_dis_forward(ctgan *c, const float *x, int n) {
     ctgan_acts *a = &c->act;
     ctgan_dis_tensors *p = &c->dp;
     int dd = c->ddim;
-    o->linear_forward(be, a->a1, dd, x, c->pacw, p->W1, p->b1, n, c->pacw, dd);
-    ct_dropout(c, a->o1, a->m1, a->a1, n);
-    o->linear_forward(be, a->a2, dd, a->o1, dd, p->W2, p->b2, n, dd, dd);
-    ct_dropout(c, a->o2, a->m2, a->a2, n);
+    if (c->K == 1) { /* each block one operation: on CUDA the product and one kernel */
+        size_t nd = (size_t)n * dd;
+        o->linear_lrelu_dropout_forward(be, a->o1, a->m1, a->a1, x, c->pacw, p->W1, p->b1, n,
+                                        c->pacw, dd, CT_LRELU, CT_DROPOUT, c->seed,
+                                        GEN_STREAM_NOISE, noise_offset(c, nd));
+        o->linear_lrelu_dropout_forward(be, a->o2, a->m2, a->a2, a->o1, dd, p->W2, p->b2, n, dd,
+                                        dd, CT_LRELU, CT_DROPOUT, c->seed, GEN_STREAM_NOISE,
+                                        noise_offset(c, nd));
+    } else {
+        o->linear_forward(be, a->a1, dd, x, c->pacw, p->W1, p->b1, n, c->pacw, dd);
+        ct_dropout(c, a->o1, a->m1, a->a1, n);
+        o->linear_forward(be, a->a2, dd, a->o1, dd, p->W2, p->b2, n, dd, dd);
+        ct_dropout(c, a->o2, a->m2, a->a2, n);
+    }
     o->linear_forward(be, a->y, 1, a->o2, dd, p->W3, p->b3, n, dd, 1);
 }
 
@@ -550,15 +560,17 @@ void ctgan_dis_backward(ctgan *c, const float *x, const float *dy, float *dx, in
     o->zero(be, a->do2, nd);
     o->linear_backward(be, a->do2, dd, d ? d->W3 : NULL, d ? d->b3 : NULL, dy, 1, a->o2, dd,
                        p->W3, n, dd, 1);
+    /* each block's slope (m2, m1: ct_dropout) and the bias gradient of the layer before it in
+     * one pass (act_backward_bias) */
     o->zero(be, a->da2, nd);
-    o->mul_acc(be, a->da2, a->do2, a->m2, nd); /* m2: the block's slope (ct_dropout) */
+    o->act_backward_bias(be, a->da2, d ? d->b2 : NULL, a->do2, a->m2, n, dd, GEN_ACT_SCALE);
     o->zero(be, a->do1, nd);
-    o->linear_backward(be, a->do1, dd, d ? d->W2 : NULL, d ? d->b2 : NULL, a->da2, dd, a->o1, dd,
-                       p->W2, n, dd, dd);
+    o->linear_backward(be, a->do1, dd, d ? d->W2 : NULL, NULL, a->da2, dd, a->o1, dd, p->W2, n,
+                       dd, dd);
     o->zero(be, a->da1, nd);
-    o->mul_acc(be, a->da1, a->do1, a->m1, nd);
-    o->linear_backward(be, dx, c->pacw, d ? d->W1 : NULL, d ? d->b1 : NULL, a->da1, dd, x,
-                       c->pacw, p->W1, n, c->pacw, dd);
+    o->act_backward_bias(be, a->da1, d ? d->b1 : NULL, a->do1, a->m1, n, dd, GEN_ACT_SCALE);
+    o->linear_backward(be, dx, c->pacw, d ? d->W1 : NULL, NULL, a->da1, dd, x, c->pacw, p->W1, n,
+                       c->pacw, dd);
 }
 
 /* Gradient penalty on act->xhat (after ctgan_dis_forward(c, act->xhat) filled a1, m1, a2,

@@ -258,11 +258,12 @@ float ddpm_forward_backward(ddpm *d, int B, float gscale, float mscale, int back
         o->linear_backward(be, a->dA, H, g->oW, g->ob, a->dout, D, a->h[L - 1], H, p->oW, B, H, D);
         for (int l = L - 1; l >= 0; l--) {
             o->zero(be, a->dB, (size_t)B * H);
-            o->relu_backward(be, a->dB, a->dA, a->h[l], (size_t)B * H); /* dB = da_l */
+            /* dB = da_l, and the bias gradient in the same pass */
+            o->act_backward_bias(be, a->dB, g->b[l], a->dA, a->h[l], B, H, GEN_ACT_RELU);
             const float *in = l ? a->h[l - 1] : a->h0;
             int inw = l ? H : E;
             o->zero(be, a->dA, (size_t)B * inw);
-            o->linear_backward(be, a->dA, inw, g->W[l], g->b[l], a->dB, H, in, inw, p->W[l], B, inw, H);
+            o->linear_backward(be, a->dA, inw, g->W[l], NULL, a->dB, H, in, inw, p->W[l], B, inw, H);
         }
         /* dA = dh0 = d(projection) = d(e2) */
         o->linear_backward(be, NULL, 0, g->pW, g->pb, a->dA, E, a->xt, D, p->pW, B, D, E);
@@ -274,8 +275,8 @@ float ddpm_forward_backward(ddpm *d, int B, float gscale, float mscale, int back
         o->zero(be, a->dB, (size_t)B * E);
         o->linear_backward(be, a->dB, E, g->tW2, g->tb2, a->dA, E, a->e1s, E, p->tW2, B, E, E);
         o->zero(be, a->dA, (size_t)B * E);
-        o->silu_backward(be, a->dA, a->dB, a->e1, (size_t)B * E);
-        o->linear_backward(be, NULL, 0, g->tW1, g->tb1, a->dA, E, a->temb, E, p->tW1, B, E, E);
+        o->act_backward_bias(be, a->dA, g->tb1, a->dB, a->e1, B, E, GEN_ACT_SILU);
+        o->linear_backward(be, NULL, 0, g->tW1, NULL, a->dA, E, a->temb, E, p->tW1, B, E, E);
     }
     float l2[2];
     o->download(be, l2, a->loss, sizeof l2);

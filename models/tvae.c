@@ -283,6 +283,20 @@ genesis_status tvae_init_weights(tvae *t, uint64_t seed) {
     return GENESIS_OK;
 }
 
+/* dpre += dh where the stored ReLU output (out, or outh in 16 bits) is positive. With FP32
+ * storage the bias gradient of the layer before, dbias += colsum(dpre), comes in the same
+ * pass (act_backward_bias) and NULL is returned; otherwise dbias is returned for that layer's
+ * linear_backward. */
+static float *tv_relu_backward(gen_backend *be, float *dpre, float *dbias, const float *dh,
+                               const float *out, const uint16_t *outh, int B, int h) {
+    if (!outh) {
+        be->ops->act_backward_bias(be, dpre, dbias, dh, out, B, h, GEN_ACT_RELU);
+        return NULL;
+    }
+    gen_relu_backward_x(be, dpre, dh, out, outh, h, B, h);
+    return dbias;
+}
+
 void tvae_decode(tvae *t, int B) {
     tvae_acts *a = &t->act;
     tvae_tensors *p = &t->p;
@@ -355,17 +369,17 @@ void tvae_forward_backward_n(tvae *t, int B, int N, int backward) {
         o->amp_scale(be, a->dlv, Be, t->amp);
         o->amp_scale(be, g->sigma, (size_t)D, t->amp);
     }
-    /* decoder */
+    /* decoder (tv_relu_backward: the bias gradients of FP32 storage ride on the ReLUs') */
     o->zero(be, a->dk2, Bh);
     gen_linear_backward_x(be, a->dk2, h, g->dW3, g->db3, a->dr, Dr, a->k2, a->k2s, h, p->dW3, B, h, Dr);
     o->zero(be, a->dc2, Bh);
-    gen_relu_backward_x(be, a->dc2, a->dk2, a->k2, a->k2s, h, B, h);
+    float *db = tv_relu_backward(be, a->dc2, g->db2, a->dk2, a->k2, a->k2s, B, h);
     o->zero(be, a->dk1, Bh);
-    gen_linear_backward_x(be, a->dk1, h, g->dW2, g->db2, a->dc2, h, a->k1, a->k1s, h, p->dW2, B, h, h);
+    gen_linear_backward_x(be, a->dk1, h, g->dW2, db, a->dc2, h, a->k1, a->k1s, h, p->dW2, B, h, h);
     o->zero(be, a->dc1, Bh);
-    gen_relu_backward_x(be, a->dc1, a->dk1, a->k1, a->k1s, h, B, h);
+    db = tv_relu_backward(be, a->dc1, g->db1, a->dk1, a->k1, a->k1s, B, h);
     o->zero(be, a->dz, Be);
-    o->linear_backward(be, a->dz, e, g->dW1, g->db1, a->dc1, h, a->z, e, p->dW1, B, e, h);
+    o->linear_backward(be, a->dz, e, g->dW1, db, a->dc1, h, a->z, e, p->dW1, B, e, h);
     /* reparameterisation, then both heads into h2 */
     o->reparam_backward(be, a->dmu, a->dlv, a->dz, a->eps, a->std, Be);
     o->zero(be, a->dh2, Bh);
@@ -373,12 +387,12 @@ void tvae_forward_backward_n(tvae *t, int B, int N, int backward) {
     gen_linear_backward_x(be, a->dh2, h, g->vW, g->vb, a->dlv, e, a->h2, a->h2s, h, p->vW, B, h, e);
     /* encoder */
     o->zero(be, a->da2, Bh);
-    gen_relu_backward_x(be, a->da2, a->dh2, a->h2, a->h2s, h, B, h);
+    db = tv_relu_backward(be, a->da2, g->eb2, a->dh2, a->h2, a->h2s, B, h);
     o->zero(be, a->dh1, Bh);
-    gen_linear_backward_x(be, a->dh1, h, g->eW2, g->eb2, a->da2, h, a->h1, a->h1s, h, p->eW2, B, h, h);
+    gen_linear_backward_x(be, a->dh1, h, g->eW2, db, a->da2, h, a->h1, a->h1s, h, p->eW2, B, h, h);
     o->zero(be, a->da1, Bh);
-    gen_relu_backward_x(be, a->da1, a->dh1, a->h1, a->h1s, h, B, h);
-    o->linear_backward(be, NULL, 0, g->eW1, g->eb1, a->da1, h, a->x, D, p->eW1, B, D, h);
+    db = tv_relu_backward(be, a->da1, g->eb1, a->dh1, a->h1, a->h1s, B, h);
+    o->linear_backward(be, NULL, 0, g->eW1, db, a->da1, h, a->x, D, p->eW1, B, D, h);
 }
 
 genesis_status tvae_train_step(tvae *t, int B, float *loss) {

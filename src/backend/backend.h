@@ -66,8 +66,9 @@ typedef struct gen_amp {
 #define GEN_AMP_MIN_SCALE 1.0f      /* the scale is never halved below this (so a run of
                                        real divergence stops at 1 and the ledger reports it) */
 
-/* The activations of linear_act_forward. */
-enum { GEN_ACT_RELU = 0, GEN_ACT_SILU = 1 };
+/* The activations of linear_act_forward and act_backward_bias (GEN_ACT_SCALE: the latter
+ * only). */
+enum { GEN_ACT_RELU = 0, GEN_ACT_SILU = 1, GEN_ACT_SCALE = 2 };
 
 /* An activation span of the generator's output (the transformer's layout). */
 typedef struct gen_act_span {
@@ -208,6 +209,15 @@ typedef struct gen_backend_ops {
     /* s[i] = mask[i] * (inp[i] > 0 ? 1 : slope): the local slope of leaky-ReLU then dropout */
     void (*leaky_slope_mask)(gen_backend *be, float *s, const float *inp, const float *mask,
                              size_t n, float slope);
+    /* An activation's backward and the bias gradient of the layer before it, in one pass
+     * (docs/cuda.md, "Kernels per step"): dinp (rows x cols, contiguous) += dout * f(x), then
+     * dbias (cols; NULL: skip) += the column sums of dinp, added row by row as
+     * linear_backward adds them (dinp then being that layer's dout). f(x) = x
+     * (GEN_ACT_SCALE: a mask or a local slope; mul_acc's value), x > 0 (GEN_ACT_RELU, x the
+     * ReLU's output; relu_backward's value), SiLU's derivative at x (GEN_ACT_SILU, x the
+     * input; silu_backward's value). */
+    void (*act_backward_bias)(gen_backend *be, float *dinp, float *dbias, const float *dout,
+                              const float *x, int rows, int cols, int act);
     /* out (rows x cols) = s (rows x cols) * v (cols), broadcast over rows */
     void (*mul_rowvec)(gen_backend *be, float *out, const float *s, const float *v, int rows,
                        int cols);
@@ -312,6 +322,14 @@ typedef struct gen_backend_ops {
     void (*lrelu_dropout_forward)(gen_backend *be, float *out, float *s, const float *inp,
                                   size_t n, float slope, float p, uint64_t seed,
                                   uint64_t stream, uint64_t offset);
+    /* linear_forward into pre (B x OC, contiguous; inp B x C, ld ldi) then
+     * lrelu_dropout_forward of pre (n = B OC): the same numbers as the two operations; CUDA
+     * runs the product and one kernel that adds the bias on the way */
+    void (*linear_lrelu_dropout_forward)(gen_backend *be, float *out, float *s, float *pre,
+                                         const float *inp, int ldi, const float *W,
+                                         const float *bias, int B, int C, int OC, float slope,
+                                         float p, uint64_t seed, uint64_t stream,
+                                         uint64_t offset);
 
     /* ==== optimiser: cpu/optimiser.c, cuda/optimiser.cu, parity/optimiser.c =================== */
     /* torch Adam with L2-coupled weight decay; FP16 loss scaling */

@@ -50,6 +50,7 @@ static const gen_backend_ops cpu_ops = {
     .leaky_relu_backward = gen_cpu_leaky_relu_backward,
     .mul = gen_cpu_mul,
     .mul_acc = gen_cpu_mul_acc,
+    .act_backward_bias = gen_cpu_act_backward_bias,
     .leaky_slope_mask = gen_cpu_leaky_slope_mask,
     .mul_rowvec = gen_cpu_mul_rowvec,
     .sum = gen_cpu_sum,
@@ -76,6 +77,7 @@ static const gen_backend_ops cpu_ops = {
     .fill_uniform = gen_cpu_fill_uniform,
     .dropout_forward = gen_cpu_dropout_forward,
     .lrelu_dropout_forward = gen_cpu_lrelu_dropout_forward,
+    .linear_lrelu_dropout_forward = gen_cpu_linear_lrelu_dropout_forward,
     /* optimiser (optimiser.c) */
     .adam = gen_cpu_adam,
     .adam_dev = gen_cpu_adam_dev,

@@ -157,6 +157,13 @@ void gen_cpu_cross_entropy_rows(gen_backend *be, float *loss, float *dlogits, in
 void gen_cpu_lrelu_dropout_forward(gen_backend *be, float *out, float *s, const float *inp,
                                    size_t n, float slope, float p, uint64_t seed,
                                    uint64_t stream, uint64_t offset);
+void gen_cpu_linear_lrelu_dropout_forward(gen_backend *be, float *out, float *s, float *pre,
+                                          const float *inp, int ldi, const float *W,
+                                          const float *bias, int B, int C, int OC, float slope,
+                                          float p, uint64_t seed, uint64_t stream,
+                                          uint64_t offset);
+void gen_cpu_act_backward_bias(gen_backend *be, float *dinp, float *dbias, const float *dout,
+                               const float *x, int rows, int cols, int act);
 void gen_cpu_dropout_forward(gen_backend *be, float *out, float *mask, const float *inp,
                              size_t n, float p, uint64_t seed, uint64_t stream,
                              uint64_t offset);

@@ -41,6 +41,16 @@ void gen_cpu_lrelu_dropout_forward(gen_backend *be, float *out, float *s, const 
     }
 }
 
+void gen_cpu_linear_lrelu_dropout_forward(gen_backend *be, float *out, float *s, float *pre,
+                                          const float *inp, int ldi, const float *W,
+                                          const float *bias, int B, int C, int OC, float slope,
+                                          float p, uint64_t seed, uint64_t stream,
+                                          uint64_t offset) {
+    gen_cpu_linear_forward(be, pre, OC, inp, ldi, W, bias, B, C, OC);
+    gen_cpu_lrelu_dropout_forward(be, out, s, pre, (size_t)B * OC, slope, p, seed, stream,
+                                  offset);
+}
+
 /* ---- random fills --------------------------------------------------------------------------- */
 void gen_cpu_fill_normal(gen_backend *be, float *x, size_t n, uint64_t seed, uint64_t stream,
                          uint64_t offset) {
