@@ -234,6 +234,69 @@ genesis_status gen_cu_sum(gen_cuda *cu, float *out, const float *x, size_t n) {
     return gen_cu_reduce_finish(cu, out, partials, nb, 1.0, 1.0);
 }
 
+/* ---- ledger_add ----------------------------------------------------------------------------- */
+
+/* One block: g's sum either from `partials` (np of them, k_reduce_finish's tree and formula)
+ * or, with partials NULL, straight from g (k_sum_one's), into rec[k]; rec[0..k) = sums; then
+ * tmp = the sum of rec[0..k] (k_sum_one's: the k + 1 values are in the first warp, the other
+ * warps add zeros) and acc += tmp (k_accumulate's). */
+__global__ void k_ledger_add(float *__restrict__ rec, float *__restrict__ tmp,
+                             float *__restrict__ acc, const float *__restrict__ sums, int k,
+                             const float *__restrict__ g, size_t n,
+                             const double *__restrict__ partials, int np) {
+    __shared__ double sh[32];
+    __shared__ float gsh;
+    int t = (int)threadIdx.x, nt = (int)blockDim.x;
+    double a = 0.0;
+    float gs;
+    if (partials) {
+        for (int i = t; i < np; i += nt) a += partials[i];
+        a = gen_block_sum(a, sh, t, nt);
+        gs = (float)(1.0 * a / 1.0);
+    } else {
+        for (size_t i = (size_t)t; i < n; i += (size_t)nt) a += (double)g[i];
+        a = gen_block_sum(a, sh, t, nt);
+        gs = (float)(a + 0.0);
+    }
+    if (t == 0) gsh = gs; /* the block sum is thread 0's */
+    __syncthreads();
+    gs = gsh;
+    double v = 0.0;
+    if (t < k) {
+        rec[t] = sums[t];
+        v = (double)sums[t];
+    } else if (t == k) {
+        rec[k] = gs;
+        v = (double)gs;
+    }
+    v = gen_block_sum(v, sh, t, nt);
+    if (t == 0) {
+        float s = (float)(v + 0.0);
+        tmp[0] = s;
+        acc[0] += s;
+    }
+}
+
+static genesis_status cu_ledger_add(gen_cuda *cu, float *rec, float *tmp, float *acc,
+                                    const float *sums, int k, const float *g, size_t n) {
+    GEN_ASSERT(k >= 0 && k < GEN_CUDA_THREADS);
+    int nb = gen_cuda_reduce_blocks(n);
+    double *partials = NULL;
+    if (n > 0 && nb > 1) {
+        void *p = NULL;
+        GEN_CUDA_PASS(gen_cuda_scratch(cu, (size_t)nb * sizeof(double), &p));
+        partials = (double *)p;
+        GEN_LAUNCH(k_sum_partial, nb, GEN_CUDA_THREADS, 0, cu->stream)(partials, g, n);
+        GEN_CUDA_LAUNCHED(cu);
+    }
+    /* the block size of the kernels it replaces: k_reduce_finish's 1024 threads after the
+     * partials, k_sum_one's GEN_CUDA_THREADS without: the same trees, the same bits */
+    GEN_LAUNCH(k_ledger_add, 1, partials ? 1024 : GEN_CUDA_THREADS, 0, cu->stream)(
+        rec, tmp, acc, sums, k, g, n, partials, nb);
+    GEN_CUDA_LAUNCHED(cu);
+    return GENESIS_OK;
+}
+
 /* ---- any_nonfinite ------------------------------------------------------------------------ */
 
 /* Every thread that sees a NaN or infinity stores 1: the same value, so the race is benign
@@ -380,6 +443,11 @@ static genesis_status cu_act_backward_bias(gen_cuda *cu, float *dinp, float *dbi
     return GENESIS_OK;
 }
 
+static void op_ledger_add(gen_backend *be, float *rec, float *tmp, float *acc, const float *sums,
+                          int k, const float *g, size_t n) {
+    GEN_CUDA_RUN(be, "ledger_add", cu_ledger_add(cu, rec, tmp, acc, sums, k, g, n));
+}
+
 static void op_act_backward_bias(gen_backend *be, float *dinp, float *dbias, const float *dout,
                                  const float *x, int rows, int cols, int act) {
     GEN_CUDA_RUN(be, "act_backward_bias",
@@ -388,6 +456,7 @@ static void op_act_backward_bias(gen_backend *be, float *dinp, float *dbias, con
 
 void gen_cu_ops_elementwise(gen_backend_ops *o) {
     o->act_backward_bias = op_act_backward_bias;
+    o->ledger_add = op_ledger_add;
     o->relu_forward = op_relu_forward;
     o->relu_backward = op_relu_backward;
     o->leaky_relu_forward = op_leaky_relu_forward;

@@ -228,6 +228,70 @@ __global__ void k_bn_backward(float *__restrict__ dinp, float *__restrict__ dgam
     }
 }
 
+/* relu_bn_backward: k_bn_backward on dbn = dout (ld lddo) where out (ld ldo) > 0, then
+ * dbias += the column's sum of the updated dinp (in double over the column's threads, the
+ * fixed bn_colsum tree) */
+__global__ void k_relu_bn_backward(float *__restrict__ dinp, float *__restrict__ dgamma,
+                                   float *__restrict__ dbeta, float *__restrict__ dbias,
+                                   const float *__restrict__ dout, int lddo,
+                                   const float *__restrict__ out, int ldo,
+                                   const float *__restrict__ inp, const float *__restrict__ mean,
+                                   const float *__restrict__ rstd,
+                                   const float *__restrict__ gamma, int B, int C) {
+    __shared__ double sh[BN_ROWS][BN_COLS];
+    int c = blockIdx.x * BN_COLS + threadIdx.x;
+    bool col = c < C;
+    float m = col ? mean[c] : 0.0f, r = col ? rstd[c] : 0.0f, g = col ? gamma[c] : 0.0f;
+    double sd = 0.0, sdx = 0.0, sg = 0.0, sb = 0.0;
+    if (col)
+        for (int b = threadIdx.y; b < B; b += BN_ROWS) {
+            size_t i = (size_t)b * C + c;
+            float d = out[(size_t)b * ldo + c] > 0.0f ? dout[(size_t)b * lddo + c] : 0.0f;
+            float xhat = (inp[i] - m) * r;
+            float dxhat = d * g;
+            sd += dxhat;
+            sdx += (double)dxhat * xhat;
+            sg += (double)(d * xhat);
+            sb += d;
+        }
+    sd = bn_colsum(sd, sh);
+    sdx = bn_colsum(sdx, sh);
+    sg = bn_colsum(sg, sh);
+    sb = bn_colsum(sb, sh);
+    double sbias = 0.0;
+    if (col) {
+        if (threadIdx.y == 0) {
+            dgamma[c] += (float)sg;
+            dbeta[c] += (float)sb;
+        }
+        for (int b = threadIdx.y; b < B; b += BN_ROWS) {
+            size_t i = (size_t)b * C + c;
+            float d = out[(size_t)b * ldo + c] > 0.0f ? dout[(size_t)b * lddo + c] : 0.0f;
+            float xhat = (inp[i] - m) * r;
+            float dxhat = d * g;
+            float v = dinp[i] + r * (float)(dxhat - sd / B - xhat * sdx / B);
+            dinp[i] = v;
+            sbias += v;
+        }
+    }
+    if (!dbias) return; /* the same for the whole block */
+    sbias = bn_colsum(sbias, sh);
+    if (col && threadIdx.y == 0) dbias[c] += (float)sbias;
+}
+
+static genesis_status cu_relu_bn_backward(gen_cuda *cu, float *dinp, float *dgamma, float *dbeta,
+                                          float *dbias, const float *dout, int lddo,
+                                          const float *out, int ldo, const float *inp,
+                                          const float *mean, const float *rstd,
+                                          const float *gamma, int B, int C) {
+    if (B <= 0 || C <= 0) return GENESIS_OK;
+    dim3 block(BN_COLS, BN_ROWS), grid((unsigned)((C + BN_COLS - 1) / BN_COLS));
+    GEN_LAUNCH(k_relu_bn_backward, grid, block, 0, cu->stream)(dinp, dgamma, dbeta, dbias, dout,
+               lddo, out, ldo, inp, mean, rstd, gamma, B, C);
+    GEN_CUDA_LAUNCHED(cu);
+    return GENESIS_OK;
+}
+
 genesis_status gen_cu_batchnorm_backward(gen_cuda *cu, float *dinp, float *dgamma,
                                          float *dbeta, const float *dout, const float *inp,
                                          const float *mean, const float *rstd,
@@ -428,7 +492,17 @@ static void op_linear_bn_relu_forward(gen_backend *be, float *out, int ldo, floa
                                            be->precision));
 }
 
+static void op_relu_bn_backward(gen_backend *be, float *dinp, float *dgamma, float *dbeta,
+                                float *dbias, const float *dout, int lddo, const float *out,
+                                int ldo, const float *inp, const float *mean, const float *rstd,
+                                const float *gamma, int B, int C) {
+    GEN_CUDA_RUN(be, "relu_bn_backward",
+                 cu_relu_bn_backward(cu, dinp, dgamma, dbeta, dbias, dout, lddo, out, ldo, inp,
+                                     mean, rstd, gamma, B, C));
+}
+
 void gen_cu_ops_norm(gen_backend_ops *o) {
+    o->relu_bn_backward = op_relu_bn_backward;
     o->linear_bn_relu_forward = op_linear_bn_relu_forward;
     o->batchnorm_forward = op_batchnorm_forward;
     o->batchnorm_forward_eval = op_batchnorm_forward_eval;

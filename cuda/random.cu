@@ -1,6 +1,7 @@
 /*
  * random.cu — the CUDA backend's `random` family (backend.h), the Philox draws: fill_normal,
- * fill_uniform, dropout_forward and lrelu_dropout_forward. They use rng.h's gen_philox (GEN_HOST_DEVICE), with the CPU
+ * fill_uniform, dropout_forward, lrelu_dropout_forward and linear_lrelu_dropout_forward (the
+ * product, then one kernel). They use rng.h's gen_philox (GEN_HOST_DEVICE), with the CPU
  * reference's indexing: element i of a fill is word i % 4 of philox(seed, offset + i / 4,
  * stream), and a normal pair (2j, 2j+1) of a block is Box-Muller on words (2j, 2j+1). One thread
  * per block of four elements, so each Philox block is computed once; CPU and GPU draw the same

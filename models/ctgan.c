@@ -362,10 +362,10 @@ static void ct_bn_backward(ctgan *c, float *dinp, float *dgamma, float *dbeta, c
     o->batchnorm_backward_apply(be, dinp, dout, inp, mean, rstd, gamma, c->bnred, B, g, c->Bg);
 }
 
-/* Leaky ReLU and dropout on n packed rows (one pass, lrelu_dropout_forward): out = the
- * block's output, mask = its local slope s (dropout mask times the leaky ReLU's slope), all
- * the backward pass and the gradient penalty need. K > 1: the rows are one (or, for the joint fake|real pass, two)
- * slices of the global packed rows, so each slice takes the mask the whole batch would have
+/* Leaky ReLU and dropout on n packed rows (one pass, lrelu_dropout_forward; K == 1 uses
+ * linear_lrelu_dropout_forward instead): out = the block's output, mask = its local slope s
+ * (dropout mask times the leaky ReLU's slope), all the backward pass and the gradient penalty
+ * need. K > 1: the rows are one (or, for the joint fake|real pass, two) slices of the global packed rows, so each slice takes the mask the whole batch would have
  * at its global position (the fit checks that positions fall on Philox block boundaries). */
 static void ct_dropout(ctgan *c, float *out, float *mask, const float *inp, int n) {
     gen_backend *be = c->be;
@@ -403,10 +403,8 @@ static float *ct_reduce(ctgan *c, float *grads, size_t count, int nsc) {
 static void ct_ledger(ctgan *c, const float *sums, const float *grads, size_t count, int at) {
     gen_backend *be = c->be;
     const gen_backend_ops *o = be->ops;
-    o->copy2d(be, c->ledger + at, 4, sums, 4, 1, 4);
-    o->sum(be, c->ledger + at + 4, grads, count);
-    o->sum(be, c->ledger + CT_LEDGER_TMP, c->ledger + at, 5);
-    o->accumulate(be, c->ledger + CT_LEDGER_ACC, c->ledger + CT_LEDGER_TMP, 1);
+    o->ledger_add(be, c->ledger + at, c->ledger + CT_LEDGER_TMP, c->ledger + CT_LEDGER_ACC, sums, 4,
+                  grads, count);
 }
 
 /* ---- generator ------------------------------------------------------------------------------- */
@@ -501,21 +499,38 @@ void ctgan_gen_backward(ctgan *c) {
     gen_linear_backward_x(be, NULL, 0, d->W3, d->b3, a->dgout, dd, in3, in3s, d2, p->W3, B, d2,
                           dd);
     o->gemm(be, 0, 0, B, 2 * g, c->data_dim, 1.0f, a->dgout, c->data_dim, p->W3, d2, 1.0f, a->dX, d2);
+    /* one rank with FP32 storage: each block's ReLU, batch norm and bias gradient in one
+     * operation (relu_bn_backward; docs/cuda.md, "Kernels per step") */
+    int fused = c->K == 1 && !Xs;
     /* block 2 */
-    o->copy2d(be, a->dh, g, a->dX, d2, B, g);
-    o->zero(be, a->dbn, Bg);
-    gen_relu_backward_x(be, a->dbn, a->dh, a->h2, in3s, d2, B, g);
     o->zero(be, a->dpre, Bg);
-    ct_bn_backward(c, a->dpre, d->bn2g, d->bn2b, a->dbn, a->pre2, a->mean2, a->rstd2, p->bn2g);
-    gen_linear_backward_x(be, NULL, 0, d->W2, d->b2, a->dpre, g, in2, in2s, d2, p->W2, B, d1, g);
+    float *db = d->b2;
+    if (fused) {
+        o->relu_bn_backward(be, a->dpre, d->bn2g, d->bn2b, db, a->dX, d2, a->h2, g, a->pre2,
+                            a->mean2, a->rstd2, p->bn2g, B, g);
+        db = NULL;
+    } else {
+        o->copy2d(be, a->dh, g, a->dX, d2, B, g);
+        o->zero(be, a->dbn, Bg);
+        gen_relu_backward_x(be, a->dbn, a->dh, a->h2, in3s, d2, B, g);
+        ct_bn_backward(c, a->dpre, d->bn2g, d->bn2b, a->dbn, a->pre2, a->mean2, a->rstd2, p->bn2g);
+    }
+    gen_linear_backward_x(be, NULL, 0, d->W2, db, a->dpre, g, in2, in2s, d2, p->W2, B, d1, g);
     o->gemm(be, 0, 0, B, g, g, 1.0f, a->dpre, g, p->W2, d1, 1.0f, a->dX + g, d2);
     /* block 1 */
-    o->copy2d(be, a->dh, g, a->dX + g, d2, B, g);
-    o->zero(be, a->dbn, Bg);
-    gen_relu_backward_x(be, a->dbn, a->dh, a->h1, in2s, d2, B, g);
     o->zero(be, a->dpre, Bg);
-    ct_bn_backward(c, a->dpre, d->bn1g, d->bn1b, a->dbn, a->pre1, a->mean1, a->rstd1, p->bn1g);
-    gen_linear_backward_x(be, NULL, 0, d->W1, d->b1, a->dpre, g, in1, in1s, Xs ? d2 : d0, p->W1,
+    db = d->b1;
+    if (fused) {
+        o->relu_bn_backward(be, a->dpre, d->bn1g, d->bn1b, db, a->dX + g, d2, a->h1, g, a->pre1,
+                            a->mean1, a->rstd1, p->bn1g, B, g);
+        db = NULL;
+    } else {
+        o->copy2d(be, a->dh, g, a->dX + g, d2, B, g);
+        o->zero(be, a->dbn, Bg);
+        gen_relu_backward_x(be, a->dbn, a->dh, a->h1, in2s, d2, B, g);
+        ct_bn_backward(c, a->dpre, d->bn1g, d->bn1b, a->dbn, a->pre1, a->mean1, a->rstd1, p->bn1g);
+    }
+    gen_linear_backward_x(be, NULL, 0, d->W1, db, a->dpre, g, in1, in1s, Xs ? d2 : d0, p->W1,
                           B, d0, g);
 }
 

@@ -263,7 +263,8 @@ float ddpm_forward_backward(ddpm *d, int B, float gscale, float mscale, int back
             const float *in = l ? a->h[l - 1] : a->h0;
             int inw = l ? H : E;
             o->zero(be, a->dA, (size_t)B * inw);
-            o->linear_backward(be, a->dA, inw, g->W[l], NULL, a->dB, H, in, inw, p->W[l], B, inw, H);
+            o->linear_backward(be, a->dA, inw, g->W[l], NULL, a->dB, H, in, inw, p->W[l], B, inw,
+                               H);
         }
         /* dA = dh0 = d(projection) = d(e2) */
         o->linear_backward(be, NULL, 0, g->pW, g->pb, a->dA, E, a->xt, D, p->pW, B, D, E);
@@ -286,9 +287,8 @@ float ddpm_forward_backward(ddpm *d, int B, float gscale, float mscale, int back
 void ddpm_adamw(ddpm *d, float lr, float decay) {
     gen_backend *be = d->be;
     d->step++;
-    if (decay > 0) be->ops->scale(be, d->params, d->count, 1.0f - lr * decay);
-    be->ops->adam(be, d->params, d->grads, d->m, d->v, d->count, lr, 0.9f, 0.999f, 1e-8f, 0.0f,
-                  d->step);
+    be->ops->adamw(be, d->params, d->grads, d->m, d->v, d->count, lr, 0.9f, 0.999f, 1e-8f,
+                   decay > 0 ? 1.0f - lr * decay : 1.0f, d->step);
 }
 
 void ddpm_ema(ddpm *d, float decay) {

@@ -441,10 +441,7 @@ static genesis_status tvae_issue_step(tvae *t, int B, int N, int first, gen_step
     if (t->amp) o->amp_unscale(be, t->grads, t->count, t->amp);
     /* the ledger (backend memory): the loss sums, the gradient arena's sum (non-finite iff a
      * gradient is), and the epoch's running sum of them, read once by tvae_epoch_end */
-    o->copy2d(be, t->ledger, 2, sums, 2, 1, 2);
-    o->sum(be, t->ledger + 2, t->grads, t->count);
-    o->sum(be, t->ledger + 3, t->ledger, 3);
-    o->accumulate(be, t->ledger + 4, t->ledger + 3, 1);
+    o->ledger_add(be, t->ledger, t->ledger + 3, t->ledger + 4, sums, 2, t->grads, t->count);
     o->adam_dev(be, t->params, t->grads, t->m, t->v, t->count, t->lr, 0.9f, 0.999f, 1e-8f,
                 t->decay, &t->state->t[0], 1, t->amp);
     o->clamp(be, t->p.sigma, (size_t)t->D, 0.01f, 1.0f);

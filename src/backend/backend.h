@@ -223,6 +223,13 @@ typedef struct gen_backend_ops {
                        int cols);
     /* out[0] = sum(x) (n floats) */
     void (*sum)(gen_backend *be, float *out, const float *x, size_t n);
+    /* A training step's bookkeeping in one call (the ledger of docs/cuda.md, "Kernels per
+     * step"): rec[0..k) = sums[0..k) (copy2d), rec[k] = sum(g[0..n)), tmp[0] = sum(rec[0..k])
+     * and acc[0] += tmp[0] (accumulate), each value as those operations compute it. sums
+     * does not overlap rec; all in backend memory. CUDA: one kernel, or two for a g of more
+     * than 1,024 floats (sum's partials, then the rest in the finishing block). */
+    void (*ledger_add)(gen_backend *be, float *rec, float *tmp, float *acc, const float *sums,
+                       int k, const float *g, size_t n);
     /* x = min(max(x, lo), hi) */
     void (*clamp)(gen_backend *be, float *x, size_t n, float lo, float hi);
     /* returns 1 if any of x[0..n) is NaN or infinite */
@@ -253,6 +260,16 @@ typedef struct gen_backend_ops {
     void (*batchnorm_backward)(gen_backend *be, float *dinp, float *dgamma, float *dbeta,
                                const float *dout, const float *inp, const float *mean,
                                const float *rstd, const float *gamma, int B, int C);
+    /* A generator block's backward in one call (docs/cuda.md, "Kernels per step"): with dbn
+     * = dout (B x C, ld lddo) where the block's stored ReLU output out (B x C, ld ldo) is
+     * positive (relu_backward's value), batchnorm_backward(dinp, dgamma, dbeta, dbn, inp,
+     * mean, rstd, gamma), then dbias (C; NULL: skip) += the column sums of dinp (B x C,
+     * contiguous), added row by row as linear_backward adds them (dinp being the dout of the
+     * layer before). CUDA: one kernel. */
+    void (*relu_bn_backward)(gen_backend *be, float *dinp, float *dgamma, float *dbeta,
+                             float *dbias, const float *dout, int lddo, const float *out,
+                             int ldo, const float *inp, const float *mean, const float *rstd,
+                             const float *gamma, int B, int C);
     /* A generator block in one call (docs/cuda.md, "Kernels per step"): pre (B x OC,
      * contiguous) = linear_forward(inp (B x C, ld ldi), W, bias); batchnorm_forward of pre
      * (mean, rstd); batchnorm_update_running(rmean, rvar, ..., momentum, eps); out (B x OC, ld
@@ -341,6 +358,11 @@ typedef struct gen_backend_ops {
     void (*adam_dev)(gen_backend *be, float *param, const float *grad, float *m, float *v,
                      size_t n, float lr, float beta1, float beta2, float eps,
                      float weight_decay, const int64_t *t0, int64_t dt, const gen_amp *amp);
+    /* AdamW's step (decoupled weight decay; DDPM, docs/ddpm.md): param *= keep (scale's
+     * value; keep = 1 - lr * decay, 1: skipped), then adam(..., weight decay 0, t). CUDA: one
+     * kernel (docs/cuda.md, "Kernels per step"). */
+    void (*adamw)(gen_backend *be, float *param, const float *grad, float *m, float *v, size_t n,
+                  float lr, float beta1, float beta2, float eps, float keep, int64_t t);
     /* ---- loss scaling (gen_amp above; docs/precision.md) ---- */
     /* x[0..n) *= amp->scale (read when it runs) */
     void (*amp_scale)(gen_backend *be, float *x, size_t n, const gen_amp *amp);

@@ -50,6 +50,7 @@ static const gen_backend_ops cpu_ops = {
     .leaky_relu_backward = gen_cpu_leaky_relu_backward,
     .mul = gen_cpu_mul,
     .mul_acc = gen_cpu_mul_acc,
+    .ledger_add = gen_cpu_ledger_add,
     .act_backward_bias = gen_cpu_act_backward_bias,
     .leaky_slope_mask = gen_cpu_leaky_slope_mask,
     .mul_rowvec = gen_cpu_mul_rowvec,
@@ -63,6 +64,7 @@ static const gen_backend_ops cpu_ops = {
     .batchnorm_forward_eval = gen_cpu_batchnorm_forward_eval,
     .batchnorm_update_running = gen_cpu_batchnorm_update_running,
     .linear_bn_relu_forward = gen_cpu_linear_bn_relu_forward,
+    .relu_bn_backward = gen_cpu_relu_bn_backward,
     .batchnorm_backward = gen_cpu_batchnorm_backward,
     .batchnorm_stats = gen_cpu_batchnorm_stats,
     .batchnorm_apply = gen_cpu_batchnorm_apply,
@@ -81,6 +83,7 @@ static const gen_backend_ops cpu_ops = {
     /* optimiser (optimiser.c) */
     .adam = gen_cpu_adam,
     .adam_dev = gen_cpu_adam_dev,
+    .adamw = gen_cpu_adamw,
     .amp_scale = gen_cpu_amp_scale,
     .amp_unscale = gen_cpu_amp_unscale,
     /* graph (graph.c; graph_begin/end/launch/free stay NULL: the CPU records nothing) */

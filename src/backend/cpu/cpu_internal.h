@@ -104,6 +104,8 @@ void gen_cpu_leaky_slope_mask(gen_backend *be, float *s, const float *inp, const
 void gen_cpu_mul_rowvec(gen_backend *be, float *out, const float *s, const float *v, int rows,
                         int cols);
 void gen_cpu_sum(gen_backend *be, float *out, const float *x, size_t n);
+void gen_cpu_ledger_add(gen_backend *be, float *rec, float *tmp, float *acc, const float *sums,
+                        int k, const float *g, size_t n);
 void gen_cpu_clamp(gen_backend *be, float *x, size_t n, float lo, float hi);
 int gen_cpu_any_nonfinite(gen_backend *be, const float *x, size_t n);
 void gen_cpu_relu_forward_h(gen_backend *be, uint16_t *out, int ldo, const float *inp, int ldi,
@@ -118,6 +120,10 @@ void gen_cpu_batchnorm_forward(gen_backend *be, float *out, float *mean, float *
 void gen_cpu_batchnorm_forward_eval(gen_backend *be, float *out, const float *inp,
                                     const float *rmean, const float *rvar, const float *gamma,
                                     const float *beta, int B, int C, float eps);
+void gen_cpu_relu_bn_backward(gen_backend *be, float *dinp, float *dgamma, float *dbeta,
+                              float *dbias, const float *dout, int lddo, const float *out, int ldo,
+                              const float *inp, const float *mean, const float *rstd,
+                              const float *gamma, int B, int C);
 void gen_cpu_linear_bn_relu_forward(gen_backend *be, float *out, int ldo, float *pre,
                                     float *mean, float *rstd, float *rmean, float *rvar,
                                     const float *inp, int ldi, const float *W, const float *bias,
@@ -176,6 +182,9 @@ void gen_cpu_fill_uniform(gen_backend *be, float *x, size_t n, uint64_t seed, ui
 void gen_cpu_adam(gen_backend *be, float *param, const float *grad, float *m, float *v,
                   size_t n, float lr, float beta1, float beta2, float eps, float weight_decay,
                   int64_t t);
+void gen_cpu_adamw(gen_backend *be, float *param, const float *grad, float *m, float *v,
+                   size_t n, float lr, float beta1, float beta2, float eps, float keep,
+                   int64_t t);
 void gen_cpu_adam_dev(gen_backend *be, float *param, const float *grad, float *m, float *v,
                       size_t n, float lr, float beta1, float beta2, float eps,
                       float weight_decay, const int64_t *t0, int64_t dt,

@@ -99,6 +99,13 @@ void gen_cpu_sum(gen_backend *be, float *out, const float *x, size_t n) {
     for (size_t i = 0; i < n; i++) acc += x[i];
     out[0] = (float)acc;
 }
+void gen_cpu_ledger_add(gen_backend *be, float *rec, float *tmp, float *acc, const float *sums,
+                        int k, const float *g, size_t n) {
+    memcpy(rec, sums, (size_t)k * sizeof(float));
+    gen_cpu_sum(be, rec + k, g, n);
+    gen_cpu_sum(be, tmp, rec, (size_t)k + 1);
+    gen_cpu_accumulate(be, acc, tmp, 1);
+}
 
 void gen_cpu_clamp(gen_backend *be, float *x, size_t n, float lo, float hi) {
     (void)be;

@@ -40,6 +40,24 @@ void gen_cpu_batchnorm_forward(gen_backend *be, float *out, float *mean, float *
     (void)be;
     bn_forward(out, C, 0, mean, rstd, inp, gamma, beta, B, C, eps);
 }
+void gen_cpu_relu_bn_backward(gen_backend *be, float *dinp, float *dgamma, float *dbeta,
+                              float *dbias, const float *dout, int lddo, const float *out, int ldo,
+                              const float *inp, const float *mean, const float *rstd,
+                              const float *gamma, int B, int C) {
+    float *dbn = calloc((size_t)B * C + 1, sizeof *dbn);
+    GEN_ASSERT(dbn != NULL);
+    for (int b = 0; b < B; b++) /* relu_backward into zeros: 0 + (...), so -0 becomes +0 */
+        for (int c = 0; c < C; c++)
+            dbn[(size_t)b * C + c] =
+                0.0f + (out[(size_t)b * ldo + c] > 0.0f ? dout[(size_t)b * lddo + c] : 0.0f);
+    gen_cpu_batchnorm_backward(be, dinp, dgamma, dbeta, dbn, inp, mean, rstd, gamma, B, C);
+    free(dbn);
+    if (!dbias) return;
+    for (int b = 0; b < B; b++) { /* linear_backward's order (cpu/dense.c) */
+        const float *d = dinp + (size_t)b * C;
+        for (int c = 0; c < C; c++) dbias[c] += d[c];
+    }
+}
 /* The four operations in a row; the normalised values go straight through the ReLU into out
  * (one pass fewer than batchnorm_forward, relu_forward and a copy) */
 void gen_cpu_linear_bn_relu_forward(gen_backend *be, float *out, int ldo, float *pre,
