@@ -539,7 +539,13 @@ void ctgan_gen_backward(ctgan *c) {
 /* x: `n` packed rows of width pac*w (B rows of width w per n = B/pac; up to 2B rows so
  * that the fake and real batches share one pass: then n = 2 c->n, fake rows first).
  * Writes act->y (n). */
-void ctgan_dis_forward(ctgan *c, const float *x, int n) {
+static void ct_dis_forward(ctgan *c, const float *x, int n, int nsums);
+
+void ctgan_dis_forward(ctgan *c, const float *x, int n) { ct_dis_forward(c, x, n, 0); }
+
+/* ctgan_dis_forward, and with nsums > 0 act->scal[j] = sum of y over the j-th of nsums equal
+ * parts of the n rows (the critic's score sums; linear1_forward: one kernel on CUDA) */
+static void ct_dis_forward(ctgan *c, const float *x, int n, int nsums) {
     gen_backend *be = c->be;
     const gen_backend_ops *o = be->ops;
     ctgan_acts *a = &c->act;
@@ -559,7 +565,7 @@ void ctgan_dis_forward(ctgan *c, const float *x, int n) {
         o->linear_forward(be, a->a2, dd, a->o1, dd, p->W2, p->b2, n, dd, dd);
         ct_dropout(c, a->o2, a->m2, a->a2, n);
     }
-    o->linear_forward(be, a->y, 1, a->o2, dd, p->W3, p->b3, n, dd, 1);
+    o->linear1_forward(be, a->y, a->scal, nsums, a->o2, dd, p->W3, p->b3, n, dd);
 }
 
 /* Backward from dy (n packed rows, as in the forward). dx += d/dx when non-NULL; weight
@@ -612,8 +618,9 @@ void ctgan_gp_backward(ctgan *c) {
     o->mul(be, a->p1, s1, a->q1, nd);
     o->gemm(be, 1, 0, dd, dd, n, 1.0f, a->r2, dd, a->p1, dd, 1.0f, d->W2, dd);
     o->gemm(be, 0, 1, n, dd, dd, 1.0f, a->p1, dd, p->W2, dd, 0.0f, a->q2, dd);
-    o->mul(be, a->p2, s2, a->q2, nd);
-    o->colsum_acc(be, d->W3, a->p2, n, dd);
+    /* p2 = s2 * q2 and its column sums into W3's gradient in one pass (act_backward_bias) */
+    o->zero(be, a->p2, nd);
+    o->act_backward_bias(be, a->p2, d->W3, a->q2, s2, n, dd, GEN_ACT_SCALE);
 }
 
 /* ---- one training step ------------------------------------------------------------------------ */
@@ -744,9 +751,7 @@ static genesis_status ctgan_issue_step(ctgan *c, const gen_dev_table *table, int
         /* WGAN: loss_d = -(mean D(real) - mean D(fake)); fake and real are adjacent in the
          * activation arena, so one pass of 2n packed rows covers both (dy = +1/n, -1/n) */
         GEN_ASSERT(a->real == a->fake + (size_t)B * w && a->dy_neg == a->dy_pos + n);
-        ctgan_dis_forward(c, a->fake, 2 * n);
-        o->sum(be, a->scal, a->y, (size_t)n);
-        o->sum(be, a->scal + 1, a->y + n, (size_t)n);
+        ct_dis_forward(c, a->fake, 2 * n, 2); /* scal[0], scal[1]: sum D(fake), sum D(real) */
         const float *dy = a->dy_pos;
         if (c->amp) { /* FP16: the backward pass starts from the scaled loss */
             o->copy2d(be, c->dys, 2 * n, a->dy_pos, 2 * n, 1, 2 * n);
@@ -782,8 +787,7 @@ static genesis_status ctgan_issue_step(ctgan *c, const gen_dev_table *table, int
     make_generator_input(c, gpos);
     ctgan_gen_forward(c, 1);
     make_fake_rows(c);
-    ctgan_dis_forward(c, a->fake, n);
-    o->sum(be, a->scal, a->y, (size_t)n);
+    ct_dis_forward(c, a->fake, n, 1); /* scal[0] = sum D(fake) */
     o->zero(be, a->dfake, (size_t)B * w);
     o->zero(be, a->dgout, (size_t)B * c->data_dim);
     o->zero(be, a->scal + 1, 3);

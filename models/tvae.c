@@ -381,10 +381,11 @@ void tvae_forward_backward_n(tvae *t, int B, int N, int backward) {
     o->zero(be, a->dz, Be);
     o->linear_backward(be, a->dz, e, g->dW1, db, a->dc1, h, a->z, e, p->dW1, B, e, h);
     /* reparameterisation, then both heads into h2 */
-    o->reparam_backward(be, a->dmu, a->dlv, a->dz, a->eps, a->std, Be);
+    /* with the heads' bias gradients in the same pass (reparam_backward_bias) */
+    o->reparam_backward_bias(be, a->dmu, a->dlv, g->mb, g->vb, a->dz, a->eps, a->std, B, e);
     o->zero(be, a->dh2, Bh);
-    gen_linear_backward_x(be, a->dh2, h, g->mW, g->mb, a->dmu, e, a->h2, a->h2s, h, p->mW, B, h, e);
-    gen_linear_backward_x(be, a->dh2, h, g->vW, g->vb, a->dlv, e, a->h2, a->h2s, h, p->vW, B, h, e);
+    gen_linear_backward_x(be, a->dh2, h, g->mW, NULL, a->dmu, e, a->h2, a->h2s, h, p->mW, B, h, e);
+    gen_linear_backward_x(be, a->dh2, h, g->vW, NULL, a->dlv, e, a->h2, a->h2s, h, p->vW, B, h, e);
     /* encoder */
     o->zero(be, a->da2, Bh);
     db = tv_relu_backward(be, a->da2, g->eb2, a->dh2, a->h2, a->h2s, B, h);

@@ -164,6 +164,12 @@ typedef struct gen_backend_ops {
     void (*linear_backward)(gen_backend *be, float *dinp, int lddi, float *dW, float *dbias,
                             const float *dout, int lddo, const float *inp, int ldi,
                             const float *W, int B, int C, int OC);
+    /* A layer with one output (the critic's last; docs/cuda.md, "Kernels per step"): y (n) =
+     * linear_forward(inp (n x C, ld ldi), w (1 x C), bias (1 value, or NULL)) with OC = 1, then
+     * sums[j] = sum(y[j m .. (j + 1) m)) (sum's value) for j < nsums, m = n / nsums (nsums 0:
+     * none). CUDA in FP32: one kernel. */
+    void (*linear1_forward)(gen_backend *be, float *y, float *sums, int nsums, const float *inp,
+                            int ldi, const float *w, const float *bias, int n, int C);
     /* linear_forward then an activation, in one call (docs/cuda.md, "Kernels per step"): pre
      * (B x OC, contiguous) = linear_forward(inp (B x C, ld ldi), W, bias), out (B x OC,
      * contiguous) = act(pre) with act GEN_ACT_RELU (relu_forward's value) or GEN_ACT_SILU
@@ -412,6 +418,12 @@ typedef struct gen_backend_ops {
     /* dmu += dz; dlogvar += dz * eps * std / 2 */
     void (*reparam_backward)(gen_backend *be, float *dmu, float *dlogvar, const float *dz,
                              const float *eps, const float *std, size_t n);
+    /* reparam_backward over B rows of e values, then dmb (e) += the column sums of dmu and
+     * dvb (e) += those of dlogvar, added row by row as linear_backward adds a bias gradient
+     * (the encoder's two heads; docs/cuda.md, "Kernels per step"). CUDA: one kernel. */
+    void (*reparam_backward_bias)(gen_backend *be, float *dmu, float *dlogvar, float *dmb,
+                                  float *dvb, const float *dz, const float *eps,
+                                  const float *std, int B, int e);
     /* KL(N(mu, exp(logvar)) || N(0, 1)): loss[0] = scale * -1/2 sum(1 + logvar - mu^2 -
      * exp(logvar)); dmu += scale * mu; dlogvar += scale * (exp(logvar) - 1) / 2 */
     void (*kl_normal)(gen_backend *be, float *loss, float *dmu, float *dlogvar, const float *mu,

@@ -40,6 +40,7 @@ static const gen_backend_ops cpu_ops = {
     .linear_forward = gen_cpu_linear_forward,
     .linear_backward = gen_cpu_linear_backward,
     .linear_act_forward = gen_cpu_linear_act_forward,
+    .linear1_forward = gen_cpu_linear1_forward,
     .to_half = gen_cpu_to_half,
     .linear_forward_h = gen_cpu_linear_forward_h,
     .linear_backward_h = gen_cpu_linear_backward_h,
@@ -96,6 +97,7 @@ static const gen_backend_ops cpu_ops = {
     /* vae (vae.c) */
     .reparam_forward = gen_cpu_reparam_forward,
     .reparam_backward = gen_cpu_reparam_backward,
+    .reparam_backward_bias = gen_cpu_reparam_backward_bias,
     .kl_normal = gen_cpu_kl_normal,
     .tvae_recon = gen_cpu_tvae_recon,
     /* diffusion (diffusion.c) */

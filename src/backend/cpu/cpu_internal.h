@@ -78,6 +78,9 @@ void gen_cpu_linear_backward(gen_backend *be, float *dinp, int lddi, float *dW, 
                              const float *W, int B, int C, int OC);
 void gen_cpu_to_half(gen_backend *be, uint16_t *dst, int ldd, const float *src, int lds,
                      int rows, int cols);
+void gen_cpu_linear1_forward(gen_backend *be, float *y, float *sums, int nsums,
+                             const float *inp, int ldi, const float *w, const float *bias, int n,
+                             int C);
 void gen_cpu_linear_act_forward(gen_backend *be, float *out, float *pre, const float *inp,
                                 int ldi, const float *W, const float *bias, int B, int C, int OC,
                                 int act);
@@ -207,6 +210,9 @@ void gen_cpu_gp_penalty(gen_backend *be, float *pen, float *U, const float *G, i
 /* ---- vae (vae.c) ---- */
 void gen_cpu_reparam_forward(gen_backend *be, float *z, float *std, const float *mu,
                              const float *logvar, const float *eps, size_t n);
+void gen_cpu_reparam_backward_bias(gen_backend *be, float *dmu, float *dlogvar, float *dmb,
+                                   float *dvb, const float *dz, const float *eps,
+                                   const float *std, int B, int e);
 void gen_cpu_reparam_backward(gen_backend *be, float *dmu, float *dlogvar, const float *dz,
                               const float *eps, const float *std, size_t n);
 void gen_cpu_kl_normal(gen_backend *be, float *loss, float *dmu, float *dlogvar,
