@@ -1,7 +1,7 @@
 /*
  * random.cu — the CUDA backend's `random` family (backend.h), the Philox draws: fill_normal,
- * fill_uniform, dropout_forward, lrelu_dropout_forward and linear_lrelu_dropout_forward (the
- * product, then one kernel). They use rng.h's gen_philox (GEN_HOST_DEVICE), with the CPU
+ * fill_uniform, normal_onehot_rows (the generator's input), dropout_forward,
+ * lrelu_dropout_forward and linear_lrelu_dropout_forward (the product, then one kernel). They use rng.h's gen_philox (GEN_HOST_DEVICE), with the CPU
  * reference's indexing: element i of a fill is word i % 4 of philox(seed, offset + i / 4,
  * stream), and a normal pair (2j, 2j+1) of a block is Box-Muller on words (2j, 2j+1). One thread
  * per block of four elements, so each Philox block is computed once; CPU and GPU draw the same
@@ -40,6 +40,47 @@ __global__ void k_fill_normal(float *__restrict__ x, size_t n, uint64_t seed, ui
         for (int k = 0; k < 4; k++)
             if (i + k < n) x[i + k] = z[k];
     }
+}
+
+/* normal_onehot_rows: k_fill_normal's draws placed at (i / emb, i % emb) of out, then the
+ * one-hots of onehot_rows at columns emb .. emb + w, in one grid */
+__global__ void k_normal_onehot(float *__restrict__ out, int ldo, int emb, int w,
+                                const int32_t *__restrict__ pos, int B, uint64_t seed,
+                                uint64_t stream, uint64_t offset, const uint64_t *base) {
+    offset = gen_rng_offset(offset, base);
+    size_t n = (size_t)B * (size_t)emb, nblk = (n + 3) / 4;
+    GEN_GRID_LOOP(g, nblk) {
+        gen_u32x4 r = gen_philox(seed, offset + g, stream);
+        float z[4];
+#pragma unroll
+        for (int p = 0; p < 2; p++) {
+            float u1 = gen_u32_to_unit_open0(r.v[2 * p]), u2 = gen_u32_to_unit(r.v[2 * p + 1]);
+            float rad = sqrtf(-2.0f * logf(u1)), th = 6.28318530717958647692f * u2;
+            z[2 * p] = rad * cosf(th);
+            z[2 * p + 1] = rad * sinf(th);
+        }
+        size_t i = 4 * g;
+#pragma unroll
+        for (int k = 0; k < 4; k++)
+            if (i + k < n) out[(i + k) / emb * (size_t)ldo + (i + k) % emb] = z[k];
+    }
+    size_t m = (size_t)B * (size_t)w;
+    GEN_GRID_LOOP(i, m) {
+        int b = (int)(i / (size_t)w), j = (int)(i % (size_t)w);
+        out[(size_t)b * ldo + emb + j] = pos[b] == j ? 1.0f : 0.0f;
+    }
+}
+
+static genesis_status cu_normal_onehot(gen_cuda *cu, float *out, int ldo, int emb, int w,
+                                       const int32_t *pos, int B, uint64_t seed, uint64_t stream,
+                                       uint64_t offset, const uint64_t *base) {
+    size_t nblk = ((size_t)B * emb + 3) / 4, m = (size_t)B * (w > 0 ? w : 0);
+    size_t most = nblk > m ? nblk : m;
+    if (most == 0) return GENESIS_OK;
+    GEN_LAUNCH(k_normal_onehot, gen_cuda_grid(most, GEN_CUDA_THREADS), GEN_CUDA_THREADS, 0,
+               cu->stream)(out, ldo, emb, w > 0 ? w : 0, pos, B, seed, stream, offset, base);
+    GEN_CUDA_LAUNCHED(cu);
+    return GENESIS_OK;
 }
 
 __global__ void k_fill_uniform(float *__restrict__ x, size_t n, uint64_t seed, uint64_t stream,
@@ -174,6 +215,14 @@ static void op_lrelu_dropout_forward(gen_backend *be, float *out, float *s, cons
                                   offset, be->rng_base));
 }
 
+static void op_normal_onehot_rows(gen_backend *be, float *out, int ldo, int emb, int w,
+                                  const int32_t *pos, int B, uint64_t seed, uint64_t stream,
+                                  uint64_t offset) {
+    GEN_CUDA_RUN(be, "normal_onehot_rows",
+                 cu_normal_onehot(cu, out, ldo, emb, w, pos, B, seed, stream, offset,
+                                  be->rng_base));
+}
+
 static void op_linear_lrelu_dropout_forward(gen_backend *be, float *out, float *s, float *pre,
                                             const float *inp, int ldi, const float *W,
                                             const float *bias, int B, int C, int OC, float slope,
@@ -209,5 +258,6 @@ void gen_cu_ops_random(gen_backend_ops *o) {
     o->fill_uniform = op_fill_uniform;
     o->dropout_forward = op_dropout_forward;
     o->lrelu_dropout_forward = op_lrelu_dropout_forward;
+    o->normal_onehot_rows = op_normal_onehot_rows;
     o->linear_lrelu_dropout_forward = op_linear_lrelu_dropout_forward;
 }

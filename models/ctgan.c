@@ -634,6 +634,11 @@ static void make_generator_input(ctgan *c, const int32_t *gpos) {
     ctgan_acts *a = &c->act;
     size_t nz = (size_t)c->B * c->emb;
     uint64_t off = noise_offset(c, (size_t)c->Bg * c->emb) + (uint64_t)c->r0 * c->emb / 4;
+    if (!c->act16 && c->cond_dim > 0) { /* zin = [z, cond] in one operation; cond stays there */
+        o->normal_onehot_rows(be, a->zin, c->d0, c->emb, c->cond_dim, gpos, c->B, c->seed,
+                              GEN_STREAM_NOISE, off);
+        return;
+    }
     o->fill_normal(be, a->z, nz, c->seed, GEN_STREAM_NOISE, off);
     ct_put_input(c, 0, a->z, c->emb);
     if (c->cond_dim > 0) {
@@ -651,7 +656,8 @@ static void make_fake_rows(ctgan *c) {
     o->activate_forward(be, a->fake, c->w, a->gout, c->data_dim, c->B, c->spans, c->nspans, CT_TAU,
                         c->seed, GEN_STREAM_NOISE, noise_offset(c, ne), (uint64_t)c->r0);
     if (c->cond_dim > 0)
-        o->copy2d(be, a->fake + c->data_dim, c->w, a->cond, c->cond_dim, c->B, c->cond_dim);
+        o->copy2d(be, a->fake + c->data_dim, c->w, c->act16 ? a->cond : a->zin + c->emb,
+                  c->act16 ? c->cond_dim : c->d0, c->B, c->cond_dim);
 }
 
 /* The draws of one step, ints in a block of c->draw_ints: per discriminator step the

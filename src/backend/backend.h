@@ -337,6 +337,13 @@ typedef struct gen_backend_ops {
     /* mask[i] = keep ? 1/(1-p) : 0 (Philox uniform >= p keeps), out = inp * mask */
     void (*dropout_forward)(gen_backend *be, float *out, float *mask, const float *inp,
                             size_t n, float p, uint64_t seed, uint64_t stream, uint64_t offset);
+    /* The generator's input z' = [z, cond] in one call (docs/cuda.md, "Kernels per step"): out
+     * (B rows, ld ldo) columns [0, emb) = fill_normal's draws of B emb values from these
+     * arguments (value b emb + j at row b, column j), columns [emb, emb + w) =
+     * onehot_rows(w, pos). CUDA: one kernel. */
+    void (*normal_onehot_rows)(gen_backend *be, float *out, int ldo, int emb, int w,
+                               const int32_t *pos, int B, uint64_t seed, uint64_t stream,
+                               uint64_t offset);
     /* Leaky ReLU then dropout in one pass (a discriminator block; docs/cuda.md, "Kernels per
      * step"): with m the mask dropout_forward draws from the same arguments, out = m *
      * leaky_relu(inp) (leaky_relu_forward's value) and s = m * (inp > 0 ? 1 : slope)

@@ -80,6 +80,7 @@ static const gen_backend_ops cpu_ops = {
     .fill_uniform = gen_cpu_fill_uniform,
     .dropout_forward = gen_cpu_dropout_forward,
     .lrelu_dropout_forward = gen_cpu_lrelu_dropout_forward,
+    .normal_onehot_rows = gen_cpu_normal_onehot_rows,
     .linear_lrelu_dropout_forward = gen_cpu_linear_lrelu_dropout_forward,
     /* optimiser (optimiser.c) */
     .adam = gen_cpu_adam,

@@ -173,6 +173,9 @@ void gen_cpu_linear_lrelu_dropout_forward(gen_backend *be, float *out, float *s,
                                           uint64_t offset);
 void gen_cpu_act_backward_bias(gen_backend *be, float *dinp, float *dbias, const float *dout,
                                const float *x, int rows, int cols, int act);
+void gen_cpu_normal_onehot_rows(gen_backend *be, float *out, int ldo, int emb, int w,
+                                const int32_t *pos, int B, uint64_t seed, uint64_t stream,
+                                uint64_t offset);
 void gen_cpu_dropout_forward(gen_backend *be, float *out, float *mask, const float *inp,
                              size_t n, float p, uint64_t seed, uint64_t stream,
                              uint64_t offset);

@@ -51,6 +51,19 @@ void gen_cpu_linear_lrelu_dropout_forward(gen_backend *be, float *out, float *s,
                                   offset);
 }
 
+void gen_cpu_normal_onehot_rows(gen_backend *be, float *out, int ldo, int emb, int w,
+                                const int32_t *pos, int B, uint64_t seed, uint64_t stream,
+                                uint64_t offset) {
+    size_t n = (size_t)B * emb;
+    float *z = malloc((n ? n : 1) * sizeof *z);
+    GEN_ASSERT(z != NULL);
+    gen_cpu_fill_normal(be, z, n, seed, stream, offset); /* the same draws, then placed */
+    for (int b = 0; b < B; b++)
+        memcpy(out + (size_t)b * ldo, z + (size_t)b * emb, (size_t)emb * sizeof *z);
+    free(z);
+    gen_cpu_onehot_rows(be, out + emb, ldo, w, pos, B);
+}
+
 /* ---- random fills --------------------------------------------------------------------------- */
 void gen_cpu_fill_normal(gen_backend *be, float *x, size_t n, uint64_t seed, uint64_t stream,
                          uint64_t offset) {
