@@ -40,6 +40,24 @@ void gen_cpu_batchnorm_forward(gen_backend *be, float *out, float *mean, float *
     (void)be;
     bn_forward(out, C, 0, mean, rstd, inp, gamma, beta, B, C, eps);
 }
+void gen_cpu_relu_bn_backward(gen_backend *be, float *dinp, float *dgamma, float *dbeta,
+                              float *dbias, const float *dout, int lddo, const float *out, int ldo,
+                              const float *inp, const float *mean, const float *rstd,
+                              const float *gamma, int B, int C) {
+    float *dbn = calloc((size_t)B * C + 1, sizeof *dbn);
+    GEN_ASSERT(dbn != NULL);
+    for (int b = 0; b < B; b++) /* relu_backward into zeros: 0 + (...), so -0 becomes +0 */
+        for (int c = 0; c < C; c++)
+            dbn[(size_t)b * C + c] =
+                0.0f + (out[(size_t)b * ldo + c] > 0.0f ? dout[(size_t)b * lddo + c] : 0.0f);
+    gen_cpu_batchnorm_backward(be, dinp, dgamma, dbeta, dbn, inp, mean, rstd, gamma, B, C);
+    free(dbn);
+    if (!dbias) return;
+    for (int b = 0; b < B; b++) { /* linear_backward's order (cpu/dense.c) */
+        const float *d = dinp + (size_t)b * C;
+        for (int c = 0; c < C; c++) dbias[c] += d[c];
+    }
+}
 /* The four operations in a row; the normalised values go straight through the ReLU into out
  * (one pass fewer than batchnorm_forward, relu_forward and a copy) */
 void gen_cpu_linear_bn_relu_forward(gen_backend *be, float *out, int ldo, float *pre,
@@ -73,61 +91,37 @@ void gen_cpu_batchnorm_update_running(gen_backend *be, float *rmean, float *rvar
     }
 }
 /* sd[c] = sum_b dxhat, sd[C + c] = sum_b dxhat * xhat (double); dgamma, dbeta += their sums */
-/* The batch norm's incoming gradient at (b, c): dout (ld lddo), or with relu (the stored ReLU
- * output, ld ldr) relu_backward's value into zeros, 0 + (relu > 0 ? dout : 0) */
-static inline float bn_dout(const float *dout, int lddo, const float *relu, int ldr, int b, int c) {
-    float d = dout[(size_t)b * lddo + c];
-    return relu ? 0.0f + (relu[(size_t)b * ldr + c] > 0.0f ? d : 0.0f) : d;
-}
 static void bn_backward_sums(double *sd, float *dgamma, float *dbeta, const float *dout,
-                             int lddo, const float *relu, int ldr, const float *inp,
-                             const float *mean, const float *rstd, const float *gamma, int B,
-                             int C) {
+                             const float *inp, const float *mean, const float *rstd,
+                             const float *gamma, int B, int C) {
     double *sdx = sd + C;
     for (int b = 0; b < B; b++)
         for (int c = 0; c < C; c++) {
             size_t i = (size_t)b * C + c;
-            float d = bn_dout(dout, lddo, relu, ldr, b, c);
             float xhat = (inp[i] - mean[c]) * rstd[c];
-            float dxhat = d * gamma[c];
+            float dxhat = dout[i] * gamma[c];
             sd[c] += dxhat;
             sdx[c] += (double)dxhat * xhat;
-            dgamma[c] += d * xhat;
-            dbeta[c] += d;
+            dgamma[c] += dout[i] * xhat;
+            dbeta[c] += dout[i];
         }
-}
-/* batchnorm_backward with bn_dout's gradient; dbias (NULL: none) += the updated dinp's column
- * sums, row by row (linear_backward's order) */
-static void bn_backward(float *dinp, float *dgamma, float *dbeta, float *dbias, const float *dout,
-                        int lddo, const float *relu, int ldr, const float *inp, const float *mean,
-                        const float *rstd, const float *gamma, int B, int C) {
-    double *sd = calloc((size_t)2 * C, sizeof *sd); /* sum dxhat, sum dxhat*xhat */
-    GEN_ASSERT(sd != NULL);
-    bn_backward_sums(sd, dgamma, dbeta, dout, lddo, relu, ldr, inp, mean, rstd, gamma, B, C);
-    const double *sdx = sd + C;
-    for (int b = 0; b < B; b++)
-        for (int c = 0; c < C; c++) {
-            size_t i = (size_t)b * C + c;
-            float xhat = (inp[i] - mean[c]) * rstd[c];
-            float dxhat = bn_dout(dout, lddo, relu, ldr, b, c) * gamma[c];
-            dinp[i] += rstd[c] * (float)(dxhat - sd[c] / B - xhat * sdx[c] / B);
-            if (dbias) dbias[c] += dinp[i];
-        }
-    free(sd);
-}
-/* One pass fewer than relu_backward, batchnorm_backward and a column sum, the same numbers */
-void gen_cpu_relu_bn_backward(gen_backend *be, float *dinp, float *dgamma, float *dbeta,
-                              float *dbias, const float *dout, int lddo, const float *out, int ldo,
-                              const float *inp, const float *mean, const float *rstd,
-                              const float *gamma, int B, int C) {
-    (void)be;
-    bn_backward(dinp, dgamma, dbeta, dbias, dout, lddo, out, ldo, inp, mean, rstd, gamma, B, C);
 }
 void gen_cpu_batchnorm_backward(gen_backend *be, float *dinp, float *dgamma, float *dbeta,
                                 const float *dout, const float *inp, const float *mean,
                                 const float *rstd, const float *gamma, int B, int C) {
     (void)be;
-    bn_backward(dinp, dgamma, dbeta, NULL, dout, C, NULL, 0, inp, mean, rstd, gamma, B, C);
+    double *sd = calloc((size_t)2 * C, sizeof *sd); /* sum dxhat, sum dxhat*xhat */
+    GEN_ASSERT(sd != NULL);
+    bn_backward_sums(sd, dgamma, dbeta, dout, inp, mean, rstd, gamma, B, C);
+    const double *sdx = sd + C;
+    for (int b = 0; b < B; b++)
+        for (int c = 0; c < C; c++) {
+            size_t i = (size_t)b * C + c;
+            float xhat = (inp[i] - mean[c]) * rstd[c];
+            float dxhat = dout[i] * gamma[c];
+            dinp[i] += rstd[c] * (float)(dxhat - sd[c] / B - xhat * sdx[c] / B);
+        }
+    free(sd);
 }
 
 /* ---- batch norm synchronised across ranks (double sums, like the single-rank version) ---- */
@@ -162,7 +156,7 @@ void gen_cpu_batchnorm_backward_sums(gen_backend *be, float *sums, float *dgamma
     (void)be;
     double *sd = calloc((size_t)2 * C, sizeof *sd);
     GEN_ASSERT(sd != NULL);
-    bn_backward_sums(sd, dgamma, dbeta, dout, C, NULL, 0, inp, mean, rstd, gamma, B, C);
+    bn_backward_sums(sd, dgamma, dbeta, dout, inp, mean, rstd, gamma, B, C);
     for (int c = 0; c < 2 * C; c++) sums[c] = (float)sd[c];
     free(sd);
 }

@@ -8,6 +8,16 @@
  */
 #include "cpu_internal.h"
 
+/* One Philox block's four normals (two Box-Muller pairs) */
+static inline void normal_block(gen_u32x4 r, float z[4]) {
+    for (int p = 0; p < 2; p++) {
+        float u1 = gen_u32_to_unit_open0(r.v[2 * p]), u2 = gen_u32_to_unit(r.v[2 * p + 1]);
+        float rad = sqrtf(-2.0f * logf(u1)), th = 6.28318530717958647692f * u2;
+        z[2 * p] = rad * cosf(th);
+        z[2 * p + 1] = rad * sinf(th);
+    }
+}
+
 void gen_cpu_dropout_forward(gen_backend *be, float *out, float *mask, const float *inp,
                              size_t n, float p, uint64_t seed, uint64_t stream,
                              uint64_t offset) {
@@ -55,12 +65,20 @@ void gen_cpu_normal_onehot_rows(gen_backend *be, float *out, int ldo, int emb, i
                                 const int32_t *pos, int B, uint64_t seed, uint64_t stream,
                                 uint64_t offset) {
     size_t n = (size_t)B * emb;
-    float *z = malloc((n ? n : 1) * sizeof *z);
-    GEN_ASSERT(z != NULL);
-    gen_cpu_fill_normal(be, z, n, seed, stream, offset); /* the same draws, then placed */
-    for (int b = 0; b < B; b++)
-        memcpy(out + (size_t)b * ldo, z + (size_t)b * emb, (size_t)emb * sizeof *z);
-    free(z);
+    offset += cpu_rng_base(be);
+    GEN_OMP_FOR(n)
+    for (size_t i = 0; i < n; i += 4) { /* fill_normal's draws, value i at (i / emb, i % emb) */
+        float z[4];
+        normal_block(gen_philox(seed, offset + i / 4, stream), z);
+        size_t b = i / (size_t)emb, j = i % (size_t)emb; /* one division per block */
+        for (size_t k = 0; k < 4 && i + k < n; k++) {
+            out[b * (size_t)ldo + j] = z[k];
+            if (++j == (size_t)emb) {
+                j = 0;
+                b++;
+            }
+        }
+    }
     gen_cpu_onehot_rows(be, out + emb, ldo, w, pos, B);
 }
 
@@ -70,14 +88,8 @@ void gen_cpu_fill_normal(gen_backend *be, float *x, size_t n, uint64_t seed, uin
     offset += cpu_rng_base(be);
     GEN_OMP_FOR(n)
     for (size_t i = 0; i < n; i += 4) { /* one Philox block gives four normals (two pairs) */
-        gen_u32x4 r = gen_philox(seed, offset + i / 4, stream);
         float z[4];
-        for (int p = 0; p < 2; p++) {
-            float u1 = gen_u32_to_unit_open0(r.v[2 * p]), u2 = gen_u32_to_unit(r.v[2 * p + 1]);
-            float rad = sqrtf(-2.0f * logf(u1)), th = 6.28318530717958647692f * u2;
-            z[2 * p] = rad * cosf(th);
-            z[2 * p + 1] = rad * sinf(th);
-        }
+        normal_block(gen_philox(seed, offset + i / 4, stream), z);
         for (size_t k = 0; k < 4 && i + k < n; k++) x[i + k] = z[k];
     }
 }
