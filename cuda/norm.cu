@@ -482,10 +482,11 @@ static void op_batchnorm_backward_apply(gen_backend *be, float *dinp, const floa
 }
 
 static void op_linear_bn_relu_forward(gen_backend *be, float *out, int ldo, float *pre,
-                                      float *mean, float *rstd, float *rmean, float *rvar,
-                                      const float *inp, int ldi, const float *W,
+                                      float *bn, float *mean, float *rstd, float *rmean,
+                                      float *rvar, const float *inp, int ldi, const float *W,
                                       const float *bias, const float *gamma, const float *beta,
                                       int B, int C, int OC, float eps, float momentum) {
+    (void)bn; /* the CPU's scratch */
     GEN_CUDA_RUN(be, "linear_bn_relu_forward",
                  cu_linear_bn_relu_forward(cu, out, ldo, pre, mean, rstd, rmean, rvar, inp, ldi,
                                            W, bias, gamma, beta, B, C, OC, eps, momentum,
@@ -493,9 +494,11 @@ static void op_linear_bn_relu_forward(gen_backend *be, float *out, int ldo, floa
 }
 
 static void op_relu_bn_backward(gen_backend *be, float *dinp, float *dgamma, float *dbeta,
-                                float *dbias, const float *dout, int lddo, const float *out,
-                                int ldo, const float *inp, const float *mean, const float *rstd,
-                                const float *gamma, int B, int C) {
+                                float *dbias, float *dh, float *dbn, const float *dout, int lddo,
+                                const float *out, int ldo, const float *inp, const float *mean,
+                                const float *rstd, const float *gamma, int B, int C) {
+    (void)dh; /* the CPU's scratch */
+    (void)dbn;
     GEN_CUDA_RUN(be, "relu_bn_backward",
                  cu_relu_bn_backward(cu, dinp, dgamma, dbeta, dbias, dout, lddo, out, ldo, inp,
                                      mean, rstd, gamma, B, C));

@@ -1,14 +1,14 @@
 /*
  * random.cu — the CUDA backend's `random` family (backend.h), the Philox draws: fill_normal,
- * fill_uniform, normal_onehot_rows (the generator's input), dropout_forward,
- * lrelu_dropout_forward and linear_lrelu_dropout_forward (the product, then one kernel). They use rng.h's gen_philox (GEN_HOST_DEVICE), with the CPU
- * reference's indexing: element i of a fill is word i % 4 of philox(seed, offset + i / 4,
- * stream), and a normal pair (2j, 2j+1) of a block is Box-Muller on words (2j, 2j+1). One thread
- * per block of four elements, so each Philox block is computed once; CPU and GPU draw the same
- * bits (the transcendental functions may differ in the last ulp). With a step's counter base
- * bound (gen_backend.rng_base, a device pointer) the kernel adds it to the offset when it runs,
- * so a recorded step draws fresh numbers at every replay. CPU: src/backend/cpu/random.c; parity:
- * tests/parity/random.c.
+ * fill_uniform, normal_onehot_rows (the generator's input), dropout_forward, lrelu_dropout_forward
+ * and linear_lrelu_dropout_forward (the product, then one kernel). They use rng.h's gen_philox
+ * (GEN_HOST_DEVICE), with the CPU reference's indexing: element i of a fill is word i % 4 of
+ * philox(seed, offset + i / 4, stream), and a normal pair (2j, 2j+1) of a block is Box-Muller on
+ * words (2j, 2j+1). One thread per block of four elements, so each Philox block is computed once;
+ * CPU and GPU draw the same bits (the transcendental functions may differ in the last ulp). With a
+ * step's counter base bound (gen_backend.rng_base, a device pointer) the kernel adds it to the
+ * offset when it runs, so a recorded step draws fresh numbers at every replay. CPU:
+ * src/backend/cpu/random.c; parity: tests/parity/random.c.
  */
 #include "cuda_common.cuh"
 
@@ -215,9 +215,11 @@ static void op_lrelu_dropout_forward(gen_backend *be, float *out, float *s, cons
                                   offset, be->rng_base));
 }
 
-static void op_normal_onehot_rows(gen_backend *be, float *out, int ldo, int emb, int w,
-                                  const int32_t *pos, int B, uint64_t seed, uint64_t stream,
-                                  uint64_t offset) {
+static void op_normal_onehot_rows(gen_backend *be, float *out, int ldo, float *z, float *cond,
+                                  int emb, int w, const int32_t *pos, int B, uint64_t seed,
+                                  uint64_t stream, uint64_t offset) {
+    (void)z; /* the CPU's scratch */
+    (void)cond;
     GEN_CUDA_RUN(be, "normal_onehot_rows",
                  cu_normal_onehot(cu, out, ldo, emb, w, pos, B, seed, stream, offset,
                                   be->rng_base));

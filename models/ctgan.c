@@ -365,8 +365,9 @@ static void ct_bn_backward(ctgan *c, float *dinp, float *dgamma, float *dbeta, c
 /* Leaky ReLU and dropout on n packed rows (one pass, lrelu_dropout_forward; K == 1 uses
  * linear_lrelu_dropout_forward instead): out = the block's output, mask = its local slope s
  * (dropout mask times the leaky ReLU's slope), all the backward pass and the gradient penalty
- * need. K > 1: the rows are one (or, for the joint fake|real pass, two) slices of the global packed rows, so each slice takes the mask the whole batch would have
- * at its global position (the fit checks that positions fall on Philox block boundaries). */
+ * need. K > 1: the rows are one (or, for the joint fake|real pass, two) slices of the global
+ * packed rows, so each slice takes the mask the whole batch would have at its global position (the
+ * fit checks that positions fall on Philox block boundaries). */
 static void ct_dropout(ctgan *c, float *out, float *mask, const float *inp, int n) {
     gen_backend *be = c->be;
     size_t dd = (size_t)c->ddim, nd = (size_t)n * dd;
@@ -455,9 +456,9 @@ void ctgan_gen_forward(ctgan *c, int train_bn) {
     int fused = train_bn && c->K == 1;
     /* block 1 */
     if (fused) {
-        o->linear_bn_relu_forward(be, a->h1, g, a->pre1, a->mean1, a->rstd1, rm1, rv1, a->zin, d0,
-                                  p->W1, p->b1, p->bn1g, p->bn1b, B, d0, g, CT_BN_EPS,
-                                  CT_BN_MOMENTUM);
+        o->linear_bn_relu_forward(be, a->h1, g, a->pre1, a->bn1, a->mean1, a->rstd1, rm1, rv1,
+                                  a->zin, d0, p->W1, p->b1, p->bn1g, p->bn1b, B, d0, g,
+                                  CT_BN_EPS, CT_BN_MOMENTUM);
     } else {
         o->linear_forward(be, a->pre1, g, a->zin, d0, p->W1, p->b1, B, d0, g);
         ct_gen_bn(c, train_bn, a->bn1, a->mean1, a->rstd1, a->pre1, p->bn1g, p->bn1b, rm1, rv1);
@@ -466,9 +467,9 @@ void ctgan_gen_forward(ctgan *c, int train_bn) {
     o->copy2d(be, a->X + g, d2, a->h1, g, B, g);
     /* block 2: input X[:, g:] = [h1, z'] */
     if (fused) {
-        o->linear_bn_relu_forward(be, a->h2, g, a->pre2, a->mean2, a->rstd2, rm2, rv2, a->X + g,
-                                  d2, p->W2, p->b2, p->bn2g, p->bn2b, B, d1, g, CT_BN_EPS,
-                                  CT_BN_MOMENTUM);
+        o->linear_bn_relu_forward(be, a->h2, g, a->pre2, a->bn2, a->mean2, a->rstd2, rm2, rv2,
+                                  a->X + g, d2, p->W2, p->b2, p->bn2g, p->bn2b, B, d1, g,
+                                  CT_BN_EPS, CT_BN_MOMENTUM);
     } else {
         o->linear_forward(be, a->pre2, g, a->X + g, d2, p->W2, p->b2, B, d1, g);
         ct_gen_bn(c, train_bn, a->bn2, a->mean2, a->rstd2, a->pre2, p->bn2g, p->bn2b, rm2, rv2);
@@ -506,8 +507,8 @@ void ctgan_gen_backward(ctgan *c) {
     o->zero(be, a->dpre, Bg);
     float *db = d->b2;
     if (fused) {
-        o->relu_bn_backward(be, a->dpre, d->bn2g, d->bn2b, db, a->dX, d2, a->h2, g, a->pre2,
-                            a->mean2, a->rstd2, p->bn2g, B, g);
+        o->relu_bn_backward(be, a->dpre, d->bn2g, d->bn2b, db, a->dh, a->dbn, a->dX, d2, a->h2,
+                            g, a->pre2, a->mean2, a->rstd2, p->bn2g, B, g);
         db = NULL;
     } else {
         o->copy2d(be, a->dh, g, a->dX, d2, B, g);
@@ -521,8 +522,8 @@ void ctgan_gen_backward(ctgan *c) {
     o->zero(be, a->dpre, Bg);
     db = d->b1;
     if (fused) {
-        o->relu_bn_backward(be, a->dpre, d->bn1g, d->bn1b, db, a->dX + g, d2, a->h1, g, a->pre1,
-                            a->mean1, a->rstd1, p->bn1g, B, g);
+        o->relu_bn_backward(be, a->dpre, d->bn1g, d->bn1b, db, a->dh, a->dbn, a->dX + g, d2,
+                            a->h1, g, a->pre1, a->mean1, a->rstd1, p->bn1g, B, g);
         db = NULL;
     } else {
         o->copy2d(be, a->dh, g, a->dX + g, d2, B, g);
@@ -635,8 +636,8 @@ static void make_generator_input(ctgan *c, const int32_t *gpos) {
     size_t nz = (size_t)c->B * c->emb;
     uint64_t off = noise_offset(c, (size_t)c->Bg * c->emb) + (uint64_t)c->r0 * c->emb / 4;
     if (!c->act16 && c->cond_dim > 0) { /* zin = [z, cond] in one operation; cond stays there */
-        o->normal_onehot_rows(be, a->zin, c->d0, c->emb, c->cond_dim, gpos, c->B, c->seed,
-                              GEN_STREAM_NOISE, off);
+        o->normal_onehot_rows(be, a->zin, c->d0, a->z, a->cond, c->emb, c->cond_dim, gpos, c->B,
+                              c->seed, GEN_STREAM_NOISE, off);
         return;
     }
     o->fill_normal(be, a->z, nz, c->seed, GEN_STREAM_NOISE, off);

@@ -271,17 +271,22 @@ typedef struct gen_backend_ops {
      * positive (relu_backward's value), batchnorm_backward(dinp, dgamma, dbeta, dbn, inp,
      * mean, rstd, gamma), then dbias (C; NULL: skip) += the column sums of dinp (B x C,
      * contiguous), added row by row as linear_backward adds them (dinp being the dout of the
-     * layer before). CUDA: one kernel. */
+     * layer before). CUDA: one kernel. dh, dbn (B x C each, or NULL): scratch the CPU runs
+     * the replaced operations in (copy2d, relu_backward, batchnorm_backward; the model's own
+     * buffers, so that it touches the memory it did); other backends leave them alone. */
     void (*relu_bn_backward)(gen_backend *be, float *dinp, float *dgamma, float *dbeta,
-                             float *dbias, const float *dout, int lddo, const float *out,
-                             int ldo, const float *inp, const float *mean, const float *rstd,
-                             const float *gamma, int B, int C);
+                             float *dbias, float *dh, float *dbn, const float *dout, int lddo,
+                             const float *out, int ldo, const float *inp, const float *mean,
+                             const float *rstd, const float *gamma, int B, int C);
     /* A generator block in one call (docs/cuda.md, "Kernels per step"): pre (B x OC,
      * contiguous) = linear_forward(inp (B x C, ld ldi), W, bias); batchnorm_forward of pre
      * (mean, rstd); batchnorm_update_running(rmean, rvar, ..., momentum, eps); out (B x OC, ld
      * ldo) = max(the normalised pre, 0) (relu_forward's value). The same numbers as those
-     * four operations; CUDA runs the product and one kernel. */
-    void (*linear_bn_relu_forward)(gen_backend *be, float *out, int ldo, float *pre, float *mean,
+     * four operations; CUDA runs the product and one kernel. bn (B x OC, or NULL): scratch the
+     * CPU writes the normalised pre to before the ReLU, as batchnorm_forward did; other
+     * backends leave it alone. */
+    void (*linear_bn_relu_forward)(gen_backend *be, float *out, int ldo, float *pre, float *bn,
+                                   float *mean,
                                    float *rstd, float *rmean, float *rvar, const float *inp,
                                    int ldi, const float *W, const float *bias,
                                    const float *gamma, const float *beta, int B, int C, int OC,
@@ -340,10 +345,12 @@ typedef struct gen_backend_ops {
     /* The generator's input z' = [z, cond] in one call (docs/cuda.md, "Kernels per step"): out
      * (B rows, ld ldo) columns [0, emb) = fill_normal's draws of B emb values from these
      * arguments (value b emb + j at row b, column j), columns [emb, emb + w) =
-     * onehot_rows(w, pos). CUDA: one kernel. */
-    void (*normal_onehot_rows)(gen_backend *be, float *out, int ldo, int emb, int w,
-                               const int32_t *pos, int B, uint64_t seed, uint64_t stream,
-                               uint64_t offset);
+     * onehot_rows(w, pos). CUDA: one kernel. z (B x emb) and cond (B x w), or NULL: scratch
+     * the CPU fills first (fill_normal, onehot_rows) and copies from, as before; other
+     * backends leave them alone. */
+    void (*normal_onehot_rows)(gen_backend *be, float *out, int ldo, float *z, float *cond,
+                               int emb, int w, const int32_t *pos, int B, uint64_t seed,
+                               uint64_t stream, uint64_t offset);
     /* Leaky ReLU then dropout in one pass (a discriminator block; docs/cuda.md, "Kernels per
      * step"): with m the mask dropout_forward draws from the same arguments, out = m *
      * leaky_relu(inp) (leaky_relu_forward's value) and s = m * (inp > 0 ? 1 : slope)

@@ -1,8 +1,8 @@
 /*
  * tests/parity/dense.c — the parity cases of the backend family `dense` (backend.h; CPU:
  * src/backend/cpu/dense.c, CUDA: cuda/dense.cu): gemm, linear_forward/backward,
- * linear_act_forward, linear1_forward, their mixed-precision (TF32/BF16/FP16) forms, and the 16-bit stored
- * inputs (to_half, linear_*_h).
+ * linear_act_forward, linear1_forward, their mixed-precision (TF32/BF16/FP16) forms, and the
+ * 16-bit stored inputs (to_half, linear_*_h).
  * Each operation: setup declares its buffers from the case's d[], run calls it on one
  * backend; the harness (main.c, parity.h) uploads, runs and compares.
  */

@@ -43,8 +43,9 @@ static void su_lbr(pt_env *e) {
 
 static void ru_lbr(pt_env *e, gen_backend *be, int k) {
     int C = D(1), OC = D(2), x = D(3);
-    OPS(be)->linear_bn_relu_forward(be, P(e, k, 0), OC + x, P(e, k, 1), P(e, k, 2), P(e, k, 3),
-                                    P(e, k, 4), P(e, k, 5), P(e, k, 6), C + x, P(e, k, 7),
+    OPS(be)->linear_bn_relu_forward(be, P(e, k, 0), OC + x, P(e, k, 1), NULL, P(e, k, 2),
+                                    P(e, k, 3), P(e, k, 4), P(e, k, 5), P(e, k, 6), C + x,
+                                    P(e, k, 7),
                                     D(4) ? P(e, k, 8) : NULL, P(e, k, 9), P(e, k, 10), D(0), C,
                                     OC, 1e-5f, 0.1f);
 }
@@ -68,8 +69,8 @@ static void su_rbb(pt_env *e) {
 static void ru_rbb(pt_env *e, gen_backend *be, int k) {
     int C = D(1), x = D(2);
     OPS(be)->relu_bn_backward(be, P(e, k, 0), P(e, k, 1), P(e, k, 2), D(3) ? P(e, k, 3) : NULL,
-                              P(e, k, 4), C + x, P(e, k, 5), C + x, P(e, k, 6), P(e, k, 7),
-                              P(e, k, 8), P(e, k, 9), D(0), C);
+                              NULL, NULL, P(e, k, 4), C + x, P(e, k, 5), C + x, P(e, k, 6),
+                              P(e, k, 7), P(e, k, 8), P(e, k, 9), D(0), C);
 }
 
 static void su_bn_eval(pt_env *e) {

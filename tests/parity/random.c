@@ -62,7 +62,7 @@ static void su_normal_onehot(pt_env *e) {
 }
 
 static void ru_normal_onehot(pt_env *e, gen_backend *be, int k) {
-    OPS(be)->normal_onehot_rows(be, P(e, k, 0), D(1) + D(2) + D(3), D(1), D(2),
+    OPS(be)->normal_onehot_rows(be, P(e, k, 0), D(1) + D(2) + D(3), NULL, NULL, D(1), D(2),
                                 PI(e, k, 1), D(0), 777, GEN_STREAM_NOISE,
                                 (uint64_t)D(4));
 }

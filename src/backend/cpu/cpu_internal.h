@@ -124,10 +124,10 @@ void gen_cpu_batchnorm_forward_eval(gen_backend *be, float *out, const float *in
                                     const float *rmean, const float *rvar, const float *gamma,
                                     const float *beta, int B, int C, float eps);
 void gen_cpu_relu_bn_backward(gen_backend *be, float *dinp, float *dgamma, float *dbeta,
-                              float *dbias, const float *dout, int lddo, const float *out, int ldo,
-                              const float *inp, const float *mean, const float *rstd,
-                              const float *gamma, int B, int C);
-void gen_cpu_linear_bn_relu_forward(gen_backend *be, float *out, int ldo, float *pre,
+                              float *dbias, float *dh, float *dbn, const float *dout, int lddo,
+                              const float *out, int ldo, const float *inp, const float *mean,
+                              const float *rstd, const float *gamma, int B, int C);
+void gen_cpu_linear_bn_relu_forward(gen_backend *be, float *out, int ldo, float *pre, float *bn,
                                     float *mean, float *rstd, float *rmean, float *rvar,
                                     const float *inp, int ldi, const float *W, const float *bias,
                                     const float *gamma, const float *beta, int B, int C, int OC,
@@ -173,9 +173,9 @@ void gen_cpu_linear_lrelu_dropout_forward(gen_backend *be, float *out, float *s,
                                           uint64_t offset);
 void gen_cpu_act_backward_bias(gen_backend *be, float *dinp, float *dbias, const float *dout,
                                const float *x, int rows, int cols, int act);
-void gen_cpu_normal_onehot_rows(gen_backend *be, float *out, int ldo, int emb, int w,
-                                const int32_t *pos, int B, uint64_t seed, uint64_t stream,
-                                uint64_t offset);
+void gen_cpu_normal_onehot_rows(gen_backend *be, float *out, int ldo, float *z, float *cond,
+                                int emb, int w, const int32_t *pos, int B, uint64_t seed,
+                                uint64_t stream, uint64_t offset);
 void gen_cpu_dropout_forward(gen_backend *be, float *out, float *mask, const float *inp,
                              size_t n, float p, uint64_t seed, uint64_t stream,
                              uint64_t offset);

@@ -61,18 +61,25 @@ void gen_cpu_linear_lrelu_dropout_forward(gen_backend *be, float *out, float *s,
                                   offset);
 }
 
-void gen_cpu_normal_onehot_rows(gen_backend *be, float *out, int ldo, int emb, int w,
-                                const int32_t *pos, int B, uint64_t seed, uint64_t stream,
-                                uint64_t offset) {
+void gen_cpu_normal_onehot_rows(gen_backend *be, float *out, int ldo, float *z, float *cond,
+                                int emb, int w, const int32_t *pos, int B, uint64_t seed,
+                                uint64_t stream, uint64_t offset) {
+    if (z && cond) { /* the replaced operations, in the caller's buffers */
+        gen_cpu_fill_normal(be, z, (size_t)B * emb, seed, stream, offset);
+        gen_cpu_copy2d(be, out, ldo, z, emb, B, emb);
+        gen_cpu_onehot_rows(be, cond, w, w, pos, B);
+        gen_cpu_copy2d(be, out + emb, ldo, cond, w, B, w);
+        return;
+    }
     size_t n = (size_t)B * emb;
     offset += cpu_rng_base(be);
     GEN_OMP_FOR(n)
     for (size_t i = 0; i < n; i += 4) { /* fill_normal's draws, value i at (i / emb, i % emb) */
-        float z[4];
-        normal_block(gen_philox(seed, offset + i / 4, stream), z);
+        float v[4];
+        normal_block(gen_philox(seed, offset + i / 4, stream), v);
         size_t b = i / (size_t)emb, j = i % (size_t)emb; /* one division per block */
         for (size_t k = 0; k < 4 && i + k < n; k++) {
-            out[b * (size_t)ldo + j] = z[k];
+            out[b * (size_t)ldo + j] = v[k];
             if (++j == (size_t)emb) {
                 j = 0;
                 b++;
