@@ -294,6 +294,10 @@ genesis_status gen_cu_sum(gen_cuda *cu, float *out, const float *x, size_t n);
 genesis_status gen_cu_clamp(gen_cuda *cu, float *x, size_t n, float lo, float hi);
 genesis_status gen_cu_any_nonfinite(gen_cuda *cu, const float *x, size_t n, int *result);
 /* out rows (ld ldo) = v (cols): the bias broadcast of linear_forward */
+/* dense.cu: linear_forward at precision prec (bias NULL: the product alone, beta 0) */
+genesis_status gen_cu_linear_forward(gen_cuda *cu, float *out, int ldo, const float *inp, int ldi,
+                                     const float *W, const float *bias, int B, int C, int OC,
+                                     int prec);
 genesis_status gen_cu_fill_rows(gen_cuda *cu, float *out, int ldo, const float *v, int rows,
                                 int cols);
 /* C (rows x cols, ld ldc) *= beta: GEMM with K = 0 */

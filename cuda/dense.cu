@@ -160,6 +160,91 @@ static genesis_status cu_linear_forward_impl(gen_cuda *cu, float *out, int ldo, 
     return cu_gemm_mixed(cu, 0, 1, B, OC, C, 1.0f, inp, inph, ldi, W, NULL, C,
                          bias ? 1.0f : 0.0f, out, ldo, prec);
 }
+genesis_status gen_cu_linear_forward(gen_cuda *cu, float *out, int ldo, const float *inp, int ldi,
+                                     const float *W, const float *bias, int B, int C, int OC,
+                                     int prec) {
+    return cu_linear_forward_impl(cu, out, ldo, inp, NULL, ldi, W, bias, B, C, OC, prec);
+}
+/* linear1_forward in FP32, one block: warp w computes rows w, w + 8, ... (lanes over the
+ * inputs, a fixed shuffle tree), then sums[j] as k_sum_one sums (256 threads, double) */
+#define L1_THREADS 256
+__global__ void k_linear1(float *__restrict__ y, float *__restrict__ sums, int nsums,
+                          const float *__restrict__ inp, int ldi, const float *__restrict__ w,
+                          const float *__restrict__ bias, int n, int C) {
+    __shared__ double sh[32];
+    int t = (int)threadIdx.x, lane = t & 31, warp = t >> 5, nw = L1_THREADS / 32;
+    float b = bias ? bias[0] : 0.0f;
+    for (int r = warp; r < n; r += nw) {
+        const float *x = inp + (size_t)r * ldi;
+        float a = 0.0f;
+        for (int k = lane; k < C; k += 32) a += x[k] * w[k];
+        a = gen_warp_sum(a);
+        if (lane == 0) y[r] = bias ? b + a : a;
+    }
+    __syncthreads();
+    int m = nsums > 0 ? n / nsums : 0;
+    for (int j = 0; j < nsums; j++) {
+        double acc = 0.0;
+        for (int i = t; i < m; i += L1_THREADS) acc += (double)y[(size_t)j * m + i];
+        acc = gen_block_sum(acc, sh, t, L1_THREADS);
+        if (t == 0) sums[j] = (float)(acc + 0.0);
+    }
+}
+static genesis_status cu_linear1_forward(gen_cuda *cu, float *y, float *sums, int nsums,
+                                         const float *inp, int ldi, const float *w,
+                                         const float *bias, int n, int C, int prec) {
+    if (n <= 0) return GENESIS_OK;
+    if (prec != GEN_PREC_FP32) { /* the product rounds its operands: cuBLAS, then the sums */
+        GEN_CUDA_PASS(cu_linear_forward_impl(cu, y, 1, inp, NULL, ldi, w, bias, n, C, 1, prec));
+        int m = nsums > 0 ? n / nsums : 0;
+        for (int j = 0; j < nsums; j++)
+            GEN_CUDA_PASS(gen_cu_sum(cu, sums + j, y + (size_t)j * m, (size_t)m));
+        return GENESIS_OK;
+    }
+    GEN_LAUNCH(k_linear1, 1, L1_THREADS, 0, cu->stream)(y, sums, nsums, inp, ldi, w, bias, n, C);
+    GEN_CUDA_LAUNCHED(cu);
+    return GENESIS_OK;
+}
+static void op_linear1_forward(gen_backend *be, float *y, float *sums, int nsums,
+                               const float *inp, int ldi, const float *w, const float *bias, int n,
+                               int C) {
+    GEN_CUDA_RUN(be, "linear1_forward",
+                 cu_linear1_forward(cu, y, sums, nsums, inp, ldi, w, bias, n, C, be->precision));
+}
+
+/* linear_act_forward after its product (pre = inp . W^T): pre += bias, out = act(pre) with
+ * relu_forward's or silu_forward's formula */
+__global__ void k_bias_act(float *__restrict__ out, float *__restrict__ pre,
+                           const float *__restrict__ bias, int rows, int cols, int act) {
+    size_t n = (size_t)rows * cols;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x) {
+        float v = pre[i];
+        if (bias) {
+            v += bias[i % (size_t)cols];
+            pre[i] = v;
+        }
+        out[i] = act == GEN_ACT_SILU ? v / (1.0f + expf(-v)) : (v > 0.0f ? v : 0.0f);
+    }
+}
+static genesis_status cu_linear_act_forward(gen_cuda *cu, float *out, float *pre, const float *inp,
+                                            int ldi, const float *W, const float *bias, int B,
+                                            int C, int OC, int act, int prec) {
+    size_t n = (size_t)B * OC;
+    if (n == 0) return GENESIS_OK;
+    GEN_CUDA_PASS(cu_linear_forward_impl(cu, pre, OC, inp, NULL, ldi, W, NULL, B, C, OC, prec));
+    GEN_LAUNCH(k_bias_act, gen_cuda_grid(n, GEN_CUDA_THREADS), GEN_CUDA_THREADS, 0, cu->stream)(
+        out, pre, bias, B, OC, act);
+    GEN_CUDA_LAUNCHED(cu);
+    return GENESIS_OK;
+}
+static void op_linear_act_forward(gen_backend *be, float *out, float *pre, const float *inp,
+                                  int ldi, const float *W, const float *bias, int B, int C, int OC,
+                                  int act) {
+    GEN_CUDA_RUN(be, "linear_act_forward",
+                 cu_linear_act_forward(cu, out, pre, inp, ldi, W, bias, B, C, OC, act,
+                                       be->precision));
+}
 static void op_linear_forward(gen_backend *be, float *out, int ldo, const float *inp, int ldi,
                               const float *W, const float *bias, int B, int C, int OC) {
     GEN_CUDA_RUN(be, "linear_forward",
@@ -215,6 +300,8 @@ void gen_cu_ops_dense(gen_backend_ops *o) {
     o->gemm = op_gemm;
     o->linear_forward = op_linear_forward;
     o->linear_backward = op_linear_backward;
+    o->linear_act_forward = op_linear_act_forward;
+    o->linear1_forward = op_linear1_forward;
     o->to_half = op_to_half;
     o->linear_forward_h = op_linear_forward_h;
     o->linear_backward_h = op_linear_backward_h;

@@ -183,6 +183,19 @@ __global__ void k_sum_partial(double *__restrict__ partials, const float *__rest
     if (threadIdx.x == 0) partials[blockIdx.x] = acc;
 }
 
+/* The sum of a vector that fits one block of k_sum_partial (gen_cuda_reduce_blocks(n) == 1)
+ * in one kernel: the same tree, finished as k_reduce_finish finishes one partial (its block
+ * tree adds zeros to it, which turns a -0 into +0: hence the + 0.0), so the same bits as the
+ * two kernels. A loss or a ledger entry of a few values is one launch, not two (docs/cuda.md,
+ * "Kernels per step"). */
+__global__ void k_sum_one(float *__restrict__ out, const float *__restrict__ x, size_t n) {
+    __shared__ double sh[32];
+    double acc = 0.0;
+    GEN_GRID_LOOP(i, n) acc += (double)x[i];
+    acc = gen_block_sum(acc, sh, (int)threadIdx.x, (int)blockDim.x);
+    if (threadIdx.x == 0) out[0] = (float)(acc + 0.0);
+}
+
 /* One block: out[0] = (float)(scale * sum(partials) / div). Thread t adds partials t,
  * t + 1024, ... in order, then the fixed block tree. */
 __global__ void k_reduce_finish(float *__restrict__ out, const double *__restrict__ partials,
@@ -211,9 +224,77 @@ genesis_status gen_cu_sum(gen_cuda *cu, float *out, const float *x, size_t n) {
         GEN_CUDA_TRY(cu, cudaMemsetAsync(partials, 0, sizeof(double), cu->stream));
         return gen_cu_reduce_finish(cu, out, partials, 1, 1.0, 1.0);
     }
+    if (nb == 1) {
+        GEN_LAUNCH(k_sum_one, 1, GEN_CUDA_THREADS, 0, cu->stream)(out, x, n);
+        GEN_CUDA_LAUNCHED(cu);
+        return GENESIS_OK;
+    }
     GEN_LAUNCH(k_sum_partial, nb, GEN_CUDA_THREADS, 0, cu->stream)(partials, x, n);
     GEN_CUDA_LAUNCHED(cu);
     return gen_cu_reduce_finish(cu, out, partials, nb, 1.0, 1.0);
+}
+
+/* ---- ledger_add ----------------------------------------------------------------------------- */
+
+/* One block: g's sum either from `partials` (np of them, k_reduce_finish's tree and formula)
+ * or, with partials NULL, straight from g (k_sum_one's), into rec[k]; rec[0..k) = sums; then
+ * tmp = the sum of rec[0..k] (k_sum_one's: the k + 1 values are in the first warp, the other
+ * warps add zeros) and acc += tmp (k_accumulate's). */
+__global__ void k_ledger_add(float *__restrict__ rec, float *__restrict__ tmp,
+                             float *__restrict__ acc, const float *__restrict__ sums, int k,
+                             const float *__restrict__ g, size_t n,
+                             const double *__restrict__ partials, int np) {
+    __shared__ double sh[32];
+    __shared__ float gsh;
+    int t = (int)threadIdx.x, nt = (int)blockDim.x;
+    double a = 0.0;
+    float gs;
+    if (partials) {
+        for (int i = t; i < np; i += nt) a += partials[i];
+        a = gen_block_sum(a, sh, t, nt);
+        gs = (float)(1.0 * a / 1.0);
+    } else {
+        for (size_t i = (size_t)t; i < n; i += (size_t)nt) a += (double)g[i];
+        a = gen_block_sum(a, sh, t, nt);
+        gs = (float)(a + 0.0);
+    }
+    if (t == 0) gsh = gs; /* the block sum is thread 0's */
+    __syncthreads();
+    gs = gsh;
+    double v = 0.0;
+    if (t < k) {
+        rec[t] = sums[t];
+        v = (double)sums[t];
+    } else if (t == k) {
+        rec[k] = gs;
+        v = (double)gs;
+    }
+    v = gen_block_sum(v, sh, t, nt);
+    if (t == 0) {
+        float s = (float)(v + 0.0);
+        tmp[0] = s;
+        acc[0] += s;
+    }
+}
+
+static genesis_status cu_ledger_add(gen_cuda *cu, float *rec, float *tmp, float *acc,
+                                    const float *sums, int k, const float *g, size_t n) {
+    GEN_ASSERT(k >= 0 && k < GEN_CUDA_THREADS);
+    int nb = gen_cuda_reduce_blocks(n);
+    double *partials = NULL;
+    if (n > 0 && nb > 1) {
+        void *p = NULL;
+        GEN_CUDA_PASS(gen_cuda_scratch(cu, (size_t)nb * sizeof(double), &p));
+        partials = (double *)p;
+        GEN_LAUNCH(k_sum_partial, nb, GEN_CUDA_THREADS, 0, cu->stream)(partials, g, n);
+        GEN_CUDA_LAUNCHED(cu);
+    }
+    /* the block size of the kernels it replaces: k_reduce_finish's 1024 threads after the
+     * partials, k_sum_one's GEN_CUDA_THREADS without: the same trees, the same bits */
+    GEN_LAUNCH(k_ledger_add, 1, partials ? 1024 : GEN_CUDA_THREADS, 0, cu->stream)(
+        rec, tmp, acc, sums, k, g, n, partials, nb);
+    GEN_CUDA_LAUNCHED(cu);
+    return GENESIS_OK;
 }
 
 /* ---- any_nonfinite ------------------------------------------------------------------------ */
@@ -310,7 +391,72 @@ static void op_relu_backward_h(gen_backend *be, float *dinp, const float *dout,
                  gen_cu_relu_backward_h(cu, dinp, dout, out, ldo, rows, cols, be->precision));
 }
 
+/* ---- act_backward_bias ------------------------------------------------------------------ */
+
+#define AB_COLS 32
+#define AB_ROWS 8
+
+/* One block per 32 adjacent columns x AB_ROWS row-threads (k_colsum_acc's layout): each
+ * thread updates its rows of its column (relu_backward's, silu_backward's or mul_acc's
+ * formula) and sums the updated values; thread y = 0 adds the AB_ROWS partial sums in order
+ * to dbias: a fixed tree. */
+__global__ void k_act_backward_bias(float *__restrict__ dinp, float *__restrict__ dbias,
+                                    const float *__restrict__ dout, const float *__restrict__ x,
+                                    int rows, int cols, int act) {
+    __shared__ float sh[AB_ROWS][AB_COLS];
+    int c = blockIdx.x * AB_COLS + threadIdx.x;
+    float s = 0.0f;
+    if (c < cols)
+        for (int r = threadIdx.y; r < rows; r += AB_ROWS) {
+            size_t i = (size_t)r * cols + c;
+            float d = dout[i], v = x[i], g;
+            if (act == GEN_ACT_RELU) {
+                g = v > 0.0f ? d : 0.0f;
+            } else if (act == GEN_ACT_SILU) {
+                float sg = 1.0f / (1.0f + expf(-v));
+                g = d * (sg + v * sg * (1.0f - sg));
+            } else {
+                g = d * v;
+            }
+            float u = dinp[i] + g;
+            dinp[i] = u;
+            s += u;
+        }
+    if (!dbias) return; /* the same for the whole block */
+    sh[threadIdx.y][threadIdx.x] = s;
+    __syncthreads();
+    if (threadIdx.y == 0 && c < cols) {
+        float t = 0.0f;
+        for (int y = 0; y < AB_ROWS; y++) t += sh[y][threadIdx.x];
+        dbias[c] += t;
+    }
+}
+
+static genesis_status cu_act_backward_bias(gen_cuda *cu, float *dinp, float *dbias,
+                                           const float *dout, const float *x, int rows, int cols,
+                                           int act) {
+    if (rows <= 0 || cols <= 0) return GENESIS_OK;
+    dim3 block(AB_COLS, AB_ROWS), grid((unsigned)((cols + AB_COLS - 1) / AB_COLS));
+    GEN_LAUNCH(k_act_backward_bias, grid, block, 0, cu->stream)(dinp, dbias, dout, x, rows, cols,
+                                                                 act);
+    GEN_CUDA_LAUNCHED(cu);
+    return GENESIS_OK;
+}
+
+static void op_ledger_add(gen_backend *be, float *rec, float *tmp, float *acc, const float *sums,
+                          int k, const float *g, size_t n) {
+    GEN_CUDA_RUN(be, "ledger_add", cu_ledger_add(cu, rec, tmp, acc, sums, k, g, n));
+}
+
+static void op_act_backward_bias(gen_backend *be, float *dinp, float *dbias, const float *dout,
+                                 const float *x, int rows, int cols, int act) {
+    GEN_CUDA_RUN(be, "act_backward_bias",
+                 cu_act_backward_bias(cu, dinp, dbias, dout, x, rows, cols, act));
+}
+
 void gen_cu_ops_elementwise(gen_backend_ops *o) {
+    o->act_backward_bias = op_act_backward_bias;
+    o->ledger_add = op_ledger_add;
     o->relu_forward = op_relu_forward;
     o->relu_backward = op_relu_backward;
     o->leaky_relu_forward = op_leaky_relu_forward;

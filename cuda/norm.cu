@@ -67,6 +67,70 @@ genesis_status gen_cu_batchnorm_forward(gen_cuda *cu, float *out, float *mean, f
     return GENESIS_OK;
 }
 
+/* linear_bn_relu_forward after its product (pre = inp . W^T, no bias yet): pre += bias, then
+ * k_bn_forward's statistics and values, max(., 0) into out (ld ldo), and
+ * k_bn_update_running's update by the column's thread y = 0. Each thread reads back only the
+ * pre values it wrote. */
+__global__ void k_bn_relu_forward(float *__restrict__ out, int ldo, float *__restrict__ pre,
+                                  float *__restrict__ mean, float *__restrict__ rstd,
+                                  float *__restrict__ rmean, float *__restrict__ rvar,
+                                  const float *__restrict__ bias, const float *__restrict__ gamma,
+                                  const float *__restrict__ beta, int B, int C, float eps,
+                                  float momentum) {
+    __shared__ double sh[BN_ROWS][BN_COLS];
+    int c = blockIdx.x * BN_COLS + threadIdx.x;
+    bool col = c < C;
+    double s = 0.0;
+    if (col) {
+        float bc = bias ? bias[c] : 0.0f;
+        for (int b = threadIdx.y; b < B; b += BN_ROWS) {
+            size_t i = (size_t)b * C + c;
+            float v = bias ? pre[i] + bc : pre[i];
+            pre[i] = v;
+            s += v;
+        }
+    }
+    double mu = bn_colsum(s, sh) / B;
+    double s2 = 0.0;
+    if (col)
+        for (int b = threadIdx.y; b < B; b += BN_ROWS) {
+            double d = pre[(size_t)b * C + c] - mu;
+            s2 += d * d;
+        }
+    double var = bn_colsum(s2, sh) / B;
+    if (!col) return;
+    float m = (float)mu, r = (float)(1.0 / sqrt(var + eps));
+    if (threadIdx.y == 0) {
+        mean[c] = m;
+        rstd[c] = r;
+        double bv = 1.0 / ((double)r * r) - eps;
+        double unbiased = B > 1 ? bv * B / (B - 1) : bv;
+        rmean[c] = (1 - momentum) * rmean[c] + momentum * m;
+        rvar[c] = (float)((1 - momentum) * rvar[c] + momentum * unbiased);
+    }
+    float g = gamma[c], bt = beta[c];
+    for (int b = threadIdx.y; b < B; b += BN_ROWS) {
+        float v = (pre[(size_t)b * C + c] - m) * r * g + bt;
+        out[(size_t)b * ldo + c] = v > 0.0f ? v : 0.0f;
+    }
+}
+
+static genesis_status cu_linear_bn_relu_forward(gen_cuda *cu, float *out, int ldo, float *pre,
+                                                float *mean, float *rstd, float *rmean,
+                                                float *rvar, const float *inp, int ldi,
+                                                const float *W, const float *bias,
+                                                const float *gamma, const float *beta, int B,
+                                                int C, int OC, float eps, float momentum,
+                                                int prec) {
+    if (B <= 0 || OC <= 0) return GENESIS_OK;
+    GEN_CUDA_PASS(gen_cu_linear_forward(cu, pre, OC, inp, ldi, W, NULL, B, C, OC, prec));
+    dim3 block(BN_COLS, BN_ROWS), grid((unsigned)((OC + BN_COLS - 1) / BN_COLS));
+    GEN_LAUNCH(k_bn_relu_forward, grid, block, 0, cu->stream)(out, ldo, pre, mean, rstd, rmean,
+               rvar, bias, gamma, beta, B, OC, eps, momentum);
+    GEN_CUDA_LAUNCHED(cu);
+    return GENESIS_OK;
+}
+
 __global__ void k_bn_forward_eval(float *__restrict__ out, const float *__restrict__ inp,
                                   const float *__restrict__ rmean, const float *__restrict__ rvar,
                                   const float *__restrict__ gamma, const float *__restrict__ beta,
@@ -162,6 +226,70 @@ __global__ void k_bn_backward(float *__restrict__ dinp, float *__restrict__ dgam
         float dxhat = dout[i] * g;
         dinp[i] += r * (float)(dxhat - sd / B - xhat * sdx / B);
     }
+}
+
+/* relu_bn_backward: k_bn_backward on dbn = dout (ld lddo) where out (ld ldo) > 0, then
+ * dbias += the column's sum of the updated dinp (in double over the column's threads, the
+ * fixed bn_colsum tree) */
+__global__ void k_relu_bn_backward(float *__restrict__ dinp, float *__restrict__ dgamma,
+                                   float *__restrict__ dbeta, float *__restrict__ dbias,
+                                   const float *__restrict__ dout, int lddo,
+                                   const float *__restrict__ out, int ldo,
+                                   const float *__restrict__ inp, const float *__restrict__ mean,
+                                   const float *__restrict__ rstd,
+                                   const float *__restrict__ gamma, int B, int C) {
+    __shared__ double sh[BN_ROWS][BN_COLS];
+    int c = blockIdx.x * BN_COLS + threadIdx.x;
+    bool col = c < C;
+    float m = col ? mean[c] : 0.0f, r = col ? rstd[c] : 0.0f, g = col ? gamma[c] : 0.0f;
+    double sd = 0.0, sdx = 0.0, sg = 0.0, sb = 0.0;
+    if (col)
+        for (int b = threadIdx.y; b < B; b += BN_ROWS) {
+            size_t i = (size_t)b * C + c;
+            float d = out[(size_t)b * ldo + c] > 0.0f ? dout[(size_t)b * lddo + c] : 0.0f;
+            float xhat = (inp[i] - m) * r;
+            float dxhat = d * g;
+            sd += dxhat;
+            sdx += (double)dxhat * xhat;
+            sg += (double)(d * xhat);
+            sb += d;
+        }
+    sd = bn_colsum(sd, sh);
+    sdx = bn_colsum(sdx, sh);
+    sg = bn_colsum(sg, sh);
+    sb = bn_colsum(sb, sh);
+    double sbias = 0.0;
+    if (col) {
+        if (threadIdx.y == 0) {
+            dgamma[c] += (float)sg;
+            dbeta[c] += (float)sb;
+        }
+        for (int b = threadIdx.y; b < B; b += BN_ROWS) {
+            size_t i = (size_t)b * C + c;
+            float d = out[(size_t)b * ldo + c] > 0.0f ? dout[(size_t)b * lddo + c] : 0.0f;
+            float xhat = (inp[i] - m) * r;
+            float dxhat = d * g;
+            float v = dinp[i] + r * (float)(dxhat - sd / B - xhat * sdx / B);
+            dinp[i] = v;
+            sbias += v;
+        }
+    }
+    if (!dbias) return; /* the same for the whole block */
+    sbias = bn_colsum(sbias, sh);
+    if (col && threadIdx.y == 0) dbias[c] += (float)sbias;
+}
+
+static genesis_status cu_relu_bn_backward(gen_cuda *cu, float *dinp, float *dgamma, float *dbeta,
+                                          float *dbias, const float *dout, int lddo,
+                                          const float *out, int ldo, const float *inp,
+                                          const float *mean, const float *rstd,
+                                          const float *gamma, int B, int C) {
+    if (B <= 0 || C <= 0) return GENESIS_OK;
+    dim3 block(BN_COLS, BN_ROWS), grid((unsigned)((C + BN_COLS - 1) / BN_COLS));
+    GEN_LAUNCH(k_relu_bn_backward, grid, block, 0, cu->stream)(dinp, dgamma, dbeta, dbias, dout,
+               lddo, out, ldo, inp, mean, rstd, gamma, B, C);
+    GEN_CUDA_LAUNCHED(cu);
+    return GENESIS_OK;
 }
 
 genesis_status gen_cu_batchnorm_backward(gen_cuda *cu, float *dinp, float *dgamma,
@@ -353,7 +481,32 @@ static void op_batchnorm_backward_apply(gen_backend *be, float *dinp, const floa
                                                  C, N));
 }
 
+static void op_linear_bn_relu_forward(gen_backend *be, float *out, int ldo, float *pre,
+                                      float *bn, float *mean, float *rstd, float *rmean,
+                                      float *rvar, const float *inp, int ldi, const float *W,
+                                      const float *bias, const float *gamma, const float *beta,
+                                      int B, int C, int OC, float eps, float momentum) {
+    (void)bn; /* the CPU's scratch */
+    GEN_CUDA_RUN(be, "linear_bn_relu_forward",
+                 cu_linear_bn_relu_forward(cu, out, ldo, pre, mean, rstd, rmean, rvar, inp, ldi,
+                                           W, bias, gamma, beta, B, C, OC, eps, momentum,
+                                           be->precision));
+}
+
+static void op_relu_bn_backward(gen_backend *be, float *dinp, float *dgamma, float *dbeta,
+                                float *dbias, float *dh, float *dbn, const float *dout, int lddo,
+                                const float *out, int ldo, const float *inp, const float *mean,
+                                const float *rstd, const float *gamma, int B, int C) {
+    (void)dh; /* the CPU's scratch */
+    (void)dbn;
+    GEN_CUDA_RUN(be, "relu_bn_backward",
+                 cu_relu_bn_backward(cu, dinp, dgamma, dbeta, dbias, dout, lddo, out, ldo, inp,
+                                     mean, rstd, gamma, B, C));
+}
+
 void gen_cu_ops_norm(gen_backend_ops *o) {
+    o->relu_bn_backward = op_relu_bn_backward;
+    o->linear_bn_relu_forward = op_linear_bn_relu_forward;
     o->batchnorm_forward = op_batchnorm_forward;
     o->batchnorm_forward_eval = op_batchnorm_forward_eval;
     o->batchnorm_update_running = op_batchnorm_update_running;

@@ -18,10 +18,11 @@ __device__ __forceinline__ void adam_update(float *__restrict__ param,
                                             const float *__restrict__ grad,
                                             float *__restrict__ m, float *__restrict__ v,
                                             size_t n, float beta1, float beta2, float eps,
-                                            float weight_decay, float step, float isbc2) {
+                                            float weight_decay, float step, float isbc2,
+                                            float keep = 1.0f) {
     for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
          i += (size_t)gridDim.x * blockDim.x) {
-        float p = param[i];
+        float p = keep != 1.0f ? param[i] * keep : param[i]; /* adamw's decoupled decay */
         float g = grad[i] + weight_decay * p;
         float mi = beta1 * m[i] + (1.0f - beta1) * g;
         float vi = beta2 * v[i] + (1.0f - beta2) * g * g;
@@ -35,6 +36,13 @@ __global__ void k_adam(float *__restrict__ param, const float *__restrict__ grad
                        float *__restrict__ m, float *__restrict__ v, size_t n, float beta1,
                        float beta2, float eps, float weight_decay, float step, float isbc2) {
     adam_update(param, grad, m, v, n, beta1, beta2, eps, weight_decay, step, isbc2);
+}
+
+/* adamw: param *= keep, then k_adam without weight decay */
+__global__ void k_adamw(float *__restrict__ param, const float *__restrict__ grad,
+                        float *__restrict__ m, float *__restrict__ v, size_t n, float beta1,
+                        float beta2, float eps, float keep, float step, float isbc2) {
+    adam_update(param, grad, m, v, n, beta1, beta2, eps, 0.0f, step, isbc2, keep);
 }
 
 /* t = *t0 + dt; thread 0 of each block computes the corrections (as gen_cu_adam does on the
@@ -67,6 +75,25 @@ genesis_status gen_cu_adam(gen_cuda *cu, float *param, const float *grad, float 
                grad, m, v, n, beta1, beta2, eps, weight_decay, step, isbc2);
     GEN_CUDA_LAUNCHED(cu);
     return GENESIS_OK;
+}
+
+static genesis_status cu_adamw(gen_cuda *cu, float *param, const float *grad, float *m, float *v,
+                               size_t n, float lr, float beta1, float beta2, float eps, float keep,
+                               int64_t t) {
+    if (n == 0) return GENESIS_OK;
+    double bc1 = 1.0 - pow(beta1, (double)t), bc2 = 1.0 - pow(beta2, (double)t);
+    float step = (float)(lr / bc1);
+    float isbc2 = (float)(1.0 / sqrt(bc2));
+    GEN_LAUNCH(k_adamw, gen_cuda_grid(n, GEN_CUDA_THREADS), GEN_CUDA_THREADS, 0, cu->stream)(
+        param, grad, m, v, n, beta1, beta2, eps, keep, step, isbc2);
+    GEN_CUDA_LAUNCHED(cu);
+    return GENESIS_OK;
+}
+
+static void op_adamw(gen_backend *be, float *param, const float *grad, float *m, float *v,
+                     size_t n, float lr, float beta1, float beta2, float eps, float keep,
+                     int64_t t) {
+    GEN_CUDA_RUN(be, "adamw", cu_adamw(cu, param, grad, m, v, n, lr, beta1, beta2, eps, keep, t));
 }
 
 genesis_status gen_cu_adam_dev(gen_cuda *cu, float *param, const float *grad, float *m,
@@ -176,6 +203,7 @@ static void op_amp_unscale(gen_backend *be, float *g, size_t n, gen_amp *amp) {
 void gen_cu_ops_optimiser(gen_backend_ops *o) {
     o->adam = op_adam;
     o->adam_dev = op_adam_dev;
+    o->adamw = op_adamw;
     o->amp_scale = op_amp_scale;
     o->amp_unscale = op_amp_unscale;
 }

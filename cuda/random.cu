@@ -1,13 +1,14 @@
 /*
  * random.cu — the CUDA backend's `random` family (backend.h), the Philox draws: fill_normal,
- * fill_uniform and dropout_forward. They use rng.h's gen_philox (GEN_HOST_DEVICE), with the CPU
- * reference's indexing: element i of a fill is word i % 4 of philox(seed, offset + i / 4,
- * stream), and a normal pair (2j, 2j+1) of a block is Box-Muller on words (2j, 2j+1). One thread
- * per block of four elements, so each Philox block is computed once; CPU and GPU draw the same
- * bits (the transcendental functions may differ in the last ulp). With a step's counter base
- * bound (gen_backend.rng_base, a device pointer) the kernel adds it to the offset when it runs,
- * so a recorded step draws fresh numbers at every replay. CPU: src/backend/cpu/random.c; parity:
- * tests/parity/random.c.
+ * fill_uniform, normal_onehot_rows (the generator's input), dropout_forward, lrelu_dropout_forward
+ * and linear_lrelu_dropout_forward (the product, then one kernel). They use rng.h's gen_philox
+ * (GEN_HOST_DEVICE), with the CPU reference's indexing: element i of a fill is word i % 4 of
+ * philox(seed, offset + i / 4, stream), and a normal pair (2j, 2j+1) of a block is Box-Muller on
+ * words (2j, 2j+1). One thread per block of four elements, so each Philox block is computed once;
+ * CPU and GPU draw the same bits (the transcendental functions may differ in the last ulp). With a
+ * step's counter base bound (gen_backend.rng_base, a device pointer) the kernel adds it to the
+ * offset when it runs, so a recorded step draws fresh numbers at every replay. CPU:
+ * src/backend/cpu/random.c; parity: tests/parity/random.c.
  */
 #include "cuda_common.cuh"
 
@@ -41,6 +42,47 @@ __global__ void k_fill_normal(float *__restrict__ x, size_t n, uint64_t seed, ui
     }
 }
 
+/* normal_onehot_rows: k_fill_normal's draws placed at (i / emb, i % emb) of out, then the
+ * one-hots of onehot_rows at columns emb .. emb + w, in one grid */
+__global__ void k_normal_onehot(float *__restrict__ out, int ldo, int emb, int w,
+                                const int32_t *__restrict__ pos, int B, uint64_t seed,
+                                uint64_t stream, uint64_t offset, const uint64_t *base) {
+    offset = gen_rng_offset(offset, base);
+    size_t n = (size_t)B * (size_t)emb, nblk = (n + 3) / 4;
+    GEN_GRID_LOOP(g, nblk) {
+        gen_u32x4 r = gen_philox(seed, offset + g, stream);
+        float z[4];
+#pragma unroll
+        for (int p = 0; p < 2; p++) {
+            float u1 = gen_u32_to_unit_open0(r.v[2 * p]), u2 = gen_u32_to_unit(r.v[2 * p + 1]);
+            float rad = sqrtf(-2.0f * logf(u1)), th = 6.28318530717958647692f * u2;
+            z[2 * p] = rad * cosf(th);
+            z[2 * p + 1] = rad * sinf(th);
+        }
+        size_t i = 4 * g;
+#pragma unroll
+        for (int k = 0; k < 4; k++)
+            if (i + k < n) out[(i + k) / emb * (size_t)ldo + (i + k) % emb] = z[k];
+    }
+    size_t m = (size_t)B * (size_t)w;
+    GEN_GRID_LOOP(i, m) {
+        int b = (int)(i / (size_t)w), j = (int)(i % (size_t)w);
+        out[(size_t)b * ldo + emb + j] = pos[b] == j ? 1.0f : 0.0f;
+    }
+}
+
+static genesis_status cu_normal_onehot(gen_cuda *cu, float *out, int ldo, int emb, int w,
+                                       const int32_t *pos, int B, uint64_t seed, uint64_t stream,
+                                       uint64_t offset, const uint64_t *base) {
+    size_t nblk = ((size_t)B * emb + 3) / 4, m = (size_t)B * (w > 0 ? w : 0);
+    size_t most = nblk > m ? nblk : m;
+    if (most == 0) return GENESIS_OK;
+    GEN_LAUNCH(k_normal_onehot, gen_cuda_grid(most, GEN_CUDA_THREADS), GEN_CUDA_THREADS, 0,
+               cu->stream)(out, ldo, emb, w > 0 ? w : 0, pos, B, seed, stream, offset, base);
+    GEN_CUDA_LAUNCHED(cu);
+    return GENESIS_OK;
+}
+
 __global__ void k_fill_uniform(float *__restrict__ x, size_t n, uint64_t seed, uint64_t stream,
                                uint64_t offset, const uint64_t *base) {
     offset = gen_rng_offset(offset, base);
@@ -70,6 +112,34 @@ __global__ void k_dropout_forward(float *__restrict__ out, float *__restrict__ m
                 float m = gen_u32_to_unit(r.v[k]) >= p ? scale : 0.0f;
                 mask[i + k] = m;
                 out[i + k] = inp[i + k] * m;
+            }
+        }
+    }
+}
+
+/* k_dropout_forward after a leaky ReLU: out = m * leaky(x), s = m * (x > 0 ? 1 : slope);
+ * with a bias (cols values, broadcast over rows) x += bias first, written back to inp */
+__global__ void k_lrelu_dropout(float *__restrict__ out, float *__restrict__ s,
+                                float *__restrict__ inp, const float *__restrict__ bias,
+                                size_t cols, size_t n, float slope, float p, float scale,
+                                uint64_t seed, uint64_t stream, uint64_t offset,
+                                const uint64_t *base) {
+    offset = gen_rng_offset(offset, base);
+    size_t nblk = (n + 3) / 4;
+    GEN_GRID_LOOP(g, nblk) {
+        gen_u32x4 r = gen_philox(seed, offset + g, stream);
+        size_t i = 4 * g;
+#pragma unroll
+        for (int k = 0; k < 4; k++) {
+            if (i + k < n) {
+                float m = gen_u32_to_unit(r.v[k]) >= p ? scale : 0.0f, x = inp[i + k];
+                if (bias) {
+                    x += bias[(i + k) % cols];
+                    inp[i + k] = x;
+                }
+                float l = x > 0.0f ? x : slope * x;
+                out[i + k] = l * m;
+                s[i + k] = m * (x > 0.0f ? 1.0f : slope);
             }
         }
     }
@@ -107,7 +177,63 @@ genesis_status gen_cu_dropout_forward(gen_cuda *cu, float *out, float *mask, con
     return GENESIS_OK;
 }
 
+/* lrelu_dropout_forward of rows x cols values with bias (cols, or NULL) added first and the
+ * sum written back to x (linear_lrelu_dropout_forward after its product) */
+static genesis_status cu_lrelu_dropout(gen_cuda *cu, float *out, float *s, float *x,
+                                       const float *bias, size_t rows, size_t cols, float slope,
+                                       float p, uint64_t seed, uint64_t stream, uint64_t offset,
+                                       const uint64_t *base) {
+    size_t n = rows * cols;
+    if (n == 0) return GENESIS_OK;
+    float scale = p < 1.0f ? 1.0f / (1.0f - p) : 0.0f; /* on the host, as the CPU does */
+    size_t nblk = (n + 3) / 4;
+    GEN_LAUNCH(k_lrelu_dropout, gen_cuda_grid(nblk, GEN_CUDA_THREADS), GEN_CUDA_THREADS, 0,
+               cu->stream)(out, s, x, bias, cols, n, slope, p, scale, seed, stream, offset, base);
+    GEN_CUDA_LAUNCHED(cu);
+    return GENESIS_OK;
+}
+
+static genesis_status cu_linear_lrelu_dropout(gen_cuda *cu, float *out, float *s, float *pre,
+                                              const float *inp, int ldi, const float *W,
+                                              const float *bias, int B, int C, int OC,
+                                              float slope, float p, uint64_t seed,
+                                              uint64_t stream, uint64_t offset,
+                                              const uint64_t *base, int prec) {
+    if (B <= 0 || OC <= 0) return GENESIS_OK;
+    GEN_CUDA_PASS(gen_cu_linear_forward(cu, pre, OC, inp, ldi, W, NULL, B, C, OC, prec));
+    return cu_lrelu_dropout(cu, out, s, pre, bias, (size_t)B, (size_t)OC, slope, p, seed, stream,
+                            offset, base);
+}
+
 /* ---- the table's entries (backend_cuda.cu assembles the table) ----------------------------- */
+
+static void op_lrelu_dropout_forward(gen_backend *be, float *out, float *s, const float *inp,
+                                     size_t n, float slope, float p, uint64_t seed,
+                                     uint64_t stream, uint64_t offset) {
+    GEN_CUDA_RUN(be, "lrelu_dropout_forward",
+                 cu_lrelu_dropout(cu, out, s, (float *)inp, NULL, 1, n, slope, p, seed, stream,
+                                  offset, be->rng_base));
+}
+
+static void op_normal_onehot_rows(gen_backend *be, float *out, int ldo, float *z, float *cond,
+                                  int emb, int w, const int32_t *pos, int B, uint64_t seed,
+                                  uint64_t stream, uint64_t offset) {
+    (void)z; /* the CPU's scratch */
+    (void)cond;
+    GEN_CUDA_RUN(be, "normal_onehot_rows",
+                 cu_normal_onehot(cu, out, ldo, emb, w, pos, B, seed, stream, offset,
+                                  be->rng_base));
+}
+
+static void op_linear_lrelu_dropout_forward(gen_backend *be, float *out, float *s, float *pre,
+                                            const float *inp, int ldi, const float *W,
+                                            const float *bias, int B, int C, int OC, float slope,
+                                            float p, uint64_t seed, uint64_t stream,
+                                            uint64_t offset) {
+    GEN_CUDA_RUN(be, "linear_lrelu_dropout_forward",
+                 cu_linear_lrelu_dropout(cu, out, s, pre, inp, ldi, W, bias, B, C, OC, slope, p,
+                                         seed, stream, offset, be->rng_base, be->precision));
+}
 
 static void op_dropout_forward(gen_backend *be, float *out, float *mask, const float *inp,
                                size_t n, float p, uint64_t seed, uint64_t stream,
@@ -133,4 +259,7 @@ void gen_cu_ops_random(gen_backend_ops *o) {
     o->fill_normal = op_fill_normal;
     o->fill_uniform = op_fill_uniform;
     o->dropout_forward = op_dropout_forward;
+    o->lrelu_dropout_forward = op_lrelu_dropout_forward;
+    o->normal_onehot_rows = op_normal_onehot_rows;
+    o->linear_lrelu_dropout_forward = op_linear_lrelu_dropout_forward;
 }

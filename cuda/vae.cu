@@ -247,6 +247,60 @@ static void op_reparam_forward(gen_backend *be, float *z, float *std, const floa
     GEN_CUDA_RUN(be, "reparam_forward", gen_cu_reparam_forward(cu, z, std, mu, logvar, eps, n));
 }
 
+/* reparam_backward_bias: one block per 32 columns x RB_ROWS row-threads (k_colsum_acc's
+ * layout), each thread updating its rows and summing the updated values, thread y = 0
+ * adding the RB_ROWS partial sums in order */
+#define RB_COLS 32
+#define RB_ROWS 8
+__global__ void k_reparam_backward_bias(float *__restrict__ dmu, float *__restrict__ dlogvar,
+                                        float *__restrict__ dmb, float *__restrict__ dvb,
+                                        const float *__restrict__ dz,
+                                        const float *__restrict__ eps,
+                                        const float *__restrict__ std, int B, int e) {
+    __shared__ float sm[RB_ROWS][RB_COLS], sv[RB_ROWS][RB_COLS];
+    int c = blockIdx.x * RB_COLS + threadIdx.x;
+    float a = 0.0f, b2 = 0.0f;
+    if (c < e)
+        for (int r = threadIdx.y; r < B; r += RB_ROWS) {
+            size_t i = (size_t)r * e + c;
+            float u = dmu[i] + dz[i], w = dlogvar[i] + dz[i] * eps[i] * std[i] * 0.5f;
+            dmu[i] = u;
+            dlogvar[i] = w;
+            a += u;
+            b2 += w;
+        }
+    sm[threadIdx.y][threadIdx.x] = a;
+    sv[threadIdx.y][threadIdx.x] = b2;
+    __syncthreads();
+    if (threadIdx.y == 0 && c < e) {
+        float tm = 0.0f, tv = 0.0f;
+        for (int y = 0; y < RB_ROWS; y++) {
+            tm += sm[y][threadIdx.x];
+            tv += sv[y][threadIdx.x];
+        }
+        dmb[c] += tm;
+        dvb[c] += tv;
+    }
+}
+
+static genesis_status cu_reparam_backward_bias(gen_cuda *cu, float *dmu, float *dlogvar,
+                                               float *dmb, float *dvb, const float *dz,
+                                               const float *eps, const float *std, int B, int e) {
+    if (B <= 0 || e <= 0) return GENESIS_OK;
+    dim3 block(RB_COLS, RB_ROWS), grid((unsigned)((e + RB_COLS - 1) / RB_COLS));
+    GEN_LAUNCH(k_reparam_backward_bias, grid, block, 0, cu->stream)(dmu, dlogvar, dmb, dvb, dz,
+                                                                   eps, std, B, e);
+    GEN_CUDA_LAUNCHED(cu);
+    return GENESIS_OK;
+}
+
+static void op_reparam_backward_bias(gen_backend *be, float *dmu, float *dlogvar, float *dmb,
+                                     float *dvb, const float *dz, const float *eps,
+                                     const float *std, int B, int e) {
+    GEN_CUDA_RUN(be, "reparam_backward_bias",
+                 cu_reparam_backward_bias(cu, dmu, dlogvar, dmb, dvb, dz, eps, std, B, e));
+}
+
 static void op_reparam_backward(gen_backend *be, float *dmu, float *dlogvar, const float *dz,
                                 const float *eps, const float *std, size_t n) {
     GEN_CUDA_RUN(be, "reparam_backward",
@@ -269,6 +323,7 @@ static void op_tvae_recon(gen_backend *be, float *loss, float *dr, float *dsigma
 void gen_cu_ops_vae(gen_backend_ops *o) {
     o->reparam_forward = op_reparam_forward;
     o->reparam_backward = op_reparam_backward;
+    o->reparam_backward_bias = op_reparam_backward_bias;
     o->kl_normal = op_kl_normal;
     o->tvae_recon = op_tvae_recon;
 }

@@ -74,18 +74,18 @@ static size_t ctgan_point_acts(ctgan *c, float *base) {
     float **p[] = {&a->z, &a->zin, &a->X, &a->pre1, &a->bn1, &a->h1, &a->mean1, &a->rstd1,
                    &a->pre2, &a->bn2, &a->h2, &a->mean2, &a->rstd2, &a->gout, &a->fake,
                    &a->real, &a->dX, &a->dh, &a->dbn, &a->dpre, &a->dgout, &a->dfake,
-                   &a->a1, &a->l1, &a->m1, &a->o1, &a->a2, &a->l2, &a->m2, &a->o2, &a->y,
-                   &a->dy_pos, &a->dy_neg, &a->do2, &a->dl, &a->da2, &a->do1, &a->da1, &a->alpha, &a->xhat,
-                   &a->s1, &a->s2, &a->r1, &a->r2, &a->gd1, &a->G, &a->U, &a->q1, &a->p1,
+                   &a->a1, &a->m1, &a->o1, &a->a2, &a->m2, &a->o2, &a->y,
+                   &a->dy_pos, &a->dy_neg, &a->do2, &a->da2, &a->do1, &a->da1, &a->alpha, &a->xhat,
+                   &a->r1, &a->r2, &a->gd1, &a->G, &a->U, &a->q1, &a->p1,
                    &a->q2, &a->p2, &a->scal, &a->cond};
     size_t F = c->act16 ? 0 : 1; /* act16: zin, X, h1, h2 in the 16-bit X, bn2 = bn1 */
     size_t sz[] = {B * c->emb, F * B * c->d0, F * B * c->d2, B * g, B * g, F * B * g, g, g,
                    B * g, F * B * g, F * B * g, g, g, B * c->data_dim, B * c->w,
                    Bt * c->w, Bt * c->d2, Bt * g, Bt * g, Bt * g, Bt * c->data_dim, Bt * c->w,
-                   n2 * dd, n2 * dd, n2 * dd, n2 * dd, n2 * dd, n2 * dd, n2 * dd, n2 * dd, n2,
-                   n, n, n2 * dd, n2 * dd, n2 * dd, n2 * dd, n2 * dd,
+                   n2 * dd, n2 * dd, n2 * dd, n2 * dd, n2 * dd, n2 * dd, n2,
+                   n, n, n2 * dd, n2 * dd, n2 * dd, n2 * dd,
                    c->train ? (size_t)c->ng : 0, B * c->w,
-                   n * dd, n * dd, n * dd, n * dd, n * dd, n * c->pacw, n * c->pacw, n * dd, n * dd,
+                   n * dd, n * dd, n * dd, n * c->pacw, n * c->pacw, n * dd, n * dd,
                    n * dd, n * dd, 16, B * (size_t)(c->cond_dim > 0 ? c->cond_dim : 1)};
     GEN_ASSERT(sizeof p / sizeof p[0] == sizeof sz / sizeof sz[0]);
     size_t nf = gen_arena_point(base, p, sz, (int)(sizeof sz / sizeof sz[0]));
@@ -362,15 +362,18 @@ static void ct_bn_backward(ctgan *c, float *dinp, float *dgamma, float *dbeta, c
     o->batchnorm_backward_apply(be, dinp, dout, inp, mean, rstd, gamma, c->bnred, B, g, c->Bg);
 }
 
-/* Dropout on n packed rows. K > 1: the rows are one (or, for the joint fake|real pass, two)
- * slices of the global packed rows, so each slice takes the mask the whole batch would have
- * at its global position (the fit checks that positions fall on Philox block boundaries). */
+/* Leaky ReLU and dropout on n packed rows (one pass, lrelu_dropout_forward; K == 1 uses
+ * linear_lrelu_dropout_forward instead): out = the block's output, mask = its local slope s
+ * (dropout mask times the leaky ReLU's slope), all the backward pass and the gradient penalty
+ * need. K > 1: the rows are one (or, for the joint fake|real pass, two) slices of the global
+ * packed rows, so each slice takes the mask the whole batch would have at its global position (the
+ * fit checks that positions fall on Philox block boundaries). */
 static void ct_dropout(ctgan *c, float *out, float *mask, const float *inp, int n) {
     gen_backend *be = c->be;
     size_t dd = (size_t)c->ddim, nd = (size_t)n * dd;
     if (c->K == 1) {
-        be->ops->dropout_forward(be, out, mask, inp, nd, CT_DROPOUT, c->seed, GEN_STREAM_NOISE,
-                                 noise_offset(c, nd));
+        be->ops->lrelu_dropout_forward(be, out, mask, inp, nd, CT_LRELU, CT_DROPOUT, c->seed,
+                                       GEN_STREAM_NOISE, noise_offset(c, nd));
         return;
     }
     int halves = n == 2 * c->n ? 2 : 1;
@@ -378,8 +381,8 @@ static void ct_dropout(ctgan *c, float *out, float *mask, const float *inp, int 
     uint64_t base = noise_offset(c, (size_t)halves * ngh * dd);
     for (int h = 0; h < halves; h++) {
         size_t first = ((size_t)h * ngh + (size_t)c->rank * nh) * dd, at = (size_t)h * nh * dd;
-        be->ops->dropout_forward(be, out + at, mask + at, inp + at, nh * dd, CT_DROPOUT, c->seed,
-                                 GEN_STREAM_NOISE, base + first / 4);
+        be->ops->lrelu_dropout_forward(be, out + at, mask + at, inp + at, nh * dd, CT_LRELU,
+                                       CT_DROPOUT, c->seed, GEN_STREAM_NOISE, base + first / 4);
     }
 }
 
@@ -401,10 +404,8 @@ static float *ct_reduce(ctgan *c, float *grads, size_t count, int nsc) {
 static void ct_ledger(ctgan *c, const float *sums, const float *grads, size_t count, int at) {
     gen_backend *be = c->be;
     const gen_backend_ops *o = be->ops;
-    o->copy2d(be, c->ledger + at, 4, sums, 4, 1, 4);
-    o->sum(be, c->ledger + at + 4, grads, count);
-    o->sum(be, c->ledger + CT_LEDGER_TMP, c->ledger + at, 5);
-    o->accumulate(be, c->ledger + CT_LEDGER_ACC, c->ledger + CT_LEDGER_TMP, 1);
+    o->ledger_add(be, c->ledger + at, c->ledger + CT_LEDGER_TMP, c->ledger + CT_LEDGER_ACC, sums, 4,
+                  grads, count);
 }
 
 /* ---- generator ------------------------------------------------------------------------------- */
@@ -450,15 +451,30 @@ void ctgan_gen_forward(ctgan *c, int train_bn) {
         return;
     }
     o->copy2d(be, a->X + 2 * g, d2, a->zin, d0, B, d0);
+    /* one rank in training: each block is one operation (linear_bn_relu_forward: on CUDA
+     * the product and one kernel; docs/cuda.md, "Kernels per step") */
+    int fused = train_bn && c->K == 1;
     /* block 1 */
-    o->linear_forward(be, a->pre1, g, a->zin, d0, p->W1, p->b1, B, d0, g);
-    ct_gen_bn(c, train_bn, a->bn1, a->mean1, a->rstd1, a->pre1, p->bn1g, p->bn1b, rm1, rv1);
-    o->relu_forward(be, a->h1, a->bn1, (size_t)B * g);
+    if (fused) {
+        o->linear_bn_relu_forward(be, a->h1, g, a->pre1, a->bn1, a->mean1, a->rstd1, rm1, rv1,
+                                  a->zin, d0, p->W1, p->b1, p->bn1g, p->bn1b, B, d0, g,
+                                  CT_BN_EPS, CT_BN_MOMENTUM);
+    } else {
+        o->linear_forward(be, a->pre1, g, a->zin, d0, p->W1, p->b1, B, d0, g);
+        ct_gen_bn(c, train_bn, a->bn1, a->mean1, a->rstd1, a->pre1, p->bn1g, p->bn1b, rm1, rv1);
+        o->relu_forward(be, a->h1, a->bn1, (size_t)B * g);
+    }
     o->copy2d(be, a->X + g, d2, a->h1, g, B, g);
     /* block 2: input X[:, g:] = [h1, z'] */
-    o->linear_forward(be, a->pre2, g, a->X + g, d2, p->W2, p->b2, B, d1, g);
-    ct_gen_bn(c, train_bn, a->bn2, a->mean2, a->rstd2, a->pre2, p->bn2g, p->bn2b, rm2, rv2);
-    o->relu_forward(be, a->h2, a->bn2, (size_t)B * g);
+    if (fused) {
+        o->linear_bn_relu_forward(be, a->h2, g, a->pre2, a->bn2, a->mean2, a->rstd2, rm2, rv2,
+                                  a->X + g, d2, p->W2, p->b2, p->bn2g, p->bn2b, B, d1, g,
+                                  CT_BN_EPS, CT_BN_MOMENTUM);
+    } else {
+        o->linear_forward(be, a->pre2, g, a->X + g, d2, p->W2, p->b2, B, d1, g);
+        ct_gen_bn(c, train_bn, a->bn2, a->mean2, a->rstd2, a->pre2, p->bn2g, p->bn2b, rm2, rv2);
+        o->relu_forward(be, a->h2, a->bn2, (size_t)B * g);
+    }
     o->copy2d(be, a->X, d2, a->h2, g, B, g);
     /* output layer on X = [h2, h1, z'] */
     o->linear_forward(be, a->gout, c->data_dim, a->X, d2, p->W3, p->b3, B, d2, c->data_dim);
@@ -484,21 +500,38 @@ void ctgan_gen_backward(ctgan *c) {
     gen_linear_backward_x(be, NULL, 0, d->W3, d->b3, a->dgout, dd, in3, in3s, d2, p->W3, B, d2,
                           dd);
     o->gemm(be, 0, 0, B, 2 * g, c->data_dim, 1.0f, a->dgout, c->data_dim, p->W3, d2, 1.0f, a->dX, d2);
+    /* one rank with FP32 storage: each block's ReLU, batch norm and bias gradient in one
+     * operation (relu_bn_backward; docs/cuda.md, "Kernels per step") */
+    int fused = c->K == 1 && !Xs;
     /* block 2 */
-    o->copy2d(be, a->dh, g, a->dX, d2, B, g);
-    o->zero(be, a->dbn, Bg);
-    gen_relu_backward_x(be, a->dbn, a->dh, a->h2, in3s, d2, B, g);
     o->zero(be, a->dpre, Bg);
-    ct_bn_backward(c, a->dpre, d->bn2g, d->bn2b, a->dbn, a->pre2, a->mean2, a->rstd2, p->bn2g);
-    gen_linear_backward_x(be, NULL, 0, d->W2, d->b2, a->dpre, g, in2, in2s, d2, p->W2, B, d1, g);
+    float *db = d->b2;
+    if (fused) {
+        o->relu_bn_backward(be, a->dpre, d->bn2g, d->bn2b, db, a->dh, a->dbn, a->dX, d2, a->h2,
+                            g, a->pre2, a->mean2, a->rstd2, p->bn2g, B, g);
+        db = NULL;
+    } else {
+        o->copy2d(be, a->dh, g, a->dX, d2, B, g);
+        o->zero(be, a->dbn, Bg);
+        gen_relu_backward_x(be, a->dbn, a->dh, a->h2, in3s, d2, B, g);
+        ct_bn_backward(c, a->dpre, d->bn2g, d->bn2b, a->dbn, a->pre2, a->mean2, a->rstd2, p->bn2g);
+    }
+    gen_linear_backward_x(be, NULL, 0, d->W2, db, a->dpre, g, in2, in2s, d2, p->W2, B, d1, g);
     o->gemm(be, 0, 0, B, g, g, 1.0f, a->dpre, g, p->W2, d1, 1.0f, a->dX + g, d2);
     /* block 1 */
-    o->copy2d(be, a->dh, g, a->dX + g, d2, B, g);
-    o->zero(be, a->dbn, Bg);
-    gen_relu_backward_x(be, a->dbn, a->dh, a->h1, in2s, d2, B, g);
     o->zero(be, a->dpre, Bg);
-    ct_bn_backward(c, a->dpre, d->bn1g, d->bn1b, a->dbn, a->pre1, a->mean1, a->rstd1, p->bn1g);
-    gen_linear_backward_x(be, NULL, 0, d->W1, d->b1, a->dpre, g, in1, in1s, Xs ? d2 : d0, p->W1,
+    db = d->b1;
+    if (fused) {
+        o->relu_bn_backward(be, a->dpre, d->bn1g, d->bn1b, db, a->dh, a->dbn, a->dX + g, d2,
+                            a->h1, g, a->pre1, a->mean1, a->rstd1, p->bn1g, B, g);
+        db = NULL;
+    } else {
+        o->copy2d(be, a->dh, g, a->dX + g, d2, B, g);
+        o->zero(be, a->dbn, Bg);
+        gen_relu_backward_x(be, a->dbn, a->dh, a->h1, in2s, d2, B, g);
+        ct_bn_backward(c, a->dpre, d->bn1g, d->bn1b, a->dbn, a->pre1, a->mean1, a->rstd1, p->bn1g);
+    }
+    gen_linear_backward_x(be, NULL, 0, d->W1, db, a->dpre, g, in1, in1s, Xs ? d2 : d0, p->W1,
                           B, d0, g);
 }
 
@@ -507,20 +540,33 @@ void ctgan_gen_backward(ctgan *c) {
 /* x: `n` packed rows of width pac*w (B rows of width w per n = B/pac; up to 2B rows so
  * that the fake and real batches share one pass: then n = 2 c->n, fake rows first).
  * Writes act->y (n). */
-void ctgan_dis_forward(ctgan *c, const float *x, int n) {
+static void ct_dis_forward(ctgan *c, const float *x, int n, int nsums);
+
+void ctgan_dis_forward(ctgan *c, const float *x, int n) { ct_dis_forward(c, x, n, 0); }
+
+/* ctgan_dis_forward, and with nsums > 0 act->scal[j] = sum of y over the j-th of nsums equal
+ * parts of the n rows (the critic's score sums; linear1_forward: one kernel on CUDA) */
+static void ct_dis_forward(ctgan *c, const float *x, int n, int nsums) {
     gen_backend *be = c->be;
     const gen_backend_ops *o = be->ops;
     ctgan_acts *a = &c->act;
     ctgan_dis_tensors *p = &c->dp;
     int dd = c->ddim;
-    size_t nd = (size_t)n * dd;
-    o->linear_forward(be, a->a1, dd, x, c->pacw, p->W1, p->b1, n, c->pacw, dd);
-    o->leaky_relu_forward(be, a->l1, a->a1, nd, CT_LRELU);
-    ct_dropout(c, a->o1, a->m1, a->l1, n);
-    o->linear_forward(be, a->a2, dd, a->o1, dd, p->W2, p->b2, n, dd, dd);
-    o->leaky_relu_forward(be, a->l2, a->a2, nd, CT_LRELU);
-    ct_dropout(c, a->o2, a->m2, a->l2, n);
-    o->linear_forward(be, a->y, 1, a->o2, dd, p->W3, p->b3, n, dd, 1);
+    if (c->K == 1) { /* each block one operation: on CUDA the product and one kernel */
+        size_t nd = (size_t)n * dd;
+        o->linear_lrelu_dropout_forward(be, a->o1, a->m1, a->a1, x, c->pacw, p->W1, p->b1, n,
+                                        c->pacw, dd, CT_LRELU, CT_DROPOUT, c->seed,
+                                        GEN_STREAM_NOISE, noise_offset(c, nd));
+        o->linear_lrelu_dropout_forward(be, a->o2, a->m2, a->a2, a->o1, dd, p->W2, p->b2, n, dd,
+                                        dd, CT_LRELU, CT_DROPOUT, c->seed, GEN_STREAM_NOISE,
+                                        noise_offset(c, nd));
+    } else {
+        o->linear_forward(be, a->a1, dd, x, c->pacw, p->W1, p->b1, n, c->pacw, dd);
+        ct_dropout(c, a->o1, a->m1, a->a1, n);
+        o->linear_forward(be, a->a2, dd, a->o1, dd, p->W2, p->b2, n, dd, dd);
+        ct_dropout(c, a->o2, a->m2, a->a2, n);
+    }
+    o->linear1_forward(be, a->y, a->scal, nsums, a->o2, dd, p->W3, p->b3, n, dd);
 }
 
 /* Backward from dy (n packed rows, as in the forward). dx += d/dx when non-NULL; weight
@@ -536,17 +582,17 @@ void ctgan_dis_backward(ctgan *c, const float *x, const float *dy, float *dx, in
     o->zero(be, a->do2, nd);
     o->linear_backward(be, a->do2, dd, d ? d->W3 : NULL, d ? d->b3 : NULL, dy, 1, a->o2, dd,
                        p->W3, n, dd, 1);
-    o->mul(be, a->dl, a->do2, a->m2, nd);
+    /* each block's slope (m2, m1: ct_dropout) and the bias gradient of the layer before it in
+     * one pass (act_backward_bias) */
     o->zero(be, a->da2, nd);
-    o->leaky_relu_backward(be, a->da2, a->dl, a->a2, nd, CT_LRELU);
+    o->act_backward_bias(be, a->da2, d ? d->b2 : NULL, a->do2, a->m2, n, dd, GEN_ACT_SCALE);
     o->zero(be, a->do1, nd);
-    o->linear_backward(be, a->do1, dd, d ? d->W2 : NULL, d ? d->b2 : NULL, a->da2, dd, a->o1, dd,
-                       p->W2, n, dd, dd);
-    o->mul(be, a->dl, a->do1, a->m1, nd);
+    o->linear_backward(be, a->do1, dd, d ? d->W2 : NULL, NULL, a->da2, dd, a->o1, dd, p->W2, n,
+                       dd, dd);
     o->zero(be, a->da1, nd);
-    o->leaky_relu_backward(be, a->da1, a->dl, a->a1, nd, CT_LRELU);
-    o->linear_backward(be, dx, c->pacw, d ? d->W1 : NULL, d ? d->b1 : NULL, a->da1, dd, x,
-                       c->pacw, p->W1, n, c->pacw, dd);
+    o->act_backward_bias(be, a->da1, d ? d->b1 : NULL, a->do1, a->m1, n, dd, GEN_ACT_SCALE);
+    o->linear_backward(be, dx, c->pacw, d ? d->W1 : NULL, NULL, a->da1, dd, x, c->pacw, p->W1, n,
+                       c->pacw, dd);
 }
 
 /* Gradient penalty on act->xhat (after ctgan_dis_forward(c, act->xhat) filled a1, m1, a2,
@@ -559,11 +605,10 @@ void ctgan_gp_backward(ctgan *c) {
     ctgan_dis_tensors *p = &c->dp, *d = &c->dg;
     int n = c->n, dd = c->ddim, pw = c->pacw;
     size_t nd = (size_t)n * dd;
-    o->leaky_slope_mask(be, a->s1, a->a1, a->m1, nd, CT_LRELU);
-    o->leaky_slope_mask(be, a->s2, a->a2, a->m2, nd, CT_LRELU);
-    o->mul_rowvec(be, a->r2, a->s2, p->W3, n, dd);                          /* g_a2 */
+    const float *s1 = a->m1, *s2 = a->m2; /* the blocks' local slopes (ct_dropout) */
+    o->mul_rowvec(be, a->r2, s2, p->W3, n, dd);                             /* g_a2 */
     o->gemm(be, 0, 0, n, dd, dd, 1.0f, a->r2, dd, p->W2, dd, 0.0f, a->gd1, dd); /* g_d1 */
-    o->mul(be, a->r1, a->s1, a->gd1, nd);                                   /* g_a1 */
+    o->mul(be, a->r1, s1, a->gd1, nd);                                   /* g_a1 */
     o->gemm(be, 0, 0, n, pw, dd, 1.0f, a->r1, dd, p->W1, pw, 0.0f, a->G, pw);   /* dD/dx */
     /* lambda * mean over the global packed rows: K > 1 scales by this rank's share */
     float lambda = c->K == 1 ? CT_GP_LAMBDA : CT_GP_LAMBDA * (float)n / (float)c->ng;
@@ -571,11 +616,12 @@ void ctgan_gp_backward(ctgan *c) {
     if (c->amp) o->amp_scale(be, a->U, (size_t)n * pw, &c->amp[0]); /* FP16: the loss scale */
     o->gemm(be, 1, 0, dd, pw, n, 1.0f, a->r1, dd, a->U, pw, 1.0f, d->W1, pw);
     o->gemm(be, 0, 1, n, dd, pw, 1.0f, a->U, pw, p->W1, pw, 0.0f, a->q1, dd);
-    o->mul(be, a->p1, a->s1, a->q1, nd);
+    o->mul(be, a->p1, s1, a->q1, nd);
     o->gemm(be, 1, 0, dd, dd, n, 1.0f, a->r2, dd, a->p1, dd, 1.0f, d->W2, dd);
     o->gemm(be, 0, 1, n, dd, dd, 1.0f, a->p1, dd, p->W2, dd, 0.0f, a->q2, dd);
-    o->mul(be, a->p2, a->s2, a->q2, nd);
-    o->colsum_acc(be, d->W3, a->p2, n, dd);
+    /* p2 = s2 * q2 and its column sums into W3's gradient in one pass (act_backward_bias) */
+    o->zero(be, a->p2, nd);
+    o->act_backward_bias(be, a->p2, d->W3, a->q2, s2, n, dd, GEN_ACT_SCALE);
 }
 
 /* ---- one training step ------------------------------------------------------------------------ */
@@ -589,6 +635,11 @@ static void make_generator_input(ctgan *c, const int32_t *gpos) {
     ctgan_acts *a = &c->act;
     size_t nz = (size_t)c->B * c->emb;
     uint64_t off = noise_offset(c, (size_t)c->Bg * c->emb) + (uint64_t)c->r0 * c->emb / 4;
+    if (!c->act16 && c->cond_dim > 0) { /* zin = [z, cond] in one operation; cond stays there */
+        o->normal_onehot_rows(be, a->zin, c->d0, a->z, a->cond, c->emb, c->cond_dim, gpos, c->B,
+                              c->seed, GEN_STREAM_NOISE, off);
+        return;
+    }
     o->fill_normal(be, a->z, nz, c->seed, GEN_STREAM_NOISE, off);
     ct_put_input(c, 0, a->z, c->emb);
     if (c->cond_dim > 0) {
@@ -606,7 +657,8 @@ static void make_fake_rows(ctgan *c) {
     o->activate_forward(be, a->fake, c->w, a->gout, c->data_dim, c->B, c->spans, c->nspans, CT_TAU,
                         c->seed, GEN_STREAM_NOISE, noise_offset(c, ne), (uint64_t)c->r0);
     if (c->cond_dim > 0)
-        o->copy2d(be, a->fake + c->data_dim, c->w, a->cond, c->cond_dim, c->B, c->cond_dim);
+        o->copy2d(be, a->fake + c->data_dim, c->w, c->act16 ? a->cond : a->zin + c->emb,
+                  c->act16 ? c->cond_dim : c->d0, c->B, c->cond_dim);
 }
 
 /* The draws of one step, ints in a block of c->draw_ints: per discriminator step the
@@ -706,9 +758,7 @@ static genesis_status ctgan_issue_step(ctgan *c, const gen_dev_table *table, int
         /* WGAN: loss_d = -(mean D(real) - mean D(fake)); fake and real are adjacent in the
          * activation arena, so one pass of 2n packed rows covers both (dy = +1/n, -1/n) */
         GEN_ASSERT(a->real == a->fake + (size_t)B * w && a->dy_neg == a->dy_pos + n);
-        ctgan_dis_forward(c, a->fake, 2 * n);
-        o->sum(be, a->scal, a->y, (size_t)n);
-        o->sum(be, a->scal + 1, a->y + n, (size_t)n);
+        ct_dis_forward(c, a->fake, 2 * n, 2); /* scal[0], scal[1]: sum D(fake), sum D(real) */
         const float *dy = a->dy_pos;
         if (c->amp) { /* FP16: the backward pass starts from the scaled loss */
             o->copy2d(be, c->dys, 2 * n, a->dy_pos, 2 * n, 1, 2 * n);
@@ -744,8 +794,7 @@ static genesis_status ctgan_issue_step(ctgan *c, const gen_dev_table *table, int
     make_generator_input(c, gpos);
     ctgan_gen_forward(c, 1);
     make_fake_rows(c);
-    ctgan_dis_forward(c, a->fake, n);
-    o->sum(be, a->scal, a->y, (size_t)n);
+    ct_dis_forward(c, a->fake, n, 1); /* scal[0] = sum D(fake) */
     o->zero(be, a->dfake, (size_t)B * w);
     o->zero(be, a->dgout, (size_t)B * c->data_dim);
     o->zero(be, a->scal + 1, 3);

@@ -60,12 +60,14 @@ typedef struct ctgan_acts {
     float *gout, *fake, *real;                            /* (B,data_dim) (B,w) (B,w) */
     float *dX, *dh, *dbn, *dpre, *dgout, *dfake;
     /* discriminator, n = B/pac packed rows */
-    float *a1, *l1, *m1, *o1, *a2, *l2, *m2, *o2, *y;     /* (2n,ddim) ... y (2n) */
+    /* a: pre-activations, o: block outputs, m: the blocks' local slopes (dropout mask times
+     * the leaky ReLU's slope, lrelu_dropout_forward's s) */
+    float *a1, *m1, *o1, *a2, *m2, *o2, *y;               /* (2n,ddim) ... y (2n) */
     float *dy_pos, *dy_neg;                               /* constant +-1/n */
-    float *do2, *dl, *da2, *do1, *da1;
+    float *do2, *da2, *do1, *da1;
     /* gradient penalty */
     float *alpha, *xhat;                                  /* (n) (B,w) */
-    float *s1, *s2, *r1, *r2, *gd1, *G, *U, *q1, *p1, *q2, *p2;
+    float *r1, *r2, *gd1, *G, *U, *q1, *p1, *q2, *p2;
     float *scal;                                          /* small scalars (losses) */
     float *cond;                                          /* (B, cond_dim) */
     /* act16 (BF16/FP16, docs/precision.md "Memory"): the generator's residual stack

@@ -219,8 +219,7 @@ void ddpm_forward(ddpm *d, int B) {
     ddpm_tensors *p = &d->p;
     int E = d->E, H = d->H, D = d->D;
     o->timestep_embed(be, a->temb, d->t, B, E);
-    o->linear_forward(be, a->e1, E, a->temb, E, p->tW1, p->tb1, B, E, E);
-    o->silu_forward(be, a->e1s, a->e1, (size_t)B * E);
+    o->linear_act_forward(be, a->e1s, a->e1, a->temb, E, p->tW1, p->tb1, B, E, E, GEN_ACT_SILU);
     o->linear_forward(be, a->e2, E, a->e1s, E, p->tW2, p->tb2, B, E, E);
     if (d->K) { /* TabDDPM: emb += SiLU(label_emb(y)) */
         o->label_embed(be, a->lab, p->lemb, d->y, B, E);
@@ -232,8 +231,8 @@ void ddpm_forward(ddpm *d, int B) {
     const float *in = a->h0;
     int inw = E;
     for (int l = 0; l < d->L; l++) {
-        o->linear_forward(be, a->a[l], H, in, inw, p->W[l], p->b[l], B, inw, H);
-        o->relu_forward(be, a->h[l], a->a[l], (size_t)B * H);
+        o->linear_act_forward(be, a->h[l], a->a[l], in, inw, p->W[l], p->b[l], B, inw, H,
+                              GEN_ACT_RELU);
         in = a->h[l];
         inw = H;
     }
@@ -259,11 +258,13 @@ float ddpm_forward_backward(ddpm *d, int B, float gscale, float mscale, int back
         o->linear_backward(be, a->dA, H, g->oW, g->ob, a->dout, D, a->h[L - 1], H, p->oW, B, H, D);
         for (int l = L - 1; l >= 0; l--) {
             o->zero(be, a->dB, (size_t)B * H);
-            o->relu_backward(be, a->dB, a->dA, a->h[l], (size_t)B * H); /* dB = da_l */
+            /* dB = da_l, and the bias gradient in the same pass */
+            o->act_backward_bias(be, a->dB, g->b[l], a->dA, a->h[l], B, H, GEN_ACT_RELU);
             const float *in = l ? a->h[l - 1] : a->h0;
             int inw = l ? H : E;
             o->zero(be, a->dA, (size_t)B * inw);
-            o->linear_backward(be, a->dA, inw, g->W[l], g->b[l], a->dB, H, in, inw, p->W[l], B, inw, H);
+            o->linear_backward(be, a->dA, inw, g->W[l], NULL, a->dB, H, in, inw, p->W[l], B, inw,
+                               H);
         }
         /* dA = dh0 = d(projection) = d(e2) */
         o->linear_backward(be, NULL, 0, g->pW, g->pb, a->dA, E, a->xt, D, p->pW, B, D, E);
@@ -275,8 +276,8 @@ float ddpm_forward_backward(ddpm *d, int B, float gscale, float mscale, int back
         o->zero(be, a->dB, (size_t)B * E);
         o->linear_backward(be, a->dB, E, g->tW2, g->tb2, a->dA, E, a->e1s, E, p->tW2, B, E, E);
         o->zero(be, a->dA, (size_t)B * E);
-        o->silu_backward(be, a->dA, a->dB, a->e1, (size_t)B * E);
-        o->linear_backward(be, NULL, 0, g->tW1, g->tb1, a->dA, E, a->temb, E, p->tW1, B, E, E);
+        o->act_backward_bias(be, a->dA, g->tb1, a->dB, a->e1, B, E, GEN_ACT_SILU);
+        o->linear_backward(be, NULL, 0, g->tW1, NULL, a->dA, E, a->temb, E, p->tW1, B, E, E);
     }
     float l2[2];
     o->download(be, l2, a->loss, sizeof l2);
@@ -286,9 +287,8 @@ float ddpm_forward_backward(ddpm *d, int B, float gscale, float mscale, int back
 void ddpm_adamw(ddpm *d, float lr, float decay) {
     gen_backend *be = d->be;
     d->step++;
-    if (decay > 0) be->ops->scale(be, d->params, d->count, 1.0f - lr * decay);
-    be->ops->adam(be, d->params, d->grads, d->m, d->v, d->count, lr, 0.9f, 0.999f, 1e-8f, 0.0f,
-                  d->step);
+    be->ops->adamw(be, d->params, d->grads, d->m, d->v, d->count, lr, 0.9f, 0.999f, 1e-8f,
+                   decay > 0 ? 1.0f - lr * decay : 1.0f, d->step);
 }
 
 void ddpm_ema(ddpm *d, float decay) {

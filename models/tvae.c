@@ -283,14 +283,35 @@ genesis_status tvae_init_weights(tvae *t, uint64_t seed) {
     return GENESIS_OK;
 }
 
+/* dpre += dh where the stored ReLU output (out, or outh in 16 bits) is positive. With FP32
+ * storage the bias gradient of the layer before, dbias += colsum(dpre), comes in the same
+ * pass (act_backward_bias) and NULL is returned; otherwise dbias is returned for that layer's
+ * linear_backward. */
+static float *tv_relu_backward(gen_backend *be, float *dpre, float *dbias, const float *dh,
+                               const float *out, const uint16_t *outh, int B, int h) {
+    if (!outh) {
+        be->ops->act_backward_bias(be, dpre, dbias, dh, out, B, h, GEN_ACT_RELU);
+        return NULL;
+    }
+    gen_relu_backward_x(be, dpre, dh, out, outh, h, B, h);
+    return dbias;
+}
+
 void tvae_decode(tvae *t, int B) {
     tvae_acts *a = &t->act;
     tvae_tensors *p = &t->p;
     int h = t->hid, e = t->emb, Dr = t->Dr;
-    t->be->ops->linear_forward(t->be, a->c1, h, a->z, e, p->dW1, p->db1, B, e, h);
-    gen_relu_forward_x(t->be, a->k1, a->k1s, h, a->c1, B, h);
-    gen_linear_forward_x(t->be, a->c2, h, a->k1, a->k1s, h, p->dW2, p->db2, B, h, h);
-    gen_relu_forward_x(t->be, a->k2, a->k2s, h, a->c2, B, h);
+    if (!a->k1s) { /* FP32 storage: each layer and its ReLU in one operation */
+        t->be->ops->linear_act_forward(t->be, a->k1, a->c1, a->z, e, p->dW1, p->db1, B, e, h,
+                                       GEN_ACT_RELU);
+        t->be->ops->linear_act_forward(t->be, a->k2, a->c2, a->k1, h, p->dW2, p->db2, B, h, h,
+                                       GEN_ACT_RELU);
+    } else {
+        t->be->ops->linear_forward(t->be, a->c1, h, a->z, e, p->dW1, p->db1, B, e, h);
+        gen_relu_forward_x(t->be, a->k1, a->k1s, h, a->c1, B, h);
+        gen_linear_forward_x(t->be, a->c2, h, a->k1, a->k1s, h, p->dW2, p->db2, B, h, h);
+        gen_relu_forward_x(t->be, a->k2, a->k2s, h, a->c2, B, h);
+    }
     gen_linear_forward_x(t->be, a->r, Dr, a->k2, a->k2s, h, p->dW3, p->db3, B, h, Dr);
 }
 
@@ -318,10 +339,15 @@ void tvae_forward_backward_n(tvae *t, int B, int N, int backward) {
         return;
     }
     /* encoder */
-    o->linear_forward(be, a->a1, h, a->x, D, p->eW1, p->eb1, B, D, h);
-    gen_relu_forward_x(be, a->h1, a->h1s, h, a->a1, B, h);
-    gen_linear_forward_x(be, a->a2, h, a->h1, a->h1s, h, p->eW2, p->eb2, B, h, h);
-    gen_relu_forward_x(be, a->h2, a->h2s, h, a->a2, B, h);
+    if (!a->h1s) { /* FP32 storage: each layer and its ReLU in one operation */
+        o->linear_act_forward(be, a->h1, a->a1, a->x, D, p->eW1, p->eb1, B, D, h, GEN_ACT_RELU);
+        o->linear_act_forward(be, a->h2, a->a2, a->h1, h, p->eW2, p->eb2, B, h, h, GEN_ACT_RELU);
+    } else {
+        o->linear_forward(be, a->a1, h, a->x, D, p->eW1, p->eb1, B, D, h);
+        gen_relu_forward_x(be, a->h1, a->h1s, h, a->a1, B, h);
+        gen_linear_forward_x(be, a->a2, h, a->h1, a->h1s, h, p->eW2, p->eb2, B, h, h);
+        gen_relu_forward_x(be, a->h2, a->h2s, h, a->a2, B, h);
+    }
     gen_linear_forward_x(be, a->mu, e, a->h2, a->h2s, h, p->mW, p->mb, B, h, e);
     gen_linear_forward_x(be, a->lv, e, a->h2, a->h2s, h, p->vW, p->vb, B, h, e);
     o->reparam_forward(be, a->z, a->std, a->mu, a->lv, a->eps, Be);
@@ -343,30 +369,31 @@ void tvae_forward_backward_n(tvae *t, int B, int N, int backward) {
         o->amp_scale(be, a->dlv, Be, t->amp);
         o->amp_scale(be, g->sigma, (size_t)D, t->amp);
     }
-    /* decoder */
+    /* decoder (tv_relu_backward: the bias gradients of FP32 storage ride on the ReLUs') */
     o->zero(be, a->dk2, Bh);
     gen_linear_backward_x(be, a->dk2, h, g->dW3, g->db3, a->dr, Dr, a->k2, a->k2s, h, p->dW3, B, h, Dr);
     o->zero(be, a->dc2, Bh);
-    gen_relu_backward_x(be, a->dc2, a->dk2, a->k2, a->k2s, h, B, h);
+    float *db = tv_relu_backward(be, a->dc2, g->db2, a->dk2, a->k2, a->k2s, B, h);
     o->zero(be, a->dk1, Bh);
-    gen_linear_backward_x(be, a->dk1, h, g->dW2, g->db2, a->dc2, h, a->k1, a->k1s, h, p->dW2, B, h, h);
+    gen_linear_backward_x(be, a->dk1, h, g->dW2, db, a->dc2, h, a->k1, a->k1s, h, p->dW2, B, h, h);
     o->zero(be, a->dc1, Bh);
-    gen_relu_backward_x(be, a->dc1, a->dk1, a->k1, a->k1s, h, B, h);
+    db = tv_relu_backward(be, a->dc1, g->db1, a->dk1, a->k1, a->k1s, B, h);
     o->zero(be, a->dz, Be);
-    o->linear_backward(be, a->dz, e, g->dW1, g->db1, a->dc1, h, a->z, e, p->dW1, B, e, h);
+    o->linear_backward(be, a->dz, e, g->dW1, db, a->dc1, h, a->z, e, p->dW1, B, e, h);
     /* reparameterisation, then both heads into h2 */
-    o->reparam_backward(be, a->dmu, a->dlv, a->dz, a->eps, a->std, Be);
+    /* with the heads' bias gradients in the same pass (reparam_backward_bias) */
+    o->reparam_backward_bias(be, a->dmu, a->dlv, g->mb, g->vb, a->dz, a->eps, a->std, B, e);
     o->zero(be, a->dh2, Bh);
-    gen_linear_backward_x(be, a->dh2, h, g->mW, g->mb, a->dmu, e, a->h2, a->h2s, h, p->mW, B, h, e);
-    gen_linear_backward_x(be, a->dh2, h, g->vW, g->vb, a->dlv, e, a->h2, a->h2s, h, p->vW, B, h, e);
+    gen_linear_backward_x(be, a->dh2, h, g->mW, NULL, a->dmu, e, a->h2, a->h2s, h, p->mW, B, h, e);
+    gen_linear_backward_x(be, a->dh2, h, g->vW, NULL, a->dlv, e, a->h2, a->h2s, h, p->vW, B, h, e);
     /* encoder */
     o->zero(be, a->da2, Bh);
-    gen_relu_backward_x(be, a->da2, a->dh2, a->h2, a->h2s, h, B, h);
+    db = tv_relu_backward(be, a->da2, g->eb2, a->dh2, a->h2, a->h2s, B, h);
     o->zero(be, a->dh1, Bh);
-    gen_linear_backward_x(be, a->dh1, h, g->eW2, g->eb2, a->da2, h, a->h1, a->h1s, h, p->eW2, B, h, h);
+    gen_linear_backward_x(be, a->dh1, h, g->eW2, db, a->da2, h, a->h1, a->h1s, h, p->eW2, B, h, h);
     o->zero(be, a->da1, Bh);
-    gen_relu_backward_x(be, a->da1, a->dh1, a->h1, a->h1s, h, B, h);
-    o->linear_backward(be, NULL, 0, g->eW1, g->eb1, a->da1, h, a->x, D, p->eW1, B, D, h);
+    db = tv_relu_backward(be, a->da1, g->eb1, a->dh1, a->h1, a->h1s, B, h);
+    o->linear_backward(be, NULL, 0, g->eW1, db, a->da1, h, a->x, D, p->eW1, B, D, h);
 }
 
 genesis_status tvae_train_step(tvae *t, int B, float *loss) {
@@ -415,10 +442,7 @@ static genesis_status tvae_issue_step(tvae *t, int B, int N, int first, gen_step
     if (t->amp) o->amp_unscale(be, t->grads, t->count, t->amp);
     /* the ledger (backend memory): the loss sums, the gradient arena's sum (non-finite iff a
      * gradient is), and the epoch's running sum of them, read once by tvae_epoch_end */
-    o->copy2d(be, t->ledger, 2, sums, 2, 1, 2);
-    o->sum(be, t->ledger + 2, t->grads, t->count);
-    o->sum(be, t->ledger + 3, t->ledger, 3);
-    o->accumulate(be, t->ledger + 4, t->ledger + 3, 1);
+    o->ledger_add(be, t->ledger, t->ledger + 3, t->ledger + 4, sums, 2, t->grads, t->count);
     o->adam_dev(be, t->params, t->grads, t->m, t->v, t->count, t->lr, 0.9f, 0.999f, 1e-8f,
                 t->decay, &t->state->t[0], 1, t->amp);
     o->clamp(be, t->p.sigma, (size_t)t->D, 0.01f, 1.0f);

@@ -11,6 +11,8 @@
  *     bit-identical model state (gen_model_state: weights, batch-norm statistics, Adam
  *     moments), and the emulator's counters show what the host submits per step: one graph
  *     launch and no kernel launch with graphs, every kernel without;
+ *   - kernels per step (docs/cuda.md, "Kernels per step"): CTGAN's, TVAE's and DDPM's
+ *     within their budgets (CG_MAX_KERNELS_*), so that the fused step cannot creep back up;
  *   - FP16 training (docs/precision.md): the loss scale and the skip decision live in device
  *     memory, so a step recorded once replays them: with an overflow injected into a replayed
  *     step (GENESIS_FP16_INJECT_INF), graph and no-graph fits skip the same steps and end
@@ -32,6 +34,11 @@
 /* The counters of genesis_cuda_module_emu_stats (GEN_CUEMU_STAT_*, tests/cuemu/cuemu_internal.h). */
 enum { ST_KERNELS = 5, ST_HOST_LAUNCHES = 11, ST_HOST_COPIES, ST_GRAPH_LAUNCHES, ST_CAPTURED, ST_N };
 #define ROWS 240
+/* Kernels run on the device per training step at most (docs/cuda.md, "Kernels per step"; the
+ * counts before the fused operations: CTGAN 99, TVAE 40, DDPM 27) */
+#define CG_MAX_KERNELS_CTGAN 48
+#define CG_MAX_KERNELS_TVAE 27
+#define CG_MAX_KERNELS_DDPM 20
 
 typedef int (*stats_fn)(unsigned long long *out, int cap);
 
@@ -91,8 +98,13 @@ static void cg_fit(genesis_model_kind kind, int graphs, int epochs, int batch, f
                   genesis_errmsg(ctx));
     ck_assert_int_eq(genesis_model_create(ctx, kind, &m), GENESIS_OK);
     ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_BATCH_SIZE, batch), GENESIS_OK);
-    ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_EPOCHS, epochs), GENESIS_OK);
-    ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_PRECISION, g_prec), GENESIS_OK);
+    if (kind == GENESIS_MODEL_DDPM) { /* `epochs` counts optimiser steps (iterations) */
+        ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_ITERATIONS, epochs), GENESIS_OK);
+        ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_DIFFUSION_STEPS, 20), GENESIS_OK);
+    } else {
+        ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_EPOCHS, epochs), GENESIS_OK);
+        ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_PRECISION, g_prec), GENESIS_OK);
+    }
     ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_EMBEDDING_DIM, 8), GENESIS_OK);
     ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_GEN_DIM, 16), GENESIS_OK);
     if (kind == GENESIS_MODEL_CTGAN) {
@@ -120,8 +132,11 @@ static long long cg_epoch(const fit_result *e2, const fit_result *e1, int i) {
 }
 
 /* Graph and no-graph fits of one model: identical state; the counts per epoch of S steps,
- * of which `full` are full batches (replayed) and the rest one shorter last batch. */
-static void cg_check_model(genesis_model_kind kind, const char *name, int batch, int S, int full) {
+ * of which `full` are full batches (replayed) and the rest one shorter last batch; at most
+ * max_kernels kernels run on the device per step (docs/cuda.md, "Kernels per step": the
+ * fused operations keep the count down, and this keeps it from creeping back up). */
+static void cg_check_model(genesis_model_kind kind, const char *name, int batch, int S, int full,
+                           int max_kernels) {
     fit_result g1, g2, n1, n2;
     cg_fit(kind, 1, 1, batch, &g1);
     cg_fit(kind, 1, 2, batch, &g2);
@@ -171,8 +186,11 @@ static void cg_check_model(genesis_model_kind kind, const char *name, int batch,
     ck_assert_msg((nc - 4) % S == 0 && (nc - 4) * (S - full) == (gc - 4) * S,
                   "%s: %lld copies per epoch with graphs, %lld without", name, gc, nc);
     ck_assert_msg(nc > 4 + S, "%s: %lld copies per epoch without graphs", name, nc);
-    /* the same kernels run either way */
+    /* the same kernels run either way, and no more than the step's budget */
     ck_assert_int_eq(cg_epoch(&g2, &g1, ST_KERNELS), cg_epoch(&n2, &n1, ST_KERNELS));
+    ck_assert_msg(cg_epoch(&g2, &g1, ST_KERNELS) <= (long long)max_kernels * S,
+                  "%s: %lld kernels in an epoch of %d steps, more than %d per step", name,
+                  cg_epoch(&g2, &g1, ST_KERNELS), S, max_kernels);
     free(g1.state);
     free(g2.state);
     free(n1.state);
@@ -181,13 +199,28 @@ static void cg_check_model(genesis_model_kind kind, const char *name, int batch,
 
 START_TEST(test_ctgan_graphs) {
     /* 240 rows, batch 40: 6 steps an epoch (CTGAN drops a last partial batch) */
-    cg_check_model(GENESIS_MODEL_CTGAN, "ctgan", 40, ROWS / 40, ROWS / 40);
+    cg_check_model(GENESIS_MODEL_CTGAN, "ctgan", 40, ROWS / 40, ROWS / 40, CG_MAX_KERNELS_CTGAN);
 }
 END_TEST
 
 START_TEST(test_tvae_graphs) {
     /* batch 50: 4 full steps and a last one of 40 rows */
-    cg_check_model(GENESIS_MODEL_TVAE, "tvae", 50, 5, 4);
+    cg_check_model(GENESIS_MODEL_TVAE, "tvae", 50, 5, 4, CG_MAX_KERNELS_TVAE);
+}
+END_TEST
+
+/* DDPM does not record its steps (docs/cuda.md): the kernels of one optimiser step, as the
+ * difference of a 12-step and a 6-step fit over 6, within its budget */
+START_TEST(test_ddpm_kernels) {
+    fit_result a, b;
+    cg_fit(GENESIS_MODEL_DDPM, 0, 6, 40, &a);
+    cg_fit(GENESIS_MODEL_DDPM, 0, 12, 40, &b);
+    long long k = cg_epoch(&b, &a, ST_KERNELS);
+    printf("ddpm: %lld kernels in 6 optimiser steps (%.2f per step)\n", k, k / 6.0);
+    ck_assert_msg(k > 0 && k <= 6LL * CG_MAX_KERNELS_DDPM,
+                  "ddpm: %lld kernels in 6 steps, more than %d per step", k, CG_MAX_KERNELS_DDPM);
+    free(a.state);
+    free(b.state);
 }
 END_TEST
 
@@ -360,6 +393,7 @@ int main(void) {
     tcase_add_test(tc, test_backend_capture_rules);
     tcase_add_test(tc, test_ctgan_graphs);
     tcase_add_test(tc, test_tvae_graphs);
+    tcase_add_test(tc, test_ddpm_kernels);
     tcase_add_loop_test(tc, test_fp16_graphs, 0, 2);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);

@@ -66,6 +66,10 @@ typedef struct gen_amp {
 #define GEN_AMP_MIN_SCALE 1.0f      /* the scale is never halved below this (so a run of
                                        real divergence stops at 1 and the ledger reports it) */
 
+/* The activations of linear_act_forward and act_backward_bias (GEN_ACT_SCALE: the latter
+ * only). */
+enum { GEN_ACT_RELU = 0, GEN_ACT_SILU = 1, GEN_ACT_SCALE = 2 };
+
 /* An activation span of the generator's output (the transformer's layout). */
 typedef struct gen_act_span {
     int start, len;
@@ -160,6 +164,19 @@ typedef struct gen_backend_ops {
     void (*linear_backward)(gen_backend *be, float *dinp, int lddi, float *dW, float *dbias,
                             const float *dout, int lddo, const float *inp, int ldi,
                             const float *W, int B, int C, int OC);
+    /* A layer with one output (the critic's last; docs/cuda.md, "Kernels per step"): y (n) =
+     * linear_forward(inp (n x C, ld ldi), w (1 x C), bias (1 value, or NULL)) with OC = 1, then
+     * sums[j] = sum(y[j m .. (j + 1) m)) (sum's value) for j < nsums, m = n / nsums (nsums 0:
+     * none). CUDA in FP32: one kernel. */
+    void (*linear1_forward)(gen_backend *be, float *y, float *sums, int nsums, const float *inp,
+                            int ldi, const float *w, const float *bias, int n, int C);
+    /* linear_forward then an activation, in one call (docs/cuda.md, "Kernels per step"): pre
+     * (B x OC, contiguous) = linear_forward(inp (B x C, ld ldi), W, bias), out (B x OC,
+     * contiguous) = act(pre) with act GEN_ACT_RELU (relu_forward's value) or GEN_ACT_SILU
+     * (silu_forward's). The same numbers as the two operations; CUDA runs the product and one
+     * kernel (the bias and the activation). */
+    void (*linear_act_forward)(gen_backend *be, float *out, float *pre, const float *inp, int ldi,
+                               const float *W, const float *bias, int B, int C, int OC, int act);
     /* ---- 16-bit stored activations (docs/precision.md, "Memory") ----
      * In BF16/FP16 training (be->precision GEN_PREC_BF16 or GEN_PREC_FP16, and only then)
      * an activation that the backward pass reads only as a product's operand, or as the sign
@@ -198,11 +215,27 @@ typedef struct gen_backend_ops {
     /* s[i] = mask[i] * (inp[i] > 0 ? 1 : slope): the local slope of leaky-ReLU then dropout */
     void (*leaky_slope_mask)(gen_backend *be, float *s, const float *inp, const float *mask,
                              size_t n, float slope);
+    /* An activation's backward and the bias gradient of the layer before it, in one pass
+     * (docs/cuda.md, "Kernels per step"): dinp (rows x cols, contiguous) += dout * f(x), then
+     * dbias (cols; NULL: skip) += the column sums of dinp, added row by row as
+     * linear_backward adds them (dinp then being that layer's dout). f(x) = x
+     * (GEN_ACT_SCALE: a mask or a local slope; mul_acc's value), x > 0 (GEN_ACT_RELU, x the
+     * ReLU's output; relu_backward's value), SiLU's derivative at x (GEN_ACT_SILU, x the
+     * input; silu_backward's value). */
+    void (*act_backward_bias)(gen_backend *be, float *dinp, float *dbias, const float *dout,
+                              const float *x, int rows, int cols, int act);
     /* out (rows x cols) = s (rows x cols) * v (cols), broadcast over rows */
     void (*mul_rowvec)(gen_backend *be, float *out, const float *s, const float *v, int rows,
                        int cols);
     /* out[0] = sum(x) (n floats) */
     void (*sum)(gen_backend *be, float *out, const float *x, size_t n);
+    /* A training step's bookkeeping in one call (the ledger of docs/cuda.md, "Kernels per
+     * step"): rec[0..k) = sums[0..k) (copy2d), rec[k] = sum(g[0..n)), tmp[0] = sum(rec[0..k])
+     * and acc[0] += tmp[0] (accumulate), each value as those operations compute it. sums
+     * does not overlap rec; all in backend memory. CUDA: one kernel, or two for a g of more
+     * than 1,024 floats (sum's partials, then the rest in the finishing block). */
+    void (*ledger_add)(gen_backend *be, float *rec, float *tmp, float *acc, const float *sums,
+                       int k, const float *g, size_t n);
     /* x = min(max(x, lo), hi) */
     void (*clamp)(gen_backend *be, float *x, size_t n, float lo, float hi);
     /* returns 1 if any of x[0..n) is NaN or infinite */
@@ -233,6 +266,31 @@ typedef struct gen_backend_ops {
     void (*batchnorm_backward)(gen_backend *be, float *dinp, float *dgamma, float *dbeta,
                                const float *dout, const float *inp, const float *mean,
                                const float *rstd, const float *gamma, int B, int C);
+    /* A generator block's backward in one call (docs/cuda.md, "Kernels per step"): with dbn
+     * = dout (B x C, ld lddo) where the block's stored ReLU output out (B x C, ld ldo) is
+     * positive (relu_backward's value), batchnorm_backward(dinp, dgamma, dbeta, dbn, inp,
+     * mean, rstd, gamma), then dbias (C; NULL: skip) += the column sums of dinp (B x C,
+     * contiguous), added row by row as linear_backward adds them (dinp being the dout of the
+     * layer before). CUDA: one kernel. dh, dbn (B x C each, or NULL): scratch the CPU runs
+     * the replaced operations in (copy2d, relu_backward, batchnorm_backward; the model's own
+     * buffers, so that it touches the memory it did); other backends leave them alone. */
+    void (*relu_bn_backward)(gen_backend *be, float *dinp, float *dgamma, float *dbeta,
+                             float *dbias, float *dh, float *dbn, const float *dout, int lddo,
+                             const float *out, int ldo, const float *inp, const float *mean,
+                             const float *rstd, const float *gamma, int B, int C);
+    /* A generator block in one call (docs/cuda.md, "Kernels per step"): pre (B x OC,
+     * contiguous) = linear_forward(inp (B x C, ld ldi), W, bias); batchnorm_forward of pre
+     * (mean, rstd); batchnorm_update_running(rmean, rvar, ..., momentum, eps); out (B x OC, ld
+     * ldo) = max(the normalised pre, 0) (relu_forward's value). The same numbers as those
+     * four operations; CUDA runs the product and one kernel. bn (B x OC, or NULL): scratch the
+     * CPU writes the normalised pre to before the ReLU, as batchnorm_forward did; other
+     * backends leave it alone. */
+    void (*linear_bn_relu_forward)(gen_backend *be, float *out, int ldo, float *pre, float *bn,
+                                   float *mean,
+                                   float *rstd, float *rmean, float *rvar, const float *inp,
+                                   int ldi, const float *W, const float *bias,
+                                   const float *gamma, const float *beta, int B, int C, int OC,
+                                   float eps, float momentum);
     /* ---- batch norm synchronised across data-parallel ranks (docs/distributed.md): the
      * statistics are those of the global batch of N rows, of which this rank holds B; the
      * caller sums the partial results over ranks between the steps ---- */
@@ -284,6 +342,31 @@ typedef struct gen_backend_ops {
     /* mask[i] = keep ? 1/(1-p) : 0 (Philox uniform >= p keeps), out = inp * mask */
     void (*dropout_forward)(gen_backend *be, float *out, float *mask, const float *inp,
                             size_t n, float p, uint64_t seed, uint64_t stream, uint64_t offset);
+    /* The generator's input z' = [z, cond] in one call (docs/cuda.md, "Kernels per step"): out
+     * (B rows, ld ldo) columns [0, emb) = fill_normal's draws of B emb values from these
+     * arguments (value b emb + j at row b, column j), columns [emb, emb + w) =
+     * onehot_rows(w, pos). CUDA: one kernel. z (B x emb) and cond (B x w), or NULL: scratch
+     * the CPU fills first (fill_normal, onehot_rows) and copies from, as before; other
+     * backends leave them alone. */
+    void (*normal_onehot_rows)(gen_backend *be, float *out, int ldo, float *z, float *cond,
+                               int emb, int w, const int32_t *pos, int B, uint64_t seed,
+                               uint64_t stream, uint64_t offset);
+    /* Leaky ReLU then dropout in one pass (a discriminator block; docs/cuda.md, "Kernels per
+     * step"): with m the mask dropout_forward draws from the same arguments, out = m *
+     * leaky_relu(inp) (leaky_relu_forward's value) and s = m * (inp > 0 ? 1 : slope)
+     * (leaky_slope_mask's value), the local slope of both, so that the backward pass is
+     * mul_acc(dinp, dout, s) and the gradient penalty reads s as it is */
+    void (*lrelu_dropout_forward)(gen_backend *be, float *out, float *s, const float *inp,
+                                  size_t n, float slope, float p, uint64_t seed,
+                                  uint64_t stream, uint64_t offset);
+    /* linear_forward into pre (B x OC, contiguous; inp B x C, ld ldi) then
+     * lrelu_dropout_forward of pre (n = B OC): the same numbers as the two operations; CUDA
+     * runs the product and one kernel that adds the bias on the way */
+    void (*linear_lrelu_dropout_forward)(gen_backend *be, float *out, float *s, float *pre,
+                                         const float *inp, int ldi, const float *W,
+                                         const float *bias, int B, int C, int OC, float slope,
+                                         float p, uint64_t seed, uint64_t stream,
+                                         uint64_t offset);
 
     /* ==== optimiser: cpu/optimiser.c, cuda/optimiser.cu, parity/optimiser.c =================== */
     /* torch Adam with L2-coupled weight decay; FP16 loss scaling */
@@ -295,6 +378,11 @@ typedef struct gen_backend_ops {
     void (*adam_dev)(gen_backend *be, float *param, const float *grad, float *m, float *v,
                      size_t n, float lr, float beta1, float beta2, float eps,
                      float weight_decay, const int64_t *t0, int64_t dt, const gen_amp *amp);
+    /* AdamW's step (decoupled weight decay; DDPM, docs/ddpm.md): param *= keep (scale's
+     * value; keep = 1 - lr * decay, 1: skipped), then adam(..., weight decay 0, t). CUDA: one
+     * kernel (docs/cuda.md, "Kernels per step"). */
+    void (*adamw)(gen_backend *be, float *param, const float *grad, float *m, float *v, size_t n,
+                  float lr, float beta1, float beta2, float eps, float keep, int64_t t);
     /* ---- loss scaling (gen_amp above; docs/precision.md) ---- */
     /* x[0..n) *= amp->scale (read when it runs) */
     void (*amp_scale)(gen_backend *be, float *x, size_t n, const gen_amp *amp);
@@ -344,6 +432,12 @@ typedef struct gen_backend_ops {
     /* dmu += dz; dlogvar += dz * eps * std / 2 */
     void (*reparam_backward)(gen_backend *be, float *dmu, float *dlogvar, const float *dz,
                              const float *eps, const float *std, size_t n);
+    /* reparam_backward over B rows of e values, then dmb (e) += the column sums of dmu and
+     * dvb (e) += those of dlogvar, added row by row as linear_backward adds a bias gradient
+     * (the encoder's two heads; docs/cuda.md, "Kernels per step"). CUDA: one kernel. */
+    void (*reparam_backward_bias)(gen_backend *be, float *dmu, float *dlogvar, float *dmb,
+                                  float *dvb, const float *dz, const float *eps,
+                                  const float *std, int B, int e);
     /* KL(N(mu, exp(logvar)) || N(0, 1)): loss[0] = scale * -1/2 sum(1 + logvar - mu^2 -
      * exp(logvar)); dmu += scale * mu; dlogvar += scale * (exp(logvar) - 1) / 2 */
     void (*kl_normal)(gen_backend *be, float *loss, float *dmu, float *dlogvar, const float *mu,

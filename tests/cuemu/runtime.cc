@@ -217,9 +217,33 @@ static void exec_free(gen_cuemu_work *w) {
     free(w->dst);
 }
 
+/* GENESIS_CUEMU_TRACE=FILE: one line per piece of work the device runs (its kind and, for a
+ * kernel or a library call, its name), appended to FILE, so that the kernels of a step can be
+ * listed by kind (docs/cuda.md, "Kernels per step"). Called locked. */
+static void trace_work(const gen_cuemu_work *w) {
+    static FILE *f;
+    static int opened;
+    if (!opened) {
+        const char *path = getenv("GENESIS_CUEMU_TRACE");
+        opened = 1;
+        f = path && *path ? fopen(path, "a") : NULL;
+    }
+    if (!f) return;
+    switch (w->kind) {
+    case W_KERNEL: fprintf(f, "kernel %s\n", w->k->name); break;
+    case W_FN: fprintf(f, "call %s\n", w->what ? w->what : "?"); break;
+    case W_COPY: case W_COPY2D: fprintf(f, "copy\n"); break;
+    case W_MEMSET: fprintf(f, "memset\n"); break;
+    case W_GRAPH: fprintf(f, "graph\n"); break;
+    default: return;
+    }
+    fflush(f);
+}
+
 static void exec_work(gen_cuemu_work *w) {
     if (w->kind == W_FREE) return exec_free(w);
     if (g_sticky != cudaSuccess) return; /* after a fault nothing more runs */
+    trace_work(w);
     char msg[768] = "";
     int rc = 0;
     switch (w->kind) {

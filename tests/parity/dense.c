@@ -1,7 +1,8 @@
 /*
  * tests/parity/dense.c — the parity cases of the backend family `dense` (backend.h; CPU:
- * src/backend/cpu/dense.c, CUDA: cuda/dense.cu): gemm, linear_forward/backward, their mixed-
- * precision (TF32/BF16/FP16) forms, and the 16-bit stored inputs (to_half, linear_*_h).
+ * src/backend/cpu/dense.c, CUDA: cuda/dense.cu): gemm, linear_forward/backward,
+ * linear_act_forward, linear1_forward, their mixed-precision (TF32/BF16/FP16) forms, and the
+ * 16-bit stored inputs (to_half, linear_*_h).
  * Each operation: setup declares its buffers from the case's d[], run calls it on one
  * backend; the harness (main.c, parity.h) uploads, runs and compares.
  */
@@ -64,6 +65,38 @@ static void linb_run(pt_env *e, gen_backend *be, int k, int o) {
     OPS(be)->linear_backward(be, (m & 1) ? P(e, k, 0) : NULL, C + 3, (m & 2) ? P(e, k, 1) : NULL,
                              (m & 4) ? P(e, k, 2) : NULL, P(e, k, 3), OC + 1, P(e, k, 4), C + 2,
                              P(e, k, 5), B, C, OC);
+}
+
+/* linear_act_forward: B, C, OC, bias?, act (GEN_ACT_*); ldi = C + 1 */
+static void su_linact(pt_env *e) {
+    int B = D(0), C = D(1), OC = D(2);
+    pt_add(e, "out", (size_t)B * OC, PT_OUT, -1, 1);
+    pt_add(e, "pre", (size_t)B * OC, PT_OUT, -1, 1);
+    pt_add(e, "inp", (size_t)B * (C + 1), PT_IN, -1, 1);
+    pt_add(e, "W", (size_t)OC * C, PT_IN, -1, 1);
+    pt_add(e, "bias", (size_t)OC, PT_IN, -1, 1);
+}
+
+static void ru_linact(pt_env *e, gen_backend *be, int k) {
+    OPS(be)->linear_act_forward(be, P(e, k, 0), P(e, k, 1), P(e, k, 2), D(1) + 1, P(e, k, 3),
+                                D(3) ? P(e, k, 4) : NULL, D(0), D(1), D(2), D(4));
+}
+
+/* linear1_forward: n, C, nsums, bias?, prec; ldi = C + 3 */
+static void su_lin1(pt_env *e) {
+    int n = D(0), C = D(1), ns = D(2);
+    pt_add(e, "y", (size_t)n, PT_OUT, -1, 1);
+    pt_add(e, "sums", (size_t)(ns > 0 ? ns : 1), PT_OUT, -1, 1);
+    pt_add(e, "inp", (size_t)n * (C + 3), PT_IN, -1, 1);
+    pt_add(e, "w", (size_t)C, PT_IN, -1, 1);
+    pt_add(e, "bias", 1, PT_IN, -1, 1);
+}
+
+static void ru_lin1(pt_env *e, gen_backend *be, int k) {
+    pt_prec(be, D(4));
+    OPS(be)->linear1_forward(be, P(e, k, 0), P(e, k, 1), D(2), P(e, k, 2), D(1) + 3, P(e, k, 3),
+                             D(3) ? P(e, k, 4) : NULL, D(0), D(1));
+    pt_prec(be, 0);
 }
 
 /* gemm: ta, tb, M, N, K, beta variant (0: beta 0.3, 1: beta 0) */
@@ -164,6 +197,10 @@ static void ru_linbh(pt_env *e, gen_backend *be, int k) {
 
 static const pt_op O_GEMM = {"gemm", "ta tb M N K beta0", 2e-4, 1e-4, su_gemm, ru_gemm};
 static const pt_op O_LINF = {"linear_forward", "B C OC bias", 2e-4, 1e-4, su_linf, ru_linf};
+static const pt_op O_LINACT = {"linear_act_forward", "B C OC bias act", 2e-4, 1e-4, su_linact,
+                               ru_linact};
+static const pt_op O_LIN1 = {"linear1_forward", "n C nsums bias prec", 2e-4, 1e-4, su_lin1,
+                             ru_lin1};
 static const pt_op O_LINB = {"linear_backward", "B C OC mask", 5e-4, 1e-4, su_linb, ru_linb};
 /* mixed precision: FP32's tolerances (see su_gemmx: only the summation order differs) */
 static const pt_op O_GEMM_X = {"gemm_mixed", "prec ta tb M N K", 2e-4, 1e-4, su_gemmx, ru_gemmx};
@@ -190,6 +227,12 @@ static const pt_case cases[] = {
     {&O_GEMM, {0, 0, 17, 3, 0, 0}}, {&O_GEMM, {1, 1, 1, 257, 1, 1}},
     {&O_LINF, {1, 1, 1, 1}}, {&O_LINF, {3, 17, 257, 1}}, {&O_LINF, {17, 1025, 3, 0}},
     {&O_LINF, {257, 3, 17, 1}}, {&O_LINF, {50, 1600, 256, 1}}, {&O_LINF, {100, 256, 1, 1}},
+    {&O_LINACT, {1, 1, 1, 1, GEN_ACT_RELU}}, {&O_LINACT, {3, 17, 257, 1, GEN_ACT_RELU}},
+    {&O_LINACT, {17, 1025, 3, 0, GEN_ACT_RELU}}, {&O_LINACT, {500, 128, 128, 1, GEN_ACT_RELU}},
+    {&O_LINACT, {1, 1, 1, 1, GEN_ACT_SILU}}, {&O_LINACT, {257, 3, 17, 1, GEN_ACT_SILU}},
+    {&O_LINACT, {256, 128, 128, 0, GEN_ACT_SILU}},
+    {&O_LIN1, {1, 1, 1, 1, 0}}, {&O_LIN1, {100, 256, 2, 1, 0}}, {&O_LIN1, {50, 256, 1, 1, 0}},
+    {&O_LIN1, {17, 1025, 0, 0, 0}}, {&O_LIN1, {2050, 64, 2, 1, 0}}, {&O_LIN1, {100, 256, 2, 1, 2}},
     {&O_LINB, {1, 1, 1, 7}}, {&O_LINB, {3, 17, 257, 7}}, {&O_LINB, {17, 1025, 3, 6}},
     {&O_LINB, {257, 3, 17, 5}}, {&O_LINB, {100, 256, 1, 7}}, {&O_LINB, {1025, 17, 3, 3}},
     {&O_LINB, {500, 256, 300, 7}},

@@ -1,7 +1,8 @@
 /*
  * tests/parity/elementwise.c — the parity cases of the backend family `elementwise` (backend.h;
  * CPU: src/backend/cpu/elementwise.c, CUDA: cuda/elementwise.cu): ReLU (also on 16-bit stored
- * outputs), leaky ReLU, the products, sum, clamp, any_nonfinite.
+ * outputs), leaky ReLU, the products, an activation's backward with the bias gradient
+ * (act_backward_bias), sum, the step's ledger (ledger_add), clamp, any_nonfinite.
  * Each operation: setup declares its buffers from the case's d[], run calls it on one
  * backend; the harness (main.c, parity.h) uploads, runs and compares.
  */
@@ -66,6 +67,34 @@ static void ru_mul(pt_env *e, gen_backend *be, int k) {
     OPS(be)->mul(be, P(e, k, 0), P(e, k, 1), P(e, k, 2), (size_t)D(0));
 }
 
+/* act_backward_bias: rows, cols, act (GEN_ACT_*), bias (1) or none (0) */
+static void su_abb(pt_env *e) {
+    size_t n = (size_t)D(0) * D(1);
+    pt_add(e, "dinp", n, PT_ACC, -1, 1);
+    pt_add(e, "dbias", (size_t)D(1), PT_ACC, -1, 1);
+    pt_add(e, "dout", n, PT_IN, -1, 1);
+    pt_add(e, "x", n, PT_IN, -2, 2);
+}
+
+static void ru_abb(pt_env *e, gen_backend *be, int k) {
+    OPS(be)->act_backward_bias(be, P(e, k, 0), D(3) ? P(e, k, 1) : NULL, P(e, k, 2), P(e, k, 3),
+                               D(0), D(1), D(2));
+}
+
+/* ledger_add: k, n */
+static void su_ledger(pt_env *e) {
+    pt_add(e, "rec", (size_t)D(0) + 1, PT_OUT, -1, 1);
+    pt_add(e, "tmp", 1, PT_OUT, -1, 1);
+    pt_add(e, "acc", 1, PT_ACC, -1, 1);
+    pt_add(e, "sums", (size_t)D(0) > 0 ? (size_t)D(0) : 1, PT_IN, -3, 3);
+    pt_add(e, "g", (size_t)D(1) > 0 ? (size_t)D(1) : 1, PT_IN, -1, 1);
+}
+
+static void ru_ledger(pt_env *e, gen_backend *be, int k) {
+    OPS(be)->ledger_add(be, P(e, k, 0), P(e, k, 1), P(e, k, 2), P(e, k, 3), D(0), P(e, k, 4),
+                        (size_t)D(1));
+}
+
 static void ru_mul_acc(pt_env *e, gen_backend *be, int k) {
     OPS(be)->mul_acc(be, P(e, k, 0), P(e, k, 1), P(e, k, 2), (size_t)D(0));
 }
@@ -128,6 +157,10 @@ static const pt_op O_LRELU_F = {"leaky_relu_forward", "n specials", 0, 0, su_ew2
 static const pt_op O_LRELU_B = {"leaky_relu_backward", "n specials", 1e-6, 1e-6, su_ew3,
                                 ru_lrelu_b};
 static const pt_op O_MUL = {"mul", "n specials", 0, 0, su_ew3, ru_mul};
+/* the column sums are in float in another order than the CPU's: a sum of rows terms */
+static const pt_op O_ABB = {"act_backward_bias", "rows cols act bias", 2e-5, 2e-5, su_abb, ru_abb};
+/* sums in double on both sides, in another order */
+static const pt_op O_LEDGER = {"ledger_add", "k n", 1e-5, 1e-6, su_ledger, ru_ledger};
 static const pt_op O_MUL_ACC = {"mul_acc", "n specials", 1e-6, 1e-6, su_ew3, ru_mul_acc};
 static const pt_op O_SLOPE = {"leaky_slope_mask", "n specials", 0, 0, su_ew3, ru_slope_mask};
 static const pt_op O_ROWVEC = {"mul_rowvec", "rows cols", 0, 0, su_rowvec, ru_rowvec};
@@ -143,6 +176,12 @@ static const pt_op O_RELU_BH = {"relu_backward_h", "prec rows cols ldo+ specials
 
 static const pt_case cases[] = {
     /* element-wise */
+    {&O_ABB, {1, 1, GEN_ACT_RELU, 1}}, {&O_ABB, {3, 17, GEN_ACT_RELU, 1}},
+    {&O_ABB, {500, 256, GEN_ACT_RELU, 1}}, {&O_ABB, {17, 257, GEN_ACT_SILU, 1}},
+    {&O_ABB, {256, 128, GEN_ACT_SILU, 0}}, {&O_ABB, {100, 256, GEN_ACT_SCALE, 1}},
+    {&O_ABB, {1025, 3, GEN_ACT_SCALE, 1}}, {&O_ABB, {33, 65, GEN_ACT_SCALE, 0}},
+    {&O_LEDGER, {4, 1}}, {&O_LEDGER, {2, 1024}}, {&O_LEDGER, {4, 1025}}, {&O_LEDGER, {2, 300001}},
+    {&O_LEDGER, {0, 17}}, {&O_LEDGER, {4, 0}},
     {&O_RELU_F, {1, 0}}, {&O_RELU_F, {1025, 0}}, {&O_RELU_F, {65539, 1}},
     {&O_RELU_B, {3, 0}}, {&O_RELU_B, {257, 0}}, {&O_RELU_B, {65539, 1}},
     {&O_LRELU_F, {17, 0}}, {&O_LRELU_F, {1025, 1}},

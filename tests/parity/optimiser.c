@@ -1,7 +1,7 @@
 /*
  * tests/parity/optimiser.c — the parity cases of the backend family `optimiser` (backend.h; CPU:
- * src/backend/cpu/optimiser.c, CUDA: cuda/optimiser.cu): adam, adam_dev with the loss scaler,
- * amp_scale, amp_unscale.
+ * src/backend/cpu/optimiser.c, CUDA: cuda/optimiser.cu): adam, adamw, adam_dev with the loss
+ * scaler, amp_scale, amp_unscale.
  * Each operation: setup declares its buffers from the case's d[], run calls it on one
  * backend; the harness (main.c, parity.h) uploads, runs and compares.
  */
@@ -87,9 +87,16 @@ static void ru_adam(pt_env *e, gen_backend *be, int k) {
                   0.9f, 1e-8f, 1e-6f, (int64_t)D(1));
 }
 
+/* adamw: n, t, keep variant (0: 1, no decay; 1: 1 - 2e-4 * 1e-2) */
+static void ru_adamw(pt_env *e, gen_backend *be, int k) {
+    OPS(be)->adamw(be, P(e, k, 0), P(e, k, 3), P(e, k, 1), P(e, k, 2), (size_t)D(0), 2e-4f, 0.9f,
+                   0.999f, 1e-8f, D(2) ? 1.0f - 2e-4f * 1e-2f : 1.0f, (int64_t)D(1));
+}
+
 /* ---- the operations: name, dims (the meaning of d[]), atol, rtol, setup, run ---- */
 
 static const pt_op O_ADAM = {"adam", "n t", 1e-6, 1e-5, su_adam, ru_adam};
+static const pt_op O_ADAMW = {"adamw", "n t keep", 1e-6, 1e-5, su_adam, ru_adamw};
 /* loss scaling: exact (powers of two, integer decisions) */
 static const pt_op O_AMP_SCALE = {"amp_scale", "n specials", 0, 0, su_amp_scale, ru_amp_scale};
 static const pt_op O_AMP_UNSCALE = {"amp_unscale", "n where kind inject good", 0, 0,
@@ -98,6 +105,7 @@ static const pt_op O_ADAM_AMP = {"adam_dev_amp", "n skip", 1e-6, 1e-5, su_adam_a
 
 static const pt_case cases[] = {
     /* Adam */
+    {&O_ADAMW, {1, 1, 1}}, {&O_ADAMW, {1025, 3, 1}}, {&O_ADAMW, {65539, 200, 0}},
     {&O_ADAM, {1, 1}}, {&O_ADAM, {17, 2}}, {&O_ADAM, {1025, 10}}, {&O_ADAM, {65539, 1000}},
     /* loss scaling */
     {&O_AMP_SCALE, {1, 0}}, {&O_AMP_SCALE, {1025, 0}}, {&O_AMP_SCALE, {65539, 1}},

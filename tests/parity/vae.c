@@ -1,6 +1,7 @@
 /*
  * tests/parity/vae.c — the parity cases of the backend family `vae` (backend.h; CPU:
- * src/backend/cpu/vae.c, CUDA: cuda/vae.cu): reparam_forward/backward, kl_normal, tvae_recon.
+ * src/backend/cpu/vae.c, CUDA: cuda/vae.cu): reparam_forward/backward, reparam_backward_bias,
+ * kl_normal, tvae_recon.
  * Each operation: setup declares its buffers from the case's d[], run calls it on one
  * backend; the harness (main.c, parity.h) uploads, runs and compares.
  */
@@ -34,6 +35,23 @@ static void su_rep_b(pt_env *e) {
 static void ru_rep_b(pt_env *e, gen_backend *be, int k) {
     OPS(be)->reparam_backward(be, P(e, k, 0), P(e, k, 1), P(e, k, 2), P(e, k, 3), P(e, k, 4),
                               (size_t)D(0));
+}
+
+/* reparam_backward_bias: B, e */
+static void su_rep_bb(pt_env *e) {
+    size_t n = (size_t)D(0) * D(1);
+    pt_add(e, "dmu", n, PT_ACC, -1, 1);
+    pt_add(e, "dlogvar", n, PT_ACC, -1, 1);
+    pt_add(e, "dmb", (size_t)D(1), PT_ACC, -1, 1);
+    pt_add(e, "dvb", (size_t)D(1), PT_ACC, -1, 1);
+    pt_add(e, "dz", n, PT_IN, -1, 1);
+    pt_add(e, "eps", n, PT_IN, -3, 3);
+    pt_add(e, "std", n, PT_IN, 0.1f, 3);
+}
+
+static void ru_rep_bb(pt_env *e, gen_backend *be, int k) {
+    OPS(be)->reparam_backward_bias(be, P(e, k, 0), P(e, k, 1), P(e, k, 2), P(e, k, 3),
+                                   P(e, k, 4), P(e, k, 5), P(e, k, 6), D(0), D(1));
 }
 
 static void su_kl(pt_env *e) {
@@ -94,6 +112,8 @@ static void ru_recon(pt_env *e, gen_backend *be, int k) {
 
 /* ---- the operations: name, dims (the meaning of d[]), atol, rtol, setup, run ---- */
 
+/* the bias sums: B values, in float in another order */
+static const pt_op O_REP_BB = {"reparam_backward_bias", "B e", 2e-5, 2e-5, su_rep_bb, ru_rep_bb};
 static const pt_op O_REP_F = {"reparam_forward", "n specials", 1e-6, 1e-6, su_rep_f, ru_rep_f};
 static const pt_op O_REP_B = {"reparam_backward", "n", 1e-6, 1e-6, su_rep_b, ru_rep_b};
 static const pt_op O_KL = {"kl_normal", "n grads", 1e-5, 1e-5, su_kl, ru_kl};
@@ -101,6 +121,7 @@ static const pt_op O_RECON = {"tvae_recon", "B layout grads per-mode", 1e-5, 1e-
                               ru_recon};
 
 static const pt_case cases[] = {
+    {&O_REP_BB, {1, 1}}, {&O_REP_BB, {500, 128}}, {&O_REP_BB, {17, 33}}, {&O_REP_BB, {1025, 3}},
     /* TVAE */
     {&O_REP_F, {1, 0}}, {&O_REP_F, {1025, 0}}, {&O_REP_F, {257, 1}},
     {&O_REP_B, {3, 0}}, {&O_REP_B, {65539, 0}},

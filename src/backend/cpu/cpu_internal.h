@@ -78,6 +78,12 @@ void gen_cpu_linear_backward(gen_backend *be, float *dinp, int lddi, float *dW, 
                              const float *W, int B, int C, int OC);
 void gen_cpu_to_half(gen_backend *be, uint16_t *dst, int ldd, const float *src, int lds,
                      int rows, int cols);
+void gen_cpu_linear1_forward(gen_backend *be, float *y, float *sums, int nsums,
+                             const float *inp, int ldi, const float *w, const float *bias, int n,
+                             int C);
+void gen_cpu_linear_act_forward(gen_backend *be, float *out, float *pre, const float *inp,
+                                int ldi, const float *W, const float *bias, int B, int C, int OC,
+                                int act);
 void gen_cpu_linear_forward_h(gen_backend *be, float *out, int ldo, const uint16_t *inp,
                               int ldi, const float *W, const float *bias, int B, int C,
                               int OC);
@@ -101,6 +107,8 @@ void gen_cpu_leaky_slope_mask(gen_backend *be, float *s, const float *inp, const
 void gen_cpu_mul_rowvec(gen_backend *be, float *out, const float *s, const float *v, int rows,
                         int cols);
 void gen_cpu_sum(gen_backend *be, float *out, const float *x, size_t n);
+void gen_cpu_ledger_add(gen_backend *be, float *rec, float *tmp, float *acc, const float *sums,
+                        int k, const float *g, size_t n);
 void gen_cpu_clamp(gen_backend *be, float *x, size_t n, float lo, float hi);
 int gen_cpu_any_nonfinite(gen_backend *be, const float *x, size_t n);
 void gen_cpu_relu_forward_h(gen_backend *be, uint16_t *out, int ldo, const float *inp, int ldi,
@@ -115,6 +123,15 @@ void gen_cpu_batchnorm_forward(gen_backend *be, float *out, float *mean, float *
 void gen_cpu_batchnorm_forward_eval(gen_backend *be, float *out, const float *inp,
                                     const float *rmean, const float *rvar, const float *gamma,
                                     const float *beta, int B, int C, float eps);
+void gen_cpu_relu_bn_backward(gen_backend *be, float *dinp, float *dgamma, float *dbeta,
+                              float *dbias, float *dh, float *dbn, const float *dout, int lddo,
+                              const float *out, int ldo, const float *inp, const float *mean,
+                              const float *rstd, const float *gamma, int B, int C);
+void gen_cpu_linear_bn_relu_forward(gen_backend *be, float *out, int ldo, float *pre, float *bn,
+                                    float *mean, float *rstd, float *rmean, float *rvar,
+                                    const float *inp, int ldi, const float *W, const float *bias,
+                                    const float *gamma, const float *beta, int B, int C, int OC,
+                                    float eps, float momentum);
 void gen_cpu_batchnorm_update_running(gen_backend *be, float *rmean, float *rvar,
                                       const float *mean, const float *rstd, int B, int C,
                                       float momentum, float eps);
@@ -146,6 +163,19 @@ void gen_cpu_cross_entropy_rows(gen_backend *be, float *loss, float *dlogits, in
                                 const int32_t *len, const int32_t *target, float scale);
 
 /* ---- random (random.c) ---- */
+void gen_cpu_lrelu_dropout_forward(gen_backend *be, float *out, float *s, const float *inp,
+                                   size_t n, float slope, float p, uint64_t seed,
+                                   uint64_t stream, uint64_t offset);
+void gen_cpu_linear_lrelu_dropout_forward(gen_backend *be, float *out, float *s, float *pre,
+                                          const float *inp, int ldi, const float *W,
+                                          const float *bias, int B, int C, int OC, float slope,
+                                          float p, uint64_t seed, uint64_t stream,
+                                          uint64_t offset);
+void gen_cpu_act_backward_bias(gen_backend *be, float *dinp, float *dbias, const float *dout,
+                               const float *x, int rows, int cols, int act);
+void gen_cpu_normal_onehot_rows(gen_backend *be, float *out, int ldo, float *z, float *cond,
+                                int emb, int w, const int32_t *pos, int B, uint64_t seed,
+                                uint64_t stream, uint64_t offset);
 void gen_cpu_dropout_forward(gen_backend *be, float *out, float *mask, const float *inp,
                              size_t n, float p, uint64_t seed, uint64_t stream,
                              uint64_t offset);
@@ -158,6 +188,9 @@ void gen_cpu_fill_uniform(gen_backend *be, float *x, size_t n, uint64_t seed, ui
 void gen_cpu_adam(gen_backend *be, float *param, const float *grad, float *m, float *v,
                   size_t n, float lr, float beta1, float beta2, float eps, float weight_decay,
                   int64_t t);
+void gen_cpu_adamw(gen_backend *be, float *param, const float *grad, float *m, float *v,
+                   size_t n, float lr, float beta1, float beta2, float eps, float keep,
+                   int64_t t);
 void gen_cpu_adam_dev(gen_backend *be, float *param, const float *grad, float *m, float *v,
                       size_t n, float lr, float beta1, float beta2, float eps,
                       float weight_decay, const int64_t *t0, int64_t dt,
@@ -180,6 +213,9 @@ void gen_cpu_gp_penalty(gen_backend *be, float *pen, float *U, const float *G, i
 /* ---- vae (vae.c) ---- */
 void gen_cpu_reparam_forward(gen_backend *be, float *z, float *std, const float *mu,
                              const float *logvar, const float *eps, size_t n);
+void gen_cpu_reparam_backward_bias(gen_backend *be, float *dmu, float *dlogvar, float *dmb,
+                                   float *dvb, const float *dz, const float *eps,
+                                   const float *std, int B, int e);
 void gen_cpu_reparam_backward(gen_backend *be, float *dmu, float *dlogvar, const float *dz,
                               const float *eps, const float *std, size_t n);
 void gen_cpu_kl_normal(gen_backend *be, float *loss, float *dmu, float *dlogvar,

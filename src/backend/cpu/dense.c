@@ -247,6 +247,20 @@ void gen_cpu_linear_forward(gen_backend *be, float *out, int ldo, const float *i
                             const float *W, const float *bias, int B, int C, int OC) {
     linear_forward_any(be, out, ldo, inp, NULL, ldi, W, bias, B, C, OC);
 }
+void gen_cpu_linear1_forward(gen_backend *be, float *y, float *sums, int nsums,
+                             const float *inp, int ldi, const float *w, const float *bias, int n,
+                             int C) {
+    gen_cpu_linear_forward(be, y, 1, inp, ldi, w, bias, n, C, 1);
+    int m = nsums > 0 ? n / nsums : 0;
+    for (int j = 0; j < nsums; j++) gen_cpu_sum(be, sums + j, y + (size_t)j * m, (size_t)m);
+}
+void gen_cpu_linear_act_forward(gen_backend *be, float *out, float *pre, const float *inp,
+                                int ldi, const float *W, const float *bias, int B, int C, int OC,
+                                int act) {
+    gen_cpu_linear_forward(be, pre, OC, inp, ldi, W, bias, B, C, OC);
+    if (act == GEN_ACT_SILU) gen_cpu_silu_forward(be, out, pre, (size_t)B * OC);
+    else gen_cpu_relu_forward(be, out, pre, (size_t)B * OC);
+}
 void gen_cpu_linear_backward(gen_backend *be, float *dinp, int lddi, float *dW, float *dbias,
                              const float *dout, int lddo, const float *inp, int ldi,
                              const float *W, int B, int C, int OC) {

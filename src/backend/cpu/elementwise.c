@@ -69,6 +69,18 @@ void gen_cpu_mul_acc(gen_backend *be, float *dinp, const float *dout, const floa
     (void)be;
     GEN_PARALLEL_RANGE(n, mul_acc_range(dinp, dout, mask, lo, hi));
 }
+void gen_cpu_act_backward_bias(gen_backend *be, float *dinp, float *dbias, const float *dout,
+                               const float *x, int rows, int cols, int act) {
+    size_t n = (size_t)rows * cols;
+    if (act == GEN_ACT_RELU) gen_cpu_relu_backward(be, dinp, dout, x, n);
+    else if (act == GEN_ACT_SILU) gen_cpu_silu_backward(be, dinp, dout, x, n);
+    else gen_cpu_mul_acc(be, dinp, dout, x, n);
+    if (!dbias) return;
+    for (int b = 0; b < rows; b++) { /* linear_backward's order (cpu/dense.c) */
+        const float *d = dinp + (size_t)b * cols;
+        for (int o = 0; o < cols; o++) dbias[o] += d[o];
+    }
+}
 void gen_cpu_leaky_slope_mask(gen_backend *be, float *s, const float *inp, const float *mask,
                               size_t n, float slope) {
     (void)be;
@@ -86,6 +98,13 @@ void gen_cpu_sum(gen_backend *be, float *out, const float *x, size_t n) {
     double acc = 0;
     for (size_t i = 0; i < n; i++) acc += x[i];
     out[0] = (float)acc;
+}
+void gen_cpu_ledger_add(gen_backend *be, float *rec, float *tmp, float *acc, const float *sums,
+                        int k, const float *g, size_t n) {
+    memcpy(rec, sums, (size_t)k * sizeof(float));
+    gen_cpu_sum(be, rec + k, g, n);
+    gen_cpu_sum(be, tmp, rec, (size_t)k + 1);
+    gen_cpu_accumulate(be, acc, tmp, 1);
 }
 
 void gen_cpu_clamp(gen_backend *be, float *x, size_t n, float lo, float hi) {

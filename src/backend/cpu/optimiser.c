@@ -32,6 +32,13 @@ void gen_cpu_adam(gen_backend *be, float *param, const float *grad, float *m, fl
                                      isbc2, lo, hi));
 }
 
+void gen_cpu_adamw(gen_backend *be, float *param, const float *grad, float *m, float *v,
+                   size_t n, float lr, float beta1, float beta2, float eps, float keep,
+                   int64_t t) {
+    if (keep != 1.0f) gen_cpu_scale(be, param, n, keep);
+    gen_cpu_adam(be, param, grad, m, v, n, lr, beta1, beta2, eps, 0.0f, t);
+}
+
 /* ---- device step state (backend.h; on the CPU "backend memory" is host memory) ------------- */
 void gen_cpu_adam_dev(gen_backend *be, float *param, const float *grad, float *m, float *v,
                       size_t n, float lr, float beta1, float beta2, float eps,

@@ -36,6 +36,16 @@ void gen_cpu_reparam_backward(gen_backend *be, float *dmu, float *dlogvar, const
     GEN_PARALLEL_RANGE(n, reparam_bwd_range(dmu, dlogvar, dz, eps, std, lo, hi));
 }
 
+void gen_cpu_reparam_backward_bias(gen_backend *be, float *dmu, float *dlogvar, float *dmb,
+                                   float *dvb, const float *dz, const float *eps,
+                                   const float *std, int B, int e) {
+    gen_cpu_reparam_backward(be, dmu, dlogvar, dz, eps, std, (size_t)B * e);
+    for (int b = 0; b < B; b++) /* linear_backward's order (cpu/dense.c) */
+        for (int o = 0; o < e; o++) dmb[o] += dmu[(size_t)b * e + o];
+    for (int b = 0; b < B; b++)
+        for (int o = 0; o < e; o++) dvb[o] += dlogvar[(size_t)b * e + o];
+}
+
 /* Per-thread partial sums, added in thread order: the total is the same for a given thread
  * count (the gradients never depend on it). */
 
