@@ -1,0 +1,176 @@
+/*
+ * dp_stats.c — the transformer's statistics under differential privacy (docs/privacy.md,
+ * "The transformer's statistics"): for every column a histogram of the real values with
+ * Gaussian noise on every cell (one row adds 1 to one cell per column, so the L2
+ * sensitivity of all histograms together is sqrt(columns)), cells whose noisy count is below
+ * a threshold dropped, and a pseudo-table drawn from what is left. The transformer is fitted
+ * on the pseudo-table only (post-processing), so its mixture modes, ranges, point masses,
+ * quantiles and category lists come from noisy counts, never from a real value.
+ *   continuous: a grid fixed before seeing data: missing, exactly 0, and per sign
+ *     GEN_DPH_G bins per decade of |x| from 1e-6 to 1e12 (clamped), each split by "whole
+ *     number or not"; a pseudo value is drawn uniformly in its bin (rounded in whole-number
+ *     cells); the column is whole-numbered when no fractional cell survives, and otherwise
+ *     printed with 3 decimals (a fixed choice: the real number of decimals is not looked at).
+ *   categorical: one cell per level of the data and one for missing values. The level
+ *     names come from the data, so a level only one row holds must not show: its cell is
+ *     released with probability Pr[1 + N(0, sd^2) >= threshold], which the plan (dp.c) keeps
+ *     inside the delta it sets aside for it.
+ * Row 0 of every pseudo column is missing (a data-independent choice), so the transformer
+ * always has a missing slot: real rows whose category was not released are encoded as
+ * missing in the recoded table the network trains on.
+ * The draws come from one host Philox stream (GEN_STREAM_DP_STATS) in a fixed order.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dp.h"
+#include "rng.h"
+#include "table.h"
+
+#define GEN_DPH_G 32                           /* bins per decade */
+#define GEN_DPH_KLO (-6 * GEN_DPH_G)           /* 1e-6 */
+#define GEN_DPH_NB (18 * GEN_DPH_G)            /* up to 1e12 */
+#define GEN_DPH_CELLS (2 + 2 * GEN_DPH_NB * 2) /* missing, zero, sign x bin x whole */
+
+static int cont_cell(double x) {
+    if (isnan(x)) return 0;
+    if (x == 0.0) return 1;
+    int s = x < 0, whole = x == floor(x);
+    double k = floor(GEN_DPH_G * log10(fabs(x)));
+    int b = k < GEN_DPH_KLO ? 0 : k >= GEN_DPH_KLO + GEN_DPH_NB ? GEN_DPH_NB - 1 : (int)k - GEN_DPH_KLO;
+    return 2 + ((s * GEN_DPH_NB + b) * 2 + whole);
+}
+
+static double cell_value(int c, gen_rng *r) {
+    int i = c - 2, whole = i & 1, b = (i >> 1) % GEN_DPH_NB, s = (i >> 1) / GEN_DPH_NB;
+    double lo = pow(10.0, (double)(GEN_DPH_KLO + b) / GEN_DPH_G);
+    double hi = pow(10.0, (double)(GEN_DPH_KLO + b + 1) / GEN_DPH_G);
+    double v = lo + (hi - lo) * gen_rng_uniform(r);
+    if (whole) v = fmax(1.0, round(v));
+    return s ? -v : v;
+}
+
+/* Adds the noise to cnt[0..n), keeps cells at or above threshold (others 0); returns how
+ * many survive and their total in *tot. */
+static int release(double *cnt, int n, double sd, double threshold, gen_rng *r, double *tot) {
+    int kept = 0;
+    *tot = 0;
+    for (int i = 0; i < n; i++) {
+        double v = cnt[i] + sd * gen_rng_normal(r);
+        cnt[i] = v >= threshold ? v : 0.0;
+        if (cnt[i] > 0) { kept++; *tot += cnt[i]; }
+    }
+    return kept;
+}
+
+/* An index drawn with probability w[i] / tot */
+static int draw(const double *w, int n, double tot, gen_rng *r) {
+    double u = gen_rng_uniform(r) * tot, acc = 0;
+    int last = 0;
+    for (int i = 0; i < n; i++) {
+        if (w[i] <= 0) continue;
+        acc += w[i];
+        last = i;
+        if (u < acc) return i;
+    }
+    return last;
+}
+
+static genesis_status add_continuous(genesis_ctx *ctx, const gen_column *col, int64_t n, double sd,
+                                     double threshold, gen_rng *r, genesis_table *ps,
+                                     genesis_table *rc) {
+    double *cnt = calloc(GEN_DPH_CELLS, sizeof *cnt);
+    double *v = malloc((size_t)(n > 0 ? n : 1) * sizeof *v);
+    genesis_status st = GENESIS_OK;
+    if (!cnt || !v) st = gen_set_error(ctx, GENESIS_ERR_NOMEM, "out of memory for the noisy histograms");
+    for (int64_t i = 0; st == GENESIS_OK && i < n; i++) cnt[cont_cell(col->num[i])] += 1.0;
+    double tot = 0;
+    int kept = st == GENESIS_OK ? release(cnt, GEN_DPH_CELLS, sd, threshold, r, &tot) : 0;
+    int values = 0, frac = 0;
+    for (int c = 1; c < GEN_DPH_CELLS; c++) {
+        if (cnt[c] <= 0) continue;
+        values++;
+        if (c >= 2 && !((c - 2) & 1)) frac = 1;
+    }
+    if (st == GENESIS_OK && (kept == 0 || values == 0))
+        st = gen_set_error(ctx, GENESIS_ERR_DATA,
+                           "column '%s': no value range of it survives the privacy noise "
+                           "(each needs about %.0f rows); raise --epsilon, or drop the column",
+                           col->name, threshold);
+    cnt[0] = 0.0; /* missing rows come from row 0 and from drawn missing cells below */
+    for (int64_t i = 0; st == GENESIS_OK && i < n; i++) {
+        if (i == 0) { v[i] = NAN; continue; }
+        int c = draw(cnt, GEN_DPH_CELLS, tot, r);
+        v[i] = c == 1 ? 0.0 : cell_value(c, r);
+    }
+    if (st == GENESIS_OK) st = genesis_table_add_continuous(ps, col->name, v, !frac, frac ? 3 : 0);
+    if (st == GENESIS_OK) st = genesis_table_add_continuous(rc, col->name, col->num, 0, -1);
+    free(cnt);
+    free(v);
+    return st;
+}
+
+static genesis_status add_categorical(genesis_ctx *ctx, const gen_column *col, int64_t n, double sd,
+                                      double threshold, gen_rng *r, genesis_table *ps,
+                                      genesis_table *rc) {
+    int32_t L = col->nlevels;
+    double *cnt = calloc((size_t)L + 1, sizeof *cnt); /* levels, then missing */
+    int32_t *map = malloc(((size_t)L + 1) * sizeof *map);
+    int32_t *codes = malloc((size_t)(n > 0 ? n : 1) * sizeof *codes);
+    const char **names = malloc(((size_t)L + 1) * sizeof *names);
+    genesis_status st = GENESIS_OK;
+    if (!cnt || !map || !codes || !names)
+        st = gen_set_error(ctx, GENESIS_ERR_NOMEM, "out of memory for the noisy histograms");
+    for (int64_t i = 0; st == GENESIS_OK && i < n; i++) cnt[col->cat[i] < 0 ? L : col->cat[i]] += 1.0;
+    double tot = 0;
+    if (st == GENESIS_OK) release(cnt, L + 1, sd, threshold, r, &tot);
+    int32_t kept = 0;
+    for (int32_t l = 0; st == GENESIS_OK && l < L; l++) {
+        map[l] = cnt[l] > 0 ? kept : -1;
+        if (cnt[l] > 0) names[kept++] = col->levels[l] ? col->levels[l] : "";
+    }
+    if (st == GENESIS_OK && kept == 0)
+        st = gen_set_error(ctx, GENESIS_ERR_DATA,
+                           "column '%s': no category of it survives the privacy noise (each "
+                           "needs about %.0f rows); raise --epsilon, or drop the column",
+                           col->name, threshold);
+    for (int64_t i = 0; st == GENESIS_OK && i < n; i++) {
+        int c = i == 0 ? L : draw(cnt, L + 1, tot, r);
+        codes[i] = c == L ? -1 : map[c];
+    }
+    if (st == GENESIS_OK) st = genesis_table_add_categorical(ps, col->name, codes, names, kept);
+    for (int64_t i = 0; st == GENESIS_OK && i < n; i++)
+        codes[i] = col->cat[i] < 0 ? -1 : map[col->cat[i]];
+    if (st == GENESIS_OK) st = genesis_table_add_categorical(rc, col->name, codes, names, kept);
+    free(cnt);
+    free(map);
+    free(codes);
+    free(names);
+    return st;
+}
+
+genesis_status gen_dp_release_tables(genesis_ctx *ctx, const genesis_table *t, double sd,
+                                     double threshold, uint64_t seed, genesis_table **pseudo,
+                                     genesis_table **recoded) {
+    *pseudo = *recoded = NULL;
+    genesis_table *ps = NULL, *rc = NULL;
+    GEN_TRY(genesis_table_create(ctx, t->nrows, t->source, &ps));
+    genesis_status st = genesis_table_create(ctx, t->nrows, t->source, &rc);
+    gen_rng r;
+    gen_rng_init(&r, seed, GEN_STREAM_DP_STATS);
+    for (int c = 0; st == GENESIS_OK && c < t->ncols; c++) {
+        const gen_column *col = &t->cols[c];
+        st = col->type == GENESIS_COLUMN_CONTINUOUS
+                 ? add_continuous(ctx, col, t->nrows, sd, threshold, &r, ps, rc)
+                 : add_categorical(ctx, col, t->nrows, sd, threshold, &r, ps, rc);
+    }
+    if (st != GENESIS_OK) {
+        gen_table_destroy(ps);
+        gen_table_destroy(rc);
+        return st;
+    }
+    *pseudo = ps;
+    *recoded = rc;
+    return GENESIS_OK;
+}
