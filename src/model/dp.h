@@ -24,6 +24,10 @@ genesis_status gen_dp_fit_transformer(genesis_model *m, const genesis_table *t,
 /* dp_stats.c: the pseudo-table of nrows rows drawn from noisy histograms of t's columns
  * (Gaussian noise of sd `sd` per cell, cells below `threshold` dropped), and t recoded to its
  * categories. NULL *pseudo on refusal (the message names the column). */
+/* The continuous columns' bins per decade for nrows rows and a release threshold (public
+ * quantities only): the largest of 32, 16, 8, 4 with nrows / (2 G) >= threshold, else 2. */
+#define GEN_DPH_MAX_G 32
+int gen_dp_bins_per_decade(int64_t nrows, double threshold);
 genesis_status gen_dp_release_tables(genesis_ctx *ctx, const genesis_table *t, double sd,
                                      double threshold, uint64_t seed, genesis_table **pseudo,
                                      genesis_table **recoded);

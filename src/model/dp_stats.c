@@ -6,9 +6,11 @@
  * a threshold dropped, and a pseudo-table drawn from what is left. The transformer is fitted
  * on the pseudo-table only (post-processing), so its mixture modes, ranges, point masses,
  * quantiles and category lists come from noisy counts, never from a real value.
- *   continuous: a grid fixed before seeing data: missing, exactly 0, and per sign
- *     GEN_DPH_G bins per decade of |x| from 1e-6 to 1e12 (clamped), each split by "whole
- *     number or not"; a pseudo value is drawn uniformly in its bin (rounded in whole-number
+ *   continuous: a grid fixed before seeing data: missing, exactly 0, and per sign G bins
+ *     per decade of |x| from 1e-6 to 1e12 (clamped), each split by "whole number or not";
+ *     G (32, 16, 8, 4 or 2: gen_dp_bins_per_decade) depends only on the row count and the
+ *     threshold, so that a column spread over one decade keeps about twice the threshold
+ *     per bin; a pseudo value is drawn uniformly in its bin (rounded in whole-number
  *     cells); the column is whole-numbered when no fractional cell survives, and otherwise
  *     printed with 3 decimals (a fixed choice: the real number of decimals is not looked at).
  *   categorical: one cell per level of the data and one for missing values. The level
@@ -28,24 +30,25 @@
 #include "rng.h"
 #include "table.h"
 
-#define GEN_DPH_G 32                           /* bins per decade */
-#define GEN_DPH_KLO (-6 * GEN_DPH_G)           /* 1e-6 */
-#define GEN_DPH_NB (18 * GEN_DPH_G)            /* up to 1e12 */
-#define GEN_DPH_CELLS (2 + 2 * GEN_DPH_NB * 2) /* missing, zero, sign x bin x whole */
+#define GEN_DPH_DECADES 18                     /* 1e-6 .. 1e12 */
 
-static int cont_cell(double x) {
+/* the grid of G bins per decade: missing, zero, sign x bin x whole */
+static int cont_cells(int G) { return 2 + 2 * GEN_DPH_DECADES * G * 2; }
+
+static int cont_cell(double x, int G) {
     if (isnan(x)) return 0;
     if (x == 0.0) return 1;
-    int s = x < 0, whole = x == floor(x);
-    double k = floor(GEN_DPH_G * log10(fabs(x)));
-    int b = k < GEN_DPH_KLO ? 0 : k >= GEN_DPH_KLO + GEN_DPH_NB ? GEN_DPH_NB - 1 : (int)k - GEN_DPH_KLO;
-    return 2 + ((s * GEN_DPH_NB + b) * 2 + whole);
+    int s = x < 0, whole = x == floor(x), nb = GEN_DPH_DECADES * G, klo = -6 * G;
+    double k = floor(G * log10(fabs(x)));
+    int b = k < klo ? 0 : k >= klo + nb ? nb - 1 : (int)k - klo;
+    return 2 + ((s * nb + b) * 2 + whole);
 }
 
-static double cell_value(int c, gen_rng *r) {
-    int i = c - 2, whole = i & 1, b = (i >> 1) % GEN_DPH_NB, s = (i >> 1) / GEN_DPH_NB;
-    double lo = pow(10.0, (double)(GEN_DPH_KLO + b) / GEN_DPH_G);
-    double hi = pow(10.0, (double)(GEN_DPH_KLO + b + 1) / GEN_DPH_G);
+static double cell_value(int c, int G, gen_rng *r) {
+    int nb = GEN_DPH_DECADES * G, klo = -6 * G;
+    int i = c - 2, whole = i & 1, b = (i >> 1) % nb, s = (i >> 1) / nb;
+    double lo = pow(10.0, (double)(klo + b) / G);
+    double hi = pow(10.0, (double)(klo + b + 1) / G);
     double v = lo + (hi - lo) * gen_rng_uniform(r);
     if (whole) v = fmax(1.0, round(v));
     return s ? -v : v;
@@ -78,17 +81,18 @@ static int draw(const double *w, int n, double tot, gen_rng *r) {
 }
 
 static genesis_status add_continuous(genesis_ctx *ctx, const gen_column *col, int64_t n, double sd,
-                                     double threshold, gen_rng *r, genesis_table *ps,
+                                     double threshold, int G, gen_rng *r, genesis_table *ps,
                                      genesis_table *rc) {
-    double *cnt = calloc(GEN_DPH_CELLS, sizeof *cnt);
+    int ncells = cont_cells(G);
+    double *cnt = calloc((size_t)ncells, sizeof *cnt);
     double *v = malloc((size_t)(n > 0 ? n : 1) * sizeof *v);
     genesis_status st = GENESIS_OK;
     if (!cnt || !v) st = gen_set_error(ctx, GENESIS_ERR_NOMEM, "out of memory for the noisy histograms");
-    for (int64_t i = 0; st == GENESIS_OK && i < n; i++) cnt[cont_cell(col->num[i])] += 1.0;
+    for (int64_t i = 0; st == GENESIS_OK && i < n; i++) cnt[cont_cell(col->num[i], G)] += 1.0;
     double tot = 0;
-    int kept = st == GENESIS_OK ? release(cnt, GEN_DPH_CELLS, sd, threshold, r, &tot) : 0;
+    int kept = st == GENESIS_OK ? release(cnt, ncells, sd, threshold, r, &tot) : 0;
     int values = 0, frac = 0;
-    for (int c = 1; c < GEN_DPH_CELLS; c++) {
+    for (int c = 1; c < ncells; c++) {
         if (cnt[c] <= 0) continue;
         values++;
         if (c >= 2 && !((c - 2) & 1)) frac = 1;
@@ -101,8 +105,8 @@ static genesis_status add_continuous(genesis_ctx *ctx, const gen_column *col, in
     cnt[0] = 0.0; /* missing rows come from row 0 and from drawn missing cells below */
     for (int64_t i = 0; st == GENESIS_OK && i < n; i++) {
         if (i == 0) { v[i] = NAN; continue; }
-        int c = draw(cnt, GEN_DPH_CELLS, tot, r);
-        v[i] = c == 1 ? 0.0 : cell_value(c, r);
+        int c = draw(cnt, ncells, tot, r);
+        v[i] = c == 1 ? 0.0 : cell_value(c, G, r);
     }
     if (st == GENESIS_OK) st = genesis_table_add_continuous(ps, col->name, v, !frac, frac ? 3 : 0);
     if (st == GENESIS_OK) st = genesis_table_add_continuous(rc, col->name, col->num, 0, -1);
@@ -150,9 +154,16 @@ static genesis_status add_categorical(genesis_ctx *ctx, const gen_column *col, i
     return st;
 }
 
+int gen_dp_bins_per_decade(int64_t nrows, double threshold) {
+    int G = GEN_DPH_MAX_G;
+    while (G > 2 && (double)nrows / (2.0 * G) < threshold) G /= 2;
+    return G;
+}
+
 genesis_status gen_dp_release_tables(genesis_ctx *ctx, const genesis_table *t, double sd,
                                      double threshold, uint64_t seed, genesis_table **pseudo,
                                      genesis_table **recoded) {
+    int G = gen_dp_bins_per_decade(t->nrows, threshold);
     *pseudo = *recoded = NULL;
     genesis_table *ps = NULL, *rc = NULL;
     GEN_TRY(genesis_table_create(ctx, t->nrows, t->source, &ps));
@@ -162,7 +173,7 @@ genesis_status gen_dp_release_tables(genesis_ctx *ctx, const genesis_table *t, d
     for (int c = 0; st == GENESIS_OK && c < t->ncols; c++) {
         const gen_column *col = &t->cols[c];
         st = col->type == GENESIS_COLUMN_CONTINUOUS
-                 ? add_continuous(ctx, col, t->nrows, sd, threshold, &r, ps, rc)
+                 ? add_continuous(ctx, col, t->nrows, sd, threshold, G, &r, ps, rc)
                  : add_categorical(ctx, col, t->nrows, sd, threshold, &r, ps, rc);
     }
     if (st != GENESIS_OK) {
