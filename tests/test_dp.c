@@ -3,13 +3,13 @@
  *   1. the RDP accountant against dp-accounting 0.6.0 (Google's differential-privacy
  *      library, PyPI `dp-accounting`), within 1%: epsilon of the Poisson-subsampled Gaussian
  *      and the noise multiplier that reaches a target epsilon;
- *   2. per-example clipping on a tiny TVAE: the squared norms the backend computes from the
+ *   2. per-example clipping on a tiny TVAE and a tiny class-conditional DDPM denoiser: the squared norms the backend computes from the
  *      layers' inputs and output gradients equal the norms of brute-force per-example
  *      gradients (one backward pass per row), and the clipped sum equals
  *      sum_b min(1, C / |g_b|) g_b;
  *   3. DP-SGD's noise: standard deviation, mean and the share within one sd, and the same
  *      bytes at 1 and 4 threads;
- *   4. a DP fit leaks nothing of the real data into the model file outside the budget: a
+ *   4. a DP fit (TVAE and DDPM) leaks nothing of the real data into the model file outside the budget: a
  *      category one row holds and a value far outside the others are absent from the file
  *      (and present in the file of the same fit without DP, so the check can fail); the
  *      privacy record survives the file; targets that cannot be reached are refused.
@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "backend.h"
+#include "ddpm.h"
 #include "dp_accountant.h"
 #include "model.h"
 #include "model_io.h"
@@ -163,6 +164,84 @@ START_TEST(test_clipping_per_example) {
 }
 END_TEST
 
+/* DDPM's denoiser, class-conditional (the label embedding's row is part of each row's
+ * gradient): the same checks against one backward pass per row. */
+START_TEST(test_clipping_per_example_ddpm) {
+    enum { NB = 7, ND = 9, K = 3 };
+    gen_act_span spans[4] = {{0, 1, 0}, {1, 3, 1}, {4, 1, 0}, {5, 4, 1}};
+    ddpm_config cfg = {NB, ND, 6, 7, 2, 1, K, 0};
+    ddpm *d;
+    ck_assert_int_eq(ddpm_create(ctx, be, &cfg, spans, 4, &d), GENESIS_OK);
+    ck_assert_int_eq(ddpm_init_weights(d, 3), GENESIS_OK);
+    float x0[NB * ND], xt[NB * ND], nz[NB * ND], coef[NB * 2];
+    int32_t tt[NB], yy[NB];
+    tu_fill_uniform(xt, NB * ND, -1, 1, 21);
+    tu_fill_uniform(x0, NB * ND, -1, 1, 22);
+    tu_fill_uniform(nz, NB * ND, -1, 1, 23);
+    gen_rng r;
+    gen_rng_init(&r, 7, 1);
+    for (int b = 0; b < NB; b++) {
+        for (int sp = 1; sp < 4; sp += 2) {
+            int k0 = (int)gen_rng_below(&r, (uint64_t)spans[sp].len), kt = (int)gen_rng_below(&r, (uint64_t)spans[sp].len);
+            for (int j = 0; j < spans[sp].len; j++) {
+                x0[b * ND + spans[sp].start + j] = j == k0;
+                xt[b * ND + spans[sp].start + j] = j == kt;
+            }
+        }
+        tt[b] = (int32_t)(b * 140);
+        yy[b] = (int32_t)(b % K);
+        coef[2 * b] = 0.95f;
+        coef[2 * b + 1] = b ? 0.5f : 1.0f;
+    }
+    float gs = 0.5f, ms = 2.0f; /* per-row scales */
+    size_t n = d->count;
+    float *g = malloc((size_t)NB * n * sizeof(float));
+    double norm[NB];
+    for (int b = 0; b < NB; b++) { /* one row alone: its own gradient */
+        memcpy(d->act.x0, x0 + b * ND, ND * sizeof(float));
+        memcpy(d->act.xt, xt + b * ND, ND * sizeof(float));
+        memcpy(d->act.noise, nz + b * ND, ND * sizeof(float));
+        memcpy(d->act.coef, coef + 2 * b, 2 * sizeof(float));
+        d->t[0] = tt[b];
+        d->y[0] = yy[b];
+        ddpm_forward_backward(d, 1, gs, ms, 1);
+        memcpy(g + (size_t)b * n, d->grads, n * sizeof(float));
+        double s2 = 0;
+        for (size_t i = 0; i < n; i++) s2 += (double)d->grads[i] * d->grads[i];
+        norm[b] = sqrt(s2);
+    }
+    double lo = norm[0], hi = norm[0];
+    for (int b = 1; b < NB; b++) { lo = fmin(lo, norm[b]); hi = fmax(hi, norm[b]); }
+    float clip = (float)sqrt(lo * hi); /* clips the largest rows, not the smallest */
+    memcpy(d->act.x0, x0, sizeof x0);
+    memcpy(d->act.xt, xt, sizeof xt);
+    memcpy(d->act.noise, nz, sizeof nz);
+    memcpy(d->act.coef, coef, sizeof coef);
+    memcpy(d->t, tt, sizeof tt);
+    memcpy(d->y, yy, sizeof yy);
+    float *sum = calloc(n, sizeof(float)), sq[NB], s[NB];
+    ddpm_dp_clip_rows(d, NB, gs, ms, sum, sq, s, clip, NULL);
+    int clipped = 0;
+    for (int b = 0; b < NB; b++) {
+        ck_assert_msg(fabs(sqrt(sq[b]) - norm[b]) <= 1e-4 * norm[b], "row %d: norm %.7g, brute force %.7g",
+                      b, sqrt(sq[b]), norm[b]);
+        clipped += s[b] < 1.0f;
+    }
+    ck_assert(clipped >= 1 && clipped < NB);
+    double maxerr = 0, maxv = 0;
+    for (size_t i = 0; i < n; i++) {
+        double want = 0;
+        for (int b = 0; b < NB; b++) want += fmin(1.0, clip / norm[b]) * g[(size_t)b * n + i];
+        maxerr = fmax(maxerr, fabs(want - sum[i]));
+        maxv = fmax(maxv, fabs(want));
+    }
+    ck_assert_msg(maxerr <= 1e-5 * (1 + maxv), "clipped sum off by %g (largest %g)", maxerr, maxv);
+    free(g);
+    free(sum);
+    ddpm_free(d);
+}
+END_TEST
+
 /* ---- 3. the noise ------------------------------------------------------------------------------ */
 
 START_TEST(test_noise_scale_and_threads) {
@@ -284,6 +363,21 @@ START_TEST(test_dp_model_file_holds_no_canary) {
     /* and a non-DP file still loads (older readers' layout) */
     genesis_model *m3;
     ck_assert_int_eq(gen_model_read_mem(ctx, "plain.gen", plain.p, plain.len, 0, &m3), GENESIS_OK);
+    /* DDPM under DP: the same (its quantile maps come from the noisy histograms too) */
+    genesis_model *m4;
+    ck_assert_int_eq(genesis_model_create(ctx, GENESIS_MODEL_DDPM, &m4), GENESIS_OK);
+    ck_assert_int_eq(genesis_model_set_param(m4, GENESIS_P_ITERATIONS, 20), GENESIS_OK);
+    ck_assert_int_eq(genesis_model_set_param(m4, GENESIS_P_EPSILON, 3.0), GENESIS_OK);
+    st = genesis_model_fit(m4, t, NULL, NULL);
+    ck_assert_msg(st == GENESIS_OK, "ddpm fit: %s", genesis_errmsg(ctx));
+    gen_bytes dd;
+    ck_assert_int_eq(gen_model_file_bytes(m4, 0, &dd), GENESIS_OK);
+    ck_assert(!contains(dd.p, dd.len, CANARY_LEVEL, strlen(CANARY_LEVEL)));
+    ck_assert(!contains(dd.p, dd.len, &cv, sizeof cv));
+    ck_assert_int_eq(genesis_model_privacy(m4, &pv), GENESIS_OK);
+    ck_assert(pv.dp == 1 && pv.steps == 20 && pv.epsilon <= 3.0);
+    genesis_model_free(m4);
+    free(dd.p);
     genesis_model_free(m0);
     genesis_model_free(m1);
     genesis_model_free(m2);
@@ -330,6 +424,7 @@ int main(void) {
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, test_accountant_matches_dp_accounting);
     tcase_add_test(tc, test_clipping_per_example);
+    tcase_add_test(tc, test_clipping_per_example_ddpm);
     tcase_add_test(tc, test_noise_scale_and_threads);
     tcase_add_test(tc, test_dp_model_file_holds_no_canary);
     tcase_add_test(tc, test_dp_refusals);

@@ -407,7 +407,7 @@ typedef enum genesis_param {
                                       steps, 0 (default) deterministic .. 1 the DDPM
                                       posterior's variance (Song et al. 2021); no effect
                                       when all T steps are sampled */
-    GENESIS_P_EPSILON = 34,        /* TVAE: > 0 trains under (epsilon, delta)-differential
+    GENESIS_P_EPSILON = 34,        /* TVAE, DDPM: > 0 trains under (epsilon, delta)-differential
                                       privacy (DP-SGD with Poisson batches, and the
                                       transformer's statistics from noisy histograms;
                                       docs/privacy.md); 0 (default) off */

@@ -36,7 +36,7 @@ static genesis_status refuse_settings(genesis_model *m, const genesis_table *t) 
     genesis_ctx *ctx = m->ctx;
     GEN_RETURN_IF(!m->vt->dp_sgd, ctx, GENESIS_ERR_UNSUPPORTED,
                   "--epsilon: %s cannot train under differential privacy in this version; use "
-                  "--method tvae",
+                  "--method tvae or --method ddpm",
                   m->vt->name);
     GEN_RETURN_IF(gen_comm_size(ctx->comm) > 1, ctx, GENESIS_ERR_UNSUPPORTED,
                   "--epsilon: differentially private training runs on one rank (the accountant "
