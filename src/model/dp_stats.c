@@ -17,9 +17,11 @@
  *     names come from the data, so a level only one row holds must not show: its cell is
  *     released with probability Pr[1 + N(0, sd^2) >= threshold], which the plan (dp.c) keeps
  *     inside the delta it sets aside for it.
- * Row 0 of every pseudo column is missing (a data-independent choice), so the transformer
- * always has a missing slot: real rows whose category was not released are encoded as
- * missing in the recoded table the network trains on.
+ * The network trains on the real rows recoded to what was released (each row by itself,
+ * from released quantities only): a category that was not released becomes missing when the
+ * missing cell was released, else the released category of the largest noisy count; a
+ * missing value without a released missing cell becomes that category, or for a continuous
+ * column one value drawn from the released cells.
  * The draws come from one host Philox stream (GEN_STREAM_DP_STATS) in a fixed order.
  */
 #include <math.h>
@@ -102,14 +104,21 @@ static genesis_status add_continuous(genesis_ctx *ctx, const gen_column *col, in
                            "column '%s': no value range of it survives the privacy noise "
                            "(each needs about %.0f rows); raise --epsilon, or drop the column",
                            col->name, threshold);
-    cnt[0] = 0.0; /* missing rows come from row 0 and from drawn missing cells below */
     for (int64_t i = 0; st == GENESIS_OK && i < n; i++) {
-        if (i == 0) { v[i] = NAN; continue; }
         int c = draw(cnt, ncells, tot, r);
-        v[i] = c == 1 ? 0.0 : cell_value(c, G, r);
+        v[i] = c == 0 ? NAN : c == 1 ? 0.0 : cell_value(c, G, r);
     }
     if (st == GENESIS_OK) st = genesis_table_add_continuous(ps, col->name, v, !frac, frac ? 3 : 0);
-    if (st == GENESIS_OK) st = genesis_table_add_continuous(rc, col->name, col->num, 0, -1);
+    /* the real rows; without a released missing cell their missing values take one value
+     * drawn from the released cells (the transformer has no missing slot to encode them) */
+    double fill = 0.0;
+    if (st == GENESIS_OK && cnt[0] <= 0) {
+        int c = draw(cnt, ncells, tot, r);
+        fill = c == 1 ? 0.0 : cell_value(c, G, r);
+    }
+    for (int64_t i = 0; st == GENESIS_OK && i < n; i++)
+        v[i] = isnan(col->num[i]) && cnt[0] <= 0 ? fill : col->num[i];
+    if (st == GENESIS_OK) st = genesis_table_add_continuous(rc, col->name, v, 0, -1);
     free(cnt);
     free(v);
     return st;
@@ -140,12 +149,21 @@ static genesis_status add_categorical(genesis_ctx *ctx, const gen_column *col, i
                            "needs about %.0f rows); raise --epsilon, or drop the column",
                            col->name, threshold);
     for (int64_t i = 0; st == GENESIS_OK && i < n; i++) {
-        int c = i == 0 ? L : draw(cnt, L + 1, tot, r);
+        int c = draw(cnt, L + 1, tot, r);
         codes[i] = c == L ? -1 : map[c];
     }
     if (st == GENESIS_OK) st = genesis_table_add_categorical(ps, col->name, codes, names, kept);
-    for (int64_t i = 0; st == GENESIS_OK && i < n; i++)
-        codes[i] = col->cat[i] < 0 ? -1 : map[col->cat[i]];
+    /* the real rows: a level that was not released is missing when the missing cell was
+     * released, else the released level of the largest noisy count (so are missing values
+     * without a released missing cell) */
+    int32_t top = -1;
+    for (int32_t l = 0; l < L; l++)
+        if (cnt[l] > 0 && (top < 0 || cnt[l] > cnt[top])) top = l;
+    int32_t other = cnt[L] > 0 ? -1 : (top >= 0 ? map[top] : -1);
+    for (int64_t i = 0; st == GENESIS_OK && i < n; i++) {
+        int32_t c = col->cat[i];
+        codes[i] = c >= 0 && map[c] >= 0 ? map[c] : other;
+    }
     if (st == GENESIS_OK) st = genesis_table_add_categorical(rc, col->name, codes, names, kept);
     free(cnt);
     free(map);

@@ -1,0 +1,35 @@
+#!/bin/sh
+# dp_speed.sh — training speed with and without differential privacy, side by side in one
+# run on the same machine (docs/privacy.md, "Measured"): TVAE (EPOCHS, default 10) and DDPM
+# (ITERS, default 300 iterations) on the training table of dp_adult.sh, each fitted without
+# DP and with --epsilon 3, alternating, REPEATS times (default 2); prints each fit's wall
+# time and the median ratio.
+# usage: bench/privacy/dp_speed.sh TRAIN.csv [OUT.txt]; env GENESIS, EPOCHS, ITERS, REPEATS,
+# THREADS (default 2)
+set -e
+GENESIS=${GENESIS:-build/genesis}
+TRAIN=${1:?usage: dp_speed.sh TRAIN.csv [OUT.txt]}
+OUT=${2:-/dev/stdout}
+EPOCHS=${EPOCHS:-10}
+ITERS=${ITERS:-300}
+REPEATS=${REPEATS:-2}
+THREADS=${THREADS:-2}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fit() { # method dp(0/1)
+  len="--epochs $EPOCHS"; [ "$1" = ddpm ] && len="--iterations $ITERS"
+  dp=""; [ "$2" = 1 ] && dp="--epsilon 3"
+  t0=$(date +%s.%N)
+  $GENESIS fit -q --threads "$THREADS" --seed 1 -i "$TRAIN" -m "$tmp/m.gen" --method "$1" $len $dp
+  t1=$(date +%s.%N)
+  echo "$t1 - $t0" | bc
+}
+{
+  echo "method repeat plain_s dp_s ratio"
+  for method in tvae ddpm; do
+    for r in $(seq "$REPEATS"); do
+      a=$(fit "$method" 0); b=$(fit "$method" 1)
+      echo "$method $r $a $b $(echo "scale=2; $b / $a" | bc)"
+    done
+  done
+} > "$OUT"
