@@ -6,13 +6,12 @@
 # Training rows: TRAIN_ROWS (default 10000) of adult.csv, the holdout HOLDOUT_ROWS (5000) of
 # adult_test.csv, both trimmed and shuffled with seed 20261125 (bench/quality/five_tables.sh's
 # cleaning). Fit times are printed side by side (same machine, same run).
-# usage: bench/privacy/dp_adult.sh [OUT] (default bench/results/dp_<date>); env GENESIS,
-# DATA (/work/shared/data or ../shared/data), EPOCHS (30), TRAIN_ROWS, HOLDOUT_ROWS, SEED (1),
-# SETTINGS ("0 1 3 8": 0 = no DP)
+# usage: GENESIS_DATA=<folder with UCI Adult's adult.csv and adult_test.csv>
+#   bench/privacy/dp_adult.sh [OUT] (default bench/results/dp_<date>); env GENESIS, EPOCHS
+#   (30), TRAIN_ROWS, HOLDOUT_ROWS, SEED (1), SETTINGS ("0 1 3 8": 0 = no DP)
 set -e
 GENESIS=${GENESIS:-build/genesis}
-DATA=${DATA:-../shared/data}
-[ -f "$DATA/adult.csv" ] || DATA=/work/shared/data
+DATA=${GENESIS_DATA:?set GENESIS_DATA to the folder holding UCI Adult's adult.csv and adult_test.csv}
 OUT=${1:-bench/results/dp_$(date -u +%Y%m%d)}
 EPOCHS=${EPOCHS:-30}
 TRAIN_ROWS=${TRAIN_ROWS:-10000}

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # dp.sh — differential privacy through the CLI (docs/privacy.md): `--epsilon` fits and
 # `genesis inspect` shows the guarantee (and "no formal guarantee" without it); kinds and
-# settings DP cannot serve are refused with one clear error; and a membership-inference check
+# settings DP cannot serve are refused with one clear error; TVAE's and DDPM's DP fits give
+# the same model file at 1 and 2 threads; and a membership-inference check
 # on data/adult_sample.csv: TVAE is trained on its first 1000 rows (members) without DP (300
 # epochs, batch 50: it memorises) and with --epsilon 8, and a distance-to-closest-record
 # attack (mia_dcr.py) scores how well a row's distance to the synthetic rows tells members
@@ -21,6 +22,18 @@ expect_error 1 "epsilon"
 run bf16 "$G" fit "${SMALL[@]}" -i "$ADULT" -m "$W/t.gen" --method tvae --epochs 1 --epsilon 3 \
     --precision bf16
 expect_error 1 "fp32"
+
+section "the same seed gives the same model file at 1 and 2 threads"
+for m in tvae ddpm; do
+    len=(--epochs 3); [ $m = ddpm ] && len=(--iterations 30)
+    for th in 1 2; do
+        run "det_${m}_$th" "$G" fit -q --threads $th --seed 5 -i "$ADULT" -m "$W/det_${m}_$th.gen" \
+            --method $m "${len[@]}" --epsilon 3
+        expect_ok
+    done
+    cmp -s "$W/det_${m}_1.gen" "$W/det_${m}_2.gen" && pass "[$m] DP fit: identical files" \
+        || fail "[$m] DP fit: the model files differ between 1 and 2 threads"
+done
 
 section "membership inference (members: rows 1-1000, non-members: rows 1001-2000)"
 head -1001 "$ADULT" > "$W/mem.csv"
