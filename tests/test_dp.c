@@ -343,6 +343,12 @@ START_TEST(test_dp_model_file_holds_no_canary) {
     ck_assert(!contains(priv.p, priv.len, CANARY_LEVEL, strlen(CANARY_LEVEL)));
     ck_assert(!contains(priv.p, priv.len, &cv, sizeof cv));
     ck_assert_uint_eq(priv.p[8], GEN_FILE_VERSION_DP);
+    /* the seed (the noise's secret, 11 here) is not stored: the u64 after the 37 settings */
+    uint64_t seed_stored = 0;
+    memcpy(&seed_stored, priv.p + 24 + 4 + 8 * 37, 8);
+    ck_assert_uint_eq(seed_stored, 0);
+    memcpy(&seed_stored, plain.p + 24 + 4 + 8 * 34, 8); /* a file without DP keeps it */
+    ck_assert_uint_eq(seed_stored, 11);
     for (int c = 0; c < m1->tf.ncols; c++)
         if (m1->tf.cols[c].type == GENESIS_COLUMN_CONTINUOUS) ck_assert(m1->tf.cols[c].max < 1e4);
     ck_assert_int_eq(genesis_model_privacy(m1, &pv), GENESIS_OK);

@@ -104,6 +104,12 @@ static genesis_status plan(genesis_model *m, const genesis_table *t) {
     double p = d_thr / (exp(eps) * (ncat > 0 ? ncat : 1));
     dp->threshold = 1.0 + sd * -gen_norm_ppf(p);
     dp->on = 1;
+    if (m->seed == 0)
+        gen_log(ctx, GENESIS_LOG_WARN,
+                "differential privacy: the seed is the secret of the noise, and this fit uses "
+                "the default seed 0, which anyone can repeat; for the guarantee to hold against "
+                "someone who knows the data but not the noise, pass a random --seed and keep it "
+                "private");
     gen_log(ctx, GENESIS_LOG_INFO,
             "differential privacy: epsilon %.4g at delta %.3g; DP-SGD noise multiplier %.4g, "
             "clip %.4g, sampling rate %.4g, %lld steps; column histograms noise sd %.4g, "

@@ -667,7 +667,8 @@ genesis_status gen_model_file_bytes(const genesis_model *m, int with_state, gen_
     /* files without differential privacy keep version 6's settings, so older readers read them */
     gen_wr_u32(&b, dp ? GEN_NPARAMS : GEN_NPARAMS_V6);
     gen_wr_f64s(&b, m->param, dp ? GEN_NPARAMS : GEN_NPARAMS_V6);
-    gen_wr_u64(&b, m->seed);
+    /* a DP model's seed is the secret of its noise (docs/privacy.md): not stored */
+    gen_wr_u64(&b, dp ? 0 : m->seed);
     if (dp) dp_record_save(&m->dp, &b);
     genesis_status st = m->vt->fit_table ? GENESIS_OK : transformer_save(&m->tf, &b, dp);
     if (st == GENESIS_OK) st = m->vt->save(m, &b);
