@@ -5,7 +5,7 @@
  * whether it is the default, which of them `sample` may still change, the encoded row width
  * and the columns the model generates (type, whole numbers or decimals, missing values, date
  * format, identifier, categories; a continuous column's mixture modes and point masses), and
- * for a checkpoint how far its fit got. As text or, with --json, one JSON object.
+ * for a checkpoint how far its fit got, and its privacy guarantee (docs/privacy.md). As text or, with --json, one JSON object.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -158,6 +158,41 @@ static void print_columns(const genesis_model *m, int json) {
     }
 }
 
+/* the privacy guarantee (genesis_model_privacy): none, or epsilon, delta and the mechanism */
+static void print_privacy(const genesis_model *m, int json) {
+    genesis_privacy pv;
+    if (genesis_model_privacy(m, &pv) != GENESIS_OK) pv.dp = 0;
+    if (json) {
+        if (!pv.dp) {
+            printf("null");
+            return;
+        }
+        printf("{\"epsilon\":%.10g,\"delta\":%.10g,\"target_epsilon\":%.10g,"
+               "\"noise_multiplier\":%.10g,\"max_grad_norm\":%.10g,\"sampling_rate\":%.10g,"
+               "\"steps\":%lld,\"stats_noise\":%.10g,\"stats_threshold\":%.10g,"
+               "\"stats_epsilon\":%.10g,\"mechanism\":",
+               pv.epsilon, pv.delta, pv.target_epsilon, pv.noise_multiplier, pv.max_grad_norm,
+               pv.sampling_rate, (long long)pv.steps, pv.stats_noise, pv.stats_threshold,
+               pv.stats_epsilon);
+        json_str(pv.mechanism);
+        printf("}");
+        return;
+    }
+    if (!pv.dp) {
+        printf("\nprivacy: no formal guarantee (trained without --epsilon)\n");
+        return;
+    }
+    printf("\nprivacy: (%.4g, %.3g)-differentially private (asked for epsilon %.4g)\n",
+           pv.epsilon, pv.delta, pv.target_epsilon);
+    printf("  DP-SGD                 noise multiplier %.4g, max grad norm %.4g, sampling rate "
+           "%.4g, %lld steps\n",
+           pv.noise_multiplier, pv.max_grad_norm, pv.sampling_rate, (long long)pv.steps);
+    printf("  column statistics      noisy histograms, noise sd %.4g rows, release threshold "
+           "%.1f rows (epsilon %.4g of the budget alone)\n",
+           pv.stats_noise, pv.stats_threshold, pv.stats_epsilon);
+    printf("  mechanism              %s\n", pv.mechanism);
+}
+
 int cmd_inspect(int argc, char **argv) {
     options o;
     int rc = cli_parse(CMD_INSPECT, argc, argv, &o);
@@ -191,6 +226,8 @@ int cmd_inspect(int argc, char **argv) {
         printf(",\"encoded_width\":%d,\"checkpoint\":", width);
         if (done >= 0) printf("{\"done\":%lld,\"total\":%lld}", (long long)done, (long long)total);
         else printf("null");
+        printf(",\"privacy\":");
+        print_privacy(m, 1);
         printf(",\"settings\":{");
         print_settings(m, kind, 1, 0);
         printf("},\"sampling_settings\":{");
@@ -207,6 +244,7 @@ int cmd_inspect(int argc, char **argv) {
         if (done >= 0 && genesis_model_kind_get_info(kind, &ki) == GENESIS_OK)
             printf("  a checkpoint: %lld of %lld %s done (genesis fit --resume %s continues it)\n",
                    (long long)done, (long long)total, ki.train_unit, o.model);
+        print_privacy(m, 0);
         printf("\nsettings it was fitted with:\n");
         print_settings(m, kind, 0, 0);
         printf("\nsampling settings (genesis sample may change them):\n");

@@ -7,7 +7,7 @@
  * per family, named as on the CPU (src/backend/cpu/<family>.c) and in the parity tests
  * (tests/parity/<family>.c): memory.cu, batch.cu, dense.cu, elementwise.cu, norm.cu,
  * output.cu, random.cu, optimiser.cu, graph.cu, gan.cu, vae.cu, diffusion.cu, gru.cu (and
- * gru_cudnn.cu), tgloss.cu.
+ * gru_cudnn.cu), tgloss.cu, privacy.cu.
  *
  * Every operation is queued on the backend's stream and returns at once, except download
  * and any_nonfinite (they synchronise: the host reads their result) and free (it waits for
@@ -246,6 +246,7 @@ static void cu_fill_ops(gen_backend_ops *o) {
     gen_cu_ops_diffusion(o);
     gen_cu_ops_gru(o);
     gen_cu_ops_tgloss(o);
+    gen_cu_ops_privacy(o);
     o->status = op_status;
     o->destroy = op_destroy;
     o->thread_attach = op_thread_attach;

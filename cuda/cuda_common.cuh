@@ -191,6 +191,7 @@ void gen_cu_ops_vae(gen_backend_ops *o);
 void gen_cu_ops_diffusion(gen_backend_ops *o);
 void gen_cu_ops_gru(gen_backend_ops *o);
 void gen_cu_ops_tgloss(gen_backend_ops *o);
+void gen_cu_ops_privacy(gen_backend_ops *o);
 
 /* Every kernel launch: GEN_LAUNCH(kernel, grid, block, shared_bytes, stream)(args...).
  * nvcc: kernel<<<grid, block, shared_bytes, stream>>>(args...). The host compiler (the

@@ -83,4 +83,12 @@ void ddpm_adamw(ddpm *d, float lr, float decay);
 /* ema = decay * ema + (1 - decay) * params (after each AdamW step; d->ema must exist). */
 void ddpm_ema(ddpm *d, float decay);
 
+/* DP-SGD (ddpm_dp.c, docs/privacy.md): the clipped gradient of the B rows whose step inputs
+ * are in act (x0, xt, noise, coef, t, y): sum (count floats) += sum_b min(1, clip / |g_b|)
+ * g_b with g_b row b's own gradient under the per-row loss scales gscale, mscale; sq[b] =
+ * |g_b|^2, s[b] its factor (B floats each); the loss sums added to loss[0..1] (NULL: not).
+ * Overwrites d->grads. */
+void ddpm_dp_clip_rows(ddpm *d, int B, float gscale, float mscale, float *sum, float *sq,
+                       float *s, float clip, float *loss);
+
 #endif /* GEN_DDPM_H */

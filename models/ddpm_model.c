@@ -289,6 +289,92 @@ static genesis_status find_target(genesis_model *m, int *col) {
                          m->target);
 }
 
+/* The fit under differential privacy (docs/privacy.md): Poisson batches (each row with
+ * probability q, in chunks of at most the batch size), the clipped per-row gradients of
+ * ddpm_dp.c summed, N(0, (sigma C)^2) added (dp_noise), divided by the expected batch q n,
+ * then AdamW as without DP. A target is refused: its class shares are stored for sampling. */
+static genesis_status ddpm_fit_dp(genesis_model *m, ddpm_model *dm, const gen_encoded *enc,
+                                  genesis_progress_fn progress, void *user) {
+    genesis_ctx *ctx = m->ctx;
+    ddpm *d = dm->net;
+    gen_backend *be = d->be;
+    const gen_backend_ops *o = be->ops;
+    const gen_dp_info *dp = &m->dp;
+    GEN_RETURN_IF(dm->target >= 0, ctx, GENESIS_ERR_UNSUPPORTED,
+                  "--epsilon: a class-conditional DDPM (--target) stores its classes' shares; "
+                  "that is not inside the privacy budget in this version — leave --target out");
+    int64_t N = enc->nrows, T = dp->steps;
+    int B = d->B;
+    float gscale, mscale, lr0 = (float)m->param[GENESIS_P_GEN_LR];
+    float decay = (float)m->param[GENESIS_P_GEN_DECAY], ema = (float)m->param[GENESIS_P_EMA_DECAY];
+    loss_scales(dm, 1, &gscale, &mscale); /* per-row losses */
+    int64_t *rows = malloc((size_t)N * sizeof *rows);
+    float *sq = o->alloc(be, (size_t)B * sizeof(float)), *s = o->alloc(be, (size_t)B * sizeof(float));
+    float *sum = o->alloc(be, d->count * sizeof(float)), *loss = o->alloc(be, 2 * sizeof(float));
+    genesis_status st = GENESIS_OK;
+    if (!rows || !sq || !s || !sum || !loss)
+        st = gen_set_error(ctx, GENESIS_ERR_NOMEM, "out of memory for DP-SGD's buffers");
+    gen_rng pick;
+    gen_rng_init(&pick, m->seed, GEN_STREAM_DP_BATCH);
+    gen_rng_init(&dm->rn, m->seed, GEN_STREAM_NOISE);
+    int64_t every = T >= 100 ? T / 100 : 1, seen = 0;
+    int reports = (int)((T + every - 1) / every);
+    float sd = (float)(dp->sigma * dp->clip), inv = (float)(1.0 / (dp->q * (double)N));
+    uint64_t noise_at = 0;
+    double t0 = now_s();
+    if (st == GENESIS_OK) o->zero(be, loss, 2);
+    for (int64_t it = 0; it < T && st == GENESIS_OK; it++) {
+        int64_t nb = 0;
+        for (int64_t i = 0; i < N; i++)
+            if (gen_rng_uniform(&pick) < dp->q) rows[nb++] = i;
+        o->zero(be, sum, d->count);
+        for (int64_t c0 = 0; c0 < nb; c0 += B) {
+            int b = (int)(nb - c0 < B ? nb - c0 : B);
+            gen_encoded_gather(&m->tf, enc, rows + c0, b, dm->hx0, d->D);
+            noise_batch(dm, b, &dm->rn);
+            ddpm_dp_clip_rows(d, b, gscale, mscale, sum, sq, s, (float)dp->clip, loss);
+        }
+        seen += nb;
+        o->dp_noise(be, sum, d->count, sd, inv, m->seed, GEN_STREAM_DP, noise_at);
+        noise_at += (d->count + 3) / 4 + 1;
+        o->copy2d(be, d->grads, (int)d->count, sum, (int)d->count, 1, (int)d->count);
+        ddpm_adamw(d, lr0 * (float)(1.0 - (double)it / (double)T), decay);
+        if (d->ema) ddpm_ema(d, ema);
+        if ((it + 1) % every != 0 && it + 1 != T) continue;
+        float l[2];
+        o->download(be, l, loss, sizeof l);
+        o->zero(be, loss, 2);
+        double avg = seen > 0 ? (l[0] + l[1]) / (double)seen : 0.0;
+        seen = 0;
+        if (!isfinite(avg) || o->any_nonfinite(be, d->params, d->count)) {
+            st = gen_diverged(be, "ddpm diverged under DP-SGD at iteration %lld; lower "
+                              "`generator-lr`", (long long)it + 1);
+            break;
+        }
+        int stop = 0;
+        if (progress) {
+            double el = now_s() - t0;
+            genesis_progress p = {(int)((it + 1 + every - 1) / every), reports, it + 1, T, avg, 0.0, el,
+                                  el / (double)(it + 1) * (double)(T - it - 1),
+                                  (double)(it + 1) * dp->q * (double)N / (el > 0 ? el : 1e-9)};
+            stop = progress(&p, user);
+        }
+        if (stop || gen_ctx_interrupted(ctx))
+            st = gen_set_error(ctx, GENESIS_ERR_CANCELLED,
+                               "training stopped by the caller at iteration %lld of %lld (a "
+                               "differentially private fit writes no checkpoint)",
+                               (long long)it + 1, (long long)T);
+    }
+    free(rows);
+    o->free(be, sq);
+    o->free(be, s);
+    o->free(be, sum);
+    o->free(be, loss);
+    if (st == GENESIS_OK && d->ema)
+        o->copy2d(be, d->params, (int)d->count, d->ema, (int)d->count, 1, (int)d->count);
+    return st;
+}
+
 static genesis_status ddpm_model_fit(genesis_model *m, const gen_encoded *enc,
                                      genesis_progress_fn progress, void *user) {
     genesis_ctx *ctx = m->ctx;
@@ -320,6 +406,7 @@ static genesis_status ddpm_model_fit(genesis_model *m, const gen_encoded *enc,
         for (int k = 0; k < dm->tlen; k++) dm->share[k] /= (double)N;
     }
     GEN_TRY(ddpm_init_weights(d, m->seed));
+    if (m->dp.on) return ddpm_fit_dp(m, dm, enc, progress, user); /* DP-SGD */
     int64_t *order = dm->order = malloc((size_t)N * sizeof(int64_t));
     GEN_RETURN_IF(!order, ctx, GENESIS_ERR_NOMEM, "out of memory for the row order");
     dm->norder = N;
@@ -685,6 +772,7 @@ static const gen_param_use DDPM_PARAMS[] = {
     {GENESIS_P_DIFFUSION_STEPS, 1000}, {GENESIS_P_SAMPLE_STEPS, 100},  {GENESIS_P_NOISE_SCHEDULE, 1},
     {GENESIS_P_EMA_DECAY, 0},         {GENESIS_P_LABEL_DROPOUT, 0},    {GENESIS_P_GUIDANCE, 0},
     {GENESIS_P_QUANTILE, 1},          {GENESIS_P_DDIM_ETA, 0},
+    {GENESIS_P_EPSILON, 0},           {GENESIS_P_DELTA, 0},            {GENESIS_P_MAX_GRAD_NORM, 1},
 };
 
 const gen_model_vtable gen_ddpm_vtable = {
@@ -704,4 +792,5 @@ const gen_model_vtable gen_ddpm_vtable = {
     .train_param = GENESIS_P_ITERATIONS,
     .params = DDPM_PARAMS,
     .nparams = (int)(sizeof DDPM_PARAMS / sizeof DDPM_PARAMS[0]),
+    .dp_sgd = 1,
 };

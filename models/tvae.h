@@ -147,5 +147,15 @@ void tvae_state_upload(tvae *t, int64_t k);
 genesis_status tvae_train_step_chunk(tvae *t, const gen_dev_table *table, const int32_t *chunk);
 /* Frees the recorded step (the end of a fit). */
 void tvae_graph_free(tvae *t);
+/* The fit under differential privacy (tvae_dp.c, docs/privacy.md): DP-SGD with Poisson
+ * batches, per-example clipping to m->dp.clip and Gaussian noise of m->dp.sigma, for
+ * m->dp.steps steps, on the freshly initialised network t. */
+genesis_status tvae_dp_fit(genesis_model *m, tvae *t, const gen_encoded *enc,
+                           genesis_progress_fn progress, void *user);
+/* DP-SGD's clipped gradient of the b rows in act.x (act.eps holds their noise): sum (every
+ * parameter but sigma, count - D floats) += sum_b min(1, clip / |grad_b|) grad_b, grad_b row
+ * b's own gradient; sq[b] = |grad_b|^2 and s[b] its factor (b floats each); the per-row
+ * loss sums are added to loss[0..1] (NULL: not). Overwrites t->grads. */
+void tvae_dp_clip_rows(tvae *t, int b, float *sum, float *sq, float *s, float clip, float *loss);
 
 #endif /* GEN_TVAE_H */

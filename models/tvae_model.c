@@ -168,6 +168,7 @@ static genesis_status tvae_model_fit(genesis_model *m, const gen_encoded *enc,
     GEN_TRY(tvae_init_weights(t, m->seed));
     t->seed = m->seed;
     int64_t N = enc->nrows;
+    if (m->dp.on) return tvae_dp_fit(m, t, enc, progress, user); /* DP-SGD: tvae_dp.c */
     /* the encoded table stays in backend memory; each epoch's shuffled order goes up in
      * chunks of whole batches, and the backend is waited for once per epoch */
     int64_t chunk_rows = (int64_t)(TV_ORDER_CHUNK_BYTES / sizeof(int32_t)) / B * B;
@@ -415,6 +416,7 @@ static const gen_param_use TVAE_PARAMS[] = {
     {GENESIS_P_MAX_MODES, 10},        {GENESIS_P_MAX_CATEGORIES, 500}, {GENESIS_P_POINT_MASSES, 1},
     {GENESIS_P_CLAMP_RANGE, 1},       {GENESIS_P_VGM_MAX_ROWS, 200000}, {GENESIS_P_LOSS_FACTOR, 2},
     {GENESIS_P_SAMPLE_ARGMAX, 0},     {GENESIS_P_ALPHA_PER_MODE, 0},   {GENESIS_P_PRECISION, 0},
+    {GENESIS_P_EPSILON, 0},           {GENESIS_P_DELTA, 0},            {GENESIS_P_MAX_GRAD_NORM, 1},
 };
 
 const gen_model_vtable gen_tvae_vtable = {
@@ -432,4 +434,5 @@ const gen_model_vtable gen_tvae_vtable = {
     .train_save = tvae_train_save,
     .params = TVAE_PARAMS,
     .nparams = (int)(sizeof TVAE_PARAMS / sizeof TVAE_PARAMS[0]),
+    .dp_sgd = 1,
 };

@@ -403,10 +403,17 @@ typedef enum genesis_param {
                                       QuantileTransformer) instead of mixture modes; 0 the
                                       modes. Model files written before this setting load
                                       as 0 */
-    GENESIS_P_DDIM_ETA = 33        /* DDPM, sampling: the noise eta of the strided (DDIM)
+    GENESIS_P_DDIM_ETA = 33,       /* DDPM, sampling: the noise eta of the strided (DDIM)
                                       steps, 0 (default) deterministic .. 1 the DDPM
                                       posterior's variance (Song et al. 2021); no effect
                                       when all T steps are sampled */
+    GENESIS_P_EPSILON = 34,        /* TVAE, DDPM: > 0 trains under (epsilon, delta)-differential
+                                      privacy (DP-SGD with Poisson batches, and the
+                                      transformer's statistics from noisy histograms;
+                                      docs/privacy.md); 0 (default) off */
+    GENESIS_P_DELTA = 35,          /* with GENESIS_P_EPSILON: delta; 0 (default) = 1 / rows */
+    GENESIS_P_MAX_GRAD_NORM = 36   /* with GENESIS_P_EPSILON: the per-example gradient norm
+                                      bound C of DP-SGD, 1 */
 } genesis_param;
 
 /* Values of GENESIS_P_PRECISION: the precision of the matrix products' operands (weights and
@@ -524,6 +531,26 @@ typedef struct genesis_model_column {
     int is_id;             /* an identifier column (fresh unique values) */
     int nlevels;           /* categorical: levels it can generate (genesis_model_column_level) */
 } genesis_model_column;
+/* The privacy guarantee of a fitted model (genesis_model_privacy; docs/privacy.md). */
+typedef struct genesis_privacy {
+    int dp;                   /* 1: trained under (epsilon, delta)-differential privacy;
+                                 0: no formal guarantee (every other field 0) */
+    double epsilon, delta;    /* the accountant's epsilon of the whole fit at delta */
+    double target_epsilon;    /* the epsilon asked for (GENESIS_P_EPSILON) */
+    double noise_multiplier;  /* DP-SGD: noise sd / max_grad_norm */
+    double max_grad_norm;     /* DP-SGD: per-example gradient norm bound C */
+    double sampling_rate;     /* DP-SGD: Poisson sampling rate q of each step's batch */
+    int64_t steps;            /* DP-SGD: optimiser steps */
+    double stats_noise;       /* the transformer's histograms: noise sd per cell, in rows */
+    double stats_threshold;   /* noisy count a cell needs to be released, in rows */
+    double stats_epsilon;     /* epsilon the histograms alone spend at delta (their share) */
+    const char *mechanism;    /* the mechanism and accountant in words (static text) */
+} genesis_privacy;
+
+/*! genesis_model_privacy() : what a fitted or loaded model guarantees (`out->dp` = 0: none).
+ *  @return GENESIS_OK, GENESIS_ERR_INVALID_ARG, GENESIS_ERR_STATE (not fitted) */
+GENESIS_API genesis_status genesis_model_privacy(const genesis_model *m, genesis_privacy *out);
+
 /*! genesis_model_ncols() : the number of columns a fitted CTGAN or TVAE model generates;
  *  0 for NULL, an unfitted model or TimeGAN (whose rows come as CSV). */
 GENESIS_API int genesis_model_ncols(const genesis_model *m);

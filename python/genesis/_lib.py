@@ -118,6 +118,23 @@ class ModelColumn(ctypes.Structure):
     ]
 
 
+class Privacy(ctypes.Structure):
+    _fields_ = [
+        ("dp", c_int),
+        ("epsilon", c_double),
+        ("delta", c_double),
+        ("target_epsilon", c_double),
+        ("noise_multiplier", c_double),
+        ("max_grad_norm", c_double),
+        ("sampling_rate", c_double),
+        ("steps", c_int64),
+        ("stats_noise", c_double),
+        ("stats_threshold", c_double),
+        ("stats_epsilon", c_double),
+        ("mechanism", c_char_p),
+    ]
+
+
 class MemoryEstimate(ctypes.Structure):
     _fields_ = [
         ("workload", c_int),
@@ -209,6 +226,7 @@ _SIGNATURES = {
     "genesis_model_set_condition": (c_int, [c_void_p, c_char_p, c_char_p]),
     "genesis_model_clear_conditions": (None, [c_void_p]),
     "genesis_model_ncols": (c_int, [c_void_p]),
+    "genesis_model_privacy": (c_int, [c_void_p, POINTER(Privacy)]),
     "genesis_model_column_info": (c_int, [c_void_p, c_int, POINTER(ModelColumn)]),
     "genesis_model_column_level": (c_char_p, [c_void_p, c_int, c_int]),
     "genesis_model_column_mixture": (c_int, [c_void_p, c_int, c_int, POINTER(c_int),

@@ -298,7 +298,21 @@ class SyntheticGenerator:
                                  for k in range(info.nlevels)]
             cols.append(col)
         return {"method": self.method, "settings": settings(False),
-                "sampling_settings": settings(True), "columns": cols}
+                "sampling_settings": settings(True), "columns": cols,
+                "privacy": self.privacy()}
+
+    def privacy(self):
+        """The model's privacy guarantee (docs/privacy.md): None when it was trained without
+        ``epsilon``, else a dict of epsilon, delta, the DP-SGD noise multiplier, max grad
+        norm, sampling rate and steps, the column statistics' noise, and the mechanism."""
+        self._require_fitted()
+        pv = _lib.Privacy()
+        check(self._lib.genesis_model_privacy(self._model, ctypes.byref(pv)), self._ctx.ptr)
+        if not pv.dp:
+            return None
+        out = {name: getattr(pv, name) for name, _ in pv._fields_ if name not in ("dp", "mechanism")}
+        out["mechanism"] = pv.mechanism.decode()
+        return out
 
     @property
     def device(self):

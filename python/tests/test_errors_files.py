@@ -101,6 +101,25 @@ def test_describe_fitted_and_loaded(adult, tiny, tmp_path):
         SyntheticGenerator("ctgan").describe()
 
 
+def test_privacy_record(adult, tmp_path):
+    """privacy(): None without epsilon; with it the accountant's epsilon (at most the target),
+    delta = 1 / rows, DP-SGD's settings, kept by save and load (docs/privacy.md)."""
+    cfg = {"epochs": 2, "batch_size": 500}
+    plain = SyntheticGenerator("tvae", config=cfg, device="cpu", seed=3).fit(adult)
+    assert plain.privacy() is None and plain.describe()["privacy"] is None
+    gen = SyntheticGenerator("tvae", config=dict(cfg, epsilon=8), device="cpu", seed=3).fit(adult)
+    p = gen.privacy()
+    assert 7.9 < p["epsilon"] <= 8 and p["target_epsilon"] == 8
+    assert p["delta"] == pytest.approx(1 / len(adult))
+    assert p["sampling_rate"] == pytest.approx(500 / len(adult)) and p["steps"] == 8
+    assert p["noise_multiplier"] > 0 and p["max_grad_norm"] == 1
+    assert "DP-SGD" in p["mechanism"]
+    assert gen.describe()["privacy"] == p
+    gen.save(tmp_path / "dp.gen")
+    assert genesis.load(tmp_path / "dp.gen").privacy() == p
+    assert len(gen.generate(200)) == 200
+
+
 def test_loaded_dtypes_without_pandas_schema(tiny, tmp_path):
     """A .gen file holds no pandas dtypes: integer columns with missing values come back as
     Int64, other numbers as float64, categories as text (object, or str on pandas 3)."""

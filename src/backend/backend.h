@@ -2,7 +2,7 @@
  * backend.h — the one table of operations every model is written against
  * (struct gen_backend_ops), ggml-backend style, grouped into named families (memory, batch,
  * dense, elementwise, norm, output, random, optimiser, graph, gan, vae, diffusion, gru,
- * tgloss; docs/architecture.md, "Backend families"). The CPU backend (src/backend/cpu/, one
+ * tgloss, privacy; docs/architecture.md, "Backend families"). The CPU backend (src/backend/cpu/, one
  * file per family) is the plain-loop reference with cblas_sgemm as its tested fast path; the
  * CUDA backend (cuda/, one file per family) fills the same table. Models never know which
  * one runs them.
@@ -586,6 +586,24 @@ typedef struct gen_backend_ops {
      * memory */
     void (*take_rows)(gen_backend *be, float *out, const float *src, const int32_t *idx, int B,
                       int w);
+
+    /* ==== privacy: cpu/privacy.c, cuda/privacy.cu, parity/privacy.c ========================= */
+    /* DP-SGD (docs/privacy.md): per-example gradient norms of linear layers without forming
+     * the per-example gradients, clipping factors, row scaling and the Gaussian noise */
+    /* sq[b] += (||x_b||^2 + 1) ||g_b||^2 for b < B: the squared Frobenius norm of row b's
+     * gradient of a linear layer out = inp . W^T + bias (x_b: row b of its input, B x C, ld
+     * ldx; g_b: row b of dL_b/d out, B x OC, ld ldg), dW_b = g_b^T x_b and dbias_b = g_b
+     * (Goodfellow 2015, "Efficient per-example gradient computations"). Sums in double. */
+    void (*dp_sqnorm_acc)(gen_backend *be, float *sq, const float *x, int ldx, int C,
+                          const float *g, int ldg, int OC, int B);
+    /* s[b] = min(1, clip / sqrt(sq[b])) (1 where sq[b] == 0) */
+    void (*dp_clip_factors)(gen_backend *be, float *s, const float *sq, int B, float clip);
+    /* x (B x cols, ld ld): row b *= s[b] */
+    void (*dp_scale_rows)(gen_backend *be, float *x, int ld, const float *s, int B, int cols);
+    /* g[i] = (g[i] + sd * z_i) * scale, z_i element i of fill_normal(seed, stream, offset)
+     * (the same Philox draws; offset adds the step's base as every random operation) */
+    void (*dp_noise)(gen_backend *be, float *g, size_t n, float sd, float scale, uint64_t seed,
+                     uint64_t stream, uint64_t offset);
 
     /* ==== the backend itself (no family): cpu/backend_cpu.c, cuda/backend_cuda.cu =========== */
     /* The backend's first failure (sticky: a CUDA, cuBLAS or NCCL error), GENESIS_OK while

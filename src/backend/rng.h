@@ -151,7 +151,10 @@ enum {
     GEN_STREAM_SAMPLER = 3,    /* conditional vectors and row picks */
     GEN_STREAM_NOISE = 4,      /* latent noise, Gumbel, dropout, GP alpha (stateless fills) */
     GEN_STREAM_SAMPLE = 5,     /* generation */
-    GEN_STREAM_DECODE = 6      /* rare-level draws while decoding */
+    GEN_STREAM_DECODE = 6,     /* rare-level draws while decoding */
+    GEN_STREAM_DP = 7,         /* DP-SGD: the gradient noise (dp_noise) */
+    GEN_STREAM_DP_BATCH = 8,   /* DP-SGD: Poisson sampling of the batches' rows */
+    GEN_STREAM_DP_STATS = 9    /* the noisy histograms of the transformer's statistics */
 };
 
 #endif /* GEN_RNG_H */

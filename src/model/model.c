@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "comm.h"
+#include "dp.h"
 #include "estimate.h"
 #include "model.h"
 #include "params.h"
@@ -258,10 +259,16 @@ genesis_status genesis_model_fit(genesis_model *m, const genesis_table *t,
     to.vgm_max_rows = (int64_t)m->param[GENESIS_P_VGM_MAX_ROWS];
     to.quantile = gen_param_i(m, GENESIS_P_QUANTILE);
     to.seed = m->seed;
-    genesis_status st = gen_transformer_fit(ctx, &m->tf, t, &to);
+    /* differential privacy (docs/privacy.md): the transformer is fitted on noisy histograms
+     * and the network trains on the real table recoded to what they released */
+    genesis_table *recoded = NULL;
+    memset(&m->dp, 0, sizeof m->dp);
+    genesis_status st = gen_dp_requested(m) ? gen_dp_fit_transformer(m, t, &to, &recoded)
+                                            : gen_transformer_fit(ctx, &m->tf, t, &to);
     gen_encoded enc;
     memset(&enc, 0, sizeof enc);
-    if (st == GENESIS_OK) st = gen_transformer_transform(ctx, &m->tf, t, &enc);
+    if (st == GENESIS_OK) st = gen_transformer_transform(ctx, &m->tf, recoded ? recoded : t, &enc);
+    gen_table_destroy(recoded);
     if (st == GENESIS_OK) {
         st = m->vt->fit(m, &enc, progress, user);
         free_ckpt_snap(m);
@@ -270,6 +277,7 @@ genesis_status genesis_model_fit(genesis_model *m, const genesis_table *t,
     if (st != GENESIS_OK) { /* leave the model as created, so that fit can be called again */
         if (m->vt->free) m->vt->free(m);
         gen_transformer_free(&m->tf);
+        memset(&m->dp, 0, sizeof m->dp);
         return st;
     }
     m->fitted = 1;

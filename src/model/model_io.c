@@ -333,7 +333,14 @@ static genesis_status gen_quantiles_load(gen_transformer *tf, gen_reader *r) {
     return GENESIS_OK;
 }
 
+/* all: write every optional section (a version 7 file, whose reader expects them all) */
+static genesis_status transformer_save(const gen_transformer *tf, gen_bytes *b, int all);
+
 genesis_status gen_transformer_save(const gen_transformer *tf, gen_bytes *b) {
+    return transformer_save(tf, b, 0);
+}
+
+static genesis_status transformer_save(const gen_transformer *tf, gen_bytes *b, int all) {
     gen_wr_u32(b, (uint32_t)(unsigned char)tf->delimiter);
     gen_wr_u32(b, (uint32_t)tf->clamp_range);
     gen_wr_u32(b, (uint32_t)tf->data_dim);
@@ -377,7 +384,7 @@ genesis_status gen_transformer_save(const gen_transformer *tf, gen_bytes *b) {
         }
     }
     gen_roles_save(tf, b);
-    int comma = gen_transformer_has_decimal_comma(tf);
+    int comma = all || gen_transformer_has_decimal_comma(tf);
     if (comma || gen_transformer_has_quantiles(tf)) gen_quantiles_save(tf, b);
     if (comma) gen_decimal_marks_save(tf, b);
     return GENESIS_OK;
@@ -610,6 +617,38 @@ genesis_status gen_model_write_file(const genesis_model *m, const char *path) {
     return gen_model_write_file_ex(m, path, 0);
 }
 
+/* Version 7 (GEN_FILE_VERSION_DP): the privacy record of a model trained under differential
+ * privacy (dp.h): u32 1, then f64 epsilon, target, delta, sigma, clip, q, u64 steps, f64
+ * stats_sigma, threshold, stats_epsilon. */
+static void dp_record_save(const gen_dp_info *dp, gen_bytes *b) {
+    gen_wr_u32(b, 1);
+    double v[6] = {dp->epsilon, dp->target, dp->delta, dp->sigma, dp->clip, dp->q};
+    gen_wr_f64s(b, v, 6);
+    gen_wr_u64(b, (uint64_t)dp->steps);
+    double w[3] = {dp->stats_sigma, dp->threshold, dp->stats_epsilon};
+    gen_wr_f64s(b, w, 3);
+}
+
+static genesis_status dp_record_load(genesis_model *m, gen_reader *r) {
+    uint32_t on = 0;
+    uint64_t steps = 0;
+    double v[6], w[3];
+    GEN_TRY(gen_rd_u32(r, &on));
+    GEN_TRY(gen_rd_f64s(r, v, 6));
+    GEN_TRY(gen_rd_u64(r, &steps));
+    GEN_TRY(gen_rd_f64s(r, w, 3));
+    if (on != 1) return gen_rd_fail(r, "the privacy record is malformed");
+    for (int i = 0; i < 6; i++)
+        if (!(v[i] >= 0 && v[i] < 1e300)) return gen_rd_fail(r, "a privacy value is out of range");
+    for (int i = 0; i < 3; i++)
+        if (!(w[i] >= 0 && w[i] < 1e300)) return gen_rd_fail(r, "a privacy value is out of range");
+    if (!(v[2] < 1) || !(v[5] <= 1) || steps > ((uint64_t)1 << 50))
+        return gen_rd_fail(r, "a privacy value is out of range");
+    gen_dp_info *dp = &m->dp;
+    *dp = (gen_dp_info){1, v[0], v[1], v[2], v[3], v[4], v[5], (int64_t)steps, w[0], w[1], w[2]};
+    return GENESIS_OK;
+}
+
 genesis_status gen_model_file_bytes(const genesis_model *m, int with_state, gen_bytes *out) {
     genesis_ctx *ctx = m->ctx;
     gen_bytes b = {0};
@@ -617,16 +656,21 @@ genesis_status gen_model_file_bytes(const genesis_model *m, int with_state, gen_
     wr_bytes(&b, GEN_FILE_MAGIC, 8);
     int quantiles = !m->vt->fit_table && gen_transformer_has_quantiles(&m->tf);
     int comma = !m->vt->fit_table && gen_transformer_has_decimal_comma(&m->tf);
-    gen_wr_u32(&b, comma       ? GEN_FILE_VERSION_DECIMAL_COMMA
+    int dp = m->dp.on;
+    gen_wr_u32(&b, dp          ? GEN_FILE_VERSION_DP
+                   : comma     ? GEN_FILE_VERSION_DECIMAL_COMMA
                    : quantiles ? GEN_FILE_VERSION_QUANTILE
                    : with_state ? GEN_FILE_VERSION_CHECKPOINT : GEN_FILE_VERSION_MODEL);
     gen_wr_u32(&b, (uint32_t)m->vt->kind);
     gen_wr_u64(&b, 0); /* payload length, patched below */
     size_t start = b.len;
-    gen_wr_u32(&b, GEN_NPARAMS);
-    gen_wr_f64s(&b, m->param, GEN_NPARAMS);
-    gen_wr_u64(&b, m->seed);
-    genesis_status st = m->vt->fit_table ? GENESIS_OK : gen_transformer_save(&m->tf, &b);
+    /* files without differential privacy keep version 6's settings, so older readers read them */
+    gen_wr_u32(&b, dp ? GEN_NPARAMS : GEN_NPARAMS_V6);
+    gen_wr_f64s(&b, m->param, dp ? GEN_NPARAMS : GEN_NPARAMS_V6);
+    /* a DP model's seed is the secret of its noise (docs/privacy.md): not stored */
+    gen_wr_u64(&b, dp ? 0 : m->seed);
+    if (dp) dp_record_save(&m->dp, &b);
+    genesis_status st = m->vt->fit_table ? GENESIS_OK : transformer_save(&m->tf, &b, dp);
     if (st == GENESIS_OK) st = m->vt->save(m, &b);
     if (st == GENESIS_OK && with_state) st = ckpt_write_section(m, &b);
     /* a failed GPU hands out NaN weights: never write them as a model */
@@ -817,6 +861,7 @@ genesis_status gen_model_read_mem(genesis_ctx *ctx, const char *path, const unsi
         else m->param[i] = params[i];
     }
     if (st == GENESIS_OK) st = gen_rd_u64(&r, &m->seed);
+    if (st == GENESIS_OK && version >= GEN_FILE_VERSION_DP) st = dp_record_load(m, &r);
     int tabular = !m->vt->fit_table; /* sequence models have no transformer section */
     if (st == GENESIS_OK && tabular) st = gen_transformer_load(&m->tf, &r);
     if (st == GENESIS_OK && tabular && m->tf.clamp_range != (int)m->param[GENESIS_P_CLAMP_RANGE])

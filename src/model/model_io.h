@@ -21,13 +21,17 @@
  * the column roles (quantile normalisation, quantile.h). Model files are written as version 3
  * (nothing in them needs 4), checkpoints as version 4, and either as version 5 when a column
  * is normalised by its quantiles, so that only those files need a version-5 reader. */
-#define GEN_FILE_VERSION 6u
+#define GEN_FILE_VERSION 7u
 #define GEN_FILE_VERSION_MODEL 3u
 #define GEN_FILE_VERSION_GRU_RESET_AFTER 2u
 #define GEN_FILE_VERSION_ROLES 3u
 #define GEN_FILE_VERSION_CHECKPOINT 4u
 #define GEN_FILE_VERSION_QUANTILE 5u
 #define GEN_FILE_VERSION_DECIMAL_COMMA 6u
+/* Version 7: a model trained under differential privacy (docs/privacy.md) stores the three
+ * privacy settings and, after the seed, its privacy record (model_io.c); only such files
+ * are written as version 7. */
+#define GEN_FILE_VERSION_DP 7u
 #define GEN_TRAIN_MAGIC "GENTRAIN"
 #define GEN_TRAIN_FORMAT 1u
 #define GEN_FILE_HEADER 24   /* magic 8 + version 4 + kind 4 + payload length 8 */

@@ -13,8 +13,10 @@
 #include "backend.h"
 #include "rng.h"
 #include "transform.h"
+#include "dp_accountant.h"
 
-#define GEN_NPARAMS 34
+#define GEN_NPARAMS 37
+#define GEN_NPARAMS_V6 34 /* the settings of files before differential privacy (version 6) */
 #define GEN_MAX_CONDITIONS 64
 
 typedef struct gen_bytes gen_bytes;       /* growable output buffer (model_io.c) */
@@ -96,6 +98,8 @@ typedef struct gen_model_vtable {
      * table's generic default (src/model/params.c). */
     const gen_param_use *params;
     int nparams;
+    /* 1: fit trains under differential privacy when m->dp.on (DP-SGD; docs/privacy.md) */
+    int dp_sgd;
 } gen_model_vtable;
 
 
@@ -113,6 +117,7 @@ struct genesis_model {
     void *impl;                /* the network's own state */
     int loaded;                /* read from a model file: generation-only network */
     int64_t fp16_skipped;      /* FP16 training: steps the loss scaling skipped in the last fit */
+    gen_dp_info dp;            /* differential privacy: what the fit planned and spent (dp.h) */
     int64_t sample_batch;      /* rows per sampling batch; 0 = sized from the memory budget */
     int sampling;              /* a genesis_sampler is alive on this model */
     genesis_sample_progress_fn sample_progress;

@@ -97,6 +97,13 @@ static const param_row PARAMS[GEN_NPARAMS] = {
     [GENESIS_P_DDIM_ETA] = {"ddim-eta", 0, 1, 0, 1, 0,
                             "noise of the strided (DDIM) reverse steps: 0 deterministic, 1 the "
                             "DDPM posterior's variance; no effect with all T steps"},
+    [GENESIS_P_EPSILON] = {"epsilon", 0, 1000, 0, 0, 0,
+                           "> 0: train under (epsilon, delta)-differential privacy "
+                           "(docs/privacy.md); 0 = off"},
+    [GENESIS_P_DELTA] = {"delta", 0, 0.1, 0, 0, 0,
+                         "with --epsilon: delta; 0 = 1 / rows"},
+    [GENESIS_P_MAX_GRAD_NORM] = {"max-grad-norm", 1e-6, 1e6, 0, 0, 1,
+                                 "with --epsilon: per-example gradient norm bound of DP-SGD"},
 };
 
 /* The named values of enumerated parameters (genesis_param_choice), value i = name i. */

@@ -45,6 +45,7 @@ static const pt_family *const pt_families[] = {
     &pt_family_diffusion,
     &pt_family_gru,
     &pt_family_tgloss,
+    &pt_family_privacy,
 };
 
 static int pt_ncases(void) {

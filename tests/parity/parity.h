@@ -130,5 +130,6 @@ extern const pt_family pt_family_vae;
 extern const pt_family pt_family_diffusion;
 extern const pt_family pt_family_gru;
 extern const pt_family pt_family_tgloss;
+extern const pt_family pt_family_privacy;
 
 #endif /* GEN_PARITY_H */

@@ -2,7 +2,7 @@
  * backend_cpu.c — the CPU reference backend: the table of gen_backend_ops (backend.h) filled
  * with the operations of the family files beside it (memory.c, batch.c, dense.c,
  * elementwise.c, norm.c, output.c, random.c, optimiser.c, graph.c, gan.c, vae.c, diffusion.c,
- * gru.c, tgloss.c; declared in cpu_internal.h), and the backend's creation. Every operation
+ * gru.c, tgloss.c, privacy.c; declared in cpu_internal.h), and the backend's creation. Every operation
  * is a plain loop, with OpenBLAS's cblas_sgemm as the GEMM fast path (tests/test_layers_grad.c
  * checks it against gen_gemm_reference). The CPU backend is the specification the CUDA
  * backend is compared with (tests/parity/). Formulas: torch.nn semantics as in
@@ -123,6 +123,11 @@ static const gen_backend_ops cpu_ops = {
     .moments_loss = gen_cpu_moments_loss,
     .adam_tf1_gated = gen_cpu_adam_tf1_gated,
     .take_rows = gen_cpu_take_rows,
+    /* privacy (privacy.c) */
+    .dp_sqnorm_acc = gen_cpu_dp_sqnorm_acc,
+    .dp_clip_factors = gen_cpu_dp_clip_factors,
+    .dp_scale_rows = gen_cpu_dp_scale_rows,
+    .dp_noise = gen_cpu_dp_noise,
     /* the backend itself */
     .destroy = cpu_destroy,
     .thread_attach = cpu_thread_attach,

@@ -273,4 +273,12 @@ void gen_cpu_adam_tf1_gated(gen_backend *be, float *param, const float *grad, fl
                             float *v, size_t n, float lr, float beta1, float beta2, float eps,
                             int64_t *t, const double *gate, int ngate, double threshold);
 
+/* ---- privacy (privacy.c) ---- */
+void gen_cpu_dp_sqnorm_acc(gen_backend *be, float *sq, const float *x, int ldx, int C,
+                           const float *g, int ldg, int OC, int B);
+void gen_cpu_dp_clip_factors(gen_backend *be, float *s, const float *sq, int B, float clip);
+void gen_cpu_dp_scale_rows(gen_backend *be, float *x, int ld, const float *s, int B, int cols);
+void gen_cpu_dp_noise(gen_backend *be, float *g, size_t n, float sd, float scale, uint64_t seed,
+                      uint64_t stream, uint64_t offset);
+
 #endif /* GEN_CPU_INTERNAL_H */
