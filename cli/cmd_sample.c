@@ -63,8 +63,13 @@ static int show_sample_progress(int64_t done, int64_t total, double sec, void *u
 genesis_status write_sample_rows(genesis_ctx *ctx, genesis_model *m, const options *o, int64_t n) {
     genesis_status st = genesis_model_set_sample_batch(m, o->sample_batch);
     if (st != GENESIS_OK) return st;
-    /* --devices / --multi-gpu: the rows spread over every listed GPU (the same bytes) */
-    if (o->ndevices > 1 && (st = genesis_model_set_sample_devices(m, o->devices, o->ndevices)) != GENESIS_OK)
+    /* --devices / --multi-gpu: the rows spread over every listed GPU (the same bytes);
+     * TimeGAN's draws continue from group to group, so it samples on its own GPU */
+    int seq_model = genesis_model_kind_features(genesis_model_get_kind(m)) & GENESIS_FEATURE_SEQUENCES;
+    if (o->ndevices > 1 && seq_model && !o->quiet)
+        fprintf(stderr, "genesis: note: TimeGAN samples on one GPU (%s)\n", genesis_ctx_device_name(ctx));
+    if (o->ndevices > 1 && !seq_model &&
+        (st = genesis_model_set_sample_devices(m, o->devices, o->ndevices)) != GENESIS_OK)
         return st;
     progress_line sp = {isatty(2), m, 0};
     if (!o->quiet && (sp.tty || o->progress)) genesis_model_set_sample_progress(m, show_sample_progress, &sp);
@@ -79,7 +84,8 @@ genesis_status write_sample_rows(genesis_ctx *ctx, genesis_model *m, const optio
             char bb[32];
             fmt_mib(bb, sizeof bb, budget);
             char more[64] = "";
-            if (o->ndevices > 1) snprintf(more, sizeof more, ", one batch at a time on each of %d GPUs", o->ndevices);
+            if (o->ndevices > 1 && !seq_model)
+                snprintf(more, sizeof more, ", one batch at a time on each of %d GPUs", o->ndevices);
             fprintf(stderr, "genesis: sampling in batches of %lld rows (memory budget %s on %s%s)\n",
                     (long long)(b < n * (int64_t)T ? b : n * (int64_t)T), bb,
                     genesis_ctx_device_name(ctx), more);
