@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cli.h"
 
@@ -83,8 +84,8 @@ static const flag FLAGS[NFLAGS] = {
     [F_DEVICE] = {"device", 0, "D", G | F | S | E, 0, "cpu | auto | cuda | cuda:N (default auto)"},
     [F_THREADS] = {"threads", 0, "N", G | F | S | E | V, 0, "CPU threads (default 0: the cores other work is not using; OMP_NUM_THREADS when set); never changes the output"},
     [F_DIST] = {"distributed", 0, "K", G | F, 0, "auto | none | mpi | nccl: data-parallel training over the ranks of `mpirun -np N genesis ...` (default auto); --batch-size is the global batch (docs/distributed.md)"},
-    [F_DEVICES] = {"devices", 0, "0,1,...", G | F, 0, "GPUs for data-parallel ranks; without a launcher, one thread per GPU"},
-    [F_MULTIGPU] = {"multi-gpu", 0, NULL, G | F, 0, "every GPU found (as --devices would list them)", OPT(multi_gpu)},
+    [F_DEVICES] = {"devices", 0, "0,1,...", G | F | S, 0, "GPUs: fit: data-parallel ranks (without a launcher, one thread per GPU); generate, sample: the rows are spread over them, batch by batch, same bytes as one GPU"},
+    [F_MULTIGPU] = {"multi-gpu", 0, NULL, G | F | S, 0, "every GPU found (as --devices would list them)", OPT(multi_gpu)},
     [F_MEMFRAC] = {"memory-fraction", 0, "F", G | F | S | E, 0, "share of the free memory (GPU, or host for the CPU) runs may plan for (default 0.8)"},
     [F_MEMLIMIT] = {"memory-limit", 0, "SIZE", G | F | S | E, 0, "at most this much in all, e.g. 8GB or 512MiB (default: none); sampling sizes its batches to fit, fit refuses what does not"},
     [F_SAMPLEBATCH] = {"sample-batch", 0, "N", G | S | E, 0, "rows per sampling batch (default 0: sized from the memory budget); never changes the output"},
@@ -519,6 +520,28 @@ static int help_asked(scan *s, int argc, char **argv, genesis_model_kind *kind) 
     return help;
 }
 
+/* A table path naming a Parquet file: this build has no C Parquet library (Debian 12 ships
+ * none), so the command says how to convert instead of reading or writing the bytes as CSV.
+ * out: the path is written (-o), else read. */
+static int refuse_parquet(const char *cmd, const char *opt, const char *path, int out) {
+    if (!path) return 0;
+    size_t n = strlen(path);
+    if (!(n >= 8 && !strcasecmp(path + n - 8, ".parquet")) && !(n >= 3 && !strcasecmp(path + n - 3, ".pq")))
+        return 0;
+    char how[512];
+    if (out)
+        snprintf(how, sizeof how, "write CSV and convert it: python3 -c \"import pandas as pd; "
+                                  "pd.read_csv('synthetic.csv').to_parquet('%s')\"", path);
+    else
+        snprintf(how, sizeof how, "convert it: python3 -c \"import pandas as pd; "
+                                  "pd.read_parquet('%s').to_csv('table.csv', index=False)\"", path);
+    return usage_error(cmd, "%s %s: the genesis command reads and writes CSV only (Debian 12 has no "
+                            "C Parquet library); %s (pandas needs pyarrow for Parquet: pip install "
+                            "pyarrow), or use the Python pipeline, genesis.pipeline.PipelineBuilder, "
+                            "which reads and writes Parquet (docs/python.md, \"Pipelines\")",
+                       opt, path, how);
+}
+
 int cli_parse(unsigned cmd, int argc, char **argv, options *o) {
     memset(o, 0, sizeof *o);
     o->argc = argc;
@@ -575,6 +598,12 @@ int cli_parse(unsigned cmd, int argc, char **argv, options *o) {
     }
     if (rc) return rc;
     if (o->ndevices && o->multi_gpu) return usage_error(name, "give --devices or --multi-gpu, not both");
+    if ((rc = refuse_parquet(name, "-i/--input", o->input, 0)) ||
+        (rc = refuse_parquet(name, "-o/--output", o->output, 1)) ||
+        (rc = refuse_parquet(name, "--real", o->real, 0)) ||
+        (rc = refuse_parquet(name, "--synthetic", o->synthetic, 0)) ||
+        (rc = refuse_parquet(name, "--holdout", o->holdout, 0)))
+        return rc;
     if (cmd == G && o->save && o->model) return usage_error(name, "give the model file once: --save FILE");
     if (cmd == G && !o->save) o->save = o->model;
     if (o->ckpt_every_set && !o->checkpoint && !o->resume)

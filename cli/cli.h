@@ -76,6 +76,9 @@ void fmt_duration(char *buf, size_t cap, double seconds);
 
 /* setup.c */
 genesis_status make_ctx(options *o, genesis_ctx **ctx);
+/* --multi-gpu: every GPU found into o->devices; --devices: each listed GPU must exist. A
+ * clear error (and GENESIS_ERR_CANCELLED: already printed) otherwise. */
+genesis_status resolve_devices(options *o);
 int run_ranks(options *o, int (*body)(options *));
 int finish(genesis_ctx *ctx, genesis_model *m, genesis_status st);
 

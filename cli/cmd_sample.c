@@ -63,6 +63,14 @@ static int show_sample_progress(int64_t done, int64_t total, double sec, void *u
 genesis_status write_sample_rows(genesis_ctx *ctx, genesis_model *m, const options *o, int64_t n) {
     genesis_status st = genesis_model_set_sample_batch(m, o->sample_batch);
     if (st != GENESIS_OK) return st;
+    /* --devices / --multi-gpu: the rows spread over every listed GPU (the same bytes);
+     * TimeGAN's draws continue from group to group, so it samples on its own GPU */
+    int seq_model = genesis_model_kind_features(genesis_model_get_kind(m)) & GENESIS_FEATURE_SEQUENCES;
+    if (o->ndevices > 1 && seq_model && !o->quiet)
+        fprintf(stderr, "genesis: note: TimeGAN samples on one GPU (%s)\n", genesis_ctx_device_name(ctx));
+    if (o->ndevices > 1 && !seq_model &&
+        (st = genesis_model_set_sample_devices(m, o->devices, o->ndevices)) != GENESIS_OK)
+        return st;
     progress_line sp = {isatty(2), m, 0};
     if (!o->quiet && (sp.tty || o->progress)) genesis_model_set_sample_progress(m, show_sample_progress, &sp);
     if (!o->quiet && !o->sample_batch && n > 0) {
@@ -75,9 +83,12 @@ genesis_status write_sample_rows(genesis_ctx *ctx, genesis_model *m, const optio
         if (genesis_optimize_batch_size(m, NULL, GENESIS_WORKLOAD_SAMPLE, &b) == GENESIS_OK) {
             char bb[32];
             fmt_mib(bb, sizeof bb, budget);
-            fprintf(stderr, "genesis: sampling in batches of %lld rows (memory budget %s on %s)\n",
+            char more[64] = "";
+            if (o->ndevices > 1 && !seq_model)
+                snprintf(more, sizeof more, ", one batch at a time on each of %d GPUs", o->ndevices);
+            fprintf(stderr, "genesis: sampling in batches of %lld rows (memory budget %s on %s%s)\n",
                     (long long)(b < n * (int64_t)T ? b : n * (int64_t)T), bb,
-                    genesis_ctx_device_name(ctx));
+                    genesis_ctx_device_name(ctx), more);
         }
     }
     struct timespec t0, t1;
@@ -99,6 +110,7 @@ int cmd_sample(int argc, char **argv) {
     if (rc) return rc < 0 ? 0 : rc;
     genesis_ctx *ctx = NULL;
     genesis_model *m = NULL;
+    if (resolve_devices(&o) != GENESIS_OK) return EXIT_USAGE;
     genesis_status st = make_ctx(&o, &ctx);
     if (st == GENESIS_OK) st = genesis_model_load(ctx, o.model, &m);
     if (st == GENESIS_OK) st = apply_settings(m, &o);

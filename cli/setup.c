@@ -11,7 +11,7 @@
 
 /* --multi-gpu: every GPU found; --devices: each listed GPU must exist. A clear error (and
  * GENESIS_ERR_CANCELLED: already printed) otherwise. */
-static genesis_status resolve_devices(options *o) {
+genesis_status resolve_devices(options *o) {
     if (!o->multi_gpu && o->ndevices == 0) return GENESIS_OK;
     genesis_device_info dev[64];
     int n = 0;
@@ -49,7 +49,9 @@ static genesis_status set_distribution(genesis_ctx *ctx, options *o) {
     else if (!strcmp(d, "auto") && (launched || o->team))
         kind = o->ndevices > 0 ? GENESIS_DIST_NCCL : GENESIS_DIST_MPI;
     if (kind == GENESIS_DIST_NONE) {
-        if (o->ndevices == 1 && o->device == GENESIS_DEVICE_AUTO)
+        /* one GPU, or sampling over several: the model lives on the first */
+        if ((o->ndevices == 1 || (o->cmd == CMD_SAMPLE && o->ndevices > 1)) &&
+            o->device == GENESIS_DEVICE_AUTO)
             return genesis_ctx_set_device(ctx, GENESIS_DEVICE_CUDA, o->devices[0]);
         return GENESIS_OK;
     }

@@ -23,8 +23,8 @@
 typedef struct ctgan_model {
     ctgan *net;
     gen_cond_sampler prior;    /* category prior for unconditioned generation (no row lists) */
-    uint64_t call;             /* the sampling call the noise stream belongs to */
-    gen_rng rng;
+    gen_condition *draw;       /* [B] the drawn conditions of a sampling group */
+    gen_rng rng;               /* ctgan_generate's stream (unread: the draws come in `draw`) */
     gen_rng train_rng;         /* the fit's conditions and row picks (checkpointed) */
 } ctgan_model;
 
@@ -39,6 +39,7 @@ static void ctgan_model_free(genesis_model *m) {
     if (!cm) return;
     ctgan_free(cm->net);
     gen_cond_sampler_free(&cm->prior);
+    free(cm->draw);
     free(cm);
     m->impl = NULL;
 }
@@ -272,18 +273,34 @@ static int ctgan_model_batch(const genesis_model *m) {
     return cm->net->Bg;
 }
 
+/* Group k = row0 / B of a sampling call: the latent noise and the Gumbel noise are the
+ * Philox elements ctgan_generate reads from sample_off = k x (its two regions per group);
+ * without conditions, row r's conditional vector entry is drawn from its own row-numbered
+ * stream (rng.h gen_rng_row, stream + 1). */
 static genesis_status ctgan_model_generate(genesis_model *m, int B, const gen_condition *conds,
-                                           int nconds, float *out) {
+                                           int nconds, int64_t row0, float *out) {
     ctgan_model *cm = m->impl;
     if (cm->net->K > 1) GEN_TRY(regather_generator(m, cm));
     ctgan *c = cm->net;
-    GEN_ASSERT(B == c->B);
-    if (cm->call != m->sample_calls) { /* a new sampling call: fresh, reproducible streams */
-        cm->call = m->sample_calls;
-        c->seed = m->ctx->seed;
-        c->sample_stream = GEN_STREAM_SAMPLE + (m->sample_calls << 8);
-        c->sample_off = 0;
-        gen_rng_init(&cm->rng, m->ctx->seed, GEN_STREAM_SAMPLE + (m->sample_calls << 8) + 1);
+    GEN_ASSERT(B == c->B && row0 % B == 0);
+    uint64_t stream = GEN_STREAM_SAMPLE + (m->sample_calls << 8);
+    size_t nz = (size_t)B * c->emb, ne = (size_t)B * c->data_dim;
+    c->seed = m->ctx->seed;
+    c->sample_stream = stream;
+    c->sample_off = (uint64_t)(row0 / B) * ((nz + 3) / 4 + 1 + (ne + 3) / 4 + 1);
+    gen_rng_row(&cm->rng, c->seed, stream + 1, (uint64_t)row0);
+    if (c->cond_dim > 0 && nconds == 0 && cm->prior.n_disc > 0) {
+        if (!cm->draw) cm->draw = calloc((size_t)B, sizeof *cm->draw);
+        GEN_RETURN_IF(!cm->draw, m->ctx, GENESIS_ERR_NOMEM, "out of memory while sampling");
+        for (int b = 0; b < B; b++) {
+            gen_rng r;
+            int32_t col, cat;
+            gen_rng_row(&r, c->seed, stream + 1, (uint64_t)(row0 + b));
+            gen_cond_sampler_draw(&cm->prior, &r, 1, &col, &cat);
+            cm->draw[b] = (gen_condition){col, -1, cat};
+        }
+        conds = cm->draw;
+        nconds = B;
     }
     return ctgan_generate(c, &cm->prior, &cm->rng, conds, nconds,
                           gen_param_i(m, GENESIS_P_BN_EVAL_SAMPLE), out);
@@ -337,7 +354,6 @@ static genesis_status ctgan_model_load(genesis_model *m, gen_reader *r) {
     ctgan_model *cm = calloc(1, sizeof *cm);
     GEN_RETURN_IF(!cm, ctx, GENESIS_ERR_NOMEM, "out of memory loading the model");
     m->impl = cm;
-    cm->call = UINT64_MAX;
     GEN_TRY(gen_cond_sampler_layout(ctx, &cm->prior, &m->tf));
     /* check the parameter count against the bytes present before allocating the network */
     uint64_t gcount;

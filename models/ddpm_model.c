@@ -48,9 +48,6 @@ typedef struct ddpm_model {
     double *alpha, *abar;        /* [T] 1 - beta_t and the cumulative product */
     float *hx0, *hxt, *hnoise, *hcoef; /* host copies of a training step's buffers */
     int32_t *ht;
-    uint64_t call;
-    gen_rng rng;                 /* the class labels' draws of the current sampling call */
-    int64_t row0;                /* rows the current sampling call has generated so far */
     ddpm *snet;                  /* the sampling network when its group is not the training
                                     batch (ddpm_create_view: net's weights, its own rows) */
     int hy_rows;                 /* rows hy holds */
@@ -108,7 +105,6 @@ static genesis_status new_impl(genesis_model *m, const ddpm_config *cfg, int tar
     ddpm_model *dm = calloc(1, sizeof *dm);
     GEN_RETURN_IF(!dm, m->ctx, GENESIS_ERR_NOMEM, "out of memory");
     m->impl = dm;
-    dm->call = UINT64_MAX;
     dm->target = target;
     if (target >= 0) {
         dm->tstart = m->tf.cols[target].offset;
@@ -498,10 +494,11 @@ static int ddpm_model_batch(const genesis_model *m) {
  * denoiser's forward and one reverse step (ddpm_reverse_step) over the batch in act.xt, which
  * also sets the rows' timestep for the next step; nothing is read back until the batch is
  * done. The draws: the backend's Philox elements of the call's stream GEN_STREAM_SAMPLE +
- * (k << 8), element e0 + b D + j of operation k's counter regions (diffusion.h; e0 = the rows
- * generated before in the call, times D), so the rows do not depend on the group size; the
- * class labels, row after row, from the host stream one above it. B is the sampling group:
- * the training network's batch, or a network of B rows sharing its weights (dm->snet). */
+ * (k << 8), element e0 + b D + j of operation k's counter regions (diffusion.h; e0 = the
+ * group's first row number in the call, times D), so the rows do not depend on the group
+ * size or on the device that generates them; a row's class label from its own row-numbered
+ * host stream one above it (rng.h gen_rng_row). B is the sampling group: the training
+ * network's batch, or a network of B rows sharing its weights (dm->snet). */
 /* The guidance buffers for groups of B rows (allocated at the first guided group). */
 static genesis_status guidance_buffers(genesis_model *m, ddpm_model *dm, int B, int D) {
     gen_backend *be = m->be;
@@ -524,7 +521,7 @@ static genesis_status guidance_buffers(genesis_model *m, ddpm_model *dm, int B, 
 }
 
 static genesis_status ddpm_model_generate(genesis_model *m, int B, const gen_condition *conds,
-                                          int nconds, float *out) {
+                                          int nconds, int64_t row0, float *out) {
     (void)conds; (void)nconds; /* refused earlier: DDPM has no conditional vector */
     ddpm_model *dm = m->impl;
     ddpm *d = dm->net;
@@ -545,11 +542,6 @@ static genesis_status ddpm_model_generate(genesis_model *m, int B, const gen_con
     }
     int D = d->D, T = dm->T;
     uint64_t seed = m->ctx->seed, stream = GEN_STREAM_SAMPLE + (m->sample_calls << 8);
-    if (dm->call != m->sample_calls) {
-        dm->call = m->sample_calls;
-        dm->row0 = 0;
-        gen_rng_init(&dm->rng, seed, stream + 1);
-    }
     int S = gen_param_i(m, GENESIS_P_SAMPLE_STEPS);
     if (S <= 0 || S > T) S = T;
     int ancestral = S == T;
@@ -563,8 +555,10 @@ static genesis_status ddpm_model_generate(genesis_model *m, int B, const gen_con
         GEN_TRY(guidance_buffers(m, dm, B, D));
     }
     if (d->K) { /* the class of each row, from its share in the training rows */
-        for (int b = 0; b < B; b++) {
-            double v = gen_rng_uniform(&dm->rng), acc = 0;
+        for (int b = 0; b < B; b++) { /* row r's own stream (rng.h gen_rng_row) */
+            gen_rng r;
+            gen_rng_row(&r, seed, stream + 1, (uint64_t)(row0 + b));
+            double v = gen_rng_uniform(&r), acc = 0;
             int pick = dm->tlen - 1;
             for (int k = 0; k < dm->tlen; k++) {
                 acc += dm->share[k];
@@ -575,7 +569,7 @@ static genesis_status ddpm_model_generate(genesis_model *m, int B, const gen_con
         }
         be->ops->upload(be, d->y, dm->hy, (size_t)B * sizeof(int32_t));
     }
-    uint64_t e0 = (uint64_t)dm->row0 * (uint64_t)D, op = 0;
+    uint64_t e0 = (uint64_t)row0 * (uint64_t)D, op = 0;
     be->ops->zero(be, d->act.xt, (size_t)B * D); /* the target's span stays 0 */
     /* step i of S: timesteps floor(i T / S), the last one T - 1 with S = T */
 #define DDPM_STEP_T(i) (ancestral ? (i) : (int)((int64_t)(i) * T / S))
@@ -603,7 +597,6 @@ static genesis_status ddpm_model_generate(genesis_model *m, int B, const gen_con
                                    eps, B, D, d->spans, d->nspans, st, seed, stream,
                                    gen_ddpm_op_offset(op++), e0);
     }
-    dm->row0 += B;
 #undef DDPM_STEP_T
     be->ops->download(be, out, d->act.xt, (size_t)B * D * sizeof(float));
     GEN_TRY(gen_backend_status(be));

@@ -112,8 +112,9 @@ static int tgm_encoded_dim(const genesis_model *m) {
     const timegan_model *tm = m->impl;
     return tm->net->cfg.F;
 }
-static genesis_status tgm_generate(genesis_model *m, int B, const gen_condition *c, int nc, float *out) {
-    (void)c; (void)nc;
+static genesis_status tgm_generate(genesis_model *m, int B, const gen_condition *c, int nc,
+                                   int64_t row0, float *out) {
+    (void)c; (void)nc; (void)row0; /* one device: the call's draws continue group to group */
     timegan_model *tm = m->impl;
     int T = tm->net->cfg.T;
     GEN_RETURN_IF(B % T != 0, m->ctx, GENESIS_ERR_INVALID_ARG,

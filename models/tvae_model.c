@@ -29,8 +29,7 @@
 
 typedef struct tvae_model {
     tvae *net;
-    uint64_t call;
-    gen_rng rng;
+    uint64_t call;         /* the sampling call sigma_host was read for */
     float *sigma_host;     /* [D] copy of sigma for the alpha noise */
     float *rows_host;      /* [B x Dr] activated decoder rows (one alpha per mode only) */
     /* the fit's row order (kept across epochs: each epoch reshuffles the last one) and its
@@ -267,24 +266,26 @@ static int tvae_model_batch(const genesis_model *m) {
     return tm->net->Bg;
 }
 
+/* Group k = row0 / B of a sampling call: the latent and Gumbel noise are the Philox
+ * elements from noise_off = k x (the two regions of a group); row r's alpha noise comes from
+ * its own row-numbered stream (rng.h gen_rng_row, stream + 1). */
 static genesis_status tvae_model_generate(genesis_model *m, int B, const gen_condition *conds,
-                                          int nconds, float *out) {
+                                          int nconds, int64_t row0, float *out) {
     (void)conds; (void)nconds; /* refused earlier: TVAE has no conditional vector */
     tvae_model *tm = m->impl;
     if (tm->net->K > 1) GEN_TRY(regather_net(m, tm));
     tvae *t = tm->net;
     gen_backend *be = m->be;
     const gen_backend_ops *o = be->ops;
-    GEN_ASSERT(B == t->B);
+    GEN_ASSERT(B == t->B && row0 % B == 0);
     uint64_t stream = GEN_STREAM_SAMPLE + (m->sample_calls << 8);
-    if (tm->call != m->sample_calls) { /* a new sampling call: fresh, reproducible streams */
+    if (tm->call != m->sample_calls) { /* a new sampling call */
         tm->call = m->sample_calls;
-        t->seed = m->ctx->seed;
-        t->noise_off = 0;
-        gen_rng_init(&tm->rng, m->ctx->seed, stream + 1);
         o->download(be, tm->sigma_host, t->p.sigma, (size_t)t->D * sizeof(float));
     }
     size_t nz = (size_t)B * t->emb, no = (size_t)B * t->D, nr = (size_t)B * t->Dr;
+    t->seed = m->ctx->seed;
+    t->noise_off = (uint64_t)(row0 / B) * ((nz + 3) / 4 + 1 + (nr + 3) / 4 + 1);
     o->fill_normal(be, t->act.z, nz, t->seed, stream, t->noise_off);
     t->noise_off += (nz + 3) / 4 + 1;
     tvae_decode(t, B);
@@ -300,11 +301,14 @@ static genesis_status tvae_model_generate(genesis_model *m, int B, const gen_con
         o->download(be, tm->rows_host, t->act.out, nr * sizeof(float));
         tvae_to_encoded(t, tm->rows_host, B, out, t->D);
     }
-    for (int b = 0; b < B; b++) /* alpha ~ N(tanh(r), sigma), as the reference decodes */
+    for (int b = 0; b < B; b++) { /* alpha ~ N(tanh(r), sigma), as the reference decodes */
+        gen_rng r;
+        gen_rng_row(&r, t->seed, stream + 1, (uint64_t)(row0 + b));
         for (int s = 0; s < t->nspans; s++)
             if (!t->rspans[s].softmax)
                 for (int j = t->rspans[s].start; j < t->rspans[s].start + t->rspans[s].len; j++)
-                    out[(size_t)b * t->D + j] += tm->sigma_host[j] * (float)gen_rng_normal(&tm->rng);
+                    out[(size_t)b * t->D + j] += tm->sigma_host[j] * (float)gen_rng_normal(&r);
+    }
     for (size_t i = 0; i < no; i++)
         if (!isfinite(out[i]))
             return gen_diverged(m->be, "the decoder produced non-finite values; the model is unusable");

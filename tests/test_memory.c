@@ -4,7 +4,8 @@
  *     (CTGAN and TVAE on data/adult_sample.csv; sampling a given number of rows, one batch
  *     or several, also DDPM; skipped under sanitizers, whose shadow memory is part of the
  *     resident set); fits in fp32, bf16 and fp16, and what bf16 and fp16 save against fp32
- *     (16-bit activations net of the operand copies), estimated and measured;
+ *     (16-bit activations net of the operand copies), estimated and measured; sampling on
+ *     three lanes (every lane's batches and copy of the generator counted);
  *   - the iterator (genesis_sampler) yields exactly n rows in batches of the size asked for,
  *     and the same rows whatever the batch size, in rows and in encoded form;
  *   - a memory limit shrinks the sampling batch instead of failing, and one too small for
@@ -274,6 +275,35 @@ START_TEST(sample_rows_estimate_matches_peak) {
 }
 END_TEST
 
+/* Several sampling lanes (genesis_model_set_sample_devices; here 3 CPU streams, each with
+ * its own copy of the generator and two batches in flight): the estimate counts every lane
+ * and stays within 15% of the peak. */
+START_TEST(sample_lanes_estimate_matches_peak) {
+    if (TM_SANITIZED) return;
+    genesis_model *m = reloaded(fitted(GENESIS_MODEL_CTGAN, 1));
+    int64_t batch = 16000, n = 9 * batch;
+    ck_assert_int_eq(genesis_model_set_sample_batch(m, batch), GENESIS_OK);
+    genesis_memory_estimate one, three;
+    ck_assert_int_eq(genesis_estimate_sampling(m, NULL, n, batch, &one), GENESIS_OK);
+    ck_assert_int_eq(genesis_model_set_sample_devices(m, NULL, 3), GENESIS_OK);
+    ck_assert_int_eq(genesis_estimate_sampling(m, NULL, n, batch, &three), GENESIS_OK);
+    /* two more lanes: four more batches in flight, two more networks */
+    ck_assert_uint_eq(three.output_buffers - one.output_buffers, 2 * one.output_per_row * (uint64_t)batch);
+    ck_assert_uint_gt(three.host_total - one.host_total, three.output_buffers - one.output_buffers);
+    uint64_t peak = 0;
+    if (sampled_peak(m, n, &peak) != 0) { /* no peak counter here */
+        genesis_model_free(m);
+        return;
+    }
+    double r = (double)three.host_total / (double)peak;
+    printf("sample ctgan on 3 lanes, %lld rows: estimate %llu vs peak %llu (ratio %.3f)\n",
+           (long long)n, (unsigned long long)three.host_total, (unsigned long long)peak, r);
+    ck_assert_msg(r > 0.85 && r < 1.15, "3 lanes: estimate %llu vs peak %llu (ratio %.3f)",
+                  (unsigned long long)three.host_total, (unsigned long long)peak, r);
+    genesis_model_free(m);
+}
+END_TEST
+
 /* ---- the iterator ---------------------------------------------------------------------- */
 
 /* All values of n rows as text, through the iterator with a given batch size. */
@@ -440,6 +470,7 @@ int main(void) {
     tcase_add_loop_test(tc, fit_estimate_matches_peak, 0, 2);
     tcase_add_loop_test(tc, sample_estimate_matches_peak, 0, 2);
     tcase_add_loop_test(tc, sample_rows_estimate_matches_peak, 0, 3);
+    tcase_add_test(tc, sample_lanes_estimate_matches_peak);
     tcase_add_loop_test(tc, iterator_same_rows_any_batch, 0, 2);
     tcase_add_test(tc, iterator_encoded_and_early_stop);
     tcase_add_test(tc, memory_limit_shrinks_batch);

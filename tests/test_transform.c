@@ -102,9 +102,8 @@ static void tt_roundtrip(tt_run *r, const genesis_table *t, const gen_transform_
     gen_encoded_gather(&r->tf, &r->enc, rows, (int)n, r->dense, D);
     free(rows);
     ck_assert_int_eq(gen_rowbatch_alloc(&r->tf, (int)n, &r->rb), GENESIS_OK);
-    gen_rng rng;
-    gen_rng_init(&rng, 1, GEN_STREAM_DECODE);
-    gen_transformer_inverse(&r->tf, r->dense, D, (int)n, &rng, &r->rb);
+    gen_row_draws rd = {1, GEN_STREAM_DECODE, 0, 0};
+    gen_transformer_inverse(&r->tf, r->dense, D, (int)n, &rd, &r->rb);
 }
 
 static void tt_done(tt_run *r) {
@@ -454,9 +453,8 @@ START_TEST(test_decode_range_and_integers) {
     tt_random_rows(&tf, x, B, 3);
     gen_rowbatch rb;
     ck_assert_int_eq(gen_rowbatch_alloc(&tf, B, &rb), GENESIS_OK);
-    gen_rng rng;
-    gen_rng_init(&rng, 1, GEN_STREAM_DECODE);
-    gen_transformer_inverse(&tf, x, tf.data_dim, B, &rng, &rb);
+    gen_row_draws rd = {1, GEN_STREAM_DECODE, 0, 0};
+    gen_transformer_inverse(&tf, x, tf.data_dim, B, &rd, &rb);
     int at_min = 0;
     for (int i = 0; i < B; i++) {
         double v = rb.num[0][i], w = rb.num[1][i];
@@ -468,7 +466,7 @@ START_TEST(test_decode_range_and_integers) {
     ck_assert_int_gt(at_min, 0); /* the clamp is reached with alpha up to +-1.5 */
     /* with the clamp off, values leave the range */
     tf.clamp_range = 0;
-    gen_transformer_inverse(&tf, x, tf.data_dim, B, &rng, &rb);
+    gen_transformer_inverse(&tf, x, tf.data_dim, B, &rd, &rb);
     int outside = 0;
     for (int i = 0; i < B; i++)
         outside += rb.num[0][i] < tf.cols[0].min || rb.num[0][i] > tf.cols[0].max;
@@ -476,7 +474,7 @@ START_TEST(test_decode_range_and_integers) {
     /* argmax ties go to the first slot */
     memset(x, 0, (size_t)tf.data_dim * sizeof *x);
     x[0] = 0.25f;
-    gen_transformer_inverse(&tf, x, tf.data_dim, 1, &rng, &rb);
+    gen_transformer_inverse(&tf, x, tf.data_dim, 1, &rd, &rb);
     const gen_col_transform *ct = &tf.cols[0];
     ck_assert_int_gt(ct->n_modes, 0);
     double want = 0.25 * 4 * ct->mode_std[0] + ct->mode_mean[0]; /* clamp is off now */
@@ -569,9 +567,8 @@ START_TEST(test_categorical_cap) {
     for (int b = 0; b < B; b++) x[(size_t)b * 50 + 49] = 1.0f;
     gen_rowbatch rb;
     ck_assert_int_eq(gen_rowbatch_alloc(&r.tf, B, &rb), GENESIS_OK);
-    gen_rng rng;
-    gen_rng_init(&rng, 5, GEN_STREAM_DECODE);
-    gen_transformer_inverse(&r.tf, x, 50, B, &rng, &rb);
+    gen_row_draws rd = {5, GEN_STREAM_DECODE, 0, 0};
+    gen_transformer_inverse(&r.tf, x, 50, B, &rd, &rb);
     int64_t *got = calloc((size_t)ct->n_rare, sizeof *got);
     for (int b = 0; b < B; b++) {
         ck_assert_int_eq(rb.cat[0][b], 49);

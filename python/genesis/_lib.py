@@ -237,6 +237,7 @@ _SIGNATURES = {
                                                POINTER(c_double)]),
     "genesis_model_sample_csv": (c_int, [c_void_p, c_int64, c_char_p]),
     "genesis_model_set_sample_batch": (c_int, [c_void_p, c_int64]),
+    "genesis_model_set_sample_devices": (c_int, [c_void_p, POINTER(c_int), c_int]),
     "genesis_model_set_sample_progress": (None, [c_void_p, SAMPLE_PROGRESS_FN, c_void_p]),
     "genesis_sampler_create": (c_int, [c_void_p, c_int64, c_int, POINTER(c_void_p)]),
     "genesis_sampler_next": (c_int, [c_void_p, POINTER(c_void_p)]),

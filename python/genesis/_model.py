@@ -480,6 +480,32 @@ class SyntheticGenerator:
             if conditions:
                 self._lib.genesis_model_clear_conditions(self._model)
 
+    def set_sample_devices(self, devices):
+        """Spreads the next generate calls over several devices
+        (genesis_model_set_sample_devices): a list of GPU indices or "cuda:N" for a model
+        on a GPU; for a model on the CPU, a list whose length is the number of generating
+        threads (or that number). The rows are the same bytes as on one device; None or []
+        is the model's own device alone."""
+        self._require_fitted()
+        if devices is None:
+            devices = []
+        if isinstance(devices, int):
+            devices = ["cpu"] * devices
+        idx = []
+        for d in devices:
+            if isinstance(d, int):
+                idx.append(d)
+            elif str(d) == "cpu":
+                idx.append(0)
+            else:
+                kind, index = parse_device(str(d))
+                if kind != _lib.DEVICE_CUDA:
+                    raise ValueError(f"sampling device {d!r}: name a GPU (cuda:N or N) or 'cpu'")
+                idx.append(index)
+        arr = (ctypes.c_int * max(len(idx), 1))(*idx)
+        check(self._lib.genesis_model_set_sample_devices(self._model, arr, len(idx)),
+              self._ctx.ptr)
+
     def _sample_batch(self):
         return 0
 

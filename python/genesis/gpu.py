@@ -175,21 +175,25 @@ STRATEGIES = ("data_parallel", "model_parallel", "pipeline")
 
 
 class MultiGPUGenerator(SyntheticGenerator):
-    """Data-parallel training over several devices (docs/distributed.md): one rank per
-    device, each a thread of this process with its own context and model; the global
-    training batch is split between them and their gradients are summed (NCCL for GPUs,
-    host sums for "cpu" ranks), so the result equals a one-device fit up to float rounding.
-    devices: ["cuda:0", "cuda:1"], ["cpu", "cpu"], or None for every GPU found (one device:
-    a plain fit). Generation then runs on the first device."""
+    """Several devices (docs/python.md, "Multi-GPU"). strategy="data_parallel": training
+    over all of them (docs/distributed.md): one rank per device, each a thread of this
+    process with its own context and model; the global training batch is split between
+    them and their gradients are summed (NCCL for GPUs, host sums for "cpu" ranks), so the
+    result equals a one-device fit up to float rounding. strategy="pipeline": a plain fit on
+    the first device. Either way generation is spread over all of them, batch by batch
+    (genesis_model_set_sample_devices), the same rows as on one device.
+    devices: ["cuda:0", "cuda:1"], ["cpu", "cpu"] (CPU streams), or None for every GPU
+    found (one device: a plain fit and generation). "model_parallel" is refused."""
 
     def __init__(self, method="ctgan", strategy="data_parallel", devices=None, config=None,
                  seed=0, threads=0, **kwargs):
         if strategy not in STRATEGIES:
             raise ValueError(f"unknown strategy {strategy!r}; one of {list(STRATEGIES)}")
-        if strategy != "data_parallel":
+        if strategy == "model_parallel":
             raise NotImplementedError(
-                f"strategy={strategy!r} is not implemented: the library trains data-parallel "
-                "only (every rank holds the whole model). Use strategy='data_parallel'.")
+                "strategy='model_parallel' is not implemented: every device holds the whole "
+                "model (docs/python.md, 'Not implemented', gives the widest table whose model "
+                "fits one GPU). Use strategy='data_parallel' or 'pipeline'.")
         if devices is None:
             gpus = detect_gpus()
             devices = [f"cuda:{g.index}" for g in gpus] or ["cpu"]
@@ -208,10 +212,13 @@ class MultiGPUGenerator(SyntheticGenerator):
 
     def fit(self, data, discrete_columns=None, continuous_columns=None, progress=False,
             entity=None, time=None):
-        if len(self.devices) == 1:
-            return super().fit(data, discrete_columns, continuous_columns, progress, entity,
-                               time)
-        return self._fit_team(data, discrete_columns, continuous_columns)
+        if len(self.devices) == 1 or self.strategy == "pipeline":
+            super().fit(data, discrete_columns, continuous_columns, progress, entity, time)
+        else:
+            self._fit_team(data, discrete_columns, continuous_columns)
+        if len(self.devices) > 1 and not self._sequences:  # TimeGAN samples on one device
+            self.set_sample_devices(self.devices)
+        return self
 
     def _fit_team(self, data, discrete_columns, continuous_columns):
         from . import _frame

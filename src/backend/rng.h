@@ -144,6 +144,17 @@ static inline double gen_rng_normal(gen_rng *r) {
     return sqrt(-2.0 * log(u1)) * cos(6.283185307179586476925 * u2);
 }
 
+/* Row-numbered draws (sampling, docs/memory.md "Several devices"): row `row` of a sampling
+ * call reads its own sequential stream, the counter blocks [row << GEN_ROW_SHIFT,
+ * (row + 1) << GEN_ROW_SHIFT) of (key, stream). A row's draws are then a function of the
+ * seed and the row's number alone, whichever device, thread or batch generates it.
+ * 2^20 blocks (4 Mi words) per row, rows below 2^44. */
+#define GEN_ROW_SHIFT 20
+static inline void gen_rng_row(gen_rng *r, uint64_t key, uint64_t stream, uint64_t row) {
+    gen_rng_init(r, key, stream);
+    r->counter = row << GEN_ROW_SHIFT;
+}
+
 /* Stream ids that keep the library's uses of one seed apart. */
 enum {
     GEN_STREAM_INIT = 1,       /* weight initialisation */

@@ -19,6 +19,24 @@ genesis_status genesis_ctx_create(genesis_ctx **out) {
     return GENESIS_OK;
 }
 
+genesis_status gen_ctx_clone(const genesis_ctx *src, genesis_device_kind kind, int index,
+                             genesis_ctx **out) {
+    *out = NULL;
+    genesis_ctx *c = calloc(1, sizeof *c);
+    if (!c) return GENESIS_ERR_NOMEM;
+    c->seed = src->seed;
+    c->threads = src->threads;
+    c->device_kind = kind;
+    c->device_index = index;
+    c->log_fn = src->log_fn;
+    c->log_user = src->log_user;
+    c->mem_fraction = src->mem_fraction;
+    c->mem_limit = src->mem_limit;
+    c->mem_budget_set = src->mem_budget_set;
+    *out = c;
+    return GENESIS_OK;
+}
+
 void genesis_ctx_free(genesis_ctx *ctx) {
     if (!ctx) return;
     if (ctx->comm_free) ctx->comm_free(ctx->comm);

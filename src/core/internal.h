@@ -45,6 +45,12 @@ struct genesis_ctx {
     const volatile sig_atomic_t *interrupt; /* genesis_ctx_set_interrupt; NULL = none */
 };
 
+/* A context for one more device of the same work (sampling lanes, sample_stream.c): the
+ * seed, threads, log callback and memory budget of `src` on device kind/index; no
+ * communicator. Free it with genesis_ctx_free. */
+genesis_status gen_ctx_clone(const genesis_ctx *src, genesis_device_kind kind, int index,
+                             genesis_ctx **out);
+
 /* 1 when the caller's interrupt flag (genesis_ctx_set_interrupt) is set and the work runs
  * on one worker (no communicator: several ranks stop where they agree). Fits check it after
  * every step; gen_ckpt_point (src/model/checkpoint.c) stops on it by itself. */

@@ -13,7 +13,10 @@
  *   sampling     two batches in flight (generator output floats and decoded rows), one when
  *                the rows asked for fit in one batch (the pipeline then never allocates the
  *                second; genesis_estimate_sampling), and the CSV formatting blocks (sample_size.c; the pipeline, sample_stream.c, calls
- *                this file to size its batches, never the other way).
+ *                this file to size its batches, never the other way); with several sampling
+ *                devices (genesis_model_set_sample_devices) each device's batches in flight
+ *                (at most two each) and each copy of the generator: on the CPU its network
+ *                and BLAS buffers, on GPUs device_total is what each GPU holds.
  * The derivation and the measured check (peak RSS / cudaMemGetInfo): docs/memory.md.
  */
 #include <math.h>
@@ -161,6 +164,7 @@ static genesis_status estimate(const genesis_model *m, const genesis_table *t, g
 
     gen_net_shape sh = {gen_param_i(m, GENESIS_P_BATCH_SIZE), out->data_dim, out->cond_dim,
                         m->fitted ? !m->loaded : 1, 0, mode_extra, 0};
+    int lanes = w == GENESIS_WORKLOAD_SAMPLE ? gen_sample_lanes(m) : 1; /* sampling devices */
     if (w == GENESIS_WORKLOAD_FIT) {
         if (batch_rows > 0) sh.batch = (int)(batch_rows < (1 << 30) ? batch_rows : (1 << 30));
         sh.train = 1;
@@ -180,7 +184,14 @@ static genesis_status estimate(const genesis_model *m, const genesis_table *t, g
         /* as genesis_sampler_create: no bigger than n needs, and a second batch in flight
          * only when one follows */
         if (n > 0 && C > n) C = gen_sample_round_batch(m, n);
-        int inflight = n > 0 && n <= C ? 1 : 2;
+        /* batch j is lane j mod lanes'; a lane holds two of its batches in flight, one when
+         * only one is its (as genesis_sampler_create allocates) */
+        int64_t nb = n > 0 ? (n + C - 1) / C : 2 * (int64_t)lanes, inflight = 0;
+        if (n > 0 && lanes > nb) lanes = (int)nb; /* as the pipeline: no idle device */
+        for (int k = 0; k < lanes; k++) {
+            int64_t mine = nb > k ? (nb - k + lanes - 1) / lanes : 0;
+            inflight += mine > 1 ? 2 : mine;
+        }
         out->batch_rows = C;
         out->output_per_row = (uint64_t)inflight * gen_sample_bytes_per_row(m, out->data_dim, t);
         out->output_buffers = out->output_per_row * (uint64_t)out->batch_rows +
@@ -227,12 +238,12 @@ static genesis_status estimate(const genesis_model *m, const genesis_table *t, g
                 ncont += t->cols[c].type == GENESIS_COLUMN_CONTINUOUS;
             net += gen_resident_table_bytes(0, t->nrows, t->ncols, ncont);
         }
-        out->device_total = CUDA_CONTEXT_BYTES + out->workspace + net;
+        out->device_total = CUDA_CONTEXT_BYTES + out->workspace + net; /* on each GPU */
         out->runtime += CUDA_HOST_RUNTIME_BYTES;
-        out->host_total = out->runtime + out->table + fit_phase + out->output_buffers;
-    } else {
-        out->host_total = out->runtime + out->workspace + net + out->table + fit_phase +
-                          out->output_buffers;
+        out->host_total = out->runtime + out->table + fit_phase * lanes + out->output_buffers;
+    } else { /* every sampling lane holds its own network, scratch and BLAS buffers */
+        out->host_total = out->runtime + (out->workspace + net + fit_phase) * lanes +
+                          out->table + out->output_buffers;
     }
     return GENESIS_OK;
 }

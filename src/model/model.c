@@ -30,6 +30,7 @@ genesis_status gen_model_new(genesis_ctx *ctx, genesis_model_kind kind, genesis_
         free(m);
         return st;
     }
+    m->gpu = ctx->backend_gpu;
     *out = m;
     return GENESIS_OK;
 }

@@ -42,9 +42,13 @@ typedef struct gen_model_vtable {
     /* learns from the encoded table; the transformer is already fitted */
     genesis_status (*fit)(genesis_model *m, const gen_encoded *enc, genesis_progress_fn progress,
                           void *user);
-    /* generates B activated rows into out (host, B x data_dim); conds may be NULL */
+    /* generates B activated rows into out (host, B x data_dim); conds may be NULL. row0:
+     * the sampling call's number of the first row (a multiple of B); every random draw of
+     * a row is a function of the context's seed, the call (m->sample_calls) and its row
+     * number, so a group generates the same rows on any device and after any other group
+     * (src/model/sample_stream.c spreads groups over devices) */
     genesis_status (*generate)(genesis_model *m, int B, const gen_condition *conds, int nconds,
-                               float *out);
+                               int64_t row0, float *out);
     /* the batch size generate() wants */
     int (*generate_batch)(const genesis_model *m);
     genesis_status (*save)(const genesis_model *m, gen_bytes *out);
@@ -119,6 +123,9 @@ struct genesis_model {
     int64_t fp16_skipped;      /* FP16 training: steps the loss scaling skipped in the last fit */
     gen_dp_info dp;            /* differential privacy: what the fit planned and spent (dp.h) */
     int64_t sample_batch;      /* rows per sampling batch; 0 = sized from the memory budget */
+    int gpu;                   /* where be runs: 0 = the CPU, N + 1 = GPU N */
+    int sample_ndev;           /* genesis_model_set_sample_devices: lanes (0 or 1: the model alone) */
+    int sample_dev[GEN_MAX_DEVICES]; /* each lane's GPU (a model on the CPU: CPU streams) */
     int sampling;              /* a genesis_sampler is alive on this model */
     genesis_sample_progress_fn sample_progress;
     void *sample_progress_user;

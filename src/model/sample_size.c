@@ -10,6 +10,10 @@
 #include "sample_size.h"
 #include "table.h"
 
+int gen_sample_lanes(const genesis_model *m) {
+    return m->sample_ndev > 1 ? m->sample_ndev : 1;
+}
+
 int64_t gen_sample_group(const genesis_model *m) {
     int g = m->fitted ? m->vt->generate_batch(m) : gen_param_i(m, GENESIS_P_BATCH_SIZE);
     return g > 0 ? g : 1;

@@ -10,6 +10,9 @@
 /* Rows the CSV writer formats per block (one block per thread at a time). */
 #define GEN_FMT_BLOCK_ROWS 4096
 
+/* The generating lanes of a sampling call (genesis_model_set_sample_devices; 1 = the model
+ * alone): each holds a copy of the generator and its own batches in flight. */
+int gen_sample_lanes(const genesis_model *m);
 /* Rows the model generates per call (its generation group: CTGAN's and TVAE's batch). */
 int64_t gen_sample_group(const genesis_model *m);
 /* `rows` rounded up to a whole number of groups (at least one group). */

@@ -3,10 +3,14 @@
  * generated rows), and genesis_model_sample / _sample_encoded / _sample_csv built on it.
  *
  * A worker thread fills batch k+1 while the caller consumes batch k (two slots, a mutex and
- * a condition variable). A batch is a whole number of the model's generation groups; each
- * group is generated, inverse-transformed (a sequence model's own decode: TimeGAN) and
- * pinned to the conditions exactly as a lone group would be, in the same order, so the bytes
- * written do not depend on the batch size or on the thread count. A sequence model's n
+ * a condition variable). With several sampling devices (genesis_model_set_sample_devices)
+ * there is one such lane per device, each with its own copy of the generator, its worker and
+ * its two slots: batch j is lane j mod K's, and the caller takes the batches in row order.
+ * A batch is a whole number of the model's generation groups; each group is generated,
+ * inverse-transformed (a sequence model's own decode: TimeGAN) and pinned to the conditions
+ * exactly as a lone group would be: every random draw of a row is a function of the seed,
+ * the call and the row's number (rng.h gen_rng_row; docs/memory.md "Several devices"), so
+ * the bytes written do not depend on the batch size, the thread count or the devices. A sequence model's n
  * counts sequences of seq-len rows. The CSV writer formats each batch in blocks of rows on
  * several threads and writes the blocks in order, so its memory does not grow with the batch.
  *
@@ -20,6 +24,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "model_io.h"
 #include "sample_size.h"
 #include "table.h"
 
@@ -133,13 +138,28 @@ typedef struct slot {
     genesis_status st;
 } slot;
 
-struct genesis_sampler {
-    genesis_model *m;
-    int64_t n, C, G, produced, consumed;
-    int dim, encoded, threaded, holding, next;
+/* One generating stream: the sampled model itself or its copy on another device, its two
+ * slots and its worker thread. Batch j (rows [jC, (j + 1)C)) is lane j mod K's, in slot
+ * (j / K) mod 2 of that lane. */
+typedef struct lane {
+    struct genesis_sampler *s;
+    genesis_model *m;      /* generates this lane's batches */
+    genesis_ctx *ctx;      /* the copy's own context (NULL: the sampled model's) */
+    int k;                 /* lane index */
     slot slots[2];
     rb_view view;
-    gen_rng dec;
+    int threaded;
+    pthread_t th;
+} lane;
+
+struct genesis_sampler {
+    genesis_model *m;
+    int64_t n, C, G, consumed, next;   /* next: the batch the caller takes next */
+    int dim, encoded, threaded, K;
+    lane *lanes;                       /* [K] */
+    slot *holding;                     /* the slot the caller holds */
+    gen_rng dec;                       /* a sequence model's decode (one lane) */
+    gen_row_draws draws;               /* the tabular decode's row-numbered draws */
     /* conditions expanded per position in a group */
     gen_condition *rowcond;   /* [G] the conditional vector's condition for each row */
     int ncolconds;            /* distinct conditioned columns */
@@ -148,7 +168,6 @@ struct genesis_sampler {
     genesis_batch batch;
     int stop;
     double t0;
-    pthread_t th;
     pthread_mutex_t mu;
     pthread_cond_t cv;
 };
@@ -197,19 +216,25 @@ static genesis_status expand_conditions(genesis_sampler *s) {
     return GENESIS_OK;
 }
 
-/* Generates slot `sl`: rows = min(C, n - produced), group by group. */
-static genesis_status produce(genesis_sampler *s, slot *sl, int64_t rows) {
-    genesis_model *m = s->m;
+/* Generates the rows [row0, row0 + rows) of the call into slot `sl` of lane `ln`, group by
+ * group (row0 is a multiple of the group). */
+static genesis_status produce(genesis_sampler *s, lane *ln, slot *sl, int64_t row0, int64_t rows) {
+    genesis_model *m = ln->m;
     for (int64_t off = 0; off < rows; off += s->G) {
         float *x = sl->x + (size_t)off * (size_t)s->dim;
         genesis_status st = m->vt->generate(m, (int)s->G, s->rowcond,
-                                            s->rowcond ? (int)s->G : 0, x);
+                                            s->rowcond ? (int)s->G : 0, row0 + off, x);
         if (st != GENESIS_OK) return st;
         if (s->encoded) continue;
         int g = (int)(rows - off < s->G ? rows - off : s->G);
-        gen_rowbatch *v = (gen_rowbatch *)rb_view_set(&s->view, &sl->rb, off, g);
-        if (m->vt->decode) m->vt->decode(m, x, g, &s->dec, v);
-        else gen_transformer_inverse(&m->tf, x, s->dim, g, &s->dec, v);
+        gen_rowbatch *v = (gen_rowbatch *)rb_view_set(&ln->view, &sl->rb, off, g);
+        if (m->vt->decode) {
+            m->vt->decode(m, x, g, &s->dec, v);
+        } else {
+            gen_row_draws d = s->draws;
+            d.row0 = row0 + off;
+            gen_transformer_inverse(&m->tf, x, s->dim, g, &d, v);
+        }
         for (int j = 0; j < s->ncolconds; j++) {
             const int32_t *ps = s->pin_slot + (size_t)j * (size_t)s->G;
             int32_t *cat = v->cat[s->pin_col[j]];
@@ -219,24 +244,33 @@ static genesis_status produce(genesis_sampler *s, slot *sl, int64_t rows) {
     return GENESIS_OK;
 }
 
+static int64_t batch_rows_of(const genesis_sampler *s, int64_t j) {
+    int64_t r0 = j * s->C;
+    return s->n - r0 < s->C ? s->n - r0 : s->C;
+}
+
+static slot *slot_of(genesis_sampler *s, int64_t j) {
+    return &s->lanes[j % s->K].slots[(j / s->K) & 1];
+}
+
 static void *worker(void *arg) {
-    genesis_sampler *s = arg;
-    gen_backend *be = s->m->be;
+    lane *ln = arg;
+    genesis_sampler *s = ln->s;
+    gen_backend *be = ln->m->be;
     if (be->ops->thread_attach) be->ops->thread_attach(be);
-    for (int k = 0;; k ^= 1) {
-        slot *sl = &s->slots[k];
+    for (int64_t j = ln->k;; j += s->K) {
+        slot *sl = slot_of(s, j);
         pthread_mutex_lock(&s->mu);
         while (sl->full && !s->stop) pthread_cond_wait(&s->cv, &s->mu);
-        int done = s->stop || s->produced >= s->n;
-        int64_t rows = s->n - s->produced < s->C ? s->n - s->produced : s->C;
+        int done = s->stop || j * s->C >= s->n;
         pthread_mutex_unlock(&s->mu);
         if (done) break;
-        genesis_status st = produce(s, sl, rows);
+        int64_t rows = batch_rows_of(s, j);
+        genesis_status st = produce(s, ln, sl, j * s->C, rows);
         pthread_mutex_lock(&s->mu);
         sl->rows = rows;
         sl->st = st;
         sl->full = 1;
-        s->produced += rows;
         pthread_cond_broadcast(&s->cv);
         pthread_mutex_unlock(&s->mu);
         if (st != GENESIS_OK) break;
@@ -256,17 +290,58 @@ void genesis_sampler_free(genesis_sampler *s) {
         s->stop = 1;
         pthread_cond_broadcast(&s->cv);
         pthread_mutex_unlock(&s->mu);
-        pthread_join(s->th, NULL);
+    }
+    for (int k = 0; s->lanes && k < s->K; k++)
+        if (s->lanes[k].threaded) pthread_join(s->lanes[k].th, NULL);
+    if (s->threaded) {
         pthread_cond_destroy(&s->cv);
         pthread_mutex_destroy(&s->mu);
     }
-    for (int i = 0; i < 2; i++) slot_free(s->m->be, &s->slots[i]);
+    for (int k = 0; s->lanes && k < s->K; k++) {
+        lane *ln = &s->lanes[k];
+        if (ln->m)
+            for (int i = 0; i < 2; i++) slot_free(ln->m->be, &ln->slots[i]);
+        rb_view_free(&ln->view);
+        if (ln->ctx) { /* a copy on another device */
+            genesis_model_free(ln->m);
+            genesis_ctx_free(ln->ctx);
+        }
+    }
+    free(s->lanes);
     s->m->sampling = 0;
-    rb_view_free(&s->view);
     free(s->rowcond);
     free(s->pin_col);
     free(s->pin_slot);
     free(s);
+}
+
+/* The generator of lane k: the model itself when it runs on the lane's device, else a copy
+ * made from its model-file bytes on a context for that device (same seed, threads, log and
+ * memory budget). `bytes` is made once, at the first copy. */
+static genesis_status lane_model(genesis_sampler *s, int k, gen_bytes *bytes) {
+    genesis_model *m = s->m;
+    lane *ln = &s->lanes[k];
+    int on_cpu = m->gpu <= 0, dev = on_cpu ? -1 : m->sample_dev[k];
+    int mine = 0; /* whether an earlier lane already generates with the model itself */
+    for (int i = 0; i < k; i++) mine |= s->lanes[i].m == m;
+    if (!mine && (on_cpu || dev == m->gpu - 1)) {
+        ln->m = m;
+        return GENESIS_OK;
+    }
+    if (!bytes->p) GEN_TRY(gen_model_file_bytes(m, 0, bytes));
+    genesis_status st = gen_ctx_clone(m->ctx, on_cpu ? GENESIS_DEVICE_CPU : GENESIS_DEVICE_CUDA,
+                                      on_cpu ? 0 : dev, &ln->ctx);
+    if (st != GENESIS_OK) return gen_set_error(m->ctx, st, "out of memory for a sampling device");
+    st = gen_model_read_mem(ln->ctx, "the sampled model", bytes->p, bytes->len, 0, &ln->m);
+    if (st == GENESIS_OK && !on_cpu && ln->ctx->backend_gpu != dev + 1)
+        st = gen_set_error(ln->ctx, GENESIS_ERR_UNSUPPORTED,
+                           "GPU %d: the CUDA backend did not start there", dev);
+    if (st != GENESIS_OK)
+        return gen_set_error(m->ctx, st, "sampling on %s %d: %s", on_cpu ? "CPU stream" : "GPU",
+                             on_cpu ? k : dev, genesis_errmsg(ln->ctx));
+    memcpy(ln->m->cond, m->cond, sizeof m->cond);
+    ln->m->nconds = m->nconds;
+    return GENESIS_OK;
 }
 
 genesis_status genesis_sampler_create(genesis_model *m, int64_t n, int encoded,
@@ -284,10 +359,16 @@ genesis_status genesis_sampler_create(genesis_model *m, int64_t n, int encoded,
     n *= unit;
     GEN_RETURN_IF(m->sampling, ctx, GENESIS_ERR_STATE,
                   "this model is already sampling (free its genesis_sampler first)");
+    int K = gen_sample_lanes(m);
+    GEN_RETURN_IF(K > 1 && m->vt->decode, ctx, GENESIS_ERR_UNSUPPORTED,
+                  "%s samples on one device (its noise and time grids continue from one group "
+                  "of sequences to the next); set one sampling device",
+                  m->vt->name);
     int64_t C = m->sample_batch;
     if (C == 0) GEN_TRY(genesis_optimize_batch_size(m, NULL, GENESIS_WORKLOAD_SAMPLE, &C));
     C = gen_sample_round_batch(m, C);
     if (n > 0 && C > n) C = gen_sample_round_batch(m, n); /* no bigger than needed */
+    if (n > 0 && K > (n + C - 1) / C) K = (int)((n + C - 1) / C); /* no idle device */
     genesis_sampler *s = calloc(1, sizeof *s);
     GEN_RETURN_IF(!s, ctx, GENESIS_ERR_NOMEM, "out of memory for the sampler");
     s->m = m;
@@ -297,17 +378,45 @@ genesis_status genesis_sampler_create(genesis_model *m, int64_t n, int encoded,
     s->G = gen_sample_group(m);
     s->dim = gen_model_row_dim(m);
     s->encoded = encoded != 0;
-    s->holding = -1;
-    genesis_status st = GENESIS_OK;
-    size_t xs = gen_mul_size(gen_mul_size((size_t)C, (size_t)s->dim), sizeof(float));
-    /* the second buffer only when a second batch follows (estimate.c counts the same) */
-    int nslots = n > 0 && n <= C ? 1 : 2;
-    for (int i = 0; i < nslots && st == GENESIS_OK; i++) {
-        s->slots[i].x = xs ? m->be->ops->host_alloc(m->be, xs) : NULL; /* pinned on a GPU */
-        if (!s->slots[i].x) st = GENESIS_ERR_NOMEM;
-        if (st == GENESIS_OK && !s->encoded) st = gen_rowbatch_alloc(&m->tf, (int)C, &s->slots[i].rb);
+    s->K = K;
+    s->lanes = calloc((size_t)K, sizeof *s->lanes);
+    if (!s->lanes) {
+        genesis_sampler_free(s);
+        return gen_set_error(ctx, GENESIS_ERR_NOMEM, "out of memory for the sampler");
     }
-    if (st == GENESIS_OK && rb_view_alloc(&s->view, m->tf.ncols) != 0) st = GENESIS_ERR_NOMEM;
+    /* the call's number and streams, before any lane's model copy generates */
+    gen_rng_init(&s->dec, ctx->seed ^ (m->sample_calls * 0x9E3779B97F4A7C15ull), GEN_STREAM_DECODE);
+    s->draws = (gen_row_draws){ctx->seed ^ (m->sample_calls * 0x9E3779B97F4A7C15ull),
+                               GEN_STREAM_DECODE, 0, 0};
+    m->sample_calls++;
+    genesis_status st = GENESIS_OK;
+    gen_bytes bytes = {0};
+    for (int k = 0; k < K && st == GENESIS_OK; k++) {
+        s->lanes[k].s = s;
+        s->lanes[k].k = k;
+        st = lane_model(s, k, &bytes);
+        if (st == GENESIS_OK) s->lanes[k].m->sample_calls = m->sample_calls;
+    }
+    free(bytes.p);
+    if (st != GENESIS_OK) {
+        genesis_sampler_free(s);
+        return st;
+    }
+    size_t xs = gen_mul_size(gen_mul_size((size_t)C, (size_t)s->dim), sizeof(float));
+    int64_t nbatches = n > 0 ? (n + C - 1) / C : 2 * (int64_t)K;
+    for (int k = 0; k < K && st == GENESIS_OK; k++) {
+        lane *ln = &s->lanes[k];
+        /* the second buffer only when a second batch of this lane follows (estimate.c counts
+         * the same) */
+        int64_t mine = nbatches > k ? (nbatches - k + K - 1) / K : 0;
+        int nslots = mine > 1 ? 2 : (int)mine;
+        for (int i = 0; i < nslots && st == GENESIS_OK; i++) {
+            ln->slots[i].x = xs ? ln->m->be->ops->host_alloc(ln->m->be, xs) : NULL; /* pinned on a GPU */
+            if (!ln->slots[i].x) st = GENESIS_ERR_NOMEM;
+            if (st == GENESIS_OK && !s->encoded) st = gen_rowbatch_alloc(&m->tf, (int)C, &ln->slots[i].rb);
+        }
+        if (st == GENESIS_OK && rb_view_alloc(&ln->view, m->tf.ncols) != 0) st = GENESIS_ERR_NOMEM;
+    }
     if (st != GENESIS_OK) {
         genesis_sampler_free(s);
         return gen_set_error(ctx, GENESIS_ERR_NOMEM,
@@ -321,17 +430,43 @@ genesis_status genesis_sampler_create(genesis_model *m, int64_t n, int encoded,
         genesis_sampler_free(s);
         return st;
     }
-    gen_rng_init(&s->dec, ctx->seed ^ (m->sample_calls * 0x9E3779B97F4A7C15ull), GEN_STREAM_DECODE);
-    m->sample_calls++;
+    /* identifier columns: ids [id0, id0 + n) belong to this call, numbered by row */
+    if (!s->encoded && !m->vt->decode) s->draws.id0 = gen_transformer_take_ids(&m->tf, n);
     s->t0 = now_s();
     if (pthread_mutex_init(&s->mu, NULL) == 0) {
         if (pthread_cond_init(&s->cv, NULL) == 0) {
-            if (pthread_create(&s->th, NULL, worker, s) == 0) s->threaded = 1;
-            else pthread_cond_destroy(&s->cv);
+            s->threaded = 1;
+            for (int k = 0; k < K; k++)
+                if (pthread_create(&s->lanes[k].th, NULL, worker, &s->lanes[k]) == 0)
+                    s->lanes[k].threaded = 1;
+                else
+                    break;
+            if (!s->lanes[0].threaded) {
+                pthread_cond_destroy(&s->cv);
+                s->threaded = 0;
+            }
         }
         if (!s->threaded) pthread_mutex_destroy(&s->mu);
     }
-    if (!s->threaded) gen_log(ctx, GENESIS_LOG_DEBUG, "sampling without a worker thread");
+    int all = 1;
+    for (int k = 0; k < K; k++) all &= s->lanes[k].threaded;
+    if (s->threaded && !all) { /* some lanes have no thread: stop the others, work inline */
+        pthread_mutex_lock(&s->mu);
+        s->stop = 1;
+        pthread_cond_broadcast(&s->cv);
+        pthread_mutex_unlock(&s->mu);
+        for (int k = 0; k < K; k++)
+            if (s->lanes[k].threaded) pthread_join(s->lanes[k].th, NULL), s->lanes[k].threaded = 0;
+        for (int k = 0; k < K; k++)
+            for (int i = 0; i < 2; i++) s->lanes[k].slots[i].full = 0;
+        pthread_cond_destroy(&s->cv);
+        pthread_mutex_destroy(&s->mu);
+        s->threaded = 0;
+        s->stop = 0;
+    }
+    if (!s->threaded) gen_log(ctx, GENESIS_LOG_DEBUG, "sampling without worker threads");
+    else if (K > 1) gen_log(ctx, GENESIS_LOG_INFO, "sampling on %d %s, batches of %lld rows in turn", K,
+                            m->gpu > 0 ? "GPUs" : "CPU streams", (long long)C);
     *out = s;
     return GENESIS_OK;
 }
@@ -342,39 +477,49 @@ int64_t genesis_sampler_batch_rows(const genesis_sampler *s) { return s ? s->C :
 static genesis_status next_slot(genesis_sampler *s, slot **out) {
     *out = NULL;
     genesis_model *m = s->m;
-    if (!s->threaded) { /* no worker: produce in the caller's thread */
-        if (s->holding >= 0) s->slots[s->holding].full = 0;
-        s->holding = -1;
+    if (!s->threaded) { /* no workers: produce in the caller's thread, batch after batch */
+        if (s->holding) s->holding->full = 0;
+        s->holding = NULL;
         if (s->consumed >= s->n) return GENESIS_OK;
-        slot *sl = &s->slots[0];
-        int64_t rows = s->n - s->consumed < s->C ? s->n - s->consumed : s->C;
-        GEN_TRY(produce(s, sl, rows));
+        lane *ln = &s->lanes[s->next % s->K];
+        slot *sl = &ln->slots[0];
+        int64_t rows = batch_rows_of(s, s->next);
+        genesis_status st = produce(s, ln, sl, s->next * s->C, rows);
+        if (st != GENESIS_OK) {
+            if (ln->ctx) return gen_set_error(m->ctx, st, "%s", genesis_errmsg(ln->ctx));
+            return st;
+        }
         sl->rows = rows;
         sl->full = 1;
-        s->holding = 0;
+        s->holding = sl;
+        s->next++;
         s->consumed += rows;
         *out = sl;
     } else {
         pthread_mutex_lock(&s->mu);
-        if (s->holding >= 0) {
-            s->slots[s->holding].full = 0;
-            s->holding = -1;
+        if (s->holding) {
+            s->holding->full = 0;
+            s->holding = NULL;
             pthread_cond_broadcast(&s->cv);
         }
         if (s->consumed >= s->n) {
             pthread_mutex_unlock(&s->mu);
             return GENESIS_OK;
         }
-        slot *sl = &s->slots[s->next];
+        lane *ln = &s->lanes[s->next % s->K];
+        slot *sl = slot_of(s, s->next);
         while (!sl->full) pthread_cond_wait(&s->cv, &s->mu);
         genesis_status st = sl->st;
         if (st == GENESIS_OK) {
-            s->holding = s->next;
-            s->next ^= 1;
+            s->holding = sl;
+            s->next++;
             s->consumed += sl->rows;
         }
         pthread_mutex_unlock(&s->mu);
-        if (st != GENESIS_OK) return st; /* the worker set the message and stopped */
+        if (st != GENESIS_OK) { /* the worker set the message (in its copy's context) and stopped */
+            if (ln->ctx) return gen_set_error(m->ctx, st, "%s", genesis_errmsg(ln->ctx));
+            return st;
+        }
         *out = sl;
     }
     if (m->sample_progress && m->sample_progress(s->consumed, s->n, now_s() - s->t0,
@@ -418,6 +563,24 @@ genesis_status genesis_model_set_sample_batch(genesis_model *m, int64_t rows) {
                   "the sampling batch must be 0 (automatic) to 2^30 rows, got %lld",
                   (long long)rows);
     m->sample_batch = rows;
+    return GENESIS_OK;
+}
+
+genesis_status genesis_model_set_sample_devices(genesis_model *m, const int *devices, int n) {
+    if (!m) return GENESIS_ERR_INVALID_ARG;
+    GEN_RETURN_IF(n < 0 || n > GEN_MAX_DEVICES, m->ctx, GENESIS_ERR_INVALID_ARG,
+                  "sampling devices: give 0 to %d, got %d", GEN_MAX_DEVICES, n);
+    GEN_RETURN_IF(n > 0 && m->gpu > 0 && !devices, m->ctx, GENESIS_ERR_INVALID_ARG,
+                  "sampling devices: the model runs on a GPU; list the GPU indices");
+    for (int i = 0; m->gpu > 0 && i < n; i++) {
+        GEN_RETURN_IF(devices[i] < 0 || devices[i] > 255, m->ctx, GENESIS_ERR_INVALID_ARG,
+                      "sampling devices: GPU index %d is not in 0..255", devices[i]);
+        for (int j = 0; j < i; j++)
+            GEN_RETURN_IF(devices[j] == devices[i], m->ctx, GENESIS_ERR_INVALID_ARG,
+                          "sampling devices: GPU %d is listed twice", devices[i]);
+    }
+    m->sample_ndev = n;
+    for (int i = 0; i < n; i++) m->sample_dev[i] = m->gpu > 0 ? devices[i] : -1;
     return GENESIS_OK;
 }
 

@@ -43,7 +43,8 @@
  * Randomness: gen_rng (Philox) with stream GEN_STREAM_TRANSFORM, the column index and the
  * purpose mixed into the stream id, key = opts.seed; so every column is independent of the
  * others and of the thread that handles it, and the encoding is a pure function of the data
- * and the seed. Columns are fitted and encoded in parallel (ctx threads).
+ * and the seed. Columns are fitted and encoded in parallel (ctx threads). Decoding draws a
+ * row's pooled rare level from that row's own stream (gen_row_draws, rng.h gen_rng_row).
  */
 #include <math.h>
 #include <string.h>
@@ -782,8 +783,19 @@ static double round_decimals(double x, int d) {
     return rint(s) / p10[d];
 }
 
+int64_t gen_transformer_take_ids(gen_transformer *tf, int64_t n) {
+    int64_t id0 = 0;
+    for (int c = 0; c < tf->ncols; c++)
+        if (tf->cols[c].id.kind != GEN_ID_NONE) {
+            if (tf->cols[c].id_next > id0) id0 = tf->cols[c].id_next;
+        }
+    for (int c = 0; c < tf->ncols; c++)
+        if (tf->cols[c].id.kind != GEN_ID_NONE) tf->cols[c].id_next = id0 + n;
+    return id0;
+}
+
 void gen_transformer_inverse(const gen_transformer *tf, const float *x, int ld, int B,
-                             gen_rng *rng, gen_rowbatch *rb) {
+                             const gen_row_draws *rd, gen_rowbatch *rb) {
     GEN_ASSERT(B <= rb->B);
     for (int c = 0; c < tf->ncols; c++) {
         const gen_col_transform *ct = &tf->cols[c];
@@ -816,10 +828,8 @@ void gen_transformer_inverse(const gen_transformer *tf, const float *x, int ld, 
                 }
                 num[b] = v;
             }
-            if (ct->id.kind != GEN_ID_NONE) { /* fresh ids, in row order */
-                int64_t *next = &((gen_col_transform *)ct)->id_next;
-                for (int b = 0; b < B; b++) num[b] = (double)(ct->id.start + (*next)++);
-            }
+            if (ct->id.kind != GEN_ID_NONE) /* fresh ids, numbered by row */
+                for (int b = 0; b < B; b++) num[b] = (double)(ct->id.start + rd->id0 + rd->row0 + b);
         } else {
             int32_t *cat = rb->cat[c];
             int32_t *pick = rb->rare_pick[c];
@@ -830,7 +840,10 @@ void gen_transformer_inverse(const gen_transformer *tf, const float *x, int ld, 
                 if (pick) {
                     pick[b] = -1;
                     if (s == ct->rare_slot) {
-                        double u = gen_rng_uniform(rng);
+                        gen_rng rng;
+                        gen_rng_row(&rng, rd->seed, rd->stream, (uint64_t)(rd->row0 + b));
+                        rng.counter += (uint64_t)c; /* one block per column */
+                        double u = gen_rng_uniform(&rng);
                         int32_t lo = 0, hi = ct->n_rare - 1; /* first cdf > u */
                         while (lo < hi) {
                             int32_t mid = lo + (hi - lo) / 2;

@@ -145,10 +145,23 @@ typedef struct gen_rowbatch {
 genesis_status gen_rowbatch_alloc(const gen_transformer *tf, int B, gen_rowbatch *rb);
 void gen_rowbatch_free(gen_rowbatch *rb);
 
-/* Inverse transform of B activated rows x (B x data_dim, row stride ld) into rb.
- * `rng` (seeded stream) draws pooled rare levels. */
+/* Where the rows being decoded sit in their sampling call: row b of a batch is the call's
+ * row row0 + b. Its pooled rare levels are drawn from its own row-numbered stream
+ * (gen_rng_row(seed, stream, row0 + b), one counter block per column), and an identifier
+ * column gives it id.start + id0 + row0 + b (id0: gen_transformer_take_ids), so the decoded
+ * rows do not depend on which device or batch decodes them. */
+typedef struct gen_row_draws {
+    uint64_t seed, stream;
+    int64_t row0, id0;
+} gen_row_draws;
+
+/* Inverse transform of B activated rows x (B x data_dim, row stride ld) into rb. */
 void gen_transformer_inverse(const gen_transformer *tf, const float *x, int ld, int B,
-                             gen_rng *rng, gen_rowbatch *rb);
+                             const gen_row_draws *rd, gen_rowbatch *rb);
+
+/* Reserves n ids in every identifier column (ids stay unique over every sample drawn from
+ * one model) and returns the number handed out before: a sampling call's id0. */
+int64_t gen_transformer_take_ids(gen_transformer *tf, int64_t n);
 
 /* Text of a decoded value as the CSV writer prints it. Returns a pointer into buf or into
  * the transformer's own strings; *len gets its length. */

@@ -490,4 +490,14 @@ fi
 run device_bad "$G" generate -q -i one_row.csv -o "$OUT/o.csv" -n 5 --device tpu
 expect_error 2 "--device" "tpu"
 
+# ---------------------------------------------------------------------------------------
+section "Parquet paths: refused with how to convert (no C Parquet library on Debian 12)"
+printf 'PAR1 not csv' >data.parquet
+run parquet_in "$G" generate "${FAST[@]}" -i data.parquet -o "$OUT/o.csv" -n 5
+expect_error 2 "data.parquet" "CSV only" "pd.read_parquet('data.parquet').to_csv" "genesis.pipeline"
+run parquet_out "$G" generate "${FAST[@]}" -i one_row.csv -o "$OUT/o.PARQUET" -n 5
+expect_error 2 "o.PARQUET" "CSV only" "to_parquet(" "genesis.pipeline"
+run parquet_eval "$G" evaluate --real one_row.csv --synthetic data.parquet
+expect_error 2 "--synthetic" "data.parquet" "CSV only"
+
 finish

@@ -27,7 +27,9 @@
  *     (cudaErrorLaunchFailure / cudaErrorIllegalAddress) returned by every later call, with
  *     the message on stderr.
  * One global lock guards everything; only one piece of work executes at a time in the
- * process. Devices: GENESIS_CUEMU_DEVICES (default 1).
+ * process. Devices: GENESIS_CUEMU_DEVICES (default 1). GENESIS_CUEMU_MEMORY_REPORT=FILE: at
+ * exit, each device's peak and final device memory (cudaMalloc bytes) as lines
+ * "device D peak P live L" (what a test of memory per device reads).
  */
 #include <pthread.h>
 #include <stdarg.h>
@@ -110,6 +112,7 @@ static unsigned long long g_stats[GEN_CUEMU_STAT_N];
 
 static std::map<uintptr_t, alloc_rec> *g_allocs; /* never freed: reachable for LeakSanitizer */
 static size_t g_live[GEN_CUEMU_MAX_DEVICES];
+static size_t g_peak[GEN_CUEMU_MAX_DEVICES]; /* the most g_live ever held */
 /* Contexts: since CUDA 12 cudaSetDevice initialises the device's primary context, and every
  * call that needs one (allocation, memory info, streams, launches) creates it; device
  * queries (count, properties) do not. A context costs real GPUs hundreds of MB, so the
@@ -879,8 +882,20 @@ static cudaError_t alloc_device(void **p, size_t bytes) {
     alloc_rec rec = {bytes, 0, t_device, 0};
     allocs()[(uintptr_t)m] = rec;
     g_live[t_device] += bytes;
+    if (g_live[t_device] > g_peak[t_device]) g_peak[t_device] = g_live[t_device];
     *p = m;
     return cudaSuccess;
+}
+
+/* GENESIS_CUEMU_MEMORY_REPORT (see the top): written when the process ends. */
+__attribute__((destructor)) static void memory_report(void) {
+    const char *path = getenv("GENESIS_CUEMU_MEMORY_REPORT");
+    if (!path || !*path || g_ndev < 0) return;
+    FILE *f = fopen(path, "w");
+    if (!f) return;
+    for (int d = 0; d < g_ndev; d++)
+        fprintf(f, "device %d peak %zu live %zu\n", d, g_peak[d], g_live[d]);
+    fclose(f);
 }
 
 cudaError_t cudaMalloc(void **p, size_t bytes) {
