@@ -34,7 +34,8 @@ done
 rm -f "$OUT/a.csv"
 
 section "a kernel faults during training: the CUDA error, not a divergence"
-for spec in "k_relu_backward:3" "k_adam:2" "k_gather_rows:1"; do
+# (kernels a step runs: the fused step, docs/cuda.md "Kernels per step")
+for spec in "k_relu_bn_backward:3" "k_adam:2" "k_gather_rows:1"; do
     label=fault_${spec%%:*}
     run "$label" env GENESIS_CUEMU_FAULT="$spec" "$G" fit -i "$W/small.csv" -m "$OUT/m.gen" \
         --epochs 2 --batch-size 100 --seed 1 --device cuda
@@ -42,14 +43,14 @@ for spec in "k_relu_backward:3" "k_adam:2" "k_gather_rows:1"; do
     grep -qi "diverged" "$W/$label.err" && fail "[$label] reported as a divergence" \
         || pass "[$label] not reported as a divergence"
 done
-for spec in "k_relu_backward:2"; do
+for spec in "k_act_backward_bias:2"; do
     run fault_tvae env GENESIS_CUEMU_FAULT="$spec" "$G" fit -i "$W/small.csv" -m "$OUT/m.gen" \
         --method tvae --epochs 2 --batch-size 100 --seed 1 --device cuda
     expect_error 1 "failed in operation" "an illegal memory access was encountered"
 done
 
 section "GENESIS_CUDA_SYNC=1 charges the fault to its own operation"
-run fault_sync env GENESIS_CUEMU_FAULT=k_relu_backward:3 GENESIS_CUDA_SYNC=1 "$G" fit \
+run fault_sync env GENESIS_CUEMU_FAULT=k_relu_bn_backward:3 GENESIS_CUDA_SYNC=1 "$G" fit \
     -i "$W/small.csv" -m "$OUT/m.gen" --epochs 2 --batch-size 100 --seed 1 --device cuda
-expect_error 1 "failed in operation relu_backward" "an illegal memory access was encountered"
+expect_error 1 "failed in operation relu_bn_backward" "an illegal memory access was encountered"
 finish
