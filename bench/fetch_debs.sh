@@ -35,10 +35,11 @@ if [ -f "$ADULT" ]; then
 else
   echo "fetch_debs: $ADULT not found; gpu_run.sh will skip the Adult timings" >&2
 fi
-# the five public tables of bench/quality/five_tables.sh, for bench/gpu_ddpm_tstr.sh (17 MB)
+# the five public tables of bench/quality/five_tables.sh, for bench/gpu_ddpm_tstr.sh (23 MB)
 mkdir -p "$DEST/tables"
+# and Adult with UCI's test file, for gpu_session.sh's `papers` phase
 for f in california_housing.csv bank_full.csv covertype_sample15k.csv energy_data.csv \
-         news_popularity_partial.csv; do
+         news_popularity_partial.csv adult.csv adult_test.csv; do
   src=$(dirname "$ADULT")/$f
   if [ -f "$src" ]; then cp "$src" "$DEST/tables/"; else echo "fetch_debs: $src not found" >&2; fi
 done

@@ -409,6 +409,105 @@ phase_nccl() {
   fi
 }
 
+phase_kernels() {
+  # Nsight Compute's per-kernel device time of a few training steps (Nsight Systems is not on
+  # the GPU machine): bench_fit on Adult, CTGAN and TVAE, CUDA graphs on and off; KERNELS_SKIP
+  # launches skipped (the first epoch's warm-up), KERNELS_COUNT kernels timed. Summed per
+  # kernel name by bench/ncu_summary.py beside the step's wall time from fitbench.
+  local NCU M G skip=${KERNELS_SKIP:-2000} cnt=${KERNELS_COUNT:-400}
+  NCU=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu /usr/local/cuda/bin/ncu 2>/dev/null | head -1)
+  if [ "$DRY" = 1 ]; then
+    md "- dry run: skipped (Nsight Compute needs a GPU); would run \`$NCU --clock-control none --metrics gpu__time_duration.sum --launch-skip $skip --launch-count $cnt --csv bench_fit ADULT 3 0 0 /dev/null MODEL\` with GENESIS_CUDA_GRAPHS=1 and 0"
+    return 77
+  fi
+  [ -n "$NCU" ] && [ -x "$NCU" ] || { md "- ncu not found"; return 1; }
+  md "Nsight Compute ($NCU), gpu__time_duration per kernel, $cnt kernels after skipping $skip, bench_fit on Adult (batch 500), --clock-control none"
+  md ""
+  for M in ctgan tvae; do
+    for G in 1 0; do
+      GENESIS_CUDA_GRAPHS=$G tmo 100 "$NCU" --clock-control none --metrics gpu__time_duration.sum \
+        --launch-skip "$skip" --launch-count "$cnt" --csv --page raw --log-file "$LOGS/ncu_${M}_g$G.csv" \
+        "$BUILD/bench_fit" "$ADULT" 3 0 0 /dev/null "$M" >"$LOGS/ncu_${M}_g$G.out" 2>"$LOGS/ncu_${M}_g$G.err"
+      md "### $M, CUDA graphs $( [ "$G" = 1 ] && echo on || echo off ) (exit $?)"
+      md ""
+      python3 "$ROOT/bench/ncu_summary.py" "$LOGS/ncu_${M}_g$G.csv" >>"$LOGS/$PHASE.md" 2>&1
+      md ""
+    done
+  done
+}
+
+phase_papers() {
+  # DDPM on the whole of Adult (32,561 training rows, UCI's test file as the holdout) at the
+  # leaders' budgets, scored by the papers' metrics (`genesis evaluate` with --holdout and
+  # --target: trend, XGBoost detection, alpha/beta, DCR share, TSTR AUC). PAPERS_CONFIGS:
+  # "name|iterations|batch|flags;..."; the fits share the GPU, each run's evaluation goes to the
+  # host cores as soon as its rows are written. The synthetic CSVs come back compressed.
+  local CONFIGS=${PAPERS_CONFIGS:-"d5k|5000|256|;t30k|30000|4096|;w30k|30000|4096|--generator-dim 1024 --num-layers 4"}
+  local P=$W/papers D=${PAPERS_DATA:-$ROOT/bench/debs/tables} n it bs fl ET=${PAPERS_EVAL_THREADS:-4}
+  mkdir -p "$P"
+  [ -f "$D/adult_test.csv" ] || { md "- $D/adult_test.csv not found (bench/fetch_debs.sh copies it)"; return 1; }
+  python3 - "$D/adult.csv" "$D/adult_test.csv" "$P" "$DRY" <<'PY' || return 1
+import csv, sys
+def load(p, dot):
+    rows = [[c.strip() for c in r] for r in csv.reader(open(p, newline="")) if r]
+    if dot:  # the test file's labels end with '.'
+        rows = [rows[0]] + [r[:-1] + [r[-1].rstrip(".")] for r in rows[1:]]
+    return rows
+tr, ho = load(sys.argv[1], False), load(sys.argv[2], True)
+if sys.argv[4] == "1":
+    tr, ho = tr[:601], ho[:301]
+csv.writer(open(sys.argv[3] + "/train.csv", "w", newline="")).writerows(tr)
+csv.writer(open(sys.argv[3] + "/holdout.csv", "w", newline="")).writerows(ho)
+PY
+  local rows=$(( $(wc -l <"$P/train.csv") - 1 ))
+  md "DDPM on Adult ($rows training rows, holdout $(( $(wc -l <"$P/holdout.csv") - 1 )) rows of adult_test.csv), --target income, seed 0, fits on the device side by side; \`genesis evaluate --holdout --target income --threads $ET\` on the host"
+  md ""
+  md "| run | iterations x batch | flags | fit s | sample s | trained on | Trend | C2ST-XGB | alpha | beta | TSTR AUC (real) | DCR share | shapes |"
+  md "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+  local pids=() IFS_OLD=$IFS cfg
+  IFS=';'; local cfgs=($CONFIGS); IFS=$IFS_OLD
+  for cfg in "${cfgs[@]}"; do
+    IFS='|' read -r n it bs fl <<<"$cfg"
+    [ "$DRY" = 1 ] && it=20 && bs=64
+    (
+      t1=$(now)
+      # shellcheck disable=SC2086 # fl is a list of flags
+      tmo $(( PHASE_BUDGET - 20 )) "$BUILD/genesis" fit -i "$P/train.csv" -m "$P/$n.gen" --method ddpm --iterations "$it" \
+        --batch-size "$bs" --target income $fl --seed 0 --threads 2 --progress 2>"$LOGS/papers_$n.fit.log" || exit 1
+      t2=$(now)
+      tmo 120 "$BUILD/genesis" sample -m "$P/$n.gen" -n "$rows" --seed 0 -o "$P/$n.csv" --threads 2 -q 2>"$LOGS/papers_$n.sample.log" || exit 1
+      t3=$(now)
+      echo "$(secs "$t1" "$t2") $(secs "$t2" "$t3")" >"$P/$n.times"
+      tmo $(( PHASE_BUDGET - 10 )) "$BUILD/genesis" evaluate --real "$P/train.csv" --synthetic "$P/$n.csv" \
+        --holdout "$P/holdout.csv" --target income --json -q --seed 0 --threads "$ET" >"$P/$n.eval.json" 2>"$LOGS/papers_$n.eval.log"
+    ) &
+    pids+=($!)
+  done
+  local p; for p in "${pids[@]}"; do wait "$p"; done
+  for cfg in "${cfgs[@]}"; do
+    IFS='|' read -r n it bs fl <<<"$cfg"
+    python3 - "$P" "$n" "$it x $bs" "$fl" "$(sed -n 's/.*training [A-Z]* for .* on \(.*\)$/\1/p' "$LOGS/papers_$n.fit.log" | tail -1)" >>"$LOGS/$PHASE.md" <<'PY'
+import json, sys
+P, n, ib, fl, on = sys.argv[1:6]
+try:
+    fs, ss = open(f"{P}/{n}.times").read().split()
+except (OSError, ValueError):
+    fs = ss = "failed"
+try:
+    s = json.load(open(f"{P}/{n}.eval.json"))["scores"]
+except (OSError, ValueError, KeyError):
+    s = {}
+g = lambda k: "–" if s.get(k) is None else "%.3f" % s[k]
+print(f"| {n} | {ib} | {fl or '(defaults)'} | {fs} | {ss} | {on} | {g('column_pair_trends')} | {g('detection_xgboost')} | "
+      f"{g('alpha_precision')} | {g('beta_recall')} | {g('tstr_xgboost_auc')} ({g('trtr_xgboost_auc')}) | {g('dcr_share')} | {g('column_shapes')} |")
+PY
+    jl "{\"bench\":\"papers\",\"run\":\"$n\",\"iterations\":$it,\"batch\":$bs,\"flags\":\"$fl\"}"
+  done
+  md ""
+  md "TabDiff (published, arXiv 2603.23016): Trend 0.985, C2ST-XGB 0.841, alpha 0.986, beta 0.526, AUC 0.913, DCR 0.549; TabSyn: 0.980, 0.794, 0.990, 0.480, 0.910, 0.507"
+  ( cd "$P" && tar czf "$OUT/papers_call$CALL.tgz" ./*.csv ./*.json ./*.times ) 2>/dev/null || true
+}
+
 if [ "${1:-}" = "--phase" ]; then   # child: one phase, in the environment the parent exported
   PHASE=$2
   # shellcheck disable=SC1090
@@ -525,7 +624,8 @@ SETUP_S=$(elapsed)
 
 # ---- the phases, each under its budget -----------------------------------------------------------
 declare -A DEF=([build]=210 [parity]=45 [memcheck]=65 [fitbench]=45 [adult]=80 [sizes]=400
-                [ddpm]=35 [timegan]=65 [precision]=55 [sample1m]=20 [nccl]=30)
+                [ddpm]=35 [timegan]=65 [precision]=55 [sample1m]=20 [nccl]=30
+                [kernels]=70 [papers]=240)
 # call 2 finds call 1's build; on a fresh machine (call 1 failed, or the machine went back) it
 # builds from scratch first
 [ "$CALL" = 2 ] && [ -x "$BUILD/genesis" ] && DEF[build]=40
