@@ -16,12 +16,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 DEST=bench/debs
 ADULT=${1:-${GENESIS_DATA:-../shared/data}/adult.csv}
-# runtime + -dev of every library CMakeLists.txt needs, and their runtime dependencies that a
+# runtime + -dev of every library CMakeLists.txt needs (XGBoost for evaluate's detection and TSTR AUC), and their runtime dependencies that a
 # CUDA image may miss (OpenBLAS's Fortran runtime), plus pkg-config itself
 PKGS="libcsv3 libcsv-dev check libsubunit0 libsubunit-dev
       libopenblas0-openmp libopenblas-openmp-dev libgfortran5 libquadmath0
       libcjson1 libcjson-dev zlib1g zlib1g-dev
-      pkgconf pkgconf-bin libpkgconf3"
+      pkgconf pkgconf-bin libpkgconf3
+      libxgboost0 libxgboost-dev libdmlc0"
 mkdir -p "$DEST"
 cd "$DEST"
 rm -f ./*.deb

@@ -414,6 +414,8 @@ phase_kernels() {
   # the GPU machine): bench_fit on Adult, CTGAN and TVAE, CUDA graphs on and off; KERNELS_SKIP
   # launches skipped (the first epoch's warm-up), KERNELS_COUNT kernels timed. Summed per
   # kernel name by bench/ncu_summary.py beside the step's wall time from fitbench.
+  # --cache-control none: without it ncu flushes the caches before every kernel, and the times
+  # (first run, call 1 of gpu3_20261128) summed to more than the step's wall time.
   local NCU M G skip=${KERNELS_SKIP:-2000} cnt=${KERNELS_COUNT:-400}
   NCU=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu /usr/local/cuda/bin/ncu 2>/dev/null | head -1)
   if [ "$DRY" = 1 ]; then
@@ -425,7 +427,7 @@ phase_kernels() {
   md ""
   for M in ctgan tvae; do
     for G in 1 0; do
-      GENESIS_CUDA_GRAPHS=$G tmo 100 "$NCU" --clock-control none --metrics gpu__time_duration.sum \
+      GENESIS_CUDA_GRAPHS=$G tmo 100 "$NCU" --clock-control none --cache-control none --metrics gpu__time_duration.sum \
         --launch-skip "$skip" --launch-count "$cnt" --csv --page raw --log-file "$LOGS/ncu_${M}_g$G.csv" \
         "$BUILD/bench_fit" "$ADULT" 3 0 0 /dev/null "$M" >"$LOGS/ncu_${M}_g$G.out" 2>"$LOGS/ncu_${M}_g$G.err"
       md "### $M, CUDA graphs $( [ "$G" = 1 ] && echo on || echo off ) (exit $?)"

@@ -4,13 +4,16 @@ gpu__time_duration.sum --log-file F ...`) summed per kernel: launches, total and
 time, grid and block of the first launch; then the total. bench/gpu_session.sh's `kernels`
 phase prints it as Markdown.
 
-    python3 bench/ncu_summary.py ncu.csv
+    python3 bench/ncu_summary.py ncu.csv [MARKER]
+
+MARKER (default k_step_advance, launched once per training step): its launch count is taken
+as the number of steps timed, and the device time and kernels per step are printed from it.
 """
 import csv
 import sys
 
 
-def main(path):
+def main(path, marker="k_step_advance"):
     lines = open(path, errors="replace").read().splitlines()
     start = next((i for i, l in enumerate(lines) if l.startswith('"ID"')), None)
     if start is None:
@@ -43,8 +46,13 @@ def main(path):
     print("")
     print("%d kernels timed, %.1f us of device time in all, %.2f us per kernel on average (unit read: %s)"
           % (n, total, total / max(n, 1), units or "assumed nsecond"))
+    steps = per.get(marker, [0])[0]
+    if steps:
+        print("")
+        print("%s launched %d times: about %.0f kernels and %.1f us of device time per step"
+              % (marker, steps, n / steps, total / steps))
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1]))
+    sys.exit(main(*sys.argv[1:3]))
