@@ -40,6 +40,7 @@ void gen_seq_schema_free(gen_seq_schema *s) {
         if (s->cols[c].levels) /* a load that failed before the levels were allocated */
             for (int k = 0; k < s->cols[c].nlevels; k++) free(s->cols[c].levels[k]);
         free(s->cols[c].levels);
+        free(s->cols[c].na_text);
     }
     free(s->cols);
     free(s->inner_min);
@@ -252,6 +253,10 @@ genesis_status gen_seq_build(genesis_ctx *ctx, const genesis_table *t, int T, co
         if (!sc->name) { st = gen_set_error(ctx, GENESIS_ERR_NOMEM, "out of memory"); goto done; }
         sc->offset = s->F;
         s->ncols++;
+        if (col->na_text && col->na_text[0] && !(sc->na_text = gen_strdup(col->na_text))) {
+            st = gen_set_error(ctx, GENESIS_ERR_NOMEM, "out of memory");
+            goto done;
+        }
         if (col->id.kind != GEN_ID_NONE) {
             st = gen_set_error(ctx, GENESIS_ERR_DATA,
                                "%s: column '%s' is an identifier column; TimeGAN does not generate "
@@ -419,7 +424,7 @@ genesis_status gen_seq_layout(const gen_seq_schema *s, gen_transformer *tf) {
         int id = p == s->entity_pos, tm = p == s->time_pos;
         const gen_seq_col *sc = id || tm ? NULL : &s->cols[c++];
         ct->name = gen_strdup(id ? (s->entity ? s->entity : "sequence") : tm ? s->time : sc->name);
-        ct->na_text = gen_strdup("");
+        ct->na_text = gen_strdup(sc && sc->na_text ? sc->na_text : "");
         ct->missing_slot = ct->rare_slot = -1;
         ct->type = sc && sc->categorical ? GENESIS_COLUMN_CATEGORICAL : GENESIS_COLUMN_CONTINUOUS;
         ct->is_integer = sc ? sc->is_integer : id || s->time_integer;
@@ -497,8 +502,12 @@ void gen_seq_schema_save(const gen_seq_schema *s, gen_bytes *b) {
     for (int c = 0; c < s->ncols; c++) {
         const gen_seq_col *sc = &s->cols[c];
         gen_wr_str(b, sc->name);
-        gen_wr_u32(b, (uint32_t)sc->categorical | (sc->dt.pattern[0] ? 2u : 0u)); /* 2: a date */
+        int na = sc->na_text && sc->na_text[0];
+        /* 2: a date; 4: a missing-value token follows (only then: files without one keep
+         * their bytes) */
+        gen_wr_u32(b, (uint32_t)sc->categorical | (sc->dt.pattern[0] ? 2u : 0u) | (na ? 4u : 0u));
         if (sc->dt.pattern[0]) gen_dt_save(&sc->dt, b);
+        if (na) gen_wr_str(b, sc->na_text);
         gen_wr_u32(b, (uint32_t)sc->width);
         gen_wr_f64(b, sc->min);
         gen_wr_f64(b, sc->max);
@@ -542,8 +551,13 @@ genesis_status gen_seq_schema_load(gen_seq_schema *s, gen_reader *r) {
         s->ncols = c + 1;
         SEQ_TRY(gen_rd_str(r, &sc->name));
         if (!sc->name) { st = gen_rd_fail(r, "a sequence column has no name"); goto fail; }
-        SEQ_TRY(gen_rd_count(r, 0, 2, "categorical flag", &sc->categorical));
-        if (sc->categorical == 2) SEQ_TRY(gen_dt_load(&sc->dt, r));
+        SEQ_TRY(gen_rd_count(r, 0, 6, "categorical flag", &sc->categorical));
+        if ((sc->categorical & 3) == 3) { st = gen_rd_fail(r, "a sequence column is both a date and categorical"); goto fail; }
+        if (sc->categorical & 2) SEQ_TRY(gen_dt_load(&sc->dt, r));
+        if (sc->categorical & 4) {
+            SEQ_TRY(gen_rd_str(r, &sc->na_text));
+            if (!sc->na_text) { st = gen_rd_fail(r, "a sequence column's missing-value token is empty"); goto fail; }
+        }
         sc->categorical &= 1;
         SEQ_TRY(gen_rd_count(r, 1, SEQ_MAX_LEVELS + 1, "column width", &sc->width));
         SEQ_TRY(gen_rd_f64(r, &sc->min));

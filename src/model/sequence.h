@@ -22,6 +22,8 @@ typedef struct gen_seq_col {
     gen_dt_format dt;        /* a date column (dt.pattern[0]): UTC seconds, written in format */
     int nlevels;
     char **levels;           /* categorical */
+    char *na_text;           /* the missing-value token as read (e.g. "NA"), written back for
+                                missing values; NULL or "" writes an empty field */
 } gen_seq_col;
 
 typedef struct gen_seq_schema {
