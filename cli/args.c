@@ -25,7 +25,7 @@ enum { G = CMD_GENERATE, F = CMD_FIT, S = CMD_SAMPLE, E = CMD_ESTIMATE, V = CMD_
 enum flag_id {
     F_INPUT, F_OUTPUT, F_MODEL, F_ROWS, F_SAVE, F_COND, F_DELIM, F_NA, F_DISCRETE, F_CONTINUOUS,
     F_DATETIME, F_NOTDATETIME, F_ID, F_NOTID,
-    F_NOHEADER, F_METHOD, F_ENTITY, F_TIME, F_REAL, F_SYN, F_HOLD, F_TARGET, F_META, F_JSON,
+    F_NOHEADER, F_METHOD, F_ENTITY, F_TIME, F_CALENDAR, F_REAL, F_SYN, F_HOLD, F_TARGET, F_META, F_JSON,
     F_REPORT, F_SKIP, F_DCR, F_DET, F_TSTR, F_SUB, F_DCRREF, F_SEQ, F_REPEATS, F_DISCIT, F_PREDIT,
     F_BASELINE, F_DEVICE, F_THREADS, F_DIST, F_DEVICES, F_MULTIGPU, F_MEMFRAC, F_MEMLIMIT,
     F_SAMPLEBATCH, F_SEED, F_CKPT, F_CKPTEVERY, F_RESUME, F_QUIET, F_PROGRESS, F_HELP, NFLAGS
@@ -63,6 +63,7 @@ static const flag FLAGS[NFLAGS] = {
     [F_METHOD] = {"method", 0, "NAME", G | F | E, 0, NULL /* the kinds, from the library */},
     [F_ENTITY] = {"entity", 0, "COL", G | F | V, SEQ, "column identifying each series (panel data)"},
     [F_TIME] = {"time", 0, "COL", G | F | V, SEQ, "numeric column ordering the rows"},
+    [F_CALENDAR] = {"calendar", 0, "a,b|none", G | F, SEQ, "calendar columns (year, month, day, hour, ...), written from the real windows the time values come from, not modelled (default: found by name; none: model every column)", OPT(calendar)},
     [F_REAL] = {"real", 0, "FILE", V, 0, "the real (training) table", OPT(real)},
     [F_SYN] = {"synthetic", 0, "FILE", V, 0, "the synthetic table", OPT(synthetic)},
     [F_HOLD] = {"holdout", 0, "FILE", V, 0, "real rows the generator never saw: DCR overfitting protection, and the test set of --target", OPT(holdout)},

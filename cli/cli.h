@@ -26,6 +26,7 @@ typedef struct options {
     genesis_model_kind kind;       /* from --method (default CTGAN) */
     int method_given;              /* --method was on the command line */
     const char *entity, *time;     /* TimeGAN panel data (and evaluate --sequences) */
+    const char *calendar;          /* TimeGAN: --calendar (NULL: found by name) */
     const char *delimiter, *na, *discrete, *continuous, *datetime, *not_datetime;
     const char *id, *not_id;
     int no_header, rows_set, threads, device_index, quiet, progress, json;

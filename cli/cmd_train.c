@@ -82,6 +82,7 @@ genesis_status table_and_model(genesis_ctx *ctx, const options *o, genesis_table
     if (st == GENESIS_OK) st = apply_settings(*m, o);
     if (st == GENESIS_OK && (o->entity || o->time))
         st = genesis_model_set_sequence_columns(*m, o->entity, o->time);
+    if (st == GENESIS_OK && o->calendar) st = genesis_model_set_calendar_columns(*m, o->calendar);
     if (st == GENESIS_OK && o->eval.target) st = genesis_model_set_target(*m, o->eval.target);
     return st;
 }

@@ -32,6 +32,7 @@ static const struct {
     {"genesis_model_set_condition", "--condition"},
     {"entity", "--entity"},
     {"time", "--time"},
+    {"calendar", "--calendar"},
     {"datetime", "--datetime"},
     {"not_datetime", "--not-datetime"},
     {"id", "--id"},

@@ -76,7 +76,7 @@ static genesis_status tgm_fit_table(genesis_model *m, const genesis_table *t,
     m->impl = tm;
     int T = gen_param_i(m, GENESIS_P_SEQ_LEN);
     gen_seq_data d;
-    GEN_TRY(gen_seq_build(ctx, t, T, m->seq_entity, m->seq_time, m->seed, &tm->schema, &d));
+    GEN_TRY(gen_seq_build(ctx, t, T, m->seq_entity, m->seq_time, m->seq_calendar, m->seed, &tm->schema, &d));
     tm->ntrain = d.n;
     timegan_config cfg = {gen_param_i(m, GENESIS_P_BATCH_SIZE), T, tm->schema.F,
                           gen_param_i(m, GENESIS_P_HIDDEN_DIM), gen_param_i(m, GENESIS_P_NUM_LAYERS),

@@ -850,6 +850,20 @@ GENESIS_API genesis_status genesis_model_set_sequence_columns(genesis_model *m,
                                                               const char *entity,
                                                               const char *time);
 
+/*! genesis_model_set_calendar_columns() : TimeGAN only, before fit: the calendar columns
+ *  (parts of a date or time of day: year, month, day, hour, ...), which are not modelled but
+ *  written from the real window the generated sequence's time values are drawn from, so that
+ *  they advance as the real ones do. `columns`: a comma-separated list, or "none" (every
+ *  column a feature). Without this call (or with NULL) they are found by name: year, month,
+ *  day, hour, minute, second, weekday, dayofweek, dow, week, weekofyear, quarter, dayofyear,
+ *  doy, dayofmonth (case, '_' and spaces ignored) holding a whole number in every row; each
+ *  found is reported at GENESIS_LOG_INFO. docs/timegan.md §5.
+ *  @return GENESIS_OK, GENESIS_ERR_UNSUPPORTED (not TimeGAN), GENESIS_ERR_STATE (fitted),
+ *  GENESIS_ERR_INVALID_ARG (""), GENESIS_ERR_NOMEM; a listed column that the table lacks or
+ *  that is not a number in every row fails the fit with GENESIS_ERR_INVALID_ARG /
+ *  GENESIS_ERR_DATA naming it */
+GENESIS_API genesis_status genesis_model_set_calendar_columns(genesis_model *m, const char *columns);
+
 /*! genesis_model_save() : writes a .gen model file (versioned, checksummed; temporary name
  *  then rename). genesis_model_load() reads one, checking every length before allocating;
  *  nothing in a model file is executed. */

@@ -219,6 +219,7 @@ _SIGNATURES = {
     "genesis_model_set_param": (c_int, [c_void_p, c_int, c_double]),
     "genesis_model_get_param": (c_int, [c_void_p, c_int, POINTER(c_double)]),
     "genesis_model_set_sequence_columns": (c_int, [c_void_p, c_char_p, c_char_p]),
+    "genesis_model_set_calendar_columns": (c_int, [c_void_p, c_char_p]),
     "genesis_model_set_target": (c_int, [c_void_p, c_char_p]),
     "genesis_model_fit": (c_int, [c_void_p, c_void_p, PROGRESS_FN, c_void_p]),
     "genesis_model_save": (c_int, [c_void_p, c_char_p]),

@@ -329,10 +329,12 @@ class SyntheticGenerator:
 
     # ---- fit -------------------------------------------------------------------------
     def fit(self, data, discrete_columns=None, continuous_columns=None, progress=False,
-            entity=None, time=None, target=None):
+            entity=None, time=None, target=None, calendar=None):
         """Learns a DataFrame. Column types follow the dtypes (docs/python.md); numeric
         columns with <= 10 distinct values are categorical unless listed in
-        continuous_columns. TimeGAN: `entity` and `time` name the sequence columns.
+        continuous_columns. TimeGAN: `entity` and `time` name the sequence columns;
+        `calendar` the calendar columns (a list of names, or "none"; default: found by name,
+        year, month, day, hour, ...), written from real windows with the time values.
         DDPM: `target` names a categorical column the denoiser is conditioned on.
         progress=True shows a bar per epoch (tqdm when installed). Returns self."""
         if not isinstance(data, pd.DataFrame):
@@ -342,6 +344,10 @@ class SyntheticGenerator:
             check(self._lib.genesis_model_set_sequence_columns(
                 self._model, entity.encode() if entity else None,
                 time.encode() if time else None), self._ctx.ptr)
+        if calendar is not None:
+            cal = calendar if isinstance(calendar, str) else ",".join(calendar)
+            check(self._lib.genesis_model_set_calendar_columns(self._model, cal.encode()),
+                  self._ctx.ptr)
         if target is not None:
             check(self._lib.genesis_model_set_target(self._model, target.encode()), self._ctx.ptr)
         table = _frame.table_from_frame(self._ctx.ptr, data, specs)

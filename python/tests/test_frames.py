@@ -157,3 +157,22 @@ def test_timegan_sequences():
     with pytest.raises(GenesisError) as e:
         SyntheticGenerator("ctgan").fit(df, entity="id")
     assert e.value.status_name == "GENESIS_ERR_UNSUPPORTED"
+
+
+def test_timegan_calendar_columns():
+    # hourly rows with the hour as a column: written from real windows, so it advances by one
+    n = 240
+    df = pd.DataFrame({"step": np.arange(n), "hour": np.arange(n) % 24,
+                       "v": np.sin(np.arange(n) / 5.0)})
+    cfg = {"iterations": 5, "seq_len": 8, "hidden_dim": 6, "num_layers": 2, "batch_size": 8}
+    gen = SyntheticGenerator("timegan", device="cpu", config=cfg)
+    gen.fit(df, time="step")
+    out = gen.generate(5)
+    steps = out.groupby("sequence")["hour"].apply(lambda h: ((h.diff().dropna() % 24) == 1).all())
+    assert steps.all()
+    none = SyntheticGenerator("timegan", device="cpu", config=cfg)
+    none.fit(df, time="step", calendar="none")  # the hour modelled as a feature
+    assert len(none.generate(2)) == 16
+    with pytest.raises(GenesisError) as e:
+        SyntheticGenerator("timegan", device="cpu", config=cfg).fit(df, time="step", calendar=["minute"])
+    assert "minute" in str(e.value)

@@ -292,7 +292,7 @@ genesis_status genesis_evaluate_sequences(genesis_ctx *ctx, const genesis_table 
     gen_seq_data scaled, dr, ds;
     memset(&dr, 0, sizeof dr);
     memset(&ds, 0, sizeof ds);
-    GEN_TRY(gen_seq_build(ctx, real, o->seq_len, o->entity, o->time, ctx->seed, &s, &scaled));
+    GEN_TRY(gen_seq_build(ctx, real, o->seq_len, o->entity, o->time, NULL, ctx->seed, &s, &scaled));
     gen_seq_data_free(&scaled);
     gen_backend *be = NULL;
     genesis_status st = gen_seq_windows_like(ctx, real, &s, 0, &dr);

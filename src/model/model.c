@@ -50,6 +50,7 @@ void genesis_model_free(genesis_model *m) {
     gen_backend_free(m->be);
     free(m->seq_entity);
     free(m->seq_time);
+    free(m->seq_calendar);
     free(m->target);
     free(m->ckpt_path);
     free(m->ckpt_snap);
@@ -102,6 +103,23 @@ genesis_status genesis_model_set_sequence_columns(genesis_model *m, const char *
     free(m->seq_time);
     m->seq_entity = e;
     m->seq_time = t;
+    return GENESIS_OK;
+}
+
+genesis_status genesis_model_set_calendar_columns(genesis_model *m, const char *columns) {
+    if (!m) return GENESIS_ERR_INVALID_ARG;
+    gen_clear_error(m->ctx);
+    GEN_RETURN_IF(!(genesis_model_kind_features(m->vt->kind) & GENESIS_FEATURE_SEQUENCES), m->ctx,
+                  GENESIS_ERR_UNSUPPORTED, "calendar columns apply to sequence models (TimeGAN), not %s",
+                  m->vt->name);
+    GEN_RETURN_IF(m->fitted, m->ctx, GENESIS_ERR_STATE,
+                  "the calendar columns cannot change after the model is fitted");
+    GEN_RETURN_IF(columns && !columns[0], m->ctx, GENESIS_ERR_INVALID_ARG,
+                  "calendar columns: give a comma-separated list of columns, or none");
+    char *c = columns ? gen_strdup(columns) : NULL;
+    GEN_RETURN_IF(columns && !c, m->ctx, GENESIS_ERR_NOMEM, "out of memory");
+    free(m->seq_calendar);
+    m->seq_calendar = c;
     return GENESIS_OK;
 }
 

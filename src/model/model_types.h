@@ -130,6 +130,7 @@ struct genesis_model {
     genesis_sample_progress_fn sample_progress;
     void *sample_progress_user;
     char *seq_entity, *seq_time; /* TimeGAN: genesis_model_set_sequence_columns */
+    char *seq_calendar;          /* TimeGAN: genesis_model_set_calendar_columns (NULL: by name) */
     char *target;              /* DDPM: genesis_model_set_target; NULL = none */
     /* checkpoints (src/model/checkpoint.c, docs/checkpoints.md) */
     char *ckpt_path;           /* genesis_model_set_checkpoint; NULL = none */

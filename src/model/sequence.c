@@ -24,6 +24,7 @@
  *   number; both are written back in their own format. An identifier column other than the
  *   entity is refused.
  */
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -48,6 +49,12 @@ void gen_seq_schema_free(gen_seq_schema *s) {
     free(s->entity);
     free(s->time);
     free(s->grid);
+    for (int k = 0; s->cal_name && k < s->ncal; k++) free(s->cal_name[k]);
+    free(s->cal_name);
+    free(s->cal_pos);
+    free(s->cal_integer);
+    free(s->cal_decimals);
+    free(s->cal_grid);
     memset(s, 0, sizeof *s);
 }
 
@@ -217,9 +224,83 @@ static genesis_status cut_windows(genesis_ctx *ctx, const genesis_table *t, cons
     return GENESIS_OK;
 }
 
+/* A calendar column by its name: a part of a date or time of day (case and '_' ignored). */
+static int calendar_name(const char *name) {
+    static const char *const names[] = {"year", "month", "day", "hour", "minute", "second",
+                                        "weekday", "dayofweek", "dow", "week", "weekofyear",
+                                        "quarter", "dayofyear", "doy", "dayofmonth"};
+    char buf[32];
+    size_t n = 0;
+    for (const char *c = name; *c && n + 1 < sizeof buf; c++)
+        if (*c != '_' && *c != ' ') buf[n++] = (char)tolower((unsigned char)*c);
+    buf[n] = 0;
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
+        if (!strcmp(buf, names[k])) return 1;
+    return 0;
+}
+
+/* Is column c in the comma-separated list? */
+static int in_list(const char *list, const char *name) {
+    size_t n = strlen(name);
+    for (const char *p = list; *p;) {
+        const char *e = strchr(p, ',');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        if (len == n && !strncmp(p, name, n)) return 1;
+        if (!e) break;
+        p = e + 1;
+    }
+    return 0;
+}
+
+/* Marks the calendar columns (docs/timegan.md §5): named ones holding a whole number in every
+ * row, or those `calendar` lists ("none": no column). A listed column that is missing or not
+ * numeric in every row is an error naming it. */
+static genesis_status find_calendar(genesis_ctx *ctx, const genesis_table *t, int ecol, int tcol,
+                                    const char *calendar, char *is_cal, int *ncal) {
+    *ncal = 0;
+    int none = calendar && !strcmp(calendar, "none");
+    if (calendar && !none) {
+        for (const char *p = calendar; *p;) {
+            const char *e = strchr(p, ',');
+            size_t len = e ? (size_t)(e - p) : strlen(p);
+            int found = 0;
+            for (int c = 0; c < t->ncols; c++)
+                if (strlen(t->cols[c].name) == len && !strncmp(t->cols[c].name, p, len)) found = 1;
+            GEN_RETURN_IF(!found, ctx, GENESIS_ERR_INVALID_ARG,
+                          "%s: no column named '%.*s' (given by `calendar`); check the header line",
+                          t->source, (int)len, p);
+            if (!e) break;
+            p = e + 1;
+        }
+    }
+    for (int c = 0; c < t->ncols; c++) {
+        is_cal[c] = 0;
+        if (c == ecol || c == tcol || none) continue;
+        const gen_column *col = &t->cols[c];
+        int listed = calendar ? in_list(calendar, col->name) : calendar_name(col->name);
+        if (!listed) continue;
+        int whole = 1, numeric = 1;
+        for (int64_t i = 0; i < t->nrows && numeric; i++) {
+            double v = col_number(col, i);
+            if (isnan(v)) numeric = 0;
+            else if (v != floor(v)) whole = 0;
+        }
+        if (calendar) {
+            GEN_RETURN_IF(!numeric, ctx, GENESIS_ERR_DATA,
+                          "%s: the calendar column '%s' is missing or not a number in some row; "
+                          "`calendar` needs numbers in every row", t->source, col->name);
+        } else if (!numeric || !whole) {
+            continue; /* by its name only when it holds whole numbers throughout */
+        }
+        is_cal[c] = 1;
+        (*ncal)++;
+    }
+    return GENESIS_OK;
+}
+
 genesis_status gen_seq_build(genesis_ctx *ctx, const genesis_table *t, int T, const char *entity,
-                             const char *time, uint64_t shuffle_seed, gen_seq_schema *s,
-                             gen_seq_data *d) {
+                             const char *time, const char *calendar, uint64_t shuffle_seed,
+                             gen_seq_schema *s, gen_seq_data *d) {
     memset(s, 0, sizeof *s);
     memset(d, 0, sizeof *d);
     int ecol, tcol;
@@ -235,17 +316,51 @@ genesis_status gen_seq_build(genesis_ctx *ctx, const genesis_table *t, int T, co
     s->cols = calloc((size_t)t->ncols, sizeof *s->cols);
     int *map = malloc((size_t)t->ncols * sizeof(int));
     int64_t *order = NULL, *starts = NULL, *first = NULL, ns = 0;
+    char *is_cal = malloc((size_t)t->ncols);
+    int *cal_col = NULL;
     genesis_status st = GENESIS_OK;
-    if (!s->cols || !map || (entity && !s->entity) || (time && !s->time)) {
+    if (!s->cols || !map || !is_cal || (entity && !s->entity) || (time && !s->time)) {
         st = gen_set_error(ctx, GENESIS_ERR_NOMEM, "out of memory");
         goto done;
     }
     /* the written columns keep the input's order; a generated "sequence" id comes first */
     s->entity_pos = ecol >= 0 ? ecol : 0;
     s->time_pos = tcol < 0 ? -1 : ecol >= 0 ? tcol : tcol + 1;
+    st = find_calendar(ctx, t, ecol, tcol, calendar, is_cal, &s->ncal);
+    if (st != GENESIS_OK) goto done;
+    if (s->ncal) {
+        s->cal_name = calloc((size_t)s->ncal, sizeof(char *));
+        s->cal_pos = malloc((size_t)s->ncal * sizeof(int));
+        s->cal_integer = malloc((size_t)s->ncal * sizeof(int));
+        s->cal_decimals = malloc((size_t)s->ncal * sizeof(int));
+        cal_col = malloc((size_t)s->ncal * sizeof(int));
+        if (!s->cal_name || !s->cal_pos || !s->cal_integer || !s->cal_decimals || !cal_col) {
+            st = gen_set_error(ctx, GENESIS_ERR_NOMEM, "out of memory");
+            goto done;
+        }
+        for (int c = 0, k = 0; c < t->ncols; c++) {
+            if (!is_cal[c]) continue;
+            const gen_column *col = &t->cols[c];
+            cal_col[k] = c;
+            s->cal_pos[k] = ecol >= 0 ? c : c + 1;
+            s->cal_integer[k] = 1;
+            for (int64_t i = 0; i < t->nrows && s->cal_integer[k]; i++)
+                if (col_number(col, i) != floor(col_number(col, i))) s->cal_integer[k] = 0;
+            s->cal_decimals[k] = col->type == GENESIS_COLUMN_CONTINUOUS ? col->decimals : -1;
+            if (!(s->cal_name[k] = gen_strdup(col->name))) {
+                st = gen_set_error(ctx, GENESIS_ERR_NOMEM, "out of memory");
+                goto done;
+            }
+            gen_log(ctx, GENESIS_LOG_INFO,
+                    "%s: column \"%s\" is a calendar column: written from the real windows the "
+                    "time values come from, not modelled (none in `calendar` models it)",
+                    t->source, col->name);
+            k++;
+        }
+    }
     /* feature columns */
     for (int c = 0; c < t->ncols; c++) {
-        if (c == ecol || c == tcol) continue;
+        if (c == ecol || c == tcol || is_cal[c]) continue;
         const gen_column *col = &t->cols[c];
         gen_seq_col *sc = &s->cols[s->ncols];
         map[s->ncols] = c;
@@ -300,7 +415,8 @@ genesis_status gen_seq_build(genesis_ctx *ctx, const genesis_table *t, int T, co
         s->F += sc->width;
     }
     if (s->ncols == 0 || s->F == 0) {
-        st = gen_set_error(ctx, GENESIS_ERR_DATA, "%s: no feature columns left besides the entity and time columns", t->source);
+        st = gen_set_error(ctx, GENESIS_ERR_DATA, "%s: no feature columns left besides the entity, time and calendar columns%s", t->source,
+                           s->ncal ? " (`calendar none` models the calendar columns)" : "");
         goto done;
     }
     if (tcol >= 0) {
@@ -330,14 +446,26 @@ genesis_status gen_seq_build(genesis_ctx *ctx, const genesis_table *t, int T, co
         s->inner_max[f] = mx;
         for (size_t r = 0; r < rows; r++) d->x[r * s->F + f] = (d->x[r * s->F + f] - mn) / (mx + 1e-7f);
     }
-    /* the real time grid: time values of up to SEQ_MAX_GRID windows, evenly spread */
-    if (tcol >= 0) {
+    /* the real time grid: time values (and calendar columns) of up to SEQ_MAX_GRID windows,
+     * evenly spread */
+    if (tcol >= 0 || s->ncal) {
         s->ngrid = d->n < SEQ_MAX_GRID ? d->n : SEQ_MAX_GRID;
-        s->grid = malloc((size_t)s->ngrid * T * sizeof(double));
-        if (!s->grid) { st = gen_set_error(ctx, GENESIS_ERR_NOMEM, "out of memory"); goto done; }
+        if (tcol >= 0 && !(s->grid = malloc((size_t)s->ngrid * T * sizeof(double)))) {
+            st = gen_set_error(ctx, GENESIS_ERR_NOMEM, "out of memory");
+            goto done;
+        }
+        if (s->ncal && !(s->cal_grid = malloc((size_t)s->ngrid * T * s->ncal * sizeof(double)))) {
+            st = gen_set_error(ctx, GENESIS_ERR_NOMEM, "out of memory");
+            goto done;
+        }
         for (int64_t g = 0; g < s->ngrid; g++) {
             int64_t w = g * d->n / s->ngrid;
-            for (int j = 0; j < T; j++) s->grid[g * T + j] = col_number(&t->cols[tcol], order[first[w] + j]);
+            for (int j = 0; j < T; j++) {
+                int64_t row = order[first[w] + j];
+                if (tcol >= 0) s->grid[g * T + j] = col_number(&t->cols[tcol], row);
+                for (int k = 0; k < s->ncal; k++)
+                    s->cal_grid[(g * T + j) * s->ncal + k] = col_number(&t->cols[cal_col[k]], row);
+            }
         }
     }
     /* one shuffle of the windows ("to make it similar to i.i.d") */
@@ -356,7 +484,7 @@ genesis_status gen_seq_build(genesis_ctx *ctx, const genesis_table *t, int T, co
         free(tmp);
     }
 done:
-    free(map); free(order); free(starts); free(first);
+    free(map); free(order); free(starts); free(first); free(is_cal); free(cal_col);
     if (st != GENESIS_OK) {
         gen_seq_schema_free(s);
         gen_seq_data_free(d);
@@ -410,7 +538,14 @@ genesis_status gen_seq_windows_like(genesis_ctx *ctx, const genesis_table *t,
 }
 
 /* id, the time column when there is one, and the features */
-static int seq_written_cols(const gen_seq_schema *s) { return s->ncols + 1 + (s->time ? 1 : 0); }
+static int seq_written_cols(const gen_seq_schema *s) { return s->ncols + 1 + (s->time ? 1 : 0) + s->ncal; }
+
+/* the calendar column written at position p, or -1 */
+static int calendar_at(const gen_seq_schema *s, int p) {
+    for (int k = 0; k < s->ncal; k++)
+        if (s->cal_pos[k] == p) return k;
+    return -1;
+}
 
 genesis_status gen_seq_layout(const gen_seq_schema *s, gen_transformer *tf) {
     memset(tf, 0, sizeof *tf);
@@ -421,8 +556,18 @@ genesis_status gen_seq_layout(const gen_seq_schema *s, gen_transformer *tf) {
     tf->delimiter = s->delimiter ? s->delimiter : ',';
     for (int p = 0, c = 0; p < total; p++) {
         gen_col_transform *ct = &tf->cols[p];
-        int id = p == s->entity_pos, tm = p == s->time_pos;
-        const gen_seq_col *sc = id || tm ? NULL : &s->cols[c++];
+        int id = p == s->entity_pos, tm = p == s->time_pos, cal = calendar_at(s, p);
+        const gen_seq_col *sc = id || tm || cal >= 0 ? NULL : &s->cols[c++];
+        if (cal >= 0) { /* a calendar column: a number, printed as read */
+            ct->name = gen_strdup(s->cal_name[cal]);
+            ct->na_text = gen_strdup("");
+            ct->missing_slot = ct->rare_slot = -1;
+            ct->type = GENESIS_COLUMN_CONTINUOUS;
+            ct->is_integer = s->cal_integer[cal];
+            ct->decimals = s->cal_decimals[cal];
+            if (!ct->name || !ct->na_text) goto nomem;
+            continue;
+        }
         ct->name = gen_strdup(id ? (s->entity ? s->entity : "sequence") : tm ? s->time : sc->name);
         ct->na_text = gen_strdup(sc && sc->na_text ? sc->na_text : "");
         ct->missing_slot = ct->rare_slot = -1;
@@ -462,6 +607,8 @@ void gen_seq_decode(const gen_seq_schema *s, const float *x, int64_t n, int64_t 
             for (int p = 0, c = 0; p < rb->ncols; p++) {
                 if (p == s->entity_pos) { rb->num[p][r] = (double)(first_id + i); continue; }
                 if (p == s->time_pos) { rb->num[p][r] = s->grid[g * T + j]; continue; }
+                int cal = s->ncal ? calendar_at(s, p) : -1;
+                if (cal >= 0) { rb->num[p][r] = s->cal_grid[(g * T + j) * s->ncal + cal]; continue; }
                 const gen_seq_col *sc = &s->cols[c++];
                 int f = sc->offset;
                 int na = 0; /* drawn with the mask's value (the missing level's share) */
@@ -492,7 +639,9 @@ void gen_seq_schema_save(const gen_seq_schema *s, gen_bytes *b) {
     gen_wr_u32(b, (uint32_t)s->T);
     gen_wr_u32(b, (uint32_t)s->F);
     gen_wr_u32(b, (uint32_t)(unsigned char)s->delimiter);
-    gen_wr_u32(b, (uint32_t)s->reversed);
+    /* bit 1: calendar columns (their record follows the feature columns, their grid the time
+     * grid); written only when there are some, so that files without keep their bytes */
+    gen_wr_u32(b, (uint32_t)s->reversed | (s->ncal ? 2u : 0u));
     gen_wr_str(b, s->entity);
     gen_wr_str(b, s->time);
     gen_wr_u32(b, (uint32_t)s->time_integer | (s->time_dt.pattern[0] ? 2u : 0u)); /* 2: a date */
@@ -516,12 +665,22 @@ void gen_seq_schema_save(const gen_seq_schema *s, gen_bytes *b) {
         gen_wr_u32(b, (uint32_t)sc->nlevels);
         for (int k = 0; k < sc->nlevels; k++) gen_wr_str(b, sc->levels[k]);
     }
+    if (s->ncal) {
+        gen_wr_u32(b, (uint32_t)s->ncal);
+        for (int k = 0; k < s->ncal; k++) {
+            gen_wr_str(b, s->cal_name[k]);
+            gen_wr_u32(b, (uint32_t)s->cal_pos[k]);
+            gen_wr_u32(b, (uint32_t)s->cal_integer[k]);
+            gen_wr_u32(b, (uint32_t)(s->cal_decimals[k] + 1));
+        }
+    }
     gen_wr_u32(b, (uint32_t)s->entity_pos);
     gen_wr_u32(b, (uint32_t)(s->time_pos + 1));
     gen_wr_f32s(b, s->inner_min, (size_t)s->F);
     gen_wr_f32s(b, s->inner_max, (size_t)s->F);
     gen_wr_u64(b, (uint64_t)s->ngrid);
-    gen_wr_f64s(b, s->grid, (size_t)s->ngrid * s->T);
+    if (s->time) gen_wr_f64s(b, s->grid, (size_t)s->ngrid * s->T);
+    if (s->ncal) gen_wr_f64s(b, s->cal_grid, (size_t)s->ngrid * s->T * s->ncal);
 }
 
 genesis_status gen_seq_schema_load(gen_seq_schema *s, gen_reader *r) {
@@ -533,7 +692,9 @@ genesis_status gen_seq_schema_load(gen_seq_schema *s, gen_reader *r) {
     SEQ_TRY(gen_rd_count(r, 1, 1u << 20, "feature width", &s->F));
     SEQ_TRY(gen_rd_count(r, 1, 255, "delimiter", &delim));
     s->delimiter = (char)delim;
-    SEQ_TRY(gen_rd_count(r, 0, 1, "reversal flag", &s->reversed));
+    SEQ_TRY(gen_rd_count(r, 0, 3, "reversal flag", &s->reversed));
+    int has_cal = s->reversed >> 1;
+    s->reversed &= 1;
     SEQ_TRY(gen_rd_str(r, &s->entity));
     SEQ_TRY(gen_rd_str(r, &s->time));
     SEQ_TRY(gen_rd_count(r, 0, 3, "time integer flag", &s->time_integer));
@@ -584,6 +745,27 @@ genesis_status gen_seq_schema_load(gen_seq_schema *s, gen_reader *r) {
         }
     }
     if (off != s->F) { st = gen_rd_fail(r, "sequence columns do not tile the feature vector"); goto fail; }
+    if (has_cal) {
+        int ncal;
+        SEQ_TRY(gen_rd_count(r, 1, 1000, "calendar column count", &ncal));
+        s->cal_name = calloc((size_t)ncal, sizeof(char *));
+        s->cal_pos = malloc((size_t)ncal * sizeof(int));
+        s->cal_integer = malloc((size_t)ncal * sizeof(int));
+        s->cal_decimals = malloc((size_t)ncal * sizeof(int));
+        if (!s->cal_name || !s->cal_pos || !s->cal_integer || !s->cal_decimals) {
+            st = gen_set_error(r->ctx, GENESIS_ERR_NOMEM, "out of memory");
+            goto fail;
+        }
+        s->ncal = ncal;
+        for (int k = 0; k < ncal; k++) {
+            SEQ_TRY(gen_rd_str(r, &s->cal_name[k]));
+            if (!s->cal_name[k]) { st = gen_rd_fail(r, "a calendar column has no name"); goto fail; }
+            SEQ_TRY(gen_rd_count(r, 0, 1 << 20, "calendar column position", &s->cal_pos[k]));
+            SEQ_TRY(gen_rd_count(r, 0, 1, "calendar integer flag", &s->cal_integer[k]));
+            SEQ_TRY(gen_rd_count(r, 0, 18, "calendar decimals", &dec));
+            s->cal_decimals[k] = dec - 1;
+        }
+    }
     {
         int total = seq_written_cols(s), tp;
         SEQ_TRY(gen_rd_count(r, 0, total - 1, "id column position", &s->entity_pos));
@@ -592,6 +774,11 @@ genesis_status gen_seq_schema_load(gen_seq_schema *s, gen_reader *r) {
         if ((s->time != NULL) != (s->time_pos >= 0) || s->time_pos == s->entity_pos) {
             st = gen_rd_fail(r, "the id and time column positions are inconsistent");
             goto fail;
+        }
+        for (int k = 0; k < s->ncal; k++) {
+            int clash = s->cal_pos[k] >= total || s->cal_pos[k] == s->entity_pos || s->cal_pos[k] == s->time_pos;
+            for (int q = 0; q < k; q++) clash |= s->cal_pos[q] == s->cal_pos[k];
+            if (clash) { st = gen_rd_fail(r, "the calendar column positions are inconsistent"); goto fail; }
         }
     }
     if ((size_t)s->F * 8 > r->len - r->pos) { st = gen_rd_fail(r, "sequence scalers are truncated"); goto fail; }
@@ -604,15 +791,23 @@ genesis_status gen_seq_schema_load(gen_seq_schema *s, gen_reader *r) {
         if (!isfinite(s->inner_min[f]) || !isfinite(s->inner_max[f])) { st = gen_rd_fail(r, "a sequence scaler is not finite"); goto fail; }
     uint64_t ng;
     SEQ_TRY(gen_rd_u64(r, &ng));
-    if (ng > SEQ_MAX_GRID || (ng > 0) != (s->time != NULL) || ng * (uint64_t)s->T * 8 > r->len - r->pos) {
+    uint64_t per = (uint64_t)(s->time ? 1 : 0) + (uint64_t)s->ncal; /* values per grid step */
+    if (ng > SEQ_MAX_GRID || (ng > 0) != (per > 0) || ng * (uint64_t)s->T * per * 8 > r->len - r->pos) {
         st = gen_rd_fail(r, "the time grid is inconsistent or truncated");
         goto fail;
     }
     s->ngrid = (int64_t)ng;
-    if (ng) {
+    if (ng && s->time) {
         s->grid = malloc((size_t)ng * s->T * sizeof(double));
         if (!s->grid) { st = gen_set_error(r->ctx, GENESIS_ERR_NOMEM, "out of memory"); goto fail; }
         SEQ_TRY(gen_rd_f64s(r, s->grid, (size_t)ng * s->T));
+    }
+    if (ng && s->ncal) {
+        s->cal_grid = malloc((size_t)ng * s->T * s->ncal * sizeof(double));
+        if (!s->cal_grid) { st = gen_set_error(r->ctx, GENESIS_ERR_NOMEM, "out of memory"); goto fail; }
+        SEQ_TRY(gen_rd_f64s(r, s->cal_grid, (size_t)ng * s->T * s->ncal));
+        for (size_t i = 0; i < (size_t)ng * s->T * s->ncal; i++)
+            if (!isfinite(s->cal_grid[i])) { st = gen_rd_fail(r, "a calendar value is not finite"); goto fail; }
     }
     return GENESIS_OK;
 #undef SEQ_TRY

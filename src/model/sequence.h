@@ -40,6 +40,13 @@ typedef struct gen_seq_schema {
     gen_dt_format time_dt;   /* a date/timestamp time column */
     int64_t ngrid;
     double *grid;            /* [ngrid][T] time values of real windows (time column only) */
+    /* calendar columns (year, month, day, hour, ... beside the time): not modelled; written
+     * from the same real window as the time values, so that they advance as real time does */
+    int ncal;
+    char **cal_name;         /* [ncal] */
+    int *cal_pos;            /* [ncal] written position (the input's order) */
+    int *cal_integer, *cal_decimals; /* [ncal] how the values print */
+    double *cal_grid;        /* [ngrid][T][ncal] their values in the grid's real windows */
     char delimiter;
 } gen_seq_schema;
 
@@ -48,12 +55,15 @@ typedef struct gen_seq_data {
     float *x;                /* (n, T, F), both scalers applied: [0, 1] */
 } gen_seq_data;
 
-/* Builds the schema and the scaled windows from a table. entity/time may be NULL. Errors
+/* Builds the schema and the scaled windows from a table. entity/time may be NULL.
+ * `calendar`: NULL finds the calendar columns by name (year, month, day, hour, minute,
+ * second, weekday, week, quarter, ... holding whole numbers in every row), "none" keeps every
+ * column a feature, else a comma-separated list of the columns to treat so. Errors
  * name the file (t->source) and say what to do. `shuffle_seed`: the reference shuffles the
  * windows once (order matters for nothing but the batches; kept for parity). */
 genesis_status gen_seq_build(genesis_ctx *ctx, const genesis_table *t, int T, const char *entity,
-                             const char *time, uint64_t shuffle_seed, gen_seq_schema *s,
-                             gen_seq_data *d);
+                             const char *time, const char *calendar, uint64_t shuffle_seed,
+                             gen_seq_schema *s, gen_seq_data *d);
 void gen_seq_schema_free(gen_seq_schema *s);
 void gen_seq_data_free(gen_seq_data *d);
 

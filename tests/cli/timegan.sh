@@ -85,6 +85,38 @@ if expect_ok; then
 fi
 rm -f "$OUT"/*
 
+section "calendar columns follow the time"
+# hourly readings with the calendar split into columns (as many public series are): with
+# --time the hour, day and month columns are written from the real windows the time values
+# come from, so the hour advances by one each step as it does in the data; with
+# --calendar none they are modelled as free features
+awk 'BEGIN { print "No,year,month,day,hour,pm,wind";
+             for (i = 0; i < 300; i++) { h = i % 24; d = 1 + int(i / 24);
+               printf "%d,2010,1,%d,%d,%.1f,%s\n", i + 1, d, h, 80 + 30 * sin(i / 6) + (h > 7 && h < 20 ? 10 : 0), (i % 7 < 3 ? "NW" : "SE") } }' >hourly.csv
+run calendar "$G" generate "${FAST[@]:1}" -i hourly.csv --time No --seq-len 12 -n 20 -o "$OUT/cal.csv" --seed 2 --save "$OUT/cal.gen"
+if expect_ok; then
+    head -1 "$OUT/cal.csv" | grep -qx 'sequence,No,year,month,day,hour,pm,wind' && pass "[calendar] the input's column order kept" \
+        || fail "[calendar] header is '$(head -1 "$OUT/cal.csv")'"
+    # within a sequence, each step's hour is the previous one + 1 (mod 24), as in the real rows
+    bad=$(awk -F, 'NR > 1 { if ($1 == id && ($6 + 0) != (prev + 1) % 24) n++; id = $1; prev = $6 } END { print n + 0 }' "$OUT/cal.csv")
+    [ "$bad" = 0 ] && pass "[calendar] the hour advances by one every step" || fail "[calendar] $bad steps where the hour does not advance by one"
+    grep -q 'calendar column' "$W/calendar.err" && pass "[calendar] the decision is reported" || fail "[calendar] no note: $(head -3 "$W/calendar.err")"
+    run calendar_sample "$G" sample -q -m "$OUT/cal.gen" -n 20 -o "$OUT/cal2.csv" --seed 2
+    expect_ok && { cmp -s "$OUT/cal.csv" "$OUT/cal2.csv" && pass "[calendar] the saved model writes the same rows" \
+        || fail "[calendar] the saved model writes different rows"; }
+fi
+run calendar_none "$G" generate "${FAST[@]}" -i hourly.csv --time No --seq-len 12 -n 20 -o "$OUT/caln.csv" --seed 2 --calendar none
+if expect_ok; then
+    bad=$(awk -F, 'NR > 1 { if ($1 == id && ($6 + 0) != (prev + 1) % 24) n++; id = $1; prev = $6 } END { print n + 0 }' "$OUT/caln.csv")
+    [ "$bad" -gt 0 ] && pass "[calendar] --calendar none models the hour as a feature ($bad steps off by other than one)" \
+        || fail "[calendar] --calendar none still wrote the real hours"
+fi
+rm -f "$OUT"/*
+run calendar_bad "$G" generate "${FAST[@]}" -i hourly.csv --time No --seq-len 12 -n 2 -o "$OUT/o.csv" --calendar hour,minute
+expect_error 2 "hourly.csv" "minute" "--calendar"
+run calendar_method "$G" generate -q -i hourly.csv --calendar hour -o "$OUT/o.csv"
+expect_error 2 "--calendar" "timegan"
+
 section "bad input (clear error naming the file, non-zero exit, nothing written)"
 run too_short "$G" generate "${FAST[@]}" -i series.csv --seq-len 500 -o "$OUT/o.csv"
 expect_error 1 "series.csv" "seq-len 500"
