@@ -414,9 +414,19 @@ class SyntheticGenerator:
         sampler = ctypes.c_void_p()
         check(self._lib.genesis_sampler_create(self._model, int(n), 0, ctypes.byref(sampler)),
               self._ctx.ptr)
+        # close() frees the samplers still open (a generate_batches iterator the caller kept)
+        # before the model they read from, and marks them so that this generator neither
+        # reads nor frees them again
+        key = sampler.value
+        if not hasattr(self, "_open_samplers"):
+            self._open_samplers = {}
+        self._open_samplers[key] = sampler
         bar = _progress_bar(n, f"generate {self.method}", "rows") if progress else None
         try:
             while True:
+                if key not in self._open_samplers:
+                    raise RuntimeError("the generator was closed while its rows were being "
+                                       "generated; make a new generate_batches call on an open one")
                 batch = ctypes.c_void_p()
                 check(self._lib.genesis_sampler_next(sampler, ctypes.byref(batch)),
                       self._ctx.ptr)
@@ -428,7 +438,8 @@ class SyntheticGenerator:
                     bar.update(rows)
                 yield cols, rows
         finally:
-            self._lib.genesis_sampler_free(sampler)
+            if self._open_samplers.pop(key, None) is not None:
+                self._lib.genesis_sampler_free(sampler)
             if bar is not None:
                 bar.close()
 
@@ -586,6 +597,9 @@ class SyntheticGenerator:
 
     def close(self):
         """Frees the model and its context now (also done when the object is collected)."""
+        for s in list(getattr(self, "_open_samplers", {}).values()):
+            self._lib.genesis_sampler_free(s)  # before the model they sample from
+        getattr(self, "_open_samplers", {}).clear()
         if getattr(self, "_model", None):
             self._lib.genesis_model_free(self._model)
             self._model = ctypes.c_void_p()

@@ -146,6 +146,29 @@ def test_generate_batches_equal_generate(adult, tiny):
     pd.testing.assert_frame_equal(whole, parts)
 
 
+def test_close_with_an_open_batch_iterator(adult, tiny):
+    """A generator closed (or collected) while a generate_batches iterator is still open:
+    the iterator's sampler is freed before the model, a later next() raises, nothing crashes."""
+    import gc
+    del tiny["discriminator_dim"]
+    g = SyntheticGenerator("tvae", config=tiny, device="cpu", seed=1).fit(adult)
+    it = g.generate_batches(200_000, batch_size=100)
+    assert len(next(it)) == 100
+    g.close()
+    with pytest.raises(RuntimeError, match="closed"):  # once the rows already drawn are used
+        for _ in it:
+            pass
+    del it
+    g2 = SyntheticGenerator("tvae", config=tiny, device="cpu", seed=1).fit(adult)
+    it2 = g2.generate_batches(1000, batch_size=100)
+    next(it2)
+    del g2  # the iterator keeps the generator alive; both go at the next collection
+    gc.collect()
+    assert len(next(it2)) == 100
+    del it2
+    gc.collect()
+
+
 def test_fallback_handling(adult, tiny):
     if detect_gpus():
         device, batch_size = "cuda", 10000
