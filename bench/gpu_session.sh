@@ -438,6 +438,34 @@ phase_kernels() {
   done
 }
 
+phase_dp() {
+  # DP-SGD's cost on the device (docs/privacy.md): TVAE (DP_EPOCHS) and DDPM (DP_ITERS) on
+  # Adult, each without DP and with --epsilon 3, side by side; wall time of `genesis fit`
+  local E=${DP_EPOCHS:-30} I=${DP_ITERS:-1000} EPS=${DP_EPSILON:-3} M dp t1 t2 a b len on
+  # the dry run's 300 rows: every category would be below the noisy histogram's threshold at 3
+  [ "$DRY" = 1 ] && E=1 I=5 EPS=1000
+  md "Adult ($ADULT_ROWS rows), \`genesis fit --seed 1 --threads 4\`, without and with \`--epsilon $EPS\` (DP-SGD: Poisson batches, per-row clipping, noise)"
+  md ""
+  md "| method | length | plain s | DP s | ratio | trained on |"
+  md "|---|---|---|---|---|---|"
+  for M in tvae ddpm; do
+    len="--epochs $E"; [ "$M" = ddpm ] && len="--iterations $I"
+    a="" b=""
+    for dp in 0 1; do
+      t1=$(now)
+      # shellcheck disable=SC2086 # len is two words
+      if tmo 90 "$BUILD/genesis" fit -i "$ADULT" -m "$W/dp_${M}_$dp.gen" --method "$M" $len --seed 1 --threads 4 \
+           $( [ "$dp" = 1 ] && echo "--epsilon $EPS" ) --progress 2>"$LOGS/dp_${M}_$dp.log"; then
+        t2=$(now)
+        if [ "$dp" = 0 ]; then a=$(secs "$t1" "$t2"); else b=$(secs "$t1" "$t2"); fi
+      fi
+    done
+    on=$(sed -n 's/.*training [A-Z]* for .* on \(.*\)$/\1/p' "$LOGS/dp_${M}_1.log" | tail -1)
+    md "| $M | $len | ${a:-failed} | ${b:-failed} | $( [ -n "$a" ] && [ -n "$b" ] && python3 -c "print(f'{float(\"$b\") / float(\"$a\"):.2f}')" ) | $on |"
+    jl "{\"bench\":\"dp\",\"model\":\"$M\",\"plain_s\":\"$a\",\"dp_s\":\"$b\"}"
+  done
+}
+
 phase_papers() {
   # DDPM on the whole of Adult (32,561 training rows, UCI's test file as the holdout) at the
   # leaders' budgets, scored by the papers' metrics (`genesis evaluate` with --holdout and
@@ -627,7 +655,7 @@ SETUP_S=$(elapsed)
 # ---- the phases, each under its budget -----------------------------------------------------------
 declare -A DEF=([build]=210 [parity]=45 [memcheck]=65 [fitbench]=45 [adult]=80 [sizes]=400
                 [ddpm]=35 [timegan]=65 [precision]=55 [sample1m]=20 [nccl]=30
-                [kernels]=70 [papers]=240)
+                [kernels]=70 [papers]=240 [dp]=60)
 # call 2 finds call 1's build; on a fresh machine (call 1 failed, or the machine went back) it
 # builds from scratch first
 [ "$CALL" = 2 ] && [ -x "$BUILD/genesis" ] && DEF[build]=40

@@ -388,6 +388,17 @@ START_TEST(test_dp_model_file_holds_no_canary) {
     ck_assert(pv.dp == 1 && pv.steps == 20 && pv.epsilon <= 3.0);
     genesis_model_free(m4);
     free(dd.p);
+    /* a large epsilon (e^eps beyond a double) still gives a finite threshold that keeps the
+     * columns (it was infinite: every value range "needed" infinitely many rows) */
+    genesis_model *m5;
+    ck_assert_int_eq(genesis_model_create(ctx, GENESIS_MODEL_TVAE, &m5), GENESIS_OK);
+    ck_assert_int_eq(genesis_model_set_param(m5, GENESIS_P_EPOCHS, 1), GENESIS_OK);
+    ck_assert_int_eq(genesis_model_set_param(m5, GENESIS_P_EPSILON, 1000.0), GENESIS_OK);
+    st = genesis_model_fit(m5, t, NULL, NULL);
+    ck_assert_msg(st == GENESIS_OK, "fit at epsilon 1000: %s", genesis_errmsg(ctx));
+    ck_assert_msg(isfinite(m5->dp.threshold) && m5->dp.threshold > 1.0 && m5->dp.threshold < 100.0,
+                  "threshold %g", m5->dp.threshold);
+    genesis_model_free(m5);
     genesis_model_free(m0);
     genesis_model_free(m1);
     genesis_model_free(m2);

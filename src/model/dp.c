@@ -63,6 +63,21 @@ static genesis_status refuse_settings(genesis_model *m, const genesis_table *t) 
     return GENESIS_OK;
 }
 
+/* z with P[N(0,1) >= z] <= e^logp, for a logp too small for exp() (e^-700 and below: an
+ * epsilon of several hundred). The Mills-ratio bound P[N >= z] < phi(z) / z gives such a z
+ * where log(phi(z) / z) = logp, solved by Newton's method (the function falls steadily in z
+ * > 0, and the start sqrt(-2 logp) lies above the root). */
+static double normal_tail_point(double logp) {
+    double z = sqrt(-2.0 * logp);
+    for (int i = 0; i < 60; i++) {
+        double g = -0.5 * z * z - log(z) - 0.91893853320467274 - logp; /* log(2 pi) / 2 */
+        double step = g / (-z - 1.0 / z);
+        z -= step;
+        if (fabs(step) < 1e-12 * z) break;
+    }
+    return z;
+}
+
 /* Fills m->dp: the noise of the histograms and of DP-SGD for the target. */
 static genesis_status plan(genesis_model *m, const genesis_table *t) {
     genesis_ctx *ctx = m->ctx;
@@ -101,8 +116,8 @@ static genesis_status plan(genesis_model *m, const genesis_table *t) {
     int ncat = 0;
     for (int c = 0; c < t->ncols; c++) ncat += t->cols[c].type == GENESIS_COLUMN_CATEGORICAL;
     double sd = dp->stats_sigma * sqrt((double)t->ncols);
-    double p = d_thr / (exp(eps) * (ncat > 0 ? ncat : 1));
-    dp->threshold = 1.0 + sd * -gen_norm_ppf(p);
+    double logp = log(d_thr) - eps - log((double)(ncat > 0 ? ncat : 1));
+    dp->threshold = 1.0 + sd * (logp > -700 ? -gen_norm_ppf(exp(logp)) : normal_tail_point(logp));
     dp->on = 1;
     if (m->seed == 0)
         gen_log(ctx, GENESIS_LOG_WARN,
