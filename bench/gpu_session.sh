@@ -299,7 +299,8 @@ phase_ddpm() {
 
 phase_timegan() {
   local IT=${TG_ITERS:-300} S=${TG_SERIES:-2000} BS=${TG_BATCH:-128} CAP=${TG_CAP:-30} rc=0 r v log desc
-  [ "$DRY" = 1 ] && IT=10 S=40 BS=8
+  # the emulator on a loaded 2-core machine: about 3 s per joint iteration
+  [ "$DRY" = 1 ] && IT=10 S=40 BS=8 CAP=${TG_CAP:-120}
   awk -v S="$S" 'BEGIN { srand(1); print "id,t,f0,f1,f2,f3,f4";
       for (i = 1; i <= S; i++) { for (k = 0; k < 5; k++) { fr[k] = 0.1 * rand(); ph[k] = 0.1 * rand() }
           for (j = 0; j < 24; j++) { printf "%d,%d", i, j; for (k = 0; k < 5; k++) printf ",%.6f", (sin(fr[k] * j + ph[k]) + 1) / 2; printf "\n" } } }' \
