@@ -196,7 +196,7 @@ void timegan_memory(const timegan_config *cfg, int64_t nseq, gen_net_bytes *out)
     n += 2 * BT * F + 5 * BT * H; /* X Z Sin Din */
     if (cfg->train) n += BT * F + 2 * BT * H + 3 * BT + 3 * BT * H + BT * H + 2 * BT * H +
                          BT * H + BT * H + 3 * BT * H + scr;
-    if (cfg->train) n += TG_DEV_BYTES / 4; /* dstep, ledger */
+    if (cfg->train) n += TG_DEV_BYTES / 4; /* step counts, step state, ledger */
     /* timegan_fit: the sequences in backend memory (the host's in place on the CPU: an upper
      * bound there), a chunk of batch ids, host and backend (chunk_cap at most), and the
      * iteration's block of them (3 B) */
