@@ -13,7 +13,8 @@
  *     launch and no kernel launch with graphs, every kernel without;
  *   - TimeGAN: the same with one recorded iteration per phase (docs/timegan.md §9): graph and
  *     no-graph fits end with identical weights and Adam moments, and an iteration past the
- *     second of its phase is one graph launch and no kernel launch;
+ *     second of its phase is one graph launch and no kernel launch; a fit with graphs stopped
+ *     with a checkpoint and continued ends with the uninterrupted fit's state;
  *   - kernels per step (docs/cuda.md, "Kernels per step"): CTGAN's, TVAE's and DDPM's
  *     within their budgets (CG_MAX_KERNELS_*), so that the fused step cannot creep back up;
  *   - FP16 training (docs/precision.md): the loss scale and the skip decision live in device
@@ -318,6 +319,68 @@ START_TEST(test_timegan_graphs) {
 }
 END_TEST
 
+static int cg_stop_at(const genesis_progress *p, void *user) { return p->step == *(int *)user; }
+
+/* A TimeGAN fit with graphs, stopped with a checkpoint in phase 2 and continued (graphs
+ * recorded afresh in the continued fit, from the step counts and step state the checkpoint
+ * restores), ends with the state of the uninterrupted fit with graphs. */
+START_TEST(test_timegan_graphs_resume) {
+    const int I = 6;
+    int at = I + 3; /* phase 2, iteration 3 */
+    char ck[256];
+    snprintf(ck, sizeof ck, "/tmp/genesis_cuda_graphs_ck_%ld.gen", (long)getpid());
+    cg_write_sequences();
+    fit_result full;
+    cg_fit_timegan(1, I, &full);
+    setenv("GENESIS_CUDA_GRAPHS", "1", 1);
+    genesis_ctx *ctx = NULL;
+    genesis_table *t = NULL;
+    genesis_model *m = NULL;
+    ck_assert_int_eq(genesis_ctx_create(&ctx), GENESIS_OK);
+    genesis_ctx_set_seed(ctx, 4);
+    genesis_ctx_set_threads(ctx, 1);
+    ck_assert_int_eq(genesis_ctx_set_device(ctx, GENESIS_DEVICE_CUDA, 0), GENESIS_OK);
+    ck_assert_int_eq(genesis_table_read_csv(ctx, g_seq_csv, NULL, &t), GENESIS_OK);
+    ck_assert_int_eq(genesis_model_create(ctx, GENESIS_MODEL_TIMEGAN, &m), GENESIS_OK);
+    ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_ITERATIONS, I), GENESIS_OK);
+    ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_SEQ_LEN, TG_T), GENESIS_OK);
+    ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_HIDDEN_DIM, 4), GENESIS_OK);
+    ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_NUM_LAYERS, 2), GENESIS_OK);
+    ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_BATCH_SIZE, 8), GENESIS_OK);
+    ck_assert_int_eq(genesis_model_set_sequence_columns(m, "id", "t"), GENESIS_OK);
+    ck_assert_int_eq(genesis_model_set_checkpoint(m, ck, 0, 0), GENESIS_OK);
+    genesis_status st = genesis_model_fit(m, t, cg_stop_at, &at);
+    ck_assert_msg(st == GENESIS_ERR_STOPPED, "fit: %d %s", st, genesis_errmsg(ctx));
+    genesis_model_free(m);
+    m = NULL;
+    ck_assert_int_eq(genesis_model_load_checkpoint(ctx, ck, &m), GENESIS_OK);
+    int64_t done = -1, total = -1;
+    ck_assert_int_eq(genesis_model_checkpoint_progress(m, &done, &total), GENESIS_OK);
+    ck_assert_int_eq(done, at);
+    ck_assert_int_eq(genesis_model_set_checkpoint(m, NULL, 0, 0), GENESIS_OK);
+    ck_assert_msg(genesis_model_fit(m, t, NULL, NULL) == GENESIS_OK, "resumed fit: %s",
+                  genesis_errmsg(ctx));
+    float *rs = NULL;
+    size_t rn = 0;
+    ck_assert_int_eq(gen_model_state(m, &rs, &rn, NULL, NULL), GENESIS_OK);
+    ck_assert_uint_eq(rn, full.n);
+    size_t diff = 0;
+    for (size_t i = 0; i < rn; i++) diff += memcmp(&rs[i], &full.state[i], sizeof(float)) != 0;
+    printf("timegan: stopped at iteration %lld of %lld with graphs, continued: %zu of %zu "
+           "state values differ from the uninterrupted fit\n", (long long)done,
+           (long long)total, diff, rn);
+    ck_assert_msg(diff == 0, "timegan: the continued fit differs in %zu of %zu values", diff, rn);
+    free(rs);
+    free(full.state);
+    genesis_model_free(m);
+    genesis_table_free(t);
+    genesis_ctx_free(ctx);
+    unsetenv("GENESIS_CUDA_GRAPHS");
+    remove(ck);
+    remove(g_seq_csv);
+}
+END_TEST
+
 /* DDPM does not record its steps (docs/cuda.md): the kernels of one optimiser step, as the
  * difference of a 12-step and a 6-step fit over 6, within its budget */
 START_TEST(test_ddpm_kernels) {
@@ -503,6 +566,7 @@ int main(void) {
     tcase_add_test(tc, test_ctgan_graphs);
     tcase_add_test(tc, test_tvae_graphs);
     tcase_add_test(tc, test_timegan_graphs);
+    tcase_add_test(tc, test_timegan_graphs_resume);
     tcase_add_test(tc, test_ddpm_kernels);
     tcase_add_loop_test(tc, test_fp16_graphs, 0, 2);
     suite_add_tcase(s, tc);
