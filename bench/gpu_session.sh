@@ -49,9 +49,12 @@
 #                                     on the device (sampling capped at 25 s)
 #     timegan          65      40     TimeGAN on Sines, 300 iterations per phase, timed per
 #                                     phase from time-stamped progress lines, given per 1,000
-#                                     (first session: 93 s for 3 x 1,000 with cuda/gru.cu); with
-#                                     the build's GRU (cuDNN), then cuda/gru.cu's kernels
-#                                     (GENESIS_CUDNN_GRU=0; TG_OWN_GRU=0 skips), each capped at 30 s
+#                                     (H100, call 3 of 2026-11-28: 6.4 / 3.6 / 42.9 s per 1,000
+#                                     with cuda/gru.cu, no graphs); cuda/gru.cu's kernels
+#                                     (GENESIS_CUDNN_GRU=0) with CUDA graphs on, then off
+#                                     (GENESIS_CUDA_GRAPHS=1/0; the two model files compared),
+#                                     then with TG_CUDNN=1 the build's GRU (cuDNN) without
+#                                     graphs; each fit capped at TG_CAP (30) s
 #     precision        55      35     bench_fit fp32/tf32/bf16/fp16, CTGAN and TVAE, at batch
 #                                     500 (10 epochs) and 10,000 (30 epochs)
 #     sample1m         20       8     `genesis sample -n 1000000 -o FILE` end to end (process
@@ -295,42 +298,67 @@ phase_ddpm() {
 }
 
 phase_timegan() {
-  local IT=${TG_ITERS:-300} S=${TG_SERIES:-2000} BS=${TG_BATCH:-128} rc=0 r gru log
-  [ "$DRY" = 1 ] && IT=10 S=40 BS=8
+  local IT=${TG_ITERS:-300} S=${TG_SERIES:-2000} BS=${TG_BATCH:-128} CAP=${TG_CAP:-30} rc=0 r v log desc
+  # the emulator on a loaded 2-core machine: about 3 s per joint iteration
+  [ "$DRY" = 1 ] && IT=10 S=40 BS=8 CAP=${TG_CAP:-120}
   awk -v S="$S" 'BEGIN { srand(1); print "id,t,f0,f1,f2,f3,f4";
       for (i = 1; i <= S; i++) { for (k = 0; k < 5; k++) { fr[k] = 0.1 * rand(); ph[k] = 0.1 * rand() }
           for (j = 0; j < 24; j++) { printf "%d,%d", i, j; for (k = 0; k < 5; k++) printf ",%.6f", (sin(fr[k] * j + ph[k]) + 1) / 2; printf "\n" } } }' \
       >"$W/sines.csv"
-  # the GRU as the build picks it (cuDNN where found), then (TG_OWN_GRU=1, the default) on
-  # cuda/gru.cu's kernels (GENESIS_CUDNN_GRU=0): each progress line stamped with the wall clock
-  # as it arrives, per-phase rates without the set-up
-  for gru in default own; do
-    [ "$gru" = own ] && [ "${TG_OWN_GRU:-1}" != 1 ] && continue
-    log=$LOGS/timegan_$gru.log
-    local pre=(env)
-    [ "$gru" = own ] && pre=(env GENESIS_CUDNN_GRU=0)
-    "${pre[@]}" timeout --foreground 30 "$BUILD/genesis" fit --method timegan -i "$W/sines.csv" --entity id --time t --seq-len 24 \
+  # cuda/gru.cu's kernels (GENESIS_CUDNN_GRU=0) with one recorded iteration per phase
+  # (GENESIS_CUDA_GRAPHS=1) and without (=0), then (TG_CUDNN=1) the build's GRU (cuDNN) without
+  # graphs (a recorded iteration runs gru.cu's kernels, docs/timegan.md §9): each progress
+  # line stamped with the wall clock as it arrives, per-phase rates without the set-up
+  local variants="own_graphs own_nographs"
+  [ "${TG_CUDNN:-0}" = 1 ] && variants="$variants cudnn_nographs"
+  for v in $variants; do
+    log=$LOGS/timegan_$v.log
+    local pre=(env GENESIS_CUDNN_GRU=0 GENESIS_CUDA_GRAPHS=1)
+    desc="cuda/gru.cu's kernels (GENESIS_CUDNN_GRU=0), CUDA graphs on (GENESIS_CUDA_GRAPHS=1)"
+    if [ "$v" = own_nographs ]; then
+      pre=(env GENESIS_CUDNN_GRU=0 GENESIS_CUDA_GRAPHS=0)
+      desc="cuda/gru.cu's kernels (GENESIS_CUDNN_GRU=0), CUDA graphs off (GENESIS_CUDA_GRAPHS=0)"
+    elif [ "$v" = cudnn_nographs ]; then
+      pre=(env GENESIS_CUDA_GRAPHS=0)
+      desc="the build's choice (cuDNN: $(grep -o 'cuDNN [0-9.]*' "$W/info.txt" 2>/dev/null | head -1)), CUDA graphs off"
+    fi
+    "${pre[@]}" timeout --foreground "$CAP" "$BUILD/genesis" fit --method timegan -i "$W/sines.csv" --entity id --time t --seq-len 24 \
       --hidden-dim 24 --num-layers 3 --batch-size "$BS" --iterations "$IT" --seed 0 --progress \
-      -m "$W/tg.gen" 2>&1 >/dev/null | while IFS= read -r l; do echo "$EPOCHREALTIME $l"; done >"$log"
+      -m "$W/tg_$v.gen" 2>&1 >/dev/null | while IFS= read -r l; do echo "$EPOCHREALTIME $l"; done >"$log"
     r=${PIPESTATUS[0]}
     [ "$r" = 0 ] || rc=$r
-    md "- TimeGAN on Sines ($S series x 24 steps x 5 features; hidden 24, 3 layers, batch $BS), $IT iterations per phase, GRU: $([ "$gru" = own ] && echo "cuda/gru.cu's kernels (GENESIS_CUDNN_GRU=0)" || echo "the build's choice (cuDNN: $(grep -o 'cuDNN [0-9.]*' "$W/info.txt" | head -1))"): exit $r (124 = stopped at the cap); $(grep -m1 -o 'on cuda[:0-9]*\|on cpu' "$log" | head -1)"
-    python3 - "$log" "$IT" >>"$LOGS/$PHASE.md" <<'PY'
-import re, sys
+    md "- TimeGAN on Sines ($S series x 24 steps x 5 features; hidden 24, 3 layers, batch $BS), $IT iterations per phase, GRU: $desc: exit $r (124 = stopped at the cap of $CAP s); $(grep -m1 -o 'on cuda[:0-9]*\|on cpu' "$log" | head -1)"
+    python3 - "$log" "$IT" "$v" "$r" "$RESULTS" >>"$LOGS/$PHASE.md" <<'PY'
+import json, re, sys
 pts = {}
 for l in open(sys.argv[1]):
     m = re.match(r"([0-9.]+) phase (\d)/3 .*iteration (\d+)/(\d+)", l)
     if m:
         pts.setdefault(int(m.group(2)), []).append((float(m.group(1)), int(m.group(3))))
+rec = {"bench": "timegan", "variant": sys.argv[3], "iterations": int(sys.argv[2]), "exit": int(sys.argv[4])}
 for p in sorted(pts):
     a, b = pts[p][0], pts[p][-1]
     if b[1] > a[1]:
-        print(f"  - phase {p}: {(b[0] - a[0]) / (b[1] - a[1]) * 1000:.1f} s per 1,000 iterations "
+        s = (b[0] - a[0]) / (b[1] - a[1]) * 1000
+        rec[f"phase{p}_s_per_1000"] = round(s, 2)
+        print(f"  - phase {p}: {s:.1f} s per 1,000 iterations "
               f"(measured over iterations {a[1]}-{b[1]})")
     else:
         print(f"  - phase {p}: too few progress points")
+with open(sys.argv[5], "a") as f:
+    f.write(json.dumps(rec) + "\n")
 PY
   done
+  # the two own-GRU fits must end with the same model: a recorded iteration replays the
+  # same numbers (cmp of the model files; both must have finished)
+  if [ -f "$W/tg_own_graphs.gen" ] && [ -f "$W/tg_own_nographs.gen" ]; then
+    if cmp -s "$W/tg_own_graphs.gen" "$W/tg_own_nographs.gen"; then
+      md "- the model files of the fits with and without graphs are identical"
+    else
+      md "- the model files of the fits with and without graphs DIFFER"
+    fi
+  fi
+  rm -f "$W"/tg_*.gen
   [ "$rc" = 0 ]
 }
 

@@ -4,15 +4,18 @@
  * (src/backend/cpu/gru.c) and cuDNN's CUDNN_GRU: n = tanh(W_in x + b_in + r * (W_hn h + b_hn)),
  * separate input and recurrent biases, gate order r, z, n; layout in backend.h, derivation in
  * docs/layers.md ("GRU"). cuBLAS GEMMs (gen_cu_gemm, FP32) for the input projections of all
- * B*T rows and ONE recurrent product per step for all three gates (save's columns r, z,
- * W_hn h + b_hn are contiguous), one element-wise kernel per step and direction, and the
- * weight gradients as GEMMs over the whole sequence after the backward loop; the CPU code
- * keeps the same save and work layouts (backend.h) but its own loop order. Where the module is built with
- * cuDNN, backend_cuda.cu routes the GRU operations to cuDNN (gru_cudnn.cu) instead; these kernels
- * are the fallback.
+ * B*T rows; the recurrence of a layer in ONE kernel per direction (k_gru_fwd_seq,
+ * k_gru_bwd_seq: a block per batch row walks the time loop with h in shared memory, so a
+ * layer is a handful of launches instead of two per step, docs/timegan.md §9); layers wider
+ * than GEN_GRU_SEQ_MAXH take one recurrent GEMM per step for all three gates (save's columns
+ * r, z, W_hn h + b_hn are contiguous) and one element-wise kernel per step and direction. The
+ * weight gradients are GEMMs over the whole sequence after the backward loop; the CPU code
+ * keeps the same save and work layouts (backend.h) but its own loop order. Where the module
+ * is built with cuDNN, backend_cuda.cu routes the GRU operations to cuDNN (gru_cudnn.cu)
+ * instead, except inside a recorded step; these kernels are the fallback.
  *
- * Status: compile-checked only. The session that wrote it had no GPU; the parity case in
- * tests/parity/gru.c compares it with the CPU where a GPU exists.
+ * Status: the per-step path passed its parity cases on an H200 (2026-11-26); the fused
+ * kernels are parity-checked on the emulated runtime only (tests/parity/gru.c).
  */
 #include "cuda_common.cuh"
 #include "gru_cudnn.cuh"
@@ -84,6 +87,56 @@ __global__ void k_gru_step(float *__restrict__ y, float *__restrict__ save,
     }
 }
 
+/* The fused recurrence (docs/timegan.md §9): the whole time loop of a layer in one launch.
+ * A block owns batch rows b (grid-stride) and its threads the hidden units j (stride
+ * blockDim); h_{t-1} of the row lives in shared memory. Per step each unit adds its three
+ * recurrent products (the rows j, H + j, 2H + j of W_hh against h_{t-1}, summed in k order
+ * with FMA) to the step's pre-activations, then does k_gru_step's gate arithmetic. Steps
+ * depend on each other only within a row, so rows never wait for one another; two barriers
+ * per step. GEN_GRU_SEQ_MAXH bounds H (the backward pass keeps 3H floats in shared memory);
+ * wider layers take the per-step kernels and GEMMs below. */
+#define GEN_GRU_SEQ_MAXH 1024
+#define GEN_GRU_SEQ_THREADS(H) ((unsigned)((H) < 32 ? 32 : (H) > 256 ? 256 : ((H) + 31) / 32 * 32))
+
+__global__ void k_gru_fwd_seq(float *__restrict__ y, float *__restrict__ save,
+                              const float *__restrict__ h0, const float *__restrict__ Wh, int B,
+                              int T, int H) {
+    __shared__ float hs[GEN_GRU_SEQ_MAXH];
+    for (int b = (int)blockIdx.x; b < B; b += (int)gridDim.x) {
+        for (int j = (int)threadIdx.x; j < H; j += (int)blockDim.x) hs[j] = h0 ? h0[(size_t)b * H + j] : 0.0f;
+        __syncthreads();
+        for (int t = 0; t < T; t++) {
+            size_t row = (size_t)b * T + t;
+            float *s = save + row * 4 * H;
+            for (int j = (int)threadIdx.x; j < H; j += (int)blockDim.x) {
+                if (t > 0 || h0) { /* no h_{-1}: the products are zero, as k_gru_step's */
+                    const float *wr = Wh + (size_t)j * H, *wz = wr + (size_t)H * H,
+                                *wn = wz + (size_t)H * H;
+                    float ar = 0.0f, az = 0.0f, an = 0.0f;
+                    for (int k = 0; k < H; k++) {
+                        float hk = hs[k];
+                        ar = fmaf(hk, wr[k], ar);
+                        az = fmaf(hk, wz[k], az);
+                        an = fmaf(hk, wn[k], an);
+                    }
+                    s[j] += ar;
+                    s[H + j] += az;
+                    s[2 * H + j] += an;
+                }
+                float r = gru_sigm(s[j]), z = gru_sigm(s[H + j]);
+                float nn = tanhf(s[3 * H + j] + r * s[2 * H + j]);
+                s[j] = r;
+                s[H + j] = z;
+                s[3 * H + j] = nn;
+                y[row * H + j] = (1.0f - z) * nn + z * hs[j];
+            }
+            __syncthreads(); /* every unit has read h_{t-1} */
+            for (int j = (int)threadIdx.x; j < H; j += (int)blockDim.x) hs[j] = y[row * H + j];
+            __syncthreads();
+        }
+    }
+}
+
 genesis_status gen_cu_gru_forward(gen_cuda *cu, float *y, float *save, const float *x,
                                   const float *h0, const float *W, const float *b, int B, int T,
                                   int C, int H) {
@@ -95,6 +148,12 @@ genesis_status gen_cu_gru_forward(gen_cuda *cu, float *y, float *save, const flo
         GEN_TRY_ST(gen_cu_gemm(cu, 0, 1, (int)BT, 2 * H, C, 1.0f, x, C, W, C, 1.0f, save, H4));
         GEN_TRY_ST(gen_cu_gemm(cu, 0, 1, (int)BT, H, C, 1.0f, x, C, W + (size_t)2 * H * C, C,
                                1.0f, save + H3, H4));
+    }
+    if (H <= GEN_GRU_SEQ_MAXH) { /* one launch for the whole recurrence */
+        GEN_LAUNCH(k_gru_fwd_seq, ((unsigned)B < GEN_CUDA_MAX_BLOCKS ? (unsigned)B : GEN_CUDA_MAX_BLOCKS),
+                   GEN_GRU_SEQ_THREADS(H), 0, cu->stream)(y, save, h0, Wh, B, T, H);
+        GEN_CUDA_LAUNCHED(cu);
+        return GENESIS_OK;
     }
     for (int t = 0; t < T; t++) {
         float *st = save + (size_t)t * H4;
@@ -132,13 +191,61 @@ __global__ void k_gru_bwd(float *__restrict__ G, float *__restrict__ Yp, float *
     }
 }
 
+/* The fused backward recurrence: k_gru_bwd's step for every t in one launch, a block per
+ * batch row (grid-stride) as k_gru_fwd_seq; the step's [dR, dZ, q] of the row go to shared
+ * memory, and each unit j adds column j of W_hh against them (the gradient reaching h_{t-1}
+ * through the gates, summed in gate-row order with FMA) to its z delta; dh (B x H, the
+ * work's last part) ends holding the gradient reaching h_{-1}, as the per-step path's. */
+__global__ void k_gru_bwd_seq(float *__restrict__ G, float *__restrict__ Yp,
+                              float *__restrict__ dh, const float *__restrict__ dy,
+                              const float *__restrict__ save, const float *__restrict__ y,
+                              const float *__restrict__ h0, const float *__restrict__ Wh, int B,
+                              int T, int H) {
+    __shared__ float gs[3 * GEN_GRU_SEQ_MAXH];
+    for (int b = (int)blockIdx.x; b < B; b += (int)gridDim.x) {
+        float *dhb = dh + (size_t)b * H;
+        for (int j = (int)threadIdx.x; j < H; j += (int)blockDim.x) dhb[j] = 0.0f;
+        for (int t = T - 1; t >= 0; t--) {
+            size_t row = (size_t)b * T + t;
+            const float *hp = t ? y + (row - 1) * H : h0 ? h0 + (size_t)b * H : NULL;
+            const float *s = save + row * 4 * H;
+            float *g = G + row * 4 * H;
+            for (int j = (int)threadIdx.x; j < H; j += (int)blockDim.x) {
+                float r = s[j], z = s[H + j], hn = s[2 * H + j], nn = s[3 * H + j];
+                float hprev = hp ? hp[j] : 0.0f;
+                float d = dhb[j] + dy[row * H + j];
+                float dn = d * (1.0f - z) * (1.0f - nn * nn);
+                float dz = d * (hprev - nn) * z * (1.0f - z), dr = dn * hn * r * (1.0f - r);
+                g[3 * H + j] = dn;
+                g[H + j] = dz;
+                g[j] = dr;
+                g[2 * H + j] = dn * r;
+                Yp[row * H + j] = hprev;
+                dhb[j] = d * z;
+                gs[j] = dr;
+                gs[H + j] = dz;
+                gs[2 * H + j] = dn * r;
+            }
+            __syncthreads();
+            if (hp) /* dh_{t-1} = z delta + [dR, dZ, q] . W_hh */
+                for (int j = (int)threadIdx.x; j < H; j += (int)blockDim.x) {
+                    float acc = 0.0f;
+                    for (int i = 0; i < 3 * H; i++) acc = fmaf(gs[i], Wh[(size_t)i * H + j], acc);
+                    dhb[j] += acc;
+                }
+            __syncthreads(); /* gs is rewritten by the next step */
+        }
+    }
+}
+
 __global__ void k_add(float *__restrict__ a, const float *__restrict__ b, size_t n) {
     GEN_GRID_LOOP(i, n) a[i] += b[i];
 }
 
-/* Per step one element-wise kernel and one GEMM (the gradient reaching h_{t-1} through all
- * three gates); the weight, input and bias gradients are GEMMs and column sums over all B*T
- * rows after the loop (the recurrent weights' against Yp). */
+/* The recurrence in one launch (k_gru_bwd_seq; wider than GEN_GRU_SEQ_MAXH: per step one
+ * element-wise kernel and one GEMM, the gradient reaching h_{t-1} through all three gates);
+ * the weight, input and bias gradients are GEMMs and column sums over all B*T rows after the
+ * loop (the recurrent weights' against Yp). */
 genesis_status gen_cu_gru_backward(gen_cuda *cu, float *dx, float *dh0, float *dW, float *db,
                                    float *work, const float *dy, const float *x,
                                    const float *h0, const float *y, const float *save,
@@ -147,8 +254,14 @@ genesis_status gen_cu_gru_backward(gen_cuda *cu, float *dx, float *dh0, float *d
     const size_t BT = (size_t)B * T;
     const float *Wh = W + (size_t)H3 * C;
     float *G = work, *Yp = G + BT * H4, *dh = Yp + BT * H;
-    GEN_CUDA_TRY(cu, cudaMemsetAsync(dh, 0, (size_t)B * H * sizeof(float), cu->stream));
-    for (int t = T - 1; t >= 0; t--) {
+    if (H <= GEN_GRU_SEQ_MAXH) { /* one launch for the whole recurrence */
+        GEN_LAUNCH(k_gru_bwd_seq, ((unsigned)B < GEN_CUDA_MAX_BLOCKS ? (unsigned)B : GEN_CUDA_MAX_BLOCKS),
+                   GEN_GRU_SEQ_THREADS(H), 0, cu->stream)(G, Yp, dh, dy, save, y, h0, Wh, B, T, H);
+        GEN_CUDA_LAUNCHED(cu);
+    } else {
+        GEN_CUDA_TRY(cu, cudaMemsetAsync(dh, 0, (size_t)B * H * sizeof(float), cu->stream));
+    }
+    for (int t = T - 1; t >= 0 && H > GEN_GRU_SEQ_MAXH; t--) {
         const float *hp = t ? y + (size_t)(t - 1) * H : h0;
         int ldh = t ? T * H : H;
         GEN_LAUNCH1D(cu, (size_t)B * H, k_gru_bwd, G, Yp, dh, dy, save, hp, ldh, B, T, t, H);
@@ -192,12 +305,16 @@ static void op_sigmoid_backward(gen_backend *be, float *dinp, const float *dout,
 }
 
 /* The GRU: cuDNN where the module has it (gru_cudnn.cu), else the kernels of gru.cu; the
- * same cell and weight layout either way (backend.h). */
+ * same cell and weight layout either way (backend.h). While a step is recorded (graph.cu),
+ * the kernels of gru.cu: cuDNN's route rebuilds a slot's buffers (a wait and cudaMalloc)
+ * when the same network runs on another batch size, as TimeGAN's supervisor does within an
+ * iteration (2B rows, then B), which a capture refuses. A recorded step runs its forward and
+ * backward passes both here, so the two routes never meet within a step. */
 static genesis_status cu_gru_forward(gen_cuda *cu, float *y, float *save, const float *x,
                                      const float *h0, const float *W, const float *b, int B, int T,
                                      int C, int H) {
 #ifdef GEN_HAVE_CUDNN
-    if (cu->dnn_gru)
+    if (cu->dnn_gru && !cu->capturing)
         return gen_cudnn_gru_op_forward(cu, cu->dnn_gru, y, save, x, h0, W, b, B, T, C, H);
 #endif
     return gen_cu_gru_forward(cu, y, save, x, h0, W, b, B, T, C, H);
@@ -208,7 +325,7 @@ static genesis_status cu_gru_backward(gen_cuda *cu, float *dx, float *dh0, float
                                       const float *h0, const float *y, const float *save,
                                       const float *W, int B, int T, int C, int H) {
 #ifdef GEN_HAVE_CUDNN
-    if (cu->dnn_gru)
+    if (cu->dnn_gru && !cu->capturing)
         return gen_cudnn_gru_op_backward(cu, cu->dnn_gru, dx, dh0, dW, db, dy, x, h0, y, save, B,
                                          T, C, H);
 #endif

@@ -27,6 +27,14 @@
 
 /* ---- create / free --------------------------------------------------------------------------- */
 
+/* The recorded iterations (they name the fit's batch buffers: freed when the fit ends). */
+static void timegan_graphs_free(timegan *t) {
+    for (int i = 0; i < 3; i++) {
+        if (t->graph[i]) t->be->ops->graph_free(t->be, t->graph[i]);
+        t->graph[i] = NULL;
+    }
+}
+
 void timegan_free(timegan *t) {
     if (!t) return;
     gen_backend *be = t->be;
@@ -37,6 +45,7 @@ void timegan_free(timegan *t) {
             be->ops->free(be, t->m[i]);
             be->ops->free(be, t->v[i]);
         }
+        timegan_graphs_free(t);
         be->ops->free(be, t->acts);
         be->ops->free(be, t->dev);
     }
@@ -133,11 +142,13 @@ genesis_status timegan_create(genesis_ctx *ctx, gen_backend *be, const timegan_c
         p += bufs[i];
     }
     if (cfg->train) {
-        /* D's step count, then the ledger (zero-filled by alloc) */
+        /* the step counts, the step state, then the ledger (zero-filled by alloc) */
         t->dev = o->alloc(be, TG_DEV_BYTES);
         if (!t->dev) goto nomem;
-        t->dstep = t->dev;
-        t->led = (double *)((char *)t->dev + sizeof(int64_t));
+        t->tdev = t->dev;
+        t->dstep = t->tdev + TG_STEP_D;
+        t->state = (gen_step_state *)(t->tdev + TG_NSTEPS);
+        t->led = (double *)(t->state + 1);
         t->ledf = (float *)(t->led + TG_NSTEPS * TL_W);
         float *h1 = malloc(3 * BT * H * sizeof(float));
         if (!h1) goto nomem;
@@ -185,10 +196,11 @@ void timegan_memory(const timegan_config *cfg, int64_t nseq, gen_net_bytes *out)
     n += 2 * BT * F + 5 * BT * H; /* X Z Sin Din */
     if (cfg->train) n += BT * F + 2 * BT * H + 3 * BT + 3 * BT * H + BT * H + 2 * BT * H +
                          BT * H + BT * H + 3 * BT * H + scr;
-    if (cfg->train) n += TG_DEV_BYTES / 4; /* dstep, ledger */
+    if (cfg->train) n += TG_DEV_BYTES / 4; /* step counts, step state, ledger */
     /* timegan_fit: the sequences in backend memory (the host's in place on the CPU: an upper
-     * bound there) and a chunk of batch ids, host and backend (chunk_cap at most) */
-    uint64_t ids = cfg->train && nseq > 0 ? ((uint64_t)4 << 20) + 12 * (uint64_t)B : 0;
+     * bound there), a chunk of batch ids, host and backend (chunk_cap at most), and the
+     * iteration's block of them (3 B) */
+    uint64_t ids = cfg->train && nseq > 0 ? ((uint64_t)4 << 20) + 24 * (uint64_t)B : 0;
     uint64_t fitf = cfg->train && nseq > 0 ? (uint64_t)nseq * T * F + ids / 4 : 0;
     out->params = 4 * (uint64_t)off;
     out->optimizer = 4 * ((uint64_t)opt + fitf);
@@ -396,23 +408,17 @@ double timegan_loss(timegan *t, tg_step step, int B, int backward, tg_losses *ls
 
 /* TF1 Adam: lr_t = lr sqrt(1 - b2^t) / (1 - b1^t); p -= lr_t m / (sqrt(v) + eps). The
  * backend's Adam is torch's, p -= lr / (1 - b1^t) m / (sqrt(v) / sqrt(1 - b2^t) + eps');
- * the two are the same update when eps' = eps / sqrt(1 - b2^t). The D step runs behind the
- * gate D_loss > 0.15 on the device (adam_tf1_gated, its step count in backend memory). */
+ * the two are the same update when eps' = eps / sqrt(1 - b2^t). adam_tf1_gated makes that
+ * update with the step count in backend memory (t->tdev), so that a recorded iteration
+ * replays it; the D step runs behind the gate D_loss > 0.15, decided on the device. */
 static void adam_tf1(timegan *t, tg_step s) {
     int a, b;
     step_nets(s, &a, &b);
     size_t off = t->net[a].off, n = t->net[b].off + t->net[b].count - off;
-    if (s == TG_STEP_D) {
-        t->be->ops->adam_tf1_gated(t->be, t->params + off, t->grads + off, t->m[s], t->v[s], n,
-                                   t->cfg.lr, 0.9f, 0.999f, 1e-8f, t->dstep,
-                                   led_row(t, s) + TL_D1, 3, 0.15);
-        return;
-    }
-    int64_t k = ++t->t[s];
-    double bc2 = 1.0 - pow(0.999, (double)k);
-    float eps = (float)(1e-8 / sqrt(bc2));
-    t->be->ops->adam(t->be, t->params + off, t->grads + off, t->m[s], t->v[s], n, t->cfg.lr, 0.9f,
-                     0.999f, eps, 0.0f, k);
+    int gated = s == TG_STEP_D;
+    t->be->ops->adam_tf1_gated(t->be, t->params + off, t->grads + off, t->m[s], t->v[s], n,
+                               t->cfg.lr, 0.9f, 0.999f, 1e-8f, t->tdev + s,
+                               gated ? led_row(t, s) + TL_D1 : NULL, gated ? 3 : 0, 0.15);
 }
 
 /* The step's bookkeeping in backend memory: the sum of the gradient arena (non-finite iff a
@@ -428,9 +434,10 @@ genesis_status timegan_sync(timegan *t, int phase, int64_t it) {
     gen_backend *be = t->be;
     unsigned char buf[TG_DEV_BYTES];
     be->ops->download(be, buf, t->dev, sizeof buf); /* the one synchronisation */
-    memcpy(&t->t[TG_STEP_D], buf, sizeof(int64_t));
-    memcpy(t->hled, buf + sizeof(int64_t), sizeof t->hled);
-    memcpy(t->hledf, buf + sizeof(int64_t) + sizeof t->hled, sizeof t->hledf);
+    size_t at = sizeof t->t + sizeof(gen_step_state);
+    memcpy(t->t, buf, sizeof t->t);
+    memcpy(t->hled, buf + at, sizeof t->hled);
+    memcpy(t->hledf, buf + at + sizeof t->hled, sizeof t->hledf);
     int bad = !isfinite(t->hledf[TG_ACC]);
     for (int i = 0; i < TG_NSTEPS * TL_W; i++) bad |= !isfinite(t->hled[i]);
     if (bad)
@@ -462,16 +469,21 @@ genesis_status timegan_update(timegan *t, tg_step step, int B, tg_losses *ls) {
                             "rate or another seed",
                             (int)step, loss);
     adam_tf1(t, step);
-    if (step == TG_STEP_D && ls->d > 0.15) t->t[TG_STEP_D]++; /* the gate's decision */
+    if (step != TG_STEP_D || ls->d > 0.15) t->t[step]++; /* the gate's decision for D */
     return GENESIS_OK;
 }
 
 /* ---- training loop (docs/algorithms.md §S5) ---------------------------------------------------- */
 
 /* Batches come from the sequences in backend memory (one upload per fit; the host array in
- * place on the CPU): the host draws the row ids of a chunk of batches at once (up to the next
- * progress point, in exactly the order one batch at a time would), uploads them in one go,
- * and each batch is gathered on the device (take_rows). */
+ * place on the CPU): the host draws the row ids of a chunk of iterations' batches at once (up
+ * to the next progress point, in exactly the order one batch at a time would) and uploads
+ * them in one go with the step state (noise counter, k = 0). An iteration then runs on the
+ * device alone (tg_issue_iter): select_block copies block k of the chunk (its q batches' ids)
+ * into `sel`, take_rows gathers each batch, the noise is drawn at offsets relative to the
+ * state's counter (rng_base), and step_advance moves the counter and k on; so every iteration
+ * of a phase is the same work on the same buffers, which a CUDA graph records once and
+ * replays (docs/timegan.md §9). */
 typedef struct tg_batcher {
     const float *data;
     int64_t N, *perm;
@@ -480,6 +492,7 @@ typedef struct tg_batcher {
     const float *ddata;       /* the sequences in backend memory */
     float *dalloc;            /* ddata when it was allocated here */
     int32_t *hidx, *didx;     /* a chunk's row ids: host, backend memory (the same on the CPU) */
+    int32_t *sel;             /* the iteration's ids (3 B, backend memory) */
     int64_t cap, used, filled; /* batches: room, gathered, drawn */
 } tg_batcher;
 
@@ -493,7 +506,7 @@ static int64_t chunk_cap(int B, int log_every, int ck) {
 
 /* Row ids of nb fresh random batches without replacement (partial Fisher-Yates over a kept
  * permutation, which is uniform whatever order it holds: the reference's permutation(N)[:B]),
- * into backend memory. */
+ * into backend memory, and the step state the chunk's iterations start from. */
 static void draw_chunk(timegan *t, tg_batcher *bt, int B, int64_t nb) {
     for (int64_t k = 0; k < nb; k++)
         for (int i = 0; i < B; i++) {
@@ -503,22 +516,87 @@ static void draw_chunk(timegan *t, tg_batcher *bt, int B, int64_t nb) {
         }
     if (bt->didx != bt->hidx)
         t->be->ops->upload(t->be, bt->didx, bt->hidx, (size_t)(nb * B) * sizeof(int32_t));
+    gen_step_state st = {t->noise_off, {0, 0}, 0};
+    t->be->ops->upload(t->be, t->state, &st, sizeof st);
     bt->used = 0;
     bt->filled = nb;
 }
 
-/* The next drawn batch into t->X, and its noise into t->Z. */
-static void next_batch(timegan *t, tg_batcher *bt, int B) {
-    t->be->ops->take_rows(t->be, t->X, bt->ddata, bt->didx + bt->used * B, B, (int)bt->row);
-    bt->used++;
-    size_t nz = (size_t)B * bt->row;
-    t->be->ops->fill_uniform(t->be, t->Z, nz, t->seed, GEN_STREAM_NOISE, t->noise_off);
-    t->noise_off += (nz + 3) / 4 + 1;
+/* Philox counters one batch's noise takes */
+static uint64_t noise_step(int B, size_t row) { return ((size_t)B * row + 3) / 4 + 1; }
+
+/* Batch j of the iteration into t->X (its ids in bt->sel), its noise into t->Z (offsets
+ * relative to the step state's counter: be->rng_base is set). */
+static void tg_batch(timegan *t, tg_batcher *bt, int B, int j) {
+    gen_backend *be = t->be;
+    be->ops->take_rows(be, t->X, bt->ddata, bt->sel + (size_t)j * B, B, (int)bt->row);
+    be->ops->fill_uniform(be, t->Z, (size_t)B * bt->row, t->seed, GEN_STREAM_NOISE,
+                          (uint64_t)j * noise_step(B, bt->row));
+}
+
+/* One iteration of `phase` (docs/algorithms.md §S5), nothing read back and nothing from the
+ * host but the arguments, which are the same for every iteration of the phase. */
+static void tg_issue_iter(timegan *t, tg_batcher *bt, int phase, int B) {
+    gen_backend *be = t->be;
+    int q = phase == 3 ? 3 : 1; /* batches per iteration */
+    be->rng_base = &t->state->rng;
+    be->ops->select_block(be, bt->sel, bt->didx, (size_t)q * B, t->state);
+    if (phase == 1) {
+        tg_batch(t, bt, B, 0);
+        tg_fit_step(t, TG_STEP_E0, B);
+    } else if (phase == 2) {
+        tg_batch(t, bt, B, 0);
+        tg_fit_step(t, TG_STEP_SUP, B);
+    } else {
+        for (int k = 0; k < 2; k++) {
+            tg_batch(t, bt, B, k);
+            tg_fit_step(t, TG_STEP_G, B);
+            /* the reference runs the E step on the G step's batch: the G step updated G and
+             * S only, so H = E(X) from its forward is still exact */
+            timegan_fit_step(t, TG_STEP_E, B, 1);
+        }
+        /* the gate: D learns only while D_loss > 0.15, decided on the device by
+         * adam_tf1_gated from the D loss of this forward (one forward serves the check and
+         * the update; the reference recomputes the same value) */
+        tg_batch(t, bt, B, 2);
+        tg_fit_step(t, TG_STEP_D, B);
+    }
+    gen_step_state d = {(uint64_t)q * noise_step(B, bt->row), {0, 0}, 1};
+    be->ops->step_advance(be, t->state, d);
+    be->rng_base = NULL;
+}
+
+/* Runs one iteration: issued (the first of the phase in this fit, which sizes the backend's
+ * scratch; or every one where the backend does not record, GENESIS_CUDA_GRAPHS=0, the CPU),
+ * recorded once (the second) and then replayed. */
+static genesis_status tg_run_iter(timegan *t, tg_batcher *bt, int phase, int B, int warm) {
+    gen_backend *be = t->be;
+    gen_graph **g = &t->graph[phase - 1];
+    if (!*g && warm && gen_backend_graphs(be) && be->ops->graph_begin(be)) {
+        tg_issue_iter(t, bt, phase, B);
+        *g = be->ops->graph_end(be);
+        if (!*g) {
+            genesis_status st = gen_backend_status(be);
+            return st != GENESIS_OK ? st
+                                    : gen_set_error(be->ctx, GENESIS_ERR_INTERNAL,
+                                                    "recording a TimeGAN iteration (phase %d) as "
+                                                    "a CUDA graph failed", phase);
+        }
+    }
+    if (*g) be->ops->graph_launch(be, *g);
+    else tg_issue_iter(t, bt, phase, B);
+    /* the host's mirror of what the iteration drew */
+    int q = phase == 3 ? 3 : 1;
+    t->noise_off += (uint64_t)q * noise_step(B, bt->row);
+    bt->used += q;
+    return GENESIS_OK;
 }
 
 static void batcher_free(timegan *t, tg_batcher *bt) {
     gen_backend *be = t->be;
+    timegan_graphs_free(t); /* they name these buffers */
     if (bt->didx != bt->hidx) be->ops->free(be, bt->didx);
+    be->ops->free(be, bt->sel);
     be->ops->free(be, bt->dalloc);
     free(bt->hidx);
     free(bt->perm);
@@ -533,6 +611,7 @@ genesis_status timegan_fit(timegan *t, const float *data, int64_t N, int64_t ite
                   "TimeGAN takes at most %d sequences, got %lld", INT32_MAX, (long long)N);
     int B = N < t->cfg.batch ? (int)N : t->cfg.batch;
     if (log_every < 1) log_every = 1;
+    timegan_graphs_free(t);
     tg_batcher bt;
     memset(&bt, 0, sizeof bt);
     bt.data = data;
@@ -541,6 +620,7 @@ genesis_status timegan_fit(timegan *t, const float *data, int64_t N, int64_t ite
     bt.perm = malloc((size_t)N * sizeof(int64_t));
     bt.cap = chunk_cap(B, log_every, t->ck != NULL);
     bt.hidx = malloc((size_t)(bt.cap * B) * sizeof(int32_t));
+    bt.sel = be->ops->alloc(be, (size_t)3 * B * sizeof(int32_t));
     size_t dbytes = gen_mul_size((size_t)N, bt.row * sizeof(float));
     if (be->ops->host_memory) {
         bt.ddata = data;
@@ -551,7 +631,7 @@ genesis_status timegan_fit(timegan *t, const float *data, int64_t N, int64_t ite
         if (bt.dalloc) be->ops->upload(be, bt.dalloc, data, dbytes);
         bt.ddata = bt.dalloc;
     }
-    if (!bt.perm || !bt.hidx || !bt.ddata || !bt.didx) {
+    if (!bt.perm || !bt.hidx || !bt.sel || !bt.ddata || !bt.didx) {
         batcher_free(t, &bt);
         return gen_set_error(ctx, GENESIS_ERR_NOMEM,
                              "out of memory for TimeGAN's %lld training sequences and batch order",
@@ -567,37 +647,20 @@ genesis_status timegan_fit(timegan *t, const float *data, int64_t N, int64_t ite
      * the ledger until a progress point (every log_every iterations and the phase's last),
      * where timegan_sync reads them once (docs/timegan.md §7). */
     for (int phase = phase0; phase <= 3 && st == GENESIS_OK; phase++) {
-        for (int64_t it = phase == phase0 ? it0 : 1; it <= iters && st == GENESIS_OK; it++) {
+        int64_t first = phase == phase0 ? it0 : 1;
+        for (int64_t it = first; it <= iters && st == GENESIS_OK; it++) {
             int q = phase == 3 ? 3 : 1; /* batches per iteration */
             if (bt.used == bt.filled) { /* the batches up to the next progress point (one
-                                           iteration with checkpoints: their state is exact) */
+                                           iteration with checkpoints: their state is exact);
+                                           a chunk ends where the phase does */
                 int64_t r = ((it - 1) / log_every + 1) * log_every;
                 int64_t k = t->ck ? 1 : (r < iters ? r : iters) - it + 1;
                 if (k > bt.cap / q) k = bt.cap / q;
                 draw_chunk(t, &bt, B, k * q);
             }
-            if (phase == 1) {
-                next_batch(t, &bt, B);
-                tg_fit_step(t, TG_STEP_E0, B);
-            } else if (phase == 2) {
-                next_batch(t, &bt, B);
-                tg_fit_step(t, TG_STEP_SUP, B);
-            } else {
-                for (int k = 0; k < 2; k++) {
-                    next_batch(t, &bt, B);
-                    tg_fit_step(t, TG_STEP_G, B);
-                    /* the reference runs the E step on the G step's batch: the G step
-                     * updated G and S only, so H = E(X) from its forward is still exact */
-                    timegan_fit_step(t, TG_STEP_E, B, 1);
-                }
-                /* the gate: D learns only while D_loss > 0.15, decided on the device by
-                 * adam_tf1_gated from the D loss of this forward (one forward serves the check
-                 * and the update; the reference recomputes the same value) */
-                next_batch(t, &bt, B);
-                tg_fit_step(t, TG_STEP_D, B);
-            }
+            st = tg_run_iter(t, &bt, phase, B, it > first);
             int stop = 0;
-            if (it % log_every == 0 || it == iters) {
+            if (st == GENESIS_OK && (it % log_every == 0 || it == iters)) {
                 st = timegan_sync(t, phase, it);
                 if (st == GENESIS_OK && progress) {
                     tg_losses shown, x;

@@ -41,7 +41,12 @@ typedef struct tg_losses {
  * gradient since the start was. */
 enum { TL_ET0, TL_GS, TL_GU, TL_GUE, TL_V1, TL_V2, TL_D1, TL_D2, TL_D3, TL_W };
 enum { TG_GSUM = 0, TG_ACC = TG_NSTEPS, TG_NF };
-#define TG_DEV_BYTES (sizeof(int64_t) + TG_NSTEPS * TL_W * sizeof(double) + TG_NF * sizeof(float))
+/* The fit's state in backend memory (t->dev): the five Adams' step counts, the step state a
+ * recorded iteration reads (the noise counter and the iteration's block of batch ids,
+ * docs/timegan.md §9), then the ledger. */
+#define TG_DEV_BYTES                                                                       \
+    (TG_NSTEPS * sizeof(int64_t) + sizeof(gen_step_state) + TG_NSTEPS * TL_W * sizeof(double) + \
+     TG_NF * sizeof(float))
 
 typedef struct timegan_config {
     int batch, T, F, H, L;
@@ -78,8 +83,8 @@ typedef struct timegan {
     size_t count;                 /* all parameters */
     float *params, *grads;
     float *m[TG_NSTEPS], *v[TG_NSTEPS];
-    int64_t t[TG_NSTEPS];         /* Adam steps per optimiser (D's: a copy of *dstep, as of
-                                     the last timegan_sync) */
+    int64_t t[TG_NSTEPS];         /* Adam steps per optimiser: a copy of tdev, as of the last
+                                     timegan_sync (the counts live in backend memory) */
     gen_seq_run run[TG_NNETS];
     float *acts;                  /* every activation and device scratch */
     /* device buffers */
@@ -87,8 +92,12 @@ typedef struct timegan {
     float *Sin, *Din;             /* (2B, T, H), (3B, T, H) concatenated inputs */
     float *dXt, *dSout, *dY, *dDin, *dRin, *dSin, *dGout, *dH, *ones;
     float *scratch;               /* gen_seq_net_backward scratch, sized for the widest use */
-    void *dev;                    /* backend memory (TG_DEV_BYTES): dstep, led, ledf */
-    int64_t *dstep;               /* the D optimiser's step count (its gate decides) */
+    void *dev;                    /* backend memory (TG_DEV_BYTES): tdev, state, led, ledf */
+    int64_t *tdev;                /* the Adams' step counts (D's gate decides D's) */
+    int64_t *dstep;               /* tdev + TG_STEP_D */
+    gen_step_state *state;        /* rng: the noise counter of the iteration's first batch;
+                                     k: the iteration's block of batch ids in the chunk */
+    gen_graph *graph[3];          /* a recorded iteration of each phase (timegan_fit), or NULL */
     double *led;                  /* the ledger's loss rows */
     float *ledf;                  /* the ledger's gradient sums (TG_NF floats) */
     double hled[TG_NSTEPS * TL_W]; /* host copies, as of the last timegan_sync */
@@ -128,7 +137,7 @@ genesis_status timegan_update(timegan *t, tg_step step, int B, tg_losses *ls);
 void timegan_fit_step(timegan *t, tg_step step, int B, int reuse_h);
 #define TG_HAVE_FIT_STEP 1 /* for bench_timegan, built against older trees too */
 
-/* Reads the ledger and D's step count back (one synchronisation) into t->hled, t->t[D];
+/* Reads the ledger and the step counts back (one synchronisation) into t->hled, t->t;
  * GENESIS_ERR_DIVERGED (or the backend's failure) when a loss or gradient since the start
  * was not finite. phase, it: for the message. */
 genesis_status timegan_sync(timegan *t, int phase, int64_t it);

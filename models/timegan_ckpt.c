@@ -74,7 +74,7 @@ static genesis_status tg_ckpt_restore(timegan *t, int64_t *perm, int64_t N, gen_
         if (k > ((uint64_t)1 << 50)) return gen_rd_fail(&r, "TimeGAN step counts are out of range");
         t->t[s] = (int64_t)k;
     }
-    t->be->ops->upload(t->be, t->dstep, &t->t[TG_STEP_D], sizeof(int64_t));
+    t->be->ops->upload(t->be, t->tdev, t->t, sizeof t->t); /* the counts live there */
     uint64_t again;
     GEN_TRY(gen_rd_u64(&r, &t->noise_off));
     GEN_TRY(gen_rd_u64(&r, &again));

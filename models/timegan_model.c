@@ -231,6 +231,26 @@ static genesis_status tgm_load(genesis_model *m, gen_reader *r) {
     return st;
 }
 
+/* The state's arrays (gen_model_state): every network's weights, then each optimiser's
+ * moments (absent on a loaded, generation-only model). */
+static int tgm_state(const genesis_model *m, const float **ptr, size_t *count, int cap) {
+    const timegan *t = ((const timegan_model *)m->impl)->net;
+    int k = 0;
+    if (!t || cap < 1) return 0;
+    ptr[k] = t->params;
+    count[k++] = t->count;
+    for (int s = 0; s < TG_NSTEPS && t->grads && k + 2 <= cap; s++) {
+        int a, b;
+        tg_step_nets((tg_step)s, &a, &b);
+        size_t n = t->net[b].off + t->net[b].count - t->net[a].off;
+        ptr[k] = t->m[s];
+        count[k++] = n;
+        ptr[k] = t->v[s];
+        count[k++] = n;
+    }
+    return k;
+}
+
 static genesis_status tgm_train_save(const genesis_model *m, gen_bytes *b) {
     const timegan_model *tm = m->impl;
     return tg_ckpt_save(m, tm->net, b);
@@ -260,6 +280,7 @@ const gen_model_vtable gen_timegan_vtable = {
     .old_file_reason = "whose GRU was TF1's GRUCell, while this one uses the reset-after GRU "
                        "cell of cuDNN/PyTorch",
     .train_save = tgm_train_save,
+    .state = tgm_state,
     .train_param = GENESIS_P_ITERATIONS,
     .losses = 2,
     .params = TIMEGAN_PARAMS,

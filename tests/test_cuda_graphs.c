@@ -11,6 +11,10 @@
  *     bit-identical model state (gen_model_state: weights, batch-norm statistics, Adam
  *     moments), and the emulator's counters show what the host submits per step: one graph
  *     launch and no kernel launch with graphs, every kernel without;
+ *   - TimeGAN: the same with one recorded iteration per phase (docs/timegan.md §9): graph and
+ *     no-graph fits end with identical weights and Adam moments, and an iteration past the
+ *     second of its phase is one graph launch and no kernel launch; a fit with graphs stopped
+ *     with a checkpoint and continued ends with the uninterrupted fit's state;
  *   - kernels per step (docs/cuda.md, "Kernels per step"): CTGAN's, TVAE's and DDPM's
  *     within their budgets (CG_MAX_KERNELS_*), so that the fused step cannot creep back up;
  *   - FP16 training (docs/precision.md): the loss scale and the skip decision live in device
@@ -23,6 +27,7 @@
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <math.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -206,6 +211,173 @@ END_TEST
 START_TEST(test_tvae_graphs) {
     /* batch 50: 4 full steps and a last one of 40 rows */
     cg_check_model(GENESIS_MODEL_TVAE, "tvae", 50, 5, 4, CG_MAX_KERNELS_TVAE);
+}
+END_TEST
+
+/* ---- TimeGAN: one recorded iteration per phase (docs/timegan.md §9) ---------------------- */
+
+#define TG_SEQS 40
+#define TG_T 6
+static char g_seq_csv[256];
+
+/* TG_SEQS sequences of TG_T steps, two features (noisy sines), id and t columns */
+static void cg_write_sequences(void) {
+    snprintf(g_seq_csv, sizeof g_seq_csv, "/tmp/genesis_cuda_graphs_seq_%ld.csv", (long)getpid());
+    FILE *out = fopen(g_seq_csv, "w");
+    ck_assert_msg(out != NULL, "cannot write %s", g_seq_csv);
+    fputs("id,t,a,b\n", out);
+    for (int i = 0; i < TG_SEQS; i++)
+        for (int j = 0; j < TG_T; j++)
+            fprintf(out, "%d,%d,%.4f,%.4f\n", i, j, sin(0.3 * i + 0.7 * j),
+                    cos(0.11 * i * j) + 0.01 * (i % 7));
+    ck_assert_int_eq(fclose(out), 0);
+}
+
+/* A TimeGAN fit of `iters` iterations per phase (batch 8, hidden 4, 2 layers), graphs on or
+ * off: its state (every network's weights and Adam moments) and the counters over the fit. */
+static void cg_fit_timegan(int graphs, int iters, fit_result *r) {
+    genesis_ctx *ctx = NULL;
+    genesis_table *t = NULL;
+    genesis_model *m = NULL;
+    setenv("GENESIS_CUDA_GRAPHS", graphs ? "1" : "0", 1);
+    ck_assert_int_eq(genesis_ctx_create(&ctx), GENESIS_OK);
+    genesis_ctx_set_seed(ctx, 4);
+    genesis_ctx_set_threads(ctx, 1);
+    ck_assert_int_eq(genesis_ctx_set_device(ctx, GENESIS_DEVICE_CUDA, 0), GENESIS_OK);
+    ck_assert_msg(genesis_table_read_csv(ctx, g_seq_csv, NULL, &t) == GENESIS_OK, "%s",
+                  genesis_errmsg(ctx));
+    ck_assert_int_eq(genesis_model_create(ctx, GENESIS_MODEL_TIMEGAN, &m), GENESIS_OK);
+    ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_ITERATIONS, iters), GENESIS_OK);
+    ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_SEQ_LEN, TG_T), GENESIS_OK);
+    ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_HIDDEN_DIM, 4), GENESIS_OK);
+    ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_NUM_LAYERS, 2), GENESIS_OK);
+    ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_BATCH_SIZE, 8), GENESIS_OK);
+    ck_assert_int_eq(genesis_model_set_sequence_columns(m, "id", "t"), GENESIS_OK);
+    unsigned long long s0[ST_N], s1[ST_N];
+    cg_read_stats(s0);
+    ck_assert_msg(genesis_model_fit(m, t, NULL, NULL) == GENESIS_OK, "fit: %s",
+                  genesis_errmsg(ctx));
+    cg_read_stats(s1);
+    for (int i = 0; i < ST_N; i++) r->d[i] = s1[i] - s0[i];
+    ck_assert_int_eq(gen_model_state(m, &r->state, &r->n, NULL, NULL), GENESIS_OK);
+    genesis_model_free(m);
+    genesis_table_free(t);
+    genesis_ctx_free(ctx);
+    unsetenv("GENESIS_CUDA_GRAPHS");
+}
+
+/* Graph and no-graph fits end bit-identical (weights of all five networks, the five Adams'
+ * moments); with graphs an iteration of any phase past the second is one graph launch and
+ * no kernel launch, and the same kernels run either way. Per iteration = the difference of
+ * a fit of I2 and one of I1 iterations per phase, over 3 (I2 - I1) iterations. */
+START_TEST(test_timegan_graphs) {
+    const int I1 = 4, I2 = 6, n = 3 * (I2 - I1);
+    cg_write_sequences();
+    fit_result g1, g2, n1, n2;
+    cg_fit_timegan(1, I1, &g1);
+    cg_fit_timegan(1, I2, &g2);
+    cg_fit_timegan(0, I1, &n1);
+    cg_fit_timegan(0, I2, &n2);
+    ck_assert_int_eq((long long)g2.n, (long long)n2.n);
+    ck_assert_msg(g2.n > 100, "timegan: a state of %zu values", g2.n);
+    size_t diff = 0, first = 0;
+    for (size_t i = g2.n; i-- > 0;)
+        if (memcmp(&g2.state[i], &n2.state[i], sizeof(float)) != 0) {
+            diff++;
+            first = i;
+        }
+    ck_assert_msg(diff == 0,
+                  "timegan: %zu of %zu state values differ between the fit with CUDA graphs and "
+                  "without; first at %zu: %.9g vs %.9g",
+                  diff, g2.n, first, (double)g2.state[first], (double)n2.state[first]);
+    long long gl = cg_epoch(&g2, &g1, ST_HOST_LAUNCHES), gg = cg_epoch(&g2, &g1, ST_GRAPH_LAUNCHES);
+    long long nl = cg_epoch(&n2, &n1, ST_HOST_LAUNCHES), ng = cg_epoch(&n2, &n1, ST_GRAPH_LAUNCHES);
+    long long gc = cg_epoch(&g2, &g1, ST_HOST_COPIES), nc = cg_epoch(&n2, &n1, ST_HOST_COPIES);
+    printf("timegan: %d more iterations (%d per phase): with graphs %lld graph launches, %lld "
+           "kernel and cuBLAS launches, %lld copies/memsets; without: %lld, %lld, %lld; kernels "
+           "run %lld and %lld; work captured %llu (three phases' iterations)\n",
+           n, I2 - I1, gg, gl, gc, ng, nl, nc, cg_epoch(&g2, &g1, ST_KERNELS),
+           cg_epoch(&n2, &n1, ST_KERNELS), g2.d[ST_CAPTURED]);
+    /* each phase: the first iteration issued, the second recorded and launched, the rest
+     * replayed */
+    ck_assert_int_eq(gg, n);
+    ck_assert_int_eq((long long)g2.d[ST_GRAPH_LAUNCHES], 3LL * (I2 - 1));
+    ck_assert_int_eq(gl, 0);
+    ck_assert_int_eq(ng, 0);
+    ck_assert_int_eq((long long)n2.d[ST_CAPTURED], 0);
+    ck_assert_msg(g2.d[ST_CAPTURED] > 100, "timegan: the recorded iterations hold %llu operations",
+                  g2.d[ST_CAPTURED]);
+    ck_assert_msg(nl >= 100LL * n, "timegan: only %lld launches in %d iterations without graphs",
+                  nl, n);
+    ck_assert_msg(gc < nc, "timegan: %lld copies with graphs, %lld without", gc, nc);
+    ck_assert_int_eq(cg_epoch(&g2, &g1, ST_KERNELS), cg_epoch(&n2, &n1, ST_KERNELS));
+    free(g1.state);
+    free(g2.state);
+    free(n1.state);
+    free(n2.state);
+    remove(g_seq_csv);
+}
+END_TEST
+
+static int cg_stop_at(const genesis_progress *p, void *user) { return p->step == *(int *)user; }
+
+/* A TimeGAN fit with graphs, stopped with a checkpoint in phase 2 and continued (graphs
+ * recorded afresh in the continued fit, from the step counts and step state the checkpoint
+ * restores), ends with the state of the uninterrupted fit with graphs. */
+START_TEST(test_timegan_graphs_resume) {
+    const int I = 6;
+    int at = I + 3; /* phase 2, iteration 3 */
+    char ck[256];
+    snprintf(ck, sizeof ck, "/tmp/genesis_cuda_graphs_ck_%ld.gen", (long)getpid());
+    cg_write_sequences();
+    fit_result full;
+    cg_fit_timegan(1, I, &full);
+    setenv("GENESIS_CUDA_GRAPHS", "1", 1);
+    genesis_ctx *ctx = NULL;
+    genesis_table *t = NULL;
+    genesis_model *m = NULL;
+    ck_assert_int_eq(genesis_ctx_create(&ctx), GENESIS_OK);
+    genesis_ctx_set_seed(ctx, 4);
+    genesis_ctx_set_threads(ctx, 1);
+    ck_assert_int_eq(genesis_ctx_set_device(ctx, GENESIS_DEVICE_CUDA, 0), GENESIS_OK);
+    ck_assert_int_eq(genesis_table_read_csv(ctx, g_seq_csv, NULL, &t), GENESIS_OK);
+    ck_assert_int_eq(genesis_model_create(ctx, GENESIS_MODEL_TIMEGAN, &m), GENESIS_OK);
+    ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_ITERATIONS, I), GENESIS_OK);
+    ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_SEQ_LEN, TG_T), GENESIS_OK);
+    ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_HIDDEN_DIM, 4), GENESIS_OK);
+    ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_NUM_LAYERS, 2), GENESIS_OK);
+    ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_BATCH_SIZE, 8), GENESIS_OK);
+    ck_assert_int_eq(genesis_model_set_sequence_columns(m, "id", "t"), GENESIS_OK);
+    ck_assert_int_eq(genesis_model_set_checkpoint(m, ck, 0, 0), GENESIS_OK);
+    genesis_status st = genesis_model_fit(m, t, cg_stop_at, &at);
+    ck_assert_msg(st == GENESIS_ERR_STOPPED, "fit: %d %s", st, genesis_errmsg(ctx));
+    genesis_model_free(m);
+    m = NULL;
+    ck_assert_int_eq(genesis_model_load_checkpoint(ctx, ck, &m), GENESIS_OK);
+    int64_t done = -1, total = -1;
+    ck_assert_int_eq(genesis_model_checkpoint_progress(m, &done, &total), GENESIS_OK);
+    ck_assert_int_eq(done, at);
+    ck_assert_int_eq(genesis_model_set_checkpoint(m, NULL, 0, 0), GENESIS_OK);
+    ck_assert_msg(genesis_model_fit(m, t, NULL, NULL) == GENESIS_OK, "resumed fit: %s",
+                  genesis_errmsg(ctx));
+    float *rs = NULL;
+    size_t rn = 0;
+    ck_assert_int_eq(gen_model_state(m, &rs, &rn, NULL, NULL), GENESIS_OK);
+    ck_assert_uint_eq(rn, full.n);
+    size_t diff = 0;
+    for (size_t i = 0; i < rn; i++) diff += memcmp(&rs[i], &full.state[i], sizeof(float)) != 0;
+    printf("timegan: stopped at iteration %lld of %lld with graphs, continued: %zu of %zu "
+           "state values differ from the uninterrupted fit\n", (long long)done,
+           (long long)total, diff, rn);
+    ck_assert_msg(diff == 0, "timegan: the continued fit differs in %zu of %zu values", diff, rn);
+    free(rs);
+    free(full.state);
+    genesis_model_free(m);
+    genesis_table_free(t);
+    genesis_ctx_free(ctx);
+    unsetenv("GENESIS_CUDA_GRAPHS");
+    remove(ck);
+    remove(g_seq_csv);
 }
 END_TEST
 
@@ -393,6 +565,8 @@ int main(void) {
     tcase_add_test(tc, test_backend_capture_rules);
     tcase_add_test(tc, test_ctgan_graphs);
     tcase_add_test(tc, test_tvae_graphs);
+    tcase_add_test(tc, test_timegan_graphs);
+    tcase_add_test(tc, test_timegan_graphs_resume);
     tcase_add_test(tc, test_ddpm_kernels);
     tcase_add_loop_test(tc, test_fp16_graphs, 0, 2);
     suite_add_tcase(s, tc);
