@@ -31,6 +31,7 @@
 #ifndef GEN_CUDA_COMMON_CUH
 #define GEN_CUDA_COMMON_CUH
 
+#include <cublasLt.h>
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <stddef.h>
@@ -78,6 +79,10 @@ typedef struct gen_cuda {
     cublasHandle_t blas;
     void *blas_ws;
     size_t blas_ws_bytes;
+    /* cuBLASLt: FP32 products with the bias and the ReLU in their epilogue (dense.cu); NULL
+     * with GENESIS_CUDA_LT=0 or after the library refused a configuration (then cuBLAS and
+     * a kernel, as before) */
+    cublasLtHandle_t lt;
     int tf32;              /* GENESIS_CUDA_TF32=1: cuBLAS may use TF32 tensor cores */
     int sync_each;         /* GENESIS_CUDA_SYNC=1: synchronise after every operation */
     int graphs;            /* record steps as CUDA graphs (GENESIS_CUDA_GRAPHS=0: never) */
@@ -267,6 +272,28 @@ __device__ __forceinline__ T gen_block_sum(T v, T *sh, int tid, int nthreads) {
         v = gen_warp_sum(v);
     }
     return v;
+}
+
+/* Column reductions over a few hundred rows (bias gradients, batch norm's statistics): a
+ * block of GEN_COL_COLS adjacent columns (threadIdx.x; 8 floats = one 32-byte sector of a
+ * row) x GEN_COL_ROWS row-threads (threadIdx.y, a fixed stride), so that at Adult's batch
+ * (500 rows) a thread walks 8 rows, not 31-62, and a 256-wide layer has 32 blocks, not 8
+ * (docs/cuda.md, "Launch configurations"). gen_col_tree adds the GEN_COL_ROWS partial sums
+ * of column threadIdx.x in a fixed tree (halving, in place in `sh`) and gives every thread
+ * the total; every thread of the block must call it. */
+#define GEN_COL_COLS 8
+#define GEN_COL_ROWS 64
+template <typename T>
+__device__ __forceinline__ T gen_col_tree(T v, T (*sh)[GEN_COL_COLS]) {
+    sh[threadIdx.y][threadIdx.x] = v;
+    __syncthreads();
+    for (int h = GEN_COL_ROWS / 2; h > 0; h >>= 1) {
+        if ((int)threadIdx.y < h) sh[threadIdx.y][threadIdx.x] += sh[threadIdx.y + h][threadIdx.x];
+        __syncthreads();
+    }
+    T t = sh[0][threadIdx.x];
+    __syncthreads(); /* sh may be written again by the next call */
+    return t;
 }
 
 /* ---- launchers (each returns GENESIS_OK or the recorded failure) ---------------------- */

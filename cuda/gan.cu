@@ -73,9 +73,11 @@ genesis_status gen_cu_gp_penalty(gen_cuda *cu, float *pen, float *U, const float
     return gen_cu_reduce_finish(cu, pen, partial, n, (double)lambda, (double)n);
 }
 
-#define CS_COLS 32
-#define CS_ROWS 8
+#define CS_COLS GEN_COL_COLS
+#define CS_ROWS GEN_COL_ROWS
 
+/* dv[c] += sum of column c over the rows: GEN_COL_COLS columns x GEN_COL_ROWS row-threads a
+ * block, the partial sums added by gen_col_tree (cuda_common.cuh) */
 __global__ void k_colsum_acc(float *__restrict__ dv, const float *__restrict__ a, int lda,
                              int rows, int cols) {
     __shared__ float sh[CS_ROWS][CS_COLS];
@@ -83,13 +85,8 @@ __global__ void k_colsum_acc(float *__restrict__ dv, const float *__restrict__ a
     float s = 0.0f;
     if (c < cols)
         for (int r = threadIdx.y; r < rows; r += CS_ROWS) s += a[(size_t)r * lda + c];
-    sh[threadIdx.y][threadIdx.x] = s;
-    __syncthreads();
-    if (threadIdx.y == 0 && c < cols) {
-        float t = 0.0f;
-        for (int y = 0; y < CS_ROWS; y++) t += sh[y][threadIdx.x];
-        dv[c] += t;
-    }
+    float t = gen_col_tree(s, sh);
+    if (threadIdx.y == 0 && c < cols) dv[c] += t;
 }
 
 genesis_status gen_cu_colsum_acc(gen_cuda *cu, float *dv, const float *a, int lda, int rows,

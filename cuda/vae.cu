@@ -247,17 +247,17 @@ static void op_reparam_forward(gen_backend *be, float *z, float *std, const floa
     GEN_CUDA_RUN(be, "reparam_forward", gen_cu_reparam_forward(cu, z, std, mu, logvar, eps, n));
 }
 
-/* reparam_backward_bias: one block per 32 columns x RB_ROWS row-threads (k_colsum_acc's
- * layout), each thread updating its rows and summing the updated values, thread y = 0
- * adding the RB_ROWS partial sums in order */
-#define RB_COLS 32
-#define RB_ROWS 8
+/* reparam_backward_bias: one block per GEN_COL_COLS columns x GEN_COL_ROWS row-threads
+ * (cuda_common.cuh), each thread updating its rows and summing the updated values,
+ * gen_col_tree adding the partial sums in a fixed tree */
+#define RB_COLS GEN_COL_COLS
+#define RB_ROWS GEN_COL_ROWS
 __global__ void k_reparam_backward_bias(float *__restrict__ dmu, float *__restrict__ dlogvar,
                                         float *__restrict__ dmb, float *__restrict__ dvb,
                                         const float *__restrict__ dz,
                                         const float *__restrict__ eps,
                                         const float *__restrict__ std, int B, int e) {
-    __shared__ float sm[RB_ROWS][RB_COLS], sv[RB_ROWS][RB_COLS];
+    __shared__ float sh[RB_ROWS][RB_COLS];
     int c = blockIdx.x * RB_COLS + threadIdx.x;
     float a = 0.0f, b2 = 0.0f;
     if (c < e)
@@ -269,15 +269,9 @@ __global__ void k_reparam_backward_bias(float *__restrict__ dmu, float *__restri
             a += u;
             b2 += w;
         }
-    sm[threadIdx.y][threadIdx.x] = a;
-    sv[threadIdx.y][threadIdx.x] = b2;
-    __syncthreads();
+    float tm = gen_col_tree(a, sh);
+    float tv = gen_col_tree(b2, sh);
     if (threadIdx.y == 0 && c < e) {
-        float tm = 0.0f, tv = 0.0f;
-        for (int y = 0; y < RB_ROWS; y++) {
-            tm += sm[y][threadIdx.x];
-            tv += sv[y][threadIdx.x];
-        }
         dmb[c] += tm;
         dvb[c] += tv;
     }
