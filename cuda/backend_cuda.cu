@@ -206,6 +206,7 @@ static void cu_release(gen_cuda *cu) {
     if (cu->blas) cublasDestroy(cu->blas);
     cudaFree(cu->blas_ws);
     cudaFree(cu->flag_dev);
+    cudaFree(cu->count);
     if (cu->flag_host) cudaFreeHost(cu->flag_host);
     if (cu->readback) cudaFreeHost(cu->readback);
     if (cu->stream) cudaStreamDestroy(cu->stream);
@@ -325,6 +326,9 @@ static genesis_status cu_init(gen_cuda *cu) {
     const char *lt = getenv("GENESIS_CUDA_LT");
     if (!(lt && strcmp(lt, "0") == 0)) GEN_CUBLAS_TRY(cu, cublasLtCreate(&cu->lt));
     GEN_CUDA_TRY(cu, cudaMalloc((void **)&cu->flag_dev, sizeof(int)));
+    GEN_CUDA_TRY(cu, cudaMalloc((void **)&cu->count, sizeof(unsigned)));
+    /* on the stream: every kernel that reads it comes after (no device-wide wait here) */
+    GEN_CUDA_TRY(cu, cudaMemsetAsync(cu->count, 0, sizeof(unsigned), cu->stream));
     GEN_CUDA_TRY(cu, cudaMallocHost((void **)&cu->flag_host, sizeof(int)));
     GEN_CUDA_TRY(cu, cudaMallocHost(&cu->readback, GEN_CUDA_READBACK));
     for (int i = 0; i < GEN_CUDA_STAGES; i++)
