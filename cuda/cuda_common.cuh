@@ -17,7 +17,8 @@
  *
  * Determinism: no float atomics anywhere. Sums go through fixed-shape trees
  * (gen_warp_sum / gen_block_sum) whose shape depends only on the problem size, and scalar
- * losses are finished by one block (gen_cu_reduce_finish), so two runs give the same bits.
+ * losses are finished by one block (gen_cu_reduce_finish, or the last block of the kernel
+ * that wrote the partials: gen_finish_last), so two runs give the same bits.
  *
  * Files: backend_cuda.cu (the table's assembly, errors, shared helpers, creation), then one
  * file per family of backend.h (the same names as src/backend/cpu/ and tests/parity/):
