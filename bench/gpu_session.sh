@@ -33,6 +33,9 @@
 #                                     at 60 s (cases reached and errors reported either way)
 #     fitbench         45      15     bench_fit, CTGAN and TVAE on Adult, 20 epochs, CUDA graphs
 #                                     on and off (first session: 0.04 / 0.015 s per epoch)
+#     kernels          75      50     (only with --phases) per-kernel device times of CTGAN's and
+#                                     TVAE's step: ncu on bench_fit, about 5 steps each, summed
+#                                     per kernel name (bench/kernel_times.py); kernels_*.csv
 #     adult            80      60     3 seeds x 300-epoch CLI fits of CTGAN and TVAE on Adult
 #                                     (12.7 s and 5.3 s each in the first session), --threads 12,
 #                                     the device that trained read from each log; quality scored
@@ -200,21 +203,67 @@ phase_memcheck() {
 phase_fitbench() {
   local E=${FITBENCH_EPOCHS:-20} NS=${FITBENCH_SAMPLE:-100000} M G line
   [ "$DRY" = 1 ] && E=2 NS=200
-  md "| model | CUDA graphs | epochs | s/epoch | steps/s | prep s | device | sampling rows/s |"
-  md "|---|---|---|---|---|---|---|---|"
+  # FITBENCH_LT="1 0" also times each with GENESIS_CUDA_LT=0 (no cuBLASLt epilogues)
+  local LT
+  md "| model | CUDA graphs | cuBLASLt | epochs | s/epoch | steps/s | prep s | device | sampling rows/s |"
+  md "|---|---|---|---|---|---|---|---|---|"
   for M in ctgan tvae; do
+    for LT in ${FITBENCH_LT:-1}; do
     for G in 1 0; do
-      line=$(GENESIS_CUDA_GRAPHS=$G tmo 60 "$BUILD/bench_fit" "$ADULT" "$E" "$NS" 0 /dev/null "$M" 2>>"$LOGS/fitbench.err" | tail -1)
-      if [ -z "$line" ]; then md "| $M | $G | $E | failed (fitbench.err) | | | | |"; continue; fi
-      jl "{\"bench\":\"fitbench\",\"graphs\":$G,${line#\{}"
-      python3 - "$line" "$G" >>"$LOGS/$PHASE.md" <<'PY'
+      line=$(GENESIS_CUDA_LT=$LT GENESIS_CUDA_GRAPHS=$G tmo 60 "$BUILD/bench_fit" "$ADULT" "$E" "$NS" 0 /dev/null "$M" 2>>"$LOGS/fitbench.err" | tail -1)
+      if [ -z "$line" ]; then md "| $M | $G | $LT | $E | failed (fitbench.err) | | | | |"; continue; fi
+      jl "{\"bench\":\"fitbench\",\"graphs\":$G,\"lt\":$LT,${line#\{}"
+      python3 - "$line" "$G" "$LT" >>"$LOGS/$PHASE.md" <<'PY'
 import json, sys
 r = json.loads(sys.argv[1])
-print(f"| {r['model']} | {'on' if sys.argv[2] == '1' else 'off'} | {r['epochs']} | {r['s_per_epoch']:.4f} | "
+onoff = lambda v: 'on' if v == '1' else 'off'
+print(f"| {r['model']} | {onoff(sys.argv[2])} | {onoff(sys.argv[3])} | {r['epochs']} | {r['s_per_epoch']:.4f} | "
       f"{r['steps_per_s']:.0f} | {r['prep_s']:.2f} | {r['device']} | {r['sample_rows_per_s']:.0f} |")
 PY
     done
+    done
   done
+}
+
+# Per-kernel device times of a training step (Nsight Compute, `ncu`; Nsight Systems is not on
+# the GPU machine): bench_fit on Adult, 2 epochs, CUDA graphs off (each kernel a launch of its
+# own; KERNELS_GRAPHS=1 profiles the graph's kernel nodes instead), NCU_SKIP kernels skipped
+# (the preparation and the first steps) and NCU_COUNT profiled (about 5 steps), one metric
+# (gpu__time_duration.sum) with the clocks as they are; bench/kernel_times.py sums them per
+# kernel name. The dry run has no ncu: it says so and lists the same step's kernels with their
+# launch configurations from the emulator's trace (GENESIS_CUEMU_TRACE) instead.
+phase_kernels() {
+  local M skip count f G=${KERNELS_GRAPHS:-0} any=0
+  for M in ctgan tvae; do
+    if [ "$M" = ctgan ]; then skip=${NCU_SKIP_CTGAN:-3000} count=${NCU_COUNT_CTGAN:-400}
+    else skip=${NCU_SKIP_TVAE:-2000} count=${NCU_COUNT_TVAE:-250}; fi
+    f=$LOGS/kernels_$M
+    [ -x /usr/local/cuda/bin/ncu ] && ! command -v ncu >/dev/null 2>&1 && PATH=$PATH:/usr/local/cuda/bin
+    if [ "$DRY" = 1 ] || ! command -v ncu >/dev/null 2>&1; then
+      md "- $M: ncu not found$( [ "$DRY" = 1 ] && echo ' (dry run)'): no device times; instead the kernels of bench_fit (one epoch, 200 rows sampled) from the emulator's trace, with their launch configurations"
+      rm -f "$f.trace"
+      GENESIS_CUEMU_TRACE=$f.trace GENESIS_CUDA_GRAPHS=$G tmo 120 "$BUILD/bench_fit" "$ADULT" 1 200 0 /dev/null "$M" \
+        >"$f.fit.log" 2>&1 || { md "- $M: bench_fit FAILED ($f.fit.log)"; return 1; }
+      if [ -s "$f.trace" ]; then
+        { echo ""; python3 "$ROOT/bench/kernel_times.py" trace "$f.trace"; echo ""; } >>"$LOGS/$PHASE.md" || return 1
+      else
+        md "- $M: no trace (not the emulated runtime)"
+      fi
+      continue
+    fi
+    any=1
+    # --cache-control none: by default ncu flushes the caches before every kernel, and the
+    # times of a first run (gpu3_20261128, call 1) summed to more than the step's wall time
+    GENESIS_CUDA_GRAPHS=$G tmo 50 ncu --clock-control none --cache-control none --metrics gpu__time_duration.sum \
+      --csv --launch-skip "$skip" --launch-count "$count" \
+      "$BUILD/bench_fit" "$ADULT" 2 1000 0 /dev/null "$M" >"$f.csv" 2>"$f.err"
+    local rc=$?
+    md "- $M: \`GENESIS_CUDA_GRAPHS=$G ncu --clock-control none --cache-control none --metrics gpu__time_duration.sum --launch-skip $skip --launch-count $count bench_fit ADULT 2 1000 0 /dev/null $M\`: exit $rc"
+    { echo ""; python3 "$ROOT/bench/kernel_times.py" ncu "$f.csv" || tail -5 "$f.err"; echo ""; } >>"$LOGS/$PHASE.md"
+    cp "$f.csv" "$OUT/kernels_$M.csv" 2>/dev/null
+  done
+  [ "$any" = 1 ] || [ "$DRY" = 1 ] || return 77
+  return 0
 }
 
 phase_adult() {
@@ -437,35 +486,6 @@ phase_nccl() {
   fi
 }
 
-phase_kernels() {
-  # Nsight Compute's per-kernel device time of a few training steps (Nsight Systems is not on
-  # the GPU machine): bench_fit on Adult, CTGAN and TVAE, CUDA graphs on and off; KERNELS_SKIP
-  # launches skipped (the first epoch's warm-up), KERNELS_COUNT kernels timed. Summed per
-  # kernel name by bench/ncu_summary.py beside the step's wall time from fitbench.
-  # --cache-control none: without it ncu flushes the caches before every kernel, and the times
-  # (first run, call 1 of gpu3_20261128) summed to more than the step's wall time.
-  local NCU M G skip=${KERNELS_SKIP:-2000} cnt=${KERNELS_COUNT:-400}
-  NCU=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu /usr/local/cuda/bin/ncu 2>/dev/null | head -1)
-  if [ "$DRY" = 1 ]; then
-    md "- dry run: skipped (Nsight Compute needs a GPU); would run \`$NCU --clock-control none --metrics gpu__time_duration.sum --launch-skip $skip --launch-count $cnt --csv bench_fit ADULT 3 0 0 /dev/null MODEL\` with GENESIS_CUDA_GRAPHS=1 and 0"
-    return 77
-  fi
-  [ -n "$NCU" ] && [ -x "$NCU" ] || { md "- ncu not found"; return 1; }
-  md "Nsight Compute ($NCU), gpu__time_duration per kernel, $cnt kernels after skipping $skip, bench_fit on Adult (batch 500), --clock-control none"
-  md ""
-  for M in ctgan tvae; do
-    for G in 1 0; do
-      GENESIS_CUDA_GRAPHS=$G tmo 100 "$NCU" --clock-control none --cache-control none --metrics gpu__time_duration.sum \
-        --launch-skip "$skip" --launch-count "$cnt" --csv --page raw --log-file "$LOGS/ncu_${M}_g$G.csv" \
-        "$BUILD/bench_fit" "$ADULT" 3 0 0 /dev/null "$M" >"$LOGS/ncu_${M}_g$G.out" 2>"$LOGS/ncu_${M}_g$G.err"
-      md "### $M, CUDA graphs $( [ "$G" = 1 ] && echo on || echo off ) (exit $?)"
-      md ""
-      python3 "$ROOT/bench/ncu_summary.py" "$LOGS/ncu_${M}_g$G.csv" >>"$LOGS/$PHASE.md" 2>&1
-      md ""
-    done
-  done
-}
-
 phase_dp() {
   # DP-SGD's cost on the device (docs/privacy.md): TVAE (DP_EPOCHS) and DDPM (DP_ITERS) on
   # Adult, each without DP and with --epsilon 3, side by side; wall time of `genesis fit`
@@ -681,9 +701,8 @@ fi
 SETUP_S=$(elapsed)
 
 # ---- the phases, each under its budget -----------------------------------------------------------
-declare -A DEF=([build]=210 [parity]=45 [memcheck]=65 [fitbench]=45 [adult]=80 [sizes]=400
-                [ddpm]=35 [timegan]=65 [precision]=55 [sample1m]=20 [nccl]=30
-                [kernels]=70 [papers]=240 [dp]=60)
+declare -A DEF=([build]=210 [parity]=45 [memcheck]=65 [fitbench]=45 [kernels]=75 [adult]=80 [sizes]=400
+                [ddpm]=35 [timegan]=65 [precision]=55 [sample1m]=20 [nccl]=30 [papers]=240 [dp]=60)
 # call 2 finds call 1's build; on a fresh machine (call 1 failed, or the machine went back) it
 # builds from scratch first
 [ "$CALL" = 2 ] && [ -x "$BUILD/genesis" ] && DEF[build]=40

@@ -202,9 +202,11 @@ static void cu_release(gen_cuda *cu) {
 #ifdef GEN_HAVE_CUDNN
     gen_cudnn_gru_ops_free(cu->dnn_gru);
 #endif
+    if (cu->lt) cublasLtDestroy(cu->lt);
     if (cu->blas) cublasDestroy(cu->blas);
     cudaFree(cu->blas_ws);
     cudaFree(cu->flag_dev);
+    cudaFree(cu->count);
     if (cu->flag_host) cudaFreeHost(cu->flag_host);
     if (cu->readback) cudaFreeHost(cu->readback);
     if (cu->stream) cudaStreamDestroy(cu->stream);
@@ -320,7 +322,13 @@ static genesis_status cu_init(gen_cuda *cu) {
     cu->blas_ws_bytes = GEN_CUBLAS_WORKSPACE;
     GEN_CUDA_TRY(cu, cudaMalloc(&cu->blas_ws, cu->blas_ws_bytes));
     GEN_CUBLAS_TRY(cu, cublasSetWorkspace(cu->blas, cu->blas_ws, cu->blas_ws_bytes));
+    /* GENESIS_CUDA_LT=0: no cuBLASLt (each bias and ReLU of a product a kernel of its own) */
+    const char *lt = getenv("GENESIS_CUDA_LT");
+    if (!(lt && strcmp(lt, "0") == 0)) GEN_CUBLAS_TRY(cu, cublasLtCreate(&cu->lt));
     GEN_CUDA_TRY(cu, cudaMalloc((void **)&cu->flag_dev, sizeof(int)));
+    GEN_CUDA_TRY(cu, cudaMalloc((void **)&cu->count, sizeof(unsigned)));
+    /* on the stream: every kernel that reads it comes after (no device-wide wait here) */
+    GEN_CUDA_TRY(cu, cudaMemsetAsync(cu->count, 0, sizeof(unsigned), cu->stream));
     GEN_CUDA_TRY(cu, cudaMallocHost((void **)&cu->flag_host, sizeof(int)));
     GEN_CUDA_TRY(cu, cudaMallocHost(&cu->readback, GEN_CUDA_READBACK));
     for (int i = 0; i < GEN_CUDA_STAGES; i++)

@@ -17,7 +17,8 @@
  *
  * Determinism: no float atomics anywhere. Sums go through fixed-shape trees
  * (gen_warp_sum / gen_block_sum) whose shape depends only on the problem size, and scalar
- * losses are finished by one block (gen_cu_reduce_finish), so two runs give the same bits.
+ * losses are finished by one block (gen_cu_reduce_finish, or the last block of the kernel
+ * that wrote the partials: gen_finish_last), so two runs give the same bits.
  *
  * Files: backend_cuda.cu (the table's assembly, errors, shared helpers, creation), then one
  * file per family of backend.h (the same names as src/backend/cpu/ and tests/parity/):
@@ -31,6 +32,7 @@
 #ifndef GEN_CUDA_COMMON_CUH
 #define GEN_CUDA_COMMON_CUH
 
+#include <cublasLt.h>
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <stddef.h>
@@ -78,6 +80,11 @@ typedef struct gen_cuda {
     cublasHandle_t blas;
     void *blas_ws;
     size_t blas_ws_bytes;
+    /* cuBLASLt: FP32 products with the bias and the ReLU in their epilogue (dense.cu); NULL
+     * with GENESIS_CUDA_LT=0 or after the library refused a configuration (then cuBLAS and
+     * a kernel, as before) */
+    cublasLtHandle_t lt;
+    unsigned *count;       /* gen_finish_last's device counter, 0 between kernels */
     int tf32;              /* GENESIS_CUDA_TF32=1: cuBLAS may use TF32 tensor cores */
     int sync_each;         /* GENESIS_CUDA_SYNC=1: synchronise after every operation */
     int graphs;            /* record steps as CUDA graphs (GENESIS_CUDA_GRAPHS=0: never) */
@@ -267,6 +274,57 @@ __device__ __forceinline__ T gen_block_sum(T v, T *sh, int tid, int nthreads) {
         v = gen_warp_sum(v);
     }
     return v;
+}
+
+/* The finish of a partial-sum kernel in the same launch (the CUDA C++ Programming Guide's
+ * threadfence reduction, "Memory Fence Functions"): after each block has written its partials
+ * (partials[blockIdx.x], or one per row), every thread of every block (1-D blocks of a
+ * multiple of 32 threads)
+ * calls it; the block that finishes last, counted in *count (the backend's device counter,
+ * 0 between launches, which that block puts back, so a replayed graph finds it at 0), adds
+ * the n partials as k_reduce_finish does (thread t: t, t + blockDim.x, ..., then the fixed
+ * block tree) and writes out[0] = (float)(scale * sum / div). Which block is last varies from
+ * run to run; the sum does not. One kernel instead of the partials' and k_reduce_finish's
+ * (docs/cuda.md, "Kernels per step"). `sh`: 32 doubles of the kernel's shared memory. */
+__device__ __forceinline__ void gen_finish_last(float *out, const double *partials, int n,
+                                                double scale, double div, unsigned *count,
+                                                double *sh) {
+    __threadfence(); /* this block's partials are visible to the block that counts last */
+    __syncthreads(); /* (and every earlier use of sh is over) */
+    if (threadIdx.x == 0) sh[0] = atomicAdd(count, 1u) == gridDim.x - 1 ? 1.0 : 0.0;
+    __syncthreads();
+    if (sh[0] == 0.0) return; /* the whole block: not the last (gen_block_sum below first
+                                 synchronises, so every thread has read the flag) */
+    const volatile double *p = partials; /* written by other blocks: read past any cache */
+    double acc = 0.0;
+    for (int i = (int)threadIdx.x; i < n; i += (int)blockDim.x) acc += p[i];
+    acc = gen_block_sum(acc, sh, (int)threadIdx.x, (int)blockDim.x);
+    if (threadIdx.x == 0) {
+        out[0] = (float)(scale * acc / div);
+        *count = 0;
+    }
+}
+
+/* Column reductions over a few hundred rows (bias gradients, batch norm's statistics): a
+ * block of GEN_COL_COLS adjacent columns (threadIdx.x; 8 floats = one 32-byte sector of a
+ * row) x GEN_COL_ROWS row-threads (threadIdx.y, a fixed stride), so that at Adult's batch
+ * (500 rows) a thread walks 8 rows, not 31-62, and a 256-wide layer has 32 blocks, not 8
+ * (docs/cuda.md, "Launch configurations"). gen_col_tree adds the GEN_COL_ROWS partial sums
+ * of column threadIdx.x in a fixed tree (halving, in place in `sh`) and gives every thread
+ * the total; every thread of the block must call it. */
+#define GEN_COL_COLS 8
+#define GEN_COL_ROWS 64
+template <typename T>
+__device__ __forceinline__ T gen_col_tree(T v, T (*sh)[GEN_COL_COLS]) {
+    sh[threadIdx.y][threadIdx.x] = v;
+    __syncthreads();
+    for (int h = GEN_COL_ROWS / 2; h > 0; h >>= 1) {
+        if ((int)threadIdx.y < h) sh[threadIdx.y][threadIdx.x] += sh[threadIdx.y + h][threadIdx.x];
+        __syncthreads();
+    }
+    T t = sh[0][threadIdx.x];
+    __syncthreads(); /* sh may be written again by the next call */
+    return t;
 }
 
 /* ---- launchers (each returns GENESIS_OK or the recorded failure) ---------------------- */

@@ -2,7 +2,9 @@
  * dense.cu — the CUDA backend's `dense` family (backend.h): the GEMMs (cuBLAS, FP32; TF32 only
  * when GENESIS_CUDA_TF32=1; cublasGemmEx with 16-bit or TF32-rounded operands in mixed
  * precision, FP32 accumulation, docs/precision.md), linear forward/backward (bias broadcast and
- * column sums from elementwise.cu / gan.cu) and the 16-bit stored inputs of linear_*_h. Row-major
+ * column sums from elementwise.cu / gan.cu; in FP32 the forward's bias and ReLU go into a
+ * cuBLASLt product's epilogue instead, docs/cuda.md "Kernels per step") and the 16-bit stored
+ * inputs of linear_*_h. Row-major
  * products are handed to column-major cuBLAS as their transposes. CPU: src/backend/cpu/dense.c;
  * parity: tests/parity/dense.c.
  */
@@ -149,10 +151,68 @@ static void op_gemm(gen_backend *be, int ta, int tb, int M, int N, int K, float 
                               be->precision));
 }
 
+/* out (B x OC, ld ldo) = relu?(inp (B x C, ld ldi) . W^T + bias?) as one cublasLtMatmul in
+ * FP32, the bias and the ReLU in its epilogue (BIAS, RELU_BIAS, RELU): column-major, D = out^T
+ * (OC x B) = op(W^T as stored: C x OC, TRANSA T) . inp^T (C x B), the bias one value per row
+ * of D. *done = 0 (nothing queued) when there is no cuBLASLt handle or the library refuses
+ * the call (the handle is then dropped for good, with a warning in the log: the caller runs
+ * cuBLAS and a kernel; on the emulator test_cuda_graphs' kernel budgets fail if that happens,
+ * and test_cuemu checks the refusals themselves). */
+static genesis_status cu_lt_linear(gen_cuda *cu, float *out, int ldo, const float *inp, int ldi,
+                                   const float *W, const float *bias, int B, int C, int OC,
+                                   int relu, int *done) {
+    *done = 0;
+    if (!cu->lt || cu->tf32 || B <= 0 || OC <= 0 || C <= 0) return GENESIS_OK;
+    cublasLtMatmulDesc_t d = NULL;
+    cublasLtMatrixLayout_t la = NULL, lb = NULL, lc = NULL;
+    int32_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
+    uint32_t epi = bias ? (relu ? CUBLASLT_EPILOGUE_RELU_BIAS : CUBLASLT_EPILOGUE_BIAS)
+                        : (relu ? CUBLASLT_EPILOGUE_RELU : CUBLASLT_EPILOGUE_DEFAULT);
+    float alpha = 1.0f, beta = 0.0f;
+    cublasStatus_t e = cublasLtMatmulDescCreate(&d, CUBLAS_COMPUTE_32F, CUDA_R_32F);
+    if (e == CUBLAS_STATUS_SUCCESS)
+        e = cublasLtMatmulDescSetAttribute(d, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta);
+    if (e == CUBLAS_STATUS_SUCCESS)
+        e = cublasLtMatmulDescSetAttribute(d, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb);
+    if (e == CUBLAS_STATUS_SUCCESS)
+        e = cublasLtMatmulDescSetAttribute(d, CUBLASLT_MATMUL_DESC_EPILOGUE, &epi, sizeof epi);
+    if (e == CUBLAS_STATUS_SUCCESS && bias)
+        e = cublasLtMatmulDescSetAttribute(d, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias,
+                                           sizeof bias);
+    if (e == CUBLAS_STATUS_SUCCESS)
+        e = cublasLtMatrixLayoutCreate(&la, CUDA_R_32F, (uint64_t)C, (uint64_t)OC, C);
+    if (e == CUBLAS_STATUS_SUCCESS)
+        e = cublasLtMatrixLayoutCreate(&lb, CUDA_R_32F, (uint64_t)C, (uint64_t)B, ldi);
+    if (e == CUBLAS_STATUS_SUCCESS)
+        e = cublasLtMatrixLayoutCreate(&lc, CUDA_R_32F, (uint64_t)OC, (uint64_t)B, ldo);
+    if (e == CUBLAS_STATUS_SUCCESS)
+        e = cublasLtMatmul(cu->lt, d, &alpha, W, la, inp, lb, &beta, out, lc, out, lc, NULL,
+                           cu->blas_ws, cu->blas_ws_bytes, cu->stream);
+    if (lc) cublasLtMatrixLayoutDestroy(lc);
+    if (lb) cublasLtMatrixLayoutDestroy(lb);
+    if (la) cublasLtMatrixLayoutDestroy(la);
+    if (d) cublasLtMatmulDescDestroy(d);
+    if (e != CUBLAS_STATUS_SUCCESS) { /* refused before anything was queued */
+        gen_log(cu->ctx, GENESIS_LOG_WARN, "cuBLASLt refused a product with epilogue %u "
+                "(%d x %d x %d): %s; cuBLAS and a kernel from now on", epi, B, OC, C,
+                cublasGetStatusString(e));
+        cublasLtDestroy(cu->lt);
+        cu->lt = NULL;
+        return GENESIS_OK;
+    }
+    *done = 1;
+    return GENESIS_OK;
+}
+
 /* linear_forward / linear_backward with the input FP32 (inp) or 16-bit (inph) */
 static genesis_status cu_linear_forward_impl(gen_cuda *cu, float *out, int ldo, const float *inp,
                                              const uint16_t *inph, int ldi, const float *W,
                                              const float *bias, int B, int C, int OC, int prec) {
+    if (bias && !inph && prec == GEN_PREC_FP32) { /* the bias in the product's epilogue */
+        int done = 0;
+        GEN_CUDA_PASS(cu_lt_linear(cu, out, ldo, inp, ldi, W, bias, B, C, OC, 0, &done));
+        if (done) return GENESIS_OK;
+    }
     if (bias) {
         genesis_status st = gen_cu_fill_rows(cu, out, ldo, bias, B, OC);
         if (st != GENESIS_OK) return st;
@@ -165,9 +225,11 @@ genesis_status gen_cu_linear_forward(gen_cuda *cu, float *out, int ldo, const fl
                                      int prec) {
     return cu_linear_forward_impl(cu, out, ldo, inp, NULL, ldi, W, bias, B, C, OC, prec);
 }
-/* linear1_forward in FP32, one block: warp w computes rows w, w + 8, ... (lanes over the
- * inputs, a fixed shuffle tree), then sums[j] as k_sum_one sums (256 threads, double) */
-#define L1_THREADS 256
+/* linear1_forward in FP32, one block of 1,024 threads (the sums need every row): warp w
+ * computes rows w, w + 32, ... (lanes over the inputs, a fixed shuffle tree), so that a warp
+ * has at most 4 of the critic's 100 rows at Adult's batch (docs/cuda.md, "Launch
+ * configurations"), then sums[j] as a block sum (double) */
+#define L1_THREADS 1024
 __global__ void k_linear1(float *__restrict__ y, float *__restrict__ sums, int nsums,
                           const float *__restrict__ inp, int ldi, const float *__restrict__ w,
                           const float *__restrict__ bias, int n, int C) {
@@ -232,6 +294,11 @@ static genesis_status cu_linear_act_forward(gen_cuda *cu, float *out, float *pre
                                             int C, int OC, int act, int prec) {
     size_t n = (size_t)B * OC;
     if (n == 0) return GENESIS_OK;
+    if (act == GEN_ACT_RELU && prec == GEN_PREC_FP32) { /* out = relu(. + bias) in one product */
+        int done = 0;
+        GEN_CUDA_PASS(cu_lt_linear(cu, out, OC, inp, ldi, W, bias, B, C, OC, 1, &done));
+        if (done) return GENESIS_OK; /* pre not written (backend.h) */
+    }
     GEN_CUDA_PASS(cu_linear_forward_impl(cu, pre, OC, inp, NULL, ldi, W, NULL, B, C, OC, prec));
     GEN_LAUNCH(k_bias_act, gen_cuda_grid(n, GEN_CUDA_THREADS), GEN_CUDA_THREADS, 0, cu->stream)(
         out, pre, bias, B, OC, act);

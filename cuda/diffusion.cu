@@ -10,7 +10,7 @@
  * expressions and Philox draws of src/backend/diffusion.h that the CPU backend calls too. Each kernel
  * computes the expression of cpu/diffusion.c element for element (the KL in double, as the CPU);
  * the loss sums are per-row partials finished by one block in a fixed order
- * (gen_cu_reduce_finish), so two runs give the same bits. CPU: src/backend/cpu/diffusion.c;
+ * (gen_finish_last, in the same launch), so two runs give the same bits. CPU: src/backend/cpu/diffusion.c;
  * parity: tests/parity/diffusion.c.
  */
 #include "cuda_common.cuh"
@@ -131,11 +131,14 @@ genesis_status gen_cu_timestep_embed(gen_cuda *cu, float *out, const int32_t *t,
 }
 
 /* One thread per row: the Gaussian squared error over the tanh spans (partial[b]) and its
- * gradient. */
-__global__ void k_ddpm_gauss(double *__restrict__ partial, float *__restrict__ dout,
+ * gradient; with a loss, loss[0] = gscale * the sum of the B partials by the grid's last block
+ * (gen_finish_last). */
+__global__ void k_ddpm_gauss(float *__restrict__ loss, unsigned *count,
+                             double *__restrict__ partial, float *__restrict__ dout,
                              const float *__restrict__ out, const float *__restrict__ noise, int B,
                              int D, const gen_act_span *__restrict__ spans, int nspans,
                              float gscale) {
+    __shared__ double sh[32];
     DF_LOOP(b, (size_t)B) {
         double g = 0;
         for (int s = 0; s < nspans; s++) {
@@ -149,16 +152,19 @@ __global__ void k_ddpm_gauss(double *__restrict__ partial, float *__restrict__ d
         }
         if (partial) partial[b] = g;
     }
+    if (partial) gen_finish_last(loss, partial, B, (double)gscale, 1.0, count, sh);
 }
 
 /* One thread per (row, span): the KL of the span's posteriors (0 for a tanh span) into
  * partial[b * nspans + s], and its gradient; the span's values are recomputed in each pass
- * instead of stored. */
-__global__ void k_ddpm_mn(double *__restrict__ partial, float *__restrict__ dout,
-                          const float *__restrict__ out, const float *__restrict__ x0,
-                          const float *__restrict__ xt, const float *__restrict__ coef, int B,
-                          int D, const gen_act_span *__restrict__ spans, int nspans,
-                          float mscale) {
+ * instead of stored. With a loss, loss[0] = mscale * the sum of the partials (the grid's last
+ * block, gen_finish_last). */
+__global__ void k_ddpm_mn(float *__restrict__ loss, unsigned *count, double *__restrict__ partial,
+                          float *__restrict__ dout, const float *__restrict__ out,
+                          const float *__restrict__ x0, const float *__restrict__ xt,
+                          const float *__restrict__ coef, int B, int D,
+                          const gen_act_span *__restrict__ spans, int nspans, float mscale) {
+    __shared__ double sh[32];
     DF_LOOP(w, (size_t)B * nspans) {
         int b = (int)(w / nspans), s = (int)(w % nspans);
         gen_act_span sp = spans[s];
@@ -196,6 +202,7 @@ __global__ void k_ddpm_mn(double *__restrict__ partial, float *__restrict__ dout
             dout[o0 + k] += mscale * (float)(g - sk * acc);
         }
     }
+    if (partial) gen_finish_last(loss, partial, B * nspans, (double)mscale, 1.0, count, sh);
 }
 
 genesis_status gen_cu_ddpm_loss(gen_cuda *cu, float *loss, float *dout, const float *out,
@@ -221,15 +228,14 @@ genesis_status gen_cu_ddpm_loss(gen_cuda *cu, float *loss, float *dout, const fl
         partial = (double *)p;
     }
     GEN_LAUNCH(k_ddpm_gauss, gen_cuda_grid((size_t)B, GEN_CUDA_THREADS), GEN_CUDA_THREADS, 0,
-               cu->stream)(partial, dout, out, noise, B, D, dspans, nspans, gscale);
+               cu->stream)(loss, cu->count, partial, dout, out, noise, B, D, dspans, nspans,
+                           gscale);
     GEN_CUDA_LAUNCHED(cu);
     GEN_LAUNCH(k_ddpm_mn, gen_cuda_grid(nmn, GEN_CUDA_THREADS), GEN_CUDA_THREADS, 0,
-               cu->stream)(partial ? partial + B : NULL, dout, out, x0, xt, coef, B, D, dspans,
-                           nspans, mscale);
+               cu->stream)(loss ? loss + 1 : NULL, cu->count, partial ? partial + B : NULL, dout,
+                           out, x0, xt, coef, B, D, dspans, nspans, mscale);
     GEN_CUDA_LAUNCHED(cu);
-    if (!loss) return GENESIS_OK;
-    GEN_CUDA_PASS(gen_cu_reduce_finish(cu, loss, partial, B, (double)gscale, 1.0));
-    return gen_cu_reduce_finish(cu, loss + 1, partial + B, (int)nmn, (double)mscale, 1.0);
+    return GENESIS_OK;
 }
 
 /* ddpm_sample_init: one thread per (row, span); the span-0 thread of a row writes its t */

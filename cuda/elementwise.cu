@@ -393,13 +393,13 @@ static void op_relu_backward_h(gen_backend *be, float *dinp, const float *dout,
 
 /* ---- act_backward_bias ------------------------------------------------------------------ */
 
-#define AB_COLS 32
-#define AB_ROWS 8
+#define AB_COLS GEN_COL_COLS
+#define AB_ROWS GEN_COL_ROWS
 
-/* One block per 32 adjacent columns x AB_ROWS row-threads (k_colsum_acc's layout): each
- * thread updates its rows of its column (relu_backward's, silu_backward's or mul_acc's
- * formula) and sums the updated values; thread y = 0 adds the AB_ROWS partial sums in order
- * to dbias: a fixed tree. */
+/* One block per GEN_COL_COLS adjacent columns x GEN_COL_ROWS row-threads (cuda_common.cuh):
+ * each thread updates its rows of its column (relu_backward's, silu_backward's or mul_acc's
+ * formula) and sums the updated values; gen_col_tree adds the partial sums in a fixed tree,
+ * and thread y = 0 adds the column's total to dbias. */
 __global__ void k_act_backward_bias(float *__restrict__ dinp, float *__restrict__ dbias,
                                     const float *__restrict__ dout, const float *__restrict__ x,
                                     int rows, int cols, int act) {
@@ -423,13 +423,8 @@ __global__ void k_act_backward_bias(float *__restrict__ dinp, float *__restrict_
             s += u;
         }
     if (!dbias) return; /* the same for the whole block */
-    sh[threadIdx.y][threadIdx.x] = s;
-    __syncthreads();
-    if (threadIdx.y == 0 && c < cols) {
-        float t = 0.0f;
-        for (int y = 0; y < AB_ROWS; y++) t += sh[y][threadIdx.x];
-        dbias[c] += t;
-    }
+    float t = gen_col_tree(s, sh);
+    if (threadIdx.y == 0 && c < cols) dbias[c] += t;
 }
 
 static genesis_status cu_act_backward_bias(gen_cuda *cu, float *dinp, float *dbias,

@@ -5,9 +5,10 @@
  * gradient of linear_backward).
  *
  * gp_penalty: one block per row g; the squared norm is a block tree in double, the penalty terms
- * (|G_g| - 1)^2 go to one double per row and one block adds them in a fixed order
- * (gen_cu_reduce_finish): the same value on every run. colsum_acc: one block per 32 adjacent
- * columns, CS_ROWS threads down the rows; thread y = 0 adds the CS_ROWS partial sums in order.
+ * (|G_g| - 1)^2 go to one double per row and the grid's last block adds them in a fixed order
+ * in the same launch (gen_finish_last): the same value on every run. colsum_acc: one block per
+ * 8 adjacent columns, 64 threads down the rows, the partial sums added in gen_col_tree's fixed
+ * tree.
  * CPU: src/backend/cpu/gan.c; parity: tests/parity/gan.c.
  */
 #include "cuda_common.cuh"
@@ -36,7 +37,8 @@ genesis_status gen_cu_interpolate_groups(gen_cuda *cu, float *out, const float *
 
 #define GP_THREADS 256
 
-__global__ void k_gp_penalty(double *__restrict__ partial, float *__restrict__ U,
+__global__ void k_gp_penalty(float *__restrict__ pen, unsigned *count,
+                             double *__restrict__ partial, float *__restrict__ U,
                              const float *__restrict__ G, int n, int width, float lambda) {
     __shared__ double sh[32];
     __shared__ double coef_sh;
@@ -54,6 +56,7 @@ __global__ void k_gp_penalty(double *__restrict__ partial, float *__restrict__ U
     double coef = coef_sh;
     float *u = U + (size_t)g * width;
     for (int j = threadIdx.x; j < width; j += GP_THREADS) u[j] = (float)(coef * row[j]);
+    gen_finish_last(pen, partial, n, (double)lambda, (double)n, count, sh);
 }
 
 genesis_status gen_cu_gp_penalty(gen_cuda *cu, float *pen, float *U, const float *G, int n,
@@ -67,15 +70,17 @@ genesis_status gen_cu_gp_penalty(gen_cuda *cu, float *pen, float *U, const float
     genesis_status st = gen_cuda_scratch(cu, (size_t)n * sizeof(double), &p);
     if (st != GENESIS_OK) return st;
     double *partial = (double *)p;
-    GEN_LAUNCH(k_gp_penalty, (unsigned)n, GP_THREADS, 0, cu->stream)(partial, U, G, n, width,
-               lambda);
+    GEN_LAUNCH(k_gp_penalty, (unsigned)n, GP_THREADS, 0, cu->stream)(pen, cu->count, partial, U,
+               G, n, width, lambda);
     GEN_CUDA_LAUNCHED(cu);
-    return gen_cu_reduce_finish(cu, pen, partial, n, (double)lambda, (double)n);
+    return GENESIS_OK;
 }
 
-#define CS_COLS 32
-#define CS_ROWS 8
+#define CS_COLS GEN_COL_COLS
+#define CS_ROWS GEN_COL_ROWS
 
+/* dv[c] += sum of column c over the rows: GEN_COL_COLS columns x GEN_COL_ROWS row-threads a
+ * block, the partial sums added by gen_col_tree (cuda_common.cuh) */
 __global__ void k_colsum_acc(float *__restrict__ dv, const float *__restrict__ a, int lda,
                              int rows, int cols) {
     __shared__ float sh[CS_ROWS][CS_COLS];
@@ -83,13 +88,8 @@ __global__ void k_colsum_acc(float *__restrict__ dv, const float *__restrict__ a
     float s = 0.0f;
     if (c < cols)
         for (int r = threadIdx.y; r < rows; r += CS_ROWS) s += a[(size_t)r * lda + c];
-    sh[threadIdx.y][threadIdx.x] = s;
-    __syncthreads();
-    if (threadIdx.y == 0 && c < cols) {
-        float t = 0.0f;
-        for (int y = 0; y < CS_ROWS; y++) t += sh[y][threadIdx.x];
-        dv[c] += t;
-    }
+    float t = gen_col_tree(s, sh);
+    if (threadIdx.y == 0 && c < cols) dv[c] += t;
 }
 
 genesis_status gen_cu_colsum_acc(gen_cuda *cu, float *dv, const float *a, int lda, int rows,

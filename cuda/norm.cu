@@ -4,25 +4,22 @@
  * the sum of squared deviations), biased variance, rstd = 1/sqrt(var + eps); the backward pass's
  * two column sums in double.
  *
- * Layout: one block per tile of 32 adjacent features (threadIdx.x, coalesced along a row) and
- * BN_ROWS threads down the rows (threadIdx.y, a fixed stride). Each thread sums its rows in
- * order, then thread y = 0 adds the BN_ROWS partial sums in order: a fixed tree, so the
- * statistics are reproducible bit for bit. B is a few hundred rows in these models, so one block
- * per tile is plenty. CPU: src/backend/cpu/norm.c; parity: tests/parity/norm.c.
+ * Layout: one block per tile of GEN_COL_COLS (8) adjacent features (threadIdx.x, one 32-byte
+ * sector of a row) and GEN_COL_ROWS (64) threads down the rows (threadIdx.y, a fixed stride).
+ * Each thread sums its rows in order, then gen_col_tree adds the 64 partial sums in a fixed
+ * halving tree, so the statistics are reproducible bit for bit. B is a few hundred rows in
+ * these models: a thread walks B / 64 rows (8 at Adult's 500) and a 256-wide layer runs 32
+ * blocks (docs/cuda.md, "Launch configurations"). CPU: src/backend/cpu/norm.c; parity:
+ * tests/parity/norm.c.
  */
 #include "cuda_common.cuh"
 
-#define BN_COLS 32
-#define BN_ROWS 16
+#define BN_COLS GEN_COL_COLS
+#define BN_ROWS GEN_COL_ROWS
 
 /* Sum of v over threadIdx.y for column threadIdx.x; every thread gets the total. */
 __device__ __forceinline__ double bn_colsum(double v, double (*sh)[BN_COLS]) {
-    sh[threadIdx.y][threadIdx.x] = v;
-    __syncthreads();
-    double t = 0.0;
-    for (int y = 0; y < BN_ROWS; y++) t += sh[y][threadIdx.x];
-    __syncthreads();
-    return t;
+    return gen_col_tree(v, sh);
 }
 
 __global__ void k_bn_forward(float *__restrict__ out, float *__restrict__ mean,
@@ -230,7 +227,7 @@ __global__ void k_bn_backward(float *__restrict__ dinp, float *__restrict__ dgam
 
 /* relu_bn_backward: k_bn_backward on dbn = dout (ld lddo) where out (ld ldo) > 0, then
  * dbias += the column's sum of the updated dinp (in double over the column's threads, the
- * fixed bn_colsum tree) */
+ * fixed gen_col_tree) */
 __global__ void k_relu_bn_backward(float *__restrict__ dinp, float *__restrict__ dgamma,
                                    float *__restrict__ dbeta, float *__restrict__ dbias,
                                    const float *__restrict__ dout, int lddo,

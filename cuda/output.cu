@@ -134,14 +134,12 @@ genesis_status gen_cu_activate_backward(gen_cuda *cu, float *dx, int lddx, const
 
 /* One warp per row: CE_b = logsumexp(span) - logit[target] in double (as the CPU);
  * partial[b] = CE_b (0 for rows with len 0); dlogits += scale * (softmax - onehot). */
-__global__ void k_cross_entropy_rows(double *__restrict__ partial, float *__restrict__ dlogits,
-                                     int ldd, const float *__restrict__ logits, int ldl, int B,
-                                     const int32_t *__restrict__ start,
-                                     const int32_t *__restrict__ len,
-                                     const int32_t *__restrict__ target, float scale) {
+__device__ __forceinline__ void ce_row(double *__restrict__ partial, float *__restrict__ dlogits,
+                                       int ldd, const float *__restrict__ logits, int ldl, int b,
+                                       const int32_t *__restrict__ start,
+                                       const int32_t *__restrict__ len,
+                                       const int32_t *__restrict__ target, float scale) {
     int lane = threadIdx.x & 31;
-    int b = blockIdx.x * SM_WARPS + (threadIdx.x >> 5);
-    if (b >= B) return;
     int n = len[b];
     if (n <= 0) {
         if (lane == 0 && partial) partial[b] = 0.0;
@@ -165,6 +163,19 @@ __global__ void k_cross_entropy_rows(double *__restrict__ partial, float *__rest
         }
     }
 }
+/* ce_row for rows b = warp index < B, then (with a loss) loss = scale * sum of the partials by
+ * the grid's last block (gen_finish_last) */
+__global__ void k_cross_entropy_rows(float *__restrict__ loss, unsigned *count,
+                                     double *__restrict__ partial, float *__restrict__ dlogits,
+                                     int ldd, const float *__restrict__ logits, int ldl, int B,
+                                     const int32_t *__restrict__ start,
+                                     const int32_t *__restrict__ len,
+                                     const int32_t *__restrict__ target, float scale) {
+    __shared__ double sh[32];
+    int b = blockIdx.x * SM_WARPS + (threadIdx.x >> 5);
+    if (b < B) ce_row(partial, dlogits, ldd, logits, ldl, b, start, len, target, scale);
+    if (partial) gen_finish_last(loss, partial, B, (double)scale, 1.0, count, sh);
+}
 
 genesis_status gen_cu_cross_entropy_rows(gen_cuda *cu, float *loss, float *dlogits, int ldd,
                                          const float *logits, int ldl, int B,
@@ -182,11 +193,10 @@ genesis_status gen_cu_cross_entropy_rows(gen_cuda *cu, float *loss, float *dlogi
         if (st != GENESIS_OK) return st;
         partial = (double *)p;
     }
-    GEN_LAUNCH(k_cross_entropy_rows, warp_blocks(B), 32 * SM_WARPS, 0, cu->stream)(partial, dlogits,
-               ldd, logits, ldl, B, start, len, target, scale);
+    GEN_LAUNCH(k_cross_entropy_rows, warp_blocks(B), 32 * SM_WARPS, 0, cu->stream)(loss, cu->count,
+               partial, dlogits, ldd, logits, ldl, B, start, len, target, scale);
     GEN_CUDA_LAUNCHED(cu);
-    if (!loss) return GENESIS_OK;
-    return gen_cu_reduce_finish(cu, loss, partial, B, (double)scale, 1.0);
+    return GENESIS_OK;
 }
 
 /* ---- the table's entries (backend_cuda.cu assembles the table) ----------------------------- */

@@ -3,12 +3,13 @@
  * reparameterisation (forward and backward), the KL term and the reconstruction loss, each as
  * cpu/vae.c computes it.
  *
- * Scalar losses are reduced without atomics: kl_normal writes one double partial sum per block
- * (the grid depends on n alone) and tvae_recon one double per tanh span and one per (row, softmax
- * span); one block then adds them in a fixed order (gen_cu_reduce_finish). tvae_recon runs two
- * kernels: one block per span for the tanh columns (each column's sums over the B rows are block
- * trees in double, as the CPU's are double) and one warp per (row, softmax span) for the cross
- * entropies (float softmax, as the CPU's). The decoder output r has its own row stride and span
+ * Scalar losses are reduced without float atomics: kl_normal writes one double partial sum per
+ * block (the grid depends on n alone) and tvae_recon one double per tanh span and one per (row,
+ * softmax span); the grid's last block then adds them in a fixed order in the same launch
+ * (gen_finish_last, an integer counter). tvae_recon is one kernel: one block per span for the
+ * tanh columns (each column's sums over the B rows are block trees in double, as the CPU's are
+ * double), then one warp per (row, softmax span) for the cross entropies (float softmax, as
+ * the CPU's). The decoder output r has its own row stride and span
  * positions (gen_recon_span): with one alpha per mode, a row's Gaussian term reads the alpha of
  * its slot (docs/algorithms.md). CPU: src/backend/cpu/vae.c; parity: tests/parity/vae.c.
  */
@@ -57,7 +58,8 @@ genesis_status gen_cu_reparam_backward(gen_cuda *cu, float *dmu, float *dlogvar,
 }
 
 /* partial[block] = sum (1 + logvar - mu^2 - exp(logvar)); gradients element-wise */
-__global__ void k_kl_normal(double *__restrict__ partial, float *__restrict__ dmu,
+__global__ void k_kl_normal(float *__restrict__ loss, unsigned *count,
+                            double *__restrict__ partial, float *__restrict__ dmu,
                             float *__restrict__ dlogvar, const float *__restrict__ mu,
                             const float *__restrict__ logvar, size_t n, float scale) {
     __shared__ double sh[32];
@@ -69,7 +71,10 @@ __global__ void k_kl_normal(double *__restrict__ partial, float *__restrict__ dm
         if (dlogvar) dlogvar[i] += scale * 0.5f * (ev - 1.0f);
     }
     acc = gen_block_sum(acc, sh, (int)threadIdx.x, (int)blockDim.x);
-    if (threadIdx.x == 0 && partial) partial[blockIdx.x] = acc;
+    if (!partial) return; /* the same for the whole grid */
+    if (threadIdx.x == 0) partial[blockIdx.x] = acc;
+    /* CPU: (float)(-0.5 * tot * scale); -0.5 * x is exact, so this is the same rounding */
+    gen_finish_last(loss, partial, (int)gridDim.x, -0.5 * (double)scale, 1.0, count, sh);
 }
 
 genesis_status gen_cu_kl_normal(gen_cuda *cu, float *loss, float *dmu, float *dlogvar,
@@ -88,12 +93,10 @@ genesis_status gen_cu_kl_normal(gen_cuda *cu, float *loss, float *dmu, float *dl
         return gen_cu_reduce_finish(cu, loss, partial, 1, 1.0, 1.0);
     }
     if (!loss && !dmu && !dlogvar) return GENESIS_OK;
-    GEN_LAUNCH(k_kl_normal, nb, GEN_CUDA_THREADS, 0, cu->stream)(partial, dmu, dlogvar, mu, logvar,
-               n, scale);
+    GEN_LAUNCH(k_kl_normal, nb, GEN_CUDA_THREADS, 0, cu->stream)(loss, cu->count, partial, dmu,
+               dlogvar, mu, logvar, n, scale);
     GEN_CUDA_LAUNCHED(cu);
-    if (!loss) return GENESIS_OK;
-    /* CPU: (float)(-0.5 * tot * scale); -0.5 * x is exact, so this is the same rounding */
-    return gen_cu_reduce_finish(cu, loss, partial, nb, -0.5 * (double)scale, 1.0);
+    return GENESIS_OK;
 }
 
 /* ---- reconstruction ---------------------------------------------------------------------- */
@@ -106,14 +109,17 @@ genesis_status gen_cu_kl_normal(gen_cuda *cu, float *loss, float *dmu, float *dl
  * dr += scale * d tot_j / d r. partial[s] = sum over the span's columns of tot_j. r position
  * of (b, j): r_start + j - start, or with modes > 0 r_start + the row's slot (the first
  * argmax of the one-hot after the alpha, as the CPU's scan). */
-__global__ void k_recon_tanh(double *__restrict__ partial, float *__restrict__ dr,
-                             float *__restrict__ dsigma, const float *__restrict__ r, int ldr,
-                             const float *__restrict__ x, const float *__restrict__ sigma,
-                             int B, int D, const gen_recon_span *__restrict__ spans, float scale) {
-    __shared__ double sh[32];
-    gen_recon_span sp = spans[blockIdx.x];
+__device__ __forceinline__ void recon_tanh_block(double *__restrict__ partial,
+                                                 float *__restrict__ dr,
+                                                 float *__restrict__ dsigma,
+                                                 const float *__restrict__ r, int ldr,
+                                                 const float *__restrict__ x,
+                                                 const float *__restrict__ sigma, int B, int D,
+                                                 const gen_recon_span *__restrict__ spans,
+                                                 float scale, int blk, double *sh) {
+    gen_recon_span sp = spans[blk];
     if (sp.softmax) {
-        if (threadIdx.x == 0 && partial) partial[blockIdx.x] = 0.0;
+        if (threadIdx.x == 0 && partial) partial[blk] = 0.0;
         return;
     }
     double span_tot = 0.0;
@@ -142,19 +148,20 @@ __global__ void k_recon_tanh(double *__restrict__ partial, float *__restrict__ d
             if (dsigma) dsigma[j] += scale * (float)(ds + B / sg);
         }
     }
-    if (threadIdx.x == 0 && partial) partial[blockIdx.x] = span_tot;
+    if (threadIdx.x == 0 && partial) partial[blk] = span_tot;
 }
 
 /* One warp per (row b, span s); tanh spans only zero their partial. Cross entropy of the
  * span's logits (r from r_start) against the first argmax of x's span (float softmax, as the
  * CPU). */
-__global__ void k_recon_softmax(double *__restrict__ partial, float *__restrict__ dr,
-                                const float *__restrict__ r, int ldr,
-                                const float *__restrict__ x, int B, int D,
-                                const gen_recon_span *__restrict__ spans, int nspans,
-                                float scale) {
+__device__ __forceinline__ void recon_softmax_warp(double *__restrict__ partial,
+                                                   float *__restrict__ dr,
+                                                   const float *__restrict__ r, int ldr,
+                                                   const float *__restrict__ x, int B, int D,
+                                                   const gen_recon_span *__restrict__ spans,
+                                                   int nspans, float scale, int blk) {
     int lane = threadIdx.x & 31;
-    long long wid = (long long)blockIdx.x * TR_WARPS + (threadIdx.x >> 5);
+    long long wid = (long long)blk * TR_WARPS + (threadIdx.x >> 5);
     if (wid >= (long long)B * nspans) return;
     int b = (int)(wid / nspans), s = (int)(wid % nspans);
     gen_recon_span sp = spans[s];
@@ -203,6 +210,24 @@ __global__ void k_recon_softmax(double *__restrict__ partial, float *__restrict_
     }
 }
 
+/* tvae_recon in one launch: blocks 0 .. nspans - 1 run recon_tanh_block for their span,
+ * the rest recon_softmax_warp (8 warps a block) with partials after the spans'; with a loss,
+ * loss = scale * the sum of all npart partials by the grid's last block (gen_finish_last) */
+__global__ void k_recon(float *__restrict__ loss, unsigned *count, int npart,
+                        double *__restrict__ partial, float *__restrict__ dr,
+                        float *__restrict__ dsigma, const float *__restrict__ r, int ldr,
+                        const float *__restrict__ x, const float *__restrict__ sigma, int B, int D,
+                        const gen_recon_span *__restrict__ spans, int nspans, float scale) {
+    __shared__ double sh[32];
+    int blk = (int)blockIdx.x;
+    if (blk < nspans)
+        recon_tanh_block(partial, dr, dsigma, r, ldr, x, sigma, B, D, spans, scale, blk, sh);
+    else
+        recon_softmax_warp(partial ? partial + nspans : NULL, dr, r, ldr, x, B, D, spans, nspans,
+                           scale, blk - nspans);
+    if (partial) gen_finish_last(loss, partial, npart, (double)scale, 1.0, count, sh);
+}
+
 genesis_status gen_cu_tvae_recon(gen_cuda *cu, float *loss, float *dr, float *dsigma,
                                  const float *r, int ldr, const float *x, const float *sigma,
                                  int B, int D, const gen_recon_span *spans, int nspans,
@@ -224,20 +249,14 @@ genesis_status gen_cu_tvae_recon(gen_cuda *cu, float *loss, float *dr, float *ds
         partial = (double *)p;
     }
     if (!loss && !dr && !dsigma) return GENESIS_OK;
-    GEN_LAUNCH(k_recon_tanh, (unsigned)nspans, TR_THREADS, 0, cu->stream)(partial, dr, dsigma, r, ldr,
-               x, sigma, B, D, dspans, scale);
-    GEN_CUDA_LAUNCHED(cu);
-    if (nsoft > 0) {
-        unsigned blocks = (unsigned)((nsoft + TR_WARPS - 1) / TR_WARPS);
-        GEN_LAUNCH(k_recon_softmax, blocks, 32 * TR_WARPS, 0, cu->stream)(
-                   partial ? partial + nspans : NULL, dr, r, ldr, x, B, D, dspans, nspans, scale);
-        GEN_CUDA_LAUNCHED(cu);
-    }
-    if (!loss) return GENESIS_OK;
-    if (npart > (size_t)INT32_MAX)
+    size_t blocks = (size_t)nspans + (nsoft + TR_WARPS - 1) / TR_WARPS;
+    if (npart > (size_t)INT32_MAX || blocks > (size_t)INT32_MAX)
         return gen_cuda_fail(cu, GENESIS_ERR_INVALID_ARG, "tvae_recon", __FILE__, __LINE__,
                              "too many rows x spans for one reduction");
-    return gen_cu_reduce_finish(cu, loss, partial, (int)npart, (double)scale, 1.0);
+    GEN_LAUNCH(k_recon, (unsigned)blocks, TR_THREADS, 0, cu->stream)(loss, cu->count, (int)npart,
+               partial, dr, dsigma, r, ldr, x, sigma, B, D, dspans, nspans, scale);
+    GEN_CUDA_LAUNCHED(cu);
+    return GENESIS_OK;
 }
 
 /* ---- the table's entries (backend_cuda.cu assembles the table) ----------------------------- */
@@ -247,17 +266,17 @@ static void op_reparam_forward(gen_backend *be, float *z, float *std, const floa
     GEN_CUDA_RUN(be, "reparam_forward", gen_cu_reparam_forward(cu, z, std, mu, logvar, eps, n));
 }
 
-/* reparam_backward_bias: one block per 32 columns x RB_ROWS row-threads (k_colsum_acc's
- * layout), each thread updating its rows and summing the updated values, thread y = 0
- * adding the RB_ROWS partial sums in order */
-#define RB_COLS 32
-#define RB_ROWS 8
+/* reparam_backward_bias: one block per GEN_COL_COLS columns x GEN_COL_ROWS row-threads
+ * (cuda_common.cuh), each thread updating its rows and summing the updated values,
+ * gen_col_tree adding the partial sums in a fixed tree */
+#define RB_COLS GEN_COL_COLS
+#define RB_ROWS GEN_COL_ROWS
 __global__ void k_reparam_backward_bias(float *__restrict__ dmu, float *__restrict__ dlogvar,
                                         float *__restrict__ dmb, float *__restrict__ dvb,
                                         const float *__restrict__ dz,
                                         const float *__restrict__ eps,
                                         const float *__restrict__ std, int B, int e) {
-    __shared__ float sm[RB_ROWS][RB_COLS], sv[RB_ROWS][RB_COLS];
+    __shared__ float sh[RB_ROWS][RB_COLS];
     int c = blockIdx.x * RB_COLS + threadIdx.x;
     float a = 0.0f, b2 = 0.0f;
     if (c < e)
@@ -269,15 +288,9 @@ __global__ void k_reparam_backward_bias(float *__restrict__ dmu, float *__restri
             a += u;
             b2 += w;
         }
-    sm[threadIdx.y][threadIdx.x] = a;
-    sv[threadIdx.y][threadIdx.x] = b2;
-    __syncthreads();
+    float tm = gen_col_tree(a, sh);
+    float tv = gen_col_tree(b2, sh);
     if (threadIdx.y == 0 && c < e) {
-        float tm = 0.0f, tv = 0.0f;
-        for (int y = 0; y < RB_ROWS; y++) {
-            tm += sm[y][threadIdx.x];
-            tv += sv[y][threadIdx.x];
-        }
         dmb[c] += tm;
         dvb[c] += tv;
     }

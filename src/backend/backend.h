@@ -174,7 +174,9 @@ typedef struct gen_backend_ops {
      * (B x OC, contiguous) = linear_forward(inp (B x C, ld ldi), W, bias), out (B x OC,
      * contiguous) = act(pre) with act GEN_ACT_RELU (relu_forward's value) or GEN_ACT_SILU
      * (silu_forward's). The same numbers as the two operations; CUDA runs the product and one
-     * kernel (the bias and the activation). */
+     * kernel (the bias and the activation), or in FP32 with GEN_ACT_RELU one cuBLASLt product
+     * whose epilogue adds the bias and takes the ReLU: then pre is scratch, not written (a
+     * ReLU's backward reads out, whose sign is pre's). */
     void (*linear_act_forward)(gen_backend *be, float *out, float *pre, const float *inp, int ldi,
                                const float *W, const float *bias, int B, int C, int OC, int act);
     /* ---- 16-bit stored activations (docs/precision.md, "Memory") ----

@@ -17,6 +17,9 @@
  * where products of unrounded operands were off by about 2^-11 sqrt(K) against round to
  * nearest), so the products are exact in FP32 and only the accumulation rounds. cuda/ rounds
  * its operands to nearest first (k_to_tf32), which the cut then leaves as they are.
+ * cuBLASLt's cublasLtMatmul (cublaslt.cc) queues the same product, with C read from one
+ * matrix and D written to another, and its epilogue (the bias, then the ReLU) applied to each
+ * element after alpha acc + beta c.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,6 +45,10 @@ typedef struct gemm_args {
     const float *palpha, *pbeta; /* device pointers in CUBLAS_POINTER_MODE_DEVICE */
     const void *A, *B;
     float *C;
+    const float *Cin; /* read for beta != 0 (C itself, or cuBLASLt's C beside D) */
+    int ldcin;
+    const float *bias; /* cuBLASLt's BIAS epilogues: one value per row of C, added after */
+    int relu;          /* cuBLASLt's RELU epilogues: max(., 0) last */
     int type;     /* the operands' cudaDataType (cublasSgemm: CUDA_R_32F) */
     int tf32;     /* 1: FP32 operands rounded to TF32 (CUBLAS_COMPUTE_32F_FAST_TF32) */
     const char *name;
@@ -163,8 +170,13 @@ static void gemm_compute(const gemm_args *g, float alpha, float beta, int need_a
                 const float *a = pa + (size_t)l * m;
                 for (int i = 0; i < m; i++) acc[i] += a[i] * b;
             }
-        for (int i = 0; i < m; i++)
-            c[i] = beta == 0.0f ? alpha * acc[i] : alpha * acc[i] + beta * c[i];
+        const float *ci = g->Cin + (size_t)j * g->ldcin;
+        for (int i = 0; i < m; i++) {
+            float v = beta == 0.0f ? alpha * acc[i] : alpha * acc[i] + beta * ci[i];
+            if (g->bias) v += g->bias[i];
+            if (g->relu) v = v > 0.0f ? v : 0.0f;
+            c[i] = v;
+        }
     }
 }
 
@@ -185,7 +197,9 @@ static int gemm_run(void *arg, char *msg, size_t cap) {
     size_t es = elem_size(g->type);
     if ((need_ab && (!gen_cuemu_device_range(g->A, extent(ar, ac, g->lda) * es) ||
                      !gen_cuemu_device_range(g->B, extent(br, bc, g->ldb) * es))) ||
-        !gen_cuemu_device_range(g->C, extent(g->m, g->n, g->ldc) * 4)) {
+        !gen_cuemu_device_range(g->C, extent(g->m, g->n, g->ldc) * 4) ||
+        (beta != 0.0f && !gen_cuemu_device_range(g->Cin, extent(g->m, g->n, g->ldcin) * 4)) ||
+        (g->bias && !gen_cuemu_device_range(g->bias, (size_t)g->m * 4))) {
         snprintf(msg, cap, "%s(m %d, n %d, k %d, lda %d, ldb %d, ldc %d): a matrix "
                  "runs outside its device allocation", g->name, g->m, g->n, g->k, g->lda, g->ldb, g->ldc);
         return cudaErrorIllegalAddress;
@@ -226,6 +240,17 @@ static cublasStatus_t gemm_queue(cublasHandle_t h, cublasOperation_t transa,
         ldb < (minb > 1 ? minb : 1) || ldc < (m > 1 ? m : 1) || !alpha || !beta)
         return CUBLAS_STATUS_INVALID_VALUE;
     if (m == 0 || n == 0) return CUBLAS_STATUS_SUCCESS;
+    return gen_cuemu_gemm_enqueue(h->stream, transa, transb, m, n, k, alpha, A, lda, B, ldb,
+                                  beta, C, ldc, C, ldc, NULL, 0, type, tf32,
+                                  h->pmode == CUBLAS_POINTER_MODE_DEVICE, name);
+}
+
+cublasStatus_t gen_cuemu_gemm_enqueue(cudaStream_t stream, cublasOperation_t transa,
+                                      cublasOperation_t transb, int m, int n, int k,
+                                      const float *alpha, const void *A, int lda, const void *B,
+                                      int ldb, const float *beta, const float *Cin, int ldcin,
+                                      float *C, int ldc, const float *bias, int relu, int type,
+                                      int tf32, int device_scalars, const char *name) {
     gemm_args *g = (gemm_args *)calloc(1, sizeof *g);
     if (!g) return CUBLAS_STATUS_ALLOC_FAILED;
     /* real-valued: C (conjugate transpose) is T */
@@ -237,7 +262,7 @@ static cublasStatus_t gemm_queue(cublasHandle_t h, cublasOperation_t transa,
     g->lda = lda;
     g->ldb = ldb;
     g->ldc = ldc;
-    if (h->pmode == CUBLAS_POINTER_MODE_DEVICE) {
+    if (device_scalars) {
         g->palpha = alpha;
         g->pbeta = beta;
     } else { /* host pointer mode: the scalars are read at call time */
@@ -247,12 +272,16 @@ static cublasStatus_t gemm_queue(cublasHandle_t h, cublasOperation_t transa,
     g->A = A;
     g->B = B;
     g->C = C;
+    g->Cin = Cin;
+    g->ldcin = ldcin;
+    g->bias = bias;
+    g->relu = relu;
     g->type = type;
     g->tf32 = tf32;
     g->name = name;
     gen_cuemu_lock();
     cudaError_t e = gen_cuemu_sticky();
-    if (e == cudaSuccess) e = gen_cuemu_enqueue_fn(h->stream, name, gemm_run, free, g);
+    if (e == cudaSuccess) e = gen_cuemu_enqueue_fn(stream, name, gemm_run, free, g);
     else free(g);
     gen_cuemu_unlock();
     return e == cudaSuccess ? CUBLAS_STATUS_SUCCESS : CUBLAS_STATUS_EXECUTION_FAILED;

@@ -33,6 +33,18 @@ cudaError_t gen_cuemu_enqueue_fn(cudaStream_t s, const char *what, gen_cuemu_fn 
                                  void (*release)(void *), void *arg);
 /* Whether [p, p + bytes) lies inside one live device allocation. */
 int gen_cuemu_device_range(const void *p, size_t bytes);
+
+/* The product of cublasSgemm / cublasGemmEx / cublasLtMatmul (cublas.cc), arguments checked
+ * by the caller: C (ld ldc) = relu?(alpha op(A) op(B) + beta Cin (ld ldcin) + bias?) queued on
+ * `stream`; device_scalars: alpha and beta are device pointers read at execution. */
+#ifdef GEN_CUEMU_CUBLAS_V2_H
+cublasStatus_t gen_cuemu_gemm_enqueue(cudaStream_t stream, cublasOperation_t transa,
+                                      cublasOperation_t transb, int m, int n, int k,
+                                      const float *alpha, const void *A, int lda, const void *B,
+                                      int ldb, const float *beta, const float *Cin, int ldcin,
+                                      float *C, int ldc, const float *bias, int relu, int type,
+                                      int tf32, int device_scalars, const char *name);
+#endif /* GEN_CUEMU_CUBLAS_V2_H */
 /* Counters (genesis_cuda_module_emu_stats). */
 enum {
     GEN_CUEMU_STAT_SYNCS,        /* all synchronisations below, added up */

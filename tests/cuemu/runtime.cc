@@ -221,8 +221,9 @@ static void exec_free(gen_cuemu_work *w) {
 }
 
 /* GENESIS_CUEMU_TRACE=FILE: one line per piece of work the device runs (its kind and, for a
- * kernel or a library call, its name), appended to FILE, so that the kernels of a step can be
- * listed by kind (docs/cuda.md, "Kernels per step"). Called locked. */
+ * kernel or a library call, its name; a kernel also its grid, block and dynamic shared bytes),
+ * appended to FILE, so that the kernels of a step can be listed by kind and their launch
+ * configurations read (docs/cuda.md, "Kernels per step"). Called locked. */
 static void trace_work(const gen_cuemu_work *w) {
     static FILE *f;
     static int opened;
@@ -233,7 +234,11 @@ static void trace_work(const gen_cuemu_work *w) {
     }
     if (!f) return;
     switch (w->kind) {
-    case W_KERNEL: fprintf(f, "kernel %s\n", w->k->name); break;
+    case W_KERNEL:
+        fprintf(f, "kernel %s grid %ux%ux%u block %ux%ux%u smem %zu\n", w->k->name,
+                w->k->grid.x, w->k->grid.y, w->k->grid.z, w->k->block.x, w->k->block.y,
+                w->k->block.z, w->k->smem);
+        break;
     case W_FN: fprintf(f, "call %s\n", w->what ? w->what : "?"); break;
     case W_COPY: case W_COPY2D: fprintf(f, "copy\n"); break;
     case W_MEMSET: fprintf(f, "memset\n"); break;

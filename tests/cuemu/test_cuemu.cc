@@ -22,6 +22,7 @@
 
 #include <pthread.h>
 
+#include "cublasLt.h"
 #include "cublas_v2.h"
 #include "nccl.h"
 #include "cuemu_internal.h"
@@ -282,6 +283,129 @@ static void check_streams(void) {
     cudaFree(big);
     cudaFreeHost(pin);
     cudaFree(d);
+    cudaStreamDestroy(s);
+}
+
+/* cuBLASLt (cublaslt.cc): the argument checks, then D = relu?(op(A) op(B) + beta C + bias) for
+ * every epilogue and transpose against a host loop, with C and D apart and in place. */
+static void check_blaslt(void) {
+    cublasLtHandle_t h;
+    cudaStream_t s;
+    cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+    CHECK(cublasLtCreate(&h) == CUBLAS_STATUS_SUCCESS, "cublasLtCreate");
+    cublasLtMatmulDesc_t d = NULL;
+    CHECK(cublasLtMatmulDescCreate(&d, CUBLAS_COMPUTE_32F_FAST_TF32, CUDA_R_32F) ==
+              CUBLAS_STATUS_NOT_SUPPORTED, "TF32 compute is not emulated");
+    CHECK(cublasLtMatmulDescCreate(&d, CUBLAS_COMPUTE_32F, CUDA_R_32F) == CUBLAS_STATUS_SUCCESS,
+          "desc");
+    int32_t bad_op = 7, opt = CUBLAS_OP_T;
+    uint32_t epi = CUBLASLT_EPILOGUE_BIAS;
+    CHECK(cublasLtMatmulDescSetAttribute(d, CUBLASLT_MATMUL_DESC_TRANSA, &bad_op, sizeof bad_op) ==
+              CUBLAS_STATUS_INVALID_VALUE, "transpose value 7");
+    CHECK(cublasLtMatmulDescSetAttribute(d, CUBLASLT_MATMUL_DESC_TRANSA, &opt, 8) ==
+              CUBLAS_STATUS_INVALID_VALUE, "attribute size 8 for an int32");
+    CHECK(cublasLtMatmulDescSetAttribute(d, CUBLASLT_MATMUL_DESC_EPILOGUE, NULL, 4) ==
+              CUBLAS_STATUS_INVALID_VALUE, "NULL attribute buffer");
+    const int m = 5, n = 3, k = 4, ld = 7;
+    float ha[ld * ld], hb[ld * ld], hc[ld * ld], hbias[ld], want[ld * ld], got[ld * ld];
+    float *A, *B, *C, *D, *bias, *ws;
+    cudaMalloc((void **)&A, sizeof ha);
+    cudaMalloc((void **)&B, sizeof hb);
+    cudaMalloc((void **)&C, sizeof hc);
+    cudaMalloc((void **)&D, sizeof hc);
+    cudaMalloc((void **)&bias, sizeof hbias);
+    cudaMalloc((void **)&ws, 1024);
+    for (int i = 0; i < ld * ld; i++) {
+        ha[i] = (float)(i % 5) - 2.0f;
+        hb[i] = (float)(i % 3) - 1.0f;
+        hc[i] = (float)(i % 4) - 1.5f;
+    }
+    for (int i = 0; i < ld; i++) hbias[i] = 0.25f * (float)i - 1.0f;
+    cudaMemcpy(A, ha, sizeof ha, cudaMemcpyHostToDevice);
+    cudaMemcpy(B, hb, sizeof hb, cudaMemcpyHostToDevice);
+    cudaMemcpy(bias, hbias, sizeof hbias, cudaMemcpyHostToDevice);
+    cublasLtMatrixLayout_t la, lb, lc, lbad;
+    float one = 1.0f, zero = 0.0f, half = 0.5f;
+    /* the argument checks (A m x k, B k x n untransposed) */
+    cublasLtMatrixLayoutCreate(&la, CUDA_R_32F, m, k, ld);
+    cublasLtMatrixLayoutCreate(&lb, CUDA_R_32F, k, n, ld);
+    cublasLtMatrixLayoutCreate(&lc, CUDA_R_32F, m, n, ld);
+    cublasLtMatrixLayoutCreate(&lbad, CUDA_R_32F, m, n, m - 1);
+    cublasLtMatmulDescSetAttribute(d, CUBLASLT_MATMUL_DESC_EPILOGUE, &epi, sizeof epi);
+    CHECK(cublasLtMatmul(h, d, &one, A, la, B, lb, &zero, D, lc, D, lc, NULL, ws, 1024, s) ==
+              CUBLAS_STATUS_INVALID_VALUE, "BIAS epilogue without a bias pointer");
+    cublasLtMatmulDescSetAttribute(d, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof bias);
+    CHECK(cublasLtMatmul(h, d, &one, A, la, B, la, &zero, D, lc, D, lc, NULL, ws, 1024, s) ==
+              CUBLAS_STATUS_INVALID_VALUE, "B's rows are not A's columns");
+    CHECK(cublasLtMatmul(h, d, &one, A, la, B, lb, &zero, D, lbad, D, lbad, NULL, ws, 1024, s) ==
+              CUBLAS_STATUS_INVALID_VALUE, "ld below the rows");
+    CHECK(cublasLtMatmul(h, d, &one, A, la, B, lb, &zero, D, lc, D, lb, NULL, ws, 1024, s) ==
+              CUBLAS_STATUS_INVALID_VALUE, "D's shape is not m x n");
+    CHECK(cublasLtMatmul(h, d, &one, A, la, B, lb, &zero, D, lc, D, lc, NULL, NULL, 1024, s) ==
+              CUBLAS_STATUS_INVALID_VALUE, "a workspace size without a workspace");
+    uint32_t gelu = 32; /* CUBLASLT_EPILOGUE_GELU */
+    cublasLtMatmulDescSetAttribute(d, CUBLASLT_MATMUL_DESC_EPILOGUE, &gelu, sizeof gelu);
+    CHECK(cublasLtMatmul(h, d, &one, A, la, B, lb, &zero, D, lc, D, lc, NULL, ws, 1024, s) ==
+              CUBLAS_STATUS_NOT_SUPPORTED, "an epilogue not emulated");
+    cublasLtMatrixLayoutDestroy(la);
+    cublasLtMatrixLayoutDestroy(lb);
+    cublasLtMatrixLayoutDestroy(lbad);
+    const uint32_t epis[4] = {CUBLASLT_EPILOGUE_DEFAULT, CUBLASLT_EPILOGUE_RELU,
+                              CUBLASLT_EPILOGUE_BIAS, CUBLASLT_EPILOGUE_RELU_BIAS};
+    for (int e = 0; e < 4; e++)
+        for (int ta = 0; ta < 2; ta++)
+            for (int tb = 0; tb < 2; tb++)
+                for (int inplace = 0; inplace < 2; inplace++) {
+                    int32_t oa = ta ? CUBLAS_OP_T : CUBLAS_OP_N, ob = tb ? CUBLAS_OP_T : CUBLAS_OP_N;
+                    cublasLtMatmulDescSetAttribute(d, CUBLASLT_MATMUL_DESC_TRANSA, &oa, sizeof oa);
+                    cublasLtMatmulDescSetAttribute(d, CUBLASLT_MATMUL_DESC_TRANSB, &ob, sizeof ob);
+                    cublasLtMatmulDescSetAttribute(d, CUBLASLT_MATMUL_DESC_EPILOGUE, &epis[e],
+                                                   sizeof epis[e]);
+                    cublasLtMatrixLayoutCreate(&la, CUDA_R_32F, ta ? k : m, ta ? m : k, ld);
+                    cublasLtMatrixLayoutCreate(&lb, CUDA_R_32F, tb ? n : k, tb ? k : n, ld);
+                    int has_bias = e >= 2, relu = e & 1;
+                    for (int j = 0; j < n; j++)
+                        for (int i = 0; i < m; i++) {
+                            float acc = 0;
+                            for (int l = 0; l < k; l++)
+                                acc += (ta ? ha[i * ld + l] : ha[l * ld + i]) *
+                                       (tb ? hb[l * ld + j] : hb[j * ld + l]);
+                            float v = acc + 0.5f * hc[j * ld + i];
+                            if (has_bias) v += hbias[i];
+                            if (relu) v = v > 0.0f ? v : 0.0f;
+                            want[j * ld + i] = v;
+                        }
+                    float *out = inplace ? C : D;
+                    cudaMemcpy(C, hc, sizeof hc, cudaMemcpyHostToDevice);
+                    cudaMemsetAsync(D, 0xff, sizeof hc, s); /* NaN outside the m x n written */
+                    CHECK(cublasLtMatmul(h, d, &one, A, la, B, lb, &half, C, lc, out, lc, NULL, ws,
+                                         1024, s) == CUBLAS_STATUS_SUCCESS,
+                          "lt matmul e %d ta %d tb %d", e, ta, tb);
+                    cudaStreamSynchronize(s);
+                    cudaMemcpy(got, out, sizeof got, cudaMemcpyDeviceToHost);
+                    int wrong = 0;
+                    for (int j = 0; j < n; j++)
+                        for (int i = 0; i < m; i++) wrong += got[j * ld + i] != want[j * ld + i];
+                    CHECK(!wrong, "lt epilogue %u ta %d tb %d in place %d: %d wrong", epis[e], ta,
+                          tb, inplace, wrong);
+                    if (!inplace) {
+                        CHECK(isnan(got[m]), "lt wrote outside D's m rows");
+                        float c0[ld * ld];
+                        cudaMemcpy(c0, C, sizeof c0, cudaMemcpyDeviceToHost);
+                        CHECK(memcmp(c0, hc, sizeof c0) == 0, "lt changed C when D is apart");
+                    }
+                    cublasLtMatrixLayoutDestroy(la);
+                    cublasLtMatrixLayoutDestroy(lb);
+                }
+    cublasLtMatrixLayoutDestroy(lc);
+    cublasLtMatmulDescDestroy(d);
+    CHECK(cublasLtDestroy(h) == CUBLAS_STATUS_SUCCESS, "cublasLtDestroy");
+    cudaFree(A);
+    cudaFree(B);
+    cudaFree(C);
+    cudaFree(D);
+    cudaFree(bias);
+    cudaFree(ws);
     cudaStreamDestroy(s);
 }
 
@@ -675,6 +799,7 @@ int main(void) {
     check_stream_ordered();
     check_nccl_sync_hazard();
     check_blas();
+    check_blaslt();
     fprintf(stderr, "(the next 24 capture messages are expected)\n");
     check_graphs();
     printf("test_cuemu: %d checks, %d failed\n", g_checks, g_fail);

@@ -67,11 +67,12 @@ static void linb_run(pt_env *e, gen_backend *be, int k, int o) {
                              P(e, k, 5), B, C, OC);
 }
 
-/* linear_act_forward: B, C, OC, bias?, act (GEN_ACT_*); ldi = C + 1 */
+/* linear_act_forward: B, C, OC, bias?, act (GEN_ACT_*); ldi = C + 1. With GEN_ACT_RELU pre
+ * is scratch (CUDA's cuBLASLt product writes out only). */
 static void su_linact(pt_env *e) {
     int B = D(0), C = D(1), OC = D(2);
     pt_add(e, "out", (size_t)B * OC, PT_OUT, -1, 1);
-    pt_add(e, "pre", (size_t)B * OC, PT_OUT, -1, 1);
+    pt_add(e, "pre", (size_t)B * OC, D(4) == GEN_ACT_RELU ? PT_SCRATCH : PT_OUT, -1, 1);
     pt_add(e, "inp", (size_t)B * (C + 1), PT_IN, -1, 1);
     pt_add(e, "W", (size_t)OC * C, PT_IN, -1, 1);
     pt_add(e, "bias", (size_t)OC, PT_IN, -1, 1);

@@ -22,7 +22,8 @@
 #define PT_SENTINEL 0x7FA5A5A5u /* a signalling-NaN pattern no operation produces */
 #define PT_NBK 3                /* cpu, cuda, cuda again */
 
-enum { PT_IN, PT_OUT, PT_ACC };
+/* PT_SCRATCH: an operation's scratch (backend.h says when), guarded but not compared */
+enum { PT_IN, PT_OUT, PT_ACC, PT_SCRATCH };
 
 typedef struct pt_buf {
     const char *name;

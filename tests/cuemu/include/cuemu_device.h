@@ -7,6 +7,7 @@
  *     the whole section with 0xFF bytes (NaN) before every block, so reading shared memory
  *     before writing it shows; blocks therefore run one at a time per process;
  *   - dim3/uint3 and threadIdx/blockIdx/blockDim/gridDim (the running fiber's values);
+ *   - atomicAdd on unsigned and __threadfence (trivial: blocks run one at a time);
  *   - __syncthreads and the warp primitives (__shfl_*_sync, __any/__all/__ballot_sync):
  *     real exchanges between the fibers of the block / the 32 lanes of the warp, with the
  *     semantics of the CUDA C++ Programming Guide ("Warp Shuffle Functions", "Warp Vote
@@ -75,6 +76,16 @@ enum {
     GEN_CUEMU_BALLOT
 };
 void __syncthreads(void);
+/* Device-scope atomics and fences: blocks run one at a time in the whole process and a
+ * thread yields only at a barrier or a warp primitive, so a plain read-modify-write is
+ * atomic and every write is visible to the next block (the CUDA C++ Programming Guide,
+ * "Atomic Functions", "Memory Fence Functions"). */
+static inline unsigned atomicAdd(unsigned *address, unsigned val) {
+    unsigned old = *address;
+    *address = old + val;
+    return old;
+}
+static inline void __threadfence(void) {}
 uint64_t gen_cuemu_warp_op(int op, unsigned mask, uint64_t value, int arg, int width);
 
 template <typename T>
