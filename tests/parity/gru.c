@@ -75,11 +75,12 @@ static const pt_case cases[] = {
     {&O_GRU_B, {17, 3, 24, 24, 1, 0}},
     {&O_GRU_B, {128, 24, 6, 24, 0, 1}}, {&O_GRU_B, {5, 7, 3, 2, 1, 1}},
     /* the fused recurrence's edges (cuda/gru.cu: a block per batch row, its threads striding
-     * over the hidden units): H above one block's 256 threads, H = 1024 (its widest), and
-     * H = 1025, which takes the per-step kernels and GEMMs */
+     * over the hidden units): H above one block's 256 threads, H = 512 (its widest), and
+     * H = 513, which takes the per-step kernels and GEMMs; H = 1024 on the per-step path */
     {&O_GRU_F, {3, 4, 5, 300, 1}}, {&O_GRU_B, {3, 4, 5, 300, 1, 1}}, {&O_GRU_B, {2, 3, 2, 33, 0, 1}},
+    {&O_GRU_F, {2, 2, 1, 512, 1}}, {&O_GRU_B, {1, 2, 2, 512, 1, 1}},
+    {&O_GRU_F, {2, 2, 1, 513, 1}}, {&O_GRU_B, {1, 2, 2, 513, 1, 1}},
     {&O_GRU_F, {2, 2, 1, 1024, 1}}, {&O_GRU_B, {1, 2, 2, 1024, 1, 1}},
-    {&O_GRU_F, {2, 2, 1, 1025, 1}}, {&O_GRU_B, {1, 2, 2, 1025, 1, 1}},
 };
 
 const pt_family pt_family_gru = {"gru", cases, (int)(sizeof cases / sizeof cases[0])};
