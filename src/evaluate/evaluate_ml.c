@@ -182,13 +182,8 @@ static double gen_ev_lr_eval(const gen_ev_lr_problem *p, const double *w, double
     int dim = p->dim, nout = p->nout;
     const double *W = w, *b = w + (size_t)nout * dim;
     double *gW = g, *gb = g + (size_t)nout * dim;
-    /* Z = X W^T; one output (the binary case): a matrix-vector product, which reads X once
-     * instead of packing it for a one-column GEMM */
-    if (nout == 1)
-        cblas_dgemv(CblasRowMajor, CblasNoTrans, (int)n, dim, 1.0, p->x, dim, W, 1, 0.0, p->z, 1);
-    else
-        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)n, nout, dim, 1.0, p->x, dim,
-                    W, dim, 0.0, p->z, nout);
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)n, nout, dim, 1.0, p->x, dim, W,
+                dim, 0.0, p->z, nout);
     double f = 0;
     for (int k = 0; k < nout; k++) gb[k] = 0;
     for (int64_t i = 0; i < n; i++) {
@@ -221,11 +216,8 @@ static double gen_ev_lr_eval(const gen_ev_lr_problem *p, const double *w, double
         }
     }
     /* gW = G^T X + l2 W */
-    if (nout == 1)
-        cblas_dgemv(CblasRowMajor, CblasTrans, (int)n, dim, 1.0, p->x, dim, p->z, 1, 0.0, gW, 1);
-    else
-        cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, nout, dim, (int)n, 1.0, p->z, nout,
-                    p->x, dim, 0.0, gW, dim);
+    cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, nout, dim, (int)n, 1.0, p->z, nout,
+                p->x, dim, 0.0, gW, dim);
     double reg = 0;
     for (size_t k = 0; k < (size_t)nout * dim; k++) {
         reg += W[k] * W[k];
