@@ -274,6 +274,41 @@ static void op_linear1_forward(gen_backend *be, float *y, float *sums, int nsums
                  cu_linear1_forward(cu, y, sums, nsums, inp, ldi, w, bias, n, C, be->precision));
 }
 
+/* linear_sparse_forward: one thread per output (row, column), the row's non-zero inputs in
+ * input order (the CPU's order; nvcc may fuse the multiply-add, within parity's tolerance) */
+__global__ void k_linear_sparse(float *__restrict__ out, int ldo, const float *__restrict__ inp,
+                                int ldi, const float *__restrict__ WT,
+                                const float *__restrict__ bias, int B, int C, int OC) {
+    size_t n = (size_t)B * OC;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += (size_t)gridDim.x * blockDim.x) {
+        size_t b = i / (size_t)OC, j = i % (size_t)OC;
+        const float *x = inp + b * (size_t)ldi;
+        float a = 0.0f;
+        for (int k = 0; k < C; k++) {
+            float v = x[k];
+            if (v != 0.0f) a += v * WT[(size_t)k * OC + j];
+        }
+        out[b * (size_t)ldo + j] = bias ? a + bias[j] : a;
+    }
+}
+static genesis_status cu_linear_sparse(gen_cuda *cu, float *out, int ldo, const float *inp,
+                                       int ldi, const float *WT, const float *bias, int B, int C,
+                                       int OC) {
+    size_t n = (size_t)B * OC;
+    if (n == 0) return GENESIS_OK;
+    GEN_LAUNCH(k_linear_sparse, gen_cuda_grid(n, GEN_CUDA_THREADS), GEN_CUDA_THREADS, 0,
+               cu->stream)(out, ldo, inp, ldi, WT, bias, B, C, OC);
+    GEN_CUDA_LAUNCHED(cu);
+    return GENESIS_OK;
+}
+static void op_linear_sparse_forward(gen_backend *be, float *out, int ldo, const float *inp,
+                                     int ldi, const float *WT, const float *bias, int B, int C,
+                                     int OC) {
+    GEN_CUDA_RUN(be, "linear_sparse_forward",
+                 cu_linear_sparse(cu, out, ldo, inp, ldi, WT, bias, B, C, OC));
+}
+
 /* linear_act_forward after its product (pre = inp . W^T): pre += bias, out = act(pre) with
  * relu_forward's or silu_forward's formula */
 __global__ void k_bias_act(float *__restrict__ out, float *__restrict__ pre,
@@ -369,6 +404,7 @@ void gen_cu_ops_dense(gen_backend_ops *o) {
     o->linear_backward = op_linear_backward;
     o->linear_act_forward = op_linear_act_forward;
     o->linear1_forward = op_linear1_forward;
+    o->linear_sparse_forward = op_linear_sparse_forward;
     o->to_half = op_to_half;
     o->linear_forward_h = op_linear_forward_h;
     o->linear_backward_h = op_linear_backward_h;

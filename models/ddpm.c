@@ -226,7 +226,8 @@ void ddpm_forward(ddpm *d, int B) {
         o->silu_forward(be, a->labs, a->lab, (size_t)B * E);
         o->accumulate(be, a->e2, a->labs, B * E);
     }
-    o->linear_forward(be, a->h0, E, a->xt, D, p->pW, p->pb, B, D, E);
+    if (d->pWt) o->linear_sparse_forward(be, a->h0, E, a->xt, D, d->pWt, p->pb, B, D, E);
+    else o->linear_forward(be, a->h0, E, a->xt, D, p->pW, p->pb, B, D, E);
     o->accumulate(be, a->h0, a->e2, B * E);
     const float *in = a->h0;
     int inw = E;

@@ -59,6 +59,9 @@ typedef struct ddpm {
     int32_t *t;                /* (B) timesteps, backend memory */
     int32_t *y;                /* (B) class labels, backend memory (K > 0) */
     ddpm_acts act;
+    float *pWt;                /* sampling on a host-memory backend: the projection's weights
+                                  transposed (D x E, the model glue's buffer), read by
+                                  linear_sparse_forward; NULL: the dense product */
     int64_t step;              /* Adam steps taken */
     int borrowed;              /* params belong to another network (ddpm_create_view) */
 } ddpm;
@@ -73,7 +76,9 @@ void ddpm_free(ddpm *d);
 void ddpm_memory(const ddpm_config *cfg, gen_net_bytes *out);
 /* torch.nn.Linear's initialisation, drawn on the host from the init stream. */
 genesis_status ddpm_init_weights(ddpm *d, uint64_t seed);
-/* Denoiser forward of B rows: act.xt, t (and y when K > 0) -> act.out. */
+/* Denoiser forward of B rows: act.xt, t (and y when K > 0) -> act.out. With pWt set, the
+ * projection of x_t sums only its non-zero entries (x_t's softmax spans are one-hots while
+ * sampling; docs/ddpm.md §5). */
 void ddpm_forward(ddpm *d, int B);
 /* Forward, loss (ddpm_loss with gscale, mscale) and, when `backward`, every gradient into
  * d->grads (zeroed first). Returns the loss (both parts). */

@@ -54,6 +54,8 @@ typedef struct ddpm_model {
     float *gbuf;                 /* guidance (§3b): the unconditional prediction, then the
                                     guided one, [grows x D] backend memory */
     int32_t *ynull;              /* [grows] hidden labels (-1), backend memory */
+    float *pwt;                  /* [D x E] the projection's weights transposed, refreshed by
+                                    each generate call (host-memory backends) */
     int grows;
     /* the fit's state between iterations (checkpointed): row order, next position in it,
      * the row-order and noise streams */
@@ -82,6 +84,7 @@ static void ddpm_model_free(genesis_model *m) {
     if (m->be) {
         m->be->ops->free(m->be, dm->gbuf);
         m->be->ops->free(m->be, dm->ynull);
+        m->be->ops->free(m->be, dm->pwt);
     }
     ddpm_free(dm->snet);
     ddpm_free(dm->net);
@@ -520,6 +523,27 @@ static genesis_status guidance_buffers(genesis_model *m, ddpm_model *dm, int B, 
     return GENESIS_OK;
 }
 
+/* dm->pwt = the projection's weights (E x D) transposed, for linear_sparse_forward: x_t's
+ * softmax spans are one-hots at every sampling step (x_T and each reverse step write them),
+ * so the projection reads one weight row per span instead of all D. Host-memory backends
+ * only (the CPU, where the dense product costs D x E per row); a GPU's GEMM is faster than
+ * the gather, so there pwt stays NULL. Done per call: the weights may have changed since. */
+static genesis_status sparse_projection(genesis_model *m, ddpm_model *dm) {
+    gen_backend *be = m->be;
+    ddpm *n = dm->net;
+    size_t D = (size_t)n->D, E = (size_t)n->E;
+    if (!be->ops->host_memory || !be->ops->linear_sparse_forward) return GENESIS_OK;
+    if (!dm->pwt) {
+        dm->pwt = be->ops->alloc(be, gen_mul_size(D * E, sizeof(float)));
+        GEN_RETURN_IF(!dm->pwt, m->ctx, GENESIS_ERR_NOMEM,
+                      "out of memory for DDPM's sampling weights (%zu x %zu)", D, E);
+    }
+    const float *w = n->p.pW; /* host memory: read in place */
+    for (size_t e = 0; e < E; e++)
+        for (size_t j = 0; j < D; j++) dm->pwt[j * E + e] = w[e * D + j];
+    return GENESIS_OK;
+}
+
 static genesis_status ddpm_model_generate(genesis_model *m, int B, const gen_condition *conds,
                                           int nconds, int64_t row0, float *out) {
     (void)conds; (void)nconds; /* refused earlier: DDPM has no conditional vector */
@@ -569,6 +593,8 @@ static genesis_status ddpm_model_generate(genesis_model *m, int B, const gen_con
         }
         be->ops->upload(be, d->y, dm->hy, (size_t)B * sizeof(int32_t));
     }
+    GEN_TRY(sparse_projection(m, dm));
+    d->pWt = dm->pwt;
     uint64_t e0 = (uint64_t)row0 * (uint64_t)D, op = 0;
     be->ops->zero(be, d->act.xt, (size_t)B * D); /* the target's span stays 0 */
     /* step i of S: timesteps floor(i T / S), the last one T - 1 with S = T */
@@ -598,6 +624,7 @@ static genesis_status ddpm_model_generate(genesis_model *m, int B, const gen_con
                                    gen_ddpm_op_offset(op++), e0);
     }
 #undef DDPM_STEP_T
+    d->pWt = NULL;
     be->ops->download(be, out, d->act.xt, (size_t)B * D * sizeof(float));
     GEN_TRY(gen_backend_status(be));
     for (int b = 0; b < B; b++) /* alpha back to its range; the one-hots as drawn */

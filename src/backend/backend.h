@@ -170,6 +170,14 @@ typedef struct gen_backend_ops {
      * none). CUDA in FP32: one kernel. */
     void (*linear1_forward)(gen_backend *be, float *y, float *sums, int nsums, const float *inp,
                             int ldi, const float *w, const float *bias, int n, int C);
+    /* out (B x OC, ld ldo) = inp (B x C, ld ldi) . WT + bias, WT (C x OC) the transpose of
+     * linear_forward's W, bias (OC) or NULL, summing per output only the inputs that are not
+     * zero, in input order (so a zero input skips its weights even where they are not
+     * finite). For inputs that are mostly one-hot blocks (DDPM's x_t while sampling): the
+     * cost is the non-zeros times OC, not C times OC. */
+    void (*linear_sparse_forward)(gen_backend *be, float *out, int ldo, const float *inp,
+                                  int ldi, const float *WT, const float *bias, int B, int C,
+                                  int OC);
     /* linear_forward then an activation, in one call (docs/cuda.md, "Kernels per step"): pre
      * (B x OC, contiguous) = linear_forward(inp (B x C, ld ldi), W, bias), out (B x OC,
      * contiguous) = act(pre) with act GEN_ACT_RELU (relu_forward's value) or GEN_ACT_SILU

@@ -101,8 +101,8 @@ GEN_HOST_DEVICE static inline float gen_ddpm_gauss_step(double xt, double eps, d
  * expression, a = alpha-bar_t / alpha-bar_s, c = alpha-bar_s), and the category drawn by
  * inverting its cumulative sum at u in [0, 1) (the first k with u < sum_{j <= k} q_j; K - 1
  * when rounding leaves u above the total). In double. e: K doubles of scratch that keep
- * exp(logit - max) between the passes, or NULL to recompute them (the same values, so both
- * give the same draw). */
+ * exp(logit - max), then each unnormalised q_k, between the passes, or NULL to recompute
+ * them (the same expressions on the same values, so both give the same draw). */
 GEN_HOST_DEVICE static inline int gen_ddpm_mn_draw(const float *xt, const float *logits, int K,
                                                    double a, double c, double u, double *e) {
     double mx = logits[0], z = 0, W = 0, acc = 0;
@@ -113,10 +113,18 @@ GEN_HOST_DEVICE static inline int gen_ddpm_mn_draw(const float *xt, const float 
         z += v;
     }
     double ua = (1.0 - a) / K, uc = (1.0 - c) / K;
-    for (int k = 0; k < K; k++)
-        W += (a * xt[k] + ua) * (c * ((e ? e[k] : exp(logits[k] - mx)) / z) + uc);
+    if (e) { /* q_k in a loop of its own (no sum in it: it vectorises), then the sums */
+        for (int k = 0; k < K; k++) e[k] = (a * xt[k] + ua) * (c * (e[k] / z) + uc);
+        for (int k = 0; k < K; k++) W += e[k];
+        for (int k = 0; k < K; k++) {
+            acc += e[k] / W;
+            if (u < acc) return k;
+        }
+        return K - 1;
+    }
+    for (int k = 0; k < K; k++) W += (a * xt[k] + ua) * (c * (exp(logits[k] - mx) / z) + uc);
     for (int k = 0; k < K; k++) {
-        acc += (a * xt[k] + ua) * (c * ((e ? e[k] : exp(logits[k] - mx)) / z) + uc) / W;
+        acc += (a * xt[k] + ua) * (c * (exp(logits[k] - mx) / z) + uc) / W;
         if (u < acc) return k;
     }
     return K - 1;

@@ -1,8 +1,8 @@
 /*
  * tests/parity/dense.c — the parity cases of the backend family `dense` (backend.h; CPU:
  * src/backend/cpu/dense.c, CUDA: cuda/dense.cu): gemm, linear_forward/backward,
- * linear_act_forward, linear1_forward, their mixed-precision (TF32/BF16/FP16) forms, and the
- * 16-bit stored inputs (to_half, linear_*_h).
+ * linear_act_forward, linear1_forward, linear_sparse_forward, their mixed-precision
+ * (TF32/BF16/FP16) forms, and the 16-bit stored inputs (to_half, linear_*_h).
  * Each operation: setup declares its buffers from the case's d[], run calls it on one
  * backend; the harness (main.c, parity.h) uploads, runs and compares.
  */
@@ -98,6 +98,28 @@ static void ru_lin1(pt_env *e, gen_backend *be, int k) {
     OPS(be)->linear1_forward(be, P(e, k, 0), P(e, k, 1), D(2), P(e, k, 2), D(1) + 3, P(e, k, 3),
                              D(3) ? P(e, k, 4) : NULL, D(0), D(1));
     pt_prec(be, 0);
+}
+
+/* linear_sparse_forward: B, C, OC, bias?, dense inputs per row (the rest: zeros, and one
+ * 1.0 per block of 7, as one-hot blocks); ldo = OC + 2, ldi = C + 1 */
+static void su_lins(pt_env *e) {
+    int B = D(0), C = D(1), OC = D(2), nd = D(4);
+    pt_add(e, "out", (size_t)B * (OC + 2), PT_OUT, -1, 1);
+    int i = pt_add(e, "inp", (size_t)B * (C + 1), PT_IN, -1, 1);
+    pt_add(e, "WT", (size_t)C * OC, PT_IN, -1, 1);
+    pt_add(e, "bias", (size_t)OC, PT_IN, -1, 1);
+    float *x = pt_host(e, i);
+    for (int b = 0; b < B; b++)
+        for (int j = nd; j < C + 1; j++) {
+            float *v = x + (size_t)b * (C + 1) + j;
+            *v = (j - nd) % 7 == (b + j / 7) % 7 ? 1.0f : 0.0f;
+        }
+}
+
+static void ru_lins(pt_env *e, gen_backend *be, int k) {
+    int B = D(0), C = D(1), OC = D(2);
+    OPS(be)->linear_sparse_forward(be, P(e, k, 0), OC + 2, P(e, k, 1), C + 1, P(e, k, 2),
+                                   D(3) ? P(e, k, 3) : NULL, B, C, OC);
 }
 
 /* gemm: ta, tb, M, N, K, beta variant (0: beta 0.3, 1: beta 0) */
@@ -202,6 +224,8 @@ static const pt_op O_LINACT = {"linear_act_forward", "B C OC bias act", 2e-4, 1e
                                ru_linact};
 static const pt_op O_LIN1 = {"linear1_forward", "n C nsums bias prec", 2e-4, 1e-4, su_lin1,
                              ru_lin1};
+static const pt_op O_LINS = {"linear_sparse_forward", "B C OC bias dense", 2e-4, 1e-4, su_lins,
+                             ru_lins};
 static const pt_op O_LINB = {"linear_backward", "B C OC mask", 5e-4, 1e-4, su_linb, ru_linb};
 /* mixed precision: FP32's tolerances (see su_gemmx: only the summation order differs) */
 static const pt_op O_GEMM_X = {"gemm_mixed", "prec ta tb M N K", 2e-4, 1e-4, su_gemmx, ru_gemmx};
@@ -232,6 +256,8 @@ static const pt_case cases[] = {
     {&O_LINACT, {17, 1025, 3, 0, GEN_ACT_RELU}}, {&O_LINACT, {500, 128, 128, 1, GEN_ACT_RELU}},
     {&O_LINACT, {1, 1, 1, 1, GEN_ACT_SILU}}, {&O_LINACT, {257, 3, 17, 1, GEN_ACT_SILU}},
     {&O_LINACT, {256, 128, 128, 0, GEN_ACT_SILU}},
+    {&O_LINS, {1, 1, 1, 1, 1}}, {&O_LINS, {3, 17, 257, 1, 0}}, {&O_LINS, {50, 1777, 128, 1, 88}},
+    {&O_LINS, {257, 300, 17, 0, 5}}, {&O_LINS, {2, 1025, 3, 1, 1025}},
     {&O_LIN1, {1, 1, 1, 1, 0}}, {&O_LIN1, {100, 256, 2, 1, 0}}, {&O_LIN1, {50, 256, 1, 1, 0}},
     {&O_LIN1, {17, 1025, 0, 0, 0}}, {&O_LIN1, {2050, 64, 2, 1, 0}}, {&O_LIN1, {100, 256, 2, 1, 2}},
     {&O_LINB, {1, 1, 1, 7}}, {&O_LINB, {3, 17, 257, 7}}, {&O_LINB, {17, 1025, 3, 6}},

@@ -41,6 +41,7 @@ static const gen_backend_ops cpu_ops = {
     .linear_backward = gen_cpu_linear_backward,
     .linear_act_forward = gen_cpu_linear_act_forward,
     .linear1_forward = gen_cpu_linear1_forward,
+    .linear_sparse_forward = gen_cpu_linear_sparse_forward,
     .to_half = gen_cpu_to_half,
     .linear_forward_h = gen_cpu_linear_forward_h,
     .linear_backward_h = gen_cpu_linear_backward_h,

@@ -78,6 +78,9 @@ void gen_cpu_linear_backward(gen_backend *be, float *dinp, int lddi, float *dW, 
                              const float *W, int B, int C, int OC);
 void gen_cpu_to_half(gen_backend *be, uint16_t *dst, int ldd, const float *src, int lds,
                      int rows, int cols);
+void gen_cpu_linear_sparse_forward(gen_backend *be, float *out, int ldo, const float *inp,
+                                   int ldi, const float *WT, const float *bias, int B, int C,
+                                   int OC);
 void gen_cpu_linear1_forward(gen_backend *be, float *y, float *sums, int nsums,
                              const float *inp, int ldi, const float *w, const float *bias, int n,
                              int C);

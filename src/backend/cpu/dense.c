@@ -254,6 +254,44 @@ void gen_cpu_linear1_forward(gen_backend *be, float *y, float *sums, int nsums,
     int m = nsums > 0 ? n / nsums : 0;
     for (int j = 0; j < nsums; j++) gen_cpu_sum(be, sums + j, y + (size_t)j * m, (size_t)m);
 }
+/* linear_sparse_forward, rows [lo, hi): per row, the positions of the non-zero inputs (a
+ * branch-free scan into nz, C ints of scratch; NULL: a test per input, the same sums), then
+ * an AXPY of WT's row i for each, then the bias; a row's sums do not depend on how the rows
+ * are split. */
+static GEN_KERNEL void sparse_rows(float *restrict out, int ldo, const float *restrict inp,
+                                   int ldi, const float *restrict WT, const float *restrict bias,
+                                   int C, int OC, int lo, int hi, int *restrict nz) {
+    for (int b = lo; b < hi; b++) {
+        float *restrict o = out + (size_t)b * ldo;
+        const float *x = inp + (size_t)b * ldi;
+        int n = 0;
+        for (int i = 0; nz && i < C; i++) {
+            nz[n] = i;
+            n += x[i] != 0.0f;
+        }
+        for (int j = 0; j < OC; j++) o[j] = 0.0f;
+        for (int k = 0; k < (nz ? n : C); k++) {
+            int i = nz ? nz[k] : k;
+            float v = x[i];
+            if (v == 0.0f) continue;
+            const float *restrict w = WT + (size_t)i * OC;
+            for (int j = 0; j < OC; j++) o[j] += v * w[j];
+        }
+        if (bias)
+            for (int j = 0; j < OC; j++) o[j] += bias[j];
+    }
+}
+void gen_cpu_linear_sparse_forward(gen_backend *be, float *out, int ldo, const float *inp,
+                                   int ldi, const float *WT, const float *bias, int B, int C,
+                                   int OC) {
+    _Pragma("omp parallel if ((size_t)B * OC >= 16384) num_threads(be->threads)") {
+        int64_t t = omp_get_thread_num(), T = omp_get_num_threads();
+        int *nz = malloc((size_t)(C > 0 ? C : 1) * sizeof *nz);
+        sparse_rows(out, ldo, inp, ldi, WT, bias, C, OC, (int)(B * t / T),
+                    (int)(B * (t + 1) / T), nz);
+        free(nz);
+    }
+}
 void gen_cpu_linear_act_forward(gen_backend *be, float *out, float *pre, const float *inp,
                                 int ldi, const float *W, const float *bias, int B, int C, int OC,
                                 int act) {
