@@ -93,10 +93,13 @@ def test_memory_constraints(adult, tiny):
 
 
 def test_memory_efficient_training_names_what_exists(tiny):
-    with pytest.raises(NotImplementedError, match="gradient_checkpointing.*batch_size"):
-        BatchedGenerator(method="ctgan", device="cpu",
-                         config={"epochs": 300, "batch_size": 500, "discriminator_steps": 1,
-                                 "gradient_checkpointing": True})
+    ckpt = BatchedGenerator(method="ctgan", device="cpu", gradient_checkpointing=True,
+                            config={"epochs": 3, "batch_size": 500, "discriminator_steps": 1})
+    assert ckpt.get_param("gradient_checkpointing") == 1
+    plain = BatchedGenerator(method="ctgan", device="cpu",
+                             config={"epochs": 3, "batch_size": 500,
+                                     "gradient_checkpointing": False})
+    assert plain.get_param("gradient_checkpointing") == 0
     generator = BatchedGenerator(method="ctgan", device="cpu",
                                  config={"epochs": 3, "batch_size": 500,
                                          "discriminator_steps": 1})
