@@ -43,9 +43,21 @@ static void note_device(dev_peak *d) {
     if (used > d->peak) d->peak = used;
 }
 
+/* the fit's progress calls: the first and the last (time, steps done), for the seconds per
+ * step between them (the training loop alone, without the transformer fit before it) */
+static double g_t_first, g_t_last;
+static int64_t g_s_first = -1, g_s_last;
+static double now(void);
+
 static int on_epoch(const genesis_progress *p, void *user) {
-    (void)p;
     note_device(user);
+    double t = now();
+    if (g_s_first < 0) {
+        g_t_first = t;
+        g_s_first = p->step;
+    }
+    g_t_last = t;
+    g_s_last = p->step;
     return 0;
 }
 
@@ -68,7 +80,7 @@ static void report(const char *what, const char *src, const genesis_memory_estim
            "\"estimate_device\":%llu,\"peak_device\":%llu,\"table\":%llu,\"encoded\":%llu,"
            "\"transform_fit\":%llu,\"network\":%llu,\"output_buffers\":%llu,\"runtime\":%llu,"
            "\"rss_at_start\":%llu,\"device_before\":%llu,\"seconds\":%.2f,"
-           "\"activations\":%llu,\"ckpt\":%d,\"steps\":%lld}\n",
+           "\"activations\":%llu,\"ckpt\":%d,\"steps\":%lld,\"step_seconds\":%.4f}\n",
            what, src, (long long)e->batch_rows, e->exact, e->data_dim,
            (unsigned long long)e->host_total, (unsigned long long)host_peak, host_ratio,
            (unsigned long long)e->device_total, (unsigned long long)dev_peak_bytes,
@@ -78,7 +90,8 @@ static void report(const char *what, const char *src, const genesis_memory_estim
            (unsigned long long)e->output_buffers,
            (unsigned long long)(e->runtime + e->workspace), (unsigned long long)g_rss_start,
            (unsigned long long)g_dev_before, seconds, (unsigned long long)e->activations,
-           g_ckpt, g_steps);
+           g_ckpt, g_steps,
+           g_s_last > g_s_first ? (g_t_last - g_t_first) / (double)(g_s_last - g_s_first) : 0.0);
 }
 
 #include <time.h>
