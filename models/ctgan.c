@@ -445,8 +445,6 @@ static void ct_gen_bn(ctgan *c, int train_bn, float *out, float *mean, float *rs
                                          CT_BN_EPS);
 }
 
-/* act->zin (B x d0) must hold z' = [z, cond] (with act16: X's last d0 columns, ct_put_input).
- * Writes act->gout (B x data_dim). */
 /* Block 1, z' -> h1 (into X[:, g:2g] too), its running statistics into rm1, rv1 (the
  * model's, or with ckpt's recomputation a scratch). */
 static void ct_gen_block1(ctgan *c, int train_bn, float *rm1, float *rv1) {
@@ -476,6 +474,8 @@ static void ct_gen_block1(ctgan *c, int train_bn, float *rm1, float *rv1) {
     o->copy2d(be, a->X + g, d2, a->h1, g, B, g);
 }
 
+/* act->zin (B x d0) must hold z' = [z, cond] (with act16: X's last d0 columns, ct_put_input).
+ * Writes act->gout (B x data_dim). */
 void ctgan_gen_forward(ctgan *c, int train_bn) {
     gen_backend *be = c->be;
     const gen_backend_ops *o = be->ops;
