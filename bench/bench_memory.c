@@ -2,9 +2,12 @@
  * bench_memory.c — checks the memory model against measured peak usage. Prints one JSON line
  * with the estimate's total and the measured peak for one workload:
  *
- *   bench_memory fit    data.csv [method=ctgan|tvae] [epochs=1] [batch=0] [save=model.gen]
+ *   bench_memory fit    data.csv [method=ctgan|tvae|ddpm] [epochs=1] [batch=0] [save=model.gen]
  *   bench_memory sample model.gen rows [batch=0]     (CSV to $BENCH_MEMORY_OUT, then removed)
  *   GENESIS_DEVICE=cpu|cuda picks the backend (default: AUTO).
+ *   BENCH_GRADIENT_CHECKPOINTING=1 fits with gradient checkpointing (docs/memory.md).
+ *   DDPM: `epochs` counts optimiser steps (iterations).
+ * The line also gives the estimate's activation term and the fit's seconds per step.
  *
  * Host (CPU backend): the peak resident set (VmHWM) of this process, reset with
  * /proc/self/clear_refs after the table is read (fit) or the model is loaded (sample), so the
@@ -40,9 +43,21 @@ static void note_device(dev_peak *d) {
     if (used > d->peak) d->peak = used;
 }
 
+/* the fit's progress calls: the first and the last (time, steps done), for the seconds per
+ * step between them (the training loop alone, without the transformer fit before it) */
+static double g_t_first, g_t_last;
+static int64_t g_s_first = -1, g_s_last;
+static double now(void);
+
 static int on_epoch(const genesis_progress *p, void *user) {
-    (void)p;
     note_device(user);
+    double t = now();
+    if (g_s_first < 0) {
+        g_t_first = t;
+        g_s_first = p->step;
+    }
+    g_t_last = t;
+    g_s_last = p->step;
     return 0;
 }
 
@@ -53,6 +68,8 @@ static int on_batch(int64_t done, int64_t total, double s, void *user) {
 }
 
 static uint64_t g_rss_start;
+static int g_ckpt;      /* BENCH_GRADIENT_CHECKPOINTING */
+static long long g_steps; /* the fit's optimiser steps (0: sampling) */
 static uint64_t g_dev_before; /* device memory in use before this process's context */
 
 static void report(const char *what, const char *src, const genesis_memory_estimate *e,
@@ -62,7 +79,8 @@ static void report(const char *what, const char *src, const genesis_memory_estim
            "\"data_dim\":%d,\"estimate_host\":%llu,\"peak_host\":%llu,\"host_ratio\":%.4f,"
            "\"estimate_device\":%llu,\"peak_device\":%llu,\"table\":%llu,\"encoded\":%llu,"
            "\"transform_fit\":%llu,\"network\":%llu,\"output_buffers\":%llu,\"runtime\":%llu,"
-           "\"rss_at_start\":%llu,\"device_before\":%llu,\"seconds\":%.2f}\n",
+           "\"rss_at_start\":%llu,\"device_before\":%llu,\"seconds\":%.2f,"
+           "\"activations\":%llu,\"ckpt\":%d,\"steps\":%lld,\"step_seconds\":%.4f}\n",
            what, src, (long long)e->batch_rows, e->exact, e->data_dim,
            (unsigned long long)e->host_total, (unsigned long long)host_peak, host_ratio,
            (unsigned long long)e->device_total, (unsigned long long)dev_peak_bytes,
@@ -71,7 +89,9 @@ static void report(const char *what, const char *src, const genesis_memory_estim
            (unsigned long long)(e->parameters + e->optimizer + e->activations),
            (unsigned long long)e->output_buffers,
            (unsigned long long)(e->runtime + e->workspace), (unsigned long long)g_rss_start,
-           (unsigned long long)g_dev_before, seconds);
+           (unsigned long long)g_dev_before, seconds, (unsigned long long)e->activations,
+           g_ckpt, g_steps,
+           g_s_last > g_s_first ? (g_t_last - g_t_first) / (double)(g_s_last - g_s_first) : 0.0);
 }
 
 #include <time.h>
@@ -114,9 +134,19 @@ int main(int argc, char **argv) {
         long long batch = argc > 5 ? atoll(argv[5]) : 0;
         genesis_table *t;
         if ((st = genesis_table_read_csv(ctx, argv[2], NULL, &t)) != GENESIS_OK) return fail(ctx, st);
-        st = genesis_model_create(ctx, strcmp(method, "tvae") ? GENESIS_MODEL_CTGAN : GENESIS_MODEL_TVAE, &m);
-        if (st == GENESIS_OK) st = genesis_model_set_param(m, GENESIS_P_EPOCHS, epochs);
+        genesis_model_kind kind = !strcmp(method, "tvae") ? GENESIS_MODEL_TVAE
+                                  : !strcmp(method, "ddpm") ? GENESIS_MODEL_DDPM
+                                                            : GENESIS_MODEL_CTGAN;
+        st = genesis_model_create(ctx, kind, &m);
+        if (st == GENESIS_OK)
+            st = genesis_model_set_param(m, kind == GENESIS_MODEL_DDPM ? GENESIS_P_ITERATIONS : GENESIS_P_EPOCHS, epochs);
         if (st == GENESIS_OK && batch > 0) st = genesis_model_set_param(m, GENESIS_P_BATCH_SIZE, (double)batch);
+        g_ckpt = getenv("BENCH_GRADIENT_CHECKPOINTING") && atoi(getenv("BENCH_GRADIENT_CHECKPOINTING"));
+        if (st == GENESIS_OK) st = genesis_model_set_param(m, GENESIS_P_GRADIENT_CHECKPOINTING, g_ckpt);
+        double B = 0;
+        genesis_model_get_param(m, GENESIS_P_BATCH_SIZE, &B);
+        int64_t nrows = genesis_table_nrows(t);
+        g_steps = kind == GENESIS_MODEL_DDPM ? epochs : (long long)epochs * (long long)((nrows + (int64_t)B - 1) / (int64_t)B);
         if (st != GENESIS_OK) return fail(ctx, st);
         dp.m = m;
         if (reset_peak() != 0) fprintf(stderr, "bench_memory: cannot reset the peak; it includes reading\n");

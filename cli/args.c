@@ -488,7 +488,8 @@ static void scan_init(scan *s) {
     s->shortopts[k] = 0;
     genesis_param_info pi;
     for (int p = 0; p < NPARAM_MAX && genesis_param_get_info((genesis_param)p, 0, &pi) == GENESIS_OK; p++)
-        s->longopts[n++] = (struct option){pi.name, required_argument, 0, PARAM_BASE + p};
+        /* a switch that is off by default may be given bare (--gradient-checkpointing) */
+        s->longopts[n++] = (struct option){pi.name, p == GENESIS_P_GRADIENT_CHECKPOINTING ? optional_argument : required_argument, 0, PARAM_BASE + p};
     memset(&s->longopts[n], 0, sizeof s->longopts[0]);
 }
 
@@ -573,7 +574,7 @@ int cli_parse(unsigned cmd, int argc, char **argv, options *o) {
         c = flag_id(c);
         int rc;
         if (c >= PARAM_BASE) {
-            rc = apply_param(o, c - PARAM_BASE, optarg);
+            rc = apply_param(o, c - PARAM_BASE, optarg ? optarg : "1");
         } else {
             if (!(FLAGS[c].cmds & cmd)) {
                 char cmds[96], label[40] = "";

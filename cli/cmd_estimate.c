@@ -57,6 +57,17 @@ int cmd_estimate(int argc, char **argv) {
         have32 = s32 == GENESIS_OK;
         genesis_model_set_param(m, GENESIS_P_PRECISION, prec);
     }
+    /* gradient checkpointing: the fit's activations without it, for the saving
+     * (docs/memory.md, "Gradient checkpointing") */
+    double ckpt = 0;
+    genesis_memory_estimate enock;
+    int haveck = 0;
+    if (st == GENESIS_OK && t) genesis_model_get_param(m, GENESIS_P_GRADIENT_CHECKPOINTING, &ckpt);
+    if (st == GENESIS_OK && t && ckpt &&
+        genesis_model_set_param(m, GENESIS_P_GRADIENT_CHECKPOINTING, 0) == GENESIS_OK) {
+        haveck = genesis_estimate_memory(m, t, GENESIS_WORKLOAD_FIT, 0, &enock) == GENESIS_OK;
+        genesis_model_set_param(m, GENESIS_P_GRADIENT_CHECKPOINTING, ckpt);
+    }
     const char *pname = genesis_param_choice(GENESIS_P_PRECISION, (int)prec);
     int64_t maxfit = 0;
     genesis_status fitst = GENESIS_OK;
@@ -85,6 +96,10 @@ int cmd_estimate(int argc, char **argv) {
             est_row("precision_saved", d, ne, 1, &first);
             for (int i = 0; i < ne; i++) d[i] = e32[i].on_device ? e32[i].device_total : e32[i].host_total;
             est_row("fp32_total", d, ne, 1, &first);
+        }
+        if (haveck) { /* the training activations gradient checkpointing saves */
+            uint64_t d = enock.activations - e[0].activations;
+            est_row("checkpointing_saved", &d, 1, 1, &first);
         }
         uint64_t br[2];
         for (int i = 0; i < ne; i++) br[i] = (uint64_t)e[i].batch_rows;
@@ -147,6 +162,13 @@ int cmd_estimate(int argc, char **argv) {
                e32[0].activations > e[0].activations ? "16 bits" : "FP32 (not in this format)",
                t ? "training needs" : "generation needs", nb,
                t1 > t0 ? "more" : "less");
+    }
+    if (haveck && !o.json) {
+        char a0[32], a1[32];
+        fmt_mib(a0, sizeof a0, enock.activations - e[0].activations);
+        fmt_mib(a1, sizeof a1, enock.activations);
+        printf("  gradient checkpointing saves %s of training activations (%s without it; one "
+               "more forward of the recomputed blocks per step)\n", a0, a1);
     }
     char b1[32], b2[32];
     fmt_mib(b1, sizeof b1, budget);

@@ -15,6 +15,12 @@
  * generator's residual stack is X = [h2 | h1 | z'] so each block's input is a suffix of X.
  * In BF16/FP16 X is stored in 16 bits (it is read only by products and for the ReLUs' signs;
  * docs/precision.md, "Memory").
+ * Gradient checkpointing (ckpt; docs/memory.md): the generator's blocks keep only their
+ * inputs (the suffixes of X); block 2's internals (pre, bn, h) are block 1's buffers, and the
+ * backward pass recomputes block 1 from z' after block 2's backward (the same operations on
+ * the same input: the same values; its running statistics go to a scratch, act.ckrs, so
+ * the model's are updated once). The discriminator keeps its activations: it runs on B/pac
+ * packed rows, and the gradient penalty's double backward reads both layers' slopes at once.
  * Data parallel (docs/distributed.md): with K ranks each holds a contiguous slice of the
  * global batch; every rank draws the whole batch's conditions and row picks (cheap host
  * draws) and its slice of the counter-based noise (keyed by global position), the losses are
@@ -77,18 +83,25 @@ static size_t ctgan_point_acts(ctgan *c, float *base) {
                    &a->a1, &a->m1, &a->o1, &a->a2, &a->m2, &a->o2, &a->y,
                    &a->dy_pos, &a->dy_neg, &a->do2, &a->da2, &a->do1, &a->da1, &a->alpha, &a->xhat,
                    &a->r1, &a->r2, &a->gd1, &a->G, &a->U, &a->q1, &a->p1,
-                   &a->q2, &a->p2, &a->scal, &a->cond};
+                   &a->q2, &a->p2, &a->scal, &a->cond, &a->ckrs};
     size_t F = c->act16 ? 0 : 1; /* act16: zin, X, h1, h2 in the 16-bit X, bn2 = bn1 */
+    size_t C = c->ckpt ? 0 : 1;  /* ckpt: block 2's pre, bn, h are block 1's */
     size_t sz[] = {B * c->emb, F * B * c->d0, F * B * c->d2, B * g, B * g, F * B * g, g, g,
-                   B * g, F * B * g, F * B * g, g, g, B * c->data_dim, B * c->w,
+                   C * B * g, C * F * B * g, C * F * B * g, g, g, B * c->data_dim, B * c->w,
                    Bt * c->w, Bt * c->d2, Bt * g, Bt * g, Bt * g, Bt * c->data_dim, Bt * c->w,
                    n2 * dd, n2 * dd, n2 * dd, n2 * dd, n2 * dd, n2 * dd, n2,
                    n, n, n2 * dd, n2 * dd, n2 * dd, n2 * dd,
                    c->train ? (size_t)c->ng : 0, B * c->w,
                    n * dd, n * dd, n * dd, n * c->pacw, n * c->pacw, n * dd, n * dd,
-                   n * dd, n * dd, 16, B * (size_t)(c->cond_dim > 0 ? c->cond_dim : 1)};
+                   n * dd, n * dd, 16, B * (size_t)(c->cond_dim > 0 ? c->cond_dim : 1),
+                   c->ckpt ? 2 * g : 0};
     GEN_ASSERT(sizeof p / sizeof p[0] == sizeof sz / sizeof sz[0]);
     size_t nf = gen_arena_point(base, p, sz, (int)(sizeof sz / sizeof sz[0]));
+    if (base && c->ckpt) {
+        a->pre2 = a->pre1;
+        a->bn2 = a->bn1;
+        a->h2 = a->h1;
+    }
     if (base && c->act16) {
         a->bn2 = a->bn1;
         a->zin = a->X = a->h1 = a->h2 = NULL;
@@ -122,6 +135,7 @@ static void ctgan_set_dims(ctgan *c, const ctgan_config *cfg) {
     c->w = c->data_dim + c->cond_dim;
     c->pacw = c->pac * c->w;
     c->train = cfg->train;
+    c->ckpt = cfg->train && cfg->ckpt;
     c->dis_steps = cfg->train ? (cfg->dis_steps > 0 ? cfg->dis_steps : 1) : 0;
     c->fp16 = cfg->train && cfg->precision == GEN_PREC_FP16;
     c->act16 = gen_act16(cfg->precision);
@@ -224,6 +238,7 @@ genesis_status ctgan_create(genesis_ctx *ctx, gen_backend *be, const ctgan_confi
     point_gen(&c->gp, c->gparams, gs);
     ctgan_point_acts(c, c->acts);
     ctgan_point_acts16(c, c->acts16);
+    if (c->ckpt) be->ops->zero(be, c->act.ckrs, 2 * (size_t)c->gdim);
     if (c->train) {
         /* the gradient arenas end with CT_RED_TAIL floats for the losses (ctgan_reduce) */
         c->ggrads = be->ops->alloc(be, gb + CT_RED_TAIL * sizeof(float));
@@ -430,6 +445,35 @@ static void ct_gen_bn(ctgan *c, int train_bn, float *out, float *mean, float *rs
                                          CT_BN_EPS);
 }
 
+/* Block 1, z' -> h1 (into X[:, g:2g] too), its running statistics into rm1, rv1 (the
+ * model's, or with ckpt's recomputation a scratch). */
+static void ct_gen_block1(ctgan *c, int train_bn, float *rm1, float *rv1) {
+    gen_backend *be = c->be;
+    const gen_backend_ops *o = be->ops;
+    ctgan_acts *a = &c->act;
+    ctgan_gen_tensors *p = &c->gp;
+    int B = c->B, g = c->gdim, d0 = c->d0, d2 = c->d2;
+    if (c->act16) { /* X in 16 bits (docs/precision.md, "Memory"): the same products */
+        uint16_t *X = a->Xs; /* z' is in place (ct_put_input) */
+        o->linear_forward_h(be, a->pre1, g, X + 2 * g, d2, p->W1, p->b1, B, d0, g);
+        ct_gen_bn(c, train_bn, a->bn1, a->mean1, a->rstd1, a->pre1, p->bn1g, p->bn1b, rm1, rv1);
+        o->relu_forward_h(be, X + g, d2, a->bn1, g, B, g);
+        return;
+    }
+    /* one rank in training: the block is one operation (linear_bn_relu_forward: on CUDA
+     * the product and one kernel; docs/cuda.md, "Kernels per step") */
+    if (train_bn && c->K == 1) {
+        o->linear_bn_relu_forward(be, a->h1, g, a->pre1, a->bn1, a->mean1, a->rstd1, rm1, rv1,
+                                  a->zin, d0, p->W1, p->b1, p->bn1g, p->bn1b, B, d0, g,
+                                  CT_BN_EPS, CT_BN_MOMENTUM);
+    } else {
+        o->linear_forward(be, a->pre1, g, a->zin, d0, p->W1, p->b1, B, d0, g);
+        ct_gen_bn(c, train_bn, a->bn1, a->mean1, a->rstd1, a->pre1, p->bn1g, p->bn1b, rm1, rv1);
+        o->relu_forward(be, a->h1, a->bn1, (size_t)B * g);
+    }
+    o->copy2d(be, a->X + g, d2, a->h1, g, B, g);
+}
+
 /* act->zin (B x d0) must hold z' = [z, cond] (with act16: X's last d0 columns, ct_put_input).
  * Writes act->gout (B x data_dim). */
 void ctgan_gen_forward(ctgan *c, int train_bn) {
@@ -441,9 +485,7 @@ void ctgan_gen_forward(ctgan *c, int train_bn) {
     float *rm1 = c->gstats, *rv1 = rm1 + g, *rm2 = rv1 + g, *rv2 = rm2 + g;
     if (c->act16) { /* X in 16 bits (docs/precision.md, "Memory"): the same products */
         uint16_t *X = a->Xs; /* z' is in place (ct_put_input) */
-        o->linear_forward_h(be, a->pre1, g, X + 2 * g, d2, p->W1, p->b1, B, d0, g);
-        ct_gen_bn(c, train_bn, a->bn1, a->mean1, a->rstd1, a->pre1, p->bn1g, p->bn1b, rm1, rv1);
-        o->relu_forward_h(be, X + g, d2, a->bn1, g, B, g);
+        ct_gen_block1(c, train_bn, rm1, rv1);
         o->linear_forward_h(be, a->pre2, g, X + g, d2, p->W2, p->b2, B, d1, g);
         ct_gen_bn(c, train_bn, a->bn2, a->mean2, a->rstd2, a->pre2, p->bn2g, p->bn2b, rm2, rv2);
         o->relu_forward_h(be, X, d2, a->bn2, g, B, g);
@@ -451,20 +493,8 @@ void ctgan_gen_forward(ctgan *c, int train_bn) {
         return;
     }
     o->copy2d(be, a->X + 2 * g, d2, a->zin, d0, B, d0);
-    /* one rank in training: each block is one operation (linear_bn_relu_forward: on CUDA
-     * the product and one kernel; docs/cuda.md, "Kernels per step") */
-    int fused = train_bn && c->K == 1;
-    /* block 1 */
-    if (fused) {
-        o->linear_bn_relu_forward(be, a->h1, g, a->pre1, a->bn1, a->mean1, a->rstd1, rm1, rv1,
-                                  a->zin, d0, p->W1, p->b1, p->bn1g, p->bn1b, B, d0, g,
-                                  CT_BN_EPS, CT_BN_MOMENTUM);
-    } else {
-        o->linear_forward(be, a->pre1, g, a->zin, d0, p->W1, p->b1, B, d0, g);
-        ct_gen_bn(c, train_bn, a->bn1, a->mean1, a->rstd1, a->pre1, p->bn1g, p->bn1b, rm1, rv1);
-        o->relu_forward(be, a->h1, a->bn1, (size_t)B * g);
-    }
-    o->copy2d(be, a->X + g, d2, a->h1, g, B, g);
+    int fused = train_bn && c->K == 1; /* as in ct_gen_block1 */
+    ct_gen_block1(c, train_bn, rm1, rv1);
     /* block 2: input X[:, g:] = [h1, z'] */
     if (fused) {
         o->linear_bn_relu_forward(be, a->h2, g, a->pre2, a->bn2, a->mean2, a->rstd2, rm2, rv2,
@@ -518,7 +548,9 @@ void ctgan_gen_backward(ctgan *c) {
     }
     gen_linear_backward_x(be, NULL, 0, d->W2, db, a->dpre, g, in2, in2s, d2, p->W2, B, d1, g);
     o->gemm(be, 0, 0, B, g, g, 1.0f, a->dpre, g, p->W2, d1, 1.0f, a->dX + g, d2);
-    /* block 1 */
+    /* block 1 (ckpt: its internals were block 2's; recomputed from z', the running
+     * statistics into the scratch) */
+    if (c->ckpt) ct_gen_block1(c, 1, a->ckrs, a->ckrs + g);
     o->zero(be, a->dpre, Bg);
     db = d->b1;
     if (fused) {

@@ -21,6 +21,9 @@ typedef struct ctgan_config {
     struct gen_comm *comm;
     int dis_steps; /* discriminator steps per generator step (training: sizes the draws) */
     int precision; /* GEN_PREC_* of the GEMMs; FP16 training adds loss scaling */
+    /* 1 (training): gradient checkpointing (docs/memory.md): the generator's two residual
+     * blocks share one set of internals and block 1 is recomputed in the backward pass */
+    int ckpt;
 } ctgan_config;
 
 /* The ledger: a few floats of backend memory where each step leaves its loss sums and the
@@ -75,12 +78,16 @@ typedef struct ctgan_acts {
      * X, h1 and h2 above are then NULL (z' is written into X directly) and bn2 shares bn1
      * (each is read only by its ReLU) */
     uint16_t *Xs;
+    /* ckpt: where block 1's recomputation puts its running statistics (2 gdim; discarded, so
+     * the model's are updated once per forward) */
+    float *ckrs;
 } ctgan_acts;
 
 typedef struct ctgan {
     gen_backend *be;
     int B, pac, n, emb, gdim, ddim, data_dim, cond_dim, d0, d1, d2, w, pacw;
     int train;
+    int ckpt;                      /* gradient checkpointing (training; ctgan_config.ckpt) */
     int fp16;                      /* training in FP16: loss scaling (amp below) */
     int nspans;
     gen_act_span *spans;

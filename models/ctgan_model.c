@@ -97,7 +97,7 @@ static genesis_status check_distributed(genesis_model *m, const gen_encoded *enc
 static genesis_status regather_generator(genesis_model *m, ctgan_model *cm) {
     ctgan *c = cm->net, *g = NULL;
     ctgan_config cfg = {c->Bg, c->pac, c->emb, c->gdim, c->ddim, c->data_dim, c->cond_dim, 0, NULL, 0,
-                        gen_param_i(m, GENESIS_P_PRECISION)};
+                        gen_param_i(m, GENESIS_P_PRECISION), 0};
     GEN_TRY(make_net(m, &cfg, &g));
     size_t ns = 4 * (size_t)c->gdim;
     float *h = malloc((c->gcount + ns) * sizeof(float));
@@ -183,7 +183,8 @@ static genesis_status ctgan_model_fit(genesis_model *m, const gen_encoded *enc,
     ctgan_config cfg = {B, pac, gen_param_i(m, GENESIS_P_EMBEDDING_DIM),
                         gen_param_i(m, GENESIS_P_GEN_DIM), gen_param_i(m, GENESIS_P_DIS_DIM),
                         m->tf.data_dim, cm->prior.cond_dim, 1, comm,
-                        gen_param_i(m, GENESIS_P_DIS_STEPS), gen_param_i(m, GENESIS_P_PRECISION)};
+                        gen_param_i(m, GENESIS_P_DIS_STEPS), gen_param_i(m, GENESIS_P_PRECISION),
+                        gen_param_i(m, GENESIS_P_GRADIENT_CHECKPOINTING)};
     GEN_TRY(make_net(m, &cfg, &cm->net));
     ctgan *c = cm->net;
     GEN_TRY(ctgan_init_weights(c, m->seed));
@@ -341,7 +342,7 @@ static genesis_status ctgan_model_load(genesis_model *m, gen_reader *r) {
     for (int i = 0; i < 7; i++)
         GEN_TRY(gen_rd_count(r, i == 6 ? 0 : 1, hi[i], names[i], &cfgv[i]));
     ctgan_config cfg = {cfgv[0], cfgv[1], cfgv[2], cfgv[3], cfgv[4], cfgv[5], cfgv[6], 0, NULL, 0,
-                        gen_param_i(m, GENESIS_P_PRECISION)};
+                        gen_param_i(m, GENESIS_P_PRECISION), 0};
     if (cfg.batch % cfg.pac != 0 || cfg.data_dim != m->tf.data_dim ||
         cfg.cond_dim != cond_dim_of(&m->tf))
         return gen_rd_fail(r, "CTGAN sizes do not match the model's column layout");
@@ -411,7 +412,8 @@ static void ctgan_model_memory(const genesis_model *m, const gen_net_shape *sh, 
     ctgan_config cfg = {sh->batch, gen_param_i(m, GENESIS_P_PAC), gen_param_i(m, GENESIS_P_EMBEDDING_DIM),
                         gen_param_i(m, GENESIS_P_GEN_DIM), gen_param_i(m, GENESIS_P_DIS_DIM),
                         sh->data_dim, sh->cond_dim, sh->train, NULL,
-                        gen_param_i(m, GENESIS_P_DIS_STEPS), gen_param_i(m, GENESIS_P_PRECISION)};
+                        gen_param_i(m, GENESIS_P_DIS_STEPS), gen_param_i(m, GENESIS_P_PRECISION),
+                        gen_param_i(m, GENESIS_P_GRADIENT_CHECKPOINTING)};
     ctgan_memory(&cfg, out);
 }
 
@@ -449,6 +451,7 @@ static const gen_param_use CTGAN_PARAMS[] = {
     {GENESIS_P_MAX_MODES, 10},        {GENESIS_P_MAX_CATEGORIES, 500}, {GENESIS_P_POINT_MASSES, 1},
     {GENESIS_P_CLAMP_RANGE, 1},       {GENESIS_P_BN_EVAL_SAMPLE, 0},   {GENESIS_P_VGM_MAX_ROWS, 200000},
     {GENESIS_P_PRECISION, 0},
+    {GENESIS_P_GRADIENT_CHECKPOINTING, 0},
 };
 
 const gen_model_vtable gen_ctgan_vtable = {

@@ -12,6 +12,12 @@
  *   multinomial posteriors / number of categorical features (backend op ddpm_loss);
  *   AdamW (torch semantics: decay applied to the weights before the Adam update).
  * Memory: one allocation per buffer kind (llm.c), named slices from size tables.
+ * Gradient checkpointing (ckpt; docs/memory.md): the blocks are the time embedding (t ->
+ * temb -> e1 -> e2), the label embedding (y -> lab -> labs) and each hidden layer. The
+ * backward pass reads of a hidden layer only its output (the ReLU's sign, the next product's
+ * input), so the blocks' inputs h0, h_l are kept and their internals (the pre-activations)
+ * share one buffer with the embeddings' internals, which the backward pass recomputes from
+ * t and y (the same operations on the same inputs: the same values) after the hidden layers.
  * Derivations: docs/ddpm.md.
  */
 #include <math.h>
@@ -56,23 +62,41 @@ static size_t point_acts(ddpm *d, float *base) {
     float **p[11 + 2 * DDPM_MAX_LAYERS + 5];
     size_t s[11 + 2 * DDPM_MAX_LAYERS + 5];
     int n = 0;
+    /* ckpt: one buffer S holds the internals of whichever block runs (the embeddings' four
+     * (six with labels) B x E, or a hidden layer's pre-activation), pointed below */
+    size_t C = d->ckpt ? 0 : 1, emb = (d->K ? 6 : 4) * E, S = d->ckpt ? B * (emb > H ? emb : H) : 0;
 #define ADD(ptr, size) (p[n] = (ptr), s[n++] = (size))
     ADD(&a->x0, T * D); ADD(&a->xt, B * D); ADD(&a->noise, T * D); ADD(&a->coef, T * 2);
-    ADD(&a->temb, B * E); ADD(&a->e1, B * E); ADD(&a->e1s, B * E); ADD(&a->e2, B * E);
-    ADD(&a->h0, B * E); ADD(&a->lab, d->K ? B * E : 0); ADD(&a->labs, d->K ? B * E : 0);
+    ADD(&a->temb, C * B * E); ADD(&a->e1, C * B * E); ADD(&a->e1s, C * B * E);
+    ADD(&a->e2, C * B * E); ADD(&a->h0, B * E); ADD(&a->lab, d->K ? C * B * E : 0);
+    ADD(&a->labs, d->K ? C * B * E : 0);
     for (int l = 0; l < DDPM_MAX_LAYERS; l++) {
-        ADD(&a->a[l], l < d->L ? B * H : 0);
+        ADD(&a->a[l], l < d->L ? (l ? C * B * H : (d->ckpt ? S : B * H)) : 0);
         ADD(&a->h[l], l < d->L ? B * H : 0);
     }
     ADD(&a->out, B * D); ADD(&a->dout, T * D); ADD(&a->dA, T * W); ADD(&a->dB, T * W);
     ADD(&a->loss, 4);
 #undef ADD
-    return gen_arena_point(base, p, s, n);
+    size_t nf = gen_arena_point(base, p, s, n);
+    if (base && d->ckpt) {
+        size_t bE = (size_t)B * E;
+        for (int l = 1; l < d->L; l++) a->a[l] = a->a[0];
+        a->temb = a->a[0];
+        a->e1 = a->temb + bE;
+        a->e1s = a->e1 + bE;
+        a->e2 = a->e1s + bE;
+        if (d->K) {
+            a->lab = a->e2 + bE;
+            a->labs = a->lab + bE;
+        }
+    }
+    return nf;
 }
 
 static void set_dims(ddpm *d, const ddpm_config *cfg) {
     d->B = cfg->batch; d->D = cfg->data_dim; d->E = cfg->temb; d->H = cfg->hid;
     d->L = cfg->layers; d->train = cfg->train; d->K = cfg->classes;
+    d->ckpt = cfg->train && cfg->ckpt;
 }
 
 void ddpm_memory(const ddpm_config *cfg, gen_net_bytes *out) {
@@ -108,7 +132,7 @@ genesis_status ddpm_create_view(genesis_ctx *ctx, const ddpm *owner, int batch, 
     ddpm *d = calloc(1, sizeof *d);
     GEN_RETURN_IF(!d, ctx, GENESIS_ERR_NOMEM, "out of memory creating DDPM");
     d->be = be;
-    ddpm_config cfg = {batch, owner->D, owner->E, owner->H, owner->L, 0, owner->K, 0};
+    ddpm_config cfg = {batch, owner->D, owner->E, owner->H, owner->L, 0, owner->K, 0, 0};
     set_dims(d, &cfg);
     d->nspans = owner->nspans, d->nnum = owner->nnum, d->ncat = owner->ncat;
     d->spans = calloc((size_t)(d->nspans ? d->nspans : 1), sizeof *d->spans);
@@ -240,6 +264,17 @@ void ddpm_forward(ddpm *d, int B) {
     o->linear_forward(be, a->out, D, in, H, p->oW, p->ob, B, H, D);
 }
 
+void ddpm_embed_recompute(ddpm *d, int B) {
+    gen_backend *be = d->be;
+    const gen_backend_ops *o = be->ops;
+    ddpm_acts *a = &d->act;
+    ddpm_tensors *p = &d->p;
+    int E = d->E;
+    o->timestep_embed(be, a->temb, d->t, B, E);
+    o->linear_act_forward(be, a->e1s, a->e1, a->temb, E, p->tW1, p->tb1, B, E, E, GEN_ACT_SILU);
+    if (d->K) o->label_embed(be, a->lab, p->lemb, d->y, B, E);
+}
+
 float ddpm_forward_backward(ddpm *d, int B, float gscale, float mscale, int backward) {
     gen_backend *be = d->be;
     const gen_backend_ops *o = be->ops;
@@ -269,6 +304,7 @@ float ddpm_forward_backward(ddpm *d, int B, float gscale, float mscale, int back
         }
         /* dA = dh0 = d(projection) = d(e2) */
         o->linear_backward(be, NULL, 0, g->pW, g->pb, a->dA, E, a->xt, D, p->pW, B, D, E);
+        if (d->ckpt) ddpm_embed_recompute(d, B);
         if (d->K) { /* d(label embedding) = SiLU' * dh0, summed per class */
             o->zero(be, a->dB, (size_t)B * E);
             o->silu_backward(be, a->dB, a->dA, a->lab, (size_t)B * E);

@@ -23,6 +23,9 @@ typedef struct ddpm_config {
     int train;     /* 0: sampling only (no gradient or Adam buffers) */
     int classes;   /* K > 0: a class-conditional denoiser, a K-row label embedding; 0: none */
     int ema;       /* 1 (training only): keep an exponential moving average of the weights */
+    /* 1 (training only): gradient checkpointing (docs/memory.md): one buffer for every
+     * block's internals, the time and label embeddings recomputed in the backward pass */
+    int ckpt;
 } ddpm_config;
 
 /* Named slices of the parameter (or gradient) arena, in arena order. */
@@ -48,6 +51,7 @@ typedef struct ddpm {
     gen_backend *be;
     int B, D, E, H, L;
     int train;
+    int ckpt;                  /* gradient checkpointing (training; ddpm_config.ckpt) */
     int K;                     /* classes of the label embedding; 0: unconditional */
     int nspans, nnum, ncat;    /* spans; tanh spans (Gaussian); softmax spans (multinomial) */
     gen_act_span *spans;
@@ -80,6 +84,9 @@ genesis_status ddpm_init_weights(ddpm *d, uint64_t seed);
  * projection of x_t sums only its non-zero entries (x_t's softmax spans are one-hots while
  * sampling; docs/ddpm.md §5). */
 void ddpm_forward(ddpm *d, int B);
+/* With ckpt: the time and label embeddings' internals (temb, e1, e1s, lab) again, from
+ * t and y, for the backward pass (their buffer held the hidden layers' meanwhile). */
+void ddpm_embed_recompute(ddpm *d, int B);
 /* Forward, loss (ddpm_loss with gscale, mscale) and, when `backward`, every gradient into
  * d->grads (zeroed first). Returns the loss (both parts). */
 float ddpm_forward_backward(ddpm *d, int B, float gscale, float mscale, int backward);

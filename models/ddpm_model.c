@@ -392,7 +392,8 @@ static genesis_status ddpm_model_fit(genesis_model *m, const gen_encoded *enc,
     float ema = (float)m->param[GENESIS_P_EMA_DECAY];
     ddpm_config cfg = {B, m->tf.data_dim, gen_param_i(m, GENESIS_P_EMBEDDING_DIM),
                        gen_param_i(m, GENESIS_P_GEN_DIM), gen_param_i(m, GENESIS_P_NUM_LAYERS), 1,
-                       target >= 0 ? m->tf.cols[target].width : 0, ema > 0};
+                       target >= 0 ? m->tf.cols[target].width : 0, ema > 0,
+                       gen_param_i(m, GENESIS_P_GRADIENT_CHECKPOINTING)};
     ddpm_model *dm = NULL;
     GEN_TRY(new_impl(m, &cfg, target, &dm));
     ddpm *d = dm->net;
@@ -716,7 +717,7 @@ static genesis_status ddpm_model_load(genesis_model *m, gen_reader *r) {
     m->param[GENESIS_P_NUM_LAYERS] = L;
     m->param[GENESIS_P_DIFFUSION_STEPS] = T;
     m->param[GENESIS_P_NOISE_SCHEDULE] = cosine;
-    ddpm_config cfg = {B, D, E, H, L, 0, K, 0};
+    ddpm_config cfg = {B, D, E, H, L, 0, K, 0, 0};
     ddpm_model *dm = NULL;
     GEN_TRY(new_impl(m, &cfg, target, &dm));
     if (target >= 0) {
@@ -745,7 +746,8 @@ static void ddpm_model_memory(const genesis_model *m, const gen_net_shape *sh, g
         if (strcmp(m->tf.cols[c].name, m->target) == 0) K = m->tf.cols[c].width;
     ddpm_config cfg = {sh->batch, sh->data_dim, gen_param_i(m, GENESIS_P_EMBEDDING_DIM),
                        gen_param_i(m, GENESIS_P_GEN_DIM), gen_param_i(m, GENESIS_P_NUM_LAYERS),
-                       sh->train, K, sh->train && m->param[GENESIS_P_EMA_DECAY] > 0};
+                       sh->train, K, sh->train && m->param[GENESIS_P_EMA_DECAY] > 0,
+                       gen_param_i(m, GENESIS_P_GRADIENT_CHECKPOINTING)};
     ddpm_memory(&cfg, out);
     if (sh->sample_rows > 0 && sh->sample_rows != sh->batch) { /* dm->snet (ddpm_create_view) */
         ddpm_config vc = cfg;
@@ -793,6 +795,7 @@ static const gen_param_use DDPM_PARAMS[] = {
     {GENESIS_P_EMA_DECAY, 0},         {GENESIS_P_LABEL_DROPOUT, 0},    {GENESIS_P_GUIDANCE, 0},
     {GENESIS_P_QUANTILE, 1},          {GENESIS_P_DDIM_ETA, 0},
     {GENESIS_P_EPSILON, 0},           {GENESIS_P_DELTA, 0},            {GENESIS_P_MAX_GRAD_NORM, 1},
+    {GENESIS_P_GRADIENT_CHECKPOINTING, 0},
 };
 
 const gen_model_vtable gen_ddpm_vtable = {

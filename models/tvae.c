@@ -15,6 +15,11 @@
  * Memory: one allocation per buffer kind (llm.c), named pointers from size tables.
  * In BF16/FP16 the four ReLU outputs (read only as the next layer's input and for their sign)
  * are stored in 16 bits, in an arena of their own (docs/precision.md, "Memory").
+ * Gradient checkpointing (ckpt; docs/memory.md): two blocks, the encoder (x -> h2) and the
+ * decoder (z -> r). Only their inputs and outputs between them are kept (x, mu, logvar, eps,
+ * std, z, r); the encoder's activations and gradients live in the decoder's buffers, and the
+ * backward pass recomputes the encoder from x (the same operations on the same input, so the
+ * same values) once the decoder's backward no longer needs them.
  * Data parallel (docs/distributed.md): each rank holds a contiguous slice of the global
  * batch, draws the global batch's noise at its rows' positions, scales the losses by the
  * global row count, and sums gradients (and the loss sums, in the arena's tail) in one
@@ -50,19 +55,28 @@ static size_t point_acts(tvae *t, float *base) {
     /* act16: the ReLU outputs live in the 16-bit arena (point_acts16) and the pre-activations
      * share a1 (B rows: the decoder's c1, c2 use it when sampling) */
     size_t A = t->act16 ? 0 : 1, H = t->act16 ? 0 : 1, Ta = t->act16 ? B : T;
+    /* ckpt: the encoder's activations and gradients are the decoder's (aliased below) */
+    size_t C = t->ckpt ? 0 : 1;
+    if (t->ckpt && !t->act16) Ta = 0;
     float **p[] = {&a->x, &a->a1, &a->h1, &a->a2, &a->h2, &a->mu, &a->lv, &a->eps, &a->std, &a->z,
                    &a->c1, &a->k1, &a->c2, &a->k2, &a->r, &a->dr, &a->dk2, &a->dc2, &a->dk1,
                    &a->dc1, &a->dz, &a->dmu, &a->dlv, &a->dh2, &a->da2, &a->dh1, &a->da1, &a->out,
                    &a->scal};
-    size_t s[] = {T * D, Ta * h, H * T * h, A * T * h, H * T * h, T * e, T * e, T * e, T * e, B * e,
-                  A * B * h, H * B * h, A * B * h, H * B * h, B * Dr, T * Dr, T * h, T * h, T * h,
-                  T * h, T * e, T * e, T * e, T * h, T * h, T * h, T * h, B * Dr,
-                  16};
+    size_t s[] = {T * D, Ta * h, C * H * T * h, C * A * T * h, C * H * T * h, T * e, T * e, T * e,
+                  T * e, B * e, A * B * h, H * B * h, A * B * h, H * B * h, B * Dr, T * Dr, T * h,
+                  T * h, T * h, T * h, T * e, T * e, T * e, C * T * h, C * T * h, C * T * h,
+                  C * T * h, B * Dr, 16};
     GEN_ASSERT(sizeof p / sizeof p[0] == sizeof s / sizeof s[0]);
     size_t n = gen_arena_point(base, p, s, (int)(sizeof s / sizeof s[0]));
     if (base && t->act16) {
         a->a2 = a->c1 = a->c2 = a->a1;
         a->h1 = a->h2 = a->k1 = a->k2 = NULL;
+    }
+    if (base && t->ckpt) {
+        if (!t->act16) {
+            a->a1 = a->c1; a->h1 = a->k1; a->a2 = a->c2; a->h2 = a->k2;
+        }
+        a->dh2 = a->dk2; a->da2 = a->dc2; a->dh1 = a->dk1; a->da1 = a->dc1;
     }
     return n;
 }
@@ -73,8 +87,14 @@ static size_t point_acts16(tvae *t, uint16_t *base) {
     tvae_acts *a = &t->act;
     size_t B = t->act16 ? t->B : 0, h = t->hid, T = t->train ? B : 0;
     uint16_t **p[] = {&a->h1s, &a->h2s, &a->k1s, &a->k2s};
-    size_t s[] = {T * h, T * h, B * h, B * h};
-    return gen_arena_point16(base, p, s, 4);
+    size_t C = t->ckpt ? 0 : 1; /* ckpt: the encoder's are the decoder's */
+    size_t s[] = {C * T * h, C * T * h, B * h, B * h};
+    size_t n = gen_arena_point16(base, p, s, 4);
+    if (base && t->act16 && t->ckpt) {
+        a->h1s = a->k1s;
+        a->h2s = a->k2s;
+    }
+    return n;
 }
 
 static void tvae_set_dims(tvae *t, const tvae_config *cfg) {
@@ -88,6 +108,7 @@ static void tvae_set_dims(tvae *t, const tvae_config *cfg) {
     t->alpha_per_mode = cfg->alpha_per_mode;
     t->loss_factor = cfg->loss_factor;
     t->train = cfg->train;
+    t->ckpt = cfg->train && cfg->ckpt;
     t->fp16 = cfg->train && cfg->precision == GEN_PREC_FP16;
     t->act16 = gen_act16(cfg->precision);
 }
@@ -297,6 +318,24 @@ static float *tv_relu_backward(gen_backend *be, float *dpre, float *dbias, const
     return dbias;
 }
 
+/* The encoder block: x -> h1 -> h2 (run again in the backward pass with ckpt). */
+static void tv_encode(tvae *t, int B) {
+    gen_backend *be = t->be;
+    const gen_backend_ops *o = be->ops;
+    tvae_acts *a = &t->act;
+    tvae_tensors *p = &t->p;
+    int h = t->hid, D = t->D;
+    if (!a->h1s) { /* FP32 storage: each layer and its ReLU in one operation */
+        o->linear_act_forward(be, a->h1, a->a1, a->x, D, p->eW1, p->eb1, B, D, h, GEN_ACT_RELU);
+        o->linear_act_forward(be, a->h2, a->a2, a->h1, h, p->eW2, p->eb2, B, h, h, GEN_ACT_RELU);
+    } else {
+        o->linear_forward(be, a->a1, h, a->x, D, p->eW1, p->eb1, B, D, h);
+        gen_relu_forward_x(be, a->h1, a->h1s, h, a->a1, B, h);
+        gen_linear_forward_x(be, a->a2, h, a->h1, a->h1s, h, p->eW2, p->eb2, B, h, h);
+        gen_relu_forward_x(be, a->h2, a->h2s, h, a->a2, B, h);
+    }
+}
+
 void tvae_decode(tvae *t, int B) {
     tvae_acts *a = &t->act;
     tvae_tensors *p = &t->p;
@@ -338,16 +377,7 @@ void tvae_forward_backward_n(tvae *t, int B, int N, int backward) {
         o->zero(be, a->scal, 2);
         return;
     }
-    /* encoder */
-    if (!a->h1s) { /* FP32 storage: each layer and its ReLU in one operation */
-        o->linear_act_forward(be, a->h1, a->a1, a->x, D, p->eW1, p->eb1, B, D, h, GEN_ACT_RELU);
-        o->linear_act_forward(be, a->h2, a->a2, a->h1, h, p->eW2, p->eb2, B, h, h, GEN_ACT_RELU);
-    } else {
-        o->linear_forward(be, a->a1, h, a->x, D, p->eW1, p->eb1, B, D, h);
-        gen_relu_forward_x(be, a->h1, a->h1s, h, a->a1, B, h);
-        gen_linear_forward_x(be, a->a2, h, a->h1, a->h1s, h, p->eW2, p->eb2, B, h, h);
-        gen_relu_forward_x(be, a->h2, a->h2s, h, a->a2, B, h);
-    }
+    tv_encode(t, B);
     gen_linear_forward_x(be, a->mu, e, a->h2, a->h2s, h, p->mW, p->mb, B, h, e);
     gen_linear_forward_x(be, a->lv, e, a->h2, a->h2s, h, p->vW, p->vb, B, h, e);
     o->reparam_forward(be, a->z, a->std, a->mu, a->lv, a->eps, Be);
@@ -383,6 +413,8 @@ void tvae_forward_backward_n(tvae *t, int B, int N, int backward) {
     /* reparameterisation, then both heads into h2 */
     /* with the heads' bias gradients in the same pass (reparam_backward_bias) */
     o->reparam_backward_bias(be, a->dmu, a->dlv, g->mb, g->vb, a->dz, a->eps, a->std, B, e);
+    /* ckpt: the decoder's backward is done with the buffers the encoder shares: run it again */
+    if (t->ckpt) tv_encode(t, B);
     o->zero(be, a->dh2, Bh);
     gen_linear_backward_x(be, a->dh2, h, g->mW, NULL, a->dmu, e, a->h2, a->h2s, h, p->mW, B, h, e);
     gen_linear_backward_x(be, a->dh2, h, g->vW, NULL, a->dlv, e, a->h2, a->h2s, h, p->vW, B, h, e);

@@ -25,6 +25,9 @@ typedef struct tvae_config {
     /* the decoder's output width: data_dim, or with alpha_per_mode tvae_out_dim(); 0 = let
      * tvae_create compute it from the spans (tvae_memory, which has no spans, needs it) */
     int out_dim;
+    /* 1 (training): gradient checkpointing (docs/memory.md): the encoder's activations share
+     * the decoder's buffers and the encoder is recomputed from x in the backward pass */
+    int ckpt;
 } tvae_config;
 
 /* Floats after the gradient arena that carry the loss sums through the gradient all-reduce. */
@@ -66,6 +69,7 @@ typedef struct tvae {
     int alpha_per_mode;
     float loss_factor;
     int train;                 /* 0: decoder only; the encoder and gradient buffers are empty */
+    int ckpt;                  /* gradient checkpointing (training; tvae_config.ckpt) */
     int nspans;
     gen_act_span *spans;       /* the decoder output's activation spans (r's layout) */
     gen_recon_span *rspans;    /* the reconstruction loss's spans (x's layout, r's positions) */

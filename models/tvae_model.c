@@ -97,7 +97,7 @@ static genesis_status check_distributed(genesis_model *m, const gen_encoded *enc
 static genesis_status regather_net(genesis_model *m, tvae_model *tm) {
     tvae *t = tm->net, *g = NULL;
     tvae_config cfg = {t->Bg, t->D, t->emb, t->hid, t->loss_factor, 0, NULL,
-                       gen_param_i(m, GENESIS_P_PRECISION), t->alpha_per_mode, t->Dr};
+                       gen_param_i(m, GENESIS_P_PRECISION), t->alpha_per_mode, t->Dr, 0};
     GEN_TRY(make_net(m, &cfg, &g));
     float *h = malloc(t->count * sizeof(float));
     if (!h) {
@@ -161,7 +161,8 @@ static genesis_status tvae_model_fit(genesis_model *m, const gen_encoded *enc,
     tvae_config cfg = {B, m->tf.data_dim, gen_param_i(m, GENESIS_P_EMBEDDING_DIM),
                        gen_param_i(m, GENESIS_P_GEN_DIM), (float)m->param[GENESIS_P_LOSS_FACTOR], 1,
                        comm, gen_param_i(m, GENESIS_P_PRECISION),
-                       gen_param_i(m, GENESIS_P_ALPHA_PER_MODE), 0};
+                       gen_param_i(m, GENESIS_P_ALPHA_PER_MODE), 0,
+                       gen_param_i(m, GENESIS_P_GRADIENT_CHECKPOINTING)};
     GEN_TRY(make_net(m, &cfg, &tm->net));
     tvae *t = tm->net;
     GEN_TRY(tvae_init_weights(t, m->seed));
@@ -360,7 +361,7 @@ static genesis_status tvae_model_load(genesis_model *m, gen_reader *r) {
     tvae_model *tm = NULL;
     GEN_TRY(new_impl(m, &tm));
     tvae_config cfg = {B, D, emb, hid, (float)m->param[GENESIS_P_LOSS_FACTOR], 0, NULL,
-                       gen_param_i(m, GENESIS_P_PRECISION), apm, Dr};
+                       gen_param_i(m, GENESIS_P_PRECISION), apm, Dr, 0};
     GEN_TRY(make_net(m, &cfg, &tm->net));
     tvae *t = tm->net;
     float *hp = malloc(t->count * sizeof(float));
@@ -383,7 +384,8 @@ static void tvae_model_memory(const genesis_model *m, const gen_net_shape *sh, g
     tvae_config cfg = {sh->batch, sh->data_dim, gen_param_i(m, GENESIS_P_EMBEDDING_DIM),
                        gen_param_i(m, GENESIS_P_GEN_DIM), (float)m->param[GENESIS_P_LOSS_FACTOR],
                        sh->train, NULL, gen_param_i(m, GENESIS_P_PRECISION), apm,
-                       sh->data_dim + (apm ? sh->mode_extra : 0)};
+                       sh->data_dim + (apm ? sh->mode_extra : 0),
+                       gen_param_i(m, GENESIS_P_GRADIENT_CHECKPOINTING)};
     tvae_memory(&cfg, out);
     if (sh->train && sh->nrows > 0) { /* the epoch order's chunk: a host and a backend copy */
         int64_t rows = (int64_t)(TV_ORDER_CHUNK_BYTES / sizeof(int32_t)) / sh->batch * sh->batch;
@@ -421,6 +423,7 @@ static const gen_param_use TVAE_PARAMS[] = {
     {GENESIS_P_CLAMP_RANGE, 1},       {GENESIS_P_VGM_MAX_ROWS, 200000}, {GENESIS_P_LOSS_FACTOR, 2},
     {GENESIS_P_SAMPLE_ARGMAX, 0},     {GENESIS_P_ALPHA_PER_MODE, 0},   {GENESIS_P_PRECISION, 0},
     {GENESIS_P_EPSILON, 0},           {GENESIS_P_DELTA, 0},            {GENESIS_P_MAX_GRAD_NORM, 1},
+    {GENESIS_P_GRADIENT_CHECKPOINTING, 0},
 };
 
 const gen_model_vtable gen_tvae_vtable = {

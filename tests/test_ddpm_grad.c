@@ -293,7 +293,7 @@ END_TEST
 
 static void grad_network(int K) {
     gen_act_span spans[4] = {{0, 1, 0}, {1, 3, 1}, {4, 1, 0}, {5, 4, 1}};
-    ddpm_config cfg = {5, 9, 6, 7, 2, 1, K, 0};
+    ddpm_config cfg = {5, 9, 6, 7, 2, 1, K, 0, 0};
     ddpm *d;
     ck_assert_int_eq(ddpm_create(ctx, be, &cfg, spans, 4, &d), GENESIS_OK);
     ck_assert_int_eq(d->nnum, 2);
@@ -348,7 +348,7 @@ END_TEST
  * ema_n = decay^n p_0 + sum_{i=1..n} (1 - decay) decay^(n-i) p_i. */
 START_TEST(test_ema_closed_form) {
     gen_act_span spans[2] = {{0, 2, 0}, {2, 3, 1}};
-    ddpm_config cfg = {4, 5, 4, 6, 1, 1, 2, 1};
+    ddpm_config cfg = {4, 5, 4, 6, 1, 1, 2, 1, 0};
     ddpm *d;
     ck_assert_int_eq(ddpm_create(ctx, be, &cfg, spans, 2, &d), GENESIS_OK);
     ck_assert_int_eq(ddpm_init_weights(d, 9), GENESIS_OK);

@@ -111,7 +111,7 @@ END_TEST
 START_TEST(test_clipping_per_example) {
     enum { NB = 9, ND = 9, NE = 3, NH = 6 };
     gen_act_span spans[4] = {{0, 1, 0}, {1, 3, 1}, {4, 1, 0}, {5, 4, 1}};
-    tvae_config cfg = {NB, ND, NE, NH, 2.0f, 1, NULL, 0, 0, 0};
+    tvae_config cfg = {NB, ND, NE, NH, 2.0f, 1, NULL, 0, 0, 0, 0};
     tvae *t;
     ck_assert_int_eq(tvae_create(ctx, be, &cfg, spans, 4, &t), GENESIS_OK);
     ck_assert_int_eq(tvae_init_weights(t, 4), GENESIS_OK);
@@ -173,7 +173,7 @@ END_TEST
 START_TEST(test_clipping_per_example_ddpm) {
     enum { NB = 7, ND = 9, K = 3 };
     gen_act_span spans[4] = {{0, 1, 0}, {1, 3, 1}, {4, 1, 0}, {5, 4, 1}};
-    ddpm_config cfg = {NB, ND, 6, 7, 2, 1, K, 0};
+    ddpm_config cfg = {NB, ND, 6, 7, 2, 1, K, 0, 0};
     ddpm *d;
     ck_assert_int_eq(ddpm_create(ctx, be, &cfg, spans, 4, &d), GENESIS_OK);
     ck_assert_int_eq(ddpm_init_weights(d, 3), GENESIS_OK);

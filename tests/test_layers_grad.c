@@ -237,7 +237,7 @@ static double net_loss(void *u) {
 
 static ctgan *small_net(void) {
     gen_act_span spans[4] = {{0, 1, 0}, {1, 3, 1}, {4, 4, 1}, {8, 2, 1}};
-    ctgan_config cfg = {20, 5, 4, 8, 8, 10, 6, 1, NULL, 1, 0};
+    ctgan_config cfg = {20, 5, 4, 8, 8, 10, 6, 1, NULL, 1, 0, 0};
     ctgan *c;
     ck_assert_int_eq(ctgan_create(ctx, be, &cfg, spans, 4, &c), GENESIS_OK);
     ck_assert_int_eq(ctgan_init_weights(c, 5), GENESIS_OK);
@@ -450,7 +450,7 @@ static double tvae_loss(void *u);
  * and 4) and every parameter's gradient matches finite differences. */
 START_TEST(test_grad_tvae_network_per_mode) {
     gen_act_span spans[4] = {{0, 1, 0}, {1, 3, 1}, {4, 1, 0}, {5, 4, 1}};
-    tvae_config cfg = {9, 9, 3, 6, 2.0f, 1, NULL, 0, 1, 0};
+    tvae_config cfg = {9, 9, 3, 6, 2.0f, 1, NULL, 0, 1, 0, 0};
     tvae *t;
     ck_assert_int_eq(tvae_create(ctx, be, &cfg, spans, 4, &t), GENESIS_OK);
     ck_assert_int_eq(t->Dr, 14);
@@ -501,7 +501,7 @@ static double tvae_loss(void *u) { return tvae_forward_backward((tvae *)u, 9, 0)
 
 START_TEST(test_grad_tvae_network) {
     gen_act_span spans[4] = {{0, 1, 0}, {1, 3, 1}, {4, 1, 0}, {5, 4, 1}};
-    tvae_config cfg = {9, 9, 3, 6, 2.0f, 1, NULL, 0, 0, 0};
+    tvae_config cfg = {9, 9, 3, 6, 2.0f, 1, NULL, 0, 0, 0, 0};
     tvae *t;
     ck_assert_int_eq(tvae_create(ctx, be, &cfg, spans, 4, &t), GENESIS_OK);
     ck_assert_int_eq(tvae_init_weights(t, 4), GENESIS_OK);

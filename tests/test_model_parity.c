@@ -184,7 +184,7 @@ typedef struct ctgan_run {
 static void run_ctgan(mp_data *d, int gpu, int prec, ctgan_run *out) {
     gen_backend *be = mp_backend(d->ctx, gpu);
     be->precision = prec;
-    ctgan_config cfg = {30, 3, 16, 32, 32, d->tf.data_dim, d->s.cond_dim, 1, NULL, 1, prec};
+    ctgan_config cfg = {30, 3, 16, 32, 32, d->tf.data_dim, d->s.cond_dim, 1, NULL, 1, prec, 0};
     ctgan *c = NULL;
     genesis_status st = ctgan_create(d->ctx, be, &cfg, d->spans, d->tf.nspans, &c);
     ck_assert_msg(st == GENESIS_OK, "ctgan_create: %s", genesis_errmsg(d->ctx));
@@ -298,7 +298,7 @@ static void run_tvae(mp_data *d, int gpu, int prec, int apm, tvae_run *out) {
     gen_backend *be = mp_backend(d->ctx, gpu);
     be->precision = prec;
     int B = 24, D = d->tf.data_dim;
-    tvae_config cfg = {B, D, 8, 32, 2.0f, 1, NULL, prec, apm, 0};
+    tvae_config cfg = {B, D, 8, 32, 2.0f, 1, NULL, prec, apm, 0, 0};
     tvae *t = NULL;
     genesis_status st = tvae_create(d->ctx, be, &cfg, d->spans, d->tf.nspans, &t);
     ck_assert_msg(st == GENESIS_OK, "tvae_create: %s", genesis_errmsg(d->ctx));
@@ -376,7 +376,7 @@ typedef struct ddpm_run {
 static void run_ddpm(mp_data *d, int gpu, ddpm_run *out) {
     gen_backend *be = mp_backend(d->ctx, gpu);
     int B = 24, D = d->tf.data_dim;
-    ddpm_config cfg = {B, D, 8, 32, 2, 1, 3, 1}; /* class-conditional, with the weights' EMA */
+    ddpm_config cfg = {B, D, 8, 32, 2, 1, 3, 1, 0}; /* class-conditional, with the weights' EMA */
     ddpm *m = NULL;
     genesis_status st = ddpm_create(d->ctx, be, &cfg, d->spans, d->tf.nspans, &m);
     ck_assert_msg(st == GENESIS_OK, "ddpm_create: %s", genesis_errmsg(d->ctx));

@@ -425,9 +425,10 @@ START_TEST(test_file_precision) {
     genesis_model_free(m);
     /* the same file as a genesis without the setting wrote it: S = 24, the later f64s gone */
     /* precision is setting 24; every setting of version 6 is stored (34: the privacy
-     * settings 34-36 only in a differentially private model's file, docs/file-format.md) */
+     * settings 34-36 only in a differentially private model's file, and 37,
+     * gradient-checkpointing, in none; docs/file-format.md) */
     ck_assert_uint_eq(tu_file_keep_settings(path, 24), 34u);
-    ck_assert_uint_eq((uint32_t)genesis_param_count(), 37u);
+    ck_assert_uint_eq((uint32_t)genesis_param_count(), 38u);
     ck_assert_msg(genesis_model_load(ctx, path, &m) == GENESIS_OK, "%s", genesis_errmsg(ctx));
     genesis_model_get_param(m, GENESIS_P_PRECISION, &v);
     ck_assert_msg(v == GENESIS_PRECISION_FP32, "a 24-setting file loads with precision %g", v);

@@ -412,8 +412,14 @@ typedef enum genesis_param {
                                       transformer's statistics from noisy histograms;
                                       docs/privacy.md); 0 (default) off */
     GENESIS_P_DELTA = 35,          /* with GENESIS_P_EPSILON: delta; 0 (default) = 1 / rows */
-    GENESIS_P_MAX_GRAD_NORM = 36   /* with GENESIS_P_EPSILON: the per-example gradient norm
+    GENESIS_P_MAX_GRAD_NORM = 36,  /* with GENESIS_P_EPSILON: the per-example gradient norm
                                       bound C of DP-SGD, 1 */
+    GENESIS_P_GRADIENT_CHECKPOINTING = 37 /* CTGAN, TVAE, DDPM: 1 keeps only each block's
+                                      input for the backward pass and recomputes the block
+                                      in it: less activation memory, one more forward of
+                                      the recomputed blocks per step, the same model bytes
+                                      (docs/memory.md); 0 (default) keeps every activation.
+                                      Not stored in model files */
 } genesis_param;
 
 /* Values of GENESIS_P_PRECISION: the precision of the matrix products' operands (weights and

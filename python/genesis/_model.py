@@ -18,9 +18,6 @@ log = logging.getLogger("genesis")
 
 # Options that would need what the library does not do (docs/python.md, "Not implemented").
 NOT_IMPLEMENTED = {
-    "gradient_checkpointing": "the networks keep every activation (their memory is in "
-                              "estimate_memory()); lower config['batch_size'] or set "
-                              "memory_limit / memory_fraction instead",
     "num_workers": "sampling already runs the network on a worker thread of its own while "
                    "the caller takes the previous batch; set `threads` for the CPU threads",
     "pin_memory": "host/device copies are made by the library's CUDA backend; there is no "
@@ -35,6 +32,16 @@ def _precision_config(config, mixed_precision):
         return config
     config = dict(config)
     config["precision"] = "bf16" if mixed_precision is True else mixed_precision
+    return config
+
+
+def _checkpointing_config(config, gradient_checkpointing):
+    """gradient_checkpointing=True sets the model's `gradient_checkpointing` setting (CTGAN,
+    TVAE, DDPM): less activation memory in training, the same model (docs/memory.md)."""
+    if gradient_checkpointing in (None, False, 0):
+        return config
+    config = dict(config)
+    config["gradient_checkpointing"] = 1
     return config
 
 
@@ -188,8 +195,8 @@ class SyntheticGenerator:
                  memory_fraction=None, memory_limit=None, mixed_precision=False,
                  gradient_checkpointing=False, num_workers=None, pin_memory=False):
         config = _precision_config(dict(config or {}), mixed_precision)
-        _reject_unimplemented({"gradient_checkpointing": gradient_checkpointing,
-                               "num_workers": num_workers, "pin_memory": pin_memory})
+        config = _checkpointing_config(config, gradient_checkpointing)
+        _reject_unimplemented({"num_workers": num_workers, "pin_memory": pin_memory})
         _reject_unimplemented(config)
         if "device" in config:
             dev = config.pop("device")

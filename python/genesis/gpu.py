@@ -11,8 +11,8 @@ import tempfile
 
 from . import _lib
 from ._errors import GenesisError, check
-from ._model import (SyntheticGenerator, _Context, _precision_config, _reject_unimplemented,
-                     parse_device)
+from ._model import (SyntheticGenerator, _Context, _checkpointing_config, _precision_config,
+                     _reject_unimplemented, parse_device)
 
 
 @dataclasses.dataclass
@@ -155,8 +155,8 @@ class BatchedGenerator(SyntheticGenerator):
                  seed=0, threads=0, gradient_checkpointing=False, num_workers=None,
                  pin_memory=False):
         config = _precision_config(dict(config or {}), mixed_precision)
-        _reject_unimplemented({"gradient_checkpointing": gradient_checkpointing,
-                               "num_workers": num_workers, "pin_memory": pin_memory})
+        config = _checkpointing_config(config, gradient_checkpointing)
+        _reject_unimplemented({"num_workers": num_workers, "pin_memory": pin_memory})
         if batch_size is None and not auto_batch:
             raise ValueError("give batch_size, or auto_batch=True to size batches from the "
                              "memory budget")

@@ -51,6 +51,10 @@ static genesis_status refuse_settings(genesis_model *m, const genesis_table *t) 
     GEN_RETURN_IF(gen_param_i(m, GENESIS_P_PRECISION) != GEN_PREC_FP32, ctx, GENESIS_ERR_UNSUPPORTED,
                   "--epsilon: differentially private training needs --precision fp32 (the "
                   "per-example norms read FP32 activations)");
+    GEN_RETURN_IF(gen_param_i(m, GENESIS_P_GRADIENT_CHECKPOINTING), ctx, GENESIS_ERR_UNSUPPORTED,
+                  "--epsilon: differentially private training keeps every activation (the "
+                  "per-example norms read them after the backward pass); drop "
+                  "--gradient-checkpointing");
     for (int c = 0; c < t->ncols; c++) {
         const gen_column *col = &t->cols[c];
         GEN_RETURN_IF(col->dt.pattern[0] || col->id.kind, ctx, GENESIS_ERR_UNSUPPORTED,

@@ -665,8 +665,8 @@ genesis_status gen_model_file_bytes(const genesis_model *m, int with_state, gen_
     gen_wr_u64(&b, 0); /* payload length, patched below */
     size_t start = b.len;
     /* files without differential privacy keep version 6's settings, so older readers read them */
-    gen_wr_u32(&b, dp ? GEN_NPARAMS : GEN_NPARAMS_V6);
-    gen_wr_f64s(&b, m->param, dp ? GEN_NPARAMS : GEN_NPARAMS_V6);
+    gen_wr_u32(&b, dp ? GEN_NPARAMS_FILE : GEN_NPARAMS_V6);
+    gen_wr_f64s(&b, m->param, dp ? GEN_NPARAMS_FILE : GEN_NPARAMS_V6);
     /* a DP model's seed is the secret of its noise (docs/privacy.md): not stored */
     gen_wr_u64(&b, dp ? 0 : m->seed);
     if (dp) dp_record_save(&m->dp, &b);
@@ -847,7 +847,7 @@ genesis_status gen_model_read_mem(genesis_ctx *ctx, const char *path, const unsi
      * defaults the model was created with */
     double params[GEN_NPARAMS];
     int nparams = 0;
-    st = gen_rd_count(&r, 1, GEN_NPARAMS, "settings count", &nparams);
+    st = gen_rd_count(&r, 1, GEN_NPARAMS_FILE, "settings count", &nparams);
     if (st == GENESIS_OK) st = gen_rd_f64s(&r, params, (size_t)nparams);
     /* ... except alpha-per-mode: a file without it has the decoder layout of 0 */
     if (st == GENESIS_OK && nparams <= GENESIS_P_ALPHA_PER_MODE) m->param[GENESIS_P_ALPHA_PER_MODE] = 0;

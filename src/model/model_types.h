@@ -15,8 +15,11 @@
 #include "transform.h"
 #include "dp_accountant.h"
 
-#define GEN_NPARAMS 37
+#define GEN_NPARAMS 38
 #define GEN_NPARAMS_V6 34 /* the settings of files before differential privacy (version 6) */
+/* the settings a model file stores (differential privacy's files): the later ones change
+ * nothing in a model (GENESIS_P_GRADIENT_CHECKPOINTING) and are not written */
+#define GEN_NPARAMS_FILE 37
 #define GEN_MAX_CONDITIONS 64
 
 typedef struct gen_bytes gen_bytes;       /* growable output buffer (model_io.c) */

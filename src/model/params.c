@@ -104,6 +104,10 @@ static const param_row PARAMS[GEN_NPARAMS] = {
                          "with --epsilon: delta; 0 = 1 / rows"},
     [GENESIS_P_MAX_GRAD_NORM] = {"max-grad-norm", 1e-6, 1e6, 0, 0, 1,
                                  "with --epsilon: per-example gradient norm bound of DP-SGD"},
+    [GENESIS_P_GRADIENT_CHECKPOINTING] = {"gradient-checkpointing", 0, 1, 1, 0, 0,
+                                          "1 (or the bare flag): recompute each block's "
+                                          "forward in backward: less activation memory, the "
+                                          "same model"},
 };
 
 /* The named values of enumerated parameters (genesis_param_choice), value i = name i. */

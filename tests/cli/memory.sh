@@ -3,7 +3,8 @@
 # table and from a model), --memory-limit / --memory-fraction / --sample-batch parsing,
 # a small --memory-limit makes sampling use smaller batches instead of failing and gives the
 # same bytes, a limit too small for one batch or for training is a clear error, and the
-# sampling progress line reports rows/s and memory.
+# sampling progress line reports rows/s and memory; --gradient-checkpointing shows its saving
+# in estimate and fits the same model bytes (CTGAN, TVAE, DDPM).
 #
 #   bash tests/cli/memory.sh <genesis-binary> <source-dir> <build-dir>
 . "$(dirname "$0")/common.bash" "$@"
@@ -70,6 +71,22 @@ expect_ok && { cmp -s "$OUT/big.csv" "$OUT/b700.csv" && pass "[--sample-batch 70
 run threads2 "$G" sample --device cpu -q -m "$W/m.gen" -o "$OUT/t2.csv" -n 20000 --seed 5 --threads 2 --sample-batch 3000
 expect_ok && { cmp -s "$OUT/big.csv" "$OUT/t2.csv" && pass "[--threads 2 --sample-batch 3000] same bytes" || fail "[--threads 2] output differs"; }
 rm -f "$OUT"/*
+
+section "gradient checkpointing: the saving in estimate, the same model"
+run est_ck "$G" estimate --device cpu -i "$ADULT" --method tvae --batch-size 2000 --gradient-checkpointing
+if expect_ok; then
+    grep -q "gradient checkpointing saves" "$W/est_ck.out" && pass "[estimate --gradient-checkpointing] the saving shown" || fail "[estimate --gradient-checkpointing] $(tail -6 "$W/est_ck.out")"
+fi
+for meth in ctgan tvae ddpm; do
+    steps=(--epochs 1)
+    [ $meth = ddpm ] && steps=(--iterations 20 --diffusion-steps 50)
+    run ck_off_$meth "$G" fit -q --threads 1 --device cpu --method $meth "${steps[@]}" -i "$ADULT" -m "$W/ck0_$meth.gen" --seed 5
+    expect_ok
+    run ck_on_$meth "$G" fit -q --threads 1 --device cpu --method $meth "${steps[@]}" -i "$ADULT" -m "$W/ck1_$meth.gen" --seed 5 --gradient-checkpointing
+    expect_ok && { cmp -s "$W/ck0_$meth.gen" "$W/ck1_$meth.gen" && pass "[fit --method $meth --gradient-checkpointing] the same model bytes" || fail "[fit --method $meth --gradient-checkpointing] the model differs"; }
+done
+run ck_sample "$G" sample -q -m "$W/ck0_tvae.gen" -n 10 -o "$W/x.csv" --gradient-checkpointing
+expect_error 2 "training setting"
 
 section "limits that cannot be met"
 run tiny "$G" sample --device cpu -m "$W/m.gen" -o "$OUT/t.csv" -n 100 --memory-limit 1MB

@@ -116,6 +116,9 @@ static int fit_one(fit_job *j) {
     if (kind == GENESIS_MODEL_TVAE && apm &&
         genesis_model_set_param(m, GENESIS_P_ALPHA_PER_MODE, atof(apm)) != GENESIS_OK)
         return die(ctx, "alpha-per-mode");
+    const char *gc = getenv("MPI_EQUIV_GRADIENT_CHECKPOINTING"); /* docs/memory.md */
+    if (gc && genesis_model_set_param(m, GENESIS_P_GRADIENT_CHECKPOINTING, atof(gc)) != GENESIS_OK)
+        return die(ctx, "gradient-checkpointing");
     if (genesis_model_fit(m, t, NULL, NULL) != GENESIS_OK) return die(ctx, "fit");
     float *x = NULL;
     size_t n = 0, seg[MAXSEG];
