@@ -11,14 +11,15 @@ HERE=$(cd "$(dirname "$0")/../../.." && pwd)
 G="$BIN/genesis"
 export LD_LIBRARY_PATH="$BIN${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 mkdir -p "$OUT/tmp"
-: > "$OUT/$LABEL.jsonl"
+[ "${APPEND:-0}" = 1 ] || : > "$OUT/$LABEL.jsonl"
 IT=${ITERS:-1000}
 CAL=${CALIFORNIA:-$OUT/california_3000.csv}
 [ -f "$CAL" ] || head -n 3001 "$DATA/california_housing.csv" > "$CAL"
-for tbl in "$HERE/data/adult_sample.csv" "$DATA/titanic_train.csv" "$CAL"; do
+# TABLES / SEEDS override the tables and seeds (APPEND=1 adds to LABEL.jsonl)
+for tbl in ${TABLES:-"$HERE/data/adult_sample.csv" "$DATA/titanic_train.csv" "$CAL"}; do
   name=$(basename "$tbl" .csv)
   rows=$(($(wc -l < "$tbl") - 1))
-  for seed in 0 1; do
+  for seed in ${SEEDS:-0 1}; do
     m="$OUT/tmp/$LABEL-$name-$seed.gen"; s="$OUT/tmp/$LABEL-$name-$seed.csv"
     t0=$(date +%s.%N)
     "$G" fit -q --method ddpm --iterations "$IT" --threads 1 --seed "$seed" -i "$tbl" -m "$m"
