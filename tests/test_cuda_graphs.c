@@ -38,7 +38,8 @@ enum { ST_KERNELS = 5, ST_HOST_LAUNCHES = 11, ST_HOST_COPIES, ST_GRAPH_LAUNCHES,
  * counts before the fused operations: CTGAN 99, TVAE 40, DDPM 27) */
 #define CG_MAX_KERNELS_CTGAN 48
 #define CG_MAX_KERNELS_TVAE 27
-#define CG_MAX_KERNELS_DDPM 20
+#define CG_MAX_KERNELS_DDPM 22 /* 20, plus the batch's gather_rows and ddpm_noise (2026-11-28:
+                                  the host's gather, draws and five uploads moved there) */
 
 typedef int (*stats_fn)(unsigned long long *out, int cap);
 
