@@ -3,10 +3,10 @@
 # 1000; 1 thread) + sample + evaluate on three tables x two seeds; one JSON line per run in
 # OUT_DIR/LABEL.jsonl. The tables: data/adult_sample.csv and, for measurement only,
 # titanic_train.csv and the first 3,000 rows of california_housing.csv from $GENESIS_DATA
-# (default /work/shared/data; CALIFORNIA names the cut file).
+# (the folder of the public tables, as bench/fetch_debs.sh; CALIFORNIA names the cut file).
 set -euo pipefail
 BIN=$1; LABEL=$2; OUT=$3
-DATA=${GENESIS_DATA:-/work/shared/data}
+DATA=${GENESIS_DATA:?set GENESIS_DATA to the folder holding titanic_train.csv and california_housing.csv}
 HERE=$(cd "$(dirname "$0")/../../.." && pwd)
 G="$BIN/genesis"
 export LD_LIBRARY_PATH="$BIN${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
