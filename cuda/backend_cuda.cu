@@ -6,7 +6,7 @@
  * helpers of cuda_common.cuh, and creation / destruction. The operations live in one file
  * per family, named as on the CPU (src/backend/cpu/<family>.c) and in the parity tests
  * (tests/parity/<family>.c): memory.cu, batch.cu, dense.cu, elementwise.cu, norm.cu,
- * output.cu, random.cu, optimiser.cu, graph.cu, gan.cu, vae.cu, diffusion.cu, gru.cu (and
+ * output.cu, random.cu, optimiser.cu, graph.cu, gan.cu, vae.cu, diffusion.cu, ddpm_noise.cu, gru.cu (and
  * gru_cudnn.cu), tgloss.cu, privacy.cu.
  *
  * Every operation is queued on the backend's stream and returns at once, except download
@@ -246,6 +246,7 @@ static void cu_fill_ops(gen_backend_ops *o) {
     gen_cu_ops_gan(o);
     gen_cu_ops_vae(o);
     gen_cu_ops_diffusion(o);
+    gen_cu_ops_ddpm_noise(o);
     gen_cu_ops_gru(o);
     gen_cu_ops_tgloss(o);
     gen_cu_ops_privacy(o);

@@ -26,7 +26,7 @@
  * linear), elementwise.cu, norm.cu (batch norm), output.cu (generator activations, cross
  * entropy), random.cu (Philox fills and dropout), optimiser.cu (Adam, loss scaling),
  * graph.cu (recorded steps), gan.cu (WGAN-GP pieces, column sums), vae.cu (TVAE pieces),
- * diffusion.cu (DDPM), gru.cu and gru_cudnn.cu (GRU and sigmoid, TimeGAN), tgloss.cu
+ * diffusion.cu (DDPM), ddpm_noise.cu (DDPM's forward process), gru.cu and gru_cudnn.cu (GRU and sigmoid, TimeGAN), tgloss.cu
  * (TimeGAN's losses); and comm_nccl.cu, device_query.cu.
  */
 #ifndef GEN_CUDA_COMMON_CUH
@@ -196,6 +196,7 @@ void gen_cu_ops_graph(gen_backend_ops *o);
 void gen_cu_ops_gan(gen_backend_ops *o);
 void gen_cu_ops_vae(gen_backend_ops *o);
 void gen_cu_ops_diffusion(gen_backend_ops *o);
+void gen_cu_ops_ddpm_noise(gen_backend_ops *o);
 void gen_cu_ops_gru(gen_backend_ops *o);
 void gen_cu_ops_tgloss(gen_backend_ops *o);
 void gen_cu_ops_privacy(gen_backend_ops *o);

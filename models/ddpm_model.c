@@ -10,10 +10,12 @@
  * (Hoogeboom et al. 2021). Missing values, point masses, rare levels and range clamping
  * therefore work as for TVAE.
  * Training: shuffled epochs of full batches (the last partial batch of an epoch is dropped
- * and its rows start the next permutation), t uniform in [0, T), forward noising drawn on
- * the host (sequential streams: the row order from GEN_STREAM_SAMPLER, t, Gaussian noise and
- * categorical draws from GEN_STREAM_NOISE), AdamW with TabDDPM's linear learning-rate
- * decay to 0 over the iterations.
+ * and its rows start the next permutation; the row order from the host stream
+ * GEN_STREAM_SAMPLER), the batch gathered on the backend from the encoded table kept there
+ * for the fit (dev_table.c; on the host when it does not fit), the forward process on the
+ * backend (ddpm_noise: t uniform in [0, T), the Gaussian noise and the categorical draws
+ * from counter-based Philox draws of each row's running number, src/backend/ddpm_noise.h),
+ * AdamW with TabDDPM's linear learning-rate decay to 0 over the iterations.
  * Generation: ancestral sampling over all T steps (sample-steps 0 or >= T), or S strided
  * steps: DDIM (setting ddim-eta, default 0: deterministic) for the Gaussian part and the
  * exact multistep multinomial
@@ -38,6 +40,7 @@
 
 #include "comm.h"
 #include "ddpm.h"
+#include "dev_table.h"
 #include "diffusion.h"
 #include "checkpoint.h"
 #include "model_io.h"
@@ -46,8 +49,13 @@ typedef struct ddpm_model {
     ddpm *net;
     int T, cosine;
     double *alpha, *abar;        /* [T] 1 - beta_t and the cumulative product */
-    float *hx0, *hxt, *hnoise, *hcoef; /* host copies of a training step's buffers */
-    int32_t *ht;
+    float *hx0;                  /* a batch gathered on the host (without a resident table) */
+    int32_t *hrows, *drows;      /* a batch's row numbers, host and backend memory [B] */
+    double *sched;               /* backend memory [2T]: alpha_t, then alpha-bar_t */
+    gen_resident_table table;    /* the encoded rows in backend memory during a fit */
+    int resident;                /* 1: batches are gathered from `table` on the backend */
+    uint64_t drawn;              /* rows noised so far in the fit: the next row's number for
+                                    the forward process's draws (ddpm_noise) */
     ddpm *snet;                  /* the sampling network when its group is not the training
                                     batch (ddpm_create_view: net's weights, its own rows) */
     int hy_rows;                 /* rows hy holds */
@@ -85,11 +93,14 @@ static void ddpm_model_free(genesis_model *m) {
         m->be->ops->free(m->be, dm->gbuf);
         m->be->ops->free(m->be, dm->ynull);
         m->be->ops->free(m->be, dm->pwt);
+        m->be->ops->free(m->be, dm->drows);
+        m->be->ops->free(m->be, dm->sched);
     }
+    gen_resident_table_free(&dm->table);
     ddpm_free(dm->snet);
     ddpm_free(dm->net);
     free(dm->alpha); free(dm->abar);
-    free(dm->hx0); free(dm->hxt); free(dm->hnoise); free(dm->hcoef); free(dm->ht);
+    free(dm->hx0); free(dm->hrows);
     free(dm->order);
     free(dm->share); free(dm->hy);
     free(dm);
@@ -102,7 +113,8 @@ static genesis_status new_impl(genesis_model *m, const ddpm_config *cfg, int tar
                                ddpm_model **out) {
     gen_backend *be = m->be;
     GEN_RETURN_IF(!be->ops->ddpm_loss || !be->ops->timestep_embed || !be->ops->silu_forward ||
-                      !be->ops->scale || !be->ops->ddpm_sample_init || !be->ops->ddpm_reverse_step,
+                      !be->ops->scale || !be->ops->ddpm_sample_init || !be->ops->ddpm_reverse_step ||
+                      !be->ops->ddpm_noise,
                   m->ctx, GENESIS_ERR_UNSUPPORTED,
                   "the %s backend has no diffusion operations; run ddpm on the CPU", be->ops->name);
     ddpm_model *dm = calloc(1, sizeof *dm);
@@ -119,17 +131,9 @@ static genesis_status new_impl(genesis_model *m, const ddpm_config *cfg, int tar
     }
     dm->T = gen_param_i(m, GENESIS_P_DIFFUSION_STEPS);
     dm->cosine = gen_param_i(m, GENESIS_P_NOISE_SCHEDULE);
-    size_t BD = (size_t)cfg->batch * cfg->data_dim;
     dm->alpha = malloc((size_t)dm->T * sizeof(double));
     dm->abar = malloc((size_t)dm->T * sizeof(double));
-    dm->hx0 = malloc(BD * sizeof(float));
-    dm->hxt = malloc(BD * sizeof(float));
-    dm->hnoise = malloc(BD * sizeof(float));
-    dm->hcoef = malloc((size_t)cfg->batch * 2 * sizeof(float));
-    dm->ht = malloc((size_t)cfg->batch * sizeof(int32_t));
-    GEN_RETURN_IF(!dm->alpha || !dm->abar || !dm->hx0 || !dm->hxt || !dm->hnoise ||
-                      !dm->hcoef || !dm->ht,
-                  m->ctx, GENESIS_ERR_NOMEM, "out of memory");
+    GEN_RETURN_IF(!dm->alpha || !dm->abar, m->ctx, GENESIS_ERR_NOMEM, "out of memory");
     gen_ddpm_betas(dm->alpha, dm->T, dm->cosine);
     double ab = 1;
     for (int i = 0; i < dm->T; i++) {
@@ -157,56 +161,79 @@ static genesis_status new_impl(genesis_model *m, const ddpm_config *cfg, int tar
     return st;
 }
 
-/* A one-hot draw from p[0..K) (sums to 1) into x[0..K). */
-static void draw_onehot(float *x, const double *p, int K, gen_rng *r) {
-    double u = gen_rng_uniform(r), acc = 0;
-    int pick = K - 1;
-    for (int k = 0; k < K; k++) {
-        acc += p[k];
-        if (u < acc) { pick = k; break; }
+/* The forward process's draws (ddpm_noise) are keyed by this stream, apart from the host
+ * stream dm->rn (GEN_STREAM_NOISE's sequential counters: the label dropout). */
+#define DDPM_NOISE_STREAM (GEN_STREAM_NOISE + (1u << 8))
+
+/* The fit's batch buffers: the schedule in backend memory, the row numbers, and the encoded
+ * table in backend memory (gen_resident_table) — or, when that does not fit (or
+ * GENESIS_DDPM_HOST_BATCH=1, a test hook), a host buffer that batches are gathered into and
+ * uploaded from (docs/ddpm.md §6); both give the same x0, so the same bytes. */
+static genesis_status fit_buffers(genesis_model *m, ddpm_model *dm, const gen_encoded *enc) {
+    ddpm *d = dm->net;
+    gen_backend *be = d->be;
+    const gen_backend_ops *o = be->ops;
+    int T = dm->T;
+    double *h = malloc(2 * (size_t)T * sizeof(double));
+    dm->sched = o->alloc(be, 2 * (size_t)T * sizeof(double));
+    dm->hrows = malloc((size_t)d->B * sizeof(int32_t));
+    dm->drows = o->alloc(be, (size_t)d->B * sizeof(int32_t));
+    if (!h || !dm->sched || !dm->hrows || !dm->drows) {
+        free(h);
+        return gen_set_error(m->ctx, GENESIS_ERR_NOMEM, "out of memory for DDPM's batch buffers");
     }
-    for (int k = 0; k < K; k++) x[k] = k == pick ? 1.0f : 0.0f;
+    memcpy(h, dm->alpha, (size_t)T * sizeof(double));
+    memcpy(h + T, dm->abar, (size_t)T * sizeof(double));
+    o->upload(be, dm->sched, h, 2 * (size_t)T * sizeof(double));
+    free(h);
+    /* x_t's and the noise's positions that ddpm_noise does not write stay 0 (the target's
+     * span; the noise at softmax spans) */
+    o->zero(be, d->act.xt, (size_t)d->B * d->D);
+    o->zero(be, d->act.noise, (size_t)d->B * d->D);
+    dm->drawn = 0;
+    const char *host = getenv("GENESIS_DDPM_HOST_BATCH"); /* a test hook: the fallback path */
+    if (!(host && *host == '1') && enc->nrows <= INT32_MAX &&
+        gen_resident_table_create(be, &m->tf, enc, &dm->table) == GENESIS_OK) {
+        dm->resident = 1;
+        return GENESIS_OK;
+    }
+    gen_resident_table_free(&dm->table);
+    gen_clear_error(m->ctx);
+    gen_log(m->ctx, GENESIS_LOG_INFO,
+            "ddpm: the encoded table (%lld rows) stays on the host; each batch is gathered there "
+            "and uploaded",
+            (long long)enc->nrows);
+    dm->resident = 0;
+    dm->hx0 = malloc((size_t)d->B * d->D * sizeof(float));
+    GEN_RETURN_IF(!dm->hx0, m->ctx, GENESIS_ERR_NOMEM, "out of memory for DDPM's batch");
+    return GENESIS_OK;
 }
 
-/* The forward process on the host: x0 (B rows, gathered, alpha scaled) -> t, noise, xt,
- * coef for the loss; then everything uploaded. */
-static void noise_batch(ddpm_model *dm, int B, gen_rng *r) {
+/* A batch of b rows (rows: their numbers in the encoded table) through the forward process:
+ * x0 gathered into act.x0 (on the backend from the resident table, else on the host and
+ * uploaded), then ddpm_noise writes x_t, the noise, t and the loss's coefficients on the
+ * backend (docs/ddpm.md §6) with the draws of the rows' running numbers in the fit (dm->drawn
+ * on), so iteration i's rows are numbered i B .. i B + B - 1 without DP; the class labels
+ * (dm->hy) go up when the denoiser is class-conditional. */
+static void noise_batch(genesis_model *m, ddpm_model *dm, const gen_encoded *enc,
+                        const int64_t *rows, int b) {
     ddpm *d = dm->net;
-    int D = d->D;
-    double q[GEN_DDPM_MAXK];
-    memset(dm->hnoise, 0, (size_t)B * D * sizeof(float));
-    for (int b = 0; b < B; b++) {
-        int t = (int)gen_rng_below(r, (uint64_t)dm->T);
-        dm->ht[b] = t;
-        double ab = dm->abar[t];
-        dm->hcoef[2 * b] = (float)dm->alpha[t];
-        dm->hcoef[2 * b + 1] = (float)(t ? dm->abar[t - 1] : 1.0);
-        float *x0 = dm->hx0 + (size_t)b * D, *xt = dm->hxt + (size_t)b * D,
-              *nz = dm->hnoise + (size_t)b * D;
-        if (dm->tlen) memset(xt + dm->tstart, 0, (size_t)dm->tlen * sizeof(float));
-        for (int s = 0; s < d->nspans; s++) {
-            const gen_act_span *sp = &d->spans[s];
-            if (!sp->softmax) {
-                for (int j = sp->start; j < sp->start + sp->len; j++) {
-                    x0[j] *= DDPM_ALPHA_SCALE;
-                    nz[j] = (float)gen_rng_normal(r);
-                    xt[j] = (float)(sqrt(ab) * x0[j] + sqrt(1.0 - ab) * nz[j]);
-                }
-                continue;
-            }
-            int K = sp->len;
-            for (int k = 0; k < K; k++) q[k] = ab * x0[sp->start + k] + (1.0 - ab) / K;
-            draw_onehot(xt + sp->start, q, K, r);
-        }
-    }
     gen_backend *be = d->be;
-    size_t n = (size_t)B * D * sizeof(float);
-    be->ops->upload(be, d->act.x0, dm->hx0, n);
-    be->ops->upload(be, d->act.xt, dm->hxt, n);
-    be->ops->upload(be, d->act.noise, dm->hnoise, n);
-    be->ops->upload(be, d->act.coef, dm->hcoef, (size_t)B * 2 * sizeof(float));
-    be->ops->upload(be, d->t, dm->ht, (size_t)B * sizeof(int32_t));
-    if (d->K) be->ops->upload(be, d->y, dm->hy, (size_t)B * sizeof(int32_t));
+    const gen_backend_ops *o = be->ops;
+    int D = d->D;
+    if (dm->resident) {
+        for (int i = 0; i < b; i++) dm->hrows[i] = (int32_t)rows[i];
+        o->upload(be, dm->drows, dm->hrows, (size_t)b * sizeof(int32_t));
+        o->gather_rows(be, d->act.x0, D, &dm->table.t, dm->drows, b);
+    } else {
+        gen_encoded_gather(&m->tf, enc, rows, b, dm->hx0, D);
+        o->upload(be, d->act.x0, dm->hx0, (size_t)b * D * sizeof(float));
+    }
+    o->ddpm_noise(be, d->act.x0, d->act.xt, d->act.noise, d->act.coef, d->t, dm->sched, dm->T,
+                  b, D, d->spans, d->nspans, DDPM_ALPHA_SCALE, m->seed, DDPM_NOISE_STREAM, 0,
+                  dm->drawn);
+    dm->drawn += (uint64_t)b;
+    if (d->K) o->upload(be, d->y, dm->hy, (size_t)b * sizeof(int32_t));
 }
 
 static void loss_scales(const ddpm_model *dm, int B, float *gscale, float *mscale) {
@@ -307,6 +334,7 @@ static genesis_status ddpm_fit_dp(genesis_model *m, ddpm_model *dm, const gen_en
     float gscale, mscale, lr0 = (float)m->param[GENESIS_P_GEN_LR];
     float decay = (float)m->param[GENESIS_P_GEN_DECAY], ema = (float)m->param[GENESIS_P_EMA_DECAY];
     loss_scales(dm, 1, &gscale, &mscale); /* per-row losses */
+    GEN_TRY(fit_buffers(m, dm, enc));
     int64_t *rows = malloc((size_t)N * sizeof *rows);
     float *sq = o->alloc(be, (size_t)B * sizeof(float)), *s = o->alloc(be, (size_t)B * sizeof(float));
     float *sum = o->alloc(be, d->count * sizeof(float)), *loss = o->alloc(be, 2 * sizeof(float));
@@ -329,8 +357,7 @@ static genesis_status ddpm_fit_dp(genesis_model *m, ddpm_model *dm, const gen_en
         o->zero(be, sum, d->count);
         for (int64_t c0 = 0; c0 < nb; c0 += B) {
             int b = (int)(nb - c0 < B ? nb - c0 : B);
-            gen_encoded_gather(&m->tf, enc, rows + c0, b, dm->hx0, d->D);
-            noise_batch(dm, b, &dm->rn);
+            noise_batch(m, dm, enc, rows + c0, b);
             ddpm_dp_clip_rows(d, b, gscale, mscale, sum, sq, s, (float)dp->clip, loss);
         }
         seen += nb;
@@ -365,6 +392,7 @@ static genesis_status ddpm_fit_dp(genesis_model *m, ddpm_model *dm, const gen_en
                                (long long)it + 1, (long long)T);
     }
     free(rows);
+    gen_resident_table_free(&dm->table);
     o->free(be, sq);
     o->free(be, s);
     o->free(be, sum);
@@ -414,6 +442,7 @@ static genesis_status ddpm_model_fit(genesis_model *m, const gen_encoded *enc,
     gen_rng_init(&dm->ro, m->seed, GEN_STREAM_SAMPLER);
     gen_rng_init(&dm->rn, m->seed, GEN_STREAM_NOISE);
     dm->pos = N;
+    GEN_TRY(fit_buffers(m, dm, enc));
     int64_t iters = (int64_t)m->param[GENESIS_P_ITERATIONS];
     float lr0 = (float)m->param[GENESIS_P_GEN_LR], decay = (float)m->param[GENESIS_P_GEN_DECAY];
     float gscale, mscale;
@@ -428,6 +457,7 @@ static genesis_status ddpm_model_fit(genesis_model *m, const gen_encoded *enc,
     if (gen_ckpt_resume_reader(m, &rr, &it0))
         st = it0 <= iters ? ddpm_train_restore(m, &rr)
                           : gen_rd_fail(&rr, "more iterations done than the fit has");
+    dm->drawn = (uint64_t)it0 * (uint64_t)B; /* every iteration noises B rows */
     for (int64_t it = it0; it < iters && st == GENESIS_OK; it++) {
         if (dm->pos + B > N) { /* a new epoch: reshuffle */
             for (int64_t i = N - 1; i > 0; i--) {
@@ -436,13 +466,12 @@ static genesis_status ddpm_model_fit(genesis_model *m, const gen_encoded *enc,
             }
             dm->pos = 0;
         }
-        gen_encoded_gather(&m->tf, enc, order + dm->pos, B, dm->hx0, d->D);
         if (yslot)
             for (int b = 0; b < B; b++) dm->hy[b] = yslot[order[dm->pos + b]];
         for (int b = 0; yslot && pdrop > 0 && b < B; b++) /* classifier-free guidance (§3b) */
             if (gen_rng_uniform(&dm->rn) < pdrop) dm->hy[b] = -1;
+        noise_batch(m, dm, enc, order + dm->pos, B);
         dm->pos += B;
-        noise_batch(dm, B, &dm->rn);
         float loss = ddpm_forward_backward(d, B, gscale, mscale, 1);
         if (!isfinite(loss) || m->be->ops->any_nonfinite(m->be, d->grads, d->count)) {
             st = gen_diverged(m->be, "ddpm diverged at iteration %lld (loss %g); lower `generator-lr`",
@@ -471,6 +500,7 @@ static genesis_status ddpm_model_fit(genesis_model *m, const gen_encoded *enc,
     }
     free(dm->order);
     dm->order = NULL;
+    gen_resident_table_free(&dm->table);
     if (st == GENESIS_OK && d->ema) /* the moving average samples */
         m->be->ops->copy2d(m->be, d->params, (int)d->count, d->ema, (int)d->count, 1, (int)d->count);
     return st;
@@ -737,9 +767,10 @@ static genesis_status ddpm_model_load(genesis_model *m, gen_reader *r) {
     return st;
 }
 
-/* The network's bytes, plus the host copies of a training step's buffers: x_0, x_t and the
- * noise; sampling touches none of them (it runs on the backend and reads the batch back into
- * the sampling pipeline's buffer). */
+/* The network's bytes, plus a training step's host buffers: a batch of x_0 (gathered on the
+ * host when the encoded table does not stay in backend memory) and its row numbers, and the
+ * schedule (host and backend); sampling touches none of them (it runs on the backend and
+ * reads the batch back into the sampling pipeline's buffer). */
 static void ddpm_model_memory(const genesis_model *m, const gen_net_shape *sh, gen_net_bytes *out) {
     int K = 0; /* the target's classes, when the columns are known */
     for (int c = 0; m->target && c < m->tf.ncols; c++)
@@ -760,8 +791,10 @@ static void ddpm_model_memory(const genesis_model *m, const gen_net_shape *sh, g
     if (sh->sample_rows > 0 && m->param[GENESIS_P_GUIDANCE] > 0) /* gbuf and ynull */
         out->acts += 4 * (uint64_t)sh->sample_rows * ((uint64_t)sh->data_dim + 1);
     uint64_t BD = (uint64_t)sh->batch * (uint64_t)sh->data_dim;
-    out->host += (sh->train ? 3 : 0) * 4 * BD + 16 * (uint64_t)sh->batch +
+    out->host += (sh->train ? 4 * BD + 4 * (uint64_t)sh->batch : 0) + 4 * (uint64_t)sh->batch +
                  16 * (uint64_t)gen_param_i(m, GENESIS_P_DIFFUSION_STEPS);
+    if (sh->train) out->acts += 4 * (uint64_t)sh->batch +
+                                16 * (uint64_t)gen_param_i(m, GENESIS_P_DIFFUSION_STEPS);
 }
 
 static int ddpm_model_state(const genesis_model *m, const float **ptr, size_t *count, int cap) {

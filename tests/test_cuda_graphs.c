@@ -42,10 +42,11 @@ enum { ST_KERNELS = 5, ST_HOST_LAUNCHES = 11, ST_HOST_COPIES, ST_GRAPH_LAUNCHES,
 /* Kernels run on the device per training step at most (docs/cuda.md, "Kernels per step"; the
  * counts before the fused operations: CTGAN 99, TVAE 40, DDPM 27; with them 48, 27, 20; with
  * the bias and ReLU in cuBLASLt's epilogues (which GENESIS_CUDA_LT=0 undoes) and the losses
- * finished by their kernels' last block 44, 17, 13) */
+ * finished by their kernels' last block 44, 17, 13; DDPM then 15 with the batch's gather_rows
+ * and ddpm_noise, which replaced the host's gather, draws and five uploads a step) */
 #define CG_MAX_KERNELS_CTGAN 44
 #define CG_MAX_KERNELS_TVAE 17
-#define CG_MAX_KERNELS_DDPM 13
+#define CG_MAX_KERNELS_DDPM 15
 
 typedef int (*stats_fn)(unsigned long long *out, int cap);
 

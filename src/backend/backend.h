@@ -519,6 +519,22 @@ typedef struct gen_backend_ops {
                               const gen_act_span *spans, int nspans, gen_ddpm_step step,
                               uint64_t seed, uint64_t stream, uint64_t offset, uint64_t e0);
 
+    /* ==== ddpm_noise: cpu/ddpm_noise.c, cuda/ddpm_noise.cu, parity/ddpm_noise.c ============= */
+    /* DDPM's forward process for a training batch (docs/ddpm.md §6; the expressions and draws
+     * of src/backend/ddpm_noise.h): B rows of width D whose running numbers in the fit are
+     * row0 .. row0 + B - 1. x0 (B x D, the encoded rows) is scaled by xscale at tanh
+     * positions, in place; t[b] = the row's timestep in [0, T); at tanh positions noise = the
+     * Gaussian draw and xt = sqrt(abar_t) x0 + sqrt(1 - abar_t) noise; a softmax span's xt =
+     * the one-hot of the category drawn from abar_t x0 + (1 - abar_t) / K; coef[2b] =
+     * alpha_t, coef[2b + 1] = alpha-bar_{t-1} (1 at t = 0). sched (backend memory, 2T
+     * doubles): alpha_t = 1 - beta_t for t < T, then alpha-bar_t. Positions outside the spans
+     * are not written (nor noise at softmax spans). The draws: the Philox counters from
+     * offset (plus rng_base) of (seed, stream). */
+    void (*ddpm_noise)(gen_backend *be, float *x0, float *xt, float *noise, float *coef,
+                       int32_t *t, const double *sched, int T, int B, int D,
+                       const gen_act_span *spans, int nspans, float xscale, uint64_t seed,
+                       uint64_t stream, uint64_t offset, uint64_t row0);
+
     /* ==== gru: cpu/gru.c, cuda/gru.cu, parity/gru.c =========================================== */
     /* GRU and sigmoid (TimeGAN); CUDA also cuda/gru_cudnn.cu (cuDNN) */
     /* out = 1 / (1 + exp(-inp)) */

@@ -24,6 +24,9 @@ run gen_again "$G" generate "${FAST[@]}" -i "$ADULT" -n 300 -o "$OUT/b.csv" --se
 expect_ok && { cmp -s "$OUT/a.csv" "$OUT/b.csv" && pass "[gen] same seed, same bytes" || fail "[gen] same seed gave different output"; }
 run gen_threads "$G" generate "${FAST[@]}" -i "$ADULT" -n 300 -o "$OUT/t.csv" --seed 4 --threads 2
 expect_ok && { cmp -s "$OUT/a.csv" "$OUT/t.csv" && pass "[gen] --threads 2 gives the --threads 1 bytes" || fail "[gen] the thread count changed the output"; }
+GENESIS_DDPM_HOST_BATCH=1 run gen_host "$G" generate "${FAST[@]}" -i "$ADULT" -n 300 -o "$OUT/h.csv" --seed 4
+expect_ok && { cmp -s "$OUT/a.csv" "$OUT/h.csv" && pass "[gen] batches gathered on the host (the fallback) give the same bytes" \
+    || fail "[gen] the host-gathered batches changed the output"; }
 run sample "$G" sample -q -m "$OUT/a.gen" -n 300 -o "$OUT/c.csv" --seed 4
 expect_ok && { cmp -s "$OUT/a.csv" "$OUT/c.csv" && pass "[sample] the saved model samples generate's rows" \
     || fail "[sample] the saved model samples differently"; }

@@ -46,6 +46,7 @@ static const pt_family *const pt_families[] = {
     &pt_family_gru,
     &pt_family_tgloss,
     &pt_family_privacy,
+    &pt_family_ddpm_noise,
 };
 
 static int pt_ncases(void) {

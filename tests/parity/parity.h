@@ -132,5 +132,6 @@ extern const pt_family pt_family_diffusion;
 extern const pt_family pt_family_gru;
 extern const pt_family pt_family_tgloss;
 extern const pt_family pt_family_privacy;
+extern const pt_family pt_family_ddpm_noise;
 
 #endif /* GEN_PARITY_H */

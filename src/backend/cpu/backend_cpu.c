@@ -1,7 +1,7 @@
 /*
  * backend_cpu.c — the CPU reference backend: the table of gen_backend_ops (backend.h) filled
  * with the operations of the family files beside it (memory.c, batch.c, dense.c,
- * elementwise.c, norm.c, output.c, random.c, optimiser.c, graph.c, gan.c, vae.c, diffusion.c,
+ * elementwise.c, norm.c, output.c, random.c, optimiser.c, graph.c, gan.c, vae.c, diffusion.c, ddpm_noise.c,
  * gru.c, tgloss.c, privacy.c; declared in cpu_internal.h), and the backend's creation. Every operation
  * is a plain loop, with OpenBLAS's cblas_sgemm as the GEMM fast path (tests/test_layers_grad.c
  * checks it against gen_gemm_reference). The CPU backend is the specification the CUDA
@@ -113,6 +113,8 @@ static const gen_backend_ops cpu_ops = {
     .ema_update = gen_cpu_ema_update,
     .ddpm_sample_init = gen_cpu_ddpm_sample_init,
     .ddpm_reverse_step = gen_cpu_ddpm_reverse_step,
+    /* ddpm_noise (ddpm_noise.c) */
+    .ddpm_noise = gen_cpu_ddpm_noise,
     /* gru (gru.c) */
     .sigmoid_forward = gen_cpu_sigmoid_forward,
     .sigmoid_backward = gen_cpu_sigmoid_backward,

@@ -244,6 +244,12 @@ void gen_cpu_ddpm_reverse_step(gen_backend *be, float *xout, int32_t *t, int tne
                                const float *xt, const float *eps, int B, int D,
                                const gen_act_span *spans, int nspans, gen_ddpm_step st,
                                uint64_t seed, uint64_t stream, uint64_t offset, uint64_t e0);
+
+/* ---- ddpm_noise (ddpm_noise.c) ---- */
+void gen_cpu_ddpm_noise(gen_backend *be, float *x0, float *xt, float *noise, float *coef,
+                        int32_t *t, const double *sched, int T, int B, int D,
+                        const gen_act_span *spans, int nspans, float xscale, uint64_t seed,
+                        uint64_t stream, uint64_t offset, uint64_t row0);
 void gen_cpu_ddpm_loss(gen_backend *be, float *loss, float *dout, const float *out,
                        const float *x0, const float *xt, const float *noise, const float *coef,
                        int B, int D, const gen_act_span *spans, int nspans, float gscale,
