@@ -168,6 +168,8 @@ static unsigned kinds_with(unsigned needs) {
 
 /* ---- help -------------------------------------------------------------------------------- */
 
+static int epochs_as_passes(genesis_model_kind kind);
+
 static void help_settings(unsigned cmd, genesis_model_kind only) {
     if (cmd == S) printf("\nSampling settings (override the model's; the others are fixed by fit):\n");
     else printf("\nModel settings (architecture and optimiser defaults are the reference implementations';\n"
@@ -193,6 +195,9 @@ static void help_settings(unsigned cmd, genesis_model_kind only) {
             }
             printf("    --%-20s %-8s %-20s %s\n", pi.name, def, range, pi.help);
         }
+        if (cmd != S && (!only || (int)only == k) && epochs_as_passes((genesis_model_kind)k))
+            printf("    --%-20s %-8s %-20s %s\n", "epochs", "-", "(1 .. 1000000)",
+                   "N passes over the rows: ceil(N x rows / batch-size) iterations");
     }
     if (!only && cmd != S)
         printf("'genesis %s --method NAME --help' lists one method's settings.\n", cmd_name(cmd));
