@@ -1,5 +1,6 @@
 # Genesis — the two commands of the README, for a fresh machine:
-#   make demo   install what is missing, build, learn data/adult_sample.csv, write synthetic rows
+#   make demo   install what is missing, build, learn data/adult_sample.csv with the default
+#               method (DDPM; DEMO_EPOCHS passes over the rows), write synthetic rows
 #   make test   install what is missing, build (warnings as errors), run every test suite
 # Other targets: build, sanitize (tests under ASan+UBSan, then each fuzzing harness for
 # SANITIZE_FUZZ_SECONDS), fuzz (the libFuzzer harnesses, FUZZ_SECONDS each; clang),
@@ -23,9 +24,9 @@ build: setup
 demo: build
 	$(BUILD)/genesis generate -i data/adult_sample.csv -o demo_synthetic.csv -n 2000 \
 	    --epochs $(DEMO_EPOCHS) --seed 1 --progress --save demo_model.gen
-	$(BUILD)/genesis sample -m demo_model.gen -o demo_conditioned.csv -n 5 --condition "sex= Female"
+	$(BUILD)/genesis sample -m demo_model.gen -o demo_more.csv -n 5 --seed 2
 	@echo "--- first rows of demo_synthetic.csv ---"; head -n 6 demo_synthetic.csv
-	@echo "--- rows conditioned on sex=Female (demo_conditioned.csv) ---"; cat demo_conditioned.csv
+	@echo "--- 5 more rows from the saved model (demo_more.csv) ---"; cat demo_more.csv
 
 test: setup
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DGENESIS_WERROR=ON $(CMAKE_FLAGS)

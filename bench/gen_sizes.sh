@@ -30,7 +30,7 @@ gpu=$(nvidia-smi --query-gpu=name,memory.total --format=csv,noheader 2>/dev/null
 echo "gen_sizes: device $DEVICE; $machine; ${gpu:-no GPU}; load $(cut -d' ' -f1-3 /proc/loadavg)"
 MODEL="$OUTDIR/gen_sizes_adult_$DEVICE.gen"
 t0=$(date +%s.%N)
-"$BUILD/genesis" fit -q -i "$ADULT" -m "$MODEL" --epochs "$EPOCHS" --device "$DEVICE" --seed 1
+"$BUILD/genesis" fit -q --method ctgan -i "$ADULT" -m "$MODEL" --epochs "$EPOCHS" --device "$DEVICE" --seed 1
 t1=$(date +%s.%N)
 echo "gen_sizes: model fitted in $(python3 -c "print(f'{$t1-$t0:.1f}')") s ($EPOCHS epochs)"
 for n in $SIZES; do

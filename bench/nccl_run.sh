@@ -143,19 +143,19 @@ sum ""
 sum "## CLI"
 if [ "${NGPU:-0}" -ge 2 ]; then
   say "genesis fit --devices 0,1 (one thread per GPU, NCCL)"
-  timeout 180 "$BUILD/genesis" fit --progress --epochs 2 -i "$DATA" -m "$OUT/devices01.gen" --devices 0,1 \
+  timeout 180 "$BUILD/genesis" fit --method ctgan --progress --epochs 2 -i "$DATA" -m "$OUT/devices01.gen" --devices 0,1 \
     >"$OUT/cli_devices.log" 2>&1
   sum "- genesis fit --devices 0,1: exit $?; $(grep -m1 'all-reduce calls' "$OUT/cli_devices.log")"
   if command -v mpirun >/dev/null 2>&1; then
-    timeout 180 mpirun --allow-run-as-root -np 2 "$BUILD/genesis" fit --epochs 2 -i "$DATA" \
+    timeout 180 mpirun --allow-run-as-root -np 2 "$BUILD/genesis" fit --method ctgan --epochs 2 -i "$DATA" \
       -m "$OUT/mpi01.gen" --devices 0,1 >"$OUT/cli_mpirun.log" 2>&1
     sum "- mpirun -np 2 genesis fit --devices 0,1: exit $?; $(grep -m1 'all-reduce calls' "$OUT/cli_mpirun.log")"
   fi
 else
   say "one GPU: genesis fit --devices 0 (single GPU), and --devices 0,1 must refuse"
-  timeout 180 "$BUILD/genesis" fit -q --epochs 1 -i "$DATA" -m "$OUT/dev0.gen" --devices 0 >"$OUT/cli_dev0.log" 2>&1
+  timeout 180 "$BUILD/genesis" fit -q --method ctgan --epochs 1 -i "$DATA" -m "$OUT/dev0.gen" --devices 0 >"$OUT/cli_dev0.log" 2>&1
   sum "- genesis fit --devices 0: exit $?"
-  timeout 60 "$BUILD/genesis" fit -q --epochs 1 -i "$DATA" -m "$OUT/dev01.gen" --devices 0,1 >"$OUT/cli_dev01.log" 2>&1
+  timeout 60 "$BUILD/genesis" fit -q --method ctgan --epochs 1 -i "$DATA" -m "$OUT/dev01.gen" --devices 0,1 >"$OUT/cli_dev01.log" 2>&1
   sum "- genesis fit --devices 0,1 on one GPU: exit $? ($(head -1 "$OUT/cli_dev01.log"))"
 fi
 rm -rf "$W"

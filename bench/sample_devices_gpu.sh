@@ -20,7 +20,7 @@ fail=0
 ngpu=$("$G" info 2>/dev/null | grep -c "^  cuda:[0-9]")
 echo "GPUs: $ngpu"
 "$G" info 2>&1 | grep "^  cuda:" | sed 's/^/  /'
-"$G" fit -i "$DATA" -m "$OUT/ctgan.gen" --device cpu -q --epochs 2 || exit 1
+"$G" fit --method ctgan -i "$DATA" -m "$OUT/ctgan.gen" --device cpu -q --epochs 2 || exit 1
 "$G" fit --method ddpm -i "$DATA" -m "$OUT/ddpm.gen" --device cpu -q --iterations 50 --sample-steps 20 || exit 1
 gpu_mem() { # samples memory.used per GPU into $1 until killed
     while :; do nvidia-smi --query-gpu=index,memory.used --format=csv,noheader,nounits 2>/dev/null | tr '\n' ' '; echo; sleep 0.2; done > "$1"

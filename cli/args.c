@@ -169,6 +169,8 @@ static unsigned kinds_with(unsigned needs) {
 
 /* ---- help -------------------------------------------------------------------------------- */
 
+static int epochs_as_passes(genesis_model_kind kind);
+
 static void help_settings(unsigned cmd, genesis_model_kind only) {
     if (cmd == S) printf("\nSampling settings (override the model's; the others are fixed by fit):\n");
     else printf("\nModel settings (architecture and optimiser defaults are the reference implementations';\n"
@@ -194,6 +196,9 @@ static void help_settings(unsigned cmd, genesis_model_kind only) {
             }
             printf("    --%-20s %-8s %-20s %s\n", pi.name, def, range, pi.help);
         }
+        if (cmd != S && (!only || (int)only == k) && epochs_as_passes((genesis_model_kind)k))
+            printf("    --%-20s %-8s %-20s %s\n", "epochs", "-", "(1 .. 1000000)",
+                   "N passes over the rows: ceil(N x rows / batch-size) iterations");
     }
     if (!only && cmd != S)
         printf("'genesis %s --method NAME --help' lists one method's settings.\n", cmd_name(cmd));
@@ -240,7 +245,7 @@ void cli_help(const char *cmd, genesis_model_kind kind) {
         snprintf(left, sizeof left, "%c%c%s--%s%s%s", f->letter ? '-' : ' ', f->letter ? f->letter : ' ',
                  f->letter ? ", " : "  ", f->name, f->value ? " " : "", f->value ? f->value : "");
         names_text(kinds_with(0), 1, " or ", kinds, sizeof kinds);
-        snprintf(help, sizeof help, "the model: %s (default %s)", kinds, genesis_model_kind_name(GENESIS_MODEL_CTGAN));
+        snprintf(help, sizeof help, "the model: %s (default %s)", kinds, genesis_model_kind_name(genesis_model_kind_default()));
         print_wrapped(left, i == F_HELP && !(FLAGS[F_METHOD].cmds & c) ? "this help" : f->help ? f->help : help);
         if (c == V && i == F_TIME) print_wrapped("    --seq-len N", "--sequences: steps per sequence (default 24)");
     }
@@ -509,6 +514,15 @@ static int check_kind(const options *o, const char *name, unsigned models) {
                        genesis_model_kind_name(o->kind));
 }
 
+/* Whether --epochs N means N passes over the rows for `kind`, converted to its training unit
+ * when the table is read: a tabular method trained by iterations (DDPM), as its traits say
+ * (genesis_model_kind_get_info); not a sequence model, whose phases are no passes. */
+static int epochs_as_passes(genesis_model_kind kind) {
+    genesis_model_kind_info ki;
+    return genesis_model_kind_get_info(kind, &ki) == GENESIS_OK && ki.train_param != GENESIS_P_EPOCHS &&
+           !(ki.features & GENESIS_FEATURE_SEQUENCES);
+}
+
 /* --help anywhere on the line wins: then only --method is read, for its settings */
 static int help_asked(scan *s, int argc, char **argv, genesis_model_kind *kind) {
     int help = 0, c;
@@ -550,7 +564,7 @@ int cli_parse(unsigned cmd, int argc, char **argv, options *o) {
     o->argv = argv;
     o->cmd = cmd;
     o->cmd_name = cmd_name(cmd);
-    o->kind = GENESIS_MODEL_CTGAN;
+    o->kind = genesis_model_kind_default();
     o->device = GENESIS_DEVICE_AUTO;
     genesis_eval_options_init(&o->eval);
     genesis_seq_eval_options_init(&o->seq);
@@ -589,16 +603,25 @@ int cli_parse(unsigned cmd, int argc, char **argv, options *o) {
         if (rc) return rc;
     }
     if (optind < argc) return usage_error(name, "unexpected argument '%s'", argv[optind]);
-    /* a flag or setting the chosen method does not use (the method is known when training) */
-    int rc = 0;
+    /* a flag or setting the chosen method does not use (the method is known when training);
+     * --epochs for a tabular method trained by iterations is passes over the rows */
+    int rc = 0, by_iters = (cmd & (G | F | E)) && epochs_as_passes(o->kind);
     genesis_param_info pi;
     for (int i = 0; (cmd & (G | F) || (cmd == E && o->input)) && !rc && i < NFLAGS + NPARAM_MAX; i++) {
         if (i < NFLAGS && given[i]) rc = check_kind(o, FLAGS[i].name, kinds_with(FLAGS[i].needs));
-        else if (i >= NFLAGS && o->pset[i - NFLAGS] &&
+        else if (i >= NFLAGS && o->pset[i - NFLAGS] && !(by_iters && i - NFLAGS == GENESIS_P_EPOCHS) &&
                  genesis_param_get_info((genesis_param)(i - NFLAGS), 0, &pi) == GENESIS_OK)
             rc = check_kind(o, pi.name, pi.models);
     }
     if (rc) return rc;
+    if (by_iters && o->pset[GENESIS_P_EPOCHS]) {
+        if (o->pset[GENESIS_P_ITERATIONS])
+            return usage_error(name, "give --epochs or --iterations, not both: %s trains by "
+                                     "iterations, and --epochs N means N passes over the rows",
+                               genesis_model_kind_name(o->kind));
+        o->epochs = o->pval[GENESIS_P_EPOCHS]; /* made iterations when the rows are known */
+        o->pset[GENESIS_P_EPOCHS] = 0;
+    }
     if (o->ndevices && o->multi_gpu) return usage_error(name, "give --devices or --multi-gpu, not both");
     if ((rc = refuse_parquet(name, "-i/--input", o->input, 0)) ||
         (rc = refuse_parquet(name, "-o/--output", o->output, 1)) ||

@@ -23,8 +23,11 @@ typedef struct options {
     unsigned cmd;                  /* CMD_* */
     const char *cmd_name;
     const char *input, *output, *model, *save;
-    genesis_model_kind kind;       /* from --method (default CTGAN) */
+    genesis_model_kind kind;       /* from --method (default: genesis_model_kind_default) */
     int method_given;              /* --method was on the command line */
+    double epochs;                 /* --epochs for a tabular method trained by iterations
+                                      (DDPM): passes over the rows, made iterations once the
+                                      table is read (table_and_model); 0 = not given */
     const char *entity, *time;     /* TimeGAN panel data (and evaluate --sequences) */
     const char *calendar;          /* TimeGAN: --calendar (NULL: found by name) */
     const char *delimiter, *na, *discrete, *continuous, *datetime, *not_datetime;

@@ -80,6 +80,13 @@ genesis_status table_and_model(genesis_ctx *ctx, const options *o, genesis_table
         st = genesis_model_create(ctx, o->kind, m);
     }
     if (st == GENESIS_OK) st = apply_settings(*m, o);
+    if (st == GENESIS_OK && o->epochs > 0) { /* --epochs N: N passes over the rows (cli_parse) */
+        genesis_model_kind_info ki;
+        double n = 0;
+        st = genesis_model_kind_get_info(o->kind, &ki);
+        if (st == GENESIS_OK) st = genesis_model_epochs_length(*m, genesis_table_nrows(*tp), o->epochs, &n);
+        if (st == GENESIS_OK) st = genesis_model_set_param(*m, ki.train_param, n);
+    }
     if (st == GENESIS_OK && (o->entity || o->time))
         st = genesis_model_set_sequence_columns(*m, o->entity, o->time);
     if (st == GENESIS_OK && o->calendar) st = genesis_model_set_calendar_columns(*m, o->calendar);
@@ -151,6 +158,18 @@ static int show_progress(const genesis_progress *p, void *user) {
 
 /* ---- fit --------------------------------------------------------------------------------- */
 
+/* n with a comma between thousands: 1,230 */
+static void thousands(char *out, size_t cap, long long n) {
+    char d[32];
+    int len = snprintf(d, sizeof d, "%lld", n < 0 ? -n : n), k = 0;
+    if (n < 0 && (size_t)k + 1 < cap) out[k++] = '-';
+    for (int i = 0; i < len && (size_t)k + 1 < cap; i++) {
+        if (i && (len - i) % 3 == 0 && (size_t)k + 2 < cap) out[k++] = ',';
+        out[k++] = d[i];
+    }
+    out[k] = 0;
+}
+
 /* what is about to be trained, on stderr */
 static void summary(genesis_ctx *ctx, const options *o, const genesis_table *t, genesis_model *m) {
     double v[4];
@@ -183,11 +202,22 @@ static void summary(genesis_ctx *ctx, const options *o, const genesis_table *t, 
             o->input, (long long)genesis_table_nrows(t), genesis_table_ncols(t), ncont,
             genesis_table_ncols(t) - ncont, kind, v[0], ki.train_unit, prec,
             genesis_ctx_device_name(ctx));
+    char passes[160] = ""; /* --epochs N of a method trained by iterations, as it was converted */
+    if (o->epochs > 0) {
+        double b = 0;
+        genesis_model_get_param(m, GENESIS_P_BATCH_SIZE, &b);
+        if (b > (double)genesis_table_nrows(t)) b = (double)genesis_table_nrows(t);
+        char nb[32];
+        thousands(nb, sizeof nb, (long long)v[0]);
+        snprintf(passes, sizeof passes, "--epochs %g = %s %s at batch %g", o->epochs, nb,
+                 ki.train_unit, b);
+    }
     if (!o->method_given) /* which method, and why this one */
-        fprintf(stderr, "genesis: method %s: the default, as in the reference implementation; "
-                        "--method ddpm kept missing values, rare categories and the target's "
-                        "balance closer and scored higher on every table measured "
-                        "(docs/benchmarks.md)\n", ki.name);
+        fprintf(stderr, "genesis: method %s (the default): the one method that kept missing values, "
+                        "rare categories and the target's class rates on every table measured "
+                        "(docs/benchmarks.md)%s%s\n", ki.name, passes[0] ? "; " : "", passes);
+    else if (passes[0])
+        fprintf(stderr, "genesis: %s (%s trains by %s)\n", passes, ki.name, ki.train_unit);
     char dates[512];
     size_t k = 0;
     dates[0] = 0;

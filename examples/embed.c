@@ -1,5 +1,6 @@
 /*
- * embed.c — a small C program that embeds libgenesis: it learns a CSV table, then
+ * embed.c — a small C program that embeds libgenesis: it learns a CSV table with the default
+ * method (genesis_model_kind_default: DDPM; [epochs] passes over the rows), then
  *   1. receives synthetic rows in batches through a callback, printing the first few;
  *   2. pulls the same number of rows as encoded float matrices with the iterator
  *      (genesis_sampler), the way a training tool would feed its own loop, and reports the
@@ -45,8 +46,14 @@ int main(int argc, char **argv) {
     if (genesis_ctx_create(&ctx) != GENESIS_OK) return 1;
     genesis_ctx_set_seed(ctx, 42);
     genesis_status st = genesis_table_read_csv(ctx, argv[1], NULL, &t);
-    if (st == GENESIS_OK) st = genesis_model_create(ctx, GENESIS_MODEL_CTGAN, &m);
-    if (st == GENESIS_OK && argc > 3) st = genesis_model_set_param(m, GENESIS_P_EPOCHS, atof(argv[3]));
+    /* the default method (DDPM); epochs as passes over the rows, in its training unit */
+    if (st == GENESIS_OK) st = genesis_model_create(ctx, genesis_model_kind_default(), &m);
+    genesis_model_kind_info ki;
+    double len = 0;
+    if (st == GENESIS_OK) st = genesis_model_kind_get_info(genesis_model_get_kind(m), &ki);
+    if (st == GENESIS_OK && argc > 3)
+        st = genesis_model_epochs_length(m, genesis_table_nrows(t), atof(argv[3]), &len);
+    if (st == GENESIS_OK && argc > 3) st = genesis_model_set_param(m, ki.train_param, len);
     if (st == GENESIS_OK) st = genesis_model_fit(m, t, NULL, NULL);
     if (st == GENESIS_OK) st = genesis_model_sample(m, atoll(argv[2]), on_batch, &s);
     /* a pull loop over encoded batches (rows x dim floats, valid until the next call) */

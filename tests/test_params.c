@@ -153,6 +153,38 @@ START_TEST(test_set_param_follows_table) {
 END_TEST
 
 /* after_fit is exactly what a fitted model accepts */
+/* The default kind is DDPM, and epochs convert to a kind's own training unit: unchanged for
+ * a kind trained by epochs, ceil(epochs x rows / min(batch, rows)) batches for DDPM, refused
+ * for TimeGAN (its phases are no passes over rows). */
+START_TEST(test_default_kind_and_epochs) {
+    ck_assert_int_eq(genesis_model_kind_default(), GENESIS_MODEL_DDPM);
+    genesis_ctx *ctx;
+    genesis_model *m;
+    double n = 0;
+    ck_assert_int_eq(genesis_ctx_create(&ctx), GENESIS_OK);
+    ck_assert_int_eq(genesis_model_create(ctx, GENESIS_MODEL_CTGAN, &m), GENESIS_OK);
+    ck_assert_int_eq(genesis_model_epochs_length(m, 2000, 7, &n), GENESIS_OK);
+    ck_assert_double_eq(n, 7);
+    genesis_model_free(m);
+    ck_assert_int_eq(genesis_model_create(ctx, genesis_model_kind_default(), &m), GENESIS_OK);
+    ck_assert_int_eq(genesis_model_epochs_length(m, 2000, 3, &n), GENESIS_OK); /* batch 256 */
+    ck_assert_double_eq(n, 24);                                                /* 6000 / 256 = 23.4 */
+    ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_BATCH_SIZE, 500), GENESIS_OK);
+    ck_assert_int_eq(genesis_model_epochs_length(m, 2000, 3, &n), GENESIS_OK);
+    ck_assert_double_eq(n, 12);
+    ck_assert_int_eq(genesis_model_epochs_length(m, 3, 4, &n), GENESIS_OK); /* batch = the 3 rows */
+    ck_assert_double_eq(n, 4);
+    ck_assert_int_eq(genesis_model_epochs_length(m, 0, 4, &n), GENESIS_ERR_INVALID_ARG);
+    ck_assert_int_eq(genesis_model_epochs_length(m, 10, 0.5, &n), GENESIS_ERR_INVALID_ARG);
+    ck_assert_int_eq(genesis_model_epochs_length(m, 2000000000, 1e6, &n), GENESIS_ERR_INVALID_ARG);
+    genesis_model_free(m);
+    ck_assert_int_eq(genesis_model_create(ctx, GENESIS_MODEL_TIMEGAN, &m), GENESIS_OK);
+    ck_assert_int_eq(genesis_model_epochs_length(m, 2000, 3, &n), GENESIS_ERR_UNSUPPORTED);
+    genesis_model_free(m);
+    genesis_ctx_free(ctx);
+}
+END_TEST
+
 START_TEST(test_after_fit_on_fitted_model) {
     genesis_ctx *ctx;
     genesis_table *t;
@@ -191,6 +223,7 @@ static Suite *params_suite(void) {
     tcase_add_test(tc, test_kind_info);
     tcase_add_test(tc, test_set_param_follows_table);
     tcase_add_test(tc, test_after_fit_on_fitted_model);
+    tcase_add_test(tc, test_default_kind_and_epochs);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -491,6 +491,12 @@ GENESIS_API const char *genesis_model_kind_name(genesis_model_kind kind);
  *  @return GENESIS_OK, GENESIS_ERR_INVALID_ARG (no such kind) */
 GENESIS_API genesis_status genesis_model_kind_from_name(const char *name,
                                                         genesis_model_kind *kind);
+/*! genesis_model_kind_default() : the kind to use when the caller has no reason to pick one,
+ *  as the CLI without --method and Python's SyntheticGenerator() do: GENESIS_MODEL_DDPM, the
+ *  method that kept missing values, rare categories and the target's class rates at its
+ *  defaults on every table measured (docs/benchmarks.md, "Which method by default"). It
+ *  trains by iterations (GENESIS_P_ITERATIONS) and does not train data-parallel. */
+GENESIS_API genesis_model_kind genesis_model_kind_default(void);
 /* What a model kind can do beyond fit and sample (bits of genesis_model_kind_features). */
 typedef enum genesis_model_feature {
     GENESIS_FEATURE_CONDITIONS = 1, /* genesis_model_set_condition: a conditional vector */
@@ -517,6 +523,16 @@ typedef struct genesis_model_kind_info {
  *  @return GENESIS_OK, GENESIS_ERR_INVALID_ARG (a kind this version does not have, NULL out) */
 GENESIS_API genesis_status genesis_model_kind_get_info(genesis_model_kind kind,
                                                        genesis_model_kind_info *out);
+/*! genesis_model_epochs_length() : `epochs` passes over a training table of `rows` rows in
+ *  model `m`'s training unit (genesis_model_kind_info.train_param): `epochs` itself for a model
+ *  trained by epochs (CTGAN, TVAE); for a tabular model trained by iterations (DDPM) the
+ *  batches they take, ceil(epochs x rows / batch) with batch = min(batch-size, rows), so
+ *  that a program can offer epochs for every tabular method, as the CLI's --epochs does.
+ *  Reads m's batch size: call it after setting that. @return GENESIS_OK,
+ *  GENESIS_ERR_INVALID_ARG (NULL, rows < 1, epochs < 1, a result past the setting's range),
+ *  GENESIS_ERR_UNSUPPORTED (a sequence model: TimeGAN's phases are not passes over rows) */
+GENESIS_API genesis_status genesis_model_epochs_length(const genesis_model *m, int64_t rows,
+                                                       double epochs, double *length);
 /*! genesis_model_default_rows() : how much model `m` generates when the caller does not
  *  say, for a training table of `table_rows` rows: that many rows for CTGAN and TVAE; for
  *  TimeGAN the sequences a single series of that length has windows (table_rows - seq_len,

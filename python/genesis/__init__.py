@@ -3,7 +3,7 @@
     import pandas as pd
     from genesis import SyntheticGenerator
     df = pd.read_csv("data/adult_sample.csv")
-    gen = SyntheticGenerator("ctgan", config={"epochs": 10, "device": "cpu"}).fit(df)
+    gen = SyntheticGenerator(config={"epochs": 10, "device": "cpu"}).fit(df)  # DDPM, the default
     synthetic = gen.generate(1000)
 
 The package calls the C library through ctypes (docs/python.md: how the library is found,

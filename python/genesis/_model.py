@@ -173,6 +173,19 @@ def _methods():
         names.append(name.decode())
 
 
+def default_method():
+    """The method a SyntheticGenerator() without one uses: the library's default kind
+    (genesis_model_kind_default: "ddpm", docs/benchmarks.md "Which method by default")."""
+    lib = _lib.load()
+    return lib.genesis_model_kind_name(lib.genesis_model_kind_default()).decode()
+
+
+def _kind_info(lib, kind):
+    info = _lib.ModelKindInfo()
+    check(lib.genesis_model_kind_get_info(kind, ctypes.byref(info)), None)
+    return info
+
+
 def _is_sequence_kind(lib, kind):
     """True for a model kind that learns sequences (TimeGAN), as the library declares it."""
     info = _lib.ModelKindInfo()
@@ -183,15 +196,18 @@ def _is_sequence_kind(lib, kind):
 class SyntheticGenerator:
     """Learns a DataFrame and generates synthetic rows (CTGAN, TVAE, TimeGAN or DDPM).
 
-    method: "ctgan", "tvae", "timegan" or "ddpm". config: model settings by their parameter-table
+    method: "ctgan", "tvae", "timegan" or "ddpm"; None (the default) is the library's default,
+    "ddpm" (default_method()). config: model settings by their parameter-table
     names ("epochs", "batch_size" / "batch-size", "embedding_dim", "discriminator_steps", ...
-    see docs/python.md), plus "device". device: "cpu", "cuda", "cuda:N" or "auto" (default).
+    see docs/python.md), plus "device". For DDPM, which trains by iterations, "epochs": N means
+    N passes over the rows: ceil(N x rows / batch) iterations, set at fit, as the CLI's
+    --epochs (genesis_model_epochs_length). device: "cpu", "cuda", "cuda:N" or "auto" (default).
     seed fixes every random draw on the CPU; threads = 0 lets the library choose.
     memory_fraction / memory_limit set the memory budget sampling batches are sized to and
     fit is checked against (genesis_ctx_set_memory_budget).
     """
 
-    def __init__(self, method="ctgan", config=None, device=None, seed=0, threads=0,
+    def __init__(self, method=None, config=None, device=None, seed=0, threads=0,
                  memory_fraction=None, memory_limit=None, mixed_precision=False,
                  gradient_checkpointing=False, num_workers=None, pin_memory=False):
         config = _precision_config(dict(config or {}), mixed_precision)
@@ -202,6 +218,8 @@ class SyntheticGenerator:
             dev = config.pop("device")
             device = device if device is not None else dev
         methods = _methods()
+        if method is None:
+            method = default_method()
         if method not in methods:
             raise ValueError(f"unknown method {method!r}; this version has {list(methods)}")
         self.method = method
@@ -216,6 +234,7 @@ class SyntheticGenerator:
               self._ctx.ptr)
         self._kind = kind.value
         self._sequences = _is_sequence_kind(self._lib, self._kind)
+        self._epochs = None  # "epochs" of a tabular method trained by iterations, set at fit
         check(self._lib.genesis_model_create(self._ctx.ptr, kind, ctypes.byref(self._model)),
               self._ctx.ptr)
         self._config = {}
@@ -229,6 +248,18 @@ class SyntheticGenerator:
         if name not in table:
             known = sorted({k for k in table if "_" in k or k.isalpha()})
             raise ValueError(f"unknown setting {name!r}; the settings are {known}")
+        if self._epochs_as_passes() and table[name] in (table["epochs"], table["iterations"]):
+            # epochs are passes over the rows, made iterations at fit (the rows are known then)
+            other = "iterations" if table[name] == table["epochs"] else "epochs"
+            if other in self._config:
+                raise ValueError(f"give epochs or iterations, not both: {self.method} trains by "
+                                 "iterations, and epochs=N means N passes over the rows")
+            if table[name] == table["epochs"]:
+                if not (isinstance(value, (int, float)) and value >= 1):
+                    raise ValueError(f"epochs must be a number >= 1, not {value!r}")
+                self._epochs = value
+                self._config["epochs"] = value
+                return
         if isinstance(value, str):  # a named value ("bf16"): its index (genesis_param_choice)
             names = []
             while True:
@@ -242,6 +273,12 @@ class SyntheticGenerator:
         check(self._lib.genesis_model_set_param(self._model, table[name], float(value)),
               self._ctx.ptr)
         self._config[name.replace("-", "_")] = value
+
+    def _epochs_as_passes(self):
+        """True when "epochs" is N passes over the rows for this kind: a tabular method
+        trained by iterations (DDPM), as the library declares its training unit."""
+        info = _kind_info(self._lib, self._kind)
+        return info.train_param != _params(self._lib)["epochs"] and not self._sequences
 
     def get_param(self, name):
         table = _params(self._lib)
@@ -360,9 +397,19 @@ class SyntheticGenerator:
         table = _frame.table_from_frame(self._ctx.ptr, data, specs)
         bar = None
         try:
+            if self._epochs is not None:  # N passes over the rows, in iterations
+                n = ctypes.c_double()
+                check(self._lib.genesis_model_epochs_length(self._model, len(data),
+                                                            float(self._epochs), ctypes.byref(n)),
+                      self._ctx.ptr)
+                info = _kind_info(self._lib, self._kind)
+                check(self._lib.genesis_model_set_param(self._model, info.train_param, n.value),
+                      self._ctx.ptr)
             if progress:
-                epochs = 3 if self._sequences else int(self.get_param("epochs"))
-                bar = _progress_bar(epochs, f"fit {self.method}", "epoch")
+                info = _kind_info(self._lib, self._kind)
+                total = 3 if self._sequences else int(self.get_param(info.train_unit.decode()))
+                unit = "epoch" if info.train_param == _params(self._lib)["epochs"] else "iteration"
+                bar = _progress_bar(total, f"fit {self.method}", unit)
 
             def on_progress(p, user):
                 if bar is not None:
@@ -595,6 +642,7 @@ class SyntheticGenerator:
                                            ctypes.byref(self._model)), self._ctx.ptr)
         self._kind = self._lib.genesis_model_get_kind(self._model)
         self._sequences = _is_sequence_kind(self._lib, self._kind)
+        self._epochs = None
         self.method = self._lib.genesis_model_kind_name(self._kind).decode()
         self._specs = _frame.specs_from_model(self._lib, self._model)
         self._decoder = None

@@ -96,10 +96,11 @@ def _plan(method, n_rows, n_columns, n_categorical, n_levels, missing, device, c
         gen.close()
 
 
-def estimate_memory(method="ctgan", n_rows=10000, n_columns=10, n_categorical=0,
+def estimate_memory(method=None, n_rows=10000, n_columns=10, n_categorical=0,
                     n_levels=10, missing=False, device=None, config=None, workload="fit",
                     details=False):
-    """Memory needed to train (workload="fit") or generate ("sample") with `method` on a
+    """Memory needed to train (workload="fit") or generate ("sample") with `method` (None: the
+    default method, DDPM) on a
     table of n_rows x n_columns (the first n_categorical columns categorical with n_levels
     levels each, the rest continuous), from genesis_estimate_memory without building the
     table. Returns MiB: the GPU total when the model runs on a GPU, else the host total.
@@ -118,12 +119,13 @@ def estimate_memory(method="ctgan", n_rows=10000, n_columns=10, n_categorical=0,
     return total / 2**20
 
 
-def optimize_batch_size(model_type="ctgan", n_columns=10, gpu_index=0, n_rows=10000,
+def optimize_batch_size(model_type=None, n_columns=10, gpu_index=0, n_rows=10000,
                         n_categorical=0, n_levels=10, workload="sample", device=None,
                         memory_fraction=None, memory_limit=None, config=None):
     """The largest batch that fits the memory budget (genesis_optimize_batch_size): rows per
     sampling batch (workload="sample") or the largest training batch ("fit"), for a table of
-    that shape on GPU `gpu_index` (the CPU when there is none)."""
+    that shape on GPU `gpu_index` (the CPU when there is none), for `model_type` (None: the
+    default method, DDPM)."""
     dev = device if device is not None else f"cuda:{gpu_index}" if detect_gpus() else "cpu"
     cfg = dict(config or {})
     if memory_fraction is not None or memory_limit is not None:
@@ -150,7 +152,7 @@ class BatchedGenerator(SyntheticGenerator):
     memory budget (memory_fraction of the memory available, at most memory_limit).
     config holds the model settings (config["batch_size"] is the training batch)."""
 
-    def __init__(self, method="ctgan", device=None, batch_size=None, memory_fraction=None,
+    def __init__(self, method=None, device=None, batch_size=None, memory_fraction=None,
                  memory_limit=None, auto_batch=True, mixed_precision=False, config=None,
                  seed=0, threads=0, gradient_checkpointing=False, num_workers=None,
                  pin_memory=False):
@@ -183,7 +185,9 @@ class MultiGPUGenerator(SyntheticGenerator):
     the first device. Either way generation is spread over all of them, batch by batch
     (genesis_model_set_sample_devices), the same rows as on one device.
     devices: ["cuda:0", "cuda:1"], ["cpu", "cpu"] (CPU streams), or None for every GPU
-    found (one device: a plain fit and generation). "model_parallel" is refused."""
+    found (one device: a plain fit and generation). "model_parallel" is refused.
+    method: "ctgan" by default, not the library's default (DDPM), which does not train
+    data-parallel."""
 
     def __init__(self, method="ctgan", strategy="data_parallel", devices=None, config=None,
                  seed=0, threads=0, **kwargs):

@@ -28,7 +28,7 @@ import time
 
 import pandas as pd
 
-from ._model import SyntheticGenerator
+from ._model import SyntheticGenerator, default_method
 
 __all__ = ["PipelineBuilder", "Pipeline", "SYNTHESIZE_SETTINGS"]
 
@@ -37,7 +37,7 @@ _CSV = (".csv", ".tsv", ".txt")
 
 # the settings of a "synthesize" node, and what each does
 SYNTHESIZE_SETTINGS = {
-    "method": "ctgan, tvae or ddpm (default ctgan)",
+    "method": "ctgan, tvae or ddpm (default ddpm, the library's default method)",
     "n_samples": "rows to write (default: as many as the source has)",
     "device": "cpu, cuda, cuda:N or auto (default auto)",
     "devices": "GPUs (or CPU streams) to spread generation over, e.g. [0, 1, 2]; the rows are "
@@ -162,7 +162,7 @@ class Pipeline:
 
     def __repr__(self):
         return (f"Pipeline({self.source_path!r} -> {self.node_name} (synthesize "
-                f"{self.settings.get('method', 'ctgan')}) -> {self.sink_path!r})")
+                f"{self.settings.get('method') or default_method()}) -> {self.sink_path!r})")
 
     # ---- the source ------------------------------------------------------------------
     def _read_source(self):
@@ -205,7 +205,7 @@ class Pipeline:
         config = dict(s.get("config") or {})
         if "epochs" in s:
             config["epochs"] = s["epochs"]
-        gen = SyntheticGenerator(s.get("method", "ctgan"), config=config, device=s.get("device"),
+        gen = SyntheticGenerator(s.get("method"), config=config, device=s.get("device"),
                                  seed=int(s.get("seed", 0)), threads=int(s.get("threads", 0)),
                                  memory_limit=s.get("memory_limit"))
         t0 = time.monotonic()

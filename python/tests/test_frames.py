@@ -176,3 +176,24 @@ def test_timegan_calendar_columns():
     with pytest.raises(GenesisError) as e:
         SyntheticGenerator("timegan", device="cpu", config=cfg).fit(df, time="step", calendar=["minute"])
     assert "minute" in str(e.value)
+
+
+def test_default_method_is_ddpm_and_epochs_are_passes(adult):
+    """Without a method the generator is the library's default, DDPM, which trains by
+    iterations: config epochs=N is N passes over the rows, ceil(N x rows / batch) iterations
+    at fit, the same model as those iterations given directly."""
+    from genesis._model import default_method
+    assert default_method() == "ddpm"
+    small = {"generator_dim": 32, "embedding_dim": 16, "diffusion_steps": 40, "batch_size": 300}
+    gen = SyntheticGenerator(config={"epochs": 2, **small}, device="cpu", seed=2)
+    assert gen.method == "ddpm"
+    df = adult.head(1000)
+    gen.fit(df)
+    assert gen.get_param("iterations") == 7  # ceil(2 * 1000 / 300)
+    same = SyntheticGenerator("ddpm", config={"iterations": 7, **small}, device="cpu",
+                              seed=2).fit(df)
+    pd.testing.assert_frame_equal(gen.generate(50), same.generate(50))
+    with pytest.raises(ValueError, match="epochs or iterations, not both"):
+        SyntheticGenerator(config={"epochs": 2, "iterations": 10})
+    # a method trained by epochs keeps them as they are
+    assert SyntheticGenerator("ctgan", config={"epochs": 2}).get_param("epochs") == 2

@@ -7,9 +7,14 @@
  * progress reports (genesis_model_kind_get_info); and what a kind generates when the caller
  * does not say how much: the training table's rows for the tabular models; for a sequence
  * model as many sequences as a single series of that many rows has windows (rows - seq_len,
- * at least 1), as TimeGAN's reference generation does (docs/timegan.md §5). The kinds come
- * from the registry (models/registry.c).
+ * at least 1), as TimeGAN's reference generation does (docs/timegan.md §5). The kinds, and
+ * which one is the default (genesis_model_kind_default), come from the registry
+ * (models/registry.c). genesis_model_epochs_length says how long `epochs` passes over the rows
+ * are in a model's own training unit: for a tabular model trained by iterations (DDPM)
+ * ceil(epochs x rows / batch), the number of batches that many passes take (docs/cli.md,
+ * "Epochs for a method trained by iterations").
  */
+#include <math.h>
 #include <string.h>
 
 #include "model_types.h"
@@ -21,6 +26,8 @@ const char *genesis_model_kind_name(genesis_model_kind kind) {
     const gen_model_vtable *vt = gen_model_vtable_of(kind);
     return vt ? vt->name : NULL;
 }
+
+genesis_model_kind genesis_model_kind_default(void) { return gen_model_default()->kind; }
 
 genesis_status genesis_model_kind_from_name(const char *name, genesis_model_kind *kind) {
     int n = 0;
@@ -55,4 +62,28 @@ int64_t genesis_model_default_rows(const genesis_model *m, int64_t table_rows) {
     if (!(genesis_model_kind_features(m->vt->kind) & GENESIS_FEATURE_SEQUENCES)) return table_rows;
     int64_t windows = table_rows - (int64_t)m->param[GENESIS_P_SEQ_LEN];
     return windows > 1 ? windows : 1;
+}
+
+genesis_status genesis_model_epochs_length(const genesis_model *m, int64_t rows, double epochs,
+                                           double *length) {
+    if (!m || !length || rows < 1 || !(epochs >= 1)) return GENESIS_ERR_INVALID_ARG;
+    int tp = (int)m->vt->train_param;
+    if (tp == GENESIS_P_EPOCHS) {
+        *length = epochs;
+        return GENESIS_OK;
+    }
+    GEN_RETURN_IF(genesis_model_kind_features(m->vt->kind) & GENESIS_FEATURE_SEQUENCES, m->ctx,
+                  GENESIS_ERR_UNSUPPORTED,
+                  "%s trains by `%s` over several phases; epochs do not convert to them", m->vt->name,
+                  gen_param_name(tp));
+    double batch = m->param[GENESIS_P_BATCH_SIZE];
+    if (batch > (double)rows) batch = (double)rows; /* a fit's batch is at most the table */
+    double n = ceil(epochs * (double)rows / batch);
+    double lo = 0, hi = 0;
+    genesis_param_bounds((genesis_param)tp, &lo, &hi, NULL, NULL);
+    GEN_RETURN_IF(n > hi, m->ctx, GENESIS_ERR_INVALID_ARG,
+                  "%g epochs of %lld rows at batch %g are %.0f %s, more than the %g allowed", epochs,
+                  (long long)rows, batch, n, gen_param_name(tp), hi);
+    *length = n;
+    return GENESIS_OK;
 }

@@ -10,7 +10,7 @@
 . "$(dirname "$0")/common.bash" "$@"
 
 FAST=(-q --threads 1 --epochs 1)
-SMALL=(--generator-dim 64 --discriminator-dim 64 --embedding-dim 32)
+SMALL=(--method ctgan --generator-dim 64 --discriminator-dim 64 --embedding-dim 32)
 cd "$W" || exit 1
 
 # ---------------------------------------------------------------------------------------
@@ -107,8 +107,8 @@ if expect_ok; then
 fi
 # the method used, and why, in one line when --method is not given; none when it is
 run method_default "$G" generate --threads 1 --epochs 1 -i three_rows.csv -o "$OUT/m.csv" -n 5
-expect_ok && { grep -q '^genesis: method ctgan: the default' "$W/method_default.err" &&
-    pass "[method_default] says which method and why" || fail "[method_default] no method line: $(cat "$W/method_default.err")"; }
+expect_ok && { grep -q "^genesis: method ddpm (the default): .*missing values.*; --epochs 1 = 1 iterations at batch 3$" "$W/method_default.err" &&
+    pass "[method_default] says which method, why, and what --epochs became" || fail "[method_default] no method line: $(cat "$W/method_default.err")"; }
 run method_given "$G" generate --threads 1 --epochs 1 --method ctgan -i three_rows.csv -o "$OUT/m.csv" -n 5
 expect_ok && { grep -q '^genesis: method ' "$W/method_given.err" &&
     fail "[method_given] a default line for a given method" || pass "[method_given] no default line"; }
@@ -396,9 +396,9 @@ run gen_output_in_missing_dir "$G" generate "${FAST[@]}" -i three_rows.csv -o "$
 expect_error 1 "$OUT/nodir/o.csv"
 run epochs_0 "$G" generate -q --threads 1 --epochs 0 -i three_rows.csv -o "$OUT/o.csv" -n 5
 expect_error 2 "--epochs" "0"
-run batch_not_multiple_of_pac "$G" generate -q --threads 1 --epochs 1 --batch-size 7 --pac 10 -i three_rows.csv -o "$OUT/o.csv" -n 5
+run batch_not_multiple_of_pac "$G" generate -q --threads 1 --method ctgan --epochs 1 --batch-size 7 --pac 10 -i three_rows.csv -o "$OUT/o.csv" -n 5
 expect_error 2 "batch-size" "pac" "7" "10"
-run batch_default_pac "$G" fit -q --threads 1 --epochs 1 --batch-size 7 -i three_rows.csv -m "$OUT/m.gen"
+run batch_default_pac "$G" fit -q --threads 1 --method ctgan --epochs 1 --batch-size 7 -i three_rows.csv -m "$OUT/m.gen"
 expect_error 2 "batch-size" "pac"
 # --method tvae / timegan: a clear "not available yet" usage error until `genesis info`
 # lists the model; once listed, it must train and write rows. TimeGAN gets tiny settings, -n
@@ -461,12 +461,15 @@ expect_error 2 "frobnicate"
 # --condition errors on the generate path too (after training on a small table)
 printf 'k,v\n' >cond.csv
 for i in $(seq 1 30); do printf '%s,%d.5\n' "$([ $((i % 3)) = 0 ] && echo b || echo a)" "$i" >>cond.csv; done
-run gen_condition_unknown_column "$G" generate "${FAST[@]}" -i cond.csv -o "$OUT/o.csv" -n 5 --condition "zz=a"
+run gen_condition_unknown_column "$G" generate "${FAST[@]}" --method ctgan -i cond.csv -o "$OUT/o.csv" -n 5 --condition "zz=a"
 expect_error 2 "--condition" "zz"
-run gen_condition_unseen_value "$G" generate "${FAST[@]}" -i cond.csv -o "$OUT/o.csv" -n 5 --condition "k=c"
+run gen_condition_unseen_value "$G" generate "${FAST[@]}" --method ctgan -i cond.csv -o "$OUT/o.csv" -n 5 --condition "k=c"
 expect_error 2 "--condition" "'c'"
-run gen_condition_continuous "$G" generate "${FAST[@]}" -i cond.csv -o "$OUT/o.csv" -n 5 --condition "v=1.5"
+run gen_condition_continuous "$G" generate "${FAST[@]}" --method ctgan -i cond.csv -o "$OUT/o.csv" -n 5 --condition "v=1.5"
 expect_error 2 "--condition" "continuous"
+# without --method the default (ddpm) has no conditions: the message names the method that has
+run gen_condition_default "$G" generate "${FAST[@]}" -i cond.csv -o "$OUT/o.csv" -n 5 --condition "k=a"
+expect_error 2 "--condition" "--method ctgan" "not ddpm"
 
 # --device cuda: on a build without the CUDA backend it is a clear error (exit 1, no
 # output); on a CUDA build either it works or it explains why not.

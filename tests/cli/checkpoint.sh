@@ -20,7 +20,7 @@ cut -d, -f1,3,5,11,12,13 "$ADULT" | head -401 >"$W/series.csv"
 # another table: the adult sample without its 8th row
 sed '9d' "$ADULT" >"$W/other.csv"
 
-CTGAN=(--threads 1 --seed 3 --epochs 10 --batch-size 100 --embedding-dim 16 --generator-dim 32 --discriminator-dim 32)
+CTGAN=(--method ctgan --threads 1 --seed 3 --epochs 10 --batch-size 100 --embedding-dim 16 --generator-dim 32 --discriminator-dim 32)
 TVAE=(--method tvae --threads 1 --seed 3 --epochs 12 --batch-size 50 --embedding-dim 16 --generator-dim 32)
 DDPM=(--method ddpm --threads 1 --seed 3 --iterations 300 --batch-size 100 --embedding-dim 16 --generator-dim 32 --diffusion-steps 50)
 TIMEGAN=(--method timegan --threads 1 --seed 3 --iterations 100 --batch-size 16 --seq-len 6 --hidden-dim 8 --num-layers 2)

@@ -99,9 +99,29 @@ if expect_ok; then
     grep -q -- "--pac" "$W/help.out" && fail "[help] lists CTGAN's --pac" || pass "[help] no CTGAN settings"
 fi
 
+section "--epochs: passes over the rows, as iterations"
+# 2 passes over 2000 rows at batch 300: ceil(4000 / 300) = 14 iterations, the same fit (the
+# same model file) as --iterations 14
+EP=(--threads 1 --method ddpm --generator-dim 32 --embedding-dim 16 --diffusion-steps 40 --seed 2 --batch-size 300)
+run epochs_fit "$G" fit "${EP[@]}" -i "$ADULT" -m "$W/e.gen" --epochs 2
+if expect_ok; then
+    grep -q "training DDPM for 14 iterations" "$W/epochs_fit.err" && pass "[epochs] 2 epochs of 2000 rows at batch 300 = 14 iterations" \
+        || fail "[epochs] summary: $(head -2 "$W/epochs_fit.err")"
+    grep -q "^genesis: --epochs 2 = 14 iterations at batch 300 (ddpm trains by iterations)$" "$W/epochs_fit.err" \
+        && pass "[epochs] says what --epochs became" || fail "[epochs] no conversion line: $(cat "$W/epochs_fit.err")"
+    run iters_fit "$G" fit -q "${EP[@]}" -i "$ADULT" -m "$W/i.gen" --iterations 14
+    expect_ok && { cmp -s "$W/e.gen" "$W/i.gen" && pass "[epochs] the model of --iterations 14, byte for byte" \
+        || fail "[epochs] --epochs 2 and --iterations 14 gave different models"; }
+fi
+# a batch larger than the table is the table: 4 passes over 3 rows are 4 iterations
+printf 'x,y\n1,a\n2,b\n3,a\n' >three.csv
+run epochs_small "$G" fit --threads 1 --method ddpm --generator-dim 16 --embedding-dim 8 -i three.csv -m "$W/s.gen" --epochs 4
+expect_ok && { grep -q "^genesis: --epochs 4 = 4 iterations at batch 3 " "$W/epochs_small.err" && pass "[epochs] batch capped at the rows" \
+    || fail "[epochs] small table: $(cat "$W/epochs_small.err")"; }
+
 section "settings of other methods (usage error)"
 run epochs "$G" generate "${FAST[@]}" -i "$ADULT" --epochs 3 -o "$OUT/o.csv"
-expect_error 2 "--epochs" "ddpm"
+expect_error 2 "give --epochs or --iterations, not both" "ddpm trains by iterations"
 run pac "$G" generate "${FAST[@]}" -i "$ADULT" --pac 5 -o "$OUT/o.csv"
 expect_error 2 "--pac" "ddpm"
 run steps_tvae "$G" generate -q --method tvae -i "$ADULT" --diffusion-steps 50 -o "$OUT/o.csv"

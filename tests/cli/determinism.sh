@@ -2,7 +2,8 @@
 # determinism.sh — same seed, same bytes (generate; fit then sample); different seeds,
 # different output; --save then sample round trip; conditioned sampling; integer columns
 # stay whole numbers inside the real range; categories come from the input; exact row
-# counts around batch boundaries. CSV checks use python3's csv module (csvcheck.py).
+# counts around batch boundaries. Without --method these are the default's (DDPM; --epochs
+# N is N passes over the rows); conditioned sampling is CTGAN's. CSV checks use python3's csv module (csvcheck.py).
 #
 #   bash tests/cli/determinism.sh <genesis-binary> <source-dir> <build-dir>
 . "$(dirname "$0")/common.bash" "$@"
@@ -50,9 +51,9 @@ expect_ok
 run thr_fit2 "$G" fit -q --epochs 1 --threads 2 -i "$ADULT" -m "$OUT/thr2.gen" --seed 5
 expect_ok
 same "[fit seed 5, --threads 1 vs --threads 2: model files]" "$OUT/thr1.gen" "$OUT/thr2.gen"
-run thr_s1 "$G" sample -q -m "$OUT/thr1.gen" -o "$OUT/thr1.csv" -n 1000 --seed 1 --threads 1
+run thr_s1 "$G" sample -q -m "$OUT/thr1.gen" -o "$OUT/thr1.csv" -n 300 --seed 1 --threads 1
 expect_ok
-run thr_s2 "$G" sample -q -m "$OUT/thr1.gen" -o "$OUT/thr2.csv" -n 1000 --seed 1 --threads 2
+run thr_s2 "$G" sample -q -m "$OUT/thr1.gen" -o "$OUT/thr2.csv" -n 300 --seed 1 --threads 2
 expect_ok
 same "[sample one model seed 1, --threads 1 vs --threads 2]" "$OUT/thr1.csv" "$OUT/thr2.csv"
 
@@ -84,9 +85,9 @@ no_tmp_left
 rm -f "$OUT"/*
 
 # ---------------------------------------------------------------------------------------
-section "generate --save, then sample -m"
+section "generate --save, then sample -m (CTGAN: the conditioned sampling below needs it)"
 
-run gen_save "$G" generate --threads 1 --epochs 2 -q -i "$ADULT" -o "$OUT/g.csv" -n 50 --save "$W/m.gen" --seed 5
+run gen_save "$G" generate --threads 1 --method ctgan --epochs 2 -q -i "$ADULT" -o "$OUT/g.csv" -n 50 --save "$W/m.gen" --seed 5
 if expect_ok && [ -s "$W/m.gen" ]; then
     pass "[generate --save] wrote the model ($(stat -c %s "$W/m.gen") bytes)"
     rows_are "[generate --save -n 50]" "$OUT/g.csv" 50
@@ -140,7 +141,7 @@ EOF
 )
         [ "$r" = 0 ] && pass "[one column, two values] rows alternate White/Black" || fail "[one column, two values] $r rows out of turn"
     fi
-    run cond_generate "$G" generate "${FAST[@]}" -i "$ADULT" -o "$OUT/c5.csv" -n 200 --condition "sex=Female"
+    run cond_generate "$G" generate "${FAST[@]}" --method ctgan -i "$ADULT" -o "$OUT/c5.csv" -n 200 --condition "sex=Female"
     expect_ok && csv "[generate --condition 'sex=Female'] only ' Female'" only "$OUT/c5.csv" sex " Female"
     no_tmp_left
     rm -f "$OUT"/*

@@ -38,7 +38,7 @@ section "a kernel faults during training: the CUDA error, not a divergence"
 for spec in "k_relu_bn_backward:3" "k_adam:2" "k_gather_rows:1"; do
     label=fault_${spec%%:*}
     run "$label" env GENESIS_CUEMU_FAULT="$spec" "$G" fit -i "$W/small.csv" -m "$OUT/m.gen" \
-        --epochs 2 --batch-size 100 --seed 1 --device cuda
+        --method ctgan --epochs 2 --batch-size 100 --seed 1 --device cuda
     expect_error 1 "failed in operation" "an illegal memory access was encountered"
     grep -qi "diverged" "$W/$label.err" && fail "[$label] reported as a divergence" \
         || pass "[$label] not reported as a divergence"
@@ -51,6 +51,6 @@ done
 
 section "GENESIS_CUDA_SYNC=1 charges the fault to its own operation"
 run fault_sync env GENESIS_CUEMU_FAULT=k_relu_bn_backward:3 GENESIS_CUDA_SYNC=1 "$G" fit \
-    -i "$W/small.csv" -m "$OUT/m.gen" --epochs 2 --batch-size 100 --seed 1 --device cuda
+    -i "$W/small.csv" -m "$OUT/m.gen" --method ctgan --epochs 2 --batch-size 100 --seed 1 --device cuda
 expect_error 1 "failed in operation relu_bn_backward" "an illegal memory access was encountered"
 finish

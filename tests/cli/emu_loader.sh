@@ -31,7 +31,7 @@ if [ "$IS_ASAN" = 1 ]; then
 else
     head -n 301 "$ADULT" > "$W/small.csv" # 300 rows: quick
     run gen_emu env GENESIS_CUDA_EMULATOR=1 GENESIS_CUDA_MODULE="$MOD" "$G" generate -i "$W/small.csv" \
-        -o "$W/emu.csv" -n 50 --epochs 1 --batch-size 100 --seed 1 --device cuda
+        -o "$W/emu.csv" -n 50 --method ctgan --epochs 1 --batch-size 100 --seed 1 --device cuda
     expect_ok
     grep -q "training on GPU 0 (Genesis CUDA emulator" "$W/gen_emu.out" "$W/gen_emu.err" \
         && pass "generate --device cuda trained on the emulated GPU" \

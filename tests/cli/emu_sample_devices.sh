@@ -27,7 +27,7 @@ section "fit three small models on the CPU"
 run fit_ddpm "$G" fit --method ddpm -i "$ADULT" -m "$W/ddpm.gen" --device cpu -q --iterations 5 \
     --sample-steps 5 --embedding-dim 8 --generator-dim 16 --batch-size 100 --target income
 expect_ok
-run fit_ctgan "$G" fit -i "$ADULT" -m "$W/ctgan.gen" --device cpu -q --epochs 1 --embedding-dim 8 \
+run fit_ctgan "$G" fit --method ctgan -i "$ADULT" -m "$W/ctgan.gen" --device cpu -q --epochs 1 --embedding-dim 8 \
     --generator-dim 16 --discriminator-dim 16 --batch-size 500
 expect_ok
 run fit_tvae "$G" fit --method tvae -i "$ADULT" -m "$W/tvae.gen" --device cpu -q --epochs 1 \

@@ -12,7 +12,7 @@
 
 SMALL=(-q --threads 1 --seed 3)
 section "a CTGAN model"
-run fit_ctgan "$G" fit "${SMALL[@]}" -i "$ADULT" -m "$W/c.gen" --epochs 1 --batch-size 100 \
+run fit_ctgan "$G" fit "${SMALL[@]}" --method ctgan -i "$ADULT" -m "$W/c.gen" --epochs 1 --batch-size 100 \
     --generator-dim 32 --discriminator-dim 32 --embedding-dim 16
 expect_ok
 run inspect_ctgan "$G" inspect -m "$W/c.gen"
@@ -69,7 +69,7 @@ grep -q "a ddpm model" "$W/inspect_ddpm.out" && grep -Eq "^  iterations +20 +\(d
     || fail "[inspect ddpm] $(head -3 "$W/inspect_ddpm.out" | tr '\n' ' ')"
 
 section "a checkpoint"
-run fit_ck "$G" fit "${SMALL[@]}" -i "$ADULT" -m "$W/k.gen" --epochs 2 --batch-size 100 \
+run fit_ck "$G" fit "${SMALL[@]}" --method ctgan -i "$ADULT" -m "$W/k.gen" --epochs 2 --batch-size 100 \
     --generator-dim 32 --discriminator-dim 32 --checkpoint "$W/ck.gen" --checkpoint-every 1
 expect_ok
 run inspect_ck "$G" inspect -m "$W/ck.gen"

@@ -38,7 +38,7 @@ section "Ctrl-C within the first epoch of a wide table: exit 130 within ${LIMIT}
 
 "$PY" "$SRC/bench/make_wide_table.py" diabetic 20000 >"$W/diabetic.csv" ||
     { fail "bench/make_wide_table.py failed"; finish; }
-"$G" fit --progress -i "$W/diabetic.csv" -m "$OUT/wide.gen" --seed 1 --epochs 2 \
+"$G" fit --progress --method ctgan -i "$W/diabetic.csv" -m "$OUT/wide.gen" --seed 1 --epochs 2 \
     >"$W/lat.out" 2>"$W/lat.err" </dev/null &
 pid=$!
 if wait_line $pid "training CTGAN" "$W/lat.err"; then

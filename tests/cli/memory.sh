@@ -11,7 +11,7 @@
 
 # the CPU backend on every machine: host memory is what these checks read (the GPU's device
 # memory is bench/gpu_generate.sh's job)
-FAST=(-q --threads 1 --epochs 1 --device cpu)
+FAST=(-q --threads 1 --method ctgan --epochs 1 --device cpu)  # memory planning, measured on CTGAN (one pass per row)
 cd "$W" || exit 1
 
 section "estimate"

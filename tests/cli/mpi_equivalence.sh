@@ -79,9 +79,9 @@ sed 's/^mpi_equiv: /      | /' "$W/ctgan4_cmp.out"
 if [ "$RC" = 0 ]; then pass "ctgan: 4 ranks match 1 rank within tolerance"; else fail "ctgan: 4 ranks differ from 1 rank beyond tolerance"; fi
 
 section "CLI: mpirun -np 2 genesis fit / generate"
-run cli_np1 "$G" fit -q --epochs 1 --seed 3 -i "$ADULT" -m "$OUT/np1.gen"
+run cli_np1 "$G" fit -q --method ctgan --epochs 1 --seed 3 -i "$ADULT" -m "$OUT/np1.gen"
 expect_ok
-run cli_np2 "${TMO[@]}" "${MPIRUN[@]}" "$G" fit --epochs 1 --seed 3 -i "$ADULT" -m "$OUT/np2.gen"
+run cli_np2 "${TMO[@]}" "${MPIRUN[@]}" "$G" fit --method ctgan --epochs 1 --seed 3 -i "$ADULT" -m "$OUT/np2.gen"
 expect_ok
 if [ "$(grep -c 'saved model' "$W/cli_np2.err")" = 1 ] && grep -q 'data parallel over 2 ranks' "$W/cli_np2.err"; then
     pass "fit: one rank reports and saves ($(grep -m1 'all-reduce calls' "$W/cli_np2.err" | sed 's/^genesis: note: //'))"
@@ -100,19 +100,19 @@ section "failures stop every rank"
 # MPMD launch: rank 1 gets a file that does not exist; rank 0 is waiting for it in fit
 ONE=(--oversubscribe --mca mpi_yield_when_idle 1 -np 1)
 mpirun --version 2>&1 | grep -qi 'open mpi' || ONE=(-np 1)
-run fail_rank1 "${TMO[@]}" mpirun "${ONE[@]}" "$G" fit -q --epochs 1 -i "$ADULT" -m "$W/f.gen" : "${ONE[@]}" "$G" fit -q --epochs 1 -i "$W/missing.csv" -m "$W/f.gen"
+run fail_rank1 "${TMO[@]}" mpirun "${ONE[@]}" "$G" fit -q --method ctgan --epochs 1 -i "$ADULT" -m "$W/f.gen" : "${ONE[@]}" "$G" fit -q --method ctgan --epochs 1 -i "$W/missing.csv" -m "$W/f.gen"
 if [ "$RC" != 0 ] && [ "$RC" != 124 ] && grep -q 'missing.csv' "$W/fail_rank1.err" && grep -q 'stopping all 2 ranks' "$W/fail_rank1.err"; then
     pass "a rank that cannot read its input stops the job (exit $RC): $(grep -m1 'missing.csv' "$W/fail_rank1.err")"
 else
     fail "missing input on rank 1: exit $RC (124 = hung until the timeout)"; show_err
 fi
-run fail_seed "${TMO[@]}" mpirun "${ONE[@]}" "$G" fit -q --epochs 1 --seed 1 -i "$ADULT" -m "$W/s.gen" : "${ONE[@]}" "$G" fit -q --epochs 1 --seed 2 -i "$ADULT" -m "$W/s.gen"
+run fail_seed "${TMO[@]}" mpirun "${ONE[@]}" "$G" fit -q --method ctgan --epochs 1 --seed 1 -i "$ADULT" -m "$W/s.gen" : "${ONE[@]}" "$G" fit -q --method ctgan --epochs 1 --seed 2 -i "$ADULT" -m "$W/s.gen"
 if [ "$RC" != 0 ] && [ "$RC" != 124 ] && grep -q 'seed' "$W/fail_seed.err"; then
     pass "ranks with different seeds are refused: $(grep -m1 'genesis: error' "$W/fail_seed.err")"
 else
     fail "different seeds: exit $RC"; show_err
 fi
-run fail_batch "${TMO[@]}" "${MPIRUN[@]}" "$G" fit -q --epochs 1 --batch-size 510 -i "$ADULT" -m "$W/b.gen"
+run fail_batch "${TMO[@]}" "${MPIRUN[@]}" "$G" fit -q --method ctgan --epochs 1 --batch-size 510 -i "$ADULT" -m "$W/b.gen"
 if [ "$RC" != 0 ] && [ "$RC" != 124 ] && grep -q 'multiple of ranks x --pac = 20' "$W/fail_batch.err"; then
     pass "a batch that does not split is refused: $(grep -m1 'genesis: error' "$W/fail_batch.err")"
 else
