@@ -35,11 +35,12 @@ fit() { # name, iterations, extra flags...
     --iterations "$IT" --batch-size "$BS" --seed 0 --progress "$@" 2>"$log" >/dev/null
   rc=$?
   t1=$(date +%s.%N)
-  # the last progress line's rows/s, and the device the log names
+  # the last progress line's rows/s, and the device the log names (python3 for the
+  # arithmetic: the GPU machine has no bc)
   local rps on
   rps=$(tr '\r' '\n' <"$log" | grep -oE '[0-9][0-9,.]* rows/s' | tail -1 | tr -d ', ' | sed 's/rows\/s//')
   on=$(sed -n 's/.*training [A-Z]* for .* on \(.*\)$/\1/p' "$log" | tail -1)
-  local line="{\"bench\":\"ddpm_fit\",\"name\":\"$name\",\"iterations\":$IT,\"batch\":$BS,\"exit\":$rc,\"wall_s\":$(echo "$t1 - $t0" | bc),\"rows_per_s\":\"${rps:-?}\",\"trained_on\":\"$on\",\"flags\":\"$*\"}"
+  local line="{\"bench\":\"ddpm_fit\",\"name\":\"$name\",\"iterations\":$IT,\"batch\":$BS,\"exit\":$rc,\"wall_s\":$(python3 -c "print(round($t1 - $t0, 2))"),\"rows_per_s\":\"${rps:-?}\",\"trained_on\":\"$on\",\"flags\":\"$*\"}"
   echo "$line" | tee -a "$J"
 }
 fit default "$IT"
