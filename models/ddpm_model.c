@@ -406,7 +406,8 @@ static genesis_status ddpm_model_fit(genesis_model *m, const gen_encoded *enc,
                                      genesis_progress_fn progress, void *user) {
     genesis_ctx *ctx = m->ctx;
     GEN_RETURN_IF(gen_comm_size(ctx->comm) > 1, ctx, GENESIS_ERR_UNSUPPORTED,
-                  "ddpm does not train data-parallel in this version; train on one rank");
+                  "ddpm does not train data-parallel in this version; train on one rank, or "
+                  "choose a method that does (ctgan or tvae)");
     int B = gen_param_i(m, GENESIS_P_BATCH_SIZE);
     int64_t N = enc->nrows;
     if (B > N) B = (int)N;
