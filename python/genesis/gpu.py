@@ -215,9 +215,13 @@ class MultiGPUGenerator(SyntheticGenerator):
                          **kwargs)
 
     def fit(self, data, discrete_columns=None, continuous_columns=None, progress=False,
-            entity=None, time=None):
+            entity=None, time=None, target=None, calendar=None):
         if len(self.devices) == 1 or self.strategy == "pipeline":
-            super().fit(data, discrete_columns, continuous_columns, progress, entity, time)
+            super().fit(data, discrete_columns, continuous_columns, progress, entity, time,
+                        target=target, calendar=calendar)
+        elif target is not None or calendar is not None:
+            raise ValueError("target and calendar belong to methods that train on one device "
+                             "(DDPM, TimeGAN); a data-parallel fit takes neither")
         else:
             self._fit_team(data, discrete_columns, continuous_columns)
         if len(self.devices) > 1 and not self._sequences:  # TimeGAN samples on one device
