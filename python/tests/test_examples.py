@@ -219,6 +219,9 @@ def test_multi_gpu_data_parallel_on_cpu_ranks(adult, tiny):
     assert list(synthetic.dtypes) == list(adult.dtypes)
     one = MultiGPUGenerator(method="ctgan", devices=["cpu"], config=tiny).fit(adult)
     assert len(one.generate(10)) == 10
+    with pytest.raises(ValueError, match="target"):  # DDPM's class column: one device only
+        MultiGPUGenerator(method="ctgan", strategy="data_parallel", devices=["cpu", "cpu"],
+                          config=tiny).fit(adult, target="income")
 
 
 def test_cuda_request_without_gpu_falls_back(adult, tiny):
