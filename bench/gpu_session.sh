@@ -540,7 +540,7 @@ PY
   local rows=$(( $(wc -l <"$P/train.csv") - 1 ))
   md "DDPM on Adult ($rows training rows, holdout $(( $(wc -l <"$P/holdout.csv") - 1 )) rows of adult_test.csv), --target income, seed 0, fits on the device side by side; \`genesis evaluate --holdout --target income --threads $ET\` on the host"
   md ""
-  md "| run | iterations x batch | flags | fit s | sample s | trained on | Trend | C2ST-XGB | alpha | beta | TSTR AUC (real) | DCR share | shapes |"
+  md "| run | iterations x batch | flags | fit s | sample s | trained on | Trend | C2ST-XGB | alpha | beta | TSTR AUC (real) | DCR share, equal sizes (whole tables) | shapes |"
   md "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
   local pids=() IFS_OLD=$IFS cfg
   IFS=';'; local cfgs=($CONFIGS); IFS=$IFS_OLD
@@ -577,7 +577,7 @@ except (OSError, ValueError, KeyError):
     s = {}
 g = lambda k: "–" if s.get(k) is None else "%.3f" % s[k]
 print(f"| {n} | {ib} | {fl or '(defaults)'} | {fs} | {ss} | {on} | {g('column_pair_trends')} | {g('detection_xgboost')} | "
-      f"{g('alpha_precision')} | {g('beta_recall')} | {g('tstr_xgboost_auc')} ({g('trtr_xgboost_auc')}) | {g('dcr_share')} | {g('column_shapes')} |")
+      f"{g('alpha_precision')} | {g('beta_recall')} | {g('tstr_xgboost_auc')} ({g('trtr_xgboost_auc')}) | {g('dcr_share_equal_size')} ({g('dcr_share')}) | {g('column_shapes')} |")
 PY
     jl "{\"bench\":\"papers\",\"run\":\"$n\",\"iterations\":$it,\"batch\":$bs,\"flags\":\"$fl\"}"
   done

@@ -76,8 +76,13 @@ static void ev_summary(const genesis_eval_result *r, const char *real, const cha
             ev_line("beta-recall", genesis_eval_result_score(r, GENESIS_EVAL_BETA_RECALL),
                     "real rows covered; about 0.5 for a fresh real sample");
         }
-        if (!isnan(share))
-            ev_line("DCR share", share, "closer to training than to holdout (L1); 0.5 is ideal");
+        if (!isnan(share)) {
+            double eq = genesis_eval_result_score(r, GENESIS_EVAL_DCR_SHARE_EQUAL);
+            ev_line("DCR share, equal sizes", eq,
+                    "closer to training than to holdout (L1), both of one size; 0.5 is ideal");
+            if (share != eq) ev_line("DCR share, whole tables", share,
+                                     "TabSyn's call: leans above 0.5 when training > holdout");
+        }
     }
     double val = genesis_eval_result_score(r, GENESIS_EVAL_VALIDITY);
     if (!isnan(val)) {

@@ -66,7 +66,46 @@ START_TEST(test_dcr_share_adult) {
     double s = score(&x, GENESIS_EVAL_DCR_SHARE);
     ck_assert_msg(fabs(s - 0.5) < 0.08, "unseen real rows: DCR share %.4f, expected about 0.5",
                   s);
+    /* equal sizes: the two shares are one computation */
+    ck_assert_double_eq(score(&x, GENESIS_EVAL_DCR_SHARE_EQUAL), s);
     done(&x);
+}
+END_TEST
+
+/* A 2:1 split (TabSyn's Adult split): unseen real rows fall nearest to a training row about
+ * 2/3 of the time on the whole tables; brought to equal sizes, about half the time; the
+ * other way round (holdout the larger) likewise. */
+START_TEST(test_dcr_share_unequal_sizes) {
+    const char *tr = adult_rows("train.csv", 0, 1000, 0);
+    const char *ho = adult_rows("hold.csv", 1000, 1500, 0);
+    const char *fresh = adult_rows("fresh.csv", 1500, 2000, 0);
+    run_t x = ev_files(tr, fresh, ho, P, 1, 1);
+    double whole = score(&x, GENESIS_EVAL_DCR_SHARE), eq = score(&x, GENESIS_EVAL_DCR_SHARE_EQUAL);
+    ck_assert_msg(fabs(whole - 2.0 / 3.0) < 0.07, "whole tables 2:1: %.4f, expected ~0.667", whole);
+    ck_assert_msg(fabs(eq - 0.5) < 0.07, "equal sizes: %.4f, expected ~0.5", eq);
+    done(&x);
+    x = ev_files(ho, fresh, tr, P, 1, 1);
+    whole = score(&x, GENESIS_EVAL_DCR_SHARE), eq = score(&x, GENESIS_EVAL_DCR_SHARE_EQUAL);
+    ck_assert_msg(fabs(whole - 1.0 / 3.0) < 0.07, "whole tables 1:2: %.4f, expected ~0.333", whole);
+    ck_assert_msg(fabs(eq - 0.5) < 0.07, "equal sizes (holdout larger): %.4f, expected ~0.5", eq);
+    done(&x);
+    /* copies of training rows stay at 1 on both forms */
+    const char *copy = adult_rows("copy.csv", 0, 500, 0);
+    x = ev_files(tr, copy, ho, P, 1, 1);
+    ck_assert_double_eq(score(&x, GENESIS_EVAL_DCR_SHARE), 1.0);
+    ck_assert_double_eq(score(&x, GENESIS_EVAL_DCR_SHARE_EQUAL), 1.0);
+    done(&x);
+    /* by hand, 3 training rows (0, 10, 30), 1 holdout row (4): synthetic 1, 8 and 16 are
+     * closer to training, 5 to the holdout: share 3/4, odds 3 * 1/3 = 1 -> 1/2 */
+    g_meta = put("meta.json", "{\"columns\":[{\"name\":\"x\",\"type\":\"continuous\"}]}");
+    const char *t3 = put("t3.csv", "x\n0\n10\n30\n");
+    const char *s4 = put("s4.csv", "x\n1\n5\n16\n8\n");
+    const char *h1 = put("h1.csv", "x\n4\n");
+    x = ev_files(t3, s4, h1, P, 1, 1);
+    ck_assert_double_eq_tol(score(&x, GENESIS_EVAL_DCR_SHARE), 0.75, 1e-15);
+    ck_assert_double_eq_tol(score(&x, GENESIS_EVAL_DCR_SHARE_EQUAL), 0.5, 1e-15);
+    done(&x);
+    g_meta = NULL;
 }
 END_TEST
 
@@ -183,6 +222,7 @@ static Suite *suite(void) {
     tcase_set_timeout(t, 120);
     tcase_add_test(t, test_dcr_share_by_hand);
     tcase_add_test(t, test_dcr_share_adult);
+    tcase_add_test(t, test_dcr_share_unequal_sizes);
     tcase_add_test(t, test_alpha_beta);
     tcase_add_test(t, test_seeded_and_thread_independent);
     tcase_add_test(t, test_json_keys);

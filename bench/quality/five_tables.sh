@@ -362,7 +362,7 @@ cols = [("quality", "overall"), ("column_shapes", "shapes"), ("column_pair_trend
         ("exact_copy_rate", "exact copies"), ("new_row_synthesis", "new rows"),
         ("dcr_baseline_protection", "DCR baseline"), ("dcr_overfitting_protection", "DCR overfitting"),
         ("detection_xgboost", "XGB detection"), ("alpha_precision", "α-precision"),
-        ("beta_recall", "β-recall"), ("dcr_share", "DCR share"),
+        ("beta_recall", "β-recall"), ("dcr_share_equal_size", "DCR share (equal sizes)"),
         ("tstr_xgboost_auc", "TSTR XGB AUC"), ("trtr_xgboost_auc", "real XGB AUC")]
 with open(out + "/results.tsv", "w") as f:
     f.write("\t".join(["table", "engine", "model", "seed", "rows", "fit_s", "sample_s"] + [k for k, _ in cols]) + "\n")

@@ -94,7 +94,7 @@ def main():
             use.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
                 t, NAME[m], src, fr(rs, "tstr_xgboost_auc"), f(tr), "–" if ts is None or tr is None else "%+.3f" % (ts - tr),
                 "–" if dlr is None else "%+.3f" % dlr, "–" if dmlp is None else "%+.3f" % dmlp,
-                fr(rs, "dcr_share"), "–" if fs is None else "%.0f" % fs, "–" if ss is None else "%.0f" % ss))
+                fr(rs, "dcr_share_equal_size"), "–" if fs is None else "%.0f" % fs, "–" if ss is None else "%.0f" % ss))
         for m, v in PUB.get(t, {}).items():
             fid.append("| %s | %s | published | %s |" % (t, m, " | ".join(f(x) for x in v[:6])))
             if v[6] is not None:
@@ -102,7 +102,7 @@ def main():
     # method x table, one pair of metrics per table (the layout of docs/benchmarks.md)
     pivots = [("Trend / C2ST-XGB", ("column_pair_trends", 1), ("detection_xgboost", 3)),
               ("α-precision / β-recall", ("alpha_precision", 4), ("beta_recall", 5)),
-              ("TSTR XGBoost AUC (real-trained AUC) / DCR share", ("tstr_xgboost_auc", 6), ("dcr_share", 7))]
+              ("TSTR XGBoost AUC (real-trained AUC) / DCR share, equal sizes", ("tstr_xgboost_auc", 6), ("dcr_share_equal_size", 7))]
     for title, (k1, i1), (k2, i2) in pivots:
         print("**%s**\n" % title)
         print("| method | source | " + " | ".join(tables) + " |")

@@ -1027,7 +1027,11 @@ typedef enum genesis_eval_score {
                                             holdout): 0.5 is ideal, not 1 */
     GENESIS_EVAL_TSTR_XGBOOST_AUC = 21,  /* ROC AUC on the holdout of XGBoost trained on the
                                             synthetic rows (binary targets; TabSyn's grid) */
-    GENESIS_EVAL_TRTR_XGBOOST_AUC = 22   /* the same trained on the real rows */
+    GENESIS_EVAL_TRTR_XGBOOST_AUC = 22,  /* the same trained on the real rows */
+    GENESIS_EVAL_DCR_SHARE_EQUAL = 23    /* the DCR share brought to reference tables of one
+                                            size (its odds times holdout / training rows): 0.5
+                                            for rows exchangeable with the real ones whatever
+                                            the split, 1 for copies of training rows */
 } genesis_eval_score;
 
 /*! genesis_eval_result_score() : a headline score, NaN when it was not computed. */

@@ -682,8 +682,9 @@ def evaluate(real, synthetic, holdout=None, target=None, details=False, seed=0,
              discrete_columns=None, continuous_columns=None):
     """Scores a synthetic DataFrame against the real one (genesis_evaluate): a dict of the
     headline scores that were computed (quality, column_shapes, pair_trends, validity,
-    exact_copy_rate, new_row_synthesis, dcr_baseline, detection; with a holdout:
-    dcr_overfitting; with holdout and target: tstr_* / trtr_*). details=True adds
+    exact_copy_rate, new_row_synthesis, dcr_baseline, detection, detection_xgboost,
+    alpha_precision, beta_recall; with a holdout: dcr_overfitting, dcr_share,
+    dcr_share_equal_size; with holdout and target: tstr_* / trtr_*). details=True adds
     "details": the library's whole JSON report as a dict."""
     import json
     ctx = _Context("cpu", seed)
@@ -733,4 +734,6 @@ def evaluate(real, synthetic, holdout=None, target=None, details=False, seed=0,
 SCORE_NAMES = ("quality", "quality_threshold", "column_shapes", "pair_trends",
                "pair_trends_threshold", "validity", "data_validity", "data_structure",
                "exact_copy_rate", "new_row_synthesis", "dcr_baseline", "dcr_overfitting",
-               "detection", "tstr_logistic", "tstr_mlp", "trtr_logistic", "trtr_mlp")
+               "detection", "tstr_logistic", "tstr_mlp", "trtr_logistic", "trtr_mlp",
+               "detection_xgboost", "alpha_precision", "beta_recall", "dcr_share",
+               "tstr_xgboost_auc", "trtr_xgboost_auc", "dcr_share_equal_size")

@@ -152,6 +152,13 @@ def test_evaluate(adult, tiny):
                     target="income", details=True)
     assert 0.0 <= held["dcr_overfitting"] <= 1.0
     assert 0.0 <= held["tstr_logistic"] <= 1.0
+    # the papers' scores reach Python too; the equal-size DCR share matches the JSON's
+    for key in ("alpha_precision", "beta_recall", "dcr_share", "dcr_share_equal_size"):
+        assert 0.0 <= held[key] <= 1.0, key
+    share = held["details"]["fidelity"]["dcr_share"]
+    assert share["equal_size"]["score"] == pytest.approx(held["dcr_share_equal_size"])
+    odds = share["score"] / (1 - share["score"]) * share["holdout_rows"] / share["training_rows"]
+    assert held["dcr_share_equal_size"] == pytest.approx(odds / (1 + odds))
     assert isinstance(held["details"], dict)
     with pytest.raises(GenesisError, match="lacks"):
         evaluate(adult, synthetic.drop(columns=["age"]))

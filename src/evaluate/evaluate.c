@@ -237,7 +237,7 @@ fail:
 }
 
 double genesis_eval_result_score(const genesis_eval_result *r, genesis_eval_score which) {
-    if (!r || (int)which < 0 || (int)which > GENESIS_EVAL_TRTR_XGBOOST_AUC) return NAN;
+    if (!r || (int)which < 0 || (int)which > GENESIS_EVAL_DCR_SHARE_EQUAL) return NAN;
     return r->score[which];
 }
 

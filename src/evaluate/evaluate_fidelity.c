@@ -410,6 +410,11 @@ static genesis_status gen_ev_fid_dcr_share(genesis_ctx *ctx, const gen_ev_data *
     r->dcr_share_hold_rows = nh;
     r->dcr_share_train_closer = (double)closer / (double)ns;
     r->score[GENESIS_EVAL_DCR_SHARE] = r->dcr_share_train_closer;
+    /* rows exchangeable with the real ones are nearest to a training row with probability
+     * nt / (nt + nh); the share's odds times nh / nt is the share the same rows would score
+     * against two tables of one size (docs/evaluate.md): 0.5 for them, 1 for copies */
+    double p = r->dcr_share_train_closer, a = p * (double)nh, b = (1 - p) * (double)nt;
+    r->score[GENESIS_EVAL_DCR_SHARE_EQUAL] = a + b > 0 ? a / (a + b) : p;
 done:
     free(srows), free(snum), free(tnum), free(hnum), free(scat), free(tcat), free(hcat);
     return st;

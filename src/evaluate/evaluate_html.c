@@ -460,12 +460,14 @@ static void gen_ev_papers(gen_sb *b, const genesis_eval_result *r) {
                     "distribution scores about 0.5 here (a copy scores 1).", 0);
     }
     if (dcr) {
-        double v = s[GENESIS_EVAL_DCR_SHARE];
+        double v = s[GENESIS_EVAL_DCR_SHARE_EQUAL];
         double dev = isfinite(v) ? fabs(v - 0.5) : NAN;
         gen_ev_card(b, "DCR share", v, 1, gen_ev_band2(dev, 0.03, 0.1, 1),
                     "Share of synthetic rows closer to a training row than to any holdout row "
-                    "(L1). 50% is ideal: no closer to the rows it learned from than to unseen "
-                    "ones; far above 50% = memorising.", 0);
+                    "(L1), brought to tables of one size. 50% is ideal: "
+                    "no closer to the rows it learned from than to unseen ones; far above 50% = "
+                    "memorising. (TabSyn's call on the whole tables is in the JSON; it leans "
+                    "above 50% when the training table is the larger.)", 0);
     }
     sb(b, "</div>\n");
 }

@@ -99,10 +99,17 @@ static void gen_ev_json_fidelity(cJSON *root, const genesis_eval_result *r) {
         cJSON *d = cJSON_AddObjectToObject(f, "dcr_share");
         cJSON_AddStringToObject(d, "form", "TabSyn eval_dcr: L1, numerical / range, one-hot");
         gen_ev_put(d, "score", s[GENESIS_EVAL_DCR_SHARE]);
-        cJSON_AddNumberToObject(d, "ideal", 0.5);
+        /* rows exchangeable with the real ones fall nearest to a training row in proportion
+         * to the tables' sizes: 0.5 only when they are equal */
+        double nt = (double)r->dcr_share_train_rows, nh = (double)r->dcr_share_hold_rows;
+        cJSON_AddNumberToObject(d, "ideal", nt + nh > 0 ? nt / (nt + nh) : 0.5);
         cJSON_AddNumberToObject(d, "synthetic_rows_used", (double)r->dcr_share_syn_rows);
         cJSON_AddNumberToObject(d, "training_rows", (double)r->dcr_share_train_rows);
         cJSON_AddNumberToObject(d, "holdout_rows", (double)r->dcr_share_hold_rows);
+        cJSON *q = cJSON_AddObjectToObject(d, "equal_size");
+        gen_ev_put(q, "score", s[GENESIS_EVAL_DCR_SHARE_EQUAL]);
+        cJSON_AddNumberToObject(q, "ideal", 0.5);
+        cJSON_AddStringToObject(q, "form", "the share's odds times holdout_rows / training_rows");
     }
 }
 
@@ -142,6 +149,7 @@ char *gen_ev_json(const genesis_eval_result *r) {
     gen_ev_put(sc, "dcr_share", s[GENESIS_EVAL_DCR_SHARE]);
     gen_ev_put(sc, "tstr_xgboost_auc", s[GENESIS_EVAL_TSTR_XGBOOST_AUC]);
     gen_ev_put(sc, "trtr_xgboost_auc", s[GENESIS_EVAL_TRTR_XGBOOST_AUC]);
+    gen_ev_put(sc, "dcr_share_equal_size", s[GENESIS_EVAL_DCR_SHARE_EQUAL]);
 
     if (r->parts & GENESIS_EVAL_PART_QUALITY) {
         cJSON *q = cJSON_AddObjectToObject(root, "quality");
