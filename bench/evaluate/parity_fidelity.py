@@ -113,6 +113,13 @@ def dcr_share(real, syn, hold, num_cols, cat_cols):
     return float(np.mean(np.concatenate(d_r) < np.concatenate(d_h)))
 
 
+def equal_size(share, n_train, n_hold):
+    """The DCR share brought to reference tables of one size (docs/evaluate.md): its odds
+    times n_hold / n_train."""
+    a, b = share * n_hold, (1 - share) * n_train
+    return a / (a + b) if a + b > 0 else share
+
+
 def xgb_detection(real, syn, num_cols, cat_cols, seed):
     (rn, rc), [(sn, sc)] = embed(real, [syn], num_cols, cat_cols)
     rn = real[num_cols].to_numpy(dtype=float)  # raw, NaN = missing (as Genesis gives it)
@@ -233,6 +240,8 @@ def main():
         for metric, gv, pv, tol in [("alpha_precision", g["alpha_precision"], a, TOL_EXACT),
                                     ("beta_recall", g["beta_recall"], b, TOL_EXACT),
                                     ("dcr_share", g["dcr_share"], share, TOL_EXACT),
+                                    ("dcr_share_equal_size", g["dcr_share_equal_size"],
+                                     equal_size(share, len(real), len(h)), TOL_EXACT),
                                     ("detection_xgboost", g["detection_xgboost"], xs, TOL_XGB),
                                     ("XGBoost mean AUC", gx.get("mean_auc"), xauc, TOL_XGB)]:
             ok = gv is not None and abs(gv - pv) <= tol

@@ -31,8 +31,19 @@ genesis_status gen_model_new(genesis_ctx *ctx, genesis_model_kind kind, genesis_
         return st;
     }
     m->gpu = ctx->backend_gpu;
+    gen_model_device_defaults(m);
     *out = m;
     return GENESIS_OK;
+}
+
+void gen_model_device_defaults(genesis_model *m) {
+    const gen_model_vtable *vt = m->vt;
+    int gpu = m->gpu && !(m->param[GENESIS_P_EPSILON] > 0);
+    for (int i = 0; i < vt->ngpu_params; i++) {
+        int p = (int)vt->gpu_params[i].p;
+        if (!m->param_given[p])
+            m->param[p] = gpu ? vt->gpu_params[i].def : gen_param_kind_default(vt->kind, p);
+    }
 }
 
 genesis_status genesis_model_create(genesis_ctx *ctx, genesis_model_kind kind,
@@ -135,7 +146,9 @@ genesis_status genesis_model_set_param(genesis_model *m, genesis_param p, double
                   "checkpoint's settings",
                   gen_param_name((int)p), m->param[p], v);
     m->param[p] = v;
+    m->param_given[p] = 1;
     if (p == GENESIS_P_CLAMP_RANGE) m->tf.clamp_range = (int)v;
+    if (p == GENESIS_P_EPSILON) gen_model_device_defaults(m); /* DP keeps the CPU's budget */
     return GENESIS_OK;
 }
 

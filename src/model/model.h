@@ -23,6 +23,10 @@
  * GENESIS_ERR_UNSUPPORTED (message set) for a kind this build does not have. */
 genesis_status gen_model_new(genesis_ctx *ctx, genesis_model_kind kind, genesis_model **out);
 
+/* The kind's GPU defaults (vtable gpu_params) on a GPU backend without differential privacy,
+ * else its usual ones, for every such setting the caller has not set. */
+void gen_model_device_defaults(genesis_model *m);
+
 /* A host copy of the model's whole state, the arrays of vt->state one after another
  * (*out: caller frees); seg (may be NULL, room for 16) receives each array's length and
  * *nseg their number. */

@@ -105,6 +105,11 @@ typedef struct gen_model_vtable {
      * table's generic default (src/model/params.c). */
     const gen_param_use *params;
     int nparams;
+    /* Defaults that replace those of params when the model is created on a GPU backend and
+     * trains without differential privacy (a setting the caller gives always wins); NULL:
+     * the same defaults everywhere. */
+    const gen_param_use *gpu_params;
+    int ngpu_params;
     /* 1: fit trains under differential privacy when m->dp.on (DP-SGD; docs/privacy.md) */
     int dp_sgd;
 } gen_model_vtable;
@@ -114,6 +119,7 @@ struct genesis_model {
     genesis_ctx *ctx;
     const gen_model_vtable *vt;
     double param[GEN_NPARAMS];
+    unsigned char param_given[GEN_NPARAMS]; /* 1: set by genesis_model_set_param */
     gen_backend *be;
     gen_transformer tf;
     int fitted;
