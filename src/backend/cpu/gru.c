@@ -19,6 +19,7 @@
  * not depend on the threads either. Equal lengths only (every sample runs T steps).
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -104,15 +105,18 @@ enum { MM_R = 4, MM_W = 24 }; /* rows and columns of one register block */
 #define MM_PAD(n) (((n) + MM_W - 1) / MM_W * MM_W)
 
 /* Bm (K x P, P a multiple of MM_W, 32-byte aligned), out rows ld P, a_r any K floats. k runs
- * 0..K-1 in order, one multiply-add each: the same sums for every R and thread. This plain
+ * 0..K-1 in order, one multiply-add each, except that [ks0, ks1) is skipped when ks0 > 0
+ * (rows of Bm that are zero: skipping a product by zero leaves the sum as it was): the same
+ * sums for every R and thread. This plain
  * form serves CPUs without AVX2 and FMA; the FMA path below rounds once per multiply-add
  * instead of twice, so the two give slightly different bytes (each the same on every run). */
+#define MM_NEXT(k) ((k) + 1 == ks0 ? ks1 : (k) + 1)
 static void mm_rows_plain(int R, float *restrict out, const float *const *a, const float *restrict Bm,
-                          int K, int P) {
+                          int K, int P, int ks0, int ks1) {
     for (int r = 0; r < R; r++) {
         float *o = out + (size_t)r * P;
         for (int j = 0; j < P; j++) o[j] = 0.0f;
-        for (int k = 0; k < K; k++) {
+        for (int k = 0; k < K; k = MM_NEXT(k)) {
             float ak = a[r][k];
             const float *bk = Bm + (size_t)k * P;
             for (int j = 0; j < P; j++) o[j] += ak * bk[j];
@@ -126,14 +130,14 @@ static void mm_rows_plain(int R, float *restrict out, const float *const *a, con
 __attribute__((target("avx2,fma"))) static void mm_rows_avx2(int R, float *restrict out,
                                                               const float *const *a,
                                                               const float *restrict Bm, int K,
-                                                              int P) {
+                                                              int P, int ks0, int ks1) {
     for (int j0 = 0; j0 < P; j0 += MM_W) {
         const float *b = Bm + j0;
         if (R == MM_R) {
             __m256 c00 = _mm256_setzero_ps(), c01 = c00, c02 = c00, c10 = c00, c11 = c00,
                    c12 = c00, c20 = c00, c21 = c00, c22 = c00, c30 = c00, c31 = c00, c32 = c00;
             const float *a0 = a[0], *a1 = a[1], *a2 = a[2], *a3 = a[3];
-            for (int k = 0; k < K; k++) {
+            for (int k = 0; k < K; k = MM_NEXT(k)) {
                 const float *bk = b + (size_t)k * P;
                 __m256 b0 = _mm256_load_ps(bk), b1 = _mm256_load_ps(bk + 8),
                        b2 = _mm256_load_ps(bk + 16);
@@ -166,7 +170,7 @@ __attribute__((target("avx2,fma"))) static void mm_rows_avx2(int R, float *restr
             for (int r = 0; r < R; r++) {
                 __m256 c0 = _mm256_setzero_ps(), c1 = c0, c2 = c0;
                 const float *ar = a[r];
-                for (int k = 0; k < K; k++) {
+                for (int k = 0; k < K; k = MM_NEXT(k)) {
                     const float *bk = b + (size_t)k * P;
                     __m256 x = _mm256_broadcast_ss(ar + k);
                     c0 = _mm256_fmadd_ps(x, _mm256_load_ps(bk), c0);
@@ -214,45 +218,68 @@ __attribute__((target("avx2,fma"))) static float expf_avx2(float x) {
     return _mm256_cvtss_f32(exp8(_mm256_set1_ps(x)));
 }
 
-/* fwd_row (below) for H a multiple of 8: each lane's r, z, n and h_t in registers. */
+/* One block of eight units of fwd_row (below), each lane's r, z, n and h_t in registers. */
+__attribute__((target("avx2,fma"), always_inline)) static inline void
+fwd_unit8(float *restrict yt, float *restrict s, const float *restrict gi,
+          const float *restrict gh, const float *restrict hp, const float *restrict b, int H,
+          int j) {
+    const float *bh = b + 3 * H;
+    const __m256 one = _mm256_set1_ps(1.0f);
+    __m256 ar = _mm256_add_ps(_mm256_loadu_ps(gi + j), _mm256_loadu_ps(b + j));
+    __m256 az = _mm256_add_ps(_mm256_loadu_ps(gi + H + j), _mm256_loadu_ps(b + H + j));
+    __m256 hn = _mm256_loadu_ps(bh + 2 * H + j);
+    if (gh) {
+        ar = _mm256_add_ps(ar, _mm256_add_ps(_mm256_loadu_ps(gh + j), _mm256_loadu_ps(bh + j)));
+        az = _mm256_add_ps(az, _mm256_add_ps(_mm256_loadu_ps(gh + H + j),
+                                             _mm256_loadu_ps(bh + H + j)));
+        hn = _mm256_add_ps(_mm256_loadu_ps(gh + 2 * H + j), hn);
+    } else {
+        ar = _mm256_add_ps(ar, _mm256_loadu_ps(bh + j));
+        az = _mm256_add_ps(az, _mm256_loadu_ps(bh + H + j));
+    }
+    __m256 r = sigm8(ar), z = sigm8(az);
+    __m256 an = _mm256_add_ps(_mm256_loadu_ps(gi + 2 * H + j), _mm256_loadu_ps(b + 2 * H + j));
+    __m256 n = tanh8(_mm256_fmadd_ps(r, hn, an));
+    __m256 y = _mm256_mul_ps(_mm256_sub_ps(one, z), n);
+    if (hp) y = _mm256_fmadd_ps(z, _mm256_loadu_ps(hp + j), y);
+    _mm256_storeu_ps(s + j, r);
+    _mm256_storeu_ps(s + H + j, z);
+    _mm256_storeu_ps(s + 2 * H + j, hn);
+    _mm256_storeu_ps(s + 3 * H + j, n);
+    _mm256_storeu_ps(yt + j, y);
+}
+
+/* fwd_row (below) for H a multiple of 8. */
 __attribute__((target("avx2,fma"))) static void fwd_row_avx2(float *restrict yt,
                                                               float *restrict s,
                                                               const float *restrict gi,
                                                               const float *restrict gh,
                                                               const float *restrict hp,
                                                               const float *restrict b, int H) {
-    const float *bh = b + 3 * H;
-    const __m256 one = _mm256_set1_ps(1.0f);
+    for (int j = 0; j < H; j += 8) fwd_unit8(yt, s, gi, gh, hp, b, H, j);
+}
+
+/* The same for the MM_R rows of a group at once, their blocks interleaved: each unit's gate
+ * arithmetic is a chain of about 40 dependent operations (two exps, two divisions), so one
+ * row at a time waits on latency; four rows give the core four independent chains. Every
+ * element sees the same operations as in fwd_row_avx2: the same bytes. */
+__attribute__((target("avx2,fma"))) static void fwd_rows4_avx2(float *const *yt, float *const *s,
+                                                                const float *gi,
+                                                                const float *gh, int ldg,
+                                                                const float *const *hp,
+                                                                const float *restrict b, int H) {
     for (int j = 0; j < H; j += 8) {
-        __m256 ar = _mm256_add_ps(_mm256_loadu_ps(gi + j), _mm256_loadu_ps(b + j));
-        __m256 az = _mm256_add_ps(_mm256_loadu_ps(gi + H + j), _mm256_loadu_ps(b + H + j));
-        __m256 hn = _mm256_loadu_ps(bh + 2 * H + j);
-        if (gh) {
-            ar = _mm256_add_ps(ar, _mm256_add_ps(_mm256_loadu_ps(gh + j), _mm256_loadu_ps(bh + j)));
-            az = _mm256_add_ps(az, _mm256_add_ps(_mm256_loadu_ps(gh + H + j),
-                                                 _mm256_loadu_ps(bh + H + j)));
-            hn = _mm256_add_ps(_mm256_loadu_ps(gh + 2 * H + j), hn);
-        } else {
-            ar = _mm256_add_ps(ar, _mm256_loadu_ps(bh + j));
-            az = _mm256_add_ps(az, _mm256_loadu_ps(bh + H + j));
-        }
-        __m256 r = sigm8(ar), z = sigm8(az);
-        __m256 an = _mm256_add_ps(_mm256_loadu_ps(gi + 2 * H + j), _mm256_loadu_ps(b + 2 * H + j));
-        __m256 n = tanh8(_mm256_fmadd_ps(r, hn, an));
-        __m256 y = _mm256_mul_ps(_mm256_sub_ps(one, z), n);
-        if (hp) y = _mm256_fmadd_ps(z, _mm256_loadu_ps(hp + j), y);
-        _mm256_storeu_ps(s + j, r);
-        _mm256_storeu_ps(s + H + j, z);
-        _mm256_storeu_ps(s + 2 * H + j, hn);
-        _mm256_storeu_ps(s + 3 * H + j, n);
-        _mm256_storeu_ps(yt + j, y);
+        fwd_unit8(yt[0], s[0], gi, gh, hp[0], b, H, j);
+        fwd_unit8(yt[1], s[1], gi + ldg, gh ? gh + ldg : NULL, hp[1], b, H, j);
+        fwd_unit8(yt[2], s[2], gi + 2 * ldg, gh ? gh + 2 * ldg : NULL, hp[2], b, H, j);
+        fwd_unit8(yt[3], s[3], gi + 3 * ldg, gh ? gh + 3 * ldg : NULL, hp[3], b, H, j);
     }
 }
 
 #endif /* GEN_GRU_X86 */
 
 typedef void (*mm_rows_fn)(int R, float *restrict out, const float *const *a,
-                           const float *restrict Bm, int K, int P);
+                           const float *restrict Bm, int K, int P, int ks0, int ks1);
 
 static int have_avx2_fma(void) {
 #ifdef GEN_GRU_X86
@@ -378,10 +405,22 @@ static void fwd_rows(const gru_pack *p, mm_rows_fn mm, fwd_row_fn rowf, float *t
                 prefetch_floats(save + row * 4 * H, 4 * H, 1);
                 prefetch_floats(y + row * H, H, 1);
             }
-        if (C > 0) mm(R, gi, xa, p->WiT, C, p->P3);
+        if (C > 0) mm(R, gi, xa, p->WiT, C, p->P3, 0, 0);
         else memset(gi, 0, (size_t)R * p->P3 * sizeof(float));
         int rec = ha[0] != NULL;
-        if (rec) mm(R, gh, ha, p->WhT, H, p->P3);
+        if (rec) mm(R, gh, ha, p->WhT, H, p->P3, 0, 0);
+#ifdef GEN_GRU_X86
+        if (R == MM_R && rowf == fwd_row_avx2) {
+            float *ya[MM_R], *sa[MM_R];
+            for (int r = 0; r < R; r++) {
+                size_t i = (size_t)(b0 + r) * T + t;
+                ya[r] = y + i * H;
+                sa[r] = save + i * 4 * H;
+            }
+            fwd_rows4_avx2(ya, sa, gi, rec ? gh : NULL, p->P3, ha, b, H);
+            continue;
+        }
+#endif
         for (int r = 0; r < R; r++) {
             size_t i = (size_t)(b0 + r) * T + t;
             rowf(y + i * H, save + i * 4 * H, gi + (size_t)r * p->P3,
@@ -444,9 +483,9 @@ static GEN_GRU_KERNEL void add_row(float *restrict a, const float *restrict b, i
     for (int j = 0; j < n; j++) a[j] += b[j];
 }
 
-/* Rows [b0, b0 + R) backward through all T steps: G and Yp of every step, dx, the final dh. */
-static void bwd_rows(const gru_pack *p, mm_rows_fn mm, float *tmp, float *G, float *Yp,
-                     float *dhout, float *dx, const float *dy, const float *h0, const float *y,
+/* Rows [b0, b0 + R) backward through all T steps: G of every step, dx, the final dh. */
+static void bwd_rows(const gru_pack *p, mm_rows_fn mm, float *tmp, float *G, float *dhout,
+                     float *dx, const float *dy, const float *h0, const float *y,
                      const float *save, int b0, int R, int T, int C, int H) {
     float *dh = tmp, *acc = tmp + (size_t)MM_R * p->tw; /* dh rows ld tw */
     const float *ga[MM_R];
@@ -459,7 +498,6 @@ static void bwd_rows(const gru_pack *p, mm_rows_fn mm, float *tmp, float *G, flo
                 prefetch_floats(save + row * 4 * H, 4 * H, 0);
                 prefetch_floats(dy + row * H, H, 0);
                 prefetch_floats(G + row * 4 * H, 4 * H, 1);
-                prefetch_floats(Yp + row * H, H, 1);
                 if (t > 1) prefetch_floats(y + (row - 1) * H, H, 0);
                 if (dx && C > 0) prefetch_floats(dx + row * C, C, 1);
             }
@@ -468,22 +506,160 @@ static void bwd_rows(const gru_pack *p, mm_rows_fn mm, float *tmp, float *G, flo
             hp[r] = t ? y + (row - 1) * H : h0 ? h0 + (size_t)(b0 + r) * H : NULL;
             bwd_row(G + row * 4 * H, dh + (size_t)r * p->tw, save + row * 4 * H, dy + row * H,
                     hp[r], H);
-            if (hp[r]) memcpy(Yp + row * H, hp[r], (size_t)H * sizeof(float));
-            else memset(Yp + row * H, 0, (size_t)H * sizeof(float));
             ga[r] = G + row * 4 * H;
         }
-        if (dx && C > 0) { /* dx_t += [dR, dZ, q, dN] . [W_ir; W_iz; 0; W_in] */
-            mm(R, acc, ga, p->WiG, 4 * H, p->PC);
+        if (dx && C > 0) { /* dx_t += [dR, dZ, q, dN] . [W_ir; W_iz; 0; W_in], q's zero rows skipped */
+            mm(R, acc, ga, p->WiG, 4 * H, p->PC, 2 * H, 3 * H);
             for (int r = 0; r < R; r++)
                 add_row(dx + ((size_t)(b0 + r) * T + t) * C, acc + (size_t)r * p->PC, C);
         }
         if (hp[0]) { /* dh_{t-1} = z delta + [dR, dZ, q] . W_hh */
-            mm(R, acc, ga, p->WhG, 3 * H, p->PH);
+            mm(R, acc, ga, p->WhG, 3 * H, p->PH, 0, 0);
             for (int r = 0; r < R; r++) add_row(dh + (size_t)r * p->tw, acc + (size_t)r * p->PH, H);
         }
     }
     for (int r = 0; r < R; r++)
         memcpy(dhout + (size_t)(b0 + r) * H, dh + (size_t)r * p->tw, (size_t)H * sizeof(float));
+}
+
+/* ---- weight gradients, one chunk of rows at a time while its G is in cache ---------------- */
+
+/* Pw (M x ldp) (=, first; else +=) sum over k = 0..K-1 in order of G[k][col(m)] X[k][0:N),
+ * col(m) = m below split, m + shift above (W_ih: [dR, dZ, dN] = columns 0..2H and 3H..4H of
+ * G; W_hh: [dR, dZ, q] = 0..3H). One multiply-add per term, k in order: each element's sum
+ * is the same whatever the thread count. ldp a multiple of 8; columns N..ldp get zeros. */
+static void wg_run_plain(float *restrict Pw, int ldp, const float *restrict G, int ldg,
+                         const float *restrict X, int ldx, int K, int M, int N, int split,
+                         int shift, int first) {
+    for (int m = 0; m < M; m++) {
+        float *o = Pw + (size_t)m * ldp;
+        const float *g = G + (m < split ? m : m + shift);
+        if (first)
+            for (int n = 0; n < ldp; n++) o[n] = 0.0f;
+        for (int k = 0; k < K; k++) {
+            float gk = g[(size_t)k * ldg];
+            const float *xk = X + (size_t)k * ldx;
+            for (int n = 0; n < N; n++) o[n] += gk * xk[n];
+        }
+    }
+}
+
+#ifdef GEN_GRU_X86
+/* The same with AVX2 FMA: tiles of 4 m x 24 n in 12 registers, each k three loads of X (masked
+ * at the row's end) and four broadcasts of G. */
+#define WG_FMA4(x0, x1, x2)                                                                    \
+    do {                                                                                       \
+        __m256 a_ = _mm256_broadcast_ss(g0 + gk);                                              \
+        c00 = _mm256_fmadd_ps(a_, x0, c00); c01 = _mm256_fmadd_ps(a_, x1, c01);                \
+        c02 = _mm256_fmadd_ps(a_, x2, c02);                                                    \
+        a_ = _mm256_broadcast_ss(g1 + gk);                                                     \
+        c10 = _mm256_fmadd_ps(a_, x0, c10); c11 = _mm256_fmadd_ps(a_, x1, c11);                \
+        c12 = _mm256_fmadd_ps(a_, x2, c12);                                                    \
+        a_ = _mm256_broadcast_ss(g2 + gk);                                                     \
+        c20 = _mm256_fmadd_ps(a_, x0, c20); c21 = _mm256_fmadd_ps(a_, x1, c21);                \
+        c22 = _mm256_fmadd_ps(a_, x2, c22);                                                    \
+        a_ = _mm256_broadcast_ss(g3 + gk);                                                     \
+        c30 = _mm256_fmadd_ps(a_, x0, c30); c31 = _mm256_fmadd_ps(a_, x1, c31);                \
+        c32 = _mm256_fmadd_ps(a_, x2, c32);                                                    \
+    } while (0)
+__attribute__((target("avx2,fma"))) static void wg_run_avx2(float *restrict Pw, int ldp,
+                                                             const float *restrict G, int ldg,
+                                                             const float *restrict X, int ldx,
+                                                             int K, int M, int N, int split,
+                                                             int shift, int first) {
+    for (int n0 = 0; n0 < ldp; n0 += 24) {
+        __m256i mk0, mk1, mk2;
+        {
+            const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+            int l0 = N - n0, l1 = N - n0 - 8, l2 = N - n0 - 16;
+            mk0 = _mm256_cmpgt_epi32(_mm256_set1_epi32(l0 < 0 ? 0 : l0 > 8 ? 8 : l0), lane);
+            mk1 = _mm256_cmpgt_epi32(_mm256_set1_epi32(l1 < 0 ? 0 : l1 > 8 ? 8 : l1), lane);
+            mk2 = _mm256_cmpgt_epi32(_mm256_set1_epi32(l2 < 0 ? 0 : l2 > 8 ? 8 : l2), lane);
+        }
+        int nv = (ldp - n0) / 8 < 3 ? (ldp - n0) / 8 : 3; /* vectors of Pw in this block */
+        int full = N - n0 >= 24;
+        for (int m0 = 0; m0 < M; m0 += 4) {
+            int mr = M - m0 < 4 ? M - m0 : 4;
+            const float *gp[4];
+            for (int i = 0; i < 4; i++) {
+                int m = m0 + (i < mr ? i : 0);
+                gp[i] = G + (m < split ? m : m + shift);
+            }
+            const float *g0 = gp[0], *g1 = gp[1], *g2 = gp[2], *g3 = gp[3];
+            __m256 acc[4][3];
+            for (int i = 0; i < 4; i++)
+                for (int v = 0; v < 3; v++)
+                    acc[i][v] = first || i >= mr || v >= nv
+                                    ? _mm256_setzero_ps()
+                                    : _mm256_load_ps(Pw + (size_t)(m0 + i) * ldp + n0 + 8 * v);
+            __m256 c00 = acc[0][0], c01 = acc[0][1], c02 = acc[0][2], c10 = acc[1][0],
+                   c11 = acc[1][1], c12 = acc[1][2], c20 = acc[2][0], c21 = acc[2][1],
+                   c22 = acc[2][2], c30 = acc[3][0], c31 = acc[3][1], c32 = acc[3][2];
+            const float *xk = X + n0;
+            if (full)
+                for (int k = 0; k < K; k++, xk += ldx) {
+                    size_t gk = (size_t)k * ldg;
+                    __m256 x0 = _mm256_loadu_ps(xk), x1 = _mm256_loadu_ps(xk + 8),
+                           x2 = _mm256_loadu_ps(xk + 16);
+                    WG_FMA4(x0, x1, x2);
+                }
+            else
+                for (int k = 0; k < K; k++, xk += ldx) {
+                    size_t gk = (size_t)k * ldg;
+                    __m256 x0 = _mm256_maskload_ps(xk, mk0), x1 = _mm256_maskload_ps(xk + 8, mk1),
+                           x2 = _mm256_maskload_ps(xk + 16, mk2);
+                    WG_FMA4(x0, x1, x2);
+                }
+            acc[0][0] = c00; acc[0][1] = c01; acc[0][2] = c02;
+            acc[1][0] = c10; acc[1][1] = c11; acc[1][2] = c12;
+            acc[2][0] = c20; acc[2][1] = c21; acc[2][2] = c22;
+            acc[3][0] = c30; acc[3][1] = c31; acc[3][2] = c32;
+            for (int i = 0; i < mr; i++)
+                for (int v = 0; v < nv; v++)
+                    _mm256_store_ps(Pw + (size_t)(m0 + i) * ldp + n0 + 8 * v, acc[i][v]);
+        }
+    }
+}
+#undef WG_FMA4
+#endif
+
+typedef void (*wg_run_fn)(float *restrict Pw, int ldp, const float *restrict G, int ldg,
+                          const float *restrict X, int ldx, int K, int M, int N, int split,
+                          int shift, int first);
+
+enum { WG_CHUNK = 16 }; /* batch rows per partial sum of the weight gradients (fixed: the
+                         * sums must not depend on the thread count) */
+
+/* One chunk's partial sums: dW_ih (3H x PCw), dW_hh (3H x PHw), column sums of G (4H). */
+typedef struct wg_part {
+    float *mem;
+    size_t stride; /* floats per chunk */
+    int PCw, PHw;
+} wg_part;
+
+/* Rows [b0, b0 + R) (G of their T steps just written) into the chunk's partial Pc; first:
+ * the chunk's first rows (Pc = instead of +=). Order per element: row by row, t ascending
+ * (h0's term, when there is one, at t = 0). */
+static void wg_rows(const wg_part *wp, wg_run_fn run, float *Pc, const float *G, const float *x,
+                    const float *h0, const float *y, int b0, int R, int T, int C, int H,
+                    int first) {
+    const int H3 = 3 * H, H4 = 4 * H;
+    float *Pi = Pc, *Ph = Pc + (size_t)H3 * wp->PCw, *Ps = Ph + (size_t)H3 * wp->PHw;
+    const size_t r0 = (size_t)b0 * T;
+    /* W_ih: the rows' x and G are contiguous (B, T, .) rows: one run */
+    if (C > 0)
+        run(Pi, wp->PCw, G + r0 * H4, H4, x + r0 * C, C, R * T, H3, C, 2 * H, H, first);
+    for (int r = 0; r < R; r++) {
+        size_t row = r0 + (size_t)r * T;
+        int f = first && r == 0;
+        if (h0) { /* t = 0 against h0 */
+            run(Ph, wp->PHw, G + row * H4, H4, h0 + (size_t)(b0 + r) * H, H, 1, H3, H, H3, 0, f);
+            f = 0;
+        }
+        run(Ph, wp->PHw, G + (row + 1) * H4, H4, y + row * H, H, T - 1, H3, H, H3, 0, f);
+    }
+    if (first) memcpy(Ps, G + r0 * H4, (size_t)H4 * sizeof(float));
+    for (int r = first ? 1 : 0; r < R * T; r++) add_row(Ps, G + (r0 + (size_t)r) * H4, H4);
 }
 
 void gen_cpu_gru_backward(gen_backend *be, float *dx, float *dh0, float *dW, float *db,
@@ -495,42 +671,81 @@ void gen_cpu_gru_backward(gen_backend *be, float *dx, float *dh0, float *dW, flo
     const size_t BT = (size_t)B * T;
     int threads = be->threads > 0 ? be->threads : 1;
     float *G = work;              /* (B, T, 4H): dR, dZ, q, dN of every row */
-    float *Yp = G + BT * H4;      /* (B, T, H): h_{t-1} of every row (h0 or zeros at t = 0) */
-    float *dhl = Yp + BT * H;     /* (B, H): the gradient reaching h_{-1} */
+    float *spare = G + BT * H4;   /* (B, T, H): scratch (the chunks' partial sums when they fit) */
+    float *dhl = spare + BT * H;  /* (B, H): the gradient reaching h_{-1} */
     gru_pack p;
-    if (!gru_pack_make(&p, W, C, H, threads, 1)) {
-        gen_set_error(be->ctx, GENESIS_ERR_NOMEM, "out of memory in the GRU backward pass");
-        if (dW) dW[0] = NAN; /* the caller's check trips */
-        return;
+    wg_part wp = {0};
+    float *owned = NULL;
+    const int wgrad = dW || db, chunks = (B + WG_CHUNK - 1) / WG_CHUNK;
+    if (!gru_pack_make(&p, W, C, H, threads, 1)) goto nomem;
+    if (wgrad) {
+        wp.PCw = (C + 7) / 8 * 8;
+        wp.PHw = (H + 7) / 8 * 8;
+        wp.stride = ((size_t)H3 * (wp.PCw + wp.PHw) + H4 + 7) / 8 * 8;
+        size_t need = (size_t)chunks * wp.stride;
+        if (need + 8 <= BT * H) { /* in work, from its first 32-byte boundary: no allocation */
+            uintptr_t a = ((uintptr_t)spare + 31) & ~(uintptr_t)31;
+            wp.mem = (float *)a;
+        } else {
+            wp.mem = owned = aligned_alloc(32, need * sizeof(float));
+            if (!owned) {
+                free(p.mem);
+                goto nomem;
+            }
+        }
     }
     mm_rows_fn mm = mm_rows_pick();
-    int groups = (B + MM_R - 1) / MM_R;
+    wg_run_fn run = wg_run_plain;
+#ifdef GEN_GRU_X86
+    if (have_avx2_fma()) run = wg_run_avx2;
+#endif
     double wk = (double)B * T * 3 * H * (C + H);
-    _Pragma("omp parallel for schedule(dynamic, 1) if (groups > 1 && wk >= 1e6) num_threads(threads)")
-    for (int g = 0; g < groups; g++) {
+    /* threads take whole chunks; within one, its row groups in order, each group's weight
+     * gradients summed right after its backward while its G is in cache */
+    _Pragma("omp parallel for schedule(dynamic, 1) if (chunks > 1 && wk >= 1e6) num_threads(threads)")
+    for (int c = 0; c < chunks; c++) {
         float *tmp = p.tmp + (size_t)omp_get_thread_num() * 2 * MM_R * p.tw;
-        int b0 = g * MM_R, R = B - b0 < MM_R ? B - b0 : MM_R;
-        if (R == MM_R) bwd_rows(&p, mm, tmp, G, Yp, dhl, dx, dy, h0, y, save, b0, R, T, C, H);
-        else
-            for (int r = 0; r < R; r++)
-                bwd_rows(&p, mm, tmp, G, Yp, dhl, dx, dy, h0, y, save, b0 + r, 1, T, C, H);
+        float *Pc = wgrad ? wp.mem + (size_t)c * wp.stride : NULL;
+        int end = (c + 1) * WG_CHUNK < B ? (c + 1) * WG_CHUNK : B;
+        for (int b0 = c * WG_CHUNK; b0 < end; b0 += MM_R) {
+            int R = end - b0 < MM_R ? end - b0 : MM_R;
+            if (R == MM_R) bwd_rows(&p, mm, tmp, G, dhl, dx, dy, h0, y, save, b0, R, T, C, H);
+            else
+                for (int r = 0; r < R; r++)
+                    bwd_rows(&p, mm, tmp, G, dhl, dx, dy, h0, y, save, b0 + r, 1, T, C, H);
+            if (wgrad)
+                wg_rows(&wp, run, Pc, G, x, h0, y, b0, R, T, C, H, b0 == c * WG_CHUNK);
+        }
     }
     free(p.mem);
     if (dh0 && h0)
         for (size_t i = 0; i < (size_t)B * H; i++) dh0[i] += dhl[i];
-    if (dW) { /* over all B*T rows: dW_ir|iz += [dR, dZ]^T x; dW_in += dN^T x; dW_hh += [dR, dZ, q]^T Yp */
-        if (C > 0) {
-            be->ops->gemm(be, 1, 0, 2 * H, C, (int)BT, 1.0f, G, H4, x, C, 1.0f, dW, C);
-            be->ops->gemm(be, 1, 0, H, C, (int)BT, 1.0f, G + H3, H4, x, C, 1.0f,
-                          dW + (size_t)2 * H * C, C);
+    /* the chunks' partial sums in chunk order: dW_ir|iz|in += [dR, dZ, dN]^T x,
+     * dW_hh += [dR, dZ, q]^T h_{t-1}; b_ir, b_iz += dR, dZ; b_in += dN; b_h* += dR, dZ, q */
+    for (int c = 0; c < chunks && wgrad; c++) {
+        const float *Pi = wp.mem + (size_t)c * wp.stride, *Ph = Pi + (size_t)H3 * wp.PCw,
+                    *Ps = Ph + (size_t)H3 * wp.PHw;
+        if (dW) {
+            for (int m = 0; m < H3; m++) {
+                float *o = dW + (size_t)m * C;
+                const float *q = Pi + (size_t)m * wp.PCw;
+                for (int n = 0; n < C; n++) o[n] += q[n];
+            }
+            for (int m = 0; m < H3; m++) {
+                float *o = dW + (size_t)H3 * C + (size_t)m * H;
+                const float *q = Ph + (size_t)m * wp.PHw;
+                for (int n = 0; n < H; n++) o[n] += q[n];
+            }
         }
-        be->ops->gemm(be, 1, 0, H3, H, (int)BT, 1.0f, G, H4, Yp, H, 1.0f, dW + (size_t)H3 * C, H);
+        if (db) {
+            for (int j = 0; j < 2 * H; j++) db[j] += Ps[j];
+            for (int j = 0; j < H; j++) db[2 * H + j] += Ps[H3 + j];
+            for (int j = 0; j < H3; j++) db[H3 + j] += Ps[j];
+        }
     }
-    if (db) /* b_ir, b_iz += dR, dZ; b_in += dN; b_hr, b_hz, b_hn += dR, dZ, q */
-        for (size_t r = 0; r < BT; r++) {
-            const float *g = G + r * H4;
-            for (int j = 0; j < 2 * H; j++) db[j] += g[j];
-            for (int j = 0; j < H; j++) db[2 * H + j] += g[H3 + j];
-            for (int j = 0; j < H3; j++) db[H3 + j] += g[j];
-        }
+    free(owned);
+    return;
+nomem:
+    gen_set_error(be->ctx, GENESIS_ERR_NOMEM, "out of memory in the GRU backward pass");
+    if (dW) dW[0] = NAN; /* the caller's check trips */
 }
