@@ -483,8 +483,9 @@ static GEN_GRU_KERNEL void add_row(float *restrict a, const float *restrict b, i
     for (int j = 0; j < n; j++) a[j] += b[j];
 }
 
-/* Rows [b0, b0 + R) backward through all T steps: G of every step, dx, the final dh. */
-static void bwd_rows(const gru_pack *p, mm_rows_fn mm, float *tmp, float *G, float *dhout,
+/* Rows [b0, b0 + R) backward through all T steps: G of every step (Gg: the group's own R x T
+ * rows, row r's step t at r T + t), dx, the final dh. */
+static void bwd_rows(const gru_pack *p, mm_rows_fn mm, float *tmp, float *Gg, float *dhout,
                      float *dx, const float *dy, const float *h0, const float *y,
                      const float *save, int b0, int R, int T, int C, int H) {
     float *dh = tmp, *acc = tmp + (size_t)MM_R * p->tw; /* dh rows ld tw */
@@ -497,16 +498,16 @@ static void bwd_rows(const gru_pack *p, mm_rows_fn mm, float *tmp, float *G, flo
                 size_t row = (size_t)(b0 + r) * T + t - 1;
                 prefetch_floats(save + row * 4 * H, 4 * H, 0);
                 prefetch_floats(dy + row * H, H, 0);
-                prefetch_floats(G + row * 4 * H, 4 * H, 1);
+                prefetch_floats(Gg + ((size_t)r * T + t - 1) * 4 * H, 4 * H, 1);
                 if (t > 1) prefetch_floats(y + (row - 1) * H, H, 0);
                 if (dx && C > 0) prefetch_floats(dx + row * C, C, 1);
             }
         for (int r = 0; r < R; r++) {
             size_t row = (size_t)(b0 + r) * T + t;
             hp[r] = t ? y + (row - 1) * H : h0 ? h0 + (size_t)(b0 + r) * H : NULL;
-            bwd_row(G + row * 4 * H, dh + (size_t)r * p->tw, save + row * 4 * H, dy + row * H,
-                    hp[r], H);
-            ga[r] = G + row * 4 * H;
+            float *g = Gg + ((size_t)r * T + t) * 4 * H;
+            bwd_row(g, dh + (size_t)r * p->tw, save + row * 4 * H, dy + row * H, hp[r], H);
+            ga[r] = g;
         }
         if (dx && C > 0) { /* dx_t += [dR, dZ, q, dN] . [W_ir; W_iz; 0; W_in], q's zero rows skipped */
             mm(R, acc, ga, p->WiG, 4 * H, p->PC, 2 * H, 3 * H);
@@ -637,29 +638,30 @@ typedef struct wg_part {
     int PCw, PHw;
 } wg_part;
 
-/* Rows [b0, b0 + R) (G of their T steps just written) into the chunk's partial Pc; first:
- * the chunk's first rows (Pc = instead of +=). Order per element: row by row, t ascending
- * (h0's term, when there is one, at t = 0). */
-static void wg_rows(const wg_part *wp, wg_run_fn run, float *Pc, const float *G, const float *x,
+/* Rows [b0, b0 + R) (Gg: their G, just written by bwd_rows) into the chunk's partial Pc;
+ * first: the chunk's first rows (Pc = instead of +=). Order per element: row by row, t
+ * ascending (h0's term, when there is one, at t = 0). */
+static void wg_rows(const wg_part *wp, wg_run_fn run, float *Pc, const float *Gg, const float *x,
                     const float *h0, const float *y, int b0, int R, int T, int C, int H,
                     int first) {
     const int H3 = 3 * H, H4 = 4 * H;
     float *Pi = Pc, *Ph = Pc + (size_t)H3 * wp->PCw, *Ps = Ph + (size_t)H3 * wp->PHw;
     const size_t r0 = (size_t)b0 * T;
     /* W_ih: the rows' x and G are contiguous (B, T, .) rows: one run */
-    if (C > 0)
-        run(Pi, wp->PCw, G + r0 * H4, H4, x + r0 * C, C, R * T, H3, C, 2 * H, H, first);
+    /* row by row, so that the row's G (T x 4H floats) stays in L1 for its two products */
     for (int r = 0; r < R; r++) {
         size_t row = r0 + (size_t)r * T;
+        const float *g = Gg + (size_t)r * T * H4;
         int f = first && r == 0;
+        if (C > 0) run(Pi, wp->PCw, g, H4, x + row * C, C, T, H3, C, 2 * H, H, f);
         if (h0) { /* t = 0 against h0 */
-            run(Ph, wp->PHw, G + row * H4, H4, h0 + (size_t)(b0 + r) * H, H, 1, H3, H, H3, 0, f);
+            run(Ph, wp->PHw, g, H4, h0 + (size_t)(b0 + r) * H, H, 1, H3, H, H3, 0, f);
             f = 0;
         }
-        run(Ph, wp->PHw, G + (row + 1) * H4, H4, y + row * H, H, T - 1, H3, H, H3, 0, f);
+        run(Ph, wp->PHw, g + H4, H4, y + row * H, H, T - 1, H3, H, H3, 0, f);
     }
-    if (first) memcpy(Ps, G + r0 * H4, (size_t)H4 * sizeof(float));
-    for (int r = first ? 1 : 0; r < R * T; r++) add_row(Ps, G + (r0 + (size_t)r) * H4, H4);
+    if (first) memcpy(Ps, Gg, (size_t)H4 * sizeof(float));
+    for (int r = first ? 1 : 0; r < R * T; r++) add_row(Ps, Gg + (size_t)r * H4, H4);
 }
 
 void gen_cpu_gru_backward(gen_backend *be, float *dx, float *dh0, float *dW, float *db,
@@ -670,9 +672,13 @@ void gen_cpu_gru_backward(gen_backend *be, float *dx, float *dh0, float *dW, flo
     const int H3 = 3 * H, H4 = 4 * H;
     const size_t BT = (size_t)B * T;
     int threads = be->threads > 0 ? be->threads : 1;
-    float *G = work;              /* (B, T, 4H): dR, dZ, q, dN of every row */
-    float *spare = G + BT * H4;   /* (B, T, H): scratch (the chunks' partial sums when they fit) */
-    float *dhl = spare + BT * H;  /* (B, H): the gradient reaching h_{-1} */
+    /* work: (B, T, 4H), of which chunk c uses its first MM_R x T rows for the G of one row
+     * group at a time (written, then summed into the weight gradients while in cache: G never
+     * streams through memory); (B, T, H) for the chunks' partial sums when they fit; (B, H)
+     * the gradient reaching h_{-1} */
+    float *G = work;
+    float *spare = G + BT * H4;
+    float *dhl = spare + BT * H;
     gru_pack p;
     wg_part wp = {0};
     float *owned = NULL;
@@ -706,15 +712,21 @@ void gen_cpu_gru_backward(gen_backend *be, float *dx, float *dh0, float *dW, flo
     for (int c = 0; c < chunks; c++) {
         float *tmp = p.tmp + (size_t)omp_get_thread_num() * 2 * MM_R * p.tw;
         float *Pc = wgrad ? wp.mem + (size_t)c * wp.stride : NULL;
+        float *Gg = G + (size_t)c * WG_CHUNK * T * H4;
         int end = (c + 1) * WG_CHUNK < B ? (c + 1) * WG_CHUNK : B;
         for (int b0 = c * WG_CHUNK; b0 < end; b0 += MM_R) {
             int R = end - b0 < MM_R ? end - b0 : MM_R;
-            if (R == MM_R) bwd_rows(&p, mm, tmp, G, dhl, dx, dy, h0, y, save, b0, R, T, C, H);
-            else
-                for (int r = 0; r < R; r++)
-                    bwd_rows(&p, mm, tmp, G, dhl, dx, dy, h0, y, save, b0 + r, 1, T, C, H);
-            if (wgrad)
-                wg_rows(&wp, run, Pc, G, x, h0, y, b0, R, T, C, H, b0 == c * WG_CHUNK);
+            if (R == MM_R) {
+                bwd_rows(&p, mm, tmp, Gg, dhl, dx, dy, h0, y, save, b0, R, T, C, H);
+                if (wgrad)
+                    wg_rows(&wp, run, Pc, Gg, x, h0, y, b0, R, T, C, H, b0 == c * WG_CHUNK);
+            } else
+                for (int r = 0; r < R; r++) {
+                    bwd_rows(&p, mm, tmp, Gg, dhl, dx, dy, h0, y, save, b0 + r, 1, T, C, H);
+                    if (wgrad)
+                        wg_rows(&wp, run, Pc, Gg, x, h0, y, b0 + r, 1, T, C, H,
+                                b0 + r == c * WG_CHUNK);
+                }
         }
     }
     free(p.mem);
