@@ -126,38 +126,47 @@ static void mm_rows_plain(int R, float *restrict out, const float *const *a, con
 
 #ifdef GEN_GRU_X86
 /* The same sums with AVX2 FMA: 4 rows x 24 columns of accumulators (12 registers) per
- * block, each k one broadcast per row and three loads of Bm shared by the four rows. */
+ * block, each k one broadcast per row and three loads of Bm shared by the four rows. The
+ * skipped range splits k into two plain loops (k in order). */
+#define MM4_K(k)                                                                               \
+    do {                                                                                       \
+        const float *bk = b + (size_t)(k) * P;                                                 \
+        __m256 b0 = _mm256_load_ps(bk), b1 = _mm256_load_ps(bk + 8),                           \
+               b2 = _mm256_load_ps(bk + 16);                                                   \
+        __m256 x = _mm256_broadcast_ss(a0 + (k));                                              \
+        c00 = _mm256_fmadd_ps(x, b0, c00); c01 = _mm256_fmadd_ps(x, b1, c01);                  \
+        c02 = _mm256_fmadd_ps(x, b2, c02);                                                     \
+        x = _mm256_broadcast_ss(a1 + (k));                                                     \
+        c10 = _mm256_fmadd_ps(x, b0, c10); c11 = _mm256_fmadd_ps(x, b1, c11);                  \
+        c12 = _mm256_fmadd_ps(x, b2, c12);                                                     \
+        x = _mm256_broadcast_ss(a2 + (k));                                                     \
+        c20 = _mm256_fmadd_ps(x, b0, c20); c21 = _mm256_fmadd_ps(x, b1, c21);                  \
+        c22 = _mm256_fmadd_ps(x, b2, c22);                                                     \
+        x = _mm256_broadcast_ss(a3 + (k));                                                     \
+        c30 = _mm256_fmadd_ps(x, b0, c30); c31 = _mm256_fmadd_ps(x, b1, c31);                  \
+        c32 = _mm256_fmadd_ps(x, b2, c32);                                                     \
+    } while (0)
+#define MM1_K(k)                                                                               \
+    do {                                                                                       \
+        const float *bk = b + (size_t)(k) * P;                                                 \
+        __m256 x = _mm256_broadcast_ss(ar + (k));                                              \
+        c0 = _mm256_fmadd_ps(x, _mm256_load_ps(bk), c0);                                       \
+        c1 = _mm256_fmadd_ps(x, _mm256_load_ps(bk + 8), c1);                                   \
+        c2 = _mm256_fmadd_ps(x, _mm256_load_ps(bk + 16), c2);                                  \
+    } while (0)
 __attribute__((target("avx2,fma"))) static void mm_rows_avx2(int R, float *restrict out,
                                                               const float *const *a,
                                                               const float *restrict Bm, int K,
                                                               int P, int ks0, int ks1) {
+    int k1 = ks0 > 0 ? ks0 : K, k2 = ks0 > 0 ? ks1 : K; /* k in [0, k1) and [k2, K) */
     for (int j0 = 0; j0 < P; j0 += MM_W) {
         const float *b = Bm + j0;
         if (R == MM_R) {
             __m256 c00 = _mm256_setzero_ps(), c01 = c00, c02 = c00, c10 = c00, c11 = c00,
                    c12 = c00, c20 = c00, c21 = c00, c22 = c00, c30 = c00, c31 = c00, c32 = c00;
             const float *a0 = a[0], *a1 = a[1], *a2 = a[2], *a3 = a[3];
-            for (int k = 0; k < K; k = MM_NEXT(k)) {
-                const float *bk = b + (size_t)k * P;
-                __m256 b0 = _mm256_load_ps(bk), b1 = _mm256_load_ps(bk + 8),
-                       b2 = _mm256_load_ps(bk + 16);
-                __m256 x = _mm256_broadcast_ss(a0 + k);
-                c00 = _mm256_fmadd_ps(x, b0, c00);
-                c01 = _mm256_fmadd_ps(x, b1, c01);
-                c02 = _mm256_fmadd_ps(x, b2, c02);
-                x = _mm256_broadcast_ss(a1 + k);
-                c10 = _mm256_fmadd_ps(x, b0, c10);
-                c11 = _mm256_fmadd_ps(x, b1, c11);
-                c12 = _mm256_fmadd_ps(x, b2, c12);
-                x = _mm256_broadcast_ss(a2 + k);
-                c20 = _mm256_fmadd_ps(x, b0, c20);
-                c21 = _mm256_fmadd_ps(x, b1, c21);
-                c22 = _mm256_fmadd_ps(x, b2, c22);
-                x = _mm256_broadcast_ss(a3 + k);
-                c30 = _mm256_fmadd_ps(x, b0, c30);
-                c31 = _mm256_fmadd_ps(x, b1, c31);
-                c32 = _mm256_fmadd_ps(x, b2, c32);
-            }
+            for (int k = 0; k < k1; k++) MM4_K(k);
+            for (int k = k2; k < K; k++) MM4_K(k);
             float *o = out + j0;
             _mm256_store_ps(o, c00); _mm256_store_ps(o + 8, c01); _mm256_store_ps(o + 16, c02);
             o += P;
@@ -170,19 +179,16 @@ __attribute__((target("avx2,fma"))) static void mm_rows_avx2(int R, float *restr
             for (int r = 0; r < R; r++) {
                 __m256 c0 = _mm256_setzero_ps(), c1 = c0, c2 = c0;
                 const float *ar = a[r];
-                for (int k = 0; k < K; k = MM_NEXT(k)) {
-                    const float *bk = b + (size_t)k * P;
-                    __m256 x = _mm256_broadcast_ss(ar + k);
-                    c0 = _mm256_fmadd_ps(x, _mm256_load_ps(bk), c0);
-                    c1 = _mm256_fmadd_ps(x, _mm256_load_ps(bk + 8), c1);
-                    c2 = _mm256_fmadd_ps(x, _mm256_load_ps(bk + 16), c2);
-                }
+                for (int k = 0; k < k1; k++) MM1_K(k);
+                for (int k = k2; k < K; k++) MM1_K(k);
                 float *o = out + (size_t)r * P + j0;
                 _mm256_store_ps(o, c0); _mm256_store_ps(o + 8, c1); _mm256_store_ps(o + 16, c2);
             }
         }
     }
 }
+#undef MM4_K
+#undef MM1_K
 
 /* fast_expf, eight lanes, with FMA: max/min keep a NaN (they return their second operand
  * when one is NaN), so it propagates as in the scalar form. */
@@ -259,22 +265,89 @@ __attribute__((target("avx2,fma"))) static void fwd_row_avx2(float *restrict yt,
     for (int j = 0; j < H; j += 8) fwd_unit8(yt, s, gi, gh, hp, b, H, j);
 }
 
-/* The same for the MM_R rows of a group at once, their blocks interleaved: each unit's gate
- * arithmetic is a chain of about 40 dependent operations (two exps, two divisions), so one
- * row at a time waits on latency; four rows give the core four independent chains. Every
- * element sees the same operations as in fwd_row_avx2: the same bytes. */
+/* exp8 on four vectors, operation by operation: the four chains of dependent operations are
+ * interleaved in the instruction stream, so the core overlaps their latencies (one exp8 is
+ * ~15 dependent operations; the reorder window holds few such chains otherwise). Each lane
+ * sees exactly exp8's operations: the same bytes. */
+__attribute__((target("avx2,fma"), always_inline)) static inline void exp8x4(__m256 *x) {
+    const __m256 magic = _mm256_set1_ps(12582912.0f);
+    __m256 t[4], n[4], r[4], p[4];
+#define X4(stmt) do { for (int i = 0; i < 4; i++) { stmt; } } while (0)
+    X4(x[i] = _mm256_max_ps(_mm256_set1_ps(-87.0f), x[i]));
+    X4(x[i] = _mm256_min_ps(_mm256_set1_ps(88.0f), x[i]));
+    X4(t[i] = _mm256_fmadd_ps(x[i], _mm256_set1_ps(1.44269504088896341f), magic));
+    X4(n[i] = _mm256_sub_ps(t[i], magic));
+    X4(r[i] = _mm256_fnmadd_ps(n[i], _mm256_set1_ps(0.693145751953125f), x[i]));
+    X4(r[i] = _mm256_fnmadd_ps(n[i], _mm256_set1_ps(1.42860682030941723212e-6f), r[i]));
+    X4(p[i] = _mm256_fmadd_ps(_mm256_set1_ps(1.0f / 5040), r[i], _mm256_set1_ps(1.0f / 720)));
+    X4(p[i] = _mm256_fmadd_ps(p[i], r[i], _mm256_set1_ps(1.0f / 120)));
+    X4(p[i] = _mm256_fmadd_ps(p[i], r[i], _mm256_set1_ps(1.0f / 24)));
+    X4(p[i] = _mm256_fmadd_ps(p[i], r[i], _mm256_set1_ps(1.0f / 6)));
+    X4(p[i] = _mm256_fmadd_ps(p[i], r[i], _mm256_set1_ps(0.5f)));
+    X4(p[i] = _mm256_fmadd_ps(p[i], r[i], _mm256_set1_ps(1.0f)));
+    X4(p[i] = _mm256_fmadd_ps(p[i], r[i], _mm256_set1_ps(1.0f)));
+    X4(x[i] = _mm256_mul_ps(p[i], _mm256_castsi256_ps(_mm256_slli_epi32(
+                                      _mm256_add_epi32(_mm256_castps_si256(t[i]),
+                                                       _mm256_set1_epi32(127 - 0x4B400000)),
+                                      23))));
+}
+
+/* fwd_unit8 for the MM_R rows of a group at once (gi, gh rows ld ldg; gh NULL at the first
+ * step without h0), the rows' sigmoids and tanh through exp8x4. Every element sees
+ * fwd_unit8's operations (s is stored, then z read back: exact): the same bytes. */
 __attribute__((target("avx2,fma"))) static void fwd_rows4_avx2(float *const *yt, float *const *s,
                                                                 const float *gi,
                                                                 const float *gh, int ldg,
                                                                 const float *const *hp,
                                                                 const float *restrict b, int H) {
+    const float *bh = b + 3 * H;
+    const __m256 one = _mm256_set1_ps(1.0f), two = _mm256_set1_ps(2.0f);
     for (int j = 0; j < H; j += 8) {
-        fwd_unit8(yt[0], s[0], gi, gh, hp[0], b, H, j);
-        fwd_unit8(yt[1], s[1], gi + ldg, gh ? gh + ldg : NULL, hp[1], b, H, j);
-        fwd_unit8(yt[2], s[2], gi + 2 * ldg, gh ? gh + 2 * ldg : NULL, hp[2], b, H, j);
-        fwd_unit8(yt[3], s[3], gi + 3 * ldg, gh ? gh + 3 * ldg : NULL, hp[3], b, H, j);
+        __m256 v[4], r[4];
+        /* r = sigmoid(W_ir x + b_ir + (W_hr h + b_hr)) */
+        X4(v[i] = _mm256_add_ps(_mm256_loadu_ps(gi + i * ldg + j), _mm256_loadu_ps(b + j)));
+        if (gh)
+            X4(v[i] = _mm256_add_ps(v[i], _mm256_add_ps(_mm256_loadu_ps(gh + i * ldg + j),
+                                                         _mm256_loadu_ps(bh + j))));
+        else
+            X4(v[i] = _mm256_add_ps(v[i], _mm256_loadu_ps(bh + j)));
+        X4(v[i] = _mm256_sub_ps(_mm256_setzero_ps(), v[i]));
+        exp8x4(v);
+        X4(r[i] = _mm256_div_ps(one, _mm256_add_ps(one, v[i])));
+        X4(_mm256_storeu_ps(s[i] + j, r[i]));
+        /* z */
+        X4(v[i] = _mm256_add_ps(_mm256_loadu_ps(gi + i * ldg + H + j),
+                                _mm256_loadu_ps(b + H + j)));
+        if (gh)
+            X4(v[i] = _mm256_add_ps(v[i], _mm256_add_ps(_mm256_loadu_ps(gh + i * ldg + H + j),
+                                                         _mm256_loadu_ps(bh + H + j))));
+        else
+            X4(v[i] = _mm256_add_ps(v[i], _mm256_loadu_ps(bh + H + j)));
+        X4(v[i] = _mm256_sub_ps(_mm256_setzero_ps(), v[i]));
+        exp8x4(v);
+        X4(_mm256_storeu_ps(s[i] + H + j, _mm256_div_ps(one, _mm256_add_ps(one, v[i]))));
+        /* n = tanh(W_in x + b_in + r (W_hn h + b_hn)) */
+        X4({
+            __m256 hn = _mm256_loadu_ps(bh + 2 * H + j);
+            if (gh) hn = _mm256_add_ps(_mm256_loadu_ps(gh + i * ldg + 2 * H + j), hn);
+            _mm256_storeu_ps(s[i] + 2 * H + j, hn);
+            __m256 an = _mm256_add_ps(_mm256_loadu_ps(gi + i * ldg + 2 * H + j),
+                                      _mm256_loadu_ps(b + 2 * H + j));
+            v[i] = _mm256_mul_ps(two, _mm256_fmadd_ps(r[i], hn, an));
+        });
+        exp8x4(v);
+        X4(v[i] = _mm256_sub_ps(one, _mm256_div_ps(two, _mm256_add_ps(v[i], one))));
+        /* h_t = (1 - z) n + z h_{t-1} */
+        X4({
+            _mm256_storeu_ps(s[i] + 3 * H + j, v[i]);
+            __m256 z = _mm256_loadu_ps(s[i] + H + j);
+            __m256 y = _mm256_mul_ps(_mm256_sub_ps(one, z), v[i]);
+            if (hp[i]) y = _mm256_fmadd_ps(z, _mm256_loadu_ps(hp[i] + j), y);
+            _mm256_storeu_ps(yt[i] + j, y);
+        });
     }
 }
+#undef X4
 
 #endif /* GEN_GRU_X86 */
 
