@@ -5,18 +5,20 @@
  * gate scales the recurrent projection AFTER the matmul), separate input and recurrent
  * biases, gate order r, z, n. Layout and equations: backend.h; derivation of the forward and
  * backward-through-time passes: docs/layers.md ("GRU"); why the loops are shaped this way:
- * docs/timegan.md §9.
+ * docs/timegan.md §9 and §10.
  *
  * Every sample's recurrence depends only on its own earlier steps, so the time loop runs per
  * group of four batch rows, start to end, while that group's rows stay in the L1 cache:
  * per step, the input and recurrent products of all three gates are two calls of one small
  * register-blocked kernel (mm_rows: 4 rows x 24 columns of accumulators, AVX2 + FMA where the
- * CPU has them, else plain loops), then the gate arithmetic. Threads take whole row groups,
- * so each row's arithmetic is the same whatever the thread count. Backward runs the same way
- * per row group (the gradient reaching h_{t-1} and dx per step); the weight gradients, sums
- * over all B*T rows, are then three GEMMs over the whole sequence (the recurrent one against
- * the shifted outputs Yp) and the bias gradients serial column sums, in an order that does
- * not depend on the threads either. Equal lengths only (every sample runs T steps).
+ * CPU has them, else plain loops), then the gate arithmetic of the four rows at once. Threads
+ * take whole row groups, so each row's arithmetic is the same whatever the thread count.
+ * Backward runs per chunk of 16 rows, row group by row group (the gradient reaching h_{t-1}
+ * and dx per step); right after a group, while its G is in cache, its weight and bias
+ * gradients are added into the chunk's partial sums (wg_run: register-blocked, k in order),
+ * and the chunks' partials are added to dW and db in chunk order at the end. Threads take
+ * whole chunks: the sums' order does not depend on the threads either. Equal lengths only
+ * (every sample runs T steps).
  */
 #include <math.h>
 #include <stdint.h>
