@@ -150,6 +150,8 @@ START_TEST(test_gru_backward_finite_differences) {
         /* a full group of four rows plus single rows, and gates wider than one 24-column
          * register block */
         {6, 3, 2, 9, 1}, {5, 2, 3, 8, 0},
+        /* more rows than one chunk of the weight gradients' partial sums (16), a tail group */
+        {37, 3, 5, 9, 1}, {20, 2, 3, 8, 0},
     };
     for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
         const int *sh = shapes[s];

@@ -566,9 +566,11 @@ typedef struct gen_backend_ops {
     /* Backward through time from dy (B, T, H) (the loss's gradient w.r.t. every step's
      * output; no gradient enters through the final state). dx (B, T, C) += (NULL: skip),
      * dh0 (B, H) += (NULL: skip), dW += and db += (both NULL: skip the weight gradients).
-     * work (gen_gru_work_floats): G (B, T, 4H) = dR, dZ, q = dN r, dN (the gradients of
-     * the gates' pre-activations; q that of W_hn h + b_hn), then Yp (B, T, H) = h_{t-1} of
-     * every step (h0 or zeros at t = 0), then (B, H) the gradient reaching h_{-1}. */
+     * work (gen_gru_work_floats): scratch, (B, T, 5H) + (B, H) floats. Both backends put
+     * G (B, T, 4H) = dR, dZ, q = dN r, dN (the gradients of the gates' pre-activations; q
+     * that of W_hn h + b_hn) first and the gradient reaching h_{-1} (B, H) last; between
+     * them CUDA keeps Yp (B, T, H) = h_{t-1} of every step, the CPU its weight gradients'
+     * partial sums per chunk of rows (cpu/gru.c). Not compared by the parity tests. */
     void (*gru_backward)(gen_backend *be, float *dx, float *dh0, float *dW, float *db,
                          float *work, const float *dy, const float *x, const float *h0,
                          const float *y, const float *save, const float *W, int B, int T,

@@ -46,7 +46,8 @@ static void su_gru_b(pt_env *e) {
     pt_add(e, "dh0", B * H, PT_ACC, -1, 1);
     pt_add(e, "dW", gen_gru_weight_floats((int)C, (int)H), PT_ACC, -1, 1);
     pt_add(e, "db", gen_gru_bias_floats((int)H), PT_ACC, -1, 1);
-    pt_add(e, "work", gen_gru_work_floats((int)B, (int)T, (int)H), PT_OUT, -1, 1);
+    /* scratch: its layout (backend.h) is each backend's own business after G */
+    pt_add(e, "work", gen_gru_work_floats((int)B, (int)T, (int)H), PT_SCRATCH, -1, 1);
     pt_add(e, "dy", B * T * H, PT_IN, -1, 1);
 }
 
