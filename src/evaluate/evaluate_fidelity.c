@@ -463,6 +463,24 @@ typedef struct {
     int64_t nr;
 } gen_ev_xgb_set;
 
+/* The embedded rows of fold k (te = 1; labels into yi) or of the other folds (te = 0;
+ * labels into yf) into x (zeroed, dim floats per row). */
+static void gen_ev_xgb_rows(const gen_ev_xgb_set *set, const int32_t *y, const int32_t *fold,
+                            int64_t n, int dim, int k, int te, float *x, float *yf, int32_t *yi) {
+    int64_t m = 0;
+    for (int64_t i = 0; i < n; i++) {
+        if ((fold[i] == k) != te) continue;
+        int real = i < set->nr;
+        int64_t row = real ? (set->rr ? set->rr[i] : i)
+                           : (set->sr ? set->sr[i - set->nr] : i - set->nr);
+        const gen_ev_table *t = real ? &set->d->real : &set->d->syn;
+        if (set->e->dim) gen_ev_emb_dense(set->e, t, &row, 1, x + (size_t)m * dim);
+        if (yf) yf[m] = (float)y[i];
+        if (yi) yi[m] = y[i];
+        m++;
+    }
+}
+
 /* Fold k: booster trained on the other folds, AUC of P(synthetic) on fold k. Returns 0, or
  * -1 with XGBoost's message in `err`. */
 static int gen_ev_xgb_fold(const gen_ev_xgb_set *set, const int32_t *y, const int32_t *fold,
@@ -474,31 +492,18 @@ static int gen_ev_xgb_fold(const gen_ev_xgb_set *set, const int32_t *y, const in
         else ntr++;
     }
     size_t mtr = (size_t)(ntr ? ntr : 1), mte = (size_t)(nte ? nte : 1); /* a fold may be empty */
-    float *xtr = calloc(mtr * dim, sizeof *xtr), *xte = calloc(mte * dim, sizeof *xte);
+    float *xtr = calloc(mtr * dim, sizeof *xtr), *xte = NULL;
     float *ytr = malloc(mtr * sizeof *ytr);
     int32_t *yte = malloc(mte * sizeof *yte);
     double *p = malloc(mte * sizeof *p);
     DMatrixHandle dtr = NULL, dte = NULL;
     BoosterHandle b = NULL;
     int rc = -1;
-    if (!xtr || !xte || !ytr || !yte || !p) {
+    if (!xtr || !ytr || !yte || !p) {
         snprintf(err, errcap, "out of memory");
         goto done;
     }
-    int64_t a = 0, c = 0;
-    for (int64_t i = 0; i < n; i++) {
-        int real = i < set->nr;
-        int64_t row = real ? (set->rr ? set->rr[i] : i)
-                           : (set->sr ? set->sr[i - set->nr] : i - set->nr);
-        const gen_ev_table *t = real ? &set->d->real : &set->d->syn;
-        if (fold[i] == k) {
-            if (set->e->dim) gen_ev_emb_dense(set->e, t, &row, 1, xte + (size_t)c * dim);
-            yte[c++] = y[i];
-        } else {
-            if (set->e->dim) gen_ev_emb_dense(set->e, t, &row, 1, xtr + (size_t)a * dim);
-            ytr[a++] = (float)y[i];
-        }
-    }
+    gen_ev_xgb_rows(set, y, fold, n, dim, k, 0, xtr, ytr, NULL);
     char seedbuf[32];
     snprintf(seedbuf, sizeof seedbuf, "%llu", (unsigned long long)(seed & 0x7fffffffull));
     /* XGBClassifier's defaults (synthcity passes "depth": 3, a name XGBoost ignores, so the
@@ -512,16 +517,26 @@ static int gen_ev_xgb_fold(const gen_ev_xgb_set *set, const int32_t *y, const in
                                {"base_score", "0.5"},            {"nthread", "1"},
                                {"verbosity", "0"},               {"seed", seedbuf}};
     if (XGDMatrixCreateFromMat(xtr, (bst_ulong)ntr, (bst_ulong)dim, NAN, &dtr) ||
-        XGDMatrixSetFloatInfo(dtr, "label", ytr, (bst_ulong)ntr) ||
-        XGDMatrixCreateFromMat(xte, (bst_ulong)nte, (bst_ulong)dim, NAN, &dte) ||
-        XGBoosterCreate(&dtr, 1, &b))
+        XGDMatrixSetFloatInfo(dtr, "label", ytr, (bst_ulong)ntr) || XGBoosterCreate(&dtr, 1, &b))
         goto xgb_error;
-    free(xtr), free(xte); /* the DMatrix holds its own copy */
-    xtr = xte = NULL;
+    free(xtr); /* the DMatrix holds its own copy */
+    xtr = NULL;
     for (size_t q = 0; q < sizeof params / sizeof params[0]; q++)
         if (XGBoosterSetParam(b, params[q][0], params[q][1])) goto xgb_error;
     for (int it = 0; it < 100; it++)
         if (XGBoosterUpdateOneIter(b, it, dtr)) goto xgb_error;
+    /* the training matrix (and its histogram index) goes before the test matrix comes: the
+     * booster keeps no reference to it; the peak is one matrix, not both */
+    XGDMatrixFree(dtr);
+    dtr = NULL;
+    if (!(xte = calloc(mte * dim, sizeof *xte))) {
+        snprintf(err, errcap, "out of memory");
+        goto done;
+    }
+    gen_ev_xgb_rows(set, y, fold, n, dim, k, 1, xte, NULL, yte);
+    if (XGDMatrixCreateFromMat(xte, (bst_ulong)nte, (bst_ulong)dim, NAN, &dte)) goto xgb_error;
+    free(xte);
+    xte = NULL;
     bst_ulong len = 0;
     const float *pred = NULL;
     if (XGBoosterPredict(b, dte, 0, 0, 0, &len, &pred)) goto xgb_error;
