@@ -489,9 +489,13 @@ genesis_status ctgan_sampling_weights(ctgan *c) {
     const float *W[3] = {c->gp.W1, c->gp.W2, c->gp.W3}; /* host memory: read in place */
     int in[3] = {c->d0, c->d1, c->d2}, out[3] = {g, g, c->data_dim};
     float *t = c->gwt;
+    enum { TILE = 32 }; /* in tiles: both sides stay in cache on wide tables */
     for (int l = 0; l < 3; l++) {
-        for (int o = 0; o < out[l]; o++)
-            for (int i = 0; i < in[l]; i++) t[(size_t)i * out[l] + o] = W[l][(size_t)o * in[l] + i];
+        for (int o0 = 0; o0 < out[l]; o0 += TILE)
+            for (int i0 = 0; i0 < in[l]; i0 += TILE)
+                for (int o = o0; o < o0 + TILE && o < out[l]; o++)
+                    for (int i = i0; i < i0 + TILE && i < in[l]; i++)
+                        t[(size_t)i * out[l] + o] = W[l][(size_t)o * in[l] + i];
         t += (size_t)in[l] * out[l];
     }
     return GENESIS_OK;

@@ -36,7 +36,8 @@ static void fold(const gen_ev_data *d, int sparse, int max_iter, double *center,
     ck_assert(ytr && yte && x);
     gen_ev_features_apply(&f, d, &d->real, NULL, d->real.n, x);
     gen_ev_features_apply(&f, d, &d->syn, NULL, d->syn.n, x + (size_t)d->real.n * dim);
-    double *xtr = malloc((size_t)n * dim * sizeof *xtr), *xte = malloc((size_t)n * dim * sizeof *xte);
+    double *xtr = malloc((size_t)n * dim * sizeof *xtr);
+    double *xte = malloc((size_t)n * dim * sizeof *xte);
     gen_ev_sparse str, ste;
     ck_assert_int_eq(gen_ev_sparse_alloc(ctx, n, dim, n * f.ncols, &str), GENESIS_OK);
     ck_assert_int_eq(gen_ev_sparse_alloc(ctx, n, dim, n * f.ncols, &ste), GENESIS_OK);
@@ -72,7 +73,8 @@ static void fold(const gen_ev_data *d, int sparse, int max_iter, double *center,
         for (int64_t i = 0; i < nte; i++)
             for (int j = 0; j < dim; j++)
                 xte[(size_t)i * dim + j] = (xte[(size_t)i * dim + j] - center[j]) / scale[j];
-        ck_assert_int_eq(gen_ev_logreg_fit(ctx, xtr, ytr, ntr, dim, 2, 0, max_iter, &m), GENESIS_OK);
+        ck_assert_int_eq(gen_ev_logreg_fit(ctx, xtr, ytr, ntr, dim, 2, 0, max_iter, &m),
+                         GENESIS_OK);
         o->p = malloc((size_t)nte * sizeof *o->p);
         gen_ev_logreg_predict(&m, xte, nte, o->p, NULL);
     }

@@ -49,7 +49,8 @@ static genesis_status gen_ev_detect_rows(genesis_ctx *ctx, const gen_ev_detect_s
     for (int64_t i = 0; i < n; i++) {
         if ((fold[i] == k) != te) continue;
         int real = i < set->nr;
-        int64_t row = real ? (set->rr ? set->rr[i] : i) : (set->sr ? set->sr[i - set->nr] : i - set->nr);
+        int64_t row = real ? (set->rr ? set->rr[i] : i)
+                           : (set->sr ? set->sr[i - set->nr] : i - set->nr);
         int64_t e = sx->start[m];
         e += gen_ev_features_row(f, set->d, real ? &set->d->real : &set->d->syn, row, sx->col + e,
                                  sx->val + e);

@@ -205,7 +205,8 @@ int gen_ev_features_row(const gen_ev_features *f, const gen_ev_data *d, const ge
     int m = 0;
     for (int c = 0; c < f->ncols; c++) {
         if (f->kind[c] == 1) {
-            double v = d->continuous[c] ? t->num[c][i] : gen_ev_cat_value(&d->dict[c], t->cat[c][i]);
+            double v = d->continuous[c] ? t->num[c][i]
+                                        : gen_ev_cat_value(&d->dict[c], t->cat[c][i]);
             col[m] = f->offset[c], val[m++] = isnan(v) ? f->fill[c] : v;
         } else if (f->kind[c] == 2) {
             int32_t s = f->slot[c][t->cat[c][i] + 1];
@@ -248,7 +249,8 @@ genesis_status gen_ev_robust_fit_sparse(genesis_ctx *ctx, const gen_ev_sparse *s
     for (int64_t e = 0; e < nnz; e++) cstart[s->col[e] + 1]++;
     for (int j = 0; j < dim; j++) cstart[j + 1] += cstart[j];
     for (int64_t i = 0; i < n; i++) /* each column's values in row order (cstart[j] advances) */
-        for (int64_t e = s->start[i]; e < s->start[i + 1]; e++) cval[cstart[s->col[e]]++] = s->val[e];
+        for (int64_t e = s->start[i]; e < s->start[i + 1]; e++)
+            cval[cstart[s->col[e]]++] = s->val[e];
     for (int j = dim; j > 0; j--) cstart[j] = cstart[j - 1];
     cstart[0] = 0;
     for (int j = 0; j < dim && !st; j++) { /* the dense column: its values, zeros elsewhere */
@@ -556,7 +558,8 @@ void gen_ev_logreg_predict_sparse(const gen_ev_logreg *m, const gen_ev_sparse *s
             const double *wk = m->W + (size_t)k * dim;
             double z = m->b[k];
             for (int j = 0; j < dim; j++) z += wk[j] * sx->z0[j];
-            for (int64_t e = sx->start[i]; e < sx->start[i + 1]; e++) z += wk[sx->col[e]] * sx->val[e];
+            for (int64_t e = sx->start[i]; e < sx->start[i + 1]; e++)
+                z += wk[sx->col[e]] * sx->val[e];
             if (nout == 1) {
                 double pr = 1.0 / (1.0 + exp(-z));
                 if (p1) p1[i] = pr;
