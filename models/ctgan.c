@@ -204,6 +204,7 @@ void ctgan_free(ctgan *c) {
         be->ops->free(be, c->ledger);
         be->ops->free(be, c->bnred);
         be->ops->free(be, c->amp);
+        be->ops->free(be, c->gwt);
     }
     free(c->spans);
     free(c->host_col);
@@ -474,6 +475,56 @@ static void ct_gen_block1(ctgan *c, int train_bn, float *rm1, float *rv1) {
     o->copy2d(be, a->X + g, d2, a->h1, g, B, g);
 }
 
+genesis_status ctgan_sampling_weights(ctgan *c) {
+    gen_backend *be = c->be;
+    if (!be->ops->host_memory || !be->ops->linear_sparse_forward || c->act16 || c->K != 1)
+        return GENESIS_OK;
+    int g = c->gdim;
+    size_t n1 = (size_t)c->d0 * g, n2 = (size_t)c->d1 * g, n3 = (size_t)c->d2 * c->data_dim;
+    if (!c->gwt) {
+        c->gwt = be->ops->alloc(be, gen_mul_size(n1 + n2 + n3, sizeof(float)));
+        GEN_RETURN_IF(!c->gwt, be->ctx, GENESIS_ERR_NOMEM,
+                      "out of memory for CTGAN's sampling weights (%zu floats)", n1 + n2 + n3);
+    }
+    const float *W[3] = {c->gp.W1, c->gp.W2, c->gp.W3}; /* host memory: read in place */
+    int in[3] = {c->d0, c->d1, c->d2}, out[3] = {g, g, c->data_dim};
+    float *t = c->gwt;
+    enum { TILE = 32 }; /* in tiles: both sides stay in cache on wide tables */
+    for (int l = 0; l < 3; l++) {
+        for (int o0 = 0; o0 < out[l]; o0 += TILE)
+            for (int i0 = 0; i0 < in[l]; i0 += TILE)
+                for (int o = o0; o < o0 + TILE && o < out[l]; o++)
+                    for (int i = i0; i < i0 + TILE && i < in[l]; i++)
+                        t[(size_t)i * out[l] + o] = W[l][(size_t)o * in[l] + i];
+        t += (size_t)in[l] * out[l];
+    }
+    return GENESIS_OK;
+}
+
+/* ctgan_gen_forward while sampling with gwt: each product sums only its input's non-zeros
+ * (linear_sparse_forward): block 1 reads z and one weight row for the one-hot condition
+ * instead of all d0 rows, block 2 and the output layer skip the ReLUs' zeros and the
+ * condition's zeros too. The same layers as the dense path; the sums run in input order. */
+static void ct_gen_forward_sparse(ctgan *c, int train_bn) {
+    gen_backend *be = c->be;
+    const gen_backend_ops *o = be->ops;
+    ctgan_acts *a = &c->act;
+    ctgan_gen_tensors *p = &c->gp;
+    int B = c->B, g = c->gdim, d0 = c->d0, d1 = c->d1, d2 = c->d2;
+    float *rm1 = c->gstats, *rv1 = rm1 + g, *rm2 = rv1 + g, *rv2 = rm2 + g;
+    const float *wt1 = c->gwt, *wt2 = wt1 + (size_t)d0 * g, *wt3 = wt2 + (size_t)d1 * g;
+    o->copy2d(be, a->X + 2 * g, d2, a->zin, d0, B, d0);
+    o->linear_sparse_forward(be, a->pre1, g, a->zin, d0, wt1, p->b1, B, d0, g);
+    ct_gen_bn(c, train_bn, a->bn1, a->mean1, a->rstd1, a->pre1, p->bn1g, p->bn1b, rm1, rv1);
+    o->relu_forward(be, a->h1, a->bn1, (size_t)B * g);
+    o->copy2d(be, a->X + g, d2, a->h1, g, B, g);
+    o->linear_sparse_forward(be, a->pre2, g, a->X + g, d2, wt2, p->b2, B, d1, g);
+    ct_gen_bn(c, train_bn, a->bn2, a->mean2, a->rstd2, a->pre2, p->bn2g, p->bn2b, rm2, rv2);
+    o->relu_forward(be, a->h2, a->bn2, (size_t)B * g);
+    o->copy2d(be, a->X, d2, a->h2, g, B, g);
+    o->linear_sparse_forward(be, a->gout, c->data_dim, a->X, d2, wt3, p->b3, B, d2, c->data_dim);
+}
+
 /* act->zin (B x d0) must hold z' = [z, cond] (with act16: X's last d0 columns, ct_put_input).
  * Writes act->gout (B x data_dim). */
 void ctgan_gen_forward(ctgan *c, int train_bn) {
@@ -490,6 +541,10 @@ void ctgan_gen_forward(ctgan *c, int train_bn) {
         ct_gen_bn(c, train_bn, a->bn2, a->mean2, a->rstd2, a->pre2, p->bn2g, p->bn2b, rm2, rv2);
         o->relu_forward_h(be, X, d2, a->bn2, g, B, g);
         o->linear_forward_h(be, a->gout, c->data_dim, X, d2, p->W3, p->b3, B, d2, c->data_dim);
+        return;
+    }
+    if (c->gwt_on) {
+        ct_gen_forward_sparse(c, train_bn);
         return;
     }
     o->copy2d(be, a->X + 2 * g, d2, a->zin, d0, B, d0);
@@ -975,7 +1030,9 @@ genesis_status ctgan_generate(ctgan *c, const gen_cond_sampler *prior, gen_rng *
         free(hc);
         ct_put_input(c, c->emb, a->cond, c->cond_dim);
     }
+    c->gwt_on = c->gwt != NULL;
     ctgan_gen_forward(c, !bn_eval);
+    c->gwt_on = 0;
     size_t ne = (size_t)B * c->data_dim;
     o->activate_forward(be, a->fake, c->data_dim, a->gout, c->data_dim, B, c->spans, c->nspans,
                         CT_TAU, c->seed, c->sample_stream, c->sample_off, 0);

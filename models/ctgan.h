@@ -95,6 +95,11 @@ typedef struct ctgan {
     size_t gcount;
     float *gparams, *ggrads, *gm, *gv, *gstats;
     ctgan_gen_tensors gp, gg;
+    /* sampling on a host-memory backend (ctgan_sampling_weights): the generator's three
+     * weight matrices transposed, W1^T (d0 x g) | W2^T (d1 x g) | W3^T (d2 x data_dim), for
+     * linear_sparse_forward; NULL: the dense products */
+    float *gwt;
+    int gwt_on;                    /* ctgan_gen_forward uses gwt (set by ctgan_generate) */
     /* discriminator */
     size_t dcount;
     float *dparams, *dgrads, *dm, *dv;
@@ -177,6 +182,11 @@ genesis_status ctgan_epoch_end(ctgan *c, int epoch, ctgan_step_losses *losses);
 /* Bytes a network of this configuration allocates (memory_model.h); exact, by the same
  * size tables as ctgan_create. */
 void ctgan_memory(const ctgan_config *cfg, gen_net_bytes *out);
+/* gwt = the generator's weights transposed, for the sparse products of sampling (the
+ * conditional vector is one-hot and carried to every layer, the ReLUs' outputs half zeros):
+ * host-memory backends with linear_sparse_forward, FP32 activations, one rank; otherwise
+ * nothing. Call when the weights may have changed (each sampling call). */
+genesis_status ctgan_sampling_weights(ctgan *c);
 genesis_status ctgan_generate(ctgan *c, const gen_cond_sampler *prior, gen_rng *rng,
                               const gen_condition *conds, int nconds, int bn_eval, float *out);
 

@@ -26,6 +26,7 @@ typedef struct ctgan_model {
     gen_condition *draw;       /* [B] the drawn conditions of a sampling group */
     gen_rng rng;               /* ctgan_generate's stream (unread: the draws come in `draw`) */
     gen_rng train_rng;         /* the fit's conditions and row picks (checkpointed) */
+    uint64_t gwt_call;         /* sample_calls + 1 when net->gwt was last built; 0: never */
 } ctgan_model;
 
 static double now_s(void) {
@@ -284,6 +285,10 @@ static genesis_status ctgan_model_generate(genesis_model *m, int B, const gen_co
     if (cm->net->K > 1) GEN_TRY(regather_generator(m, cm));
     ctgan *c = cm->net;
     GEN_ASSERT(B == c->B && row0 % B == 0);
+    if (cm->gwt_call != (uint64_t)m->sample_calls + 1) { /* weights fixed within one call */
+        GEN_TRY(ctgan_sampling_weights(c));
+        cm->gwt_call = (uint64_t)m->sample_calls + 1;
+    }
     uint64_t stream = GEN_STREAM_SAMPLE + (m->sample_calls << 8);
     size_t nz = (size_t)B * c->emb, ne = (size_t)B * c->data_dim;
     c->seed = m->ctx->seed;

@@ -248,6 +248,33 @@ static ctgan *small_net(void) {
     return c;
 }
 
+/* Sampling's sparse products (ctgan_sampling_weights: z' = [z, one-hot cond], the sums over
+ * the inputs' non-zeros in input order) give the dense forward's output up to rounding. */
+START_TEST(test_ctgan_sparse_sampling_forward) {
+    ctgan *c = small_net();
+    ck_assert_int_gt(c->cond_dim, 1);
+    for (int b = 0; b < c->B; b++) { /* the condition part one-hot, as sampling writes it */
+        float *cond = c->act.zin + (size_t)b * c->d0 + c->emb;
+        for (int k = 0; k < c->cond_dim; k++) cond[k] = k == b % c->cond_dim ? 1.0f : 0.0f;
+    }
+    size_t no = (size_t)c->B * c->data_dim;
+    float *dense = malloc(no * sizeof(float));
+    ck_assert_ptr_nonnull(dense);
+    ctgan_gen_forward(c, 0);
+    memcpy(dense, c->act.gout, no * sizeof(float));
+    ck_assert_int_eq(ctgan_sampling_weights(c), GENESIS_OK);
+    ck_assert_ptr_nonnull(c->gwt); /* the CPU backend has the sparse product */
+    c->gwt_on = 1;
+    ctgan_gen_forward(c, 0);
+    c->gwt_on = 0;
+    for (size_t i = 0; i < no; i++)
+        ck_assert_msg(fabsf(c->act.gout[i] - dense[i]) <= 1e-5f * (1.0f + fabsf(dense[i])),
+                      "output %zu: sparse %g dense %g", i, c->act.gout[i], dense[i]);
+    free(dense);
+    ctgan_free(c);
+}
+END_TEST
+
 START_TEST(test_grad_ctgan_generator) {
     net_case k = {small_net(), NULL, 0};
     ctgan *c = k.c;
@@ -537,6 +564,7 @@ int main(void) {
     tcase_add_test(tc, test_grad_gp_norm);
     tcase_add_test(tc, test_adam_matches_torch_formula);
     tcase_add_test(tc, test_grad_ctgan_generator);
+    tcase_add_test(tc, test_ctgan_sparse_sampling_forward);
     tcase_add_test(tc, test_grad_ctgan_discriminator);
     tcase_add_test(tc, test_grad_ctgan_gradient_penalty);
     tcase_add_test(tc, test_grad_tvae_ops);

@@ -177,6 +177,20 @@ static inline double gen_ev_sq(const gen_ev_rows *a, int64_t i, const gen_ev_row
     return s;
 }
 
+/* A lower bound of gen_ev_sq(a, i, b, k), the exact sum of the categorical costs (small
+ * integers, so any order gives the same value) in a loop without branches: gen_ev_sq adds
+ * them one by one to a non-negative numerical sum, and round-to-nearest is monotone, so each
+ * of its partial sums is at least the exact sum of the costs added so far. A pair with
+ * bound >= the best so far is skipped without changing which pair wins or its distance. */
+static inline double gen_ev_sq_bound(const gen_ev_rows *a, int64_t i, const gen_ev_rows *b,
+                                     int64_t k) {
+    const int32_t *p = a->cat + (size_t)i * a->ncat, *q = b->cat + (size_t)k * b->ncat;
+    int32_t s = 0;
+    for (int j = 0; j < a->ncat; j++) /* 0 equal, 1 one side unknown (< 0), 2 otherwise */
+        s += (p[j] != q[j]) * (2 - ((p[j] | q[j]) < 0));
+    return (double)s;
+}
+
 /* The centre of a set (mean of its one-hot embedding): numerical means, then for each
  * categorical column the share of every slot; cat_sq[j] = sum of the squared shares. */
 typedef struct gen_ev_centre {
@@ -270,18 +284,21 @@ static genesis_status gen_ev_alpha_beta_rows(genesis_ctx *ctx, const gen_ev_emb 
         s_centre[i] = gen_ev_centre_dist(e, sy, i, &cr); /* synthetic rows to the real centre */
     }
     /* nearest real neighbour (other than the row itself) and nearest synthetic row of every
-     * real row; ties go to the lowest index */
+     * real row; ties go to the lowest index. A pair whose categorical mismatch count already
+     * reaches the best so far cannot win (gen_ev_sq_bound), so only the others are summed. */
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 16)
     for (int64_t i = 0; i < n; i++) {
         double best_r = INFINITY, best_s = INFINITY;
         int64_t best_k = 0;
         for (int64_t k = 0; k < n; k++) {
-            if (k != i) {
+            if (k != i && gen_ev_sq_bound(re, i, re, k) < best_r) {
                 double v = gen_ev_sq(re, i, re, k);
                 if (v < best_r) best_r = v;
             }
-            double w = gen_ev_sq(re, i, sy, k);
-            if (w < best_s) best_s = w, best_k = k;
+            if (gen_ev_sq_bound(re, i, sy, k) < best_s) {
+                double w = gen_ev_sq(re, i, sy, k);
+                if (w < best_s) best_s = w, best_k = k;
+            }
         }
         rr[i] = sqrt(best_r);
         rs[i] = sqrt(best_s);
@@ -442,10 +459,37 @@ static void gen_ev_emb_dense(const gen_ev_emb *e, const gen_ev_table *t, const i
     }
 }
 
+/* The rows of the XGBoost detection: the real rows (rr, nr; NULL = 0..nr-1), then the
+ * synthetic ones; each fold's matrices are built from the category codes. */
+typedef struct {
+    const gen_ev_emb *e;
+    const gen_ev_data *d;
+    const int64_t *rr, *sr;
+    int64_t nr;
+} gen_ev_xgb_set;
+
+/* The embedded rows of fold k (te = 1; labels into yi) or of the other folds (te = 0;
+ * labels into yf) into x (zeroed, dim floats per row). */
+static void gen_ev_xgb_rows(const gen_ev_xgb_set *set, const int32_t *y, const int32_t *fold,
+                            int64_t n, int dim, int k, int te, float *x, float *yf, int32_t *yi) {
+    int64_t m = 0;
+    for (int64_t i = 0; i < n; i++) {
+        if ((fold[i] == k) != te) continue;
+        int real = i < set->nr;
+        int64_t row = real ? (set->rr ? set->rr[i] : i)
+                           : (set->sr ? set->sr[i - set->nr] : i - set->nr);
+        const gen_ev_table *t = real ? &set->d->real : &set->d->syn;
+        if (set->e->dim) gen_ev_emb_dense(set->e, t, &row, 1, x + (size_t)m * dim);
+        if (yf) yf[m] = (float)y[i];
+        if (yi) yi[m] = y[i];
+        m++;
+    }
+}
+
 /* Fold k: booster trained on the other folds, AUC of P(synthetic) on fold k. Returns 0, or
  * -1 with XGBoost's message in `err`. */
-static int gen_ev_xgb_fold(const float *x, const int32_t *y, const int32_t *fold, int64_t n,
-                           int dim, int k, uint64_t seed, double *auc, char *err,
+static int gen_ev_xgb_fold(const gen_ev_xgb_set *set, const int32_t *y, const int32_t *fold,
+                           int64_t n, int dim, int k, uint64_t seed, double *auc, char *err,
                            size_t errcap) {
     int64_t ntr = 0, nte = 0;
     for (int64_t i = 0; i < n; i++) {
@@ -453,28 +497,18 @@ static int gen_ev_xgb_fold(const float *x, const int32_t *y, const int32_t *fold
         else ntr++;
     }
     size_t mtr = (size_t)(ntr ? ntr : 1), mte = (size_t)(nte ? nte : 1); /* a fold may be empty */
-    float *xtr = malloc(mtr * dim * sizeof *xtr), *xte = malloc(mte * dim * sizeof *xte);
+    float *xtr = calloc(mtr * dim, sizeof *xtr), *xte = NULL;
     float *ytr = malloc(mtr * sizeof *ytr);
     int32_t *yte = malloc(mte * sizeof *yte);
     double *p = malloc(mte * sizeof *p);
     DMatrixHandle dtr = NULL, dte = NULL;
     BoosterHandle b = NULL;
     int rc = -1;
-    if (!xtr || !xte || !ytr || !yte || !p) {
+    if (!xtr || !ytr || !yte || !p) {
         snprintf(err, errcap, "out of memory");
         goto done;
     }
-    int64_t a = 0, c = 0;
-    for (int64_t i = 0; i < n; i++) {
-        const float *src = x + (size_t)i * dim;
-        if (fold[i] == k) {
-            memcpy(xte + (size_t)c * dim, src, (size_t)dim * sizeof *src);
-            yte[c++] = y[i];
-        } else {
-            memcpy(xtr + (size_t)a * dim, src, (size_t)dim * sizeof *src);
-            ytr[a++] = (float)y[i];
-        }
-    }
+    gen_ev_xgb_rows(set, y, fold, n, dim, k, 0, xtr, ytr, NULL);
     char seedbuf[32];
     snprintf(seedbuf, sizeof seedbuf, "%llu", (unsigned long long)(seed & 0x7fffffffull));
     /* XGBClassifier's defaults (synthcity passes "depth": 3, a name XGBoost ignores, so the
@@ -488,14 +522,26 @@ static int gen_ev_xgb_fold(const float *x, const int32_t *y, const int32_t *fold
                                {"base_score", "0.5"},            {"nthread", "1"},
                                {"verbosity", "0"},               {"seed", seedbuf}};
     if (XGDMatrixCreateFromMat(xtr, (bst_ulong)ntr, (bst_ulong)dim, NAN, &dtr) ||
-        XGDMatrixSetFloatInfo(dtr, "label", ytr, (bst_ulong)ntr) ||
-        XGDMatrixCreateFromMat(xte, (bst_ulong)nte, (bst_ulong)dim, NAN, &dte) ||
-        XGBoosterCreate(&dtr, 1, &b))
+        XGDMatrixSetFloatInfo(dtr, "label", ytr, (bst_ulong)ntr) || XGBoosterCreate(&dtr, 1, &b))
         goto xgb_error;
+    free(xtr); /* the DMatrix holds its own copy */
+    xtr = NULL;
     for (size_t q = 0; q < sizeof params / sizeof params[0]; q++)
         if (XGBoosterSetParam(b, params[q][0], params[q][1])) goto xgb_error;
     for (int it = 0; it < 100; it++)
         if (XGBoosterUpdateOneIter(b, it, dtr)) goto xgb_error;
+    /* the training matrix (and its histogram index) goes before the test matrix comes: the
+     * booster keeps no reference to it; the peak is one matrix, not both */
+    XGDMatrixFree(dtr);
+    dtr = NULL;
+    if (!(xte = calloc(mte * dim, sizeof *xte))) {
+        snprintf(err, errcap, "out of memory");
+        goto done;
+    }
+    gen_ev_xgb_rows(set, y, fold, n, dim, k, 1, xte, NULL, yte);
+    if (XGDMatrixCreateFromMat(xte, (bst_ulong)nte, (bst_ulong)dim, NAN, &dte)) goto xgb_error;
+    free(xte);
+    xte = NULL;
     bst_ulong len = 0;
     const float *pred = NULL;
     if (XGBoosterPredict(b, dte, 0, 0, 0, &len, &pred)) goto xgb_error;
@@ -522,7 +568,6 @@ static genesis_status gen_ev_fid_xgb(genesis_ctx *ctx, const gen_ev_data *d, con
                                      const gen_ev_opts *o, genesis_eval_result *r) {
     int64_t nr = d->real.n, ns = d->syn.n, cap = o->detection_rows;
     int64_t *rr = NULL, *sr = NULL, *perm = NULL;
-    float *x = NULL;
     int32_t *y = NULL, *fold = NULL;
     genesis_status st = GENESIS_OK;
     if (cap > 0 && nr > cap) {
@@ -537,20 +582,14 @@ static genesis_status gen_ev_fid_xgb(genesis_ctx *ctx, const gen_ev_data *d, con
     r->xgb_syn_rows = ns;
     int dim = e->dim ? e->dim : 1;
     int64_t n = nr + ns;
-    x = malloc((size_t)n * dim * sizeof *x);
     y = malloc((size_t)n * sizeof *y);
     fold = malloc((size_t)n * sizeof *fold);
     perm = malloc((size_t)n * sizeof *perm);
-    if (!x || !y || !fold || !perm) {
+    if (!y || !fold || !perm) {
         st = gen_set_error(ctx, GENESIS_ERR_NOMEM, "out of memory in the XGBoost detection");
         goto done;
     }
-    if (e->dim) {
-        gen_ev_emb_dense(e, &d->real, rr, nr, x);
-        gen_ev_emb_dense(e, &d->syn, sr, ns, x + (size_t)nr * dim);
-    } else {
-        for (int64_t i = 0; i < n; i++) x[i] = 0;
-    }
+    gen_ev_xgb_set set = {e, d, rr, sr, nr};
     for (int64_t i = 0; i < n; i++) y[i] = i >= nr; /* synthetic = 1, as synthcity labels */
     /* stratified folds: each class shuffled (seeded), then dealt round-robin */
     gen_ev_stratified_folds(y, n, 3, o->seed, GEN_EV_STREAM_XGB + 2, perm, fold);
@@ -561,7 +600,7 @@ static genesis_status gen_ev_fid_xgb(genesis_ctx *ctx, const gen_ev_data *d, con
     int nth = o->threads < 3 ? o->threads : 3;
 #pragma omp parallel for num_threads(nth) schedule(dynamic, 1)
     for (int k = 0; k < 3; k++)
-        frc[k] = gen_ev_xgb_fold(x, y, fold, n, dim, k, o->seed, &r->xgb_auc[k], ferr[k],
+        frc[k] = gen_ev_xgb_fold(&set, y, fold, n, dim, k, o->seed, &r->xgb_auc[k], ferr[k],
                                  sizeof ferr[k]);
     for (int k = 0; k < 3; k++)
         if (frc[k]) {
@@ -578,7 +617,7 @@ static genesis_status gen_ev_fid_xgb(genesis_ctx *ctx, const gen_ev_data *d, con
     r->xgb_mean_auc = sum_auc / 3.0;
     r->score[GENESIS_EVAL_DETECTION_XGBOOST] = 1.0 - sum / 3.0;
 done:
-    free(rr), free(sr), free(perm), free(x), free(y), free(fold);
+    free(rr), free(sr), free(perm), free(y), free(fold);
     return st;
 }
 

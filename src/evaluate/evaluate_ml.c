@@ -113,15 +113,64 @@ done:
     return st;
 }
 
+/* The 25th, 50th and 75th percentiles of column j of a column with at most two distinct
+ * values (a one-hot slot, a flag), from the two counts instead of a sort: the sorted column
+ * is a (ca times) then b, so its elements are known by position and gen_ev_percentile gives
+ * the same values as on the sorted copy. Returns 0 (use the sort) for an empty column, a
+ * third value, a NaN or a negative zero (which the sort's comparison calls equal to zero, so
+ * its place there is the sort's choice). */
+static int gen_ev_two_values(const double *x, int dim, int j, const int64_t *rows, int64_t n,
+                             double *q25, double *q50, double *q75) {
+    if (n <= 0) return 0;
+    double a = x[(size_t)(rows ? rows[0] : 0) * dim + j], b = a;
+    int64_t ca = 0;
+    for (int64_t k = 0; k < n; k++) {
+        double v = x[(size_t)(rows ? rows[k] : k) * dim + j];
+        if (v == 0 && signbit(v)) return 0;
+        if (v == a) {
+            ca++;
+            continue;
+        }
+        if (v == b) continue;
+        if (b != a || isnan(v)) return 0; /* a third value */
+        b = v;
+    }
+    if (b < a) { /* the smaller value first */
+        double t = a;
+        a = b, b = t, ca = n - ca;
+    }
+    double v[2] = {a, b};
+    const double q[3] = {25, 50, 75};
+    double *out[3] = {q25, q50, q75};
+    for (int s = 0; s < 3; s++) { /* gen_ev_percentile on the implied sorted column */
+        double pos = q[s] / 100.0 * (double)(n - 1);
+        int64_t lo = (int64_t)floor(pos);
+        if (lo >= n - 1) {
+            *out[s] = v[n - 1 >= ca];
+            continue;
+        }
+        double fr = pos - (double)lo, vl = v[lo >= ca], vh = v[lo + 1 >= ca];
+        *out[s] = vl + fr * (vh - vl);
+    }
+    return 1;
+}
+
 genesis_status gen_ev_robust_fit(genesis_ctx *ctx, const double *x, int dim, const int64_t *rows,
                                  int64_t n, double *center, double *scale) {
     double *col = malloc((size_t)(n ? n : 1) * sizeof *col);
     GEN_RETURN_IF(!col, ctx, GENESIS_ERR_NOMEM, "out of memory scaling model features");
     for (int j = 0; j < dim; j++) {
+        double q25, q50, q75;
+        if (gen_ev_two_values(x, dim, j, rows, n, &q25, &q50, &q75)) {
+            center[j] = q50;
+            double iqr = q75 - q25;
+            scale[j] = (iqr > 0 && isfinite(iqr)) ? iqr : 1.0;
+            continue;
+        }
         for (int64_t k = 0; k < n; k++) col[k] = x[(size_t)(rows ? rows[k] : k) * dim + j];
         qsort(col, (size_t)n, sizeof *col, gen_ev_cmp_d);
-        double q25 = gen_ev_percentile(col, n, 25), q50 = gen_ev_percentile(col, n, 50);
-        double q75 = gen_ev_percentile(col, n, 75);
+        q25 = gen_ev_percentile(col, n, 25), q50 = gen_ev_percentile(col, n, 50);
+        q75 = gen_ev_percentile(col, n, 75);
         center[j] = isnan(q50) ? 0 : q50;
         double iqr = q75 - q25;
         scale[j] = (iqr > 0 && isfinite(iqr)) ? iqr : 1.0;
@@ -151,6 +200,79 @@ void gen_ev_features_apply(const gen_ev_features *f, const gen_ev_data *d,
     }
 }
 
+int gen_ev_features_row(const gen_ev_features *f, const gen_ev_data *d, const gen_ev_table *t,
+                        int64_t i, int32_t *col, double *val) {
+    int m = 0;
+    for (int c = 0; c < f->ncols; c++) {
+        if (f->kind[c] == 1) {
+            double v = d->continuous[c] ? t->num[c][i]
+                                        : gen_ev_cat_value(&d->dict[c], t->cat[c][i]);
+            col[m] = f->offset[c], val[m++] = isnan(v) ? f->fill[c] : v;
+        } else if (f->kind[c] == 2) {
+            int32_t s = f->slot[c][t->cat[c][i] + 1];
+            if (s >= 0) col[m] = f->offset[c] + s, val[m++] = 1.0;
+        }
+    }
+    return m;
+}
+
+genesis_status gen_ev_sparse_alloc(genesis_ctx *ctx, int64_t n, int dim, int64_t cap,
+                                   gen_ev_sparse *s) {
+    memset(s, 0, sizeof *s);
+    s->n = n, s->dim = dim;
+    s->start = calloc((size_t)n + 1, sizeof *s->start);
+    s->col = malloc((size_t)(cap ? cap : 1) * sizeof *s->col);
+    s->val = malloc((size_t)(cap ? cap : 1) * sizeof *s->val);
+    s->z0 = calloc((size_t)(dim ? dim : 1), sizeof *s->z0);
+    if (s->start && s->col && s->val && s->z0) return GENESIS_OK;
+    gen_ev_sparse_free(s);
+    return gen_set_error(ctx, GENESIS_ERR_NOMEM, "out of memory building model features");
+}
+
+void gen_ev_sparse_free(gen_ev_sparse *s) {
+    free(s->start), free(s->col), free(s->val), free(s->z0);
+    memset(s, 0, sizeof *s);
+}
+
+genesis_status gen_ev_robust_fit_sparse(genesis_ctx *ctx, const gen_ev_sparse *s, double *center,
+                                        double *scale) {
+    int64_t n = s->n, nnz = s->start[n];
+    int dim = s->dim;
+    int64_t *cstart = calloc((size_t)dim + 1, sizeof *cstart);
+    double *cval = malloc((size_t)(nnz ? nnz : 1) * sizeof *cval);
+    double *col = malloc((size_t)(n ? n : 1) * sizeof *col);
+    genesis_status st = GENESIS_OK;
+    if (!cstart || !cval || !col) {
+        st = gen_set_error(ctx, GENESIS_ERR_NOMEM, "out of memory scaling model features");
+        goto done;
+    }
+    for (int64_t e = 0; e < nnz; e++) cstart[s->col[e] + 1]++;
+    for (int j = 0; j < dim; j++) cstart[j + 1] += cstart[j];
+    for (int64_t i = 0; i < n; i++) /* each column's values in row order (cstart[j] advances) */
+        for (int64_t e = s->start[i]; e < s->start[i + 1]; e++)
+            cval[cstart[s->col[e]]++] = s->val[e];
+    for (int j = dim; j > 0; j--) cstart[j] = cstart[j - 1];
+    cstart[0] = 0;
+    for (int j = 0; j < dim && !st; j++) { /* the dense column: its values, zeros elsewhere */
+        int64_t m = cstart[j + 1] - cstart[j];
+        memcpy(col, cval + cstart[j], (size_t)m * sizeof *col);
+        for (int64_t k = m; k < n; k++) col[k] = 0;
+        st = gen_ev_robust_fit(ctx, col, 1, NULL, n, center + j, scale + j);
+    }
+done:
+    free(cstart), free(cval), free(col);
+    return st;
+}
+
+void gen_ev_sparse_scale(gen_ev_sparse *s, const double *center, const double *scale) {
+    for (int j = 0; j < s->dim; j++) s->z0[j] = (0 - center[j]) / scale[j];
+    for (int64_t i = 0; i < s->n; i++)
+        for (int64_t e = s->start[i]; e < s->start[i + 1]; e++) {
+            int j = s->col[e];
+            s->val[e] = (s->val[e] - center[j]) / scale[j] - s->z0[j];
+        }
+}
+
 void gen_ev_features_free(gen_ev_features *f) {
     if (!f) return;
     if (f->slot)
@@ -174,7 +296,39 @@ typedef struct {
     int dim, nout;
     double l2;            /* 1 / (C * sum of weights) */
     double *z;            /* [n x nout] scratch */
+    const gen_ev_sparse *sx; /* non-NULL: the rows as a sparse matrix (x unused) */
+    double *zw0;          /* [nout] scratch of the sparse form: W z0 */
 } gen_ev_lr_problem;
+
+/* Z = X W^T of the sparse form: X = 1 z0^T + E, so row i is W z0 + sum over its entries. */
+static void gen_ev_lr_sparse_forward(const gen_ev_lr_problem *p, const double *W) {
+    const gen_ev_sparse *s = p->sx;
+    int dim = p->dim, nout = p->nout;
+    for (int k = 0; k < nout; k++) {
+        double a = 0;
+        for (int j = 0; j < dim; j++) a += s->z0[j] * W[(size_t)k * dim + j];
+        p->zw0[k] = a;
+    }
+    for (int64_t i = 0; i < p->n; i++) {
+        double *zi = p->z + (size_t)i * nout;
+        for (int k = 0; k < nout; k++) zi[k] = p->zw0[k];
+        for (int64_t e = s->start[i]; e < s->start[i + 1]; e++)
+            for (int k = 0; k < nout; k++) zi[k] += s->val[e] * W[(size_t)k * dim + s->col[e]];
+    }
+}
+
+/* gW = G^T X of the sparse form: z0 times G's column sums (gb), plus each entry's share. */
+static void gen_ev_lr_sparse_backward(const gen_ev_lr_problem *p, const double *gb, double *gW) {
+    const gen_ev_sparse *s = p->sx;
+    int dim = p->dim, nout = p->nout;
+    for (int k = 0; k < nout; k++)
+        for (int j = 0; j < dim; j++) gW[(size_t)k * dim + j] = s->z0[j] * gb[k];
+    for (int64_t i = 0; i < p->n; i++) {
+        const double *gi = p->z + (size_t)i * nout;
+        for (int64_t e = s->start[i]; e < s->start[i + 1]; e++)
+            for (int k = 0; k < nout; k++) gW[(size_t)k * dim + s->col[e]] += gi[k] * s->val[e];
+    }
+}
 
 /* Objective and gradient at w = [W (nout x dim) | b (nout)]. */
 static double gen_ev_lr_eval(const gen_ev_lr_problem *p, const double *w, double *g) {
@@ -182,8 +336,11 @@ static double gen_ev_lr_eval(const gen_ev_lr_problem *p, const double *w, double
     int dim = p->dim, nout = p->nout;
     const double *W = w, *b = w + (size_t)nout * dim;
     double *gW = g, *gb = g + (size_t)nout * dim;
-    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)n, nout, dim, 1.0, p->x, dim, W,
-                dim, 0.0, p->z, nout);
+    if (p->sx)
+        gen_ev_lr_sparse_forward(p, W);
+    else
+        cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)n, nout, dim, 1.0, p->x, dim,
+                    W, dim, 0.0, p->z, nout);
     double f = 0;
     for (int k = 0; k < nout; k++) gb[k] = 0;
     for (int64_t i = 0; i < n; i++) {
@@ -216,8 +373,11 @@ static double gen_ev_lr_eval(const gen_ev_lr_problem *p, const double *w, double
         }
     }
     /* gW = G^T X + l2 W */
-    cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, nout, dim, (int)n, 1.0, p->z, nout,
-                p->x, dim, 0.0, gW, dim);
+    if (p->sx)
+        gen_ev_lr_sparse_backward(p, gb, gW);
+    else
+        cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, nout, dim, (int)n, 1.0, p->z, nout,
+                    p->x, dim, 0.0, gW, dim);
     double reg = 0;
     for (size_t k = 0; k < (size_t)nout * dim; k++) {
         reg += W[k] * W[k];
@@ -226,8 +386,10 @@ static double gen_ev_lr_eval(const gen_ev_lr_problem *p, const double *w, double
     return f + 0.5 * p->l2 * reg;
 }
 
-genesis_status gen_ev_logreg_fit(genesis_ctx *ctx, const double *x, const int32_t *y, int64_t n,
-                                 int dim, int K, int balanced, int max_iter, gen_ev_logreg *m) {
+static genesis_status gen_ev_logreg_lbfgs(genesis_ctx *ctx, const double *x,
+                                          const gen_ev_sparse *sx, const int32_t *y, int64_t n,
+                                          int dim, int K, int balanced, int max_iter,
+                                          gen_ev_logreg *m) {
     memset(m, 0, sizeof *m);
     int nout = K <= 2 ? 1 : K;
     size_t np = (size_t)nout * dim + nout;
@@ -242,8 +404,9 @@ genesis_status gen_ev_logreg_fit(genesis_ctx *ctx, const double *x, const int32_
     double *sw = malloc((size_t)(n ? n : 1) * sizeof *sw);
     double *z = malloc((size_t)(n ? n : 1) * (size_t)nout * sizeof *z);
     int64_t *cnt = calloc((size_t)K + 1, sizeof *cnt);
+    double *zw0 = malloc((size_t)nout * sizeof *zw0);
     genesis_status st = GENESIS_OK;
-    if (!w || !g || !wn || !gn || !dir || !S || !Y || !sw || !z || !cnt) {
+    if (!w || !g || !wn || !gn || !dir || !S || !Y || !sw || !z || !cnt || !zw0) {
         st = gen_set_error(ctx, GENESIS_ERR_NOMEM, "out of memory fitting a logistic regression");
         goto done;
     }
@@ -256,7 +419,7 @@ genesis_status gen_ev_logreg_fit(genesis_ctx *ctx, const double *x, const int32_
         tot += sw[i];
     }
     for (int64_t i = 0; i < n; i++) sw[i] /= tot;
-    gen_ev_lr_problem p = {x, y, sw, n, dim, nout, 1.0 / tot, z};
+    gen_ev_lr_problem p = {x, y, sw, n, dim, nout, 1.0 / tot, z, sx, zw0};
     double f = gen_ev_lr_eval(&p, w, g);
     int hist = 0, head = 0, it;
     for (it = 0; it < max_iter; it++) {
@@ -343,9 +506,20 @@ genesis_status gen_ev_logreg_fit(genesis_ctx *ctx, const double *x, const int32_
     w = NULL;
 done:
     free(w), free(g), free(wn), free(gn), free(dir), free(S), free(Y), free(sw), free(z);
-    free(cnt);
+    free(cnt), free(zw0);
     if (st != GENESIS_OK) gen_ev_logreg_free(m);
     return st;
+}
+
+genesis_status gen_ev_logreg_fit(genesis_ctx *ctx, const double *x, const int32_t *y, int64_t n,
+                                 int dim, int K, int balanced, int max_iter, gen_ev_logreg *m) {
+    return gen_ev_logreg_lbfgs(ctx, x, NULL, y, n, dim, K, balanced, max_iter, m);
+}
+
+genesis_status gen_ev_logreg_fit_sparse(genesis_ctx *ctx, const gen_ev_sparse *sx,
+                                        const int32_t *y, int K, int balanced, int max_iter,
+                                        gen_ev_logreg *m) {
+    return gen_ev_logreg_lbfgs(ctx, NULL, sx, y, sx->n, sx->dim, K, balanced, max_iter, m);
 }
 
 void gen_ev_logreg_predict(const gen_ev_logreg *m, const double *x, int64_t n, double *p1,
@@ -368,6 +542,33 @@ void gen_ev_logreg_predict(const gen_ev_logreg *m, const double *x, int64_t n, d
                 for (int j = 0; j < dim; j++) z += wk[j] * xi[j];
                 if (z > bz) bz = z, best = k;
             }
+            if (pred) pred[i] = best;
+            if (p1) p1[i] = NAN;
+        }
+    }
+}
+
+void gen_ev_logreg_predict_sparse(const gen_ev_logreg *m, const gen_ev_sparse *sx, double *p1,
+                                  int32_t *pred) {
+    int dim = m->dim, nout = m->nout;
+    for (int64_t i = 0; i < sx->n; i++) {
+        int best = 0;
+        double bz = -INFINITY;
+        for (int k = 0; k < nout; k++) {
+            const double *wk = m->W + (size_t)k * dim;
+            double z = m->b[k];
+            for (int j = 0; j < dim; j++) z += wk[j] * sx->z0[j];
+            for (int64_t e = sx->start[i]; e < sx->start[i + 1]; e++)
+                z += wk[sx->col[e]] * sx->val[e];
+            if (nout == 1) {
+                double pr = 1.0 / (1.0 + exp(-z));
+                if (p1) p1[i] = pr;
+                if (pred) pred[i] = pr > 0.5 ? 1 : 0;
+            } else if (z > bz) {
+                bz = z, best = k;
+            }
+        }
+        if (nout > 1) {
             if (pred) pred[i] = best;
             if (p1) p1[i] = NAN;
         }

@@ -39,6 +39,34 @@ void gen_ev_features_apply(const gen_ev_features *f, const gen_ev_data *d,
                            const gen_ev_table *t, const int64_t *rows, int64_t n, double *x);
 void gen_ev_features_free(gen_ev_features *f);
 
+/* Rows of features as a sparse matrix, for tables whose one-hot blocks make them wide: a
+ * row has one entry per column (its numeric value or its one-hot slot), not one per
+ * feature. Row i is X_i = z0 + sum of its entries (val at col); unscaled (as
+ * gen_ev_features_row lists them) z0 = 0, scaled z0 = the scaled value of a zero. */
+typedef struct gen_ev_sparse {
+    int64_t n;
+    int dim;
+    int64_t *start;       /* [n + 1] row i: entries start[i] .. start[i + 1] - 1 */
+    int32_t *col;         /* [cap] feature index */
+    double *val;          /* [cap] */
+    double *z0;           /* [dim] */
+} gen_ev_sparse;
+/* The unscaled non-zero features of row i of t (at most f->ncols): a numeric column's value
+ * (missing -> fill), a one-hot column's slot with 1. Returns the count. */
+int gen_ev_features_row(const gen_ev_features *f, const gen_ev_data *d, const gen_ev_table *t,
+                        int64_t i, int32_t *col, double *val);
+/* n rows of dim features with room for cap entries; start all 0, z0 all 0. */
+genesis_status gen_ev_sparse_alloc(genesis_ctx *ctx, int64_t n, int dim, int64_t cap,
+                                   gen_ev_sparse *s);
+void gen_ev_sparse_free(gen_ev_sparse *s);
+/* gen_ev_robust_fit of the unscaled rows s (z0 = 0), column by column: each column's
+ * entries and zeros, so the same center and scale as the dense matrix gives. */
+genesis_status gen_ev_robust_fit_sparse(genesis_ctx *ctx, const gen_ev_sparse *s, double *center,
+                                        double *scale);
+/* Scales unscaled rows in place: X = (X - center) / scale, as z0 = (0 - center) / scale and
+ * each entry minus z0 of its column. */
+void gen_ev_sparse_scale(gen_ev_sparse *s, const double *center, const double *scale);
+
 /* Logistic regression (sklearn LogisticRegression, lbfgs, L2 with C = 1 on the weights,
  * objective = weighted mean log-loss + ||W||^2 / (2 C sum(w))): K = 2 is the binary
  * sigmoid model, K > 2 multinomial softmax. y in [0, K). `balanced`: class weights
@@ -51,9 +79,16 @@ typedef struct gen_ev_logreg {
 } gen_ev_logreg;
 genesis_status gen_ev_logreg_fit(genesis_ctx *ctx, const double *x, const int32_t *y, int64_t n,
                                  int dim, int K, int balanced, int max_iter, gen_ev_logreg *m);
+/* The same model fitted on sparse rows (X W^T and G^T X over the entries: the cost follows
+ * the columns, not the one-hot width; equal to the dense fit up to summation order). */
+genesis_status gen_ev_logreg_fit_sparse(genesis_ctx *ctx, const gen_ev_sparse *sx,
+                                        const int32_t *y, int K, int balanced, int max_iter,
+                                        gen_ev_logreg *m);
 /* p1[i] = P(class 1) for binary models; pred[i] = argmax class. Either may be NULL. */
 void gen_ev_logreg_predict(const gen_ev_logreg *m, const double *x, int64_t n, double *p1,
                            int32_t *pred);
+void gen_ev_logreg_predict_sparse(const gen_ev_logreg *m, const gen_ev_sparse *sx, double *p1,
+                                  int32_t *pred);
 void gen_ev_logreg_free(gen_ev_logreg *m);
 
 /* MLP classifier (sklearn MLPClassifier((50,)) defaults: ReLU, Adam lr 1e-3, batch 200,
