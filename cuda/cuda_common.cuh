@@ -351,6 +351,9 @@ genesis_status gen_cu_leaky_slope_mask(gen_cuda *cu, float *s, const float *inp,
 genesis_status gen_cu_mul_rowvec(gen_cuda *cu, float *out, const float *s, const float *v,
                                  int rows, int cols);
 genesis_status gen_cu_sum(gen_cuda *cu, float *out, const float *x, size_t n);
+genesis_status gen_cu_act_backward_bias(gen_cuda *cu, float *dinp, float *dbias,
+                                           const float *dout, const float *x, int rows, int cols,
+                                           int act);
 genesis_status gen_cu_clamp(gen_cuda *cu, float *x, size_t n, float lo, float hi);
 genesis_status gen_cu_any_nonfinite(gen_cuda *cu, const float *x, size_t n, int *result);
 /* out rows (ld ldo) = v (cols): the bias broadcast of linear_forward */

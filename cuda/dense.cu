@@ -232,11 +232,11 @@ genesis_status gen_cu_linear_forward(gen_cuda *cu, float *out, int ldo, const fl
 #define L1_THREADS 1024
 __global__ void k_linear1(float *__restrict__ y, float *__restrict__ sums, int nsums,
                           const float *__restrict__ inp, int ldi, const float *__restrict__ w,
-                          const float *__restrict__ bias, int n, int C) {
+                          const float *__restrict__ bias, int n, int C, int n2) {
     __shared__ double sh[32];
     int t = (int)threadIdx.x, lane = t & 31, warp = t >> 5, nw = L1_THREADS / 32;
     float b = bias ? bias[0] : 0.0f;
-    for (int r = warp; r < n; r += nw) {
+    for (int r = warp; r < n + n2; r += nw) { /* the n2 rows after n: no sums */
         const float *x = inp + (size_t)r * ldi;
         float a = 0.0f;
         for (int k = lane; k < C; k += 32) a += x[k] * w[k];
@@ -254,24 +254,94 @@ __global__ void k_linear1(float *__restrict__ y, float *__restrict__ sums, int n
 }
 static genesis_status cu_linear1_forward(gen_cuda *cu, float *y, float *sums, int nsums,
                                          const float *inp, int ldi, const float *w,
-                                         const float *bias, int n, int C, int prec) {
-    if (n <= 0) return GENESIS_OK;
+                                         const float *bias, int n, int C, int n2, int prec) {
+    if (n2 < 0) n2 = 0;
+    if (n < 0 || n + n2 <= 0) return GENESIS_OK;
     if (prec != GEN_PREC_FP32) { /* the product rounds its operands: cuBLAS, then the sums */
-        GEN_CUDA_PASS(cu_linear_forward_impl(cu, y, 1, inp, NULL, ldi, w, bias, n, C, 1, prec));
+        GEN_CUDA_PASS(
+            cu_linear_forward_impl(cu, y, 1, inp, NULL, ldi, w, bias, n + n2, C, 1, prec));
         int m = nsums > 0 ? n / nsums : 0;
         for (int j = 0; j < nsums; j++)
             GEN_CUDA_PASS(gen_cu_sum(cu, sums + j, y + (size_t)j * m, (size_t)m));
         return GENESIS_OK;
     }
-    GEN_LAUNCH(k_linear1, 1, L1_THREADS, 0, cu->stream)(y, sums, nsums, inp, ldi, w, bias, n, C);
+    GEN_LAUNCH(k_linear1, 1, L1_THREADS, 0, cu->stream)(y, sums, nsums, inp, ldi, w, bias, n, C,
+                                                       n2);
     GEN_CUDA_LAUNCHED(cu);
     return GENESIS_OK;
 }
 static void op_linear1_forward(gen_backend *be, float *y, float *sums, int nsums,
                                const float *inp, int ldi, const float *w, const float *bias, int n,
-                               int C) {
+                               int C, int n2) {
     GEN_CUDA_RUN(be, "linear1_forward",
-                 cu_linear1_forward(cu, y, sums, nsums, inp, ldi, w, bias, n, C, be->precision));
+                 cu_linear1_forward(cu, y, sums, nsums, inp, ldi, w, bias, n, C, n2,
+                                    be->precision));
+}
+
+static genesis_status cu_linear_backward_impl(gen_cuda *cu, float *dinp, int lddi, float *dW,
+                                              float *dbias, const float *dout, int lddo,
+                                              const float *inp, const uint16_t *inph, int ldi,
+                                              const float *W, int B, int C, int OC, int prec);
+
+/* linear1_backward_act: gen_col_tree's layout (GEN_COL_COLS columns x GEN_COL_ROWS row-threads
+ * a block, docs/cuda.md "Launch configurations"): column c's thread y walks rows y, y + 64, ...:
+ * dh = dy w_c (a rank-one product: the one term, as cuBLAS adds it to zero), da = dh s, and the
+ * partial sums of da (dbs), dy h (dW) and, for db, dy (every column the same; block 0 column 0
+ * adds it); the trees add the partials in a fixed order. The CPU adds row by row: equal up to
+ * rounding (parity's tolerance). */
+__global__ void k_linear1_backward_act(float *__restrict__ da, float *__restrict__ dbs,
+                                       float *__restrict__ dh, float *__restrict__ dW,
+                                       float *__restrict__ db, const float *__restrict__ dy,
+                                       const float *__restrict__ h, const float *__restrict__ w,
+                                       const float *__restrict__ s, int n, int C) {
+    __shared__ float sh[GEN_COL_ROWS][GEN_COL_COLS];
+    int c = blockIdx.x * GEN_COL_COLS + threadIdx.x;
+    float sb = 0.0f, sw = 0.0f, sy = 0.0f;
+    if (c < C) {
+        float wc = w[c];
+        for (int r = threadIdx.y; r < n; r += GEN_COL_ROWS) {
+            size_t i = (size_t)r * C + c;
+            float d = dy[r], g = d * wc, v = g * s[i];
+            dh[i] = g;
+            da[i] = v;
+            sb += v;
+            if (dW) sw += d * h[i];
+            sy += d;
+        }
+    }
+    float tb = gen_col_tree(sb, sh), tw = gen_col_tree(sw, sh), ty = gen_col_tree(sy, sh);
+    if (threadIdx.y == 0 && c < C) {
+        if (dbs) dbs[c] += tb;
+        if (dW) dW[c] += tw;
+        if (db && c == 0) db[0] += ty;
+    }
+}
+static genesis_status cu_linear1_backward_act(gen_cuda *cu, float *da, float *dbs, float *dh,
+                                              float *dW, float *db, const float *dy,
+                                              const float *h, const float *w, const float *s,
+                                              int n, int C, int prec) {
+    if (C <= 0) return GENESIS_OK;
+    if (n <= 0) return GENESIS_OK; /* nothing to add; dh and da have no rows */
+    if (prec != GEN_PREC_FP32) { /* the product rounds its operands: the replaced sequence */
+        size_t bytes = (size_t)n * C * sizeof(float);
+        GEN_CUDA_TRY(cu, cudaMemsetAsync(dh, 0, bytes, cu->stream));
+        GEN_CUDA_PASS(cu_linear_backward_impl(cu, dh, C, dW, db, dy, 1, h, NULL, C, w, n, C, 1,
+                                              prec));
+        GEN_CUDA_TRY(cu, cudaMemsetAsync(da, 0, bytes, cu->stream));
+        return gen_cu_act_backward_bias(cu, da, dbs, dh, s, n, C, GEN_ACT_SCALE);
+    }
+    dim3 block(GEN_COL_COLS, GEN_COL_ROWS), grid((unsigned)((C + GEN_COL_COLS - 1) / GEN_COL_COLS));
+    GEN_LAUNCH(k_linear1_backward_act, grid, block, 0, cu->stream)(da, dbs, dh, dW, db, dy, h, w,
+                                                                  s, n, C);
+    GEN_CUDA_LAUNCHED(cu);
+    return GENESIS_OK;
+}
+static void op_linear1_backward_act(gen_backend *be, float *da, float *dbs, float *dh, float *dW,
+                                    float *db, const float *dy, const float *h, const float *w,
+                                    const float *s, int n, int C) {
+    GEN_CUDA_RUN(be, "linear1_backward_act",
+                 cu_linear1_backward_act(cu, da, dbs, dh, dW, db, dy, h, w, s, n, C,
+                                         be->precision));
 }
 
 /* linear_sparse_forward: one thread per output (row, column), the row's non-zero inputs in
@@ -404,6 +474,7 @@ void gen_cu_ops_dense(gen_backend_ops *o) {
     o->linear_backward = op_linear_backward;
     o->linear_act_forward = op_linear_act_forward;
     o->linear1_forward = op_linear1_forward;
+    o->linear1_backward_act = op_linear1_backward_act;
     o->linear_sparse_forward = op_linear_sparse_forward;
     o->to_half = op_to_half;
     o->linear_forward_h = op_linear_forward_h;

@@ -26,6 +26,11 @@ void gen_cpu_gather_rows(gen_backend *be, float *out, int ldo, const gen_dev_tab
         }
     }
 }
+void gen_cpu_gather_onehot_rows(gen_backend *be, float *out, int ldo, const gen_dev_table *t,
+                                const int32_t *rows, int B, int w, const int32_t *pos) {
+    gen_cpu_gather_rows(be, out, ldo, t, rows, B);
+    gen_cpu_onehot_rows(be, out + t->width, ldo, w, pos, B);
+}
 void gen_cpu_onehot_rows(gen_backend *be, float *out, int ldo, int w, const int32_t *pos,
                          int B) {
     (void)be;

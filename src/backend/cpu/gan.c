@@ -26,6 +26,12 @@ void gen_cpu_interpolate_groups(gen_backend *be, float *out, const float *real,
         }
     }
 }
+void gen_cpu_interpolate_uniform(gen_backend *be, float *out, float *alpha, const float *real,
+                                 const float *fake, int B, int w, int pac, size_t ng,
+                                 size_t first, uint64_t seed, uint64_t stream, uint64_t offset) {
+    gen_cpu_fill_uniform(be, alpha, ng, seed, stream, offset);
+    gen_cpu_interpolate_groups(be, out, real, fake, alpha + first, B, w, pac);
+}
 void gen_cpu_gp_penalty(gen_backend *be, float *pen, float *U, const float *G, int n,
                         int width, float lambda) {
     (void)be;

@@ -47,6 +47,15 @@ void gen_cpu_adam_dev(gen_backend *be, float *param, const float *grad, float *m
     if (amp && amp->skip) return;
     gen_cpu_adam(be, param, grad, m, v, n, lr, beta1, beta2, eps, weight_decay, *t0 + dt);
 }
+void gen_cpu_adam_dev_end(gen_backend *be, float *param, const float *grad, float *m, float *v,
+                          size_t n, float lr, float beta1, float beta2, float eps,
+                          float weight_decay, const int64_t *t0, int64_t dt, const gen_amp *amp,
+                          float *clip, size_t nclip, float lo, float hi, gen_step_state *st,
+                          gen_step_state d) {
+    gen_cpu_adam_dev(be, param, grad, m, v, n, lr, beta1, beta2, eps, weight_decay, t0, dt, amp);
+    if (clip) gen_cpu_clamp(be, clip, nclip, lo, hi);
+    gen_cpu_step_advance(be, st, d);
+}
 
 /* ---- loss scaling (backend.h gen_amp) ------------------------------------------------------ */
 void gen_cpu_amp_scale(gen_backend *be, float *x, size_t n, const gen_amp *amp) {
