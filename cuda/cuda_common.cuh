@@ -50,6 +50,15 @@ extern "C" {
 #define GEN_CUDA_REDUCE_BLOCKS 1024 /* most partial sums one scalar reduction makes */
 #define GEN_CUDA_READBACK ((size_t)64 << 10) /* downloads up to this size bounce via pinned memory */
 
+/* One cached cuBLASLt algorithm choice: the product's shape and epilogue, and the algorithm
+ * (found 0: the heuristic offered none, the library chooses at each call). */
+#define GEN_CUDA_LT_ALGOS 64
+typedef struct gen_cuda_lt_algo {
+    int used, found;
+    int32_t key[10]; /* epilogue, bias?, ta, tb, m, n, k, lda, ldb, ldc */
+    cublasLtMatmulAlgo_t algo;
+} gen_cuda_lt_algo;
+
 typedef struct gen_cuda_stage {
     void *host;            /* pinned */
     size_t cap;
@@ -84,6 +93,10 @@ typedef struct gen_cuda {
      * with GENESIS_CUDA_LT=0 or after the library refused a configuration (then cuBLAS and
      * a kernel, as before) */
     cublasLtHandle_t lt;
+    /* the heuristic's algorithm per product shape (dense.cu, cu_lt_algo): the query costs host
+     * time, and DDPM's steps are issued, not recorded */
+    gen_cuda_lt_algo lt_algo[GEN_CUDA_LT_ALGOS];
+    int lt_algo_next;
     unsigned *count;       /* gen_finish_last's device counter, 0 between kernels */
     int tf32;              /* GENESIS_CUDA_TF32=1: cuBLAS may use TF32 tensor cores */
     int sync_each;         /* GENESIS_CUDA_SYNC=1: synchronise after every operation */

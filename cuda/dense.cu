@@ -8,6 +8,8 @@
  * products are handed to column-major cuBLAS as their transposes. CPU: src/backend/cpu/dense.c;
  * parity: tests/parity/dense.c.
  */
+#include <string.h>
+
 #include "cuda_common.cuh"
 
 
@@ -71,6 +73,11 @@ static genesis_status cu_half_buffer(gen_cuda *cu, size_t bytes) {
     return GENESIS_OK;
 }
 
+static genesis_status cu_lt_matmul(gen_cuda *cu, int ta, int tb, int m, int n, int k,
+                                   float alpha, const float *A, int lda, const float *B, int ldb,
+                                   float beta, float *D, int ldd, const float *bias, int relu,
+                                   int *done);
+
 /* Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T: the same memory read
  * column-major is the transpose, so cuBLAS gets (B, A) with the same flags and (N, M).
  * prec (GEN_PREC_*, docs/precision.md): FP32 is cublasSgemm; TF32 rounds A and B to TF32
@@ -122,6 +129,11 @@ static genesis_status cu_gemm_mixed(gen_cuda *cu, int ta, int tb, int M, int N, 
                                         CUBLAS_GEMM_DEFAULT));
         return GENESIS_OK;
     }
+    /* FP32: cuBLASLt with an algorithm without split-K (cu_lt_matmul), else cublasSgemm */
+    int done = 0;
+    GEN_CUDA_PASS(cu_lt_matmul(cu, tb, ta, N, M, K, alpha, B, ldb, A, lda, beta, C, ldc, NULL, 0,
+                               &done));
+    if (done) return GENESIS_OK;
     GEN_CUBLAS_TRY(cu, cublasSgemm(cu->blas, opb, opa, N, M, K, &alpha, B, ldb, A, lda, &beta, C,
                                    ldc));
     return GENESIS_OK;
@@ -151,50 +163,104 @@ static void op_gemm(gen_backend *be, int ta, int tb, int M, int N, int K, float 
                               be->precision));
 }
 
-/* out (B x OC, ld ldo) = relu?(inp (B x C, ld ldi) . W^T + bias?) as one cublasLtMatmul in
- * FP32, the bias and the ReLU in its epilogue (BIAS, RELU_BIAS, RELU): column-major, D = out^T
- * (OC x B) = op(W^T as stored: C x OC, TRANSA T) . inp^T (C x B), the bias one value per row
- * of D. *done = 0 (nothing queued) when there is no cuBLASLt handle or the library refuses
- * the call (the handle is then dropped for good, with a warning in the log: the caller runs
- * cuBLAS and a kernel; on the emulator test_cuda_graphs' kernel budgets fail if that happens,
- * and test_cuemu checks the refusals themselves). */
-static genesis_status cu_lt_linear(gen_cuda *cu, float *out, int ldo, const float *inp, int ldi,
-                                   const float *W, const float *bias, int B, int C, int OC,
-                                   int relu, int *done) {
+/* The algorithm of a cuBLASLt product (its descriptor and layouts made; key: its epilogue,
+ * bias?, transposes, m, n, k and leading dimensions): the heuristic's first choice among the
+ * algorithms without a split-K reduction (CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK =
+ * CUBLASLT_REDUCTION_SCHEME_NONE) within the cuBLAS workspace, cached per shape. On the H200
+ * the step's small products spent a large share of the device time in split-K reduction
+ * kernels (docs/cuda.md, "Kernels per step"); one dot product per output is one kernel a
+ * product. *algo NULL when the heuristic offers none or fails: the library then chooses at the
+ * call, split-K allowed (as before). */
+static void cu_lt_algo(gen_cuda *cu, cublasLtMatmulDesc_t d, cublasLtMatrixLayout_t la,
+                       cublasLtMatrixLayout_t lb, cublasLtMatrixLayout_t lc, const int32_t key[10],
+                       const cublasLtMatmulAlgo_t **algo) {
+    *algo = NULL;
+    for (int i = 0; i < GEN_CUDA_LT_ALGOS; i++) {
+        gen_cuda_lt_algo *a = &cu->lt_algo[i];
+        if (a->used && memcmp(a->key, key, sizeof a->key) == 0) {
+            if (a->found) *algo = &a->algo;
+            return;
+        }
+    }
+    gen_cuda_lt_algo *a = &cu->lt_algo[cu->lt_algo_next];
+    cu->lt_algo_next = (cu->lt_algo_next + 1) % GEN_CUDA_LT_ALGOS;
+    memset(a, 0, sizeof *a);
+    memcpy(a->key, key, sizeof a->key);
+    a->used = 1;
+    cublasLtMatmulPreference_t pref = NULL;
+    uint64_t ws = cu->blas_ws_bytes;
+    uint32_t mask = CUBLASLT_REDUCTION_SCHEME_NONE;
+    cublasLtMatmulHeuristicResult_t res;
+    int found = 0;
+    cublasStatus_t e = cublasLtMatmulPreferenceCreate(&pref);
+    if (e == CUBLAS_STATUS_SUCCESS)
+        e = cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
+                                                 &ws, sizeof ws);
+    if (e == CUBLAS_STATUS_SUCCESS)
+        e = cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK,
+                                                 &mask, sizeof mask);
+    if (e == CUBLAS_STATUS_SUCCESS)
+        e = cublasLtMatmulAlgoGetHeuristic(cu->lt, d, la, lb, lc, lc, pref, 1, &res, &found);
+    if (pref) cublasLtMatmulPreferenceDestroy(pref);
+    if (e == CUBLAS_STATUS_SUCCESS && found > 0 && res.state == CUBLAS_STATUS_SUCCESS &&
+        res.workspaceSize <= cu->blas_ws_bytes) {
+        a->algo = res.algo;
+        a->found = 1;
+        *algo = &a->algo;
+    }
+}
+
+/* Column-major D (m x n, ld ldd) = epilogue(alpha op(A) op(B) + beta D) as one cublasLtMatmul in
+ * FP32, A m x k after op (ld lda), B k x n (ld ldb), the bias (m values, or NULL) one per row
+ * of D, relu: the ReLU last (epilogues DEFAULT, BIAS, RELU, RELU_BIAS). *done = 0 (nothing
+ * queued) when there is no cuBLASLt handle or the library refuses the call (the handle is then
+ * dropped for good, with a warning in the log: the caller runs cuBLAS (and a kernel); on the
+ * emulator test_cuda_graphs' kernel budgets fail if that happens, and test_cuemu checks the
+ * refusals themselves). */
+static genesis_status cu_lt_matmul(gen_cuda *cu, int ta, int tb, int m, int n, int k,
+                                   float alpha, const float *A, int lda, const float *B, int ldb,
+                                   float beta, float *D, int ldd, const float *bias, int relu,
+                                   int *done) {
     *done = 0;
-    if (!cu->lt || cu->tf32 || B <= 0 || OC <= 0 || C <= 0) return GENESIS_OK;
+    if (!cu->lt || cu->tf32 || m <= 0 || n <= 0 || k <= 0) return GENESIS_OK;
     cublasLtMatmulDesc_t d = NULL;
     cublasLtMatrixLayout_t la = NULL, lb = NULL, lc = NULL;
-    int32_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
+    int32_t opa = ta ? CUBLAS_OP_T : CUBLAS_OP_N, opb = tb ? CUBLAS_OP_T : CUBLAS_OP_N;
     uint32_t epi = bias ? (relu ? CUBLASLT_EPILOGUE_RELU_BIAS : CUBLASLT_EPILOGUE_BIAS)
                         : (relu ? CUBLASLT_EPILOGUE_RELU : CUBLASLT_EPILOGUE_DEFAULT);
-    float alpha = 1.0f, beta = 0.0f;
     cublasStatus_t e = cublasLtMatmulDescCreate(&d, CUBLAS_COMPUTE_32F, CUDA_R_32F);
     if (e == CUBLAS_STATUS_SUCCESS)
-        e = cublasLtMatmulDescSetAttribute(d, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta);
+        e = cublasLtMatmulDescSetAttribute(d, CUBLASLT_MATMUL_DESC_TRANSA, &opa, sizeof opa);
     if (e == CUBLAS_STATUS_SUCCESS)
-        e = cublasLtMatmulDescSetAttribute(d, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb);
+        e = cublasLtMatmulDescSetAttribute(d, CUBLASLT_MATMUL_DESC_TRANSB, &opb, sizeof opb);
     if (e == CUBLAS_STATUS_SUCCESS)
         e = cublasLtMatmulDescSetAttribute(d, CUBLASLT_MATMUL_DESC_EPILOGUE, &epi, sizeof epi);
     if (e == CUBLAS_STATUS_SUCCESS && bias)
         e = cublasLtMatmulDescSetAttribute(d, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias,
                                            sizeof bias);
+    /* the stored shapes: A is m x k (k x m when ta), B is k x n (n x k when tb) */
     if (e == CUBLAS_STATUS_SUCCESS)
-        e = cublasLtMatrixLayoutCreate(&la, CUDA_R_32F, (uint64_t)C, (uint64_t)OC, C);
+        e = cublasLtMatrixLayoutCreate(&la, CUDA_R_32F, (uint64_t)(ta ? k : m),
+                                       (uint64_t)(ta ? m : k), lda);
     if (e == CUBLAS_STATUS_SUCCESS)
-        e = cublasLtMatrixLayoutCreate(&lb, CUDA_R_32F, (uint64_t)C, (uint64_t)B, ldi);
+        e = cublasLtMatrixLayoutCreate(&lb, CUDA_R_32F, (uint64_t)(tb ? n : k),
+                                       (uint64_t)(tb ? k : n), ldb);
     if (e == CUBLAS_STATUS_SUCCESS)
-        e = cublasLtMatrixLayoutCreate(&lc, CUDA_R_32F, (uint64_t)OC, (uint64_t)B, ldo);
-    if (e == CUBLAS_STATUS_SUCCESS)
-        e = cublasLtMatmul(cu->lt, d, &alpha, W, la, inp, lb, &beta, out, lc, out, lc, NULL,
+        e = cublasLtMatrixLayoutCreate(&lc, CUDA_R_32F, (uint64_t)m, (uint64_t)n, ldd);
+    if (e == CUBLAS_STATUS_SUCCESS) {
+        const int32_t key[10] = {(int32_t)epi, bias != NULL, ta, tb, m, n, k, lda, ldb, ldd};
+        const cublasLtMatmulAlgo_t *algo = NULL;
+        cu_lt_algo(cu, d, la, lb, lc, key, &algo);
+        e = cublasLtMatmul(cu->lt, d, &alpha, A, la, B, lb, &beta, D, lc, D, lc, algo,
                            cu->blas_ws, cu->blas_ws_bytes, cu->stream);
+    }
     if (lc) cublasLtMatrixLayoutDestroy(lc);
     if (lb) cublasLtMatrixLayoutDestroy(lb);
     if (la) cublasLtMatrixLayoutDestroy(la);
     if (d) cublasLtMatmulDescDestroy(d);
     if (e != CUBLAS_STATUS_SUCCESS) { /* refused before anything was queued */
         gen_log(cu->ctx, GENESIS_LOG_WARN, "cuBLASLt refused a product with epilogue %u "
-                "(%d x %d x %d): %s; cuBLAS and a kernel from now on", epi, B, OC, C,
+                "(%d x %d x %d): %s; cuBLAS and a kernel from now on", epi, m, n, k,
                 cublasGetStatusString(e));
         cublasLtDestroy(cu->lt);
         cu->lt = NULL;
@@ -202,6 +268,17 @@ static genesis_status cu_lt_linear(gen_cuda *cu, float *out, int ldo, const floa
     }
     *done = 1;
     return GENESIS_OK;
+}
+
+/* out (B x OC, ld ldo) = relu?(inp (B x C, ld ldi) . W^T + bias?) as one cublasLtMatmul in
+ * FP32, the bias and the ReLU in its epilogue (BIAS, RELU_BIAS, RELU): column-major, D = out^T
+ * (OC x B) = op(W^T as stored: C x OC, TRANSA T) . inp^T (C x B), the bias one value per row
+ * of D. *done as cu_lt_matmul's. */
+static genesis_status cu_lt_linear(gen_cuda *cu, float *out, int ldo, const float *inp, int ldi,
+                                   const float *W, const float *bias, int B, int C, int OC,
+                                   int relu, int *done) {
+    return cu_lt_matmul(cu, 1, 0, OC, B, C, 1.0f, W, C, inp, ldi, 0.0f, out, ldo, bias, relu,
+                        done);
 }
 
 /* linear_forward / linear_backward with the input FP32 (inp) or 16-bit (inph) */
