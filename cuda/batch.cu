@@ -1,6 +1,7 @@
 /*
  * batch.cu — the CUDA backend's `batch` family (backend.h): training batches built in device
- * memory, so a training step needs no host copy (backend.h: gather_rows, onehot_rows,
+ * memory, so a training step needs no host copy (backend.h: gather_rows, gather_onehot_rows (the
+ * rows and their condition in one kernel), onehot_rows,
  * accumulate): the encoded table is uploaded once per fit and rows are expanded from it by index;
  * the conditional vector's one-hots are written from positions; loss sums are added up across
  * steps and read once per epoch. CPU: src/backend/cpu/batch.c; parity: tests/parity/batch.c.

@@ -1,6 +1,7 @@
 /*
  * gan.cu — the CUDA backend's `gan` family (backend.h): the WGAN-GP pieces on the GPU:
- * interpolate_groups (real/fake mixing with one alpha per pac group), gp_penalty (per-row
+ * interpolate_groups (real/fake mixing with one alpha per pac group; interpolate_uniform with its
+ * alphas drawn in the same kernel), gp_penalty (per-row
  * gradient norms, the penalty and its upstream gradient U), and colsum_acc (also the bias
  * gradient of linear_backward).
  *

@@ -3,7 +3,8 @@
  * weight decay as ONE kernel over a parameter arena (llm.c): each model keeps its parameters,
  * gradients and moments in one allocation per kind, so a whole network's update is a single
  * launch. The bias corrections are computed on the host in double exactly as cpu/optimiser.c does
- * and passed in as two floats; adam_dev (a recorded step, docs/cuda.md "CUDA graphs") reads the
+ * and passed in as two floats; adam_dev_end (adam_dev whose last block clamps a
+ * range and advances the step state: the end of a step in one kernel); adam_dev (a recorded step, docs/cuda.md "CUDA graphs") reads the
  * step count from device memory and computes the same two floats on the device, once per block,
  * with the same formulas. Also the loss scaling of FP16 training (backend.h gen_amp,
  * docs/precision.md): the scale and skip decision live in device memory, so a recorded step

@@ -1,7 +1,8 @@
 /*
  * batch.c — the CPU backend's `batch` family (backend.h): training batches built from
  * backend memory, so a training step needs no host copy: gather_rows (encoded rows expanded
- * from the device-resident table of dev_table.c), onehot_rows (the conditional vector's
+ * from the device-resident table of dev_table.c), gather_onehot_rows (gather_rows, then
+ * onehot_rows of the condition after the rows' columns), onehot_rows (the conditional vector's
  * one-hots) and accumulate (loss sums kept across steps). CUDA: cuda/batch.cu; parity:
  * tests/parity/batch.c.
  */

@@ -1,6 +1,7 @@
 /*
  * dense.c — the CPU backend's `dense` family (backend.h): gemm, linear_forward and
- * linear_backward, and the 16-bit stored activations of BF16/FP16 training (to_half,
+ * linear_backward, the one-output layer (linear1_forward, and linear1_backward_act: the zero
+ * fills, linear_backward and act_backward_bias in turn), and the 16-bit stored activations of BF16/FP16 training (to_half,
  * linear_*_h; docs/precision.md, "Memory"). OpenBLAS's cblas_sgemm over fixed tiles
  * is the fast path, checked against the plain-loop gen_gemm_reference
  * (tests/test_layers_grad.c); the mixed-precision products round their operands as

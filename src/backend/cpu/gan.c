@@ -1,7 +1,8 @@
 /*
  * gan.c — the CPU backend's `gan` family (backend.h): the WGAN-GP pieces of CTGAN
  * (Gulrajani et al. 2017; docs/algorithms.md): interpolate_groups (real/fake mixing with one
- * alpha per pac group), gp_penalty (per-row gradient norms, the penalty and its upstream
+ * alpha per pac group), interpolate_uniform (the alphas drawn first: fill_uniform, then
+ * interpolate_groups), gp_penalty (per-row gradient norms, the penalty and its upstream
  * gradient) and colsum_acc (column sums added into a vector). CUDA: cuda/gan.cu; parity:
  * tests/parity/gan.c.
  */

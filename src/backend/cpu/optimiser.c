@@ -1,7 +1,8 @@
 /*
  * optimiser.c — the CPU backend's `optimiser` family (backend.h): torch's Adam with
  * L2-coupled weight decay (torch.optim.Adam; the bias corrections in double, as the CUDA
- * kernel receives them), adam_dev (the step count read from backend memory, obeying the
+ * kernel receives them), adam_dev_end (adam_dev, a clamp and
+ * step_advance in turn), adam_dev (the step count read from backend memory, obeying the
  * loss scaler's skip) and the dynamic loss scaling of FP16 training (amp_scale,
  * amp_unscale; torch.cuda.amp.GradScaler's rules, docs/precision.md). CUDA:
  * cuda/optimiser.cu; parity: tests/parity/optimiser.c.
