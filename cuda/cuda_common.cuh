@@ -53,9 +53,11 @@ extern "C" {
 /* One cached cuBLASLt algorithm choice: the product's shape and epilogue, and the algorithm
  * (found 0: the heuristic offered none, the library chooses at each call). */
 #define GEN_CUDA_LT_ALGOS 64
+#define GEN_CUDA_LT_KEY 14
 typedef struct gen_cuda_lt_algo {
     int used, found;
-    int32_t key[10]; /* epilogue, bias?, ta, tb, m, n, k, lda, ldb, ldc */
+    int32_t key[GEN_CUDA_LT_KEY]; /* epilogue, bias?, ta, tb, m, n, k, lda, ldb, ldc, and the
+                                     alignments of A, B, C, D (bytes, at most 256) */
     cublasLtMatmulAlgo_t algo;
 } gen_cuda_lt_algo;
 

@@ -164,7 +164,8 @@ static void op_gemm(gen_backend *be, int ta, int tb, int M, int N, int K, float 
 }
 
 /* The algorithm of a cuBLASLt product (its descriptor and layouts made; key: its epilogue,
- * bias?, transposes, m, n, k and leading dimensions): the heuristic's first choice among the
+ * bias?, transposes, m, n, k, leading dimensions and the operands' alignments): the heuristic's
+ * first choice among the
  * algorithms without a split-K reduction (CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK =
  * CUBLASLT_REDUCTION_SCHEME_NONE) within the cuBLAS workspace, cached per shape. On the H200
  * the step's small products spent a large share of the device time in split-K reduction
@@ -172,8 +173,8 @@ static void op_gemm(gen_backend *be, int ta, int tb, int M, int N, int K, float 
  * product. *algo NULL when the heuristic offers none or fails: the library then chooses at the
  * call, split-K allowed (as before). */
 static void cu_lt_algo(gen_cuda *cu, cublasLtMatmulDesc_t d, cublasLtMatrixLayout_t la,
-                       cublasLtMatrixLayout_t lb, cublasLtMatrixLayout_t lc, const int32_t key[10],
-                       const cublasLtMatmulAlgo_t **algo) {
+                       cublasLtMatrixLayout_t lb, cublasLtMatrixLayout_t lc,
+                       const int32_t key[GEN_CUDA_LT_KEY], const cublasLtMatmulAlgo_t **algo) {
     *algo = NULL;
     for (int i = 0; i < GEN_CUDA_LT_ALGOS; i++) {
         gen_cuda_lt_algo *a = &cu->lt_algo[i];
@@ -199,6 +200,14 @@ static void cu_lt_algo(gen_cuda *cu, cublasLtMatmulDesc_t d, cublasLtMatrixLayou
     if (e == CUBLAS_STATUS_SUCCESS)
         e = cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK,
                                                  &mask, sizeof mask);
+    /* the operands' alignments (key[10..13]: A, B, C, D), not the default 256 bytes: the
+     * products read column blocks of wider arrays */
+    for (int i = 0; i < 4 && e == CUBLAS_STATUS_SUCCESS; i++) {
+        uint32_t al = (uint32_t)key[10 + i];
+        e = cublasLtMatmulPreferenceSetAttribute(
+            pref, (cublasLtMatmulPreferenceAttributes_t)(CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES + i),
+            &al, sizeof al);
+    }
     if (e == CUBLAS_STATUS_SUCCESS)
         e = cublasLtMatmulAlgoGetHeuristic(cu->lt, d, la, lb, lc, lc, pref, 1, &res, &found);
     if (pref) cublasLtMatmulPreferenceDestroy(pref);
@@ -208,6 +217,15 @@ static void cu_lt_algo(gen_cuda *cu, cublasLtMatmulDesc_t d, cublasLtMatrixLayou
         a->found = 1;
         *algo = &a->algo;
     }
+}
+
+/* The largest power of two, at most 256, that divides a pointer's address (cuBLASLt's
+ * alignment preference) */
+static int32_t cu_align(const void *p) {
+    uintptr_t a = (uintptr_t)p;
+    int32_t al = 256;
+    while (al > 1 && a % (uintptr_t)al != 0) al >>= 1;
+    return al;
 }
 
 /* Column-major D (m x n, ld ldd) = epilogue(alpha op(A) op(B) + beta D) as one cublasLtMatmul in
@@ -248,7 +266,9 @@ static genesis_status cu_lt_matmul(gen_cuda *cu, int ta, int tb, int m, int n, i
     if (e == CUBLAS_STATUS_SUCCESS)
         e = cublasLtMatrixLayoutCreate(&lc, CUDA_R_32F, (uint64_t)m, (uint64_t)n, ldd);
     if (e == CUBLAS_STATUS_SUCCESS) {
-        const int32_t key[10] = {(int32_t)epi, bias != NULL, ta, tb, m, n, k, lda, ldb, ldd};
+        const int32_t key[GEN_CUDA_LT_KEY] = {(int32_t)epi, bias != NULL, ta, tb, m, n, k,
+                                              lda, ldb, ldd, cu_align(A), cu_align(B),
+                                              cu_align(D), cu_align(D)};
         const cublasLtMatmulAlgo_t *algo = NULL;
         cu_lt_algo(cu, d, la, lb, lc, key, &algo);
         e = cublasLtMatmul(cu->lt, d, &alpha, A, la, B, lb, &beta, D, lc, D, lc, algo,

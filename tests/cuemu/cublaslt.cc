@@ -17,12 +17,16 @@
  *
  * The heuristic (cublasLtMatmulPreference*, cublasLtMatmulAlgoGetHeuristic): a preference
  * holds the workspace limit (uint64_t) and the reduction-scheme mask (uint32_t, at most
- * CUBLASLT_REDUCTION_SCHEME_MASK; default all schemes); a NULL or wrongly sized buffer, or a
- * mask with other bits, is CUBLAS_STATUS_INVALID_VALUE, another attribute NOT_SUPPORTED. The
+ * CUBLASLT_REDUCTION_SCHEME_MASK; default all schemes) and the least alignment of A, B, C and D
+ * the caller promises (uint32_t, a power of two; default 256 bytes); a NULL or wrongly sized
+ * buffer, a mask with other bits or an alignment that is no power of two is
+ * CUBLAS_STATUS_INVALID_VALUE, another attribute NOT_SUPPORTED. The
  * query checks the problem as cublasLtMatmul does (the same statuses), a NULL preference,
  * result array or count and a requested count below 1 are INVALID_VALUE; it returns one
  * algorithm, whose reduction scheme is NONE (one dot product in sequence: no split-K) and which
- * needs no workspace, so every mask and limit admit it. GENESIS_CUEMU_LT_NO_ALGO=1 makes it
+ * needs no workspace, so every mask and limit admit it; it keeps the alignments promised, and
+ * cublasLtMatmul refuses it (NOT_SUPPORTED) for pointers less aligned, as an algorithm chosen
+ * for aligned operands cannot run on others. GENESIS_CUEMU_LT_NO_ALGO=1 makes it
  * return none (SUCCESS, count 0), as a library may for a configuration it has no kernel for:
  * the backend must then fall back to the library's own choice (algo NULL). Scalars are
  * host pointers (the default pointer mode). The product is queued on `stream` and runs as
@@ -51,6 +55,7 @@ struct gen_cuemu_lt_layout {
 struct gen_cuemu_lt_pref {
     uint64_t max_ws;
     uint32_t reduction_mask;
+    uint32_t align[4]; /* A, B, C, D */
 };
 
 /* the emulator's algorithm: a tag and the problem it was chosen for (m, n, k of D = op(A) op(B)) */
@@ -156,6 +161,7 @@ cublasStatus_t cublasLtMatmulPreferenceCreate(cublasLtMatmulPreference_t *pref) 
     cublasLtMatmulPreference_t p = (cublasLtMatmulPreference_t)calloc(1, sizeof *p);
     if (!p) return CUBLAS_STATUS_ALLOC_FAILED;
     p->reduction_mask = CUBLASLT_REDUCTION_SCHEME_MASK;
+    for (int i = 0; i < 4; i++) p->align[i] = 256;
     *pref = p;
     return CUBLAS_STATUS_SUCCESS;
 }
@@ -181,6 +187,17 @@ cublasStatus_t cublasLtMatmulPreferenceSetAttribute(cublasLtMatmulPreference_t p
         memcpy(&v, buf, sizeof v);
         if (v & ~(uint32_t)CUBLASLT_REDUCTION_SCHEME_MASK) return CUBLAS_STATUS_INVALID_VALUE;
         pref->reduction_mask = v;
+        return CUBLAS_STATUS_SUCCESS;
+    }
+    case CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES:
+    case CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES:
+    case CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES:
+    case CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES: {
+        uint32_t v;
+        if (sizeInBytes != sizeof v) return CUBLAS_STATUS_INVALID_VALUE;
+        memcpy(&v, buf, sizeof v);
+        if (v == 0 || (v & (v - 1)) != 0) return CUBLAS_STATUS_INVALID_VALUE;
+        pref->align[attr - CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES] = v;
         return CUBLAS_STATUS_SUCCESS;
     }
     default:
@@ -240,6 +257,9 @@ cublasStatus_t cublasLtMatmulAlgoGetHeuristic(cublasLtHandle_t h, cublasLtMatmul
     results[0].algo.data[2] = n;
     results[0].algo.data[3] = k;
     results[0].algo.data[4] = CUBLASLT_REDUCTION_SCHEME_NONE;
+    for (int i = 0; i < 4; i++) /* the alignments promised, 16 bits each (at most 2^15) */
+        results[0].algo.data[5] |= (uint64_t)(pref->align[i] < 32768 ? pref->align[i] : 32768)
+                                   << (16 * i);
     results[0].workspaceSize = 0;
     results[0].state = CUBLAS_STATUS_SUCCESS;
     results[0].wavesCount = 1.0f;
@@ -260,6 +280,12 @@ cublasStatus_t cublasLtMatmul(cublasLtHandle_t h, cublasLtMatmulDesc_t computeDe
     if (algo && (algo->data[0] != LT_ALGO_TAG || algo->data[1] != am || algo->data[2] != bn ||
                  algo->data[3] != ak))
         return CUBLAS_STATUS_INVALID_VALUE;
+    if (algo) { /* the operands as aligned as the heuristic was told */
+        const void *ptr[4] = {A, B, C ? C : D, D};
+        for (int i = 0; i < 4; i++)
+            if ((uintptr_t)ptr[i] % ((algo->data[5] >> (16 * i)) & 0xffff) != 0)
+                return CUBLAS_STATUS_NOT_SUPPORTED;
+    }
     uint32_t epi = computeDesc->epilogue;
     int has_bias = epi == CUBLASLT_EPILOGUE_BIAS || epi == CUBLASLT_EPILOGUE_RELU_BIAS;
     int relu = epi == CUBLASLT_EPILOGUE_RELU || epi == CUBLASLT_EPILOGUE_RELU_BIAS;

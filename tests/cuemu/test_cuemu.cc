@@ -384,6 +384,28 @@ static void check_blaslt(void) {
     cublasLtMatrixLayoutCreate(&lbk, CUDA_R_32F, k - 1, n, ld);
     CHECK(cublasLtMatmul(h, d, &one, A, lk, B, lbk, &zero, D, lc, D, lc, &hr[0].algo, ws, 1024,
                          s) == CUBLAS_STATUS_INVALID_VALUE, "an algorithm of another problem");
+    /* alignment: the default preference promises 256-byte operands; an algorithm chosen so
+     * refuses a less aligned A, one chosen for 4-byte operands takes it */
+    cublasLtMatmulPreference_t pa = NULL;
+    cublasLtMatmulPreferenceCreate(&pa);
+    uint32_t a4 = 4, a3 = 3;
+    CHECK(cublasLtMatmulPreferenceSetAttribute(pa, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, &a3,
+                                               sizeof a3) == CUBLAS_STATUS_INVALID_VALUE,
+          "an alignment of 3 bytes");
+    CHECK(cublasLtMatmulAlgoGetHeuristic(h, d, la, lb, lc, lc, pa, 1, hr, &nalg) ==
+              CUBLAS_STATUS_SUCCESS && nalg == 1, "heuristic, default alignment");
+    CHECK(cublasLtMatmul(h, d, &one, A + 1, la, B, lb, &zero, D, lc, D, lc, &hr[0].algo, ws,
+                         1024, s) == CUBLAS_STATUS_NOT_SUPPORTED,
+          "an algorithm for 256-byte operands on a 4-byte aligned A");
+    CHECK(cublasLtMatmulPreferenceSetAttribute(pa, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, &a4,
+                                               sizeof a4) == CUBLAS_STATUS_SUCCESS,
+          "an alignment of 4 bytes");
+    CHECK(cublasLtMatmulAlgoGetHeuristic(h, d, la, lb, lc, lc, pa, 1, hr, &nalg) ==
+              CUBLAS_STATUS_SUCCESS && nalg == 1, "heuristic, A 4-byte aligned");
+    CHECK(cublasLtMatmul(h, d, &one, A + 1, la, B, lb, &zero, D, lc, D, lc, &hr[0].algo, ws,
+                         1024, s) == CUBLAS_STATUS_SUCCESS,
+          "an algorithm for 4-byte operands on a 4-byte aligned A");
+    cublasLtMatmulPreferenceDestroy(pa);
     cublasLtMatmulAlgo_t zalgo;
     memset(&zalgo, 0, sizeof zalgo);
     CHECK(cublasLtMatmul(h, d, &one, A, la, B, lb, &zero, D, lc, D, lc, &zalgo, ws, 1024, s) ==

@@ -24,7 +24,11 @@ typedef struct {
 typedef enum {
     CUBLASLT_MATMUL_PREF_SEARCH_MODE = 0,
     CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES = 1,
-    CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK = 3
+    CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK = 3,
+    CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES = 5,
+    CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES = 6,
+    CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES = 7,
+    CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES = 8
 } cublasLtMatmulPreferenceAttributes_t;
 
 /* split-K reduction schemes (cublasLtReductionScheme_t) */
@@ -77,7 +81,8 @@ cublasStatus_t cublasLtMatrixLayoutCreate(cublasLtMatrixLayout_t *l, cudaDataTyp
                                           uint64_t rows, uint64_t cols, int64_t ld);
 cublasStatus_t cublasLtMatrixLayoutDestroy(cublasLtMatrixLayout_t l);
 /* MAX_WORKSPACE_BYTES: uint64_t; REDUCTION_SCHEME_MASK: uint32_t (at most
- * CUBLASLT_REDUCTION_SCHEME_MASK) */
+ * CUBLASLT_REDUCTION_SCHEME_MASK); MIN_ALIGNMENT_A/B/C/D_BYTES: uint32_t, a power of two
+ * (default 256: the algorithm may then need pointers aligned to 256 bytes) */
 cublasStatus_t cublasLtMatmulPreferenceCreate(cublasLtMatmulPreference_t *pref);
 cublasStatus_t cublasLtMatmulPreferenceDestroy(cublasLtMatmulPreference_t pref);
 cublasStatus_t cublasLtMatmulPreferenceSetAttribute(cublasLtMatmulPreference_t pref,
