@@ -1,6 +1,7 @@
 /*
  * batch.cu — the CUDA backend's `batch` family (backend.h): training batches built in device
- * memory, so a training step needs no host copy (backend.h: gather_rows, onehot_rows,
+ * memory, so a training step needs no host copy (backend.h: gather_rows, gather_onehot_rows (the
+ * rows and their condition in one kernel), onehot_rows,
  * accumulate): the encoded table is uploaded once per fit and rows are expanded from it by index;
  * the conditional vector's one-hots are written from positions; loss sums are added up across
  * steps and read once per epoch. CPU: src/backend/cpu/batch.c; parity: tests/parity/batch.c.
@@ -39,6 +40,45 @@ genesis_status gen_cu_gather_rows(gen_cuda *cu, float *out, int ldo, const gen_d
     unsigned grid = (unsigned)(B < (int)GEN_CUDA_MAX_BLOCKS ? B : (int)GEN_CUDA_MAX_BLOCKS);
     GEN_LAUNCH(k_gather_rows, grid, GR_THREADS, 0, cu->stream)(out, ldo, t->slot, t->alpha,
                t->offset, t->cont, t->ncols, t->width, rows, B);
+    GEN_CUDA_LAUNCHED(cu);
+    return GENESIS_OK;
+}
+
+/* gather_onehot_rows: k_gather_rows, with the zeroing pass also writing the row's w one-hot
+ * columns after the encoded ones (pos[b] == j: 1) */
+__global__ void k_gather_onehot_rows(float *__restrict__ out, int ldo, const int32_t *const *slot,
+                                     const float *const *alpha, const int32_t *__restrict__ offset,
+                                     const int32_t *__restrict__ cont, int ncols, int width,
+                                     const int32_t *__restrict__ rows, int B, int w,
+                                     const int32_t *__restrict__ pos) {
+    for (int b = blockIdx.x; b < B; b += gridDim.x) {
+        float *o = out + (size_t)b * ldo;
+        int pb = pos[b];
+        for (int j = threadIdx.x; j < width + w; j += blockDim.x)
+            o[j] = j >= width && j - width == pb ? 1.0f : 0.0f;
+        __syncthreads();
+        long long r = rows[b];
+        for (int c = threadIdx.x; c < ncols; c += blockDim.x) {
+            int s = slot[c][r];
+            if (cont[c]) {
+                o[offset[c]] = alpha[c][r];
+                o[offset[c] + 1 + s] = 1.0f;
+            } else {
+                o[offset[c] + s] = 1.0f;
+            }
+        }
+        __syncthreads(); /* the next row's zeroing must not overtake (a row per block pass) */
+    }
+}
+
+static genesis_status cu_gather_onehot_rows(gen_cuda *cu, float *out, int ldo,
+                                            const gen_dev_table *t, const int32_t *rows, int B,
+                                            int w, const int32_t *pos) {
+    if (w < 0) w = 0;
+    if (B <= 0 || t->width + w <= 0) return GENESIS_OK;
+    unsigned grid = (unsigned)(B < (int)GEN_CUDA_MAX_BLOCKS ? B : (int)GEN_CUDA_MAX_BLOCKS);
+    GEN_LAUNCH(k_gather_onehot_rows, grid, GR_THREADS, 0, cu->stream)(out, ldo, t->slot,
+               t->alpha, t->offset, t->cont, t->ncols, t->width, rows, B, w, pos);
     GEN_CUDA_LAUNCHED(cu);
     return GENESIS_OK;
 }
@@ -88,6 +128,11 @@ static void op_onehot_rows(gen_backend *be, float *out, int ldo, int w, const in
     GEN_CUDA_RUN(be, "onehot_rows", gen_cu_onehot_rows(cu, out, ldo, w, pos, B));
 }
 
+static void op_gather_onehot_rows(gen_backend *be, float *out, int ldo, const gen_dev_table *t,
+                                  const int32_t *rows, int B, int w, const int32_t *pos) {
+    GEN_CUDA_RUN(be, "gather_onehot_rows", cu_gather_onehot_rows(cu, out, ldo, t, rows, B, w, pos));
+}
+
 static void op_accumulate(gen_backend *be, float *acc, const float *x, int n) {
     GEN_CUDA_RUN(be, "accumulate", gen_cu_accumulate(cu, acc, x, n));
 }
@@ -95,5 +140,6 @@ static void op_accumulate(gen_backend *be, float *acc, const float *x, int n) {
 void gen_cu_ops_batch(gen_backend_ops *o) {
     o->gather_rows = op_gather_rows;
     o->onehot_rows = op_onehot_rows;
+    o->gather_onehot_rows = op_gather_onehot_rows;
     o->accumulate = op_accumulate;
 }

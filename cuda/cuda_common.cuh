@@ -50,6 +50,17 @@ extern "C" {
 #define GEN_CUDA_REDUCE_BLOCKS 1024 /* most partial sums one scalar reduction makes */
 #define GEN_CUDA_READBACK ((size_t)64 << 10) /* downloads up to this size bounce via pinned memory */
 
+/* One cached cuBLASLt algorithm choice: the product's shape and epilogue, and the algorithm
+ * (found 0: the heuristic offered none, the library chooses at each call). */
+#define GEN_CUDA_LT_ALGOS 64
+#define GEN_CUDA_LT_KEY 14
+typedef struct gen_cuda_lt_algo {
+    int used, found;
+    int32_t key[GEN_CUDA_LT_KEY]; /* epilogue, bias?, ta, tb, m, n, k, lda, ldb, ldc, and the
+                                     alignments of A, B, C, D (bytes, at most 256) */
+    cublasLtMatmulAlgo_t algo;
+} gen_cuda_lt_algo;
+
 typedef struct gen_cuda_stage {
     void *host;            /* pinned */
     size_t cap;
@@ -84,6 +95,10 @@ typedef struct gen_cuda {
      * with GENESIS_CUDA_LT=0 or after the library refused a configuration (then cuBLAS and
      * a kernel, as before) */
     cublasLtHandle_t lt;
+    /* the heuristic's algorithm per product shape (dense.cu, cu_lt_algo): the query costs host
+     * time, and DDPM's steps are issued, not recorded */
+    gen_cuda_lt_algo lt_algo[GEN_CUDA_LT_ALGOS];
+    int lt_algo_next;
     unsigned *count;       /* gen_finish_last's device counter, 0 between kernels */
     int tf32;              /* GENESIS_CUDA_TF32=1: cuBLAS may use TF32 tensor cores */
     int sync_each;         /* GENESIS_CUDA_SYNC=1: synchronise after every operation */
@@ -351,6 +366,9 @@ genesis_status gen_cu_leaky_slope_mask(gen_cuda *cu, float *s, const float *inp,
 genesis_status gen_cu_mul_rowvec(gen_cuda *cu, float *out, const float *s, const float *v,
                                  int rows, int cols);
 genesis_status gen_cu_sum(gen_cuda *cu, float *out, const float *x, size_t n);
+genesis_status gen_cu_act_backward_bias(gen_cuda *cu, float *dinp, float *dbias,
+                                           const float *dout, const float *x, int rows, int cols,
+                                           int act);
 genesis_status gen_cu_clamp(gen_cuda *cu, float *x, size_t n, float lo, float hi);
 genesis_status gen_cu_any_nonfinite(gen_cuda *cu, const float *x, size_t n, int *result);
 /* out rows (ld ldo) = v (cols): the bias broadcast of linear_forward */

@@ -236,31 +236,12 @@ genesis_status gen_cu_sum(gen_cuda *cu, float *out, const float *x, size_t n) {
 
 /* ---- ledger_add ----------------------------------------------------------------------------- */
 
-/* One block: g's sum either from `partials` (np of them, k_reduce_finish's tree and formula)
- * or, with partials NULL, straight from g (k_sum_one's), into rec[k]; rec[0..k) = sums; then
+/* The ledger's bookkeeping, by one thread block: g's sum gs into rec[k]; rec[0..k) = sums; then
  * tmp = the sum of rec[0..k] (k_sum_one's: the k + 1 values are in the first warp, the other
  * warps add zeros) and acc += tmp (k_accumulate's). */
-__global__ void k_ledger_add(float *__restrict__ rec, float *__restrict__ tmp,
-                             float *__restrict__ acc, const float *__restrict__ sums, int k,
-                             const float *__restrict__ g, size_t n,
-                             const double *__restrict__ partials, int np) {
-    __shared__ double sh[32];
-    __shared__ float gsh;
+__device__ void ledger_finish(float *rec, float *tmp, float *acc, const float *sums, int k,
+                              float gs, double *sh) {
     int t = (int)threadIdx.x, nt = (int)blockDim.x;
-    double a = 0.0;
-    float gs;
-    if (partials) {
-        for (int i = t; i < np; i += nt) a += partials[i];
-        a = gen_block_sum(a, sh, t, nt);
-        gs = (float)(1.0 * a / 1.0);
-    } else {
-        for (size_t i = (size_t)t; i < n; i += (size_t)nt) a += (double)g[i];
-        a = gen_block_sum(a, sh, t, nt);
-        gs = (float)(a + 0.0);
-    }
-    if (t == 0) gsh = gs; /* the block sum is thread 0's */
-    __syncthreads();
-    gs = gsh;
     double v = 0.0;
     if (t < k) {
         rec[t] = sums[t];
@@ -277,22 +258,68 @@ __global__ void k_ledger_add(float *__restrict__ rec, float *__restrict__ tmp,
     }
 }
 
+/* One block: g's sum straight from g (k_sum_one's tree), then ledger_finish. */
+__global__ void k_ledger_add(float *__restrict__ rec, float *__restrict__ tmp,
+                             float *__restrict__ acc, const float *__restrict__ sums, int k,
+                             const float *__restrict__ g, size_t n) {
+    __shared__ double sh[32];
+    __shared__ float gsh;
+    int t = (int)threadIdx.x, nt = (int)blockDim.x;
+    double a = 0.0;
+    for (size_t i = (size_t)t; i < n; i += (size_t)nt) a += (double)g[i];
+    a = gen_block_sum(a, sh, t, nt);
+    if (t == 0) gsh = (float)(a + 0.0); /* the block sum is thread 0's */
+    __syncthreads();
+    ledger_finish(rec, tmp, acc, sums, k, gsh, sh);
+}
+
+/* A gradient arena larger than one block: k_sum_partial's partials, and the grid's last block
+ * (gen_finish_last's counter protocol) adds them in k_reduce_finish's order (thread t: t,
+ * t + blockDim.x, ..., then the block tree; the tree of GEN_CUDA_THREADS threads, not
+ * k_reduce_finish's 1,024, so the gradient sum may differ from the two-kernel version in its
+ * last bits: it only says whether a gradient is non-finite) and runs ledger_finish. One
+ * kernel instead of two (docs/cuda.md, "Kernels per step"). */
+__global__ void k_ledger_sum(float *__restrict__ rec, float *__restrict__ tmp,
+                             float *__restrict__ acc, const float *__restrict__ sums, int k,
+                             const float *__restrict__ g, size_t n, double *partials,
+                             unsigned *count) {
+    __shared__ double sh[32];
+    __shared__ float gsh;
+    double a = 0.0;
+    GEN_GRID_LOOP(i, n) a += (double)g[i];
+    a = gen_block_sum(a, sh, (int)threadIdx.x, (int)blockDim.x);
+    if (threadIdx.x == 0) partials[blockIdx.x] = a;
+    __threadfence(); /* this block's partial is visible to the block that counts last */
+    __syncthreads();
+    if (threadIdx.x == 0) sh[0] = atomicAdd(count, 1u) == gridDim.x - 1 ? 1.0 : 0.0;
+    __syncthreads();
+    if (sh[0] == 0.0) return; /* the whole block: not the last */
+    const volatile double *p = partials; /* written by other blocks: read past any cache */
+    int t = (int)threadIdx.x, nt = (int)blockDim.x, np = (int)gridDim.x;
+    double s = 0.0;
+    for (int i = t; i < np; i += nt) s += p[i];
+    s = gen_block_sum(s, sh, t, nt);
+    if (t == 0) {
+        gsh = (float)(1.0 * s / 1.0);
+        *count = 0;
+    }
+    __syncthreads();
+    ledger_finish(rec, tmp, acc, sums, k, gsh, sh);
+}
+
 static genesis_status cu_ledger_add(gen_cuda *cu, float *rec, float *tmp, float *acc,
                                     const float *sums, int k, const float *g, size_t n) {
     GEN_ASSERT(k >= 0 && k < GEN_CUDA_THREADS);
     int nb = gen_cuda_reduce_blocks(n);
-    double *partials = NULL;
     if (n > 0 && nb > 1) {
         void *p = NULL;
         GEN_CUDA_PASS(gen_cuda_scratch(cu, (size_t)nb * sizeof(double), &p));
-        partials = (double *)p;
-        GEN_LAUNCH(k_sum_partial, nb, GEN_CUDA_THREADS, 0, cu->stream)(partials, g, n);
-        GEN_CUDA_LAUNCHED(cu);
+        GEN_LAUNCH(k_ledger_sum, nb, GEN_CUDA_THREADS, 0, cu->stream)(
+            rec, tmp, acc, sums, k, g, n, (double *)p, cu->count);
+    } else {
+        GEN_LAUNCH(k_ledger_add, 1, GEN_CUDA_THREADS, 0, cu->stream)(rec, tmp, acc, sums, k, g,
+                                                                     n);
     }
-    /* the block size of the kernels it replaces: k_reduce_finish's 1024 threads after the
-     * partials, k_sum_one's GEN_CUDA_THREADS without: the same trees, the same bits */
-    GEN_LAUNCH(k_ledger_add, 1, partials ? 1024 : GEN_CUDA_THREADS, 0, cu->stream)(
-        rec, tmp, acc, sums, k, g, n, partials, nb);
     GEN_CUDA_LAUNCHED(cu);
     return GENESIS_OK;
 }
@@ -427,7 +454,7 @@ __global__ void k_act_backward_bias(float *__restrict__ dinp, float *__restrict_
     if (threadIdx.y == 0 && c < cols) dbias[c] += t;
 }
 
-static genesis_status cu_act_backward_bias(gen_cuda *cu, float *dinp, float *dbias,
+genesis_status gen_cu_act_backward_bias(gen_cuda *cu, float *dinp, float *dbias,
                                            const float *dout, const float *x, int rows, int cols,
                                            int act) {
     if (rows <= 0 || cols <= 0) return GENESIS_OK;
@@ -446,7 +473,7 @@ static void op_ledger_add(gen_backend *be, float *rec, float *tmp, float *acc, c
 static void op_act_backward_bias(gen_backend *be, float *dinp, float *dbias, const float *dout,
                                  const float *x, int rows, int cols, int act) {
     GEN_CUDA_RUN(be, "act_backward_bias",
-                 cu_act_backward_bias(cu, dinp, dbias, dout, x, rows, cols, act));
+                 gen_cu_act_backward_bias(cu, dinp, dbias, dout, x, rows, cols, act));
 }
 
 void gen_cu_ops_elementwise(gen_backend_ops *o) {

@@ -1,6 +1,7 @@
 /*
  * gan.cu — the CUDA backend's `gan` family (backend.h): the WGAN-GP pieces on the GPU:
- * interpolate_groups (real/fake mixing with one alpha per pac group), gp_penalty (per-row
+ * interpolate_groups (real/fake mixing with one alpha per pac group; interpolate_uniform with its
+ * alphas drawn in the same kernel), gp_penalty (per-row
  * gradient norms, the penalty and its upstream gradient U), and colsum_acc (also the bias
  * gradient of linear_backward).
  *
@@ -31,6 +32,42 @@ genesis_status gen_cu_interpolate_groups(gen_cuda *cu, float *out, const float *
     size_t n = (size_t)B * (size_t)w;
     GEN_LAUNCH(k_interpolate_groups, gen_cuda_grid(n, GEN_CUDA_THREADS), GEN_CUDA_THREADS, 0,
                cu->stream)(out, real, fake, alpha, n, w, pac);
+    GEN_CUDA_LAUNCHED(cu);
+    return GENESIS_OK;
+}
+
+/* interpolate_uniform: the alphas as fill_uniform draws them (value g: word g % 4 of Philox
+ * block offset + g / 4, the step's counter base added when it runs), written for all ng
+ * groups, and each interpolate thread draws its own group's again (first + its row / pac)
+ * instead of reading it back: one kernel, the same values */
+__global__ void k_interpolate_uniform(float *__restrict__ out, float *__restrict__ alpha,
+                                      const float *__restrict__ real,
+                                      const float *__restrict__ fake, size_t n, int w, int pac,
+                                      size_t ng, size_t first, uint64_t seed, uint64_t stream,
+                                      uint64_t offset, const uint64_t *base) {
+    if (base) offset += *base;
+    size_t tot = n > ng ? n : ng;
+    for (size_t k = (size_t)blockIdx.x * blockDim.x + threadIdx.x; k < tot;
+         k += (size_t)gridDim.x * blockDim.x) {
+        if (k < ng) alpha[k] = gen_u32_to_unit(gen_philox(seed, offset + k / 4, stream).v[k % 4]);
+        if (k < n) {
+            size_t g = first + k / (size_t)w / (size_t)pac;
+            float a = gen_u32_to_unit(gen_philox(seed, offset + g / 4, stream).v[g % 4]);
+            out[k] = a * real[k] + (1.0f - a) * fake[k];
+        }
+    }
+}
+
+static genesis_status cu_interpolate_uniform(gen_cuda *cu, float *out, float *alpha,
+                                             const float *real, const float *fake, int B, int w,
+                                             int pac, size_t ng, size_t first, uint64_t seed,
+                                             uint64_t stream, uint64_t offset,
+                                             const uint64_t *base) {
+    size_t n = B > 0 && w > 0 ? (size_t)B * (size_t)w : 0, tot = n > ng ? n : ng;
+    if (tot == 0) return GENESIS_OK;
+    GEN_LAUNCH(k_interpolate_uniform, gen_cuda_grid(tot, GEN_CUDA_THREADS), GEN_CUDA_THREADS, 0,
+               cu->stream)(out, alpha, real, fake, n, w, pac, ng, first, seed, stream, offset,
+                           base);
     GEN_CUDA_LAUNCHED(cu);
     return GENESIS_OK;
 }
@@ -109,6 +146,15 @@ static void op_interpolate_groups(gen_backend *be, float *out, const float *real
                  gen_cu_interpolate_groups(cu, out, real, fake, alpha, B, w, pac));
 }
 
+static void op_interpolate_uniform(gen_backend *be, float *out, float *alpha, const float *real,
+                                   const float *fake, int B, int w, int pac, size_t ng,
+                                   size_t first, uint64_t seed, uint64_t stream,
+                                   uint64_t offset) {
+    GEN_CUDA_RUN(be, "interpolate_uniform",
+                 cu_interpolate_uniform(cu, out, alpha, real, fake, B, w, pac, ng, first, seed,
+                                        stream, offset, be->rng_base));
+}
+
 static void op_gp_penalty(gen_backend *be, float *pen, float *U, const float *G, int n,
                           int width, float lambda) {
     GEN_CUDA_RUN(be, "gp_penalty", gen_cu_gp_penalty(cu, pen, U, G, n, width, lambda));
@@ -120,6 +166,7 @@ static void op_colsum_acc(gen_backend *be, float *dv, const float *a, int rows, 
 
 void gen_cu_ops_gan(gen_backend_ops *o) {
     o->interpolate_groups = op_interpolate_groups;
+    o->interpolate_uniform = op_interpolate_uniform;
     o->gp_penalty = op_gp_penalty;
     o->colsum_acc = op_colsum_acc;
 }

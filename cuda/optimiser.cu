@@ -3,7 +3,8 @@
  * weight decay as ONE kernel over a parameter arena (llm.c): each model keeps its parameters,
  * gradients and moments in one allocation per kind, so a whole network's update is a single
  * launch. The bias corrections are computed on the host in double exactly as cpu/optimiser.c does
- * and passed in as two floats; adam_dev (a recorded step, docs/cuda.md "CUDA graphs") reads the
+ * and passed in as two floats; adam_dev_end (adam_dev whose last block clamps a
+ * range and advances the step state: the end of a step in one kernel); adam_dev (a recorded step, docs/cuda.md "CUDA graphs") reads the
  * step count from device memory and computes the same two floats on the device, once per block,
  * with the same formulas. Also the loss scaling of FP16 training (backend.h gen_amp,
  * docs/precision.md): the scale and skip decision live in device memory, so a recorded step
@@ -107,6 +108,60 @@ genesis_status gen_cu_adam_dev(gen_cuda *cu, float *param, const float *grad, fl
     return GENESIS_OK;
 }
 
+/* adam_dev_end: k_adam_dev's update (every block, also when the loss scaler skips it: the
+ * blocks must still be counted), then the grid's last block (gen_finish_last's counter
+ * protocol: every block's thread 0 has read *t0 and its updates are fenced before it counts)
+ * clamps clip[0..nclip) and adds d to the step state, as clamp and step_advance would after it
+ * (docs/cuda.md, "Kernels per step") */
+__global__ void k_adam_dev_end(float *__restrict__ param, const float *__restrict__ grad,
+                               float *__restrict__ m, float *__restrict__ v, size_t n, float lr,
+                               float beta1, float beta2, float eps, float weight_decay,
+                               const int64_t *t0, int64_t dt, const gen_amp *__restrict__ amp,
+                               float *clip, size_t nclip, float lo, float hi,
+                               gen_step_state *st, gen_step_state d, unsigned *count) {
+    __shared__ float sc[2];
+    __shared__ int last;
+    if (threadIdx.x == 0) {
+        double t = (double)(*t0 + dt);
+        double bc1 = 1.0 - pow((double)beta1, t), bc2 = 1.0 - pow((double)beta2, t);
+        sc[0] = (float)((double)lr / bc1);
+        sc[1] = (float)(1.0 / sqrt(bc2));
+    }
+    __syncthreads();
+    if (!(amp && amp->skip)) /* the same value for every thread */
+        adam_update(param, grad, m, v, n, beta1, beta2, eps, weight_decay, sc[0], sc[1]);
+    __threadfence();
+    __syncthreads();
+    if (threadIdx.x == 0) last = atomicAdd(count, 1u) == gridDim.x - 1;
+    __syncthreads();
+    if (!last) return;
+    volatile float *x = clip; /* written by other blocks: read past any cache */
+    for (size_t i = threadIdx.x; clip && i < nclip; i += blockDim.x) {
+        float y = x[i];
+        x[i] = y < lo ? lo : y > hi ? hi : y;
+    }
+    if (threadIdx.x == 0) {
+        st->rng += d.rng;
+        st->t[0] += d.t[0];
+        st->t[1] += d.t[1];
+        st->k += d.k;
+        *count = 0;
+    }
+}
+
+static genesis_status cu_adam_dev_end(gen_cuda *cu, float *param, const float *grad, float *m,
+                                      float *v, size_t n, float lr, float beta1, float beta2,
+                                      float eps, float weight_decay, const int64_t *t0,
+                                      int64_t dt, const gen_amp *amp, float *clip, size_t nclip,
+                                      float lo, float hi, gen_step_state *st, gen_step_state d) {
+    unsigned grid = n > 0 ? gen_cuda_grid(n, GEN_CUDA_THREADS) : 1;
+    GEN_LAUNCH(k_adam_dev_end, grid, GEN_CUDA_THREADS, 0, cu->stream)(
+        param, grad, m, v, n, lr, beta1, beta2, eps, weight_decay, t0, dt, amp, clip, nclip, lo,
+        hi, st, d, cu->count);
+    GEN_CUDA_LAUNCHED(cu);
+    return GENESIS_OK;
+}
+
 /* ---- loss scaling ---------------------------------------------------------------------------- */
 
 #define GEN_AMP_LOOP(i, n)                                                  \
@@ -192,6 +247,16 @@ static void op_adam_dev(gen_backend *be, float *param, const float *grad, float 
                                  t0, dt, amp));
 }
 
+static void op_adam_dev_end(gen_backend *be, float *param, const float *grad, float *m,
+                            float *v, size_t n, float lr, float beta1, float beta2, float eps,
+                            float weight_decay, const int64_t *t0, int64_t dt, const gen_amp *amp,
+                            float *clip, size_t nclip, float lo, float hi, gen_step_state *st,
+                            gen_step_state d) {
+    GEN_CUDA_RUN(be, "adam_dev_end",
+                 cu_adam_dev_end(cu, param, grad, m, v, n, lr, beta1, beta2, eps, weight_decay,
+                                 t0, dt, amp, clip, nclip, lo, hi, st, d));
+}
+
 static void op_amp_scale(gen_backend *be, float *x, size_t n, const gen_amp *amp) {
     GEN_CUDA_RUN(be, "amp_scale", gen_cu_amp_scale(cu, x, n, amp));
 }
@@ -202,6 +267,7 @@ static void op_amp_unscale(gen_backend *be, float *g, size_t n, gen_amp *amp) {
 
 void gen_cu_ops_optimiser(gen_backend_ops *o) {
     o->adam = op_adam;
+    o->adam_dev_end = op_adam_dev_end;
     o->adam_dev = op_adam_dev;
     o->adamw = op_adamw;
     o->amp_scale = op_amp_scale;

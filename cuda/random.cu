@@ -118,28 +118,34 @@ __global__ void k_dropout_forward(float *__restrict__ out, float *__restrict__ m
 }
 
 /* k_dropout_forward after a leaky ReLU: out = m * leaky(x), s = m * (x > 0 ? 1 : slope);
- * with a bias (cols values, broadcast over rows) x += bias first, written back to inp */
+ * with a bias (cols values, broadcast over rows) x += bias first, written back to inp. The
+ * first n values draw from offset, the n2 after them (a second segment of whole rows) from
+ * offset2, each from its own first Philox block, as two launches would. */
 __global__ void k_lrelu_dropout(float *__restrict__ out, float *__restrict__ s,
                                 float *__restrict__ inp, const float *__restrict__ bias,
                                 size_t cols, size_t n, float slope, float p, float scale,
                                 uint64_t seed, uint64_t stream, uint64_t offset,
-                                const uint64_t *base) {
+                                const uint64_t *base, size_t n2, uint64_t offset2) {
     offset = gen_rng_offset(offset, base);
-    size_t nblk = (n + 3) / 4;
+    offset2 = gen_rng_offset(offset2, base);
+    size_t nb1 = (n + 3) / 4, nblk = nb1 + (n2 + 3) / 4;
     GEN_GRID_LOOP(g, nblk) {
-        gen_u32x4 r = gen_philox(seed, offset + g, stream);
-        size_t i = 4 * g;
+        int second = g >= nb1;
+        size_t gb = second ? g - nb1 : g, lim = second ? n2 : n, at = second ? n : 0;
+        gen_u32x4 r = gen_philox(seed, (second ? offset2 : offset) + gb, stream);
+        size_t i = 4 * gb;
 #pragma unroll
         for (int k = 0; k < 4; k++) {
-            if (i + k < n) {
-                float m = gen_u32_to_unit(r.v[k]) >= p ? scale : 0.0f, x = inp[i + k];
+            if (i + k < lim) {
+                size_t e = at + i + k;
+                float m = gen_u32_to_unit(r.v[k]) >= p ? scale : 0.0f, x = inp[e];
                 if (bias) {
                     x += bias[(i + k) % cols];
-                    inp[i + k] = x;
+                    inp[e] = x;
                 }
                 float l = x > 0.0f ? x : slope * x;
-                out[i + k] = l * m;
-                s[i + k] = m * (x > 0.0f ? 1.0f : slope);
+                out[e] = l * m;
+                s[e] = m * (x > 0.0f ? 1.0f : slope);
             }
         }
     }
@@ -178,17 +184,19 @@ genesis_status gen_cu_dropout_forward(gen_cuda *cu, float *out, float *mask, con
 }
 
 /* lrelu_dropout_forward of rows x cols values with bias (cols, or NULL) added first and the
- * sum written back to x (linear_lrelu_dropout_forward after its product) */
+ * sum written back to x (linear_lrelu_dropout_forward after its product), then of rows2 more
+ * rows drawing from offset2 */
 static genesis_status cu_lrelu_dropout(gen_cuda *cu, float *out, float *s, float *x,
                                        const float *bias, size_t rows, size_t cols, float slope,
                                        float p, uint64_t seed, uint64_t stream, uint64_t offset,
-                                       const uint64_t *base) {
-    size_t n = rows * cols;
-    if (n == 0) return GENESIS_OK;
+                                       const uint64_t *base, size_t rows2, uint64_t offset2) {
+    size_t n = rows * cols, n2 = rows2 * cols;
+    if (n + n2 == 0) return GENESIS_OK;
     float scale = p < 1.0f ? 1.0f / (1.0f - p) : 0.0f; /* on the host, as the CPU does */
-    size_t nblk = (n + 3) / 4;
+    size_t nblk = (n + 3) / 4 + (n2 + 3) / 4;
     GEN_LAUNCH(k_lrelu_dropout, gen_cuda_grid(nblk, GEN_CUDA_THREADS), GEN_CUDA_THREADS, 0,
-               cu->stream)(out, s, x, bias, cols, n, slope, p, scale, seed, stream, offset, base);
+               cu->stream)(out, s, x, bias, cols, n, slope, p, scale, seed, stream, offset, base,
+                           n2, offset2);
     GEN_CUDA_LAUNCHED(cu);
     return GENESIS_OK;
 }
@@ -198,11 +206,14 @@ static genesis_status cu_linear_lrelu_dropout(gen_cuda *cu, float *out, float *s
                                               const float *bias, int B, int C, int OC,
                                               float slope, float p, uint64_t seed,
                                               uint64_t stream, uint64_t offset,
-                                              const uint64_t *base, int prec) {
-    if (B <= 0 || OC <= 0) return GENESIS_OK;
-    GEN_CUDA_PASS(gen_cu_linear_forward(cu, pre, OC, inp, ldi, W, NULL, B, C, OC, prec));
+                                              const uint64_t *base, int prec, int B2,
+                                              uint64_t offset2) {
+    if (B2 < 0) B2 = 0;
+    if (B < 0 || B + B2 <= 0 || OC <= 0) return GENESIS_OK;
+    /* one product over both segments' rows (inp's second segment follows the first) */
+    GEN_CUDA_PASS(gen_cu_linear_forward(cu, pre, OC, inp, ldi, W, NULL, B + B2, C, OC, prec));
     return cu_lrelu_dropout(cu, out, s, pre, bias, (size_t)B, (size_t)OC, slope, p, seed, stream,
-                            offset, base);
+                            offset, base, (size_t)B2, offset2);
 }
 
 /* ---- the table's entries (backend_cuda.cu assembles the table) ----------------------------- */
@@ -212,7 +223,7 @@ static void op_lrelu_dropout_forward(gen_backend *be, float *out, float *s, cons
                                      uint64_t stream, uint64_t offset) {
     GEN_CUDA_RUN(be, "lrelu_dropout_forward",
                  cu_lrelu_dropout(cu, out, s, (float *)inp, NULL, 1, n, slope, p, seed, stream,
-                                  offset, be->rng_base));
+                                  offset, be->rng_base, 0, 0));
 }
 
 static void op_normal_onehot_rows(gen_backend *be, float *out, int ldo, float *z, float *cond,
@@ -229,10 +240,11 @@ static void op_linear_lrelu_dropout_forward(gen_backend *be, float *out, float *
                                             const float *inp, int ldi, const float *W,
                                             const float *bias, int B, int C, int OC, float slope,
                                             float p, uint64_t seed, uint64_t stream,
-                                            uint64_t offset) {
+                                            uint64_t offset, int B2, uint64_t offset2) {
     GEN_CUDA_RUN(be, "linear_lrelu_dropout_forward",
                  cu_linear_lrelu_dropout(cu, out, s, pre, inp, ldi, W, bias, B, C, OC, slope, p,
-                                         seed, stream, offset, be->rng_base, be->precision));
+                                         seed, stream, offset, be->rng_base, be->precision, B2,
+                                         offset2));
 }
 
 static void op_dropout_forward(gen_backend *be, float *out, float *mask, const float *inp,

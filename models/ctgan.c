@@ -75,23 +75,26 @@ static void point_dis(ctgan_dis_tensors *t, float *base, const size_t *ds) {
 static size_t ctgan_point_acts(ctgan *c, float *base) {
     size_t B = c->B, g = c->gdim;
     size_t n = c->train ? (size_t)c->n : 0, n2 = 2 * n, dd = c->train ? (size_t)c->ddim : 0;
+    /* the critic's activations: the joint fake|real rows and, one rank, the interpolates
+     * after them (ct_dis_forward_joint) */
+    size_t nj = c->K == 1 ? 3 * n : n2;
     size_t Bt = c->train ? B : 0; /* buffers only training touches (real rows, gradients) */
     ctgan_acts *a = &c->act;
     float **p[] = {&a->z, &a->zin, &a->X, &a->pre1, &a->bn1, &a->h1, &a->mean1, &a->rstd1,
                    &a->pre2, &a->bn2, &a->h2, &a->mean2, &a->rstd2, &a->gout, &a->fake,
-                   &a->real, &a->dX, &a->dh, &a->dbn, &a->dpre, &a->dgout, &a->dfake,
+                   &a->real, &a->xhat, &a->dX, &a->dh, &a->dbn, &a->dpre, &a->dgout, &a->dfake,
                    &a->a1, &a->m1, &a->o1, &a->a2, &a->m2, &a->o2, &a->y,
-                   &a->dy_pos, &a->dy_neg, &a->do2, &a->da2, &a->do1, &a->da1, &a->alpha, &a->xhat,
+                   &a->dy_pos, &a->dy_neg, &a->do2, &a->da2, &a->do1, &a->da1, &a->alpha,
                    &a->r1, &a->r2, &a->gd1, &a->G, &a->U, &a->q1, &a->p1,
                    &a->q2, &a->p2, &a->scal, &a->cond, &a->ckrs};
     size_t F = c->act16 ? 0 : 1; /* act16: zin, X, h1, h2 in the 16-bit X, bn2 = bn1 */
     size_t C = c->ckpt ? 0 : 1;  /* ckpt: block 2's pre, bn, h are block 1's */
     size_t sz[] = {B * c->emb, F * B * c->d0, F * B * c->d2, B * g, B * g, F * B * g, g, g,
                    C * B * g, C * F * B * g, C * F * B * g, g, g, B * c->data_dim, B * c->w,
-                   Bt * c->w, Bt * c->d2, Bt * g, Bt * g, Bt * g, Bt * c->data_dim, Bt * c->w,
-                   n2 * dd, n2 * dd, n2 * dd, n2 * dd, n2 * dd, n2 * dd, n2,
+                   Bt * c->w, B * c->w, Bt * c->d2, Bt * g, Bt * g, Bt * g, Bt * c->data_dim,
+                   Bt * c->w, nj * dd, nj * dd, nj * dd, nj * dd, nj * dd, nj * dd, nj,
                    n, n, n2 * dd, n2 * dd, n2 * dd, n2 * dd,
-                   c->train ? (size_t)c->ng : 0, B * c->w,
+                   c->train ? (size_t)c->ng : 0,
                    n * dd, n * dd, n * dd, n * c->pacw, n * c->pacw, n * dd, n * dd,
                    n * dd, n * dd, 16, B * (size_t)(c->cond_dim > 0 ? c->cond_dim : 1),
                    c->ckpt ? 2 * g : 0};
@@ -178,7 +181,7 @@ void ctgan_memory(const ctgan_config *cfg, gen_net_bytes *out) {
     gen_linear_products(out, B, (uint64_t)c.d1, g2, s16);
     gen_linear_products(out, B, (uint64_t)c.d2, (uint64_t)c.data_dim, s16);
     if (c.train) {
-        uint64_t R = 2 * (uint64_t)c.n, dd = (uint64_t)c.ddim;
+        uint64_t R = (c.K == 1 ? 3 : 2) * (uint64_t)c.n, dd = (uint64_t)c.ddim;
         gen_linear_products(out, R, (uint64_t)c.pacw, dd, 0);
         gen_linear_products(out, R, dd, dd, 0);
         gen_linear_products(out, R, dd, 1, 0);
@@ -643,17 +646,46 @@ static void ct_dis_forward(ctgan *c, const float *x, int n, int nsums) {
         size_t nd = (size_t)n * dd;
         o->linear_lrelu_dropout_forward(be, a->o1, a->m1, a->a1, x, c->pacw, p->W1, p->b1, n,
                                         c->pacw, dd, CT_LRELU, CT_DROPOUT, c->seed,
-                                        GEN_STREAM_NOISE, noise_offset(c, nd));
+                                        GEN_STREAM_NOISE, noise_offset(c, nd), 0, 0);
         o->linear_lrelu_dropout_forward(be, a->o2, a->m2, a->a2, a->o1, dd, p->W2, p->b2, n, dd,
                                         dd, CT_LRELU, CT_DROPOUT, c->seed, GEN_STREAM_NOISE,
-                                        noise_offset(c, nd));
+                                        noise_offset(c, nd), 0, 0);
     } else {
         o->linear_forward(be, a->a1, dd, x, c->pacw, p->W1, p->b1, n, c->pacw, dd);
         ct_dropout(c, a->o1, a->m1, a->a1, n);
         o->linear_forward(be, a->a2, dd, a->o1, dd, p->W2, p->b2, n, dd, dd);
         ct_dropout(c, a->o2, a->m2, a->a2, n);
     }
-    o->linear1_forward(be, a->y, a->scal, nsums, a->o2, dd, p->W3, p->b3, n, dd);
+    o->linear1_forward(be, a->y, a->scal, nsums, a->o2, dd, p->W3, p->b3, n, dd, 0);
+}
+
+/* The discriminator step's critic pass, one rank: the joint fake|real rows (2n; the score
+ * sums into scal[0], scal[1]) and the interpolates of the gradient penalty after them (n rows,
+ * drawn here: interpolate_uniform), each layer in one operation over the 3n rows (the
+ * interpolates' activations are rows 2n.. of a1, m1, ...). The draws keep the order of the
+ * separate passes (the joint pass's two masks, the alphas, the interpolates' two masks), so the
+ * numbers are those of ct_dis_forward on the joint rows, the interpolation, and
+ * ctgan_dis_forward on the interpolates (docs/cuda.md, "Kernels per step"). */
+static void ct_dis_forward_joint(ctgan *c) {
+    gen_backend *be = c->be;
+    const gen_backend_ops *o = be->ops;
+    ctgan_acts *a = &c->act;
+    ctgan_dis_tensors *p = &c->dp;
+    int n = c->n, dd = c->ddim;
+    size_t nd = (size_t)n * dd;
+    GEN_ASSERT(c->K == 1 && a->xhat == a->real + (size_t)c->B * c->w);
+    uint64_t j1 = noise_offset(c, 2 * nd), j2 = noise_offset(c, 2 * nd);
+    uint64_t al = noise_offset(c, (size_t)c->ng);
+    uint64_t x1 = noise_offset(c, nd), x2 = noise_offset(c, nd);
+    o->interpolate_uniform(be, a->xhat, a->alpha, a->real, a->fake, c->B, c->w, c->pac,
+                           (size_t)c->ng, (size_t)c->rank * n, c->seed, GEN_STREAM_NOISE, al);
+    o->linear_lrelu_dropout_forward(be, a->o1, a->m1, a->a1, a->fake, c->pacw, p->W1, p->b1, 2 * n,
+                                    c->pacw, dd, CT_LRELU, CT_DROPOUT, c->seed, GEN_STREAM_NOISE,
+                                    j1, n, x1);
+    o->linear_lrelu_dropout_forward(be, a->o2, a->m2, a->a2, a->o1, dd, p->W2, p->b2, 2 * n, dd,
+                                    dd, CT_LRELU, CT_DROPOUT, c->seed, GEN_STREAM_NOISE, j2, n,
+                                    x2);
+    o->linear1_forward(be, a->y, a->scal, 2, a->o2, dd, p->W3, p->b3, 2 * n, dd, n);
 }
 
 /* Backward from dy (n packed rows, as in the forward). dx += d/dx when non-NULL; weight
@@ -666,13 +698,11 @@ void ctgan_dis_backward(ctgan *c, const float *x, const float *dy, float *dx, in
     ctgan_dis_tensors *p = &c->dp, *d = with_weights ? &c->dg : NULL;
     int dd = c->ddim;
     size_t nd = (size_t)n * dd;
-    o->zero(be, a->do2, nd);
-    o->linear_backward(be, a->do2, dd, d ? d->W3 : NULL, d ? d->b3 : NULL, dy, 1, a->o2, dd,
-                       p->W3, n, dd, 1);
-    /* each block's slope (m2, m1: ct_dropout) and the bias gradient of the layer before it in
-     * one pass (act_backward_bias) */
-    o->zero(be, a->da2, nd);
-    o->act_backward_bias(be, a->da2, d ? d->b2 : NULL, a->do2, a->m2, n, dd, GEN_ACT_SCALE);
+    /* the output layer's backward with block 2's slope (m2) and bias gradient in one operation
+     * (linear1_backward_act); block 1's slope (m1: ct_dropout) and the first layer's bias
+     * gradient in one pass (act_backward_bias) */
+    o->linear1_backward_act(be, a->da2, d ? d->b2 : NULL, a->do2, d ? d->W3 : NULL,
+                            d ? d->b3 : NULL, dy, a->o2, p->W3, a->m2, n, dd);
     o->zero(be, a->do1, nd);
     o->linear_backward(be, a->do1, dd, d ? d->W2 : NULL, NULL, a->da2, dd, a->o1, dd, p->W2, n,
                        dd, dd);
@@ -685,14 +715,20 @@ void ctgan_dis_backward(ctgan *c, const float *x, const float *dy, float *dx, in
 /* Gradient penalty on act->xhat (after ctgan_dis_forward(c, act->xhat) filled a1, m1, a2,
  * m2): pen = lambda * mean_g (|dD/dxhat_g| - 1)^2; adds d pen / d weights to c->dg and
  * returns pen in act->scal[2]. The explicit double-backward of docs/algorithms.md §T4.6. */
-void ctgan_gp_backward(ctgan *c) {
+static void ct_gp_backward(ctgan *c, const float *s1, const float *s2);
+
+void ctgan_gp_backward(ctgan *c) { ct_gp_backward(c, c->act.m1, c->act.m2); }
+
+/* ctgan_gp_backward with the interpolates' local slopes s1, s2 (n x ddim each; ct_dropout)
+ * where they are: rows 0.. of m1, m2 after ctgan_dis_forward, rows 2n.. after
+ * ct_dis_forward_joint */
+static void ct_gp_backward(ctgan *c, const float *s1, const float *s2) {
     gen_backend *be = c->be;
     const gen_backend_ops *o = be->ops;
     ctgan_acts *a = &c->act;
     ctgan_dis_tensors *p = &c->dp, *d = &c->dg;
     int n = c->n, dd = c->ddim, pw = c->pacw;
     size_t nd = (size_t)n * dd;
-    const float *s1 = a->m1, *s2 = a->m2; /* the blocks' local slopes (ct_dropout) */
     o->mul_rowvec(be, a->r2, s2, p->W3, n, dd);                             /* g_a2 */
     o->gemm(be, 0, 0, n, dd, dd, 1.0f, a->r2, dd, p->W2, dd, 0.0f, a->gd1, dd); /* g_d1 */
     o->mul(be, a->r1, s1, a->gd1, nd);                                   /* g_a1 */
@@ -835,8 +871,8 @@ static genesis_status ctgan_issue_step(ctgan *c, const gen_dev_table *table, int
         int32_t *gpos = draw_block(c, blk, ds), *rows = gpos + B, *rpos = rows + B;
         make_generator_input(c, gpos);
         /* the real rows [encoded row, its cond] straight from the resident table */
-        o->gather_rows(be, a->real, w, table, rows, B);
-        if (c->cond_dim > 0) o->onehot_rows(be, a->real + c->data_dim, w, c->cond_dim, rpos, B);
+        if (c->cond_dim > 0) o->gather_onehot_rows(be, a->real, w, table, rows, B, c->cond_dim, rpos);
+        else o->gather_rows(be, a->real, w, table, rows, B);
 
         ctgan_gen_forward(c, 1);
         make_fake_rows(c);
@@ -845,7 +881,11 @@ static genesis_status ctgan_issue_step(ctgan *c, const gen_dev_table *table, int
         /* WGAN: loss_d = -(mean D(real) - mean D(fake)); fake and real are adjacent in the
          * activation arena, so one pass of 2n packed rows covers both (dy = +1/n, -1/n) */
         GEN_ASSERT(a->real == a->fake + (size_t)B * w && a->dy_neg == a->dy_pos + n);
-        ct_dis_forward(c, a->fake, 2 * n, 2); /* scal[0], scal[1]: sum D(fake), sum D(real) */
+        /* scal[0], scal[1]: sum D(fake), sum D(real); one rank: the interpolates of the
+         * gradient penalty in the same pass */
+        int joint = c->K == 1;
+        if (joint) ct_dis_forward_joint(c);
+        else ct_dis_forward(c, a->fake, 2 * n, 2);
         const float *dy = a->dy_pos;
         if (c->amp) { /* FP16: the backward pass starts from the scaled loss */
             o->copy2d(be, c->dys, 2 * n, a->dy_pos, 2 * n, 1, 2 * n);
@@ -855,12 +895,17 @@ static genesis_status ctgan_issue_step(ctgan *c, const gen_dev_table *table, int
         ctgan_dis_backward(c, a->fake, dy, NULL, 1, 2 * n);
         /* gradient penalty on interpolates, alpha shared per pac group (drawn for the global
          * packed rows; this rank uses its slice) */
-        o->fill_uniform(be, a->alpha, (size_t)c->ng, c->seed, GEN_STREAM_NOISE,
-                        noise_offset(c, (size_t)c->ng));
-        o->interpolate_groups(be, a->xhat, a->real, a->fake, a->alpha + (size_t)c->rank * n, B, w,
-                              c->pac);
-        ctgan_dis_forward(c, a->xhat, n);
-        ctgan_gp_backward(c);
+        if (joint) {
+            size_t at = 2 * (size_t)n * c->ddim; /* the interpolates' rows */
+            ct_gp_backward(c, a->m1 + at, a->m2 + at);
+        } else {
+            o->fill_uniform(be, a->alpha, (size_t)c->ng, c->seed, GEN_STREAM_NOISE,
+                            noise_offset(c, (size_t)c->ng));
+            o->interpolate_groups(be, a->xhat, a->real, a->fake, a->alpha + (size_t)c->rank * n, B,
+                                  w, c->pac);
+            ctgan_dis_forward(c, a->xhat, n);
+            ctgan_gp_backward(c);
+        }
         o->zero(be, a->scal + 3, 1);
         float *sums = ct_reduce(c, c->dgrads, c->dcount, CT_RED_TAIL);
         if (c->comm_st != GENESIS_OK) break;
@@ -910,11 +955,12 @@ static genesis_status ctgan_issue_step(ctgan *c, const gen_dev_table *table, int
     if (c->comm_st == GENESIS_OK) {
         if (c->amp) o->amp_unscale(be, c->ggrads, c->gcount, &c->amp[1]);
         ct_ledger(c, sums, c->ggrads, c->gcount, CT_LEDGER_G);
-        o->adam_dev(be, c->gparams, c->ggrads, c->gm, c->gv, c->gcount, c->gen_lr, 0.5f, 0.9f,
-                    1e-8f, c->gen_decay, &c->state->t[1], 1, c->amp ? &c->amp[1] : NULL);
+        /* Adam and the state's advance, the end of the step, in one operation */
         gen_step_state step = {c->noise_off, {c->dis_steps, 1}, 1};
         *d = step;
-        o->step_advance(be, c->state, step);
+        o->adam_dev_end(be, c->gparams, c->ggrads, c->gm, c->gv, c->gcount, c->gen_lr, 0.5f, 0.9f,
+                        1e-8f, c->gen_decay, &c->state->t[1], 1, c->amp ? &c->amp[1] : NULL, NULL,
+                        0, 0.0f, 0.0f, c->state, step);
     }
     be->rng_base = NULL;
     c->noise_off = noise0;

@@ -475,12 +475,12 @@ static genesis_status tvae_issue_step(tvae *t, int B, int N, int first, gen_step
     /* the ledger (backend memory): the loss sums, the gradient arena's sum (non-finite iff a
      * gradient is), and the epoch's running sum of them, read once by tvae_epoch_end */
     o->ledger_add(be, t->ledger, t->ledger + 3, t->ledger + 4, sums, 2, t->grads, t->count);
-    o->adam_dev(be, t->params, t->grads, t->m, t->v, t->count, t->lr, 0.9f, 0.999f, 1e-8f,
-                t->decay, &t->state->t[0], 1, t->amp);
-    o->clamp(be, t->p.sigma, (size_t)t->D, 0.01f, 1.0f);
+    /* Adam, the sigma clamp and the state's advance, the end of the step, in one operation */
     gen_step_state step = {(neg + 3) / 4 + 1, {1, 0}, 1};
     *d = step;
-    o->step_advance(be, t->state, step);
+    o->adam_dev_end(be, t->params, t->grads, t->m, t->v, t->count, t->lr, 0.9f, 0.999f, 1e-8f,
+                    t->decay, &t->state->t[0], 1, t->amp, t->p.sigma, (size_t)t->D, 0.01f, 1.0f,
+                    t->state, step);
     return GENESIS_OK;
 }
 

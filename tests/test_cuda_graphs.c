@@ -43,9 +43,12 @@ enum { ST_KERNELS = 5, ST_HOST_LAUNCHES = 11, ST_HOST_COPIES, ST_GRAPH_LAUNCHES,
  * counts before the fused operations: CTGAN 99, TVAE 40, DDPM 27; with them 48, 27, 20; with
  * the bias and ReLU in cuBLASLt's epilogues (which GENESIS_CUDA_LT=0 undoes) and the losses
  * finished by their kernels' last block 44, 17, 13; DDPM then 15 with the batch's gather_rows
- * and ddpm_noise, which replaced the host's gather, draws and five uploads a step) */
-#define CG_MAX_KERNELS_CTGAN 44
-#define CG_MAX_KERNELS_TVAE 17
+ * and ddpm_noise, which replaced the host's gather, draws and five uploads a step; then CTGAN
+ * 35 and TVAE 14 with the ledger's sum in one kernel, Adam ending the step (adam_dev_end), and
+ * CTGAN's real rows with their condition, the interpolates with their draws, the critic's pass
+ * over fake|real|interpolates and its output layer's backward each in one) */
+#define CG_MAX_KERNELS_CTGAN 35
+#define CG_MAX_KERNELS_TVAE 14
 #define CG_MAX_KERNELS_DDPM 15
 
 typedef int (*stats_fn)(unsigned long long *out, int cap);

@@ -149,6 +149,11 @@ typedef struct gen_backend_ops {
     /* out (B rows, ld ldo): columns [0, w) = 0, then out[b * ldo + pos[b]] = 1 where
      * 0 <= pos[b] < w (the conditional vector's one-hots) */
     void (*onehot_rows)(gen_backend *be, float *out, int ldo, int w, const int32_t *pos, int B);
+    /* gather_rows(out, ldo, t, rows, B), then onehot_rows(out + t->width, ldo, w, pos, B): the
+     * real rows with their condition in one call (CTGAN; docs/cuda.md, "Kernels per step").
+     * CUDA: one kernel. */
+    void (*gather_onehot_rows)(gen_backend *be, float *out, int ldo, const gen_dev_table *t,
+                               const int32_t *rows, int B, int w, const int32_t *pos);
     /* acc[0..n) += x[0..n) (loss sums kept on the device across steps) */
     void (*accumulate)(gen_backend *be, float *acc, const float *x, int n);
 
@@ -167,9 +172,18 @@ typedef struct gen_backend_ops {
     /* A layer with one output (the critic's last; docs/cuda.md, "Kernels per step"): y (n) =
      * linear_forward(inp (n x C, ld ldi), w (1 x C), bias (1 value, or NULL)) with OC = 1, then
      * sums[j] = sum(y[j m .. (j + 1) m)) (sum's value) for j < nsums, m = n / nsums (nsums 0:
-     * none). CUDA in FP32: one kernel. */
+     * none); then, when n2 > 0, the same product alone for n2 more rows (inp + n ldi into
+     * y + n; no sums), as a second call would. CUDA in FP32: one kernel for all n + n2 rows. */
     void (*linear1_forward)(gen_backend *be, float *y, float *sums, int nsums, const float *inp,
-                            int ldi, const float *w, const float *bias, int n, int C);
+                            int ldi, const float *w, const float *bias, int n, int C, int n2);
+    /* The backward of linear1_forward's layer and of the activation before it (the critic's
+     * last layer and its block's local slope s; docs/cuda.md, "Kernels per step"): with dh and
+     * da zeroed first, linear_backward(dh, C, dW, db, dy, 1, h, C, w, n, C, 1) (dW (C), db (1
+     * value) NULL: skipped), then act_backward_bias(da, dbs, dh, s, n, C, GEN_ACT_SCALE) (dbs
+     * NULL: skipped); dh, da, h, s are n x C, contiguous. CUDA: one kernel, no product. */
+    void (*linear1_backward_act)(gen_backend *be, float *da, float *dbs, float *dh, float *dW,
+                                 float *db, const float *dy, const float *h, const float *w,
+                                 const float *s, int n, int C);
     /* out (B x OC, ld ldo) = inp (B x C, ld ldi) . WT + bias, WT (C x OC) the transpose of
      * linear_forward's W, bias (OC) or NULL, summing per output only the inputs that are not
      * zero, in input order (so a zero input skips its weights even where they are not
@@ -370,13 +384,15 @@ typedef struct gen_backend_ops {
                                   size_t n, float slope, float p, uint64_t seed,
                                   uint64_t stream, uint64_t offset);
     /* linear_forward into pre (B x OC, contiguous; inp B x C, ld ldi) then
-     * lrelu_dropout_forward of pre (n = B OC): the same numbers as the two operations; CUDA
-     * runs the product and one kernel that adds the bias on the way */
+     * lrelu_dropout_forward of pre (n = B OC): the same numbers as the two operations; then,
+     * when B2 > 0, the same for B2 more rows (inp + B ldi into out, s, pre + B OC) with the
+     * draws at offset2, as a second call would. CUDA runs one product over B + B2 rows and
+     * one kernel that adds the bias on the way. */
     void (*linear_lrelu_dropout_forward)(gen_backend *be, float *out, float *s, float *pre,
                                          const float *inp, int ldi, const float *W,
                                          const float *bias, int B, int C, int OC, float slope,
                                          float p, uint64_t seed, uint64_t stream,
-                                         uint64_t offset);
+                                         uint64_t offset, int B2, uint64_t offset2);
 
     /* ==== optimiser: cpu/optimiser.c, cuda/optimiser.cu, parity/optimiser.c =================== */
     /* torch Adam with L2-coupled weight decay; FP16 loss scaling */
@@ -393,6 +409,15 @@ typedef struct gen_backend_ops {
      * kernel (docs/cuda.md, "Kernels per step"). */
     void (*adamw)(gen_backend *be, float *param, const float *grad, float *m, float *v, size_t n,
                   float lr, float beta1, float beta2, float eps, float keep, int64_t t);
+    /* The end of a training step in one call (docs/cuda.md, "Kernels per step"): adam_dev(...),
+     * then clamp(clip, nclip, lo, hi) when clip is not NULL (values inside param, updated
+     * first), then step_advance(st, d). CUDA: one kernel, whose last block clamps and
+     * advances after every block has read *t0. */
+    void (*adam_dev_end)(gen_backend *be, float *param, const float *grad, float *m, float *v,
+                         size_t n, float lr, float beta1, float beta2, float eps,
+                         float weight_decay, const int64_t *t0, int64_t dt, const gen_amp *amp,
+                         float *clip, size_t nclip, float lo, float hi, gen_step_state *st,
+                         gen_step_state d);
     /* ---- loss scaling (gen_amp above; docs/precision.md) ---- */
     /* x[0..n) *= amp->scale (read when it runs) */
     void (*amp_scale)(gen_backend *be, float *x, size_t n, const gen_amp *amp);
@@ -427,6 +452,12 @@ typedef struct gen_backend_ops {
     /* out row i = alpha[i / pac] * real_i + (1 - alpha[i/pac]) * fake_i (rows of width w) */
     void (*interpolate_groups)(gen_backend *be, float *out, const float *real,
                                const float *fake, const float *alpha, int B, int w, int pac);
+    /* fill_uniform(alpha, ng, seed, stream, offset), then interpolate_groups(out, real, fake,
+     * alpha + first, B, w, pac): the interpolates with their draws in one call (docs/cuda.md,
+     * "Kernels per step"). CUDA: one kernel. */
+    void (*interpolate_uniform)(gen_backend *be, float *out, float *alpha, const float *real,
+                                const float *fake, int B, int w, int pac, size_t ng, size_t first,
+                                uint64_t seed, uint64_t stream, uint64_t offset);
     /* Per row g of G (n x width): pen[0] = lambda/n * sum_g (|G_g| - 1)^2 and
      * U_g = (2 lambda / n) (|G_g| - 1) G_g / |G_g| */
     void (*gp_penalty)(gen_backend *be, float *pen, float *U, const float *G, int n, int width,

@@ -35,7 +35,7 @@ rm -f "$OUT/a.csv"
 
 section "a kernel faults during training: the CUDA error, not a divergence"
 # (kernels a step runs: the fused step, docs/cuda.md "Kernels per step")
-for spec in "k_relu_bn_backward:3" "k_adam:2" "k_gather_rows:1"; do
+for spec in "k_relu_bn_backward:3" "k_adam:2" "k_gather:1"; do
     label=fault_${spec%%:*}
     run "$label" env GENESIS_CUEMU_FAULT="$spec" "$G" fit -i "$W/small.csv" -m "$OUT/m.gen" \
         --method ctgan --epochs 2 --batch-size 100 --seed 1 --device cuda

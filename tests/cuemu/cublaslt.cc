@@ -10,9 +10,25 @@
  * unknown transpose or epilogue value, layouts whose shapes do not make op(A) m x k, op(B)
  * k x n and C, D m x n, a leading dimension below the rows, C and D the same memory with
  * different layouts, a BIAS epilogue without a bias pointer, NULL alpha or beta, or a
- * workspace size without a workspace; CUBLAS_STATUS_NOT_SUPPORTED for types other than FP32
- * throughout (compute CUBLAS_COMPUTE_32F, scale and matrices CUDA_R_32F), a non-NULL algo,
- * and any epilogue other than DEFAULT, RELU, BIAS, RELU_BIAS (not emulated). Scalars are
+ * workspace size without a workspace, or an algo that cublasLtMatmulAlgoGetHeuristic did not
+ * return for this problem; CUBLAS_STATUS_NOT_SUPPORTED for types other than FP32 throughout
+ * (compute CUBLAS_COMPUTE_32F, scale and matrices CUDA_R_32F) and any epilogue other than
+ * DEFAULT, RELU, BIAS, RELU_BIAS (not emulated).
+ *
+ * The heuristic (cublasLtMatmulPreference*, cublasLtMatmulAlgoGetHeuristic): a preference
+ * holds the workspace limit (uint64_t) and the reduction-scheme mask (uint32_t, at most
+ * CUBLASLT_REDUCTION_SCHEME_MASK; default all schemes) and the least alignment of A, B, C and D
+ * the caller promises (uint32_t, a power of two; default 256 bytes); a NULL or wrongly sized
+ * buffer, a mask with other bits or an alignment that is no power of two is
+ * CUBLAS_STATUS_INVALID_VALUE, another attribute NOT_SUPPORTED. The
+ * query checks the problem as cublasLtMatmul does (the same statuses), a NULL preference,
+ * result array or count and a requested count below 1 are INVALID_VALUE; it returns one
+ * algorithm, whose reduction scheme is NONE (one dot product in sequence: no split-K) and which
+ * needs no workspace, so every mask and limit admit it; it keeps the alignments promised, and
+ * cublasLtMatmul refuses it (NOT_SUPPORTED) for pointers less aligned, as an algorithm chosen
+ * for aligned operands cannot run on others. GENESIS_CUEMU_LT_NO_ALGO=1 makes it
+ * return none (SUCCESS, count 0), as a library may for a configuration it has no kernel for:
+ * the backend must then fall back to the library's own choice (algo NULL). Scalars are
  * host pointers (the default pointer mode). The product is queued on `stream` and runs as
  * cublasSgemm's does (FP32 accumulation in order of k); the bias is added to alpha acc + beta c
  * in FP32 and the ReLU applied last.
@@ -36,6 +52,14 @@ struct gen_cuemu_lt_layout {
     uint64_t rows, cols;
     int64_t ld;
 };
+struct gen_cuemu_lt_pref {
+    uint64_t max_ws;
+    uint32_t reduction_mask;
+    uint32_t align[4]; /* A, B, C, D */
+};
+
+/* the emulator's algorithm: a tag and the problem it was chosen for (m, n, k of D = op(A) op(B)) */
+#define LT_ALGO_TAG 0x47454e4c54414c47ull
 
 cublasStatus_t cublasLtCreate(cublasLtHandle_t *h) {
     if (!h) return CUBLAS_STATUS_INVALID_VALUE;
@@ -132,15 +156,63 @@ static int ld_ok(const gen_cuemu_lt_layout *l) {
            l->rows <= INT32_MAX && l->cols <= INT32_MAX;
 }
 
-cublasStatus_t cublasLtMatmul(cublasLtHandle_t h, cublasLtMatmulDesc_t computeDesc,
-                              const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc,
-                              const void *B, cublasLtMatrixLayout_t Bdesc, const void *beta,
-                              const void *C, cublasLtMatrixLayout_t Cdesc, void *D,
-                              cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo,
-                              void *workspace, size_t workspaceSizeInBytes, cudaStream_t stream) {
+cublasStatus_t cublasLtMatmulPreferenceCreate(cublasLtMatmulPreference_t *pref) {
+    if (!pref) return CUBLAS_STATUS_INVALID_VALUE;
+    cublasLtMatmulPreference_t p = (cublasLtMatmulPreference_t)calloc(1, sizeof *p);
+    if (!p) return CUBLAS_STATUS_ALLOC_FAILED;
+    p->reduction_mask = CUBLASLT_REDUCTION_SCHEME_MASK;
+    for (int i = 0; i < 4; i++) p->align[i] = 256;
+    *pref = p;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasLtMatmulPreferenceDestroy(cublasLtMatmulPreference_t pref) {
+    free(pref); /* NULL: nothing (as cuBLASLt) */
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasLtMatmulPreferenceSetAttribute(cublasLtMatmulPreference_t pref,
+                                                    cublasLtMatmulPreferenceAttributes_t attr,
+                                                    const void *buf, size_t sizeInBytes) {
+    if (!pref) return CUBLAS_STATUS_NOT_INITIALIZED;
+    if (!buf) return CUBLAS_STATUS_INVALID_VALUE;
+    switch (attr) {
+    case CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES:
+        if (sizeInBytes != sizeof(uint64_t)) return CUBLAS_STATUS_INVALID_VALUE;
+        memcpy(&pref->max_ws, buf, sizeof(uint64_t));
+        return CUBLAS_STATUS_SUCCESS;
+    case CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK: {
+        uint32_t v;
+        if (sizeInBytes != sizeof v) return CUBLAS_STATUS_INVALID_VALUE;
+        memcpy(&v, buf, sizeof v);
+        if (v & ~(uint32_t)CUBLASLT_REDUCTION_SCHEME_MASK) return CUBLAS_STATUS_INVALID_VALUE;
+        pref->reduction_mask = v;
+        return CUBLAS_STATUS_SUCCESS;
+    }
+    case CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES:
+    case CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES:
+    case CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES:
+    case CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES: {
+        uint32_t v;
+        if (sizeInBytes != sizeof v) return CUBLAS_STATUS_INVALID_VALUE;
+        memcpy(&v, buf, sizeof v);
+        if (v == 0 || (v & (v - 1)) != 0) return CUBLAS_STATUS_INVALID_VALUE;
+        pref->align[attr - CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES] = v;
+        return CUBLAS_STATUS_SUCCESS;
+    }
+    default:
+        return CUBLAS_STATUS_NOT_SUPPORTED; /* not emulated */
+    }
+}
+
+/* The checks cublasLtMatmul and the heuristic share: the descriptors, types, epilogue,
+ * shapes and leading dimensions; *m, *n, *k the problem's sizes. */
+static cublasStatus_t lt_check(cublasLtHandle_t h, cublasLtMatmulDesc_t computeDesc,
+                               cublasLtMatrixLayout_t Adesc, cublasLtMatrixLayout_t Bdesc,
+                               cublasLtMatrixLayout_t Cdesc, cublasLtMatrixLayout_t Ddesc,
+                               uint64_t *m, uint64_t *n, uint64_t *k) {
     if (!h || !computeDesc || !Adesc || !Bdesc || !Cdesc || !Ddesc)
         return CUBLAS_STATUS_NOT_INITIALIZED;
-    if (algo) return CUBLAS_STATUS_NOT_SUPPORTED; /* only the library's own choice emulated */
     if (Adesc->type != CUDA_R_32F || Bdesc->type != CUDA_R_32F || Cdesc->type != CUDA_R_32F ||
         Ddesc->type != CUDA_R_32F)
         return CUBLAS_STATUS_NOT_SUPPORTED;
@@ -148,16 +220,77 @@ cublasStatus_t cublasLtMatmul(cublasLtHandle_t h, cublasLtMatmulDesc_t computeDe
     if (epi != CUBLASLT_EPILOGUE_DEFAULT && epi != CUBLASLT_EPILOGUE_RELU &&
         epi != CUBLASLT_EPILOGUE_BIAS && epi != CUBLASLT_EPILOGUE_RELU_BIAS)
         return CUBLAS_STATUS_NOT_SUPPORTED;
-    int has_bias = epi == CUBLASLT_EPILOGUE_BIAS || epi == CUBLASLT_EPILOGUE_RELU_BIAS;
-    int relu = epi == CUBLASLT_EPILOGUE_RELU || epi == CUBLASLT_EPILOGUE_RELU_BIAS;
-    if (!alpha || !beta || (has_bias && !computeDesc->bias) || !D ||
-        (workspaceSizeInBytes > 0 && !workspace))
-        return CUBLAS_STATUS_INVALID_VALUE;
     uint64_t am, ak, bk, bn;
     op_shape(Adesc, computeDesc->ta, &am, &ak);
     op_shape(Bdesc, computeDesc->tb, &bk, &bn);
     if (ak != bk || Cdesc->rows != am || Cdesc->cols != bn || Ddesc->rows != am ||
         Ddesc->cols != bn || !ld_ok(Adesc) || !ld_ok(Bdesc) || !ld_ok(Cdesc) || !ld_ok(Ddesc))
+        return CUBLAS_STATUS_INVALID_VALUE;
+    *m = am;
+    *n = bn;
+    *k = ak;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasLtMatmulAlgoGetHeuristic(cublasLtHandle_t h, cublasLtMatmulDesc_t desc,
+                                              cublasLtMatrixLayout_t Adesc,
+                                              cublasLtMatrixLayout_t Bdesc,
+                                              cublasLtMatrixLayout_t Cdesc,
+                                              cublasLtMatrixLayout_t Ddesc,
+                                              cublasLtMatmulPreference_t pref,
+                                              int requestedAlgoCount,
+                                              cublasLtMatmulHeuristicResult_t results[],
+                                              int *returnAlgoCount) {
+    uint64_t m = 0, n = 0, k = 0;
+    cublasStatus_t st = lt_check(h, desc, Adesc, Bdesc, Cdesc, Ddesc, &m, &n, &k);
+    if (st != CUBLAS_STATUS_SUCCESS) return st;
+    if (!pref || !results || !returnAlgoCount || requestedAlgoCount < 1)
+        return CUBLAS_STATUS_INVALID_VALUE;
+    *returnAlgoCount = 0;
+    const char *none = getenv("GENESIS_CUEMU_LT_NO_ALGO");
+    if (none && *none && strcmp(none, "0") != 0) return CUBLAS_STATUS_SUCCESS;
+    /* the one algorithm has reduction scheme NONE, which every mask admits (NONE is 0), and
+     * needs no workspace, which every limit admits */
+    memset(&results[0], 0, sizeof results[0]);
+    results[0].algo.data[0] = LT_ALGO_TAG;
+    results[0].algo.data[1] = m;
+    results[0].algo.data[2] = n;
+    results[0].algo.data[3] = k;
+    results[0].algo.data[4] = CUBLASLT_REDUCTION_SCHEME_NONE;
+    for (int i = 0; i < 4; i++) /* the alignments promised, 16 bits each (at most 2^15) */
+        results[0].algo.data[5] |= (uint64_t)(pref->align[i] < 32768 ? pref->align[i] : 32768)
+                                   << (16 * i);
+    results[0].workspaceSize = 0;
+    results[0].state = CUBLAS_STATUS_SUCCESS;
+    results[0].wavesCount = 1.0f;
+    *returnAlgoCount = 1;
+    return CUBLAS_STATUS_SUCCESS;
+}
+
+cublasStatus_t cublasLtMatmul(cublasLtHandle_t h, cublasLtMatmulDesc_t computeDesc,
+                              const void *alpha, const void *A, cublasLtMatrixLayout_t Adesc,
+                              const void *B, cublasLtMatrixLayout_t Bdesc, const void *beta,
+                              const void *C, cublasLtMatrixLayout_t Cdesc, void *D,
+                              cublasLtMatrixLayout_t Ddesc, const cublasLtMatmulAlgo_t *algo,
+                              void *workspace, size_t workspaceSizeInBytes, cudaStream_t stream) {
+    uint64_t am = 0, bn = 0, ak = 0;
+    cublasStatus_t st = lt_check(h, computeDesc, Adesc, Bdesc, Cdesc, Ddesc, &am, &bn, &ak);
+    if (st != CUBLAS_STATUS_SUCCESS) return st;
+    /* an algorithm must be the heuristic's, for this problem */
+    if (algo && (algo->data[0] != LT_ALGO_TAG || algo->data[1] != am || algo->data[2] != bn ||
+                 algo->data[3] != ak))
+        return CUBLAS_STATUS_INVALID_VALUE;
+    if (algo) { /* the operands as aligned as the heuristic was told */
+        const void *ptr[4] = {A, B, C ? C : D, D};
+        for (int i = 0; i < 4; i++)
+            if ((uintptr_t)ptr[i] % ((algo->data[5] >> (16 * i)) & 0xffff) != 0)
+                return CUBLAS_STATUS_NOT_SUPPORTED;
+    }
+    uint32_t epi = computeDesc->epilogue;
+    int has_bias = epi == CUBLASLT_EPILOGUE_BIAS || epi == CUBLASLT_EPILOGUE_RELU_BIAS;
+    int relu = epi == CUBLASLT_EPILOGUE_RELU || epi == CUBLASLT_EPILOGUE_RELU_BIAS;
+    if (!alpha || !beta || (has_bias && !computeDesc->bias) || !D ||
+        (workspaceSizeInBytes > 0 && !workspace))
         return CUBLAS_STATUS_INVALID_VALUE;
     if (C == D && (Cdesc->ld != Ddesc->ld)) return CUBLAS_STATUS_INVALID_VALUE;
     if (workspaceSizeInBytes > 0) {

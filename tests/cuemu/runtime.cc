@@ -16,8 +16,8 @@
  *     time; from pinned memory (cudaMallocHost/cudaHostAlloc) they read it when executed;
  *     device-to-host copies into pageable memory are synchronous; into pinned memory they
  *     land when executed;
- *   - cudaMalloc'ed memory is filled with 0xFF bytes (NaN) and is a plain malloc of the exact
- *     size, so AddressSanitizer sees a kernel's out-of-bounds access; every copy and memset
+ *   - cudaMalloc'ed memory is filled with 0xFF bytes (NaN), aligned to 256 bytes, and of the
+ *     exact size, so AddressSanitizer sees a kernel's out-of-bounds access; every copy and memset
  *     must lie inside one live allocation (device side; pinned side when pinned); freeing an
  *     unknown pointer is an error;
  *   - an invalid launch configuration (CUDA's limits: 1024 threads per block, block
@@ -881,7 +881,10 @@ cudaError_t cudaStreamQuery(cudaStream_t s) {
 static cudaError_t alloc_device(void **p, size_t bytes) {
     if (g_live[t_device] + bytes > GEN_CUEMU_TOTAL_MEM)
         return gen_cuemu_error(cudaErrorMemoryAllocation, NULL);
-    void *m = malloc(bytes); /* the exact size: ASan sees a kernel's out-of-bounds access */
+    /* the exact size (ASan sees a kernel's out-of-bounds access), aligned to 256 bytes as
+     * cudaMalloc's memory is (the CUDA Programming Guide; cuBLASLt's algorithms may rely on it) */
+    void *m = NULL;
+    if (posix_memalign(&m, 256, bytes ? bytes : 1) != 0) m = NULL;
     if (!m) return gen_cuemu_error(cudaErrorMemoryAllocation, NULL);
     memset(m, 0xff, bytes); /* NaN: reading memory never written shows */
     alloc_rec rec = {bytes, 0, t_device, 0};

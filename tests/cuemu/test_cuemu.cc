@@ -343,6 +343,82 @@ static void check_blaslt(void) {
               CUBLAS_STATUS_INVALID_VALUE, "D's shape is not m x n");
     CHECK(cublasLtMatmul(h, d, &one, A, la, B, lb, &zero, D, lc, D, lc, NULL, NULL, 1024, s) ==
               CUBLAS_STATUS_INVALID_VALUE, "a workspace size without a workspace");
+    /* the heuristic: preferences, the query's checks, and the algorithm it returns (no split-K)
+     * accepted by cublasLtMatmul for its own problem only */
+    cublasLtMatmulPreference_t pref = NULL;
+    CHECK(cublasLtMatmulPreferenceCreate(&pref) == CUBLAS_STATUS_SUCCESS, "preference");
+    uint32_t mask = CUBLASLT_REDUCTION_SCHEME_NONE, badmask = 8;
+    uint64_t wsb = 1024;
+    CHECK(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK,
+                                               &badmask, sizeof badmask) ==
+              CUBLAS_STATUS_INVALID_VALUE, "a reduction mask with an unknown bit");
+    CHECK(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK,
+                                               &wsb, sizeof wsb) == CUBLAS_STATUS_INVALID_VALUE,
+          "a reduction mask of 8 bytes");
+    CHECK(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
+                                               NULL, sizeof wsb) == CUBLAS_STATUS_INVALID_VALUE,
+          "a NULL preference buffer");
+    CHECK(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK,
+                                               &mask, sizeof mask) == CUBLAS_STATUS_SUCCESS,
+          "reduction mask NONE");
+    CHECK(cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
+                                               &wsb, sizeof wsb) == CUBLAS_STATUS_SUCCESS,
+          "workspace limit");
+    cublasLtMatmulHeuristicResult_t hr[2];
+    int nalg = -1;
+    CHECK(cublasLtMatmulAlgoGetHeuristic(h, d, la, lb, lc, lc, pref, 0, hr, &nalg) ==
+              CUBLAS_STATUS_INVALID_VALUE, "heuristic: requested count 0");
+    CHECK(cublasLtMatmulAlgoGetHeuristic(h, d, la, lb, lc, lc, NULL, 1, hr, &nalg) ==
+              CUBLAS_STATUS_INVALID_VALUE, "heuristic: NULL preference");
+    CHECK(cublasLtMatmulAlgoGetHeuristic(h, d, la, la, lc, lc, pref, 1, hr, &nalg) ==
+              CUBLAS_STATUS_INVALID_VALUE, "heuristic: B's rows are not A's columns");
+    CHECK(cublasLtMatmulAlgoGetHeuristic(h, d, la, lb, lc, lc, pref, 2, hr, &nalg) ==
+                  CUBLAS_STATUS_SUCCESS && nalg == 1 && hr[0].state == CUBLAS_STATUS_SUCCESS &&
+              hr[0].workspaceSize == 0,
+          "heuristic: one algorithm without workspace (%d)", nalg);
+    CHECK(cublasLtMatmul(h, d, &one, A, la, B, lb, &zero, D, lc, D, lc, &hr[0].algo, ws, 1024,
+                         s) == CUBLAS_STATUS_SUCCESS, "the heuristic's algorithm");
+    cublasLtMatrixLayout_t lk; /* k one less: another problem */
+    cublasLtMatrixLayoutCreate(&lk, CUDA_R_32F, m, k - 1, ld);
+    cublasLtMatrixLayout_t lbk;
+    cublasLtMatrixLayoutCreate(&lbk, CUDA_R_32F, k - 1, n, ld);
+    CHECK(cublasLtMatmul(h, d, &one, A, lk, B, lbk, &zero, D, lc, D, lc, &hr[0].algo, ws, 1024,
+                         s) == CUBLAS_STATUS_INVALID_VALUE, "an algorithm of another problem");
+    /* alignment: the default preference promises 256-byte operands; an algorithm chosen so
+     * refuses a less aligned A, one chosen for 4-byte operands takes it */
+    cublasLtMatmulPreference_t pa = NULL;
+    cublasLtMatmulPreferenceCreate(&pa);
+    uint32_t a4 = 4, a3 = 3;
+    CHECK(cublasLtMatmulPreferenceSetAttribute(pa, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, &a3,
+                                               sizeof a3) == CUBLAS_STATUS_INVALID_VALUE,
+          "an alignment of 3 bytes");
+    CHECK(cublasLtMatmulAlgoGetHeuristic(h, d, la, lb, lc, lc, pa, 1, hr, &nalg) ==
+              CUBLAS_STATUS_SUCCESS && nalg == 1, "heuristic, default alignment");
+    CHECK(cublasLtMatmul(h, d, &one, A + 1, la, B, lb, &zero, D, lc, D, lc, &hr[0].algo, ws,
+                         1024, s) == CUBLAS_STATUS_NOT_SUPPORTED,
+          "an algorithm for 256-byte operands on a 4-byte aligned A");
+    CHECK(cublasLtMatmulPreferenceSetAttribute(pa, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, &a4,
+                                               sizeof a4) == CUBLAS_STATUS_SUCCESS,
+          "an alignment of 4 bytes");
+    CHECK(cublasLtMatmulAlgoGetHeuristic(h, d, la, lb, lc, lc, pa, 1, hr, &nalg) ==
+              CUBLAS_STATUS_SUCCESS && nalg == 1, "heuristic, A 4-byte aligned");
+    CHECK(cublasLtMatmul(h, d, &one, A + 1, la, B, lb, &zero, D, lc, D, lc, &hr[0].algo, ws,
+                         1024, s) == CUBLAS_STATUS_SUCCESS,
+          "an algorithm for 4-byte operands on a 4-byte aligned A");
+    cublasLtMatmulPreferenceDestroy(pa);
+    cublasLtMatmulAlgo_t zalgo;
+    memset(&zalgo, 0, sizeof zalgo);
+    CHECK(cublasLtMatmul(h, d, &one, A, la, B, lb, &zero, D, lc, D, lc, &zalgo, ws, 1024, s) ==
+              CUBLAS_STATUS_INVALID_VALUE, "an algorithm the heuristic did not return");
+    setenv("GENESIS_CUEMU_LT_NO_ALGO", "1", 1);
+    CHECK(cublasLtMatmulAlgoGetHeuristic(h, d, la, lb, lc, lc, pref, 1, hr, &nalg) ==
+                  CUBLAS_STATUS_SUCCESS && nalg == 0,
+          "heuristic with GENESIS_CUEMU_LT_NO_ALGO: none");
+    unsetenv("GENESIS_CUEMU_LT_NO_ALGO");
+    cublasLtMatrixLayoutDestroy(lk);
+    cublasLtMatrixLayoutDestroy(lbk);
+    CHECK(cublasLtMatmulPreferenceDestroy(pref) == CUBLAS_STATUS_SUCCESS, "preference destroy");
+    cudaStreamSynchronize(s);
     uint32_t gelu = 32; /* CUBLASLT_EPILOGUE_GELU */
     cublasLtMatmulDescSetAttribute(d, CUBLASLT_MATMUL_DESC_EPILOGUE, &gelu, sizeof gelu);
     CHECK(cublasLtMatmul(h, d, &one, A, la, B, lb, &zero, D, lc, D, lc, NULL, ws, 1024, s) ==
@@ -378,8 +454,20 @@ static void check_blaslt(void) {
                     float *out = inplace ? C : D;
                     cudaMemcpy(C, hc, sizeof hc, cudaMemcpyHostToDevice);
                     cudaMemsetAsync(D, 0xff, sizeof hc, s); /* NaN outside the m x n written */
-                    CHECK(cublasLtMatmul(h, d, &one, A, la, B, lb, &half, C, lc, out, lc, NULL, ws,
-                                         1024, s) == CUBLAS_STATUS_SUCCESS,
+                    /* in place: with the heuristic's algorithm (the same numbers) */
+                    cublasLtMatmulPreference_t pr = NULL;
+                    cublasLtMatmulHeuristicResult_t r1;
+                    int na = 0;
+                    cublasLtMatmulPreferenceCreate(&pr);
+                    CHECK(!inplace || (cublasLtMatmulAlgoGetHeuristic(h, d, la, lb, lc, lc, pr, 1,
+                                                                      &r1, &na) ==
+                                           CUBLAS_STATUS_SUCCESS &&
+                                       na == 1),
+                          "lt heuristic e %d ta %d tb %d", e, ta, tb);
+                    cublasLtMatmulPreferenceDestroy(pr);
+                    CHECK(cublasLtMatmul(h, d, &one, A, la, B, lb, &half, C, lc, out, lc,
+                                         inplace ? &r1.algo : NULL, ws, 1024,
+                                         s) == CUBLAS_STATUS_SUCCESS,
                           "lt matmul e %d ta %d tb %d", e, ta, tb);
                     cudaStreamSynchronize(s);
                     cudaMemcpy(got, out, sizeof got, cudaMemcpyDeviceToHost);

@@ -83,12 +83,12 @@ static void ru_linact(pt_env *e, gen_backend *be, int k) {
                                 D(3) ? P(e, k, 4) : NULL, D(0), D(1), D(2), D(4));
 }
 
-/* linear1_forward: n, C, nsums, bias?, prec; ldi = C + 3 */
+/* linear1_forward: n, C, nsums, bias?, prec, n2 (rows after n, no sums); ldi = C + 3 */
 static void su_lin1(pt_env *e) {
-    int n = D(0), C = D(1), ns = D(2);
-    pt_add(e, "y", (size_t)n, PT_OUT, -1, 1);
+    int n = D(0), C = D(1), ns = D(2), n2 = D(5);
+    pt_add(e, "y", (size_t)(n + n2), PT_OUT, -1, 1);
     pt_add(e, "sums", (size_t)(ns > 0 ? ns : 1), PT_OUT, -1, 1);
-    pt_add(e, "inp", (size_t)n * (C + 3), PT_IN, -1, 1);
+    pt_add(e, "inp", (size_t)(n + n2) * (C + 3), PT_IN, -1, 1);
     pt_add(e, "w", (size_t)C, PT_IN, -1, 1);
     pt_add(e, "bias", 1, PT_IN, -1, 1);
 }
@@ -96,7 +96,32 @@ static void su_lin1(pt_env *e) {
 static void ru_lin1(pt_env *e, gen_backend *be, int k) {
     pt_prec(be, D(4));
     OPS(be)->linear1_forward(be, P(e, k, 0), P(e, k, 1), D(2), P(e, k, 2), D(1) + 3, P(e, k, 3),
-                             D(3) ? P(e, k, 4) : NULL, D(0), D(1));
+                             D(3) ? P(e, k, 4) : NULL, D(0), D(1), D(5));
+    pt_prec(be, 0);
+}
+
+/* linear1_backward_act: n, C, weights? (dW, db, dbs), prec */
+static void su_lin1b(pt_env *e) {
+    size_t nc = (size_t)D(0) * D(1);
+    pt_add(e, "da", nc, PT_OUT, -1, 1);
+    pt_add(e, "dbs", (size_t)D(1), PT_ACC, -1, 1);
+    pt_add(e, "dh", nc, PT_OUT, -1, 1);
+    pt_add(e, "dW", (size_t)D(1), PT_ACC, -1, 1);
+    pt_add(e, "db", 1, PT_ACC, -1, 1);
+    pt_add(e, "dy", (size_t)D(0), PT_IN, -1, 1);
+    pt_add(e, "h", nc, PT_IN, -1, 1);
+    pt_add(e, "w", (size_t)D(1), PT_IN, -1, 1);
+    int s = pt_add(e, "s", nc, PT_IN, 0, 2);
+    float *sv = pt_host(e, s); /* a dropout mask times a leaky slope: 0, 0.4 or 2 */
+    for (size_t i = 0; i < nc; i++) sv[i] = i % 3 == 0 ? 0.0f : i % 3 == 1 ? 0.4f : 2.0f;
+}
+
+static void ru_lin1b(pt_env *e, gen_backend *be, int k) {
+    int wt = D(2);
+    pt_prec(be, D(3));
+    OPS(be)->linear1_backward_act(be, P(e, k, 0), wt ? P(e, k, 1) : NULL, P(e, k, 2),
+                                  wt ? P(e, k, 3) : NULL, wt ? P(e, k, 4) : NULL, P(e, k, 5),
+                                  P(e, k, 6), P(e, k, 7), P(e, k, 8), D(0), D(1));
     pt_prec(be, 0);
 }
 
@@ -222,8 +247,12 @@ static const pt_op O_GEMM = {"gemm", "ta tb M N K beta0", 2e-4, 1e-4, su_gemm, r
 static const pt_op O_LINF = {"linear_forward", "B C OC bias", 2e-4, 1e-4, su_linf, ru_linf};
 static const pt_op O_LINACT = {"linear_act_forward", "B C OC bias act", 2e-4, 1e-4, su_linact,
                                ru_linact};
-static const pt_op O_LIN1 = {"linear1_forward", "n C nsums bias prec", 2e-4, 1e-4, su_lin1,
+static const pt_op O_LIN1 = {"linear1_forward", "n C nsums bias prec n2", 2e-4, 1e-4, su_lin1,
                              ru_lin1};
+/* the column sums of the CUDA kernel's trees against the CPU's row order: colsum_acc's
+ * tolerance; dh, da exact up to the product's rounding */
+static const pt_op O_LIN1B = {"linear1_backward_act", "n C weights prec", 2e-5, 2e-5, su_lin1b,
+                              ru_lin1b};
 static const pt_op O_LINS = {"linear_sparse_forward", "B C OC bias dense", 2e-4, 1e-4, su_lins,
                              ru_lins};
 static const pt_op O_LINB = {"linear_backward", "B C OC mask", 5e-4, 1e-4, su_linb, ru_linb};
@@ -260,6 +289,10 @@ static const pt_case cases[] = {
     {&O_LINS, {257, 300, 17, 0, 5}}, {&O_LINS, {2, 1025, 3, 1, 1025}},
     {&O_LIN1, {1, 1, 1, 1, 0}}, {&O_LIN1, {100, 256, 2, 1, 0}}, {&O_LIN1, {50, 256, 1, 1, 0}},
     {&O_LIN1, {17, 1025, 0, 0, 0}}, {&O_LIN1, {2050, 64, 2, 1, 0}}, {&O_LIN1, {100, 256, 2, 1, 2}},
+    {&O_LIN1, {100, 256, 2, 1, 0, 50}}, {&O_LIN1, {6, 33, 3, 0, 0, 1}},
+    {&O_LIN1, {100, 256, 2, 1, 2, 50}}, {&O_LIN1, {0, 7, 0, 1, 0, 5}},
+    {&O_LIN1B, {1, 1, 1, 0}}, {&O_LIN1B, {100, 256, 1, 0}}, {&O_LIN1B, {50, 256, 0, 0}},
+    {&O_LIN1B, {517, 13, 1, 0}}, {&O_LIN1B, {100, 256, 1, 2}}, {&O_LIN1B, {3, 1025, 1, 0}},
     {&O_LINB, {1, 1, 1, 7}}, {&O_LINB, {3, 17, 257, 7}}, {&O_LINB, {17, 1025, 3, 6}},
     {&O_LINB, {257, 3, 17, 5}}, {&O_LINB, {100, 256, 1, 7}}, {&O_LINB, {1025, 17, 3, 3}},
     {&O_LINB, {500, 256, 300, 7}},

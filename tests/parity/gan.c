@@ -1,6 +1,7 @@
 /*
  * tests/parity/gan.c — the parity cases of the backend family `gan` (backend.h; CPU:
- * src/backend/cpu/gan.c, CUDA: cuda/gan.cu): interpolate_groups, gp_penalty, colsum_acc.
+ * src/backend/cpu/gan.c, CUDA: cuda/gan.cu): interpolate_groups, interpolate_uniform,
+ * gp_penalty, colsum_acc.
  * Each operation: setup declares its buffers from the case's d[], run calls it on one
  * backend; the harness (main.c, parity.h) uploads, runs and compares.
  */
@@ -18,6 +19,22 @@ static void su_interp(pt_env *e) {
 static void ru_interp(pt_env *e, gen_backend *be, int k) {
     OPS(be)->interpolate_groups(be, P(e, k, 0), P(e, k, 1), P(e, k, 2), P(e, k, 3), D(0), D(1),
                                 D(2));
+}
+
+/* interpolate_uniform: B, w, pac, first (this rank's first group), extra groups after, offset;
+ * ng = first + B / pac + extra alphas drawn */
+static void su_interpu(pt_env *e) {
+    int B = D(0), w = D(1), pac = D(2);
+    pt_add(e, "out", (size_t)B * w, PT_OUT, -1, 1);
+    pt_add(e, "alpha", (size_t)(D(3) + B / pac + D(4)), PT_OUT, -1, 1);
+    pt_add(e, "real", (size_t)B * w, PT_IN, -1, 1);
+    pt_add(e, "fake", (size_t)B * w, PT_IN, -1, 1);
+}
+
+static void ru_interpu(pt_env *e, gen_backend *be, int k) {
+    size_t ng = (size_t)(D(3) + D(0) / D(2) + D(4));
+    OPS(be)->interpolate_uniform(be, P(e, k, 0), P(e, k, 1), P(e, k, 2), P(e, k, 3), D(0), D(1),
+                                 D(2), ng, (size_t)D(3), 4321, GEN_STREAM_NOISE, (uint64_t)D(5));
 }
 
 /* gp_penalty: n, width, a zero row? */
@@ -46,6 +63,9 @@ static void ru_colsum(pt_env *e, gen_backend *be, int k) {
 /* ---- the operations: name, dims (the meaning of d[]), atol, rtol, setup, run ---- */
 
 static const pt_op O_INTERP = {"interpolate_groups", "B w pac", 1e-6, 1e-6, su_interp, ru_interp};
+/* the alphas are fill_uniform's (exact); the interpolates interpolate_groups' tolerance */
+static const pt_op O_INTERP_U = {"interpolate_uniform", "B w pac first extra offset", 1e-6, 1e-6,
+                                 su_interpu, ru_interpu};
 static const pt_op O_GP = {"gp_penalty", "n width zero_row", 1e-6, 1e-5, su_gp, ru_gp};
 static const pt_op O_COLSUM = {"colsum_acc", "rows cols", 2e-5, 2e-5, su_colsum, ru_colsum};
 
@@ -53,6 +73,9 @@ static const pt_case cases[] = {
     /* WGAN-GP */
     {&O_INTERP, {1, 1, 1}}, {&O_INTERP, {3, 17, 3}}, {&O_INTERP, {20, 257, 10}},
     {&O_INTERP, {1025, 3, 5}},
+    {&O_INTERP_U, {1, 1, 1, 0, 0, 0}}, {&O_INTERP_U, {3, 17, 3, 0, 5, 7}},
+    {&O_INTERP_U, {20, 257, 10, 2, 4, 123}}, {&O_INTERP_U, {1025, 3, 5, 5, 0, 99999}},
+    {&O_INTERP_U, {500, 151, 10, 150, 0, 3}},
     {&O_GP, {1, 1, 0}}, {&O_GP, {3, 17, 1}}, {&O_GP, {17, 1025, 0}}, {&O_GP, {257, 3, 1}},
     {&O_GP, {50, 1600, 0}},
     {&O_COLSUM, {1, 1}}, {&O_COLSUM, {3, 17}}, {&O_COLSUM, {257, 3}}, {&O_COLSUM, {100, 256}},

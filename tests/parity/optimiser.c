@@ -1,7 +1,7 @@
 /*
  * tests/parity/optimiser.c — the parity cases of the backend family `optimiser` (backend.h; CPU:
  * src/backend/cpu/optimiser.c, CUDA: cuda/optimiser.cu): adam, adamw, adam_dev with the loss
- * scaler, amp_scale, amp_unscale.
+ * scaler, adam_dev_end (Adam, a clamp and the step state's advance), amp_scale, amp_unscale.
  * Each operation: setup declares its buffers from the case's d[], run calls it on one
  * backend; the harness (main.c, parity.h) uploads, runs and compares.
  */
@@ -93,6 +93,24 @@ static void ru_adamw(pt_env *e, gen_backend *be, int k) {
                    0.999f, 1e-8f, D(2) ? 1.0f - 2e-4f * 1e-2f : 1.0f, (int64_t)D(1));
 }
 
+/* adam_dev_end: n, skip, nclip (the clamp on param[3 .. 3 + nclip), to [0.01, 1]); the step
+ * state compared bit for bit */
+static void su_adam_end(pt_env *e) {
+    su_adam_amp(e);
+    gen_step_state st = {.rng = 0xFFFFFFF0ull, .t = {4, 1ll << 40}, .k = 5};
+    int i = pt_add(e, "st", sizeof st / 4, PT_ACC, 0, 0);
+    memcpy(e->b[i].host, &st, sizeof st);
+    e->b[i].bits = 1;
+}
+
+static void ru_adam_end(pt_env *e, gen_backend *be, int k) {
+    gen_step_state d = {.rng = 123457, .t = {1, 0}, .k = 1};
+    OPS(be)->adam_dev_end(be, P(e, k, 0), P(e, k, 3), P(e, k, 1), P(e, k, 2), (size_t)D(0), 2e-4f,
+                          0.5f, 0.9f, 1e-8f, 1e-6f, (const int64_t *)(void *)PI(e, k, 4), 1,
+                          (const gen_amp *)(void *)P(e, k, 5), D(2) ? P(e, k, 0) + 3 : NULL,
+                          (size_t)D(2), 0.01f, 1.0f, (gen_step_state *)(void *)P(e, k, 6), d);
+}
+
 /* ---- the operations: name, dims (the meaning of d[]), atol, rtol, setup, run ---- */
 
 static const pt_op O_ADAM = {"adam", "n t", 1e-6, 1e-5, su_adam, ru_adam};
@@ -102,6 +120,9 @@ static const pt_op O_AMP_SCALE = {"amp_scale", "n specials", 0, 0, su_amp_scale,
 static const pt_op O_AMP_UNSCALE = {"amp_unscale", "n where kind inject good", 0, 0,
                                     su_amp_unscale, ru_amp_unscale};
 static const pt_op O_ADAM_AMP = {"adam_dev_amp", "n skip", 1e-6, 1e-5, su_adam_amp, ru_adam_amp};
+
+static const pt_op O_ADAM_END = {"adam_dev_end", "n skip nclip", 1e-6, 1e-5, su_adam_end,
+                                 ru_adam_end};
 
 static const pt_case cases[] = {
     /* Adam */
@@ -114,6 +135,9 @@ static const pt_case cases[] = {
     {&O_AMP_UNSCALE, {17, 9, 2, 0, 0}}, {&O_AMP_UNSCALE, {1025, -1, 0, 6, 3}},
     {&O_AMP_UNSCALE, {3, -1, 0, 7, 0}},
     {&O_ADAM_AMP, {1025, 0}}, {&O_ADAM_AMP, {1025, 1}}, {&O_ADAM_AMP, {65539, 1}},
+    /* the end of a step: Adam, the clamp, the state's advance in one */
+    {&O_ADAM_END, {1025, 0, 0}}, {&O_ADAM_END, {65539, 0, 130}}, {&O_ADAM_END, {65539, 1, 130}},
+    {&O_ADAM_END, {4, 0, 1}}, {&O_ADAM_END, {1, 0, 0}},
 };
 
 const pt_family pt_family_optimiser = {"optimiser", cases, (int)(sizeof cases / sizeof cases[0])};

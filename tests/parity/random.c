@@ -47,7 +47,26 @@ static void ru_llrd(pt_env *e, gen_backend *be, int k) {
     OPS(be)->linear_lrelu_dropout_forward(be, P(e, k, 0), P(e, k, 1), P(e, k, 2), P(e, k, 3),
                                           D(1) + 1, P(e, k, 4), D(3) ? P(e, k, 5) : NULL, D(0),
                                           D(1), D(2), 0.2f, D(4) / 100.0f, 12345,
-                                          GEN_STREAM_NOISE, (uint64_t)D(5));
+                                          GEN_STREAM_NOISE, (uint64_t)D(5), 0, 0);
+}
+
+/* the same with a second segment of B2 rows drawing from offset2 (CTGAN's critic on the
+ * joint fake|real rows and the interpolates): B, C, OC, B2, offset, offset2; bias, p 50% */
+static void su_llrd2(pt_env *e) {
+    int B = D(0) + D(3), C = D(1), OC = D(2);
+    pt_add(e, "out", (size_t)B * OC, PT_OUT, -1, 1);
+    pt_add(e, "s", (size_t)B * OC, PT_OUT, -1, 1);
+    pt_add(e, "pre", (size_t)B * OC, PT_OUT, -1, 1);
+    pt_add(e, "inp", (size_t)B * (C + 1), PT_IN, -1, 1);
+    pt_add(e, "W", (size_t)OC * C, PT_IN, -1, 1);
+    pt_add(e, "bias", (size_t)OC, PT_IN, -1, 1);
+}
+
+static void ru_llrd2(pt_env *e, gen_backend *be, int k) {
+    OPS(be)->linear_lrelu_dropout_forward(be, P(e, k, 0), P(e, k, 1), P(e, k, 2), P(e, k, 3),
+                                          D(1) + 1, P(e, k, 4), P(e, k, 5), D(0), D(1), D(2),
+                                          0.2f, 0.5f, 12345, GEN_STREAM_NOISE, (uint64_t)D(4),
+                                          D(3), (uint64_t)D(5));
 }
 
 /* the generator's input: B, emb, w, extra columns of ld, offset */
@@ -88,6 +107,8 @@ static const pt_op O_LRELU_DROPOUT = {"lrelu_dropout_forward", "n p% offset", 0,
  * tolerance, which such a flip would exceed (0.4 vs 2) */
 static const pt_op O_LLRD = {"linear_lrelu_dropout_forward", "B C OC bias p% offset", 2e-4, 1e-4,
                              su_llrd, ru_llrd};
+static const pt_op O_LLRD2 = {"linear_lrelu_dropout_forward", "B C OC B2 offset offset2", 2e-4,
+                              1e-4, su_llrd2, ru_llrd2};
 /* the normals: fill_normal's tolerance (the transcendental functions' last ulp) */
 static const pt_op O_NORMAL_ONEHOT = {"normal_onehot_rows", "B emb w ld+ offset", 2e-6, 2e-6,
                                       su_normal_onehot, ru_normal_onehot};
@@ -103,6 +124,8 @@ static const pt_case cases[] = {
     {&O_LRELU_DROPOUT, {257, 100, 0}}, {&O_LRELU_DROPOUT, {257, 0, 0}},
     {&O_LLRD, {1, 1, 1, 1, 50, 0}}, {&O_LLRD, {3, 17, 257, 1, 50, 7}},
     {&O_LLRD, {100, 64, 256, 1, 50, 123}}, {&O_LLRD, {17, 1025, 3, 0, 20, 5}},
+    {&O_LLRD2, {1, 1, 1, 1, 0, 9}}, {&O_LLRD2, {3, 17, 5, 2, 7, 100}},
+    {&O_LLRD2, {100, 64, 256, 50, 123, 40000}}, {&O_LLRD2, {0, 5, 3, 4, 0, 11}},
     {&O_NORMAL_ONEHOT, {1, 1, 1, 0, 0}}, {&O_NORMAL_ONEHOT, {40, 8, 13, 0, 5}},
     {&O_NORMAL_ONEHOT, {500, 128, 101, 3, 77}}, {&O_NORMAL_ONEHOT, {17, 7, 3, 1, 2}},
     {&O_FILL_N, {1, 0}}, {&O_FILL_N, {3, 9}}, {&O_FILL_N, {1025, 1}}, {&O_FILL_N, {65539, 100000}},

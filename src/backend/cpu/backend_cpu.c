@@ -34,6 +34,7 @@ static const gen_backend_ops cpu_ops = {
     /* batch (batch.c) */
     .gather_rows = gen_cpu_gather_rows,
     .onehot_rows = gen_cpu_onehot_rows,
+    .gather_onehot_rows = gen_cpu_gather_onehot_rows,
     .accumulate = gen_cpu_accumulate,
     /* dense (dense.c) */
     .gemm = gen_cpu_gemm,
@@ -41,6 +42,7 @@ static const gen_backend_ops cpu_ops = {
     .linear_backward = gen_cpu_linear_backward,
     .linear_act_forward = gen_cpu_linear_act_forward,
     .linear1_forward = gen_cpu_linear1_forward,
+    .linear1_backward_act = gen_cpu_linear1_backward_act,
     .linear_sparse_forward = gen_cpu_linear_sparse_forward,
     .to_half = gen_cpu_to_half,
     .linear_forward_h = gen_cpu_linear_forward_h,
@@ -86,6 +88,7 @@ static const gen_backend_ops cpu_ops = {
     /* optimiser (optimiser.c) */
     .adam = gen_cpu_adam,
     .adam_dev = gen_cpu_adam_dev,
+    .adam_dev_end = gen_cpu_adam_dev_end,
     .adamw = gen_cpu_adamw,
     .amp_scale = gen_cpu_amp_scale,
     .amp_unscale = gen_cpu_amp_unscale,
@@ -94,6 +97,7 @@ static const gen_backend_ops cpu_ops = {
     .step_advance = gen_cpu_step_advance,
     /* gan (gan.c) */
     .interpolate_groups = gen_cpu_interpolate_groups,
+    .interpolate_uniform = gen_cpu_interpolate_uniform,
     .gp_penalty = gen_cpu_gp_penalty,
     .colsum_acc = gen_cpu_colsum_acc,
     /* vae (vae.c) */

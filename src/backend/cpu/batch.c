@@ -1,7 +1,8 @@
 /*
  * batch.c — the CPU backend's `batch` family (backend.h): training batches built from
  * backend memory, so a training step needs no host copy: gather_rows (encoded rows expanded
- * from the device-resident table of dev_table.c), onehot_rows (the conditional vector's
+ * from the device-resident table of dev_table.c), gather_onehot_rows (gather_rows, then
+ * onehot_rows of the condition after the rows' columns), onehot_rows (the conditional vector's
  * one-hots) and accumulate (loss sums kept across steps). CUDA: cuda/batch.cu; parity:
  * tests/parity/batch.c.
  */
@@ -25,6 +26,11 @@ void gen_cpu_gather_rows(gen_backend *be, float *out, int ldo, const gen_dev_tab
             }
         }
     }
+}
+void gen_cpu_gather_onehot_rows(gen_backend *be, float *out, int ldo, const gen_dev_table *t,
+                                const int32_t *rows, int B, int w, const int32_t *pos) {
+    gen_cpu_gather_rows(be, out, ldo, t, rows, B);
+    gen_cpu_onehot_rows(be, out + t->width, ldo, w, pos, B);
 }
 void gen_cpu_onehot_rows(gen_backend *be, float *out, int ldo, int w, const int32_t *pos,
                          int B) {

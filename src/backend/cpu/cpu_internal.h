@@ -65,6 +65,8 @@ void gen_cpu_gather_rows(gen_backend *be, float *out, int ldo, const gen_dev_tab
                          const int32_t *rows, int B);
 void gen_cpu_onehot_rows(gen_backend *be, float *out, int ldo, int w, const int32_t *pos,
                          int B);
+void gen_cpu_gather_onehot_rows(gen_backend *be, float *out, int ldo, const gen_dev_table *t,
+                                const int32_t *rows, int B, int w, const int32_t *pos);
 void gen_cpu_accumulate(gen_backend *be, float *acc, const float *x, int n);
 
 /* ---- dense (dense.c) ---- */
@@ -83,7 +85,10 @@ void gen_cpu_linear_sparse_forward(gen_backend *be, float *out, int ldo, const f
                                    int OC);
 void gen_cpu_linear1_forward(gen_backend *be, float *y, float *sums, int nsums,
                              const float *inp, int ldi, const float *w, const float *bias, int n,
-                             int C);
+                             int C, int n2);
+void gen_cpu_linear1_backward_act(gen_backend *be, float *da, float *dbs, float *dh, float *dW,
+                                  float *db, const float *dy, const float *h, const float *w,
+                                  const float *s, int n, int C);
 void gen_cpu_linear_act_forward(gen_backend *be, float *out, float *pre, const float *inp,
                                 int ldi, const float *W, const float *bias, int B, int C, int OC,
                                 int act);
@@ -173,7 +178,7 @@ void gen_cpu_linear_lrelu_dropout_forward(gen_backend *be, float *out, float *s,
                                           const float *inp, int ldi, const float *W,
                                           const float *bias, int B, int C, int OC, float slope,
                                           float p, uint64_t seed, uint64_t stream,
-                                          uint64_t offset);
+                                          uint64_t offset, int B2, uint64_t offset2);
 void gen_cpu_act_backward_bias(gen_backend *be, float *dinp, float *dbias, const float *dout,
                                const float *x, int rows, int cols, int act);
 void gen_cpu_normal_onehot_rows(gen_backend *be, float *out, int ldo, float *z, float *cond,
@@ -198,6 +203,11 @@ void gen_cpu_adam_dev(gen_backend *be, float *param, const float *grad, float *m
                       size_t n, float lr, float beta1, float beta2, float eps,
                       float weight_decay, const int64_t *t0, int64_t dt,
                       const gen_amp *amp);
+void gen_cpu_adam_dev_end(gen_backend *be, float *param, const float *grad, float *m, float *v,
+                          size_t n, float lr, float beta1, float beta2, float eps,
+                          float weight_decay, const int64_t *t0, int64_t dt, const gen_amp *amp,
+                          float *clip, size_t nclip, float lo, float hi, gen_step_state *st,
+                          gen_step_state d);
 void gen_cpu_amp_scale(gen_backend *be, float *x, size_t n, const gen_amp *amp);
 void gen_cpu_amp_unscale(gen_backend *be, float *g, size_t n, gen_amp *amp);
 
@@ -210,6 +220,9 @@ void gen_cpu_step_advance(gen_backend *be, gen_step_state *st, gen_step_state d)
 void gen_cpu_colsum_acc(gen_backend *be, float *dv, const float *a, int rows, int cols);
 void gen_cpu_interpolate_groups(gen_backend *be, float *out, const float *real,
                                 const float *fake, const float *alpha, int B, int w, int pac);
+void gen_cpu_interpolate_uniform(gen_backend *be, float *out, float *alpha, const float *real,
+                                 const float *fake, int B, int w, int pac, size_t ng,
+                                 size_t first, uint64_t seed, uint64_t stream, uint64_t offset);
 void gen_cpu_gp_penalty(gen_backend *be, float *pen, float *U, const float *G, int n,
                         int width, float lambda);
 

@@ -1,6 +1,7 @@
 /*
  * dense.c — the CPU backend's `dense` family (backend.h): gemm, linear_forward and
- * linear_backward, and the 16-bit stored activations of BF16/FP16 training (to_half,
+ * linear_backward, the one-output layer (linear1_forward, and linear1_backward_act: the zero
+ * fills, linear_backward and act_backward_bias in turn), and the 16-bit stored activations of BF16/FP16 training (to_half,
  * linear_*_h; docs/precision.md, "Memory"). OpenBLAS's cblas_sgemm over fixed tiles
  * is the fast path, checked against the plain-loop gen_gemm_reference
  * (tests/test_layers_grad.c); the mixed-precision products round their operands as
@@ -249,10 +250,20 @@ void gen_cpu_linear_forward(gen_backend *be, float *out, int ldo, const float *i
 }
 void gen_cpu_linear1_forward(gen_backend *be, float *y, float *sums, int nsums,
                              const float *inp, int ldi, const float *w, const float *bias, int n,
-                             int C) {
+                             int C, int n2) {
     gen_cpu_linear_forward(be, y, 1, inp, ldi, w, bias, n, C, 1);
     int m = nsums > 0 ? n / nsums : 0;
     for (int j = 0; j < nsums; j++) gen_cpu_sum(be, sums + j, y + (size_t)j * m, (size_t)m);
+    if (n2 > 0) gen_cpu_linear_forward(be, y + n, 1, inp + (size_t)n * ldi, ldi, w, bias, n2, C, 1);
+}
+void gen_cpu_linear1_backward_act(gen_backend *be, float *da, float *dbs, float *dh, float *dW,
+                                  float *db, const float *dy, const float *h, const float *w,
+                                  const float *s, int n, int C) {
+    size_t nc = (size_t)n * C;
+    gen_cpu_zero(be, dh, nc);
+    gen_cpu_linear_backward(be, dh, C, dW, db, dy, 1, h, C, w, n, C, 1);
+    gen_cpu_zero(be, da, nc);
+    gen_cpu_act_backward_bias(be, da, dbs, dh, s, n, C, GEN_ACT_SCALE);
 }
 /* linear_sparse_forward, rows [lo, hi): per row, the positions of the non-zero inputs (a
  * branch-free scan into nz, C ints of scratch; NULL: a test per input, the same sums), then

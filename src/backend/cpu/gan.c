@@ -1,7 +1,8 @@
 /*
  * gan.c — the CPU backend's `gan` family (backend.h): the WGAN-GP pieces of CTGAN
  * (Gulrajani et al. 2017; docs/algorithms.md): interpolate_groups (real/fake mixing with one
- * alpha per pac group), gp_penalty (per-row gradient norms, the penalty and its upstream
+ * alpha per pac group), interpolate_uniform (the alphas drawn first: fill_uniform, then
+ * interpolate_groups), gp_penalty (per-row gradient norms, the penalty and its upstream
  * gradient) and colsum_acc (column sums added into a vector). CUDA: cuda/gan.cu; parity:
  * tests/parity/gan.c.
  */
@@ -25,6 +26,12 @@ void gen_cpu_interpolate_groups(gen_backend *be, float *out, const float *real,
             out[k] = a * real[k] + (1.0f - a) * fake[k];
         }
     }
+}
+void gen_cpu_interpolate_uniform(gen_backend *be, float *out, float *alpha, const float *real,
+                                 const float *fake, int B, int w, int pac, size_t ng,
+                                 size_t first, uint64_t seed, uint64_t stream, uint64_t offset) {
+    gen_cpu_fill_uniform(be, alpha, ng, seed, stream, offset);
+    gen_cpu_interpolate_groups(be, out, real, fake, alpha + first, B, w, pac);
 }
 void gen_cpu_gp_penalty(gen_backend *be, float *pen, float *U, const float *G, int n,
                         int width, float lambda) {

@@ -1,7 +1,8 @@
 /*
  * optimiser.c — the CPU backend's `optimiser` family (backend.h): torch's Adam with
  * L2-coupled weight decay (torch.optim.Adam; the bias corrections in double, as the CUDA
- * kernel receives them), adam_dev (the step count read from backend memory, obeying the
+ * kernel receives them), adam_dev_end (adam_dev, a clamp and
+ * step_advance in turn), adam_dev (the step count read from backend memory, obeying the
  * loss scaler's skip) and the dynamic loss scaling of FP16 training (amp_scale,
  * amp_unscale; torch.cuda.amp.GradScaler's rules, docs/precision.md). CUDA:
  * cuda/optimiser.cu; parity: tests/parity/optimiser.c.
@@ -46,6 +47,15 @@ void gen_cpu_adam_dev(gen_backend *be, float *param, const float *grad, float *m
                       const gen_amp *amp) {
     if (amp && amp->skip) return;
     gen_cpu_adam(be, param, grad, m, v, n, lr, beta1, beta2, eps, weight_decay, *t0 + dt);
+}
+void gen_cpu_adam_dev_end(gen_backend *be, float *param, const float *grad, float *m, float *v,
+                          size_t n, float lr, float beta1, float beta2, float eps,
+                          float weight_decay, const int64_t *t0, int64_t dt, const gen_amp *amp,
+                          float *clip, size_t nclip, float lo, float hi, gen_step_state *st,
+                          gen_step_state d) {
+    gen_cpu_adam_dev(be, param, grad, m, v, n, lr, beta1, beta2, eps, weight_decay, t0, dt, amp);
+    if (clip) gen_cpu_clamp(be, clip, nclip, lo, hi);
+    gen_cpu_step_advance(be, st, d);
 }
 
 /* ---- loss scaling (backend.h gen_amp) ------------------------------------------------------ */

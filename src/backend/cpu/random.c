@@ -55,10 +55,15 @@ void gen_cpu_linear_lrelu_dropout_forward(gen_backend *be, float *out, float *s,
                                           const float *inp, int ldi, const float *W,
                                           const float *bias, int B, int C, int OC, float slope,
                                           float p, uint64_t seed, uint64_t stream,
-                                          uint64_t offset) {
+                                          uint64_t offset, int B2, uint64_t offset2) {
     gen_cpu_linear_forward(be, pre, OC, inp, ldi, W, bias, B, C, OC);
     gen_cpu_lrelu_dropout_forward(be, out, s, pre, (size_t)B * OC, slope, p, seed, stream,
                                   offset);
+    if (B2 <= 0) return;
+    size_t at = (size_t)B * OC; /* the second call's rows */
+    gen_cpu_linear_forward(be, pre + at, OC, inp + (size_t)B * ldi, ldi, W, bias, B2, C, OC);
+    gen_cpu_lrelu_dropout_forward(be, out + at, s + at, pre + at, (size_t)B2 * OC, slope, p, seed,
+                                  stream, offset2);
 }
 
 void gen_cpu_normal_onehot_rows(gen_backend *be, float *out, int ldo, float *z, float *cond,
