@@ -199,19 +199,8 @@ genesis_status ctgan_dp_fit(genesis_model *m, ctgan *c, const gen_cond_sampler *
                               "learning rate or another seed", e);
             break;
         }
-        int stop = 0;
-        if (progress) {
-            double el = now_s() - t0;
-            genesis_progress p = {e, epochs, k + 1, T, lg, 0.0, el,
-                                  el / (double)(k + 1) * (double)(T - k - 1),
-                                  (double)(k + 1) * dp->q * (double)enc->nrows / (el > 0 ? el : 1e-9)};
-            stop = progress(&p, user);
-        }
-        if (stop || gen_ctx_interrupted(ctx))
-            st = gen_set_error(ctx, GENESIS_ERR_CANCELLED,
-                               "training stopped by the caller at epoch %d of %d (a "
-                               "differentially private fit writes no checkpoint)",
-                               e, epochs);
+        st = gen_dp_report(m, progress, user, e, epochs, k + 1, enc->nrows, lg, now_s() - t0,
+                           "epoch", e, epochs);
     }
     free(bf.rows);
     free(bf.hint);

@@ -376,19 +376,8 @@ static genesis_status ddpm_fit_dp(genesis_model *m, ddpm_model *dm, const gen_en
                               "`generator-lr`", (long long)it + 1);
             break;
         }
-        int stop = 0;
-        if (progress) {
-            double el = now_s() - t0;
-            genesis_progress p = {(int)((it + 1 + every - 1) / every), reports, it + 1, T, avg, 0.0, el,
-                                  el / (double)(it + 1) * (double)(T - it - 1),
-                                  (double)(it + 1) * dp->q * (double)N / (el > 0 ? el : 1e-9)};
-            stop = progress(&p, user);
-        }
-        if (stop || gen_ctx_interrupted(ctx))
-            st = gen_set_error(ctx, GENESIS_ERR_CANCELLED,
-                               "training stopped by the caller at iteration %lld of %lld (a "
-                               "differentially private fit writes no checkpoint)",
-                               (long long)it + 1, (long long)T);
+        st = gen_dp_report(m, progress, user, (int)((it + 1 + every - 1) / every), reports, it + 1,
+                           N, avg, now_s() - t0, "iteration", it + 1, T);
     }
     free(rows);
     gen_resident_table_free(&dm->table);

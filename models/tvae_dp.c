@@ -133,18 +133,8 @@ genesis_status tvae_dp_fit(genesis_model *m, tvae *t, const gen_encoded *enc,
                               "learning rate or another seed", e);
             break;
         }
-        int stop = 0;
-        if (progress) {
-            double el = now_s() - t0;
-            genesis_progress p = {e, epochs, k + 1, T, avg, 0.0, el, el / (double)(k + 1) * (double)(T - k - 1),
-                                  (double)(k + 1) * dp->q * (double)N / (el > 0 ? el : 1e-9)};
-            stop = progress(&p, user);
-        }
-        if (stop || gen_ctx_interrupted(ctx)) /* no checkpoint: the state is not resumable */
-            st = gen_set_error(ctx, GENESIS_ERR_CANCELLED,
-                               "training stopped by the caller at epoch %d of %d (a "
-                               "differentially private fit writes no checkpoint)",
-                               e, epochs);
+        st = gen_dp_report(m, progress, user, e, epochs, k + 1, N, avg, now_s() - t0, "epoch", e,
+                           epochs);
     }
     free(rows);
     o->free(be, rows_dev);

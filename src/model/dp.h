@@ -62,5 +62,12 @@ void gen_dp_clip_linear(gen_backend *be, const gen_dp_linear *L, int nl, int B, 
  * / (q nrows), the draws of Philox stream GEN_STREAM_DP at block *at (advanced). */
 void gen_dp_noise_sum(gen_backend *be, const gen_dp_info *dp, int64_t nrows, float *g, size_t n,
                       uint64_t seed, uint64_t *at);
+/* A DP fit's report at the end of its unit `unit` of `units` (epochs; DDPM: hundredths of
+ * the iterations) after `step` of m->dp.steps steps: the progress callback (loss, rows per
+ * second from the expected batch q nrows) and the stop request; GENESIS_ERR_CANCELLED with a
+ * message naming `what` `at` of `total` when the caller or an interrupt stops the fit. */
+genesis_status gen_dp_report(genesis_model *m, genesis_progress_fn progress, void *user, int unit,
+                             int units, int64_t step, int64_t nrows, double loss, double elapsed,
+                             const char *what, int64_t at, int64_t total);
 
 #endif /* GEN_DP_H */

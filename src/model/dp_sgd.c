@@ -10,10 +10,12 @@
  *     gradient row, and the weight gradients are recomputed from the scaled rows,
  *     sum_b s_b g_b^T x_b = (diag(s) g)^T x (one product per layer, added to the gradients);
  *   - the step's noise: N(0, sigma^2 C^2) per coordinate on the summed clipped gradient, then
- *     division by the expected batch q n (Philox stream GEN_STREAM_DP, fresh blocks per step).
+ *     division by the expected batch q n (Philox stream GEN_STREAM_DP, fresh blocks per step);
+ *   - the progress report and stop request of a fit that writes no checkpoint.
  * What the layers are (their inputs, output gradients and gradient slices) is the model's.
  */
 #include "dp.h"
+#include "model_types.h"
 
 int64_t gen_dp_poisson_rows(gen_rng *pick, double q, int64_t n, int32_t *rows) {
     int64_t nb = 0;
@@ -40,4 +42,23 @@ void gen_dp_noise_sum(gen_backend *be, const gen_dp_info *dp, int64_t nrows, flo
     float sd = (float)(dp->sigma * dp->clip), inv = (float)(1.0 / (dp->q * (double)nrows));
     be->ops->dp_noise(be, g, n, sd, inv, seed, GEN_STREAM_DP, *at);
     *at += (n + 3) / 4 + 1;
+}
+
+genesis_status gen_dp_report(genesis_model *m, genesis_progress_fn progress, void *user, int unit,
+                             int units, int64_t step, int64_t nrows, double loss, double elapsed,
+                             const char *what, int64_t at, int64_t total) {
+    const gen_dp_info *dp = &m->dp;
+    int stop = 0;
+    if (progress) {
+        double rest = elapsed / (double)step * (double)(dp->steps - step);
+        genesis_progress p = {unit, units, step, dp->steps, loss, 0.0, elapsed, rest,
+                              (double)step * dp->q * (double)nrows / (elapsed > 0 ? elapsed : 1e-9)};
+        stop = progress(&p, user);
+    }
+    if (stop || gen_ctx_interrupted(m->ctx))
+        return gen_set_error(m->ctx, GENESIS_ERR_CANCELLED,
+                             "training stopped by the caller at %s %lld of %lld (a differentially "
+                             "private fit writes no checkpoint)",
+                             what, (long long)at, (long long)total);
+    return GENESIS_OK;
 }
