@@ -752,7 +752,7 @@ static void ct_gp_backward(ctgan *c, const float *s1, const float *s2) {
 /* Fills z' = [z ~ N(0,1), one-hot cond] (ct_put_input) and act->cond for this rank's rows: gpos
  * holds each row's position in the conditional vector (-1: none); z is the global batch's
  * noise at rows r0 .. */
-static void make_generator_input(ctgan *c, const int32_t *gpos) {
+void ctgan_generator_input(ctgan *c, const int32_t *gpos) {
     gen_backend *be = c->be;
     const gen_backend_ops *o = be->ops;
     ctgan_acts *a = &c->act;
@@ -772,7 +772,7 @@ static void make_generator_input(ctgan *c, const int32_t *gpos) {
 }
 
 /* act->fake = [activate(gout), cond] */
-static void make_fake_rows(ctgan *c) {
+void ctgan_fake_rows(ctgan *c) {
     gen_backend *be = c->be;
     const gen_backend_ops *o = be->ops;
     ctgan_acts *a = &c->act;
@@ -782,6 +782,24 @@ static void make_fake_rows(ctgan *c) {
     if (c->cond_dim > 0)
         o->copy2d(be, a->fake + c->data_dim, c->w, c->act16 ? a->cond : a->zin + c->emb,
                   c->act16 ? c->cond_dim : c->d0, c->B, c->cond_dim);
+}
+
+void ctgan_gen_grads(ctgan *c, const float *dy, int n_disc, const int32_t *ce_start,
+                     const int32_t *ce_len, const int32_t *ce_tgt) {
+    gen_backend *be = c->be;
+    const gen_backend_ops *o = be->ops;
+    ctgan_acts *a = &c->act;
+    int B = c->B, w = c->w;
+    o->zero(be, a->dfake, (size_t)B * w);
+    o->zero(be, a->dgout, (size_t)B * c->data_dim);
+    ctgan_dis_backward(c, a->fake, dy, a->dfake, 0, c->n);
+    o->activate_backward(be, a->dgout, c->data_dim, a->dfake, w, a->fake, w, B, c->spans,
+                         c->nspans, CT_TAU);
+    if (n_disc > 0)
+        o->cross_entropy_rows(be, a->scal + 3, a->dgout, c->data_dim, a->gout, c->data_dim, B,
+                              ce_start, ce_len, ce_tgt, 1.0f / c->Bg);
+    o->zero(be, c->ggrads, c->gcount);
+    ctgan_gen_backward(c);
 }
 
 /* The draws of one step, ints in a block of c->draw_ints: per discriminator step the
@@ -869,13 +887,13 @@ static genesis_status ctgan_issue_step(ctgan *c, const gen_dev_table *table, int
 
     for (int ds = 0; ds < c->dis_steps; ds++) {
         int32_t *gpos = draw_block(c, blk, ds), *rows = gpos + B, *rpos = rows + B;
-        make_generator_input(c, gpos);
+        ctgan_generator_input(c, gpos);
         /* the real rows [encoded row, its cond] straight from the resident table */
         if (c->cond_dim > 0) o->gather_onehot_rows(be, a->real, w, table, rows, B, c->cond_dim, rpos);
         else o->gather_rows(be, a->real, w, table, rows, B);
 
         ctgan_gen_forward(c, 1);
-        make_fake_rows(c);
+        ctgan_fake_rows(c);
 
         o->zero(be, c->dgrads, c->dcount);
         /* WGAN: loss_d = -(mean D(real) - mean D(fake)); fake and real are adjacent in the
@@ -923,22 +941,17 @@ static genesis_status ctgan_issue_step(ctgan *c, const gen_dev_table *table, int
     /* generator step */
     int32_t *gpos = draw_block(c, blk, c->dis_steps);
     int32_t *ce_start = gpos + B, *ce_len = ce_start + B, *ce_tgt = ce_len + B;
-    make_generator_input(c, gpos);
+    ctgan_generator_input(c, gpos);
     ctgan_gen_forward(c, 1);
-    make_fake_rows(c);
+    ctgan_fake_rows(c);
     ct_dis_forward(c, a->fake, n, 1); /* scal[0] = sum D(fake) */
-    o->zero(be, a->dfake, (size_t)B * w);
-    o->zero(be, a->dgout, (size_t)B * c->data_dim);
     o->zero(be, a->scal + 1, 3);
     if (!c->amp) {
-        ctgan_dis_backward(c, a->fake, a->dy_neg, a->dfake, 0, n);
-        o->activate_backward(be, a->dgout, c->data_dim, a->dfake, w, a->fake, w, B, c->spans,
-                             c->nspans, CT_TAU);
-        if (n_disc > 0)
-            o->cross_entropy_rows(be, a->scal + 3, a->dgout, c->data_dim, a->gout, c->data_dim,
-                                  B, ce_start, ce_len, ce_tgt, 1.0f / c->Bg);
+        ctgan_gen_grads(c, a->dy_neg, n_disc, ce_start, ce_len, ce_tgt);
     } else { /* FP16: both losses' gradients times the scale (the cross entropy's first, then
               * scaled, then the WGAN term, scaled at its dy, added) */
+        o->zero(be, a->dfake, (size_t)B * w);
+        o->zero(be, a->dgout, (size_t)B * c->data_dim);
         o->copy2d(be, c->dys, n, a->dy_neg, n, 1, n);
         o->amp_scale(be, c->dys, (size_t)n, &c->amp[1]);
         ctgan_dis_backward(c, a->fake, c->dys, a->dfake, 0, n);
@@ -948,9 +961,9 @@ static genesis_status ctgan_issue_step(ctgan *c, const gen_dev_table *table, int
         o->amp_scale(be, a->dgout, (size_t)B * c->data_dim, &c->amp[1]);
         o->activate_backward(be, a->dgout, c->data_dim, a->dfake, w, a->fake, w, B, c->spans,
                              c->nspans, CT_TAU);
+        o->zero(be, c->ggrads, c->gcount);
+        ctgan_gen_backward(c);
     }
-    o->zero(be, c->ggrads, c->gcount);
-    ctgan_gen_backward(c);
     float *sums = ct_reduce(c, c->ggrads, c->gcount, CT_RED_TAIL);
     if (c->comm_st == GENESIS_OK) {
         if (c->amp) o->amp_unscale(be, c->ggrads, c->gcount, &c->amp[1]);

@@ -156,6 +156,17 @@ void ctgan_dis_forward(ctgan *c, const float *x, int n);
 void ctgan_dis_backward(ctgan *c, const float *x, const float *dy, float *dx, int with_weights,
                         int n);
 void ctgan_gp_backward(ctgan *c);
+/* The generator's input z' = [z ~ N(0, 1), one-hot cond] for this rank's rows (gpos: each
+ * row's position in the conditional vector, -1 none; B int32 in backend memory), and the
+ * fake rows act.fake = [activate(gout), cond] after ctgan_gen_forward. */
+void ctgan_generator_input(ctgan *c, const int32_t *gpos);
+void ctgan_fake_rows(ctgan *c);
+/* The generator's gradients (into ggrads, zeroed here) from the critic's output gradient dy
+ * (n packed rows of act.fake, after ctgan_dis_forward on them) and, with n_disc > 0, the
+ * conditional loss (cross entropy of row b's span ce_start[b] .. + ce_len[b] against
+ * ce_tgt[b], scaled by 1 / global batch; its sum into act.scal[3]). */
+void ctgan_gen_grads(ctgan *c, const float *dy, int n_disc, const int32_t *ce_start,
+                     const int32_t *ce_len, const int32_t *ce_tgt);
 
 /* Training is split so that a step needs nothing from the host: the host draws a chunk of
  * steps' conditions and row ids (ctgan_draw_steps, the same host RNG sequence as one step
@@ -187,6 +198,16 @@ void ctgan_memory(const ctgan_config *cfg, gen_net_bytes *out);
  * host-memory backends with linear_sparse_forward, FP32 activations, one rank; otherwise
  * nothing. Call when the weights may have changed (each sampling call). */
 genesis_status ctgan_sampling_weights(ctgan *c);
+/* ctgan_dp.c: DP-CTGAN (docs/privacy.md). ctgan_dp_clip_real: after ctgan_dis_forward on the
+ * b real rows x (pac 1) and with dy (b floats) the rows' per-row loss gradients d loss_b /
+ * d y_b, adds sum_b min(1, clip / |grad_b|) grad_b of the discriminator's parameters to dg
+ * (sq, s: b floats of backend memory get the squared norms and the factors; dy is scaled).
+ * ctgan_dp_fit: the whole DP fit of a freshly initialised network (m->dp planned; prior:
+ * the conditional vectors' prior from the released marginals). */
+void ctgan_dp_clip_real(ctgan *c, const float *x, float *dy, int b, float *sq, float *s,
+                        float clip);
+genesis_status ctgan_dp_fit(genesis_model *m, ctgan *c, const gen_cond_sampler *prior,
+                            const gen_encoded *enc, genesis_progress_fn progress, void *user);
 genesis_status ctgan_generate(ctgan *c, const gen_cond_sampler *prior, gen_rng *rng,
                               const gen_condition *conds, int nconds, int bn_eval, float *out);
 

@@ -171,6 +171,13 @@ static genesis_status ctgan_model_fit(genesis_model *m, const gen_encoded *enc,
     gen_comm *comm = ctx->comm;
     int K = gen_comm_size(comm), rank = gen_comm_rank(comm);
     int B = gen_param_i(m, GENESIS_P_BATCH_SIZE), pac = gen_param_i(m, GENESIS_P_PAC);
+    if (m->dp.on && pac != 1) { /* DP-CTGAN: one real row per discriminator input (ctgan_dp.c) */
+        gen_log(ctx, GENESIS_LOG_INFO,
+                "differential privacy: pac %d -> 1 (each discriminator input is one row, the "
+                "privacy unit)", pac);
+        pac = 1;
+        m->param[GENESIS_P_PAC] = 1;
+    }
     GEN_RETURN_IF(B % pac != 0, ctx, GENESIS_ERR_INVALID_ARG,
                   "`batch-size` (%d) must be a multiple of `pac` (%d); e.g. `batch-size` %d", B,
                   pac,
@@ -179,8 +186,18 @@ static genesis_status ctgan_model_fit(genesis_model *m, const gen_encoded *enc,
     ctgan_model *cm = calloc(1, sizeof *cm);
     GEN_RETURN_IF(!cm, ctx, GENESIS_ERR_NOMEM, "out of memory");
     m->impl = cm;
-    GEN_TRY(gen_cond_sampler_init(ctx, &cm->prior, &m->tf, enc,
-                                  gen_param_i(m, GENESIS_P_LOG_FREQUENCY)));
+    if (m->dp.on) { /* the conditions' prior from the released marginals, never the real rows */
+        GEN_RETURN_IF(!m->dp_pseudo, ctx, GENESIS_ERR_INTERNAL,
+                      "DP-CTGAN: the released marginals are missing");
+        gen_encoded penc;
+        GEN_TRY(gen_transformer_transform(ctx, &m->tf, m->dp_pseudo, &penc));
+        genesis_status pst = gen_cond_sampler_init(ctx, &cm->prior, &m->tf, &penc, 0);
+        gen_encoded_free(&penc);
+        GEN_TRY(pst);
+    } else {
+        GEN_TRY(gen_cond_sampler_init(ctx, &cm->prior, &m->tf, enc,
+                                      gen_param_i(m, GENESIS_P_LOG_FREQUENCY)));
+    }
     ctgan_config cfg = {B, pac, gen_param_i(m, GENESIS_P_EMBEDDING_DIM),
                         gen_param_i(m, GENESIS_P_GEN_DIM), gen_param_i(m, GENESIS_P_DIS_DIM),
                         m->tf.data_dim, cm->prior.cond_dim, 1, comm,
@@ -191,6 +208,14 @@ static genesis_status ctgan_model_fit(genesis_model *m, const gen_encoded *enc,
     GEN_TRY(ctgan_init_weights(c, m->seed));
     c->seed = m->seed;
     c->noise_off = 0;
+    if (m->dp.on) { /* DP-SGD on the discriminator: ctgan_dp.c */
+        genesis_status dst = ctgan_dp_fit(m, c, &cm->prior, enc, progress, user);
+        free(cm->prior.rows); /* the pseudo-table's row lists: not kept */
+        cm->prior.rows = NULL;
+        free(cm->prior.row_start);
+        cm->prior.row_start = NULL;
+        return dst;
+    }
 
     /* the encoded table stays in backend memory; the host draws a chunk of steps at a time
      * and the backend is waited for once per epoch (docs/cuda.md, "Synchronisations") */
@@ -457,6 +482,7 @@ static const gen_param_use CTGAN_PARAMS[] = {
     {GENESIS_P_CLAMP_RANGE, 1},       {GENESIS_P_BN_EVAL_SAMPLE, 0},   {GENESIS_P_VGM_MAX_ROWS, 200000},
     {GENESIS_P_PRECISION, 0},
     {GENESIS_P_GRADIENT_CHECKPOINTING, 0},
+    {GENESIS_P_EPSILON, 0},           {GENESIS_P_DELTA, 0},            {GENESIS_P_MAX_GRAD_NORM, 1},
 };
 
 const gen_model_vtable gen_ctgan_vtable = {
@@ -477,4 +503,13 @@ const gen_model_vtable gen_ctgan_vtable = {
     .losses = 2,
     .params = CTGAN_PARAMS,
     .nparams = (int)(sizeof CTGAN_PARAMS / sizeof CTGAN_PARAMS[0]),
+    .dp_sgd = 1,
+    .dp_mechanism =
+        "DP-SGD on CTGAN's discriminator only (pac 1, one row per input; Poisson-sampled real "
+        "rows; per-example clipping of each real row's gradient; Gaussian noise; cross-entropy "
+        "GAN loss, no gradient penalty; the generator updated only through the private "
+        "discriminator, conditions drawn from the released marginals) and Gaussian noisy "
+        "histograms for the transformer, composed with the RDP accountant of the sampled "
+        "Gaussian mechanism (Mironov 2017; Mironov, Talwar, Zhang 2019), converted to "
+        "(epsilon, delta) as Canonne, Kamath, Steinke 2020; add/remove-one-row neighbours",
 };

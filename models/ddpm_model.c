@@ -42,6 +42,7 @@
 #include "ddpm.h"
 #include "dev_table.h"
 #include "diffusion.h"
+#include "dp.h"
 #include "checkpoint.h"
 #include "model_io.h"
 
@@ -346,7 +347,6 @@ static genesis_status ddpm_fit_dp(genesis_model *m, ddpm_model *dm, const gen_en
     gen_rng_init(&dm->rn, m->seed, GEN_STREAM_NOISE);
     int64_t every = T >= 100 ? T / 100 : 1, seen = 0;
     int reports = (int)((T + every - 1) / every);
-    float sd = (float)(dp->sigma * dp->clip), inv = (float)(1.0 / (dp->q * (double)N));
     uint64_t noise_at = 0;
     double t0 = now_s();
     if (st == GENESIS_OK) o->zero(be, loss, 2);
@@ -361,8 +361,7 @@ static genesis_status ddpm_fit_dp(genesis_model *m, ddpm_model *dm, const gen_en
             ddpm_dp_clip_rows(d, b, gscale, mscale, sum, sq, s, (float)dp->clip, loss);
         }
         seen += nb;
-        o->dp_noise(be, sum, d->count, sd, inv, m->seed, GEN_STREAM_DP, noise_at);
-        noise_at += (d->count + 3) / 4 + 1;
+        gen_dp_noise_sum(be, dp, N, sum, d->count, m->seed, &noise_at);
         o->copy2d(be, d->grads, (int)d->count, sum, (int)d->count, 1, (int)d->count);
         ddpm_adamw(d, lr0 * (float)(1.0 - (double)it / (double)T), decay);
         if (d->ema) ddpm_ema(d, ema);
@@ -377,19 +376,8 @@ static genesis_status ddpm_fit_dp(genesis_model *m, ddpm_model *dm, const gen_en
                               "`generator-lr`", (long long)it + 1);
             break;
         }
-        int stop = 0;
-        if (progress) {
-            double el = now_s() - t0;
-            genesis_progress p = {(int)((it + 1 + every - 1) / every), reports, it + 1, T, avg, 0.0, el,
-                                  el / (double)(it + 1) * (double)(T - it - 1),
-                                  (double)(it + 1) * dp->q * (double)N / (el > 0 ? el : 1e-9)};
-            stop = progress(&p, user);
-        }
-        if (stop || gen_ctx_interrupted(ctx))
-            st = gen_set_error(ctx, GENESIS_ERR_CANCELLED,
-                               "training stopped by the caller at iteration %lld of %lld (a "
-                               "differentially private fit writes no checkpoint)",
-                               (long long)it + 1, (long long)T);
+        st = gen_dp_report(m, progress, user, (int)((it + 1 + every - 1) / every), reports, it + 1,
+                           N, avg, now_s() - t0, "iteration", it + 1, T);
     }
     free(rows);
     gen_resident_table_free(&dm->table);

@@ -26,27 +26,24 @@
 #include <time.h>
 
 #include "dev_table.h"
+#include "dp.h"
 #include "tvae.h"
-
-typedef struct dp_layer {
-    const float *x; /* input rows (B x C, ld C) */
-    float *g;       /* output-gradient rows (B x OC, ld OC) */
-    int C, OC;
-    float *dW, *db;
-    const float *W;
-} dp_layer;
 
 #define TVAE_DP_LAYERS 7
 
-static void dp_layers(tvae *t, dp_layer L[TVAE_DP_LAYERS]) {
+/* The seven linear layers as the clipping sees them (dp.h gen_dp_linear). */
+static void dp_layers(tvae *t, gen_dp_linear L[TVAE_DP_LAYERS]) {
     tvae_acts *a = &t->act;
     tvae_tensors *p = &t->p, *g = &t->g;
     int D = t->D, h = t->hid, e = t->emb, Dr = t->Dr;
-    dp_layer l[TVAE_DP_LAYERS] = {
-        {a->x, a->da1, D, h, g->eW1, g->eb1, p->eW1},  {a->h1, a->da2, h, h, g->eW2, g->eb2, p->eW2},
-        {a->h2, a->dmu, h, e, g->mW, g->mb, p->mW},    {a->h2, a->dlv, h, e, g->vW, g->vb, p->vW},
-        {a->z, a->dc1, e, h, g->dW1, g->db1, p->dW1},  {a->k1, a->dc2, h, h, g->dW2, g->db2, p->dW2},
-        {a->k2, a->dr, h, Dr, g->dW3, g->db3, p->dW3},
+    gen_dp_linear l[TVAE_DP_LAYERS] = {
+        {a->x, D, D, a->da1, h, h, g->eW1, g->eb1, p->eW1},
+        {a->h1, h, h, a->da2, h, h, g->eW2, g->eb2, p->eW2},
+        {a->h2, h, h, a->dmu, e, e, g->mW, g->mb, p->mW},
+        {a->h2, h, h, a->dlv, e, e, g->vW, g->vb, p->vW},
+        {a->z, e, e, a->dc1, h, h, g->dW1, g->db1, p->dW1},
+        {a->k1, h, h, a->dc2, h, h, g->dW2, g->db2, p->dW2},
+        {a->k2, h, h, a->dr, Dr, Dr, g->dW3, g->db3, p->dW3},
     };
     memcpy(L, l, sizeof l);
 }
@@ -56,17 +53,10 @@ void tvae_dp_clip_rows(tvae *t, int b, float *sum, float *sq, float *s, float cl
     const gen_backend_ops *o = be->ops;
     tvae_forward_backward_n(t, b, 1, 1); /* per-row losses: each row's own gradient */
     if (loss) o->accumulate(be, loss, t->act.scal, 2);
-    dp_layer L[TVAE_DP_LAYERS];
+    gen_dp_linear L[TVAE_DP_LAYERS];
     dp_layers(t, L);
-    o->zero(be, sq, (size_t)b);
-    for (int i = 0; i < TVAE_DP_LAYERS; i++)
-        o->dp_sqnorm_acc(be, sq, L[i].x, L[i].C, L[i].C, L[i].g, L[i].OC, L[i].OC, b);
-    o->dp_clip_factors(be, s, sq, b, clip);
-    for (int i = 0; i < TVAE_DP_LAYERS; i++) o->dp_scale_rows(be, L[i].g, L[i].OC, s, b, L[i].OC);
     o->zero(be, t->grads, t->count);
-    for (int i = 0; i < TVAE_DP_LAYERS; i++)
-        o->linear_backward(be, NULL, 0, L[i].dW, L[i].db, L[i].g, L[i].OC, L[i].x, L[i].C, L[i].W,
-                           b, L[i].C, L[i].OC);
+    gen_dp_clip_linear(be, L, TVAE_DP_LAYERS, b, sq, s, clip);
     o->accumulate(be, sum, t->grads, (int)(t->count - (size_t)t->D));
 }
 
@@ -112,12 +102,9 @@ genesis_status tvae_dp_fit(genesis_model *m, tvae *t, const gen_encoded *enc,
     uint64_t noise_at = 0;
     int64_t seen = 0;
     double t0 = now_s();
-    float sd = (float)(dp->sigma * dp->clip), inv = (float)(1.0 / (dp->q * (double)N));
     if (st == GENESIS_OK) o->zero(be, loss, 2);
     for (int64_t k = 0; k < T && st == GENESIS_OK; k++) {
-        int64_t nb = 0;
-        for (int64_t i = 0; i < N; i++) /* Poisson sampling: each row with probability q */
-            if (gen_rng_uniform(&pick) < dp->q) rows[nb++] = (int32_t)i;
+        int64_t nb = gen_dp_poisson_rows(&pick, dp->q, N, rows);
         o->zero(be, sum, n);
         for (int64_t c0 = 0; c0 < nb; c0 += B) {
             int b = (int)(nb - c0 < B ? nb - c0 : B);
@@ -126,8 +113,7 @@ genesis_status tvae_dp_fit(genesis_model *m, tvae *t, const gen_encoded *enc,
             dp_chunk(t, b, sum, sq, s, (float)dp->clip, loss);
         }
         seen += nb;
-        o->dp_noise(be, sum, n, sd, inv, t->seed, GEN_STREAM_DP, noise_at);
-        noise_at += (n + 3) / 4 + 1;
+        gen_dp_noise_sum(be, dp, N, sum, n, t->seed, &noise_at);
         o->copy2d(be, t->grads, (int)n, sum, (int)n, 1, (int)n);
         o->zero(be, t->g.sigma, (size_t)t->D);
         t->step++;
@@ -147,18 +133,8 @@ genesis_status tvae_dp_fit(genesis_model *m, tvae *t, const gen_encoded *enc,
                               "learning rate or another seed", e);
             break;
         }
-        int stop = 0;
-        if (progress) {
-            double el = now_s() - t0;
-            genesis_progress p = {e, epochs, k + 1, T, avg, 0.0, el, el / (double)(k + 1) * (double)(T - k - 1),
-                                  (double)(k + 1) * dp->q * (double)N / (el > 0 ? el : 1e-9)};
-            stop = progress(&p, user);
-        }
-        if (stop || gen_ctx_interrupted(ctx)) /* no checkpoint: the state is not resumable */
-            st = gen_set_error(ctx, GENESIS_ERR_CANCELLED,
-                               "training stopped by the caller at epoch %d of %d (a "
-                               "differentially private fit writes no checkpoint)",
-                               e, epochs);
+        st = gen_dp_report(m, progress, user, e, epochs, k + 1, N, avg, now_s() - t0, "epoch", e,
+                           epochs);
     }
     free(rows);
     o->free(be, rows_dev);

@@ -18,7 +18,9 @@
 #include <string.h>
 
 #include "backend.h"
+#include "ctgan.h"
 #include "ddpm.h"
+#include "dp.h"
 #include "dp_accountant.h"
 #include "model.h"
 #include "model_io.h"
@@ -108,6 +110,39 @@ END_TEST
 
 /* ---- 2. per-example clipping ----------------------------------------------------------------- */
 
+/* The median of the NB brute-force norms: a bound that clips some rows and not others. */
+static float median_norm(const double *norm, int NB) {
+    double sorted[64];
+    ck_assert_int_le(NB, 64);
+    memcpy(sorted, norm, (size_t)NB * sizeof *norm);
+    for (int i = 0; i < NB; i++)
+        for (int j = i + 1; j < NB; j++)
+            if (sorted[j] < sorted[i]) { double tmp = sorted[i]; sorted[i] = sorted[j]; sorted[j] = tmp; }
+    return (float)sorted[NB / 2];
+}
+
+/* The backend's norms sq and factors s against the brute force's per-row gradients g (NB rows
+ * of n) and their norms, and the clipped sum against sum_b min(1, clip / norm_b) g_b; returns
+ * how many rows were clipped. */
+static int check_clipped(const float *g, const double *norm, int NB, size_t n, float clip,
+                         const float *sq, const float *s, const float *sum) {
+    int clipped = 0;
+    for (int b = 0; b < NB; b++) {
+        ck_assert_msg(fabs(sqrt(sq[b]) - norm[b]) <= 1e-4 * norm[b], "row %d: norm %.7g, brute force %.7g",
+                      b, sqrt(sq[b]), norm[b]);
+        clipped += s[b] < 1.0f;
+    }
+    double maxerr = 0, maxv = 0;
+    for (size_t i = 0; i < n; i++) {
+        double want = 0;
+        for (int b = 0; b < NB; b++) want += fmin(1.0, clip / norm[b]) * g[(size_t)b * n + i];
+        maxerr = fmax(maxerr, fabs(want - sum[i]));
+        maxv = fmax(maxv, fabs(want));
+    }
+    ck_assert_msg(maxerr <= 1e-5 * (1 + maxv), "clipped sum off by %g (largest %g)", maxerr, maxv);
+    return clipped;
+}
+
 START_TEST(test_clipping_per_example) {
     enum { NB = 9, ND = 9, NE = 3, NH = 6 };
     gen_act_span spans[4] = {{0, 1, 0}, {1, 3, 1}, {4, 1, 0}, {5, 4, 1}};
@@ -132,32 +167,14 @@ START_TEST(test_clipping_per_example) {
         norm[b] = sqrt(s2);
     }
     /* a bound that clips some rows and not others */
-    double sorted[NB];
-    memcpy(sorted, norm, sizeof sorted);
-    for (int i = 0; i < NB; i++)
-        for (int j = i + 1; j < NB; j++)
-            if (sorted[j] < sorted[i]) { double tmp = sorted[i]; sorted[i] = sorted[j]; sorted[j] = tmp; }
-    float clip = (float)sorted[NB / 2];
+    float clip = median_norm(norm, NB);
     memcpy(t->act.x, x, sizeof x);
     memcpy(t->act.eps, eps, sizeof eps);
     float *sum = calloc(n, sizeof(float)), sq[NB], s[NB];
     tvae_dp_clip_rows(t, NB, sum, sq, s, clip, NULL);
-    int clipped = 0;
-    for (int b = 0; b < NB; b++) {
-        ck_assert_msg(fabs(sqrt(sq[b]) - norm[b]) <= 1e-4 * norm[b], "row %d: norm %.7g, brute force %.7g",
-                      b, sqrt(sq[b]), norm[b]);
-        clipped += s[b] < 1.0f;
-    }
+    int clipped = check_clipped(g, norm, NB, n, clip, sq, s, sum);
     ck_assert_int_ge(clipped, 3);
     ck_assert_int_le(clipped, NB - 3);
-    double maxerr = 0, maxv = 0;
-    for (size_t i = 0; i < n; i++) {
-        double want = 0;
-        for (int b = 0; b < NB; b++) want += fmin(1.0, clip / norm[b]) * g[(size_t)b * n + i];
-        maxerr = fmax(maxerr, fabs(want - sum[i]));
-        maxv = fmax(maxv, fabs(want));
-    }
-    ck_assert_msg(maxerr <= 1e-5 * (1 + maxv), "clipped sum off by %g (largest %g)", maxerr, maxv);
     /* each clipped row's contribution has norm at most C: the sum is at most NB C */
     double s2 = 0;
     for (size_t i = 0; i < n; i++) s2 += (double)sum[i] * sum[i];
@@ -225,24 +242,52 @@ START_TEST(test_clipping_per_example_ddpm) {
     memcpy(d->y, yy, sizeof yy);
     float *sum = calloc(n, sizeof(float)), sq[NB], s[NB];
     ddpm_dp_clip_rows(d, NB, gs, ms, sum, sq, s, clip, NULL);
-    int clipped = 0;
-    for (int b = 0; b < NB; b++) {
-        ck_assert_msg(fabs(sqrt(sq[b]) - norm[b]) <= 1e-4 * norm[b], "row %d: norm %.7g, brute force %.7g",
-                      b, sqrt(sq[b]), norm[b]);
-        clipped += s[b] < 1.0f;
-    }
+    int clipped = check_clipped(g, norm, NB, n, clip, sq, s, sum);
     ck_assert(clipped >= 1 && clipped < NB);
-    double maxerr = 0, maxv = 0;
-    for (size_t i = 0; i < n; i++) {
-        double want = 0;
-        for (int b = 0; b < NB; b++) want += fmin(1.0, clip / norm[b]) * g[(size_t)b * n + i];
-        maxerr = fmax(maxerr, fabs(want - sum[i]));
-        maxv = fmax(maxv, fabs(want));
-    }
-    ck_assert_msg(maxerr <= 1e-5 * (1 + maxv), "clipped sum off by %g (largest %g)", maxerr, maxv);
     free(g);
     free(sum);
     ddpm_free(d);
+}
+END_TEST
+
+/* DP-CTGAN's discriminator (pac 1): the real rows' per-example norms and clipped sum against
+ * each row's own gradient, one backward pass per row from a dy that is that row's alone (the
+ * forward pass, and so the dropout masks, shared: the brute force sees the same network). */
+START_TEST(test_clipping_per_example_ctgan) {
+    enum { NB = 10, DATA = 7, COND = 3, W = DATA + COND, DD = 8 };
+    gen_act_span spans[3] = {{0, 1, 0}, {1, 3, 1}, {4, 3, 1}};
+    ctgan_config cfg = {NB, 1, 4, 8, DD, DATA, COND, 1, NULL, 1, 0, 0};
+    ctgan *c;
+    ck_assert_int_eq(ctgan_create(ctx, be, &cfg, spans, 3, &c), GENESIS_OK);
+    ck_assert_int_eq(ctgan_init_weights(c, 5), GENESIS_OK);
+    c->seed = 5;
+    size_t n = c->dcount;
+    tu_fill_uniform(c->act.real, NB * W, -1, 1, 81);
+    float dy0[NB];
+    tu_fill_uniform(dy0, NB, -1, 1, 82);
+    ctgan_dis_forward(c, c->act.real, NB);
+    float *g = malloc((size_t)NB * n * sizeof(float)), dy[NB];
+    double norm[NB];
+    for (int b = 0; b < NB; b++) {
+        memset(dy, 0, sizeof dy);
+        dy[b] = dy0[b];
+        memset(c->dgrads, 0, n * sizeof(float));
+        ctgan_dis_backward(c, c->act.real, dy, NULL, 1, NB);
+        memcpy(g + (size_t)b * n, c->dgrads, n * sizeof(float));
+        double s2 = 0;
+        for (size_t i = 0; i < n; i++) s2 += (double)c->dgrads[i] * c->dgrads[i];
+        norm[b] = sqrt(s2);
+    }
+    float clip = median_norm(norm, NB);
+    memcpy(dy, dy0, sizeof dy);
+    memset(c->dgrads, 0, n * sizeof(float));
+    float sq[NB], sc[NB];
+    ctgan_dp_clip_real(c, c->act.real, dy, NB, sq, sc, clip);
+    int clipped = check_clipped(g, norm, NB, n, clip, sq, sc, c->dgrads);
+    ck_assert_int_ge(clipped, 3);
+    ck_assert_int_le(clipped, NB - 3);
+    free(g);
+    ctgan_free(c);
 }
 END_TEST
 
@@ -275,6 +320,52 @@ START_TEST(test_noise_scale_and_threads) {
     be->ops->dp_noise(be, b, 8, 0.0f, 0.5f, 99, GEN_STREAM_DP, 7);
     ck_assert(b[0] == 0.5f && b[7] == 0.5f);
     gen_backend_free(be4);
+    free(a);
+    free(b);
+}
+END_TEST
+
+/* The step's noise as the DP fits add it (gen_dp_noise_sum): sd sigma C / (q n) on a zero
+ * gradient, fresh draws at every step, and Poisson sampling's batch sizes: mean q n and
+ * variance q (1 - q) n over many steps, as the accountant assumes. */
+START_TEST(test_step_noise_and_sampling) {
+    size_t n = 200000;
+    float *a = calloc(n, sizeof(float)), *b = calloc(n, sizeof(float));
+    gen_dp_info dp = {0};
+    dp.sigma = 2.0;
+    dp.clip = 0.5;
+    dp.q = 0.1;
+    uint64_t at = 3;
+    gen_dp_noise_sum(be, &dp, 1000, a, n, 99, &at); /* sd 2 * 0.5 / (0.1 * 1000) = 0.01 */
+    gen_dp_noise_sum(be, &dp, 1000, b, n, 99, &at);
+    ck_assert_uint_eq(at, 3 + 2 * ((n + 3) / 4 + 1));
+    double s1 = 0, s2 = 0, sab = 0;
+    for (size_t i = 0; i < n; i++) {
+        s1 += a[i];
+        s2 += (double)a[i] * a[i];
+        sab += (double)a[i] * b[i];
+    }
+    double mean = s1 / n, sd = sqrt(s2 / n - mean * mean);
+    ck_assert_msg(fabs(sd - 0.01) < 0.01 * 0.01, "noise sd %g, want 0.01", sd);
+    ck_assert_msg(fabs(mean) < 5 * 0.01 / sqrt((double)n), "noise mean %g", mean);
+    double corr = sab / n / (sd * sd); /* two steps: independent draws */
+    ck_assert_msg(fabs(corr) < 0.02, "two steps' noise correlate: %g", corr);
+    /* Poisson sampling: 400 steps of 5000 rows at q = 0.05 */
+    int32_t *rows = malloc(5000 * sizeof(int32_t));
+    gen_rng pick;
+    gen_rng_init(&pick, 3, GEN_STREAM_DP_BATCH);
+    double m1 = 0, m2 = 0;
+    for (int k = 0; k < 400; k++) {
+        int64_t nb = gen_dp_poisson_rows(&pick, 0.05, 5000, rows);
+        for (int64_t i = 1; i < nb; i++) ck_assert_int_lt(rows[i - 1], rows[i]);
+        m1 += (double)nb;
+        m2 += (double)nb * nb;
+    }
+    m1 /= 400;
+    m2 = m2 / 400 - m1 * m1;
+    ck_assert_msg(fabs(m1 - 250) < 4 * sqrt(237.5 / 400), "batch mean %g, want 250", m1);
+    ck_assert_msg(m2 > 237.5 * 0.8 && m2 < 237.5 * 1.2, "batch variance %g, want 237.5", m2);
+    free(rows);
     free(a);
     free(b);
 }
@@ -409,19 +500,112 @@ START_TEST(test_dp_model_file_holds_no_canary) {
 }
 END_TEST
 
+/* progress: the last step the fit reported and its total */
+static int last_step(const genesis_progress *p, void *user) {
+    int64_t *s = user;
+    s[0] = p->step;
+    s[1] = p->steps;
+    return 0;
+}
+
+/* whether some 8 bytes of p read as a double within tol of v */
+static int holds_double(const unsigned char *p, size_t n, double v, double tol) {
+    for (size_t i = 0; i + 8 <= n; i++) {
+        double x;
+        memcpy(&x, p + i, 8);
+        if (fabs(x - v) <= tol) return 1;
+    }
+    return 0;
+}
+
+/* DP-CTGAN: the canary reaches neither the file nor the conditional vectors' prior (the
+ * prior of the same fit without DP holds the real (log-)frequencies, so the check can fail);
+ * the accountant's steps are the discriminator steps the fit ran, at q = batch / n; the
+ * record and the mechanism survive the file. */
+START_TEST(test_dp_ctgan_fit) {
+    genesis_status st;
+    genesis_ctx_set_seed(ctx, 13);
+    genesis_table *t = canary_table();
+    double cv = CANARY_VALUE;
+    /* the job column's real shares: A, B, C and the canary (one row) */
+    double cnt[4] = {0}, tot_log = 0;
+    const gen_column *job = &t->cols[1];
+    for (int64_t i = 0; i < t->nrows; i++) cnt[job->cat[i]]++;
+    for (int k = 0; k < 4; k++) tot_log += log(cnt[k] + 1.0);
+    gen_bytes fb[2];
+    for (int dp = 0; dp < 2; dp++) {
+        genesis_model *m;
+        ck_assert_int_eq(genesis_model_create(ctx, GENESIS_MODEL_CTGAN, &m), GENESIS_OK);
+        ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_EPOCHS, 2), GENESIS_OK);
+        ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_BATCH_SIZE, 300), GENESIS_OK);
+        ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_GEN_DIM, 32), GENESIS_OK);
+        ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_DIS_DIM, 32), GENESIS_OK);
+        ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_EPSILON, dp ? 3.0 : 0.0), GENESIS_OK);
+        int64_t steps[2] = {0, 0};
+        st = genesis_model_fit(m, t, last_step, steps);
+        ck_assert_msg(st == GENESIS_OK, "ctgan fit: %s", genesis_errmsg(ctx));
+        ck_assert_int_eq(gen_model_file_bytes(m, 0, &fb[dp]), GENESIS_OK);
+        genesis_privacy pv;
+        ck_assert_int_eq(genesis_model_privacy(m, &pv), GENESIS_OK);
+        ck_assert_int_eq(pv.dp, dp);
+        if (dp) {
+            ck_assert(pv.epsilon <= 3.0 && pv.epsilon > 2.9);
+            ck_assert_double_eq_tol(pv.sampling_rate, 0.1, 1e-12);
+            ck_assert_int_eq(pv.steps, 20); /* 2 epochs x 3000 / 300 */
+            ck_assert_int_eq(steps[0], pv.steps); /* the discriminator steps run */
+            ck_assert_int_eq(steps[1], pv.steps);
+            ck_assert_int_eq(gen_param_i(m, GENESIS_P_PAC), 1);
+            ck_assert_ptr_nonnull(strstr(pv.mechanism, "discriminator"));
+        }
+        genesis_model_free(m);
+    }
+    /* without DP: the canary level, the canary value and the real log-frequency prior */
+    ck_assert(contains(fb[0].p, fb[0].len, CANARY_LEVEL, strlen(CANARY_LEVEL)));
+    ck_assert(contains(fb[0].p, fb[0].len, &cv, sizeof cv));
+    int real_prior = 0;
+    for (int k = 0; k < 4; k++) real_prior |= holds_double(fb[0].p, fb[0].len, log(cnt[k] + 1.0) / tot_log, 1e-12);
+    ck_assert_msg(real_prior, "the non-DP file holds no real category share: the check cannot fail");
+    /* with DP: none of them, nor the real shares without the canary (what a prior of real
+     * frequencies over the released levels would store) */
+    ck_assert(!contains(fb[1].p, fb[1].len, CANARY_LEVEL, strlen(CANARY_LEVEL)));
+    ck_assert(!contains(fb[1].p, fb[1].len, &cv, sizeof cv));
+    for (int k = 0; k < 3; k++) {
+        ck_assert(!holds_double(fb[1].p, fb[1].len, log(cnt[k] + 1.0) / tot_log, 1e-12));
+        ck_assert(!holds_double(fb[1].p, fb[1].len, cnt[k] / (cnt[0] + cnt[1] + cnt[2]), 1e-12));
+        ck_assert(!holds_double(fb[1].p, fb[1].len, cnt[k] / (double)t->nrows, 1e-12));
+    }
+    ck_assert_uint_eq(fb[1].p[8], GEN_FILE_VERSION_DP);
+    /* the record and the mechanism survive the file */
+    genesis_model *m2;
+    st = gen_model_read_mem(ctx, "dpctgan.gen", fb[1].p, fb[1].len, 0, &m2);
+    ck_assert_msg(st == GENESIS_OK, "read: %s", genesis_errmsg(ctx));
+    genesis_privacy pv2;
+    ck_assert_int_eq(genesis_model_privacy(m2, &pv2), GENESIS_OK);
+    ck_assert(pv2.dp == 1 && pv2.steps == 20 && pv2.epsilon <= 3.0 && pv2.delta == 1.0 / 3000);
+    ck_assert_ptr_nonnull(strstr(pv2.mechanism, "discriminator"));
+    genesis_model_free(m2);
+    free(fb[0].p);
+    free(fb[1].p);
+    genesis_table_free(t);
+}
+END_TEST
+
 START_TEST(test_dp_refusals) {
     genesis_status st;
     genesis_table *t = canary_table();
     genesis_model *m;
-    /* a target the accountant cannot certify */
-    ck_assert_int_eq(genesis_model_create(ctx, GENESIS_MODEL_TVAE, &m), GENESIS_OK);
-    ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_EPSILON, 0.001), GENESIS_OK);
-    st = genesis_model_fit(m, t, NULL, NULL);
-    ck_assert_msg(st == GENESIS_ERR_INVALID_ARG || st == GENESIS_ERR_DATA, "%d %s", st, genesis_errmsg(ctx));
-    ck_assert_msg(strstr(genesis_errmsg(ctx), "epsilon"), "%s", genesis_errmsg(ctx));
-    genesis_model_free(m);
+    /* a target the accountant cannot certify (TVAE, CTGAN) */
+    genesis_model_kind tiny[2] = {GENESIS_MODEL_TVAE, GENESIS_MODEL_CTGAN};
+    for (int k = 0; k < 2; k++) {
+        ck_assert_int_eq(genesis_model_create(ctx, tiny[k], &m), GENESIS_OK);
+        ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_EPSILON, 0.001), GENESIS_OK);
+        st = genesis_model_fit(m, t, NULL, NULL);
+        ck_assert_msg(st == GENESIS_ERR_INVALID_ARG || st == GENESIS_ERR_DATA, "%d %s", st, genesis_errmsg(ctx));
+        ck_assert_msg(strstr(genesis_errmsg(ctx), "epsilon"), "%s", genesis_errmsg(ctx));
+        genesis_model_free(m);
+    }
     /* a kind without DP-SGD */
-    ck_assert_int_eq(genesis_model_create(ctx, GENESIS_MODEL_CTGAN, &m), GENESIS_OK);
+    ck_assert_int_eq(genesis_model_create(ctx, GENESIS_MODEL_TIMEGAN, &m), GENESIS_OK);
     st = genesis_model_set_param(m, GENESIS_P_EPSILON, 1.0);
     if (st == GENESIS_OK) {
         ck_assert_int_eq(genesis_model_fit(m, t, NULL, NULL), GENESIS_ERR_UNSUPPORTED);
@@ -446,6 +630,9 @@ int main(void) {
     tcase_add_test(tc, test_accountant_matches_dp_accounting);
     tcase_add_test(tc, test_clipping_per_example);
     tcase_add_test(tc, test_clipping_per_example_ddpm);
+    tcase_add_test(tc, test_clipping_per_example_ctgan);
+    tcase_add_test(tc, test_step_noise_and_sampling);
+    tcase_add_test(tc, test_dp_ctgan_fit);
     tcase_add_test(tc, test_noise_scale_and_threads);
     tcase_add_test(tc, test_dp_model_file_holds_no_canary);
     tcase_add_test(tc, test_dp_refusals);

@@ -14,7 +14,8 @@
  * NMSE < max(1e-6, (4u)^2) (an error of a few u in the updates' direction, relative), losses
  * within 1e-4 + max(1e-3, 16u) relative.
  * A last case goes through the public API on the default device (AUTO picks the GPU) and
- * compares sampled encoded rows with a CPU run of the same seed (CTGAN, TVAE, DDPM).
+ * compares sampled encoded rows with a CPU run of the same seed (CTGAN, TVAE, DDPM; each
+ * without and with --epsilon, the DP fits of docs/privacy.md).
  *
  * The data is a synthetic table built in memory (two continuous columns, one bimodal and
  * one integer, and two related categorical columns), fitted and encoded by the real
@@ -480,7 +481,8 @@ static int collect(const float *x, int64_t rows, int dim, void *user) {
 }
 
 /* fit 2 epochs and sample 200 encoded rows; returns the device name used */
-static const char *api_run(genesis_model_kind kind, genesis_device_kind dev, enc_sink *out) {
+static const char *api_run(genesis_model_kind kind, genesis_device_kind dev, double epsilon,
+                           enc_sink *out) {
     genesis_ctx *ctx;
     ck_assert_int_eq(genesis_ctx_create(&ctx), GENESIS_OK);
     ck_assert_int_eq(genesis_ctx_set_seed(ctx, 11), GENESIS_OK);
@@ -498,6 +500,7 @@ static const char *api_run(genesis_model_kind kind, genesis_device_kind dev, enc
         ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_EPOCHS, 2), GENESIS_OK);
     }
     ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_BATCH_SIZE, 60), GENESIS_OK);
+    ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_EPSILON, epsilon), GENESIS_OK);
     genesis_status st = genesis_model_fit(m, t, NULL, NULL);
     ck_assert_msg(st == GENESIS_OK, "fit on %s: %s", name, genesis_errmsg(ctx));
     out->n = 0;
@@ -512,18 +515,19 @@ static const char *api_run(genesis_model_kind kind, genesis_device_kind dev, enc
 
 START_TEST(test_api_default_device) {
     genesis_model_kind kinds[3] = {GENESIS_MODEL_CTGAN, GENESIS_MODEL_TVAE, GENESIS_MODEL_DDPM};
-    genesis_model_kind kind = kinds[_i];
+    genesis_model_kind kind = kinds[_i % 3];
+    double eps = _i >= 3 ? 8.0 : 0.0; /* 3..5: the DP fits (docs/privacy.md) */
     enum { N = 200 };
     static float a[N * 512], b[N * 512];
     enc_sink sg = {a, N, 0, 0}, sc = {b, N, 0, 0};
-    const char *name = api_run(kind, GENESIS_DEVICE_AUTO, &sg);
+    const char *name = api_run(kind, GENESIS_DEVICE_AUTO, eps, &sg);
     if (!g_selftest) ck_assert_str_eq(name, "cuda:0");
-    ck_assert_str_eq(api_run(kind, GENESIS_DEVICE_CPU, &sc), "cpu");
+    ck_assert_str_eq(api_run(kind, GENESIS_DEVICE_CPU, eps, &sc), "cpu");
     ck_assert_int_eq(sg.dim, sc.dim);
     ck_assert_int_le(sg.dim, 512);
     double mx, n = mp_nmse(a, b, (size_t)N * sg.dim, &mx);
-    printf("%s through the API: %s vs cpu, sampled encoded rows nmse %.3e (max|d| %.3e)\n",
-           genesis_model_kind_name(kind), name, n, mx);
+    printf("%s%s through the API: %s vs cpu, sampled encoded rows nmse %.3e (max|d| %.3e)\n",
+           genesis_model_kind_name(kind), eps > 0 ? " (DP)" : "", name, n, mx);
     fflush(stdout);
     /* a few training steps and one sampling pass: small drift only (argmax flips allowed; DDPM:
      * a categorical draw that rounding moves across a boundary) */
@@ -552,7 +556,7 @@ int main(void) {
     tcase_add_loop_test(tc, test_ctgan_steps, 0, 4); /* fp32, tf32, bf16, fp16 */
     tcase_add_loop_test(tc, test_tvae_steps, 0, 5); /* the four, then fp32 per-mode */
     tcase_add_test(tc, test_ddpm_steps);
-    tcase_add_loop_test(tc, test_api_default_device, 0, 3);
+    tcase_add_loop_test(tc, test_api_default_device, 0, 6); /* without and with DP */
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_set_fork_status(sr, CK_NOFORK);

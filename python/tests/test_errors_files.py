@@ -118,6 +118,15 @@ def test_privacy_record(adult, tmp_path):
     gen.save(tmp_path / "dp.gen")
     assert genesis.load(tmp_path / "dp.gen").privacy() == p
     assert len(gen.generate(200)) == 200
+    # CTGAN: DP-SGD on its discriminator, pac 1, its own mechanism (docs/privacy.md, DP-CTGAN)
+    ct = SyntheticGenerator("ctgan", config=dict(cfg, epsilon=8, delta=1e-5), device="cpu",
+                            seed=3).fit(adult)
+    pc = ct.privacy()
+    assert 7.9 < pc["epsilon"] <= 8 and pc["delta"] == pytest.approx(1e-5)
+    assert pc["steps"] == 8 and "discriminator" in pc["mechanism"]
+    ct.save(tmp_path / "dpc.gen")
+    assert genesis.load(tmp_path / "dpc.gen").privacy() == pc
+    assert len(ct.generate(200)) == 200
 
 
 def test_loaded_dtypes_without_pandas_schema(tiny, tmp_path):

@@ -36,7 +36,7 @@ static genesis_status refuse_settings(genesis_model *m, const genesis_table *t) 
     genesis_ctx *ctx = m->ctx;
     GEN_RETURN_IF(!m->vt->dp_sgd, ctx, GENESIS_ERR_UNSUPPORTED,
                   "--epsilon: %s cannot train under differential privacy in this version; use "
-                  "--method tvae or --method ddpm",
+                  "--method ctgan, tvae or ddpm",
                   m->vt->name);
     GEN_RETURN_IF(gen_comm_size(ctx->comm) > 1, ctx, GENESIS_ERR_UNSUPPORTED,
                   "--epsilon: differentially private training runs on one rank (the accountant "
@@ -147,12 +147,14 @@ genesis_status gen_dp_fit_transformer(genesis_model *m, const genesis_table *t,
     double sd = m->dp.stats_sigma * sqrt((double)t->ncols);
     genesis_status st = gen_dp_release_tables(m->ctx, t, sd, m->dp.threshold, m->seed, &ps, &rc);
     if (st == GENESIS_OK) st = gen_transformer_fit(m->ctx, &m->tf, ps, to);
-    gen_table_destroy(ps);
     if (st != GENESIS_OK) {
+        gen_table_destroy(ps);
         gen_table_destroy(rc);
         memset(&m->dp, 0, sizeof m->dp);
         return st;
     }
+    gen_table_destroy(m->dp_pseudo); /* kept for the kind's fit; model.c frees it after */
+    m->dp_pseudo = ps;
     *recoded = rc;
     return GENESIS_OK;
 }
@@ -162,6 +164,10 @@ static const char DP_MECHANISM[] =
     "and Gaussian noisy histograms for the transformer, composed with the RDP accountant of "
     "the sampled Gaussian mechanism (Mironov 2017; Mironov, Talwar, Zhang 2019), converted "
     "to (epsilon, delta) as Canonne, Kamath, Steinke 2020; add/remove-one-row neighbours";
+
+const char *gen_dp_mechanism(const genesis_model *m) {
+    return m->vt->dp_mechanism ? m->vt->dp_mechanism : DP_MECHANISM;
+}
 
 genesis_status genesis_model_privacy(const genesis_model *m, genesis_privacy *out) {
     if (!m || !out) return GENESIS_ERR_INVALID_ARG;
@@ -180,6 +186,6 @@ genesis_status genesis_model_privacy(const genesis_model *m, genesis_privacy *ou
     out->stats_noise = dp->stats_sigma * sqrt((double)m->tf.ncols);
     out->stats_threshold = dp->threshold;
     out->stats_epsilon = dp->stats_epsilon;
-    out->mechanism = DP_MECHANISM;
+    out->mechanism = gen_dp_mechanism(m);
     return GENESIS_OK;
 }

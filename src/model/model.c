@@ -306,6 +306,8 @@ genesis_status genesis_model_fit(genesis_model *m, const genesis_table *t,
         free_ckpt_snap(m);
         gen_encoded_free(&enc);
     }
+    gen_table_destroy(m->dp_pseudo);
+    m->dp_pseudo = NULL;
     if (st != GENESIS_OK) { /* leave the model as created, so that fit can be called again */
         if (m->vt->free) m->vt->free(m);
         gen_transformer_free(&m->tf);

@@ -112,6 +112,9 @@ typedef struct gen_model_vtable {
     int ngpu_params;
     /* 1: fit trains under differential privacy when m->dp.on (DP-SGD; docs/privacy.md) */
     int dp_sgd;
+    /* with dp_sgd: what genesis_model_privacy reports as the mechanism (NULL: dp.c's DP-SGD
+     * text); the kind's own words when its DP path differs (CTGAN: the discriminator only) */
+    const char *dp_mechanism;
 } gen_model_vtable;
 
 
@@ -131,6 +134,10 @@ struct genesis_model {
     int loaded;                /* read from a model file: generation-only network */
     int64_t fp16_skipped;      /* FP16 training: steps the loss scaling skipped in the last fit */
     gen_dp_info dp;            /* differential privacy: what the fit planned and spent (dp.h) */
+    /* a DP fit, while the kind's fit runs: the pseudo-table drawn from the released (noisy)
+     * histograms (dp_stats.c), for kinds that need the columns' marginals (CTGAN's
+     * conditional vectors); NULL otherwise */
+    genesis_table *dp_pseudo;
     int64_t sample_batch;      /* rows per sampling batch; 0 = sized from the memory budget */
     int gpu;                   /* where be runs: 0 = the CPU, N + 1 = GPU N */
     int sample_ndev;           /* genesis_model_set_sample_devices: lanes (0 or 1: the model alone) */

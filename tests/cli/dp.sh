@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # dp.sh — differential privacy through the CLI (docs/privacy.md): `--epsilon` fits and
 # `genesis inspect` shows the guarantee (and "no formal guarantee" without it); kinds and
-# settings DP cannot serve are refused with one clear error; TVAE's and DDPM's DP fits give
-# the same model file at 1 and 2 threads; and a membership-inference check
+# settings DP cannot serve are refused with one clear error; `generate --method ctgan
+# --epsilon --delta` writes rows and keeps the guarantee in the model file; TVAE's, DDPM's and
+# CTGAN's DP fits give the same model file at 1 and 2 threads; and a membership-inference check
 # on data/adult_sample.csv: TVAE is trained on its first 1000 rows (members) without DP (300
 # epochs, batch 50: it memorises) and with --epsilon 8, and a distance-to-closest-record
 # attack (mia_dcr.py) scores how well a row's distance to the synthetic rows tells members
@@ -15,16 +16,31 @@
 
 SMALL=(-q --threads 1 --seed 3)
 section "refusals"
-run ctgan "$G" fit "${SMALL[@]}" -i "$ADULT" -m "$W/c.gen" --method ctgan --epochs 1 --epsilon 1
-expect_error 2 "--epsilon applies to --method tvae or ddpm"
+run timegan "$G" fit "${SMALL[@]}" -i "$ADULT" -m "$W/c.gen" --method timegan --epsilon 1
+expect_error 2 "--epsilon applies to --method ctgan, tvae or ddpm"
+run ctgan_tiny "$G" generate "${SMALL[@]}" -i "$ADULT" -o "$W/c.csv" --method ctgan --epochs 1 \
+    --epsilon 0.01 --delta 1e-6
+expect_error 2 "too small for the accountant to certify"
 run tiny "$G" fit "${SMALL[@]}" -i "$ADULT" -m "$W/t.gen" --method tvae --epochs 1 --epsilon 0.001
 expect_error 1 "epsilon"
 run bf16 "$G" fit "${SMALL[@]}" -i "$ADULT" -m "$W/t.gen" --method tvae --epochs 1 --epsilon 3 \
     --precision bf16
 expect_error 1 "fp32"
 
+section "DP-CTGAN through generate: rows out, the guarantee in the model file"
+run ctgan_gen "$G" generate "${SMALL[@]}" -i "$ADULT" -o "$W/ctgan_dp.csv" -n 200 --method ctgan \
+    --epochs 2 --epsilon 3 --delta 1e-5 -m "$W/ctgan_dp.gen"
+expect_ok
+[ "$(wc -l < "$W/ctgan_dp.csv")" -eq 201 ] && pass "[ctgan] 200 rows written" \
+    || fail "[ctgan] $(wc -l < "$W/ctgan_dp.csv") lines written, want 201"
+run inspect_ctgan "$G" inspect -m "$W/ctgan_dp.gen"
+grep -Eq "^privacy: \(([0-9.]+), 1e-05\)-differentially private \(asked for epsilon 3\)" \
+    "$W/inspect_ctgan.out" && grep -q "DP-SGD on CTGAN's discriminator only" "$W/inspect_ctgan.out" \
+    && pass "[ctgan] inspect shows (epsilon, delta) and the mechanism" \
+    || fail "[ctgan] inspect: $(grep -A4 privacy "$W/inspect_ctgan.out")"
+
 section "the same seed gives the same model file at 1 and 2 threads"
-for m in tvae ddpm; do
+for m in tvae ddpm ctgan; do
     len=(--epochs 3); [ $m = ddpm ] && len=(--iterations 30)
     for th in 1 2; do
         run "det_${m}_$th" "$G" fit -q --threads $th --seed 5 -i "$ADULT" -m "$W/det_${m}_$th.gen" \
