@@ -171,6 +171,12 @@ static genesis_status ctgan_model_fit(genesis_model *m, const gen_encoded *enc,
     gen_comm *comm = ctx->comm;
     int K = gen_comm_size(comm), rank = gen_comm_rank(comm);
     int B = gen_param_i(m, GENESIS_P_BATCH_SIZE), pac = gen_param_i(m, GENESIS_P_PAC);
+    GEN_RETURN_IF(m->dp.on && pac != 1 && m->param_given[GENESIS_P_PAC], ctx,
+                  GENESIS_ERR_INVALID_ARG,
+                  "`pac` %d cannot be used with `epsilon`: under differential privacy each "
+                  "discriminator input is one row, the privacy unit (pac 1); leave `pac` out "
+                  "or set it to 1",
+                  pac);
     if (m->dp.on && pac != 1) { /* DP-CTGAN: one real row per discriminator input (ctgan_dp.c) */
         gen_log(ctx, GENESIS_LOG_INFO,
                 "differential privacy: pac %d -> 1 (each discriminator input is one row, the "

@@ -21,6 +21,9 @@ expect_error 2 "--epsilon applies to --method ctgan, tvae or ddpm"
 run ctgan_tiny "$G" generate "${SMALL[@]}" -i "$ADULT" -o "$W/c.csv" --method ctgan --epochs 1 \
     --epsilon 0.01 --delta 1e-6
 expect_error 2 "too small for the accountant to certify"
+run ctgan_pac "$G" fit "${SMALL[@]}" -i "$ADULT" -m "$W/c.gen" --method ctgan --epochs 1 \
+    --epsilon 3 --pac 10
+expect_error 2 "--pac 10 cannot be used with --epsilon"
 run tiny "$G" fit "${SMALL[@]}" -i "$ADULT" -m "$W/t.gen" --method tvae --epochs 1 --epsilon 0.001
 expect_error 1 "epsilon"
 run bf16 "$G" fit "${SMALL[@]}" -i "$ADULT" -m "$W/t.gen" --method tvae --epochs 1 --epsilon 3 \
