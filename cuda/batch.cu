@@ -10,6 +10,21 @@
 
 #define GR_THREADS 128
 
+/* The block's threads write table row r's alphas and one-hots into its zeroed output row o. */
+__device__ static void put_row(float *o, const int32_t *const *slot, const float *const *alpha,
+                               const int32_t *__restrict__ offset, const int32_t *__restrict__ cont,
+                               int ncols, long long r) {
+    for (int c = threadIdx.x; c < ncols; c += blockDim.x) {
+        int s = slot[c][r];
+        if (cont[c]) {
+            o[offset[c]] = alpha[c][r];
+            o[offset[c] + 1 + s] = 1.0f;
+        } else {
+            o[offset[c] + s] = 1.0f;
+        }
+    }
+}
+
 /* One block per row (grid-stride over rows): zero the row's encoded columns, then write the
  * alphas and one-hots of each table column. */
 __global__ void k_gather_rows(float *__restrict__ out, int ldo, const int32_t *const *slot,
@@ -20,16 +35,7 @@ __global__ void k_gather_rows(float *__restrict__ out, int ldo, const int32_t *c
         float *o = out + (size_t)b * ldo;
         for (int j = threadIdx.x; j < width; j += blockDim.x) o[j] = 0.0f;
         __syncthreads();
-        long long r = rows[b];
-        for (int c = threadIdx.x; c < ncols; c += blockDim.x) {
-            int s = slot[c][r];
-            if (cont[c]) {
-                o[offset[c]] = alpha[c][r];
-                o[offset[c] + 1 + s] = 1.0f;
-            } else {
-                o[offset[c] + s] = 1.0f;
-            }
-        }
+        put_row(o, slot, alpha, offset, cont, ncols, rows[b]);
         __syncthreads(); /* the next row's zeroing must not overtake (a row per block pass) */
     }
 }
@@ -57,16 +63,7 @@ __global__ void k_gather_onehot_rows(float *__restrict__ out, int ldo, const int
         for (int j = threadIdx.x; j < width + w; j += blockDim.x)
             o[j] = j >= width && j - width == pb ? 1.0f : 0.0f;
         __syncthreads();
-        long long r = rows[b];
-        for (int c = threadIdx.x; c < ncols; c += blockDim.x) {
-            int s = slot[c][r];
-            if (cont[c]) {
-                o[offset[c]] = alpha[c][r];
-                o[offset[c] + 1 + s] = 1.0f;
-            } else {
-                o[offset[c] + s] = 1.0f;
-            }
-        }
+        put_row(o, slot, alpha, offset, cont, ncols, rows[b]);
         __syncthreads(); /* the next row's zeroing must not overtake (a row per block pass) */
     }
 }

@@ -46,8 +46,18 @@ __global__ void k_adamw(float *__restrict__ param, const float *__restrict__ gra
     adam_update(param, grad, m, v, n, beta1, beta2, eps, 0.0f, step, isbc2, keep);
 }
 
-/* t = *t0 + dt; thread 0 of each block computes the corrections (as gen_cu_adam does on the
- * host) and shares them */
+/* Adam's bias corrections at step t = *t0 + dt, as gen_cu_adam computes them on the host:
+ * sc[0] = lr / (1 - beta1^t), sc[1] = 1 / sqrt(1 - beta2^t) */
+__device__ static void adam_corrections(float *sc, const int64_t *t0, int64_t dt, float lr,
+                                        float beta1, float beta2) {
+    double t = (double)(*t0 + dt);
+    double bc1 = 1.0 - pow((double)beta1, t), bc2 = 1.0 - pow((double)beta2, t);
+    sc[0] = (float)((double)lr / bc1);
+    sc[1] = (float)(1.0 / sqrt(bc2));
+}
+
+/* t = *t0 + dt; thread 0 of each block computes the corrections (adam_corrections) and shares
+ * them */
 __global__ void k_adam_dev(float *__restrict__ param, const float *__restrict__ grad,
                            float *__restrict__ m, float *__restrict__ v, size_t n, float lr,
                            float beta1, float beta2, float eps, float weight_decay,
@@ -55,12 +65,7 @@ __global__ void k_adam_dev(float *__restrict__ param, const float *__restrict__ 
                            const gen_amp *__restrict__ amp) {
     if (amp && amp->skip) return; /* the same value for every thread: a uniform exit */
     __shared__ float sc[2];
-    if (threadIdx.x == 0) {
-        double t = (double)(*t0 + dt);
-        double bc1 = 1.0 - pow((double)beta1, t), bc2 = 1.0 - pow((double)beta2, t);
-        sc[0] = (float)((double)lr / bc1);
-        sc[1] = (float)(1.0 / sqrt(bc2));
-    }
+    if (threadIdx.x == 0) adam_corrections(sc, t0, dt, lr, beta1, beta2);
     __syncthreads();
     adam_update(param, grad, m, v, n, beta1, beta2, eps, weight_decay, sc[0], sc[1]);
 }
@@ -121,12 +126,7 @@ __global__ void k_adam_dev_end(float *__restrict__ param, const float *__restric
                                gen_step_state *st, gen_step_state d, unsigned *count) {
     __shared__ float sc[2];
     __shared__ int last;
-    if (threadIdx.x == 0) {
-        double t = (double)(*t0 + dt);
-        double bc1 = 1.0 - pow((double)beta1, t), bc2 = 1.0 - pow((double)beta2, t);
-        sc[0] = (float)((double)lr / bc1);
-        sc[1] = (float)(1.0 / sqrt(bc2));
-    }
+    if (threadIdx.x == 0) adam_corrections(sc, t0, dt, lr, beta1, beta2);
     __syncthreads();
     if (!(amp && amp->skip)) /* the same value for every thread */
         adam_update(param, grad, m, v, n, beta1, beta2, eps, weight_decay, sc[0], sc[1]);
