@@ -33,8 +33,8 @@ static void ru_lrelu_dropout(pt_env *e, gen_backend *be, int k) {
 }
 
 /* linear + leaky ReLU + dropout: B, C, OC, bias (1) or none, p (percent), offset; ldi C + 1 */
-static void su_llrd(pt_env *e) {
-    int B = D(0), C = D(1), OC = D(2);
+/* linear_lrelu_dropout_forward's buffers for B rows of C inputs (and a ones column) to OC */
+static void llrd_buffers(pt_env *e, int B, int C, int OC) {
     pt_add(e, "out", (size_t)B * OC, PT_OUT, -1, 1);
     pt_add(e, "s", (size_t)B * OC, PT_OUT, -1, 1);
     pt_add(e, "pre", (size_t)B * OC, PT_OUT, -1, 1);
@@ -42,6 +42,8 @@ static void su_llrd(pt_env *e) {
     pt_add(e, "W", (size_t)OC * C, PT_IN, -1, 1);
     pt_add(e, "bias", (size_t)OC, PT_IN, -1, 1);
 }
+
+static void su_llrd(pt_env *e) { llrd_buffers(e, D(0), D(1), D(2)); }
 
 static void ru_llrd(pt_env *e, gen_backend *be, int k) {
     OPS(be)->linear_lrelu_dropout_forward(be, P(e, k, 0), P(e, k, 1), P(e, k, 2), P(e, k, 3),
@@ -52,15 +54,7 @@ static void ru_llrd(pt_env *e, gen_backend *be, int k) {
 
 /* the same with a second segment of B2 rows drawing from offset2 (CTGAN's critic on the
  * joint fake|real rows and the interpolates): B, C, OC, B2, offset, offset2; bias, p 50% */
-static void su_llrd2(pt_env *e) {
-    int B = D(0) + D(3), C = D(1), OC = D(2);
-    pt_add(e, "out", (size_t)B * OC, PT_OUT, -1, 1);
-    pt_add(e, "s", (size_t)B * OC, PT_OUT, -1, 1);
-    pt_add(e, "pre", (size_t)B * OC, PT_OUT, -1, 1);
-    pt_add(e, "inp", (size_t)B * (C + 1), PT_IN, -1, 1);
-    pt_add(e, "W", (size_t)OC * C, PT_IN, -1, 1);
-    pt_add(e, "bias", (size_t)OC, PT_IN, -1, 1);
-}
+static void su_llrd2(pt_env *e) { llrd_buffers(e, D(0) + D(3), D(1), D(2)); }
 
 static void ru_llrd2(pt_env *e, gen_backend *be, int k) {
     OPS(be)->linear_lrelu_dropout_forward(be, P(e, k, 0), P(e, k, 1), P(e, k, 2), P(e, k, 3),
