@@ -5,14 +5,16 @@
  * sum rounded on its own: nvcc would otherwise contract a * b + c into one fma).
  *
  *   n = round(x log2 e)        (adding 1.5 * 2^23 rounds to an integer, ties to even)
- *   r = (x - n ln2_hi) - n ln2_lo   (Cody and Waite's two-part ln 2: ln2_hi has 16
- *                                    significant bits, so n ln2_hi is exact for |n| < 256)
+ *   r = (x - n ln2_hi) - n ln2_lo   (Cody and Waite's two-part ln 2: ln2_hi has 15
+ *                                    significant bits, so n ln2_hi is exact for |n| < 512)
  *   exp(x) = 2^n exp(r),  |r| <= ln2 / 2 (+ rounding),
- *   exp(r) ~ the Taylor polynomial of degree 7 (truncation below 6e-9 relative), by Horner,
+ *   exp(r) ~ the Taylor polynomial of degree 7 (truncation below 1e-8 relative), by Horner,
  *   2^n built in the exponent bits from the low bits of the rounded sum.
- * Measured accuracy (tests/test_ddpm_grad.c, test_expf_neg: every 61st float of the range
- * against double exp): at most 2 ulp over [-87, 0]; below -87 (exp < 1.7e-38, where the
- * result would leave the normal floats) it returns 0, and 0 for NaN. docs/ddpm.md §5.
+ * Accuracy against double exp: at most 1.21 ulp over every float of (-87, 0] (measured by
+ * bench/results/ddpmdraw_20261128b/raw/expf_neg_exhaustive.c; tests/test_ddpm_grad.c,
+ * test_expf_neg, checks every 61st float against 1.5 ulp). At and below -87 (exp < 1.7e-38,
+ * where the result would leave the normal floats), at -inf and at NaN it returns 0.
+ * docs/ddpm.md §5.
  */
 #ifndef GEN_EXPF_NEG_H
 #define GEN_EXPF_NEG_H
