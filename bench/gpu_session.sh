@@ -65,6 +65,12 @@
 #     nccl             30      15     mpi_equiv: 1 rank and 2 thread ranks on the GPU
 #                                     (host-staged sums), and 2 NCCL ranks on one GPU when the
 #                                     NCCL found allows it (>= 2.30), else the refusal recorded
+#     widesample       60      55     (only with --phases) writing on the diabetic-like wide
+#                                     table (bench/make_wide_table.py, 5,000 rows fitted): DDPM
+#                                     (200 iterations) and CTGAN (1 epoch) fitted on the GPU,
+#                                     then `genesis sample -n 1000000 --device cuda` to a CSV,
+#                                     each capped at WIDE_CAP (20) s; rows/s from the rows
+#                                     written (a capped run counts what it wrote)
 #   (*) not timed out: the rest of the call needs its environment.
 #
 # Outputs under $OUT (default $BUILD/out; the device tool brings back at most 8 files):
@@ -454,6 +460,35 @@ phase_sample1m() {
   done
 }
 
+phase_widesample() {
+  # writing on the diabetic-like wide table (bench/make_wide_table.py: encoded width 1,777,
+  # three columns of ~700 codes): DDPM (100 strided steps per row, the CPU's slow case,
+  # docs/ddpm.md §5) and CTGAN, each fitted briefly on the GPU, then `genesis sample -n N
+  # --device cuda` to a CSV, capped at WIDE_CAP s each; rows/s from the rows written
+  local N=${WIDE_SAMPLE_ROWS:-1000000} FIT=${WIDE_FIT_ROWS:-5000} CAP=${WIDE_CAP:-20} M len t1 t2 rc lines
+  [ "$DRY" = 1 ] && N=600 FIT=300 CAP=${WIDE_CAP:-120}
+  local T=$W/diabetic_$FIT.csv
+  [ -s "$T" ] || python3 bench/make_wide_table.py diabetic "$FIT" >"$T" ||
+    { md "- make_wide_table.py failed"; return 1; }
+  for M in ddpm ctgan; do
+    if [ "$M" = ddpm ]; then len="--iterations ${WIDE_DDPM_ITERS:-200}"; else len="--epochs 1"; fi
+    [ "$DRY" = 1 ] && { [ "$M" = ddpm ] && len="--iterations 5" || len="--epochs 1"; }
+    # shellcheck disable=SC2086 # $len is two words
+    tmo 30 "$BUILD/genesis" fit -i "$T" -m "$W/wide_$M.gen" --method "$M" $len --seed 1 \
+      --device cuda --progress >"$LOGS/widesample_${M}_fit.log" 2>&1 ||
+      { md "- $M: fit failed (widesample_${M}_fit.log)"; continue; }
+    t1=$(now)
+    tmo "$CAP" "$BUILD/genesis" sample -m "$W/wide_$M.gen" -n "$N" -o "$W/wide_$M.csv" --seed 3 \
+      --device cuda 2>"$LOGS/widesample_$M.log"
+    rc=$?; t2=$(now)
+    lines=$(( $(wc -l <"$W/wide_$M.csv" 2>/dev/null || echo 1) - 1 ))
+    local rate; rate=$(python3 -c "import sys; print(f'{int(sys.argv[1]) / (float(sys.argv[3]) - float(sys.argv[2])):.0f}')" "$lines" "$t1" "$t2")
+    jl "{\"bench\":\"widesample\",\"model\":\"$M\",\"fit_rows\":$FIT,\"rows\":$N,\"exit\":$rc,\"wall_s\":$(secs "$t1" "$t2"),\"rows_written\":$lines,\"rows_per_s\":$rate}"
+    md "- $M on the diabetic-like table ($FIT rows fitted, $len, $(grep -m1 -o 'on cuda[:0-9]*\|on cpu' "$LOGS/widesample_${M}_fit.log")): \`genesis sample -n $N --device cuda -o FILE\`: exit $rc (124 = stopped at the cap of $CAP s), $(secs "$t1" "$t2") s wall, $lines rows written, $rate rows/s; $(grep -E 'sampling in|wrote' "$LOGS/widesample_$M.log" | tr '\n' ' ')"
+    rm -f "$W/wide_$M.csv"
+  done
+}
+
 phase_nccl() {
   local E=$BUILD/mpi_equiv DATA=$ROOT/data/adult_sample.csv NV built=1 M rc S=$W/nccl
   mkdir -p "$S"
@@ -702,7 +737,8 @@ SETUP_S=$(elapsed)
 
 # ---- the phases, each under its budget -----------------------------------------------------------
 declare -A DEF=([build]=210 [parity]=45 [memcheck]=65 [fitbench]=45 [kernels]=75 [adult]=80 [sizes]=400
-                [ddpm]=35 [timegan]=65 [precision]=55 [sample1m]=20 [nccl]=30 [papers]=240 [dp]=60)
+                [ddpm]=35 [timegan]=65 [precision]=55 [sample1m]=20 [nccl]=30 [papers]=240 [dp]=60
+                [widesample]=60)
 # call 2 finds call 1's build; on a fresh machine (call 1 failed, or the machine went back) it
 # builds from scratch first
 [ "$CALL" = 2 ] && [ -x "$BUILD/genesis" ] && DEF[build]=40

@@ -275,8 +275,9 @@ genesis_status gen_cu_ddpm_sample_init(gen_cuda *cu, float *x, int32_t *t, int t
 }
 
 /* ddpm_reverse_step: one thread per (row, span), reading its span of xt whole before writing
- * the span of xout (so xout may be xt); exp(logit - max) is recomputed in each pass
- * (gen_ddpm_mn_draw without scratch), the same values the CPU keeps */
+ * the span of xout (so xout may be xt); gen_expf_neg(logit - max) is recomputed in each pass
+ * (gen_ddpm_mn_draw without scratch), the same values the CPU keeps (expf_neg.h rounds every
+ * operation on its own under nvcc too, so a GPU computes the CPU's bits) */
 __global__ void k_ddpm_reverse_step(float *xout, int32_t *__restrict__ t, int tnext,
                                     const float *xt, const float *__restrict__ eps, int B, int D,
                                     const gen_act_span *__restrict__ spans, int nspans,

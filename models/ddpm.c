@@ -241,18 +241,25 @@ void ddpm_forward(ddpm *d, int B) {
     const gen_backend_ops *o = be->ops;
     ddpm_acts *a = &d->act;
     ddpm_tensors *p = &d->p;
-    int E = d->E, H = d->H, D = d->D;
-    o->timestep_embed(be, a->temb, d->t, B, E);
-    o->linear_act_forward(be, a->e1s, a->e1, a->temb, E, p->tW1, p->tb1, B, E, E, GEN_ACT_SILU);
-    o->linear_forward(be, a->e2, E, a->e1s, E, p->tW2, p->tb2, B, E, E);
+    int E = d->E, H = d->H, D = d->D, Bt = d->shared_t ? 1 : B;
+    o->timestep_embed(be, a->temb, d->t, Bt, E);
+    o->linear_act_forward(be, a->e1s, a->e1, a->temb, E, p->tW1, p->tb1, Bt, E, E, GEN_ACT_SILU);
+    o->linear_forward(be, a->e2, E, a->e1s, E, p->tW2, p->tb2, Bt, E, E);
+    const float *pb = p->pb;
+    if (d->shared_t) { /* one row's time embedding joins the bias: temb's row 0 = pb + e2 */
+        o->copy2d(be, a->temb, E, p->pb, E, 1, E);
+        o->accumulate(be, a->temb, a->e2, E);
+        pb = a->temb;
+    }
     if (d->K) { /* TabDDPM: emb += SiLU(label_emb(y)) */
         o->label_embed(be, a->lab, p->lemb, d->y, B, E);
         o->silu_forward(be, a->labs, a->lab, (size_t)B * E);
-        o->accumulate(be, a->e2, a->labs, B * E);
+        if (!d->shared_t) o->accumulate(be, a->e2, a->labs, B * E);
     }
-    if (d->pWt) o->linear_sparse_forward(be, a->h0, E, a->xt, D, d->pWt, p->pb, B, D, E);
-    else o->linear_forward(be, a->h0, E, a->xt, D, p->pW, p->pb, B, D, E);
-    o->accumulate(be, a->h0, a->e2, B * E);
+    if (d->pWt) o->linear_sparse_forward(be, a->h0, E, a->xt, D, d->pWt, pb, B, D, E);
+    else o->linear_forward(be, a->h0, E, a->xt, D, p->pW, pb, B, D, E);
+    if (!d->shared_t) o->accumulate(be, a->h0, a->e2, B * E);
+    else if (d->K) o->accumulate(be, a->h0, a->labs, B * E);
     const float *in = a->h0;
     int inw = E;
     for (int l = 0; l < d->L; l++) {

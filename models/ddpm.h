@@ -66,6 +66,8 @@ typedef struct ddpm {
     float *pWt;                /* sampling on a host-memory backend: the projection's weights
                                   transposed (D x E, the model glue's buffer), read by
                                   linear_sparse_forward; NULL: the dense product */
+    int shared_t;              /* sampling: every row has t[0]'s timestep, so the time MLP runs
+                                  on one row and joins the projection's bias (docs/ddpm.md §5) */
     int64_t step;              /* Adam steps taken */
     int borrowed;              /* params belong to another network (ddpm_create_view) */
 } ddpm;
@@ -82,7 +84,9 @@ void ddpm_memory(const ddpm_config *cfg, gen_net_bytes *out);
 genesis_status ddpm_init_weights(ddpm *d, uint64_t seed);
 /* Denoiser forward of B rows: act.xt, t (and y when K > 0) -> act.out. With pWt set, the
  * projection of x_t sums only its non-zero entries (x_t's softmax spans are one-hots while
- * sampling; docs/ddpm.md §5). */
+ * sampling; docs/ddpm.md §5). With shared_t set, t[0] is every row's timestep: the time
+ * embedding and MLP run on one row (so a row's value does not depend on B) and their output
+ * is added to the projection's bias. */
 void ddpm_forward(ddpm *d, int B);
 /* With ckpt: the time and label embeddings' internals (temb, e1, e1s, lab) again, from
  * t and y, for the backward pass (their buffer held the hidden layers' meanwhile). */

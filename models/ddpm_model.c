@@ -615,6 +615,7 @@ static genesis_status ddpm_model_generate(genesis_model *m, int B, const gen_con
     }
     GEN_TRY(sparse_projection(m, dm));
     d->pWt = dm->pwt;
+    d->shared_t = 1; /* every row of the group is at the same step */
     uint64_t e0 = (uint64_t)row0 * (uint64_t)D, op = 0;
     be->ops->zero(be, d->act.xt, (size_t)B * D); /* the target's span stays 0 */
     /* step i of S: timesteps floor(i T / S), the last one T - 1 with S = T */
@@ -645,6 +646,7 @@ static genesis_status ddpm_model_generate(genesis_model *m, int B, const gen_con
     }
 #undef DDPM_STEP_T
     d->pWt = NULL;
+    d->shared_t = 0;
     be->ops->download(be, out, d->act.xt, (size_t)B * D * sizeof(float));
     GEN_TRY(gen_backend_status(be));
     for (int b = 0; b < B; b++) /* alpha back to its range; the one-hots as drawn */

@@ -15,7 +15,13 @@
  *   - the moving average of the weights against its closed form over a short run;
  *   - the schedules: cosine and linear alpha-bar decreasing from about 1 to about 0;
  *   - the Gaussian reverse step's DDIM noise (eta) against the DDPM posterior and the
- *     marginal it must keep.
+ *     marginal it must keep;
+ *   - the sampler's float exp (src/backend/expf_neg.h) against double exp, in ulp;
+ *   - the multinomial draw (gen_ddpm_mn_draw): its analytic normaliser against the sum, and
+ *     the categories it returns over a fine grid of uniforms against the posterior computed
+ *     with double exp (the inversion's frequencies), with and without scratch;
+ *   - the sampling forward with one time embedding for all rows (shared_t) against the
+ *     per-row forward.
  * A finite difference is trusted only where two step sizes agree (away from ReLU's kink);
  * each check requires most probed entries to be trusted (as test_layers_grad.c).
  */
@@ -394,10 +400,137 @@ START_TEST(test_scale) {
 }
 END_TEST
 
+/* ---- the sampler's float exp and multinomial draw (docs/ddpm.md §5) ------------------------ */
+
+/* gen_expf_neg against double exp over every 61st float of (-87, 0] (18 million; the whole
+ * range, 1.1e9 floats, measured 1.21 ulp at most), and its ends: 1 at 0, 0 at and below
+ * -87, at -inf and at NaN. The ulp is the float spacing at the exact value. */
+START_TEST(test_expf_neg) {
+    double worst = 0;
+    float wx = 0;
+    long n = 0;
+    uint32_t hi = gen_f32_bits(GEN_EXPF_NEG_MIN);
+    for (uint32_t b = 0x80000000u; b < hi; b += 61, n++) {
+        float x = gen_bits_f32(b), f = gen_expf_neg(x);
+        double ex = exp((double)x);
+        int e;
+        frexp(ex, &e);
+        double ulps = fabs((double)f - ex) / ldexp(1.0, e - 24);
+        if (ulps > worst) worst = ulps, wx = x;
+    }
+    printf("expf_neg: %ld points of (-87, 0], at most %.3f ulp (at %.9g)\n", n, worst, wx);
+    ck_assert_msg(worst <= 1.5, "expf_neg: %.3f ulp at %.9g", worst, wx);
+    ck_assert_int_ge(n, 18000000);
+    ck_assert_float_eq(gen_expf_neg(0.0f), 1.0f);
+    ck_assert_float_eq(gen_expf_neg(-0.0f), 1.0f);
+    ck_assert_float_eq(gen_expf_neg(-87.0f), 0.0f);
+    ck_assert_float_eq(gen_expf_neg(-1e30f), 0.0f);
+    ck_assert_float_eq(gen_expf_neg(-INFINITY), 0.0f);
+    ck_assert_float_eq(gen_expf_neg(NAN), 0.0f);
+    ck_assert(gen_expf_neg(-86.99f) > 0.0f && isnormal(gen_expf_neg(-86.99f)));
+}
+END_TEST
+
+/* The draw of gen_ddpm_mn_draw over spans of width 1 to 700 (a one-hot x_t at j, or none),
+ * logits spread over [-30, 30] or a wide max (some exps below the float range), on a strided
+ * pair, a one-step pair and the last step (c = 1, no uniform part):
+ *   - the normaliser ua + a (c sm_j + uc) (docs/ddpm.md §5) equals gen_mn_posterior's sum;
+ *   - over NU uniforms u = (i + 1/2) / NU the share of draws of each category is the
+ *     posterior's probability (computed with double exp) to within 1/NU + 1e-6 at each
+ *     k, and the cumulative shares to within 2/NU (the inversion draws q exactly up to
+ *     rounding);
+ *   - the draws with the exps kept in scratch and recomputed (the CUDA kernel's way) agree
+ *     (at every 25th u). */
+START_TEST(test_mn_draw) {
+    enum { NU = 5000, KMAX = 700 };
+    static float lg[KMAX], xt[KMAX], scratch[KMAX];
+    static double sm[KMAX], q[KMAX], cnt[KMAX];
+    const int widths[] = {1, 2, 3, 7, 64, 700};
+    const double ac[3][2] = {{0.3, 0.2}, {0.995, 0.6}, {0.98, 1.0}}; /* (a, c) */
+    int cases = 0;
+    for (int wi = 0; wi < 6; wi++)
+        for (int p = 0; p < 3; p++)
+            for (int v = 0; v < 3; v++) {
+                int K = widths[wi], j = v == 2 ? -1 : (v ? K - 1 : K / 3);
+                double a = ac[p][0], c = ac[p][1];
+                tu_fill_uniform(lg, (size_t)K, -30, 30, (uint64_t)(100 + 7 * wi + 3 * p + v));
+                if (v == 1 && K > 2) lg[1] = 120.0f; /* most exps underflow */
+                double mx = lg[0], z = 0;
+                for (int k = 0; k < K; k++) mx = lg[k] > mx ? lg[k] : mx;
+                for (int k = 0; k < K; k++) z += (sm[k] = exp(lg[k] - mx));
+                for (int k = 0; k < K; k++) {
+                    sm[k] /= z;
+                    xt[k] = k == j ? 1.0f : 0.0f;
+                }
+                double W = gen_mn_posterior(q, xt, sm, K, a, c), ua = (1 - a) / K;
+                double Wa = ua + (j >= 0 ? a * (c * sm[j] + (1 - c) / K) : 0.0);
+                ck_assert_msg(fabs(W - Wa) <= 1e-12 * W, "K %d: normaliser %.17g, analytic %.17g",
+                              K, W, Wa);
+                memset(cnt, 0, sizeof cnt);
+                for (int i = 0; i < NU; i++) {
+                    double u = (i + 0.5) / NU;
+                    int k1 = gen_ddpm_mn_draw(xt, lg, K, a, c, u, scratch);
+                    if (i % 25 == 0)
+                        ck_assert_int_eq(gen_ddpm_mn_draw(xt, lg, K, a, c, u, NULL), k1);
+                    ck_assert(k1 >= 0 && k1 < K);
+                    cnt[k1] += 1.0 / NU;
+                }
+                double cq = 0, cc = 0;
+                for (int k = 0; k < K; k++) {
+                    ck_assert_msg(fabs(cnt[k] - q[k]) <= 1.0 / NU + 1e-6,
+                                  "K %d a %g c %g j %d: category %d drawn %.6f, posterior %.6f", K,
+                                  a, c, j, k, cnt[k], q[k]);
+                    cq += q[k];
+                    cc += cnt[k];
+                    ck_assert(fabs(cc - cq) <= 2.0 / NU);
+                }
+                cases++;
+            }
+    ck_assert_int_eq(cases, 54);
+}
+END_TEST
+
+/* The sampling forward (shared_t: one time embedding and MLP, added to the projection's bias)
+ * against the per-row forward when every row is at the same step, unconditional and with a
+ * label embedding: the same outputs up to float rounding. */
+static void shared_t_forward(int K) {
+    gen_act_span spans[4] = {{0, 2, 0}, {2, 3, 1}, {5, 1, 0}, {6, 3, 1}};
+    ddpm_config cfg = {6, 9, 8, 7, 2, 0, K, 0, 0};
+    ddpm *d;
+    ck_assert_int_eq(ddpm_create(ctx, be, &cfg, spans, 4, &d), GENESIS_OK);
+    ck_assert_int_eq(ddpm_init_weights(d, 5), GENESIS_OK);
+    int B = 6, D = 9;
+    float ref[6 * 9];
+    for (int step = 0; step < 3; step++) {
+        tu_fill_uniform(d->act.xt, (size_t)B * D, -1, 1, (uint64_t)(31 + step));
+        for (int b = 0; b < B; b++) {
+            d->t[b] = (int32_t)(step * 411 + 17);
+            if (K) d->y[b] = (int32_t)(b % (K + 1)) - 1; /* -1: a hidden label */
+        }
+        d->shared_t = 0;
+        ddpm_forward(d, B);
+        memcpy(ref, d->act.out, sizeof ref);
+        d->shared_t = 1;
+        ddpm_forward(d, B);
+        for (int i = 0; i < B * D; i++)
+            ck_assert_msg(fabs(d->act.out[i] - ref[i]) <= 1e-5 + 1e-5 * fabs(ref[i]),
+                          "K %d t %d: out[%d] %.9g, per-row %.9g", K, d->t[0], i, d->act.out[i],
+                          ref[i]);
+    }
+    ddpm_free(d);
+}
+START_TEST(test_shared_t_forward) {
+    shared_t_forward(0);
+    shared_t_forward(3);
+}
+END_TEST
+
+
 int main(void) {
     Suite *s = suite_create("ddpm_grad");
     TCase *tc = tcase_create("cpu");
     tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_set_timeout(tc, 60); /* the draw's and the exp's sweeps take a second or two */
     tcase_add_test(tc, test_silu);
     tcase_add_test(tc, test_timestep_embed);
     tcase_add_test(tc, test_multinomial_posterior);
@@ -409,6 +542,9 @@ int main(void) {
     tcase_add_test(tc, test_grad_ddpm_network_conditional);
     tcase_add_test(tc, test_ema_closed_form);
     tcase_add_test(tc, test_scale);
+    tcase_add_test(tc, test_expf_neg);
+    tcase_add_test(tc, test_mn_draw);
+    tcase_add_test(tc, test_shared_t_forward);
     suite_add_tcase(s, tc);
     return tu_run(s);
 }

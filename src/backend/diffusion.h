@@ -18,6 +18,7 @@
 #include <math.h>
 #include <stdint.h>
 
+#include "expf_neg.h"
 #include "rng.h" /* GEN_HOST_DEVICE */
 
 /* The widest softmax span (categories of one column, with its rare and missing slots) the
@@ -99,34 +100,48 @@ GEN_HOST_DEVICE static inline float gen_ddpm_gauss_step(double xt, double eps, d
 /* One reverse step of a softmax (multinomial) span of width K: x0_hat = softmax(logits),
  * q(x_s | x_t, x0_hat) ∝ (a x_t + (1 - a)/K) * (c x0_hat + (1 - c)/K) (gen_mn_posterior's
  * expression, a = alpha-bar_t / alpha-bar_s, c = alpha-bar_s), and the category drawn by
- * inverting its cumulative sum at u in [0, 1) (the first k with u < sum_{j <= k} q_j; K - 1
- * when rounding leaves u above the total). In double. e: K doubles of scratch that keep
- * exp(logit - max), then each unnormalised q_k, between the passes, or NULL to recompute
- * them (the same expressions on the same values, so both give the same draw). */
+ * inverting its cumulative sum at u in [0, 1) (the first k with u W < sum_{i <= k} q_i; K - 1
+ * when rounding leaves u W above the total). x_t is a one-hot (at j; the last xt_k > 1/2, none:
+ * the zero vector), so the normaliser needs no pass of its own (docs/ddpm.md §5):
+ *   W = sum_k (a xt_k + ua) (c sm_k + uc) = ua (c + K uc) + a (c sm_j + uc) = ua + a (c sm_j + uc),
+ * ua = (1 - a)/K, uc = (1 - c)/K, because sum sm = 1 and c + K uc = 1. The exps are
+ * gen_expf_neg's floats of logit - max (expf_neg.h), summed in double over four interleaved
+ * partial sums in a fixed order; the cumulative pass stops at the drawn category. e: K floats of
+ * scratch that keep the exps between the passes (the loop that fills it vectorises), or NULL to
+ * recompute them (the same function of the same values, so both give the same draw). */
 GEN_HOST_DEVICE static inline int gen_ddpm_mn_draw(const float *xt, const float *logits, int K,
-                                                   double a, double c, double u, double *e) {
-    double mx = logits[0], z = 0, W = 0, acc = 0;
-    for (int k = 1; k < K; k++) mx = logits[k] > mx ? logits[k] : mx;
+                                                   double a, double c, double u, float *e) {
+    float m[4] = {logits[0], logits[0], logits[0], logits[0]}; /* four chains: the max is exact */
+    int k4 = K & ~3, j = -1;
+    for (int k = 0; k < k4; k += 4)
+        for (int l = 0; l < 4; l++) m[l] = logits[k + l] > m[l] ? logits[k + l] : m[l];
+    for (int k = k4; k < K; k++) m[0] = logits[k] > m[0] ? logits[k] : m[0];
+    float mx = m[0];
+    for (int l = 1; l < 4; l++) mx = m[l] > mx ? m[l] : mx;
+    for (int k = 0; k < K; k++) j = xt[k] > 0.5f ? k : j; /* no early exit: it vectorises */
+    if (e)
+        for (int k = 0; k < K; k++) e[k] = gen_expf_neg(GEN_FADD(logits[k], -mx));
+#define GEN_MN_E(k) ((double)(e ? e[k] : gen_expf_neg(GEN_FADD(logits[k], -mx))))
+    double z0 = 0, z1 = 0, z2 = 0, z3 = 0;
+    for (int k = 0; k < k4; k += 4) {
+        z0 += GEN_MN_E(k);
+        z1 += GEN_MN_E(k + 1);
+        z2 += GEN_MN_E(k + 2);
+        z3 += GEN_MN_E(k + 3);
+    }
+    for (int k = k4; k < K; k++) z0 += GEN_MN_E(k);
+    double z = (z0 + z1) + (z2 + z3);
+    double ua = (1.0 - a) / K, uc = (1.0 - c) / K, cz = c / z;
+    /* q_k = ua (cz e_k + uc) + [k = j] a (cz e_j + uc) */
+    double qa = GEN_DMUL(ua, cz), qb = GEN_DMUL(ua, uc);
+    double qj = j >= 0 ? GEN_DMUL(a, GEN_DADD(GEN_DMUL(cz, GEN_MN_E(j)), uc)) : 0.0;
+    double target = GEN_DMUL(u, GEN_DADD(ua, qj)), acc = 0;
     for (int k = 0; k < K; k++) {
-        double v = exp(logits[k] - mx);
-        if (e) e[k] = v;
-        z += v;
+        acc = GEN_DADD(acc, GEN_DADD(GEN_DMUL(qa, GEN_MN_E(k)), qb));
+        if (k == j) acc = GEN_DADD(acc, qj);
+        if (target < acc) return k;
     }
-    double ua = (1.0 - a) / K, uc = (1.0 - c) / K;
-    if (e) { /* q_k in a loop of its own (no sum in it: it vectorises), then the sums */
-        for (int k = 0; k < K; k++) e[k] = (a * xt[k] + ua) * (c * (e[k] / z) + uc);
-        for (int k = 0; k < K; k++) W += e[k];
-        for (int k = 0; k < K; k++) {
-            acc += e[k] / W;
-            if (u < acc) return k;
-        }
-        return K - 1;
-    }
-    for (int k = 0; k < K; k++) W += (a * xt[k] + ua) * (c * (exp(logits[k] - mx) / z) + uc);
-    for (int k = 0; k < K; k++) {
-        acc += (a * xt[k] + ua) * (c * (exp(logits[k] - mx) / z) + uc) / W;
-        if (u < acc) return k;
-    }
+#undef GEN_MN_E
     return K - 1;
 }
 

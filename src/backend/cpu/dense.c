@@ -266,26 +266,35 @@ void gen_cpu_linear1_backward_act(gen_backend *be, float *da, float *dbs, float 
     gen_cpu_act_backward_bias(be, da, dbs, dh, s, n, C, GEN_ACT_SCALE);
 }
 /* linear_sparse_forward, rows [lo, hi): per row, the positions of the non-zero inputs (a
- * branch-free scan into nz, C ints of scratch; NULL: a test per input, the same sums), then
- * an AXPY of WT's row i for each, then the bias; a row's sums do not depend on how the rows
- * are split. */
+ * branch-free scan into nz that skips blocks of eight zeros, C ints of scratch; NULL: a test
+ * per input, the same sums), then an AXPY of WT's row i for each, then the bias; a row's sums
+ * do not depend on how the rows are split. */
 static GEN_KERNEL void sparse_rows(float *restrict out, int ldo, const float *restrict inp,
                                    int ldi, const float *restrict WT, const float *restrict bias,
                                    int C, int OC, int lo, int hi, int *restrict nz) {
     for (int b = lo; b < hi; b++) {
         float *restrict o = out + (size_t)b * ldo;
         const float *x = inp + (size_t)b * ldi;
-        int n = 0;
-        for (int i = 0; nz && i < C; i++) {
+        int n = 0, i = 0;
+        for (; nz && i + 8 <= C; i += 8) { /* a block of eight zeros (±0) is skipped whole */
+            uint32_t any = 0;
+            for (int l = 0; l < 8; l++) any |= gen_f32_bits(x[i + l]) << 1;
+            if (!any) continue;
+            for (int l = 0; l < 8; l++) {
+                nz[n] = i + l;
+                n += x[i + l] != 0.0f;
+            }
+        }
+        for (; nz && i < C; i++) {
             nz[n] = i;
             n += x[i] != 0.0f;
         }
         for (int j = 0; j < OC; j++) o[j] = 0.0f;
         for (int k = 0; k < (nz ? n : C); k++) {
-            int i = nz ? nz[k] : k;
-            float v = x[i];
+            int r = nz ? nz[k] : k;
+            float v = x[r];
             if (v == 0.0f) continue;
-            const float *restrict w = WT + (size_t)i * OC;
+            const float *restrict w = WT + (size_t)r * OC;
             for (int j = 0; j < OC; j++) o[j] += v * w[j];
         }
         if (bias)
