@@ -107,23 +107,25 @@ START_TEST(test_ddpm_quality_on_adult_sample) {
     text_table real, syn;
     read_real(ctx, tu_path("data/adult_sample.csv"), &real, &t);
     int iters = slow_tests() ? 1500 : 20;
+    /* without the thresholds (GENESIS_SLOW_TESTS=0) fewer rows run the same code */
+    int64_t n = slow_tests() ? 2000 : 400, nfull = slow_tests() ? 256 : 64;
     genesis_model *m = fit_ddpm(ctx, t, iters), *m0 = fit_ddpm(ctx, t, 1);
     double s100, s20, s_full, s0;
-    double q100 = quality(ctx, m, t, 2000, 100, &s100);
-    double q20 = quality(ctx, m, t, 2000, 20, &s20);
-    double q0 = quality(ctx, m0, t, 2000, 100, &s0);
+    double q100 = quality(ctx, m, t, n, 100, &s100);
+    double q20 = quality(ctx, m, t, n, 20, &s20);
+    double q0 = quality(ctx, m0, t, n, 100, &s0);
     /* the full ancestral chain (T = 1000 denoiser calls): one batch of rows */
-    double qfull = quality(ctx, m, t, 256, 0, &s_full);
+    double qfull = quality(ctx, m, t, nfull, 0, &s_full);
     /* the same rows as text through the row callback: a strongly related pair */
     ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_SAMPLE_STEPS, 100), GENESIS_OK);
     memset(&syn, 0, sizeof syn);
-    ck_assert_int_eq(genesis_model_sample(m, 2000, collect, &syn), GENESIS_OK);
+    ck_assert_int_eq(genesis_model_sample(m, n, collect, &syn), GENESIS_OK);
     double shapes_text = column_shapes(&real, &syn, t);
     double pair = tv_complement(&real, &syn, col_index(t, "relationship"), col_index(t, "sex"));
     fprintf(stderr, "DDPM adult_sample %d iterations: quality %.3f (shapes %.3f) with 100 steps, "
-                    "%.3f (%.3f) with 20 steps, %.3f (%.3f) ancestral on 256 rows; untrained %.3f (%.3f); "
+                    "%.3f (%.3f) with 20 steps, %.3f (%.3f) ancestral on %d rows; untrained %.3f (%.3f); "
                     "callback rows: shapes %.3f, relationship x sex %.3f\n",
-            iters, q100, s100, q20, s20, qfull, s_full, q0, s0, shapes_text, pair);
+            iters, q100, s100, q20, s20, qfull, s_full, (int)nfull, q0, s0, shapes_text, pair);
     if (slow_tests()) {
         ck_assert_msg(q100 >= 0.90, "quality %.3f below 0.90", q100);
         ck_assert_msg(q20 >= 0.88, "quality with 20 steps %.3f below 0.88", q20);
@@ -514,7 +516,8 @@ START_TEST(test_ddpm_quantile) {
     ck_assert_int_eq(genesis_model_fit(mm, t, NULL, NULL), GENESIS_OK);
     /* the fitted model's first sampling call, for the loaded model's (below) */
     ck_assert_int_eq(genesis_model_sample_csv(mq, 300, tmp("a.csv")), GENESIS_OK);
-    double sq, sm, qq = quality(ctx, mq, t, 2000, 100, &sq), qm = quality(ctx, mm, t, 2000, 100, &sm);
+    int64_t rows = slow_tests() ? 2000 : 400; /* fewer rows without the thresholds */
+    double sq, sm, qq = quality(ctx, mq, t, rows, 100, &sq), qm = quality(ctx, mm, t, rows, 100, &sm);
     fprintf(stderr, "DDPM adult_sample %d iterations: quality %.3f (shapes %.3f) with quantiles, "
                     "%.3f (%.3f) with modes\n", iters, qq, sq, qm, sm);
     if (slow_tests()) {

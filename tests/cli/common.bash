@@ -164,6 +164,11 @@ no_tmp_left() {
     return 0
 }
 
+# Long statistical checks (an attack's AUC after hundreds of epochs) run unless
+# GENESIS_SLOW_TESTS=0, which `make sanitize` sets: under the sanitizers the short fits of the
+# same test run the same code, and the long ones would only repeat it at 3-5x the cost.
+slow_tests() { [ "${GENESIS_SLOW_TESTS:-1}" != 0 ]; }
+
 finish() {
     echo
     if [ "$NFAIL" -gt 0 ]; then
