@@ -296,7 +296,13 @@ __global__ void k_ddpm_reverse_step(float *xout, int32_t *__restrict__ t, int tn
                 double z = (st.ancestral || st.sigma > 0) && !st.last
                                ? (double)gen_philox_normal_at(seed, stream, offset, e0 + o + j)
                                : 0.0;
-                xout[o + j] = gen_ddpm_gauss_step(xt[o + j], eps[o + j], st.abar_t, st.abar_s,
+                double ep = eps[o + j], x0;
+                if (st.x0prev) {
+                    ep = gen_ddpm_multistep_eps(xt[o + j], ep, st.abar_t, st.k2, st.x0prev[o + j],
+                                               &x0);
+                    st.x0prev[o + j] = (float)x0;
+                }
+                xout[o + j] = gen_ddpm_gauss_step(xt[o + j], ep, st.abar_t, st.abar_s,
                                                   st.alpha_t, st.ancestral, st.last, st.sigma, z);
             }
             continue;
