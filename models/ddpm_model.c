@@ -86,8 +86,8 @@ typedef struct ddpm_model {
 /* The model section of a class-conditional DDPM starts with this word (an unconditional
  * section starts with the batch size, at most 2^20, so a file without it is read as before). */
 #define DDPM_SECTION_COND 0xDD9E0C01u
-/* ... or, before that, with this one: the sampler's settings sample-spacing and sample-order,
- * written when they are not the sampler of files without them (leading, order 1) */
+/* ... or, before that, with this one: the sampler's setting sample-order, written when it is
+ * not 1 (the sampler of files without it) */
 #define DDPM_SECTION_SAMPLER 0xDD9E5A01u
 
 static double now_s(void) {
@@ -608,7 +608,7 @@ static genesis_status ddpm_model_generate(genesis_model *m, int B, const gen_con
         dm->tau = tau;
         dm->ntau = S;
     }
-    ddpm_timesteps(T, S, gen_param_i(m, GENESIS_P_SAMPLE_SPACING), dm->tau);
+    ddpm_timesteps(T, S, dm->tau);
     if (order2 && dm->x0rows != B) {
         be->ops->free(be, dm->x0buf);
         dm->x0rows = 0;
@@ -695,10 +695,9 @@ static genesis_status ddpm_model_generate(genesis_model *m, int B, const gen_con
 static genesis_status ddpm_model_save(const genesis_model *m, gen_bytes *b) {
     const ddpm_model *dm = m->impl;
     const ddpm *d = dm->net;
-    int spacing = gen_param_i(m, GENESIS_P_SAMPLE_SPACING), order = gen_param_i(m, GENESIS_P_SAMPLE_ORDER);
-    if (spacing != GENESIS_SPACING_LEADING || order != 1) { /* the sampler, when not the old one */
+    int order = gen_param_i(m, GENESIS_P_SAMPLE_ORDER);
+    if (order != 1) { /* the sampler, when not the one of files without the record */
         gen_wr_u32(b, DDPM_SECTION_SAMPLER);
-        gen_wr_u32(b, (uint32_t)spacing);
         gen_wr_u32(b, (uint32_t)order);
     }
     if (dm->target >= 0) { /* a class-conditional model: its target and class shares first */
@@ -730,15 +729,13 @@ static genesis_status ddpm_model_load(genesis_model *m, gen_reader *r) {
     size_t p0 = r->pos;
     uint32_t first;
     GEN_TRY(gen_rd_u32(r, &first));
-    /* the sampler's settings; a file without them was written for the leading DDIM sampler */
-    int spacing = GENESIS_SPACING_LEADING, order = 1;
+    /* the sampler's setting; a file without it was written for the DDIM sampler */
+    int order = 1;
     if (first == DDPM_SECTION_SAMPLER) {
-        GEN_TRY(gen_rd_count(r, 0, GENESIS_SPACING_QUADRATIC, "DDPM sample spacing", &spacing));
         GEN_TRY(gen_rd_count(r, 1, 2, "DDPM sample order", &order));
         p0 = r->pos;
         GEN_TRY(gen_rd_u32(r, &first));
     }
-    m->param[GENESIS_P_SAMPLE_SPACING] = spacing;
     m->param[GENESIS_P_SAMPLE_ORDER] = order;
     if (first == DDPM_SECTION_COND) {
         GEN_TRY(gen_rd_count(r, 0, m->tf.ncols - 1, "DDPM target column", &target));
@@ -861,7 +858,7 @@ static const gen_param_use DDPM_PARAMS[] = {
     {GENESIS_P_DIFFUSION_STEPS, 1000}, {GENESIS_P_SAMPLE_STEPS, 100},  {GENESIS_P_NOISE_SCHEDULE, 1},
     {GENESIS_P_EMA_DECAY, 0},         {GENESIS_P_LABEL_DROPOUT, 0},    {GENESIS_P_GUIDANCE, 0},
     {GENESIS_P_QUANTILE, 1},          {GENESIS_P_DDIM_ETA, 0},
-    {GENESIS_P_SAMPLE_SPACING, GENESIS_SPACING_LEADING},               {GENESIS_P_SAMPLE_ORDER, 1},
+    {GENESIS_P_SAMPLE_ORDER, 1},
     {GENESIS_P_EPSILON, 0},           {GENESIS_P_DELTA, 0},            {GENESIS_P_MAX_GRAD_NORM, 1},
     {GENESIS_P_GRADIENT_CHECKPOINTING, 0},
 };

@@ -1,39 +1,21 @@
 /*
  * ddpm_steps.c — the strided DDPM sampler's timesteps and second-order coefficient
- * (ddpm_steps.h; docs/ddpm.md §5). Spacings: leading is Song et al.'s (ICLR 2021) uniform
- * stride, trailing the one that starts at the last timestep (Lin et al. 2024, "Common
- * Diffusion Noise Schedules and Sample Steps are Flawed", table 2), quadratic DDIM's
- * alternative (Song et al. 2021, appendix D.2) over the leading range. The coefficient is
- * DPM-Solver++(2M)'s (Lu et al. 2022, Algorithm 2: D = (1 + 1/(2r)) x0_i - 1/(2r) x0_{i-1},
- * r = h_{i-1} / h_i, so D = x0_i + k (x0_i - x0_{i-1}) with k = h_i / (2 h_{i-1})), capped
- * at 1/2, the value of equal steps: a step much longer in lambda than the one before (the
- * cosine schedule's uniform stride into t = 0 is several times longer) would extrapolate the
- * prediction far past the two it has, and on a Gaussian toy whose flow is known that is worse
- * than DDIM's first-order step (docs/ddpm.md §5).
+ * (ddpm_steps.h; docs/ddpm.md §5). The timesteps are Song et al.'s (ICLR 2021) uniform
+ * stride (two other spacings were measured and are not offered: docs/ddpm.md §5, §9). The
+ * coefficient is DPM-Solver++(2M)'s (Lu et al. 2022, Algorithm 2: D = (1 + 1/(2r)) x0_i -
+ * 1/(2r) x0_{i-1}, r = h_{i-1} / h_i, so D = x0_i + k (x0_i - x0_{i-1}) with k = h_i / (2
+ * h_{i-1})), capped at 1/2, the value of equal steps: a step much longer in lambda than the
+ * one before (the cosine schedule's stride into t = 0 is 3-4 times longer) would extrapolate
+ * the prediction far past the two it has, and on a Gaussian toy whose flow is known that is
+ * worse than DDIM's first-order step (docs/ddpm.md §5).
  */
 #include <math.h>
 #include <stdint.h>
 
 #include "ddpm_steps.h"
-#include "genesis/genesis.h"
 
-void ddpm_timesteps(int T, int S, int spacing, int *tau) {
-    for (int i = 0; i < S; i++) {
-        if (S == T) {
-            tau[i] = i;
-        } else if (spacing == GENESIS_SPACING_TRAILING) {
-            tau[i] = (int)((int64_t)(i + 1) * T / S) - 1;
-        } else if (spacing == GENESIS_SPACING_QUADRATIC && S > 1) {
-            double top = (double)((int64_t)(S - 1) * T / S), f = (double)i / (S - 1);
-            tau[i] = (int)floor(top * f * f);
-        } else {
-            tau[i] = (int)((int64_t)i * T / S);
-        }
-    }
-    for (int i = 1; i < S; i++) /* quadratic: distinct steps near 0 ... */
-        if (tau[i] <= tau[i - 1]) tau[i] = tau[i - 1] + 1;
-    for (int i = S - 2; i >= 0; i--) /* ... and none past the top */
-        if (tau[i] >= tau[i + 1]) tau[i] = tau[i + 1] - 1;
+void ddpm_timesteps(int T, int S, int *tau) {
+    for (int i = 0; i < S; i++) tau[i] = (int)((int64_t)i * T / S);
 }
 
 /* DPM-Solver's lambda: half the log signal-to-noise ratio */

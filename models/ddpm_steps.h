@@ -1,16 +1,14 @@
 /*
  * ddpm_steps.h — the strided DDPM sampler's schedule (docs/ddpm.md §5): which of the T
- * timesteps its S steps visit (the `sample-spacing` setting) and the coefficient of the
- * second-order multistep Gaussian step (`sample-order` 2, DPM-Solver++(2M), Lu et al. 2022).
+ * timesteps its S steps visit and the coefficient of the second-order multistep Gaussian
+ * step (`sample-order` 2, DPM-Solver++(2M), Lu et al. 2022).
  */
 #ifndef GEN_DDPM_STEPS_H
 #define GEN_DDPM_STEPS_H
 
-/* tau[0..S) increasing in [0, T), 1 <= S <= T; the chain visits tau[S-1] .. tau[0]. S = T:
- * every step; else by `spacing` (genesis_spacing): leading floor(i T / S); trailing
- * floor((i + 1) T / S) - 1; quadratic floor(top (i / (S-1))^2) over [0, top = floor((S-1) T
- * / S)], made strictly increasing. */
-void ddpm_timesteps(int T, int S, int spacing, int *tau);
+/* tau[0..S) increasing in [0, T), 1 <= S <= T; the chain visits tau[S-1] .. tau[0]:
+ * floor(i T / S) (Song et al. 2021's uniform stride; S = T: every step). */
+void ddpm_timesteps(int T, int S, int *tau);
 
 /* The multistep coefficient k of chain step i (t = tau[i] -> s = tau[i-1], abar[] of the
  * schedule): h_i / (2 h_{i-1}), h the steps in lambda = log(sqrt(abar) / sqrt(1 - abar)),

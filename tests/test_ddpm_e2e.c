@@ -191,28 +191,21 @@ START_TEST(test_ddpm_files_and_determinism) {
     free(pe);
     genesis_model_free(e1);
     genesis_model_free(e2);
-    /* the sampler's spacing and order (sampling settings, docs/ddpm.md §5): a file without
-     * them loads as leading and 1; quadratic spacing with the second-order step samples
-     * other rows than the 7 leading DDIM steps (a.csv), the same rows again after a save and
-     * load, which keeps both settings; set back to leading and 1, the model writes the file
-     * it was loaded from, byte for byte (no sampler record: older versions read it) */
+    /* the sampler's order (a sampling setting, docs/ddpm.md §5): a file without it loads as
+     * 1; the second-order step samples other rows than the 7 DDIM steps (a.csv), the same
+     * rows again after a save and load, which keeps the setting; set back to 1, the model
+     * writes the file it was loaded from, byte for byte (no sampler record: older versions
+     * read it) */
     genesis_model *q1, *q2;
     ck_assert_int_eq(genesis_model_load(ctx, tmp("m.gen"), &q1), GENESIS_OK);
-    genesis_model_get_param(q1, GENESIS_P_SAMPLE_SPACING, &v);
-    ck_assert_double_eq(v, GENESIS_SPACING_LEADING);
     genesis_model_get_param(q1, GENESIS_P_SAMPLE_ORDER, &v);
     ck_assert_double_eq(v, 1);
     ck_assert_int_eq(genesis_model_set_param(q1, GENESIS_P_SAMPLE_STEPS, 7), GENESIS_OK);
-    ck_assert_int_eq(genesis_model_set_param(q1, GENESIS_P_SAMPLE_SPACING, GENESIS_SPACING_QUADRATIC),
-                     GENESIS_OK);
     ck_assert_int_eq(genesis_model_set_param(q1, GENESIS_P_SAMPLE_ORDER, 2), GENESIS_OK);
     ck_assert_int_ne(genesis_model_set_param(q1, GENESIS_P_SAMPLE_ORDER, 3), GENESIS_OK);
-    ck_assert_int_ne(genesis_model_set_param(q1, GENESIS_P_SAMPLE_SPACING, 3), GENESIS_OK);
     ck_assert_int_eq(genesis_model_sample_csv(q1, 300, tmp("q1.csv")), GENESIS_OK);
     ck_assert_int_eq(genesis_model_save(q1, tmp("q.gen")), GENESIS_OK);
     ck_assert_int_eq(genesis_model_load(ctx, tmp("q.gen"), &q2), GENESIS_OK);
-    genesis_model_get_param(q2, GENESIS_P_SAMPLE_SPACING, &v);
-    ck_assert_double_eq(v, GENESIS_SPACING_QUADRATIC);
     genesis_model_get_param(q2, GENESIS_P_SAMPLE_ORDER, &v);
     ck_assert_double_eq(v, 2);
     ck_assert_int_eq(genesis_model_sample_csv(q2, 300, tmp("q2.csv")), GENESIS_OK);
@@ -222,8 +215,6 @@ START_TEST(test_ddpm_files_and_determinism) {
     ck_assert_msg(na != ne || memcmp(pa, pe, na) != 0, "the second-order sampler sampled DDIM's rows");
     free(pa);
     free(pe);
-    ck_assert_int_eq(genesis_model_set_param(q2, GENESIS_P_SAMPLE_SPACING, GENESIS_SPACING_LEADING),
-                     GENESIS_OK);
     ck_assert_int_eq(genesis_model_set_param(q2, GENESIS_P_SAMPLE_ORDER, 1), GENESIS_OK);
     ck_assert_int_eq(genesis_model_set_param(q2, GENESIS_P_SAMPLE_STEPS, 100), GENESIS_OK);
     ck_assert_int_eq(genesis_model_save(q2, tmp("q.gen")), GENESIS_OK);

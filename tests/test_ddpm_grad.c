@@ -16,7 +16,7 @@
  *   - the schedules: cosine and linear alpha-bar decreasing from about 1 to about 0;
  *   - the Gaussian reverse step's DDIM noise (eta) against the DDPM posterior and the
  *     marginal it must keep;
- *   - the strided sampler's timesteps (sample-spacing) and the second-order step
+ *   - the strided sampler's timesteps and the second-order step
  *     (sample-order 2) against DPM-Solver++(2M)'s update and a toy ODE solved exactly.
  * A finite difference is trusted only where two step sizes agree (away from ReLU's kink);
  * each check requires most probed entries to be trusted (as test_layers_grad.c).
@@ -175,35 +175,21 @@ START_TEST(test_gauss_step_eta) {
 }
 END_TEST
 
-/* The strided sampler's timesteps (models/ddpm_steps.c, `sample-spacing`): leading is the
- * stride floor(i T / S) the sampler always used; trailing starts at T - 1; quadratic spans
- * the leading range and is denser near 0; all strictly increasing in [0, T); S = T is
+/* The strided sampler's timesteps (models/ddpm_steps.c): the stride floor(i T / S) the
+ * sampler always used, from floor((S - 1) T / S) down to 0, strictly increasing; S = T is
  * every step. */
 START_TEST(test_timesteps) {
     enum { T = 1000 };
     int tau[T], S_[4] = {5, 25, 100, 999};
     for (int k = 0; k < 4; k++) {
         int S = S_[k];
-        for (int sp = 0; sp < 3; sp++) {
-            ddpm_timesteps(T, S, sp, tau);
-            ck_assert_int_ge(tau[0], 0);
-            ck_assert_int_le(tau[S - 1], T - 1);
-            for (int i = 1; i < S; i++) ck_assert_int_gt(tau[i], tau[i - 1]);
-            if (sp == GENESIS_SPACING_LEADING)
-                for (int i = 0; i < S; i++) ck_assert_int_eq(tau[i], (int)((int64_t)i * T / S));
-            if (sp == GENESIS_SPACING_TRAILING) {
-                ck_assert_int_eq(tau[S - 1], T - 1);
-                ck_assert_int_eq(tau[0], T / S - 1);
-            }
-            if (sp == GENESIS_SPACING_QUADRATIC) {
-                ck_assert_int_eq(tau[0], 0);
-                ck_assert_int_eq(tau[S - 1], (int)((int64_t)(S - 1) * T / S));
-                if (S < 100) /* the first gap below the uniform stride, the last above it */
-                    ck_assert(tau[1] - tau[0] < T / S && tau[S - 1] - tau[S - 2] > T / S);
-            }
-        }
+        ddpm_timesteps(T, S, tau);
+        ck_assert_int_eq(tau[0], 0);
+        ck_assert_int_eq(tau[S - 1], (int)((int64_t)(S - 1) * T / S));
+        for (int i = 1; i < S; i++) ck_assert_int_gt(tau[i], tau[i - 1]);
+        for (int i = 0; i < S; i++) ck_assert_int_eq(tau[i], (int)((int64_t)i * T / S));
     }
-    ddpm_timesteps(T, T, GENESIS_SPACING_TRAILING, tau);
+    ddpm_timesteps(T, T, tau);
     for (int i = 0; i < T; i++) ck_assert_int_eq(tau[i], i);
 }
 END_TEST
@@ -268,7 +254,7 @@ START_TEST(test_order2_step) {
     double err[2][2] = {{0}};
     int S_[2] = {10, 20}, tau[20];
     for (int a = 0; a < 2; a++) {
-        ddpm_timesteps(T, S_[a], GENESIS_SPACING_LEADING, tau);
+        ddpm_timesteps(T, S_[a], tau);
         double at = abar[tau[S_[a] - 1]], a0 = abar[tau[0]];
         double mt = sqrt(at) * mu, sdt = sqrt(at * v + 1 - at), m0 = sqrt(a0) * mu,
                sd0 = sqrt(a0 * v + 1 - a0);

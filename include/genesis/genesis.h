@@ -420,23 +420,11 @@ typedef enum genesis_param {
                                       the recomputed blocks per step, the same model bytes
                                       (docs/memory.md); 0 (default) keeps every activation.
                                       Not stored in model files */
-    GENESIS_P_SAMPLE_SPACING = 38, /* DDPM, sampling: which S of the T timesteps the strided
-                                      sampler visits (GENESIS_SPACING_*); model files
-                                      written before this setting load as 0 */
-    GENESIS_P_SAMPLE_ORDER = 39    /* DDPM, sampling: the strided Gaussian step's order, 1
+    GENESIS_P_SAMPLE_ORDER = 38    /* DDPM, sampling: the strided Gaussian step's order, 1
                                       DDIM (Song et al. 2021), 2 the multistep DPM-Solver++(2M)
                                       (Lu et al. 2022); model files written before this
                                       setting load as 1 */
 } genesis_param;
-
-/* Values of GENESIS_P_SAMPLE_SPACING (genesis_param_choice names them as the CLI spells
- * them): the strided sampler's timesteps tau_i, i = S - 1 .. 0, of T (docs/ddpm.md §5). */
-typedef enum genesis_spacing {
-    GENESIS_SPACING_LEADING = 0,   /* floor(i T / S): from floor((S - 1) T / S) down to 0 */
-    GENESIS_SPACING_TRAILING = 1,  /* floor((i + 1) T / S) - 1: from T - 1 down to T / S - 1 */
-    GENESIS_SPACING_QUADRATIC = 2  /* the leading range, spaced quadratically: denser near
-                                      the data */
-} genesis_spacing;
 
 /* Values of GENESIS_P_PRECISION: the precision of the matrix products' operands (weights and
  * activations are rounded to it, round to nearest even, before an FP32-accumulated product);
@@ -487,8 +475,7 @@ typedef struct genesis_param_info {
                            0: a training setting, fixed by fit */
 } genesis_param_info;
 
-/*! genesis_param_choice() : for a parameter whose values are named (GENESIS_P_PRECISION,
- * GENESIS_P_SAMPLE_SPACING),
+/*! genesis_param_choice() : for a parameter whose values are named (GENESIS_P_PRECISION),
  *  the name of value `i` ("bf16"), static; NULL past the last value or for a numeric
  *  parameter. A program parses and prints such settings by these names, as the CLI does. */
 GENESIS_API const char *genesis_param_choice(genesis_param p, int i);

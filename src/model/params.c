@@ -108,10 +108,6 @@ static const param_row PARAMS[GEN_NPARAMS] = {
                                           "1 (or the bare flag): recompute each block's "
                                           "forward in backward: less activation memory, the "
                                           "same model"},
-    [GENESIS_P_SAMPLE_SPACING] = {"sample-spacing", 0, 2, 1, 1, 0,
-                                  "which timesteps the strided sampler visits: leading (from "
-                                  "(S-1)T/S), trailing (from T-1) or quadratic (denser near "
-                                  "the data)"},
     [GENESIS_P_SAMPLE_ORDER] = {"sample-order", 1, 2, 1, 1, 1,
                                 "the strided Gaussian step: 1 DDIM, 2 the multistep "
                                 "DPM-Solver++(2M); no effect with all T steps"},
@@ -119,11 +115,8 @@ static const param_row PARAMS[GEN_NPARAMS] = {
 
 /* The named values of enumerated parameters (genesis_param_choice), value i = name i. */
 static const char *const PRECISION_NAMES[] = {"fp32", "tf32", "bf16", "fp16", NULL};
-static const char *const SPACING_NAMES[] = {"leading", "trailing", "quadratic", NULL};
 
 const char *genesis_param_choice(genesis_param p, int i) {
-    if (p == GENESIS_P_SAMPLE_SPACING && i >= 0 && i <= GENESIS_SPACING_QUADRATIC)
-        return SPACING_NAMES[i];
     if (p != GENESIS_P_PRECISION || i < 0 || i > GENESIS_PRECISION_FP16) return NULL;
     return PRECISION_NAMES[i];
 }
