@@ -5,7 +5,8 @@
  * and their gradients) and the element-wise scale of AdamW's decoupled decay, the class-label
  * embedding (forward and backward; the backward sums a class's rows in row order, as the CPU) and
  * the weights' EMA, and the sampler's two steps on the device: x_T (ddpm_sample_init) and one
- * reverse step (ddpm_reverse_step: the Gaussian posterior or DDIM update at tanh positions, the
+ * reverse step (ddpm_reverse_step: the Gaussian posterior or DDIM update, or its second-order
+ * multistep form, at tanh positions, the
  * multinomial posterior's draw at softmax spans), one thread per (row, span), with the
  * expressions and Philox draws of src/backend/diffusion.h that the CPU backend calls too. Each kernel
  * computes the expression of cpu/diffusion.c element for element (the KL in double, as the CPU);

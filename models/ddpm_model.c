@@ -17,12 +17,13 @@
  * from counter-based Philox draws of each row's running number, src/backend/ddpm_noise.h),
  * AdamW with TabDDPM's linear learning-rate decay to 0 over the iterations.
  * Generation: ancestral sampling over all T steps (sample-steps 0 or >= T), or S strided
- * steps: DDIM (setting ddim-eta, default 0: deterministic) for the Gaussian part and the
- * exact multistep multinomial
- * posterior for the categorical part. The whole chain runs on the backend (CPU, or CUDA:
- * cuda/diffusion.cu): x_T and each reverse step are backend operations (ddpm_sample_init,
- * ddpm_reverse_step; the arithmetic of src/backend/diffusion.h) with the backend's Philox draws, and
- * a batch is read back once, at the end.
+ * steps (ddpm_steps.c): DDIM (setting ddim-eta, default 0: deterministic; sample-order 2: the
+ * multistep DPM-Solver++(2M), the previous step's prediction kept in x0buf) for the Gaussian
+ * part and the exact multistep multinomial posterior for the categorical part. The whole
+ * chain runs on the backend (CPU, or CUDA: cuda/diffusion.cu): x_T and each reverse step are
+ * backend operations (ddpm_sample_init, ddpm_reverse_step; the arithmetic of
+ * src/backend/diffusion.h) with the backend's Philox draws, and a batch is read back once,
+ * at the end.
  * Class conditioning (genesis_model_set_target; TabDDPM's p(x | y) for classification): the
  * target column's span is taken out of the diffusion (zero in x_t, no loss); its class
  * y indexes a label embedding added to the timestep embedding (ddpm.c); sampling draws y

@@ -8,7 +8,8 @@
  *     Diffusion", eq. 7-8) between two steps s < t:
  *       q(x_s | x_t, x_0) ∝ (a x_t + (1 - a)/K) * (c x_0 + (1 - c)/K),
  *     a = alpha-bar_t / alpha-bar_s (one step: alpha_t), c = alpha-bar_s (1 at s = -1).
- * and one reverse step of the sampler (docs/ddpm.md §5), written once for the CPU backend
+ * and one reverse step of the sampler (docs/ddpm.md §5; its Gaussian part first or second
+ * order, DPM-Solver++(2M) of Lu et al. 2022), written once for the CPU backend
  * and the CUDA kernels (GEN_HOST_DEVICE), so both compute the same expressions.
  * Derivations and the gradient of the KL: docs/ddpm.md.
  */
