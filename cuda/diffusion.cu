@@ -5,7 +5,8 @@
  * and their gradients) and the element-wise scale of AdamW's decoupled decay, the class-label
  * embedding (forward and backward; the backward sums a class's rows in row order, as the CPU) and
  * the weights' EMA, and the sampler's two steps on the device: x_T (ddpm_sample_init) and one
- * reverse step (ddpm_reverse_step: the Gaussian posterior or DDIM update at tanh positions, the
+ * reverse step (ddpm_reverse_step: the Gaussian posterior or DDIM update, or its second-order
+ * multistep form, at tanh positions, the
  * multinomial posterior's draw at softmax spans), one thread per (row, span), with the
  * expressions and Philox draws of src/backend/diffusion.h that the CPU backend calls too. Each kernel
  * computes the expression of cpu/diffusion.c element for element (the KL in double, as the CPU);
@@ -297,7 +298,13 @@ __global__ void k_ddpm_reverse_step(float *xout, int32_t *__restrict__ t, int tn
                 double z = (st.ancestral || st.sigma > 0) && !st.last
                                ? (double)gen_philox_normal_at(seed, stream, offset, e0 + o + j)
                                : 0.0;
-                xout[o + j] = gen_ddpm_gauss_step(xt[o + j], eps[o + j], st.abar_t, st.abar_s,
+                double ep = eps[o + j], x0;
+                if (st.x0prev) {
+                    ep = gen_ddpm_multistep_eps(xt[o + j], ep, st.abar_t, st.k2, st.x0prev[o + j],
+                                               &x0);
+                    st.x0prev[o + j] = (float)x0;
+                }
+                xout[o + j] = gen_ddpm_gauss_step(xt[o + j], ep, st.abar_t, st.abar_s,
                                                   st.alpha_t, st.ancestral, st.last, st.sigma, z);
             }
             continue;

@@ -17,12 +17,13 @@
  * from counter-based Philox draws of each row's running number, src/backend/ddpm_noise.h),
  * AdamW with TabDDPM's linear learning-rate decay to 0 over the iterations.
  * Generation: ancestral sampling over all T steps (sample-steps 0 or >= T), or S strided
- * steps: DDIM (setting ddim-eta, default 0: deterministic) for the Gaussian part and the
- * exact multistep multinomial
- * posterior for the categorical part. The whole chain runs on the backend (CPU, or CUDA:
- * cuda/diffusion.cu): x_T and each reverse step are backend operations (ddpm_sample_init,
- * ddpm_reverse_step; the arithmetic of src/backend/diffusion.h) with the backend's Philox draws, and
- * a batch is read back once, at the end.
+ * steps (ddpm_steps.c): DDIM (setting ddim-eta, default 0: deterministic; sample-order 2: the
+ * multistep DPM-Solver++(2M), the previous step's prediction kept in x0buf) for the Gaussian
+ * part and the exact multistep multinomial posterior for the categorical part. The whole
+ * chain runs on the backend (CPU, or CUDA: cuda/diffusion.cu): x_T and each reverse step are
+ * backend operations (ddpm_sample_init, ddpm_reverse_step; the arithmetic of
+ * src/backend/diffusion.h) with the backend's Philox draws, and a batch is read back once,
+ * at the end.
  * Class conditioning (genesis_model_set_target; TabDDPM's p(x | y) for classification): the
  * target column's span is taken out of the diffusion (zero in x_t, no loss); its class
  * y indexes a label embedding added to the timestep embedding (ddpm.c); sampling draws y
@@ -40,6 +41,7 @@
 
 #include "comm.h"
 #include "ddpm.h"
+#include "ddpm_steps.h"
 #include "dev_table.h"
 #include "diffusion.h"
 #include "dp.h"
@@ -66,6 +68,11 @@ typedef struct ddpm_model {
     float *pwt;                  /* [D x E] the projection's weights transposed, refreshed by
                                     each generate call (host-memory backends) */
     int grows;
+    float *x0buf;                /* sample-order 2: the previous step's x0 prediction,
+                                    [x0rows x D] backend memory */
+    int x0rows;
+    int *tau;                    /* the sampler's timesteps [ntau] (ddpm_timesteps) */
+    int ntau;
     /* the fit's state between iterations (checkpointed): row order, next position in it,
      * the row-order and noise streams */
     int64_t *order, norder, pos;
@@ -80,6 +87,9 @@ typedef struct ddpm_model {
 /* The model section of a class-conditional DDPM starts with this word (an unconditional
  * section starts with the batch size, at most 2^20, so a file without it is read as before). */
 #define DDPM_SECTION_COND 0xDD9E0C01u
+/* ... or, before that, with this one: the sampler's setting sample-order, written when it is
+ * not 1 (the sampler of files without it) */
+#define DDPM_SECTION_SAMPLER 0xDD9E5A01u
 
 static double now_s(void) {
     struct timespec ts;
@@ -94,6 +104,7 @@ static void ddpm_model_free(genesis_model *m) {
         m->be->ops->free(m->be, dm->gbuf);
         m->be->ops->free(m->be, dm->ynull);
         m->be->ops->free(m->be, dm->pwt);
+        m->be->ops->free(m->be, dm->x0buf);
         m->be->ops->free(m->be, dm->drows);
         m->be->ops->free(m->be, dm->sched);
     }
@@ -103,6 +114,7 @@ static void ddpm_model_free(genesis_model *m) {
     free(dm->alpha); free(dm->abar);
     free(dm->hx0); free(dm->hrows);
     free(dm->order);
+    free(dm->tau);
     free(dm->share); free(dm->hy);
     free(dm);
     m->impl = NULL;
@@ -590,6 +602,22 @@ static genesis_status ddpm_model_generate(genesis_model *m, int B, const gen_con
     if (S <= 0 || S > T) S = T;
     int ancestral = S == T;
     double eta = m->param[GENESIS_P_DDIM_ETA];
+    int order2 = !ancestral && gen_param_i(m, GENESIS_P_SAMPLE_ORDER) == 2;
+    if (dm->ntau != S) {
+        int *tau = realloc(dm->tau, (size_t)S * sizeof(int));
+        GEN_RETURN_IF(!tau, m->ctx, GENESIS_ERR_NOMEM, "out of memory for %d sampling steps", S);
+        dm->tau = tau;
+        dm->ntau = S;
+    }
+    ddpm_timesteps(T, S, dm->tau);
+    if (order2 && dm->x0rows != B) {
+        be->ops->free(be, dm->x0buf);
+        dm->x0rows = 0;
+        dm->x0buf = be->ops->alloc(be, gen_mul_size((size_t)B * sizeof(float), (size_t)D));
+        GEN_RETURN_IF(!dm->x0buf, m->ctx, GENESIS_ERR_NOMEM,
+                      "out of memory for the second-order sampler (%d rows)", B);
+        dm->x0rows = B;
+    }
     float w = (float)m->param[GENESIS_P_GUIDANCE];
     if (w > 0) {
         GEN_RETURN_IF(!d->K || m->param[GENESIS_P_LABEL_DROPOUT] <= 0, m->ctx,
@@ -618,15 +646,16 @@ static genesis_status ddpm_model_generate(genesis_model *m, int B, const gen_con
     d->shared_t = 1; /* every row of the group is at the same step */
     uint64_t e0 = (uint64_t)row0 * (uint64_t)D, op = 0;
     be->ops->zero(be, d->act.xt, (size_t)B * D); /* the target's span stays 0 */
-    /* step i of S: timesteps floor(i T / S), the last one T - 1 with S = T */
-#define DDPM_STEP_T(i) (ancestral ? (i) : (int)((int64_t)(i) * T / S))
-    be->ops->ddpm_sample_init(be, d->act.xt, d->t, DDPM_STEP_T(S - 1), B, D, d->spans, d->nspans,
+    const int *tau = dm->tau;
+    be->ops->ddpm_sample_init(be, d->act.xt, d->t, tau[S - 1], B, D, d->spans, d->nspans,
                               seed, stream, gen_ddpm_op_offset(op++), e0);
     for (int i = S - 1; i >= 0; i--) {
-        int t = DDPM_STEP_T(i), s = i ? DDPM_STEP_T(i - 1) : -1;
+        int t = tau[i], s = i ? tau[i - 1] : -1;
         double abs_ = s >= 0 ? dm->abar[s] : 1.0;
         gen_ddpm_step st = {dm->abar[t], abs_, dm->alpha[t], ancestral, s < 0,
-                            ancestral ? 0.0 : gen_ddpm_sigma(eta, dm->abar[t], abs_)};
+                            ancestral ? 0.0 : gen_ddpm_sigma(eta, dm->abar[t], abs_),
+                            order2 ? dm->x0buf : NULL,
+                            order2 ? ddpm_order2_k(dm->abar, tau, S, i) : 0.0};
         const float *eps = d->act.out;
         if (w > 0) { /* (1 + w) eps(x, y) - w eps(x): the hidden-label pass first */
             int32_t *y = d->y;
@@ -644,7 +673,6 @@ static genesis_status ddpm_model_generate(genesis_model *m, int B, const gen_con
                                    eps, B, D, d->spans, d->nspans, st, seed, stream,
                                    gen_ddpm_op_offset(op++), e0);
     }
-#undef DDPM_STEP_T
     d->pWt = NULL;
     d->shared_t = 0;
     be->ops->download(be, out, d->act.xt, (size_t)B * D * sizeof(float));
@@ -670,6 +698,11 @@ static genesis_status ddpm_model_generate(genesis_model *m, int B, const gen_con
 static genesis_status ddpm_model_save(const genesis_model *m, gen_bytes *b) {
     const ddpm_model *dm = m->impl;
     const ddpm *d = dm->net;
+    int order = gen_param_i(m, GENESIS_P_SAMPLE_ORDER);
+    if (order != 1) { /* the sampler, when not the one of files without the record */
+        gen_wr_u32(b, DDPM_SECTION_SAMPLER);
+        gen_wr_u32(b, (uint32_t)order);
+    }
     if (dm->target >= 0) { /* a class-conditional model: its target and class shares first */
         gen_wr_u32(b, DDPM_SECTION_COND);
         gen_wr_u32(b, (uint32_t)dm->target);
@@ -699,6 +732,14 @@ static genesis_status ddpm_model_load(genesis_model *m, gen_reader *r) {
     size_t p0 = r->pos;
     uint32_t first;
     GEN_TRY(gen_rd_u32(r, &first));
+    /* the sampler's setting; a file without it was written for the DDIM sampler */
+    int order = 1;
+    if (first == DDPM_SECTION_SAMPLER) {
+        GEN_TRY(gen_rd_count(r, 1, 2, "DDPM sample order", &order));
+        p0 = r->pos;
+        GEN_TRY(gen_rd_u32(r, &first));
+    }
+    m->param[GENESIS_P_SAMPLE_ORDER] = order;
     if (first == DDPM_SECTION_COND) {
         GEN_TRY(gen_rd_count(r, 0, m->tf.ncols - 1, "DDPM target column", &target));
         const gen_col_transform *ct = &m->tf.cols[target];
@@ -781,6 +822,8 @@ static void ddpm_model_memory(const genesis_model *m, const gen_net_shape *sh, g
     }
     if (sh->sample_rows > 0 && m->param[GENESIS_P_GUIDANCE] > 0) /* gbuf and ynull */
         out->acts += 4 * (uint64_t)sh->sample_rows * ((uint64_t)sh->data_dim + 1);
+    if (sh->sample_rows > 0 && gen_param_i(m, GENESIS_P_SAMPLE_ORDER) == 2) /* x0buf */
+        out->acts += 4 * (uint64_t)sh->sample_rows * (uint64_t)sh->data_dim;
     uint64_t BD = (uint64_t)sh->batch * (uint64_t)sh->data_dim;
     out->host += (sh->train ? 4 * BD + 4 * (uint64_t)sh->batch : 0) + 4 * (uint64_t)sh->batch +
                  16 * (uint64_t)gen_param_i(m, GENESIS_P_DIFFUSION_STEPS);
@@ -818,6 +861,7 @@ static const gen_param_use DDPM_PARAMS[] = {
     {GENESIS_P_DIFFUSION_STEPS, 1000}, {GENESIS_P_SAMPLE_STEPS, 100},  {GENESIS_P_NOISE_SCHEDULE, 1},
     {GENESIS_P_EMA_DECAY, 0},         {GENESIS_P_LABEL_DROPOUT, 0},    {GENESIS_P_GUIDANCE, 0},
     {GENESIS_P_QUANTILE, 1},          {GENESIS_P_DDIM_ETA, 0},
+    {GENESIS_P_SAMPLE_ORDER, 1},
     {GENESIS_P_EPSILON, 0},           {GENESIS_P_DELTA, 0},            {GENESIS_P_MAX_GRAD_NORM, 1},
     {GENESIS_P_GRADIENT_CHECKPOINTING, 0},
 };

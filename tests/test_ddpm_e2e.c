@@ -193,6 +193,36 @@ START_TEST(test_ddpm_files_and_determinism) {
     free(pe);
     genesis_model_free(e1);
     genesis_model_free(e2);
+    /* the sampler's order (a sampling setting, docs/ddpm.md §5): a file without it loads as
+     * 1; the second-order step samples other rows than the 7 DDIM steps (a.csv), the same
+     * rows again after a save and load, which keeps the setting; set back to 1, the model
+     * writes the file it was loaded from, byte for byte (no sampler record: older versions
+     * read it) */
+    genesis_model *q1, *q2;
+    ck_assert_int_eq(genesis_model_load(ctx, tmp("m.gen"), &q1), GENESIS_OK);
+    genesis_model_get_param(q1, GENESIS_P_SAMPLE_ORDER, &v);
+    ck_assert_double_eq(v, 1);
+    ck_assert_int_eq(genesis_model_set_param(q1, GENESIS_P_SAMPLE_STEPS, 7), GENESIS_OK);
+    ck_assert_int_eq(genesis_model_set_param(q1, GENESIS_P_SAMPLE_ORDER, 2), GENESIS_OK);
+    ck_assert_int_ne(genesis_model_set_param(q1, GENESIS_P_SAMPLE_ORDER, 3), GENESIS_OK);
+    ck_assert_int_eq(genesis_model_sample_csv(q1, 300, tmp("q1.csv")), GENESIS_OK);
+    ck_assert_int_eq(genesis_model_save(q1, tmp("q.gen")), GENESIS_OK);
+    ck_assert_int_eq(genesis_model_load(ctx, tmp("q.gen"), &q2), GENESIS_OK);
+    genesis_model_get_param(q2, GENESIS_P_SAMPLE_ORDER, &v);
+    ck_assert_double_eq(v, 2);
+    ck_assert_int_eq(genesis_model_sample_csv(q2, 300, tmp("q2.csv")), GENESIS_OK);
+    tu_assert_same_files(tmp("q1.csv"), tmp("q2.csv"));
+    pa = tu_read_file(tmp("a.csv"), &na);
+    pe = tu_read_file(tmp("q1.csv"), &ne);
+    ck_assert_msg(na != ne || memcmp(pa, pe, na) != 0, "the second-order sampler sampled DDIM's rows");
+    free(pa);
+    free(pe);
+    ck_assert_int_eq(genesis_model_set_param(q2, GENESIS_P_SAMPLE_ORDER, 1), GENESIS_OK);
+    ck_assert_int_eq(genesis_model_set_param(q2, GENESIS_P_SAMPLE_STEPS, 100), GENESIS_OK);
+    ck_assert_int_eq(genesis_model_save(q2, tmp("q.gen")), GENESIS_OK);
+    tu_assert_same_files(tmp("m.gen"), tmp("q.gen"));
+    genesis_model_free(q1);
+    genesis_model_free(q2);
     /* the same seed: the same model file */
     genesis_model *m2 = small_model(ctx, 30, 3, 0);
     ck_assert_int_eq(genesis_model_fit(m2, t, NULL, NULL), GENESIS_OK);

@@ -480,9 +480,11 @@ static int collect(const float *x, int64_t rows, int dim, void *user) {
     return 0;
 }
 
-/* fit 2 epochs and sample 200 encoded rows; returns the device name used */
+/* fit 2 epochs and sample 200 encoded rows; returns the device name used. order2 (DDPM): 7
+ * strided steps with the second-order Gaussian step (docs/ddpm.md §5) instead
+ * of the whole ancestral chain */
 static const char *api_run(genesis_model_kind kind, genesis_device_kind dev, double epsilon,
-                           enc_sink *out) {
+                           int order2, enc_sink *out) {
     genesis_ctx *ctx;
     ck_assert_int_eq(genesis_ctx_create(&ctx), GENESIS_OK);
     ck_assert_int_eq(genesis_ctx_set_seed(ctx, 11), GENESIS_OK);
@@ -496,6 +498,10 @@ static const char *api_run(genesis_model_kind kind, genesis_device_kind dev, dou
         ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_ITERATIONS, 20), GENESIS_OK);
         ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_DIFFUSION_STEPS, 20), GENESIS_OK);
         ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_GEN_DIM, 32), GENESIS_OK);
+        if (order2) {
+            ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_SAMPLE_STEPS, 7), GENESIS_OK);
+            ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_SAMPLE_ORDER, 2), GENESIS_OK);
+        }
     } else {
         ck_assert_int_eq(genesis_model_set_param(m, GENESIS_P_EPOCHS, 2), GENESIS_OK);
     }
@@ -516,18 +522,20 @@ static const char *api_run(genesis_model_kind kind, genesis_device_kind dev, dou
 START_TEST(test_api_default_device) {
     genesis_model_kind kinds[3] = {GENESIS_MODEL_CTGAN, GENESIS_MODEL_TVAE, GENESIS_MODEL_DDPM};
     genesis_model_kind kind = kinds[_i % 3];
-    double eps = _i >= 3 ? 8.0 : 0.0; /* 3..5: the DP fits (docs/privacy.md) */
+    double eps = _i >= 3 && _i < 6 ? 8.0 : 0.0; /* 3..5: the DP fits (docs/privacy.md) */
+    int order2 = _i == 8; /* 8: DDPM sampled by the strided second-order sampler */
     enum { N = 200 };
     static float a[N * 512], b[N * 512];
     enc_sink sg = {a, N, 0, 0}, sc = {b, N, 0, 0};
-    const char *name = api_run(kind, GENESIS_DEVICE_AUTO, eps, &sg);
+    const char *name = api_run(kind, GENESIS_DEVICE_AUTO, eps, order2, &sg);
     if (!g_selftest) ck_assert_str_eq(name, "cuda:0");
-    ck_assert_str_eq(api_run(kind, GENESIS_DEVICE_CPU, eps, &sc), "cpu");
+    ck_assert_str_eq(api_run(kind, GENESIS_DEVICE_CPU, eps, order2, &sc), "cpu");
     ck_assert_int_eq(sg.dim, sc.dim);
     ck_assert_int_le(sg.dim, 512);
     double mx, n = mp_nmse(a, b, (size_t)N * sg.dim, &mx);
-    printf("%s%s through the API: %s vs cpu, sampled encoded rows nmse %.3e (max|d| %.3e)\n",
-           genesis_model_kind_name(kind), eps > 0 ? " (DP)" : "", name, n, mx);
+    printf("%s%s%s through the API: %s vs cpu, sampled encoded rows nmse %.3e (max|d| %.3e)\n",
+           genesis_model_kind_name(kind), eps > 0 ? " (DP)" : "",
+           order2 ? " (7 steps, second order)" : "", name, n, mx);
     fflush(stdout);
     /* a few training steps and one sampling pass: small drift only (argmax flips allowed; DDPM:
      * a categorical draw that rounding moves across a boundary) */
@@ -557,6 +565,7 @@ int main(void) {
     tcase_add_loop_test(tc, test_tvae_steps, 0, 5); /* the four, then fp32 per-mode */
     tcase_add_test(tc, test_ddpm_steps);
     tcase_add_loop_test(tc, test_api_default_device, 0, 6); /* without and with DP */
+    tcase_add_loop_test(tc, test_api_default_device, 8, 9); /* DDPM's second-order sampler */
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_set_fork_status(sr, CK_NOFORK);

@@ -428,7 +428,7 @@ START_TEST(test_file_precision) {
      * settings 34-36 only in a differentially private model's file, and 37,
      * gradient-checkpointing, in none; docs/file-format.md) */
     ck_assert_uint_eq(tu_file_keep_settings(path, 24), 34u);
-    ck_assert_uint_eq((uint32_t)genesis_param_count(), 38u);
+    ck_assert_uint_eq((uint32_t)genesis_param_count(), 39u);
     ck_assert_msg(genesis_model_load(ctx, path, &m) == GENESIS_OK, "%s", genesis_errmsg(ctx));
     genesis_model_get_param(m, GENESIS_P_PRECISION, &v);
     ck_assert_msg(v == GENESIS_PRECISION_FP32, "a 24-setting file loads with precision %g", v);

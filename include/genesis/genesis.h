@@ -414,12 +414,16 @@ typedef enum genesis_param {
     GENESIS_P_DELTA = 35,          /* with GENESIS_P_EPSILON: delta; 0 (default) = 1 / rows */
     GENESIS_P_MAX_GRAD_NORM = 36,  /* with GENESIS_P_EPSILON: the per-example gradient norm
                                       bound C of DP-SGD, 1 */
-    GENESIS_P_GRADIENT_CHECKPOINTING = 37 /* CTGAN, TVAE, DDPM: 1 keeps only each block's
+    GENESIS_P_GRADIENT_CHECKPOINTING = 37, /* CTGAN, TVAE, DDPM: 1 keeps only each block's
                                       input for the backward pass and recomputes the block
                                       in it: less activation memory, one more forward of
                                       the recomputed blocks per step, the same model bytes
                                       (docs/memory.md); 0 (default) keeps every activation.
                                       Not stored in model files */
+    GENESIS_P_SAMPLE_ORDER = 38    /* DDPM, sampling: the strided Gaussian step's order, 1
+                                      DDIM (Song et al. 2021), 2 the multistep DPM-Solver++(2M)
+                                      (Lu et al. 2022); model files written before this
+                                      setting load as 1 */
 } genesis_param;
 
 /* Values of GENESIS_P_PRECISION: the precision of the matrix products' operands (weights and

@@ -113,6 +113,12 @@ typedef struct gen_ddpm_step {
     int last;                 /* s = -1: the step to the data (no noise) */
     double sigma;             /* strided: the noise's standard deviation (gen_ddpm_sigma of
                                  the `ddim-eta` setting); 0: deterministic DDIM (eta = 0) */
+    float *x0prev;            /* strided, `sample-order` 2: backend memory laid out as xt,
+                                 at tanh positions the previous step's x0 prediction, read
+                                 when k2 != 0 and overwritten with this step's; NULL: first
+                                 order (DDIM) */
+    double k2;                /* the multistep coefficient (gen_ddpm_multistep_eps); 0: this
+                                 step is DDIM's */
 } gen_ddpm_step;
 
 /* The table, one group per family. Each family has the same name on every side: its CPU code
@@ -544,7 +550,9 @@ typedef struct gen_backend_ops {
     /* ddpm_reverse_step: xout = one reverse step of xt given the denoiser's output eps
      * (predicted noise at tanh positions, logits at softmax spans): gen_ddpm_gauss_step per
      * tanh position, a one-hot of gen_ddpm_mn_draw (a = abar_t / abar_s, c = abar_s) per
-     * softmax span. xout may be xt. */
+     * softmax span. xout may be xt. step.x0prev (strided, second order): before the Gaussian
+     * step, eps at a tanh position becomes gen_ddpm_multistep_eps's (x0prev's value there
+     * read when step.k2 != 0), and x0prev there is overwritten with this step's x0. */
     void (*ddpm_reverse_step)(gen_backend *be, float *xout, int32_t *t, int tnext,
                               const float *xt, const float *eps, int B, int D,
                               const gen_act_span *spans, int nspans, gen_ddpm_step step,

@@ -8,7 +8,8 @@
  *     Diffusion", eq. 7-8) between two steps s < t:
  *       q(x_s | x_t, x_0) ∝ (a x_t + (1 - a)/K) * (c x_0 + (1 - c)/K),
  *     a = alpha-bar_t / alpha-bar_s (one step: alpha_t), c = alpha-bar_s (1 at s = -1).
- * and one reverse step of the sampler (docs/ddpm.md §5), written once for the CPU backend
+ * and one reverse step of the sampler (docs/ddpm.md §5; its Gaussian part first or second
+ * order, DPM-Solver++(2M) of Lu et al. 2022), written once for the CPU backend
  * and the CUDA kernels (GEN_HOST_DEVICE), so both compute the same expressions.
  * Derivations and the gradient of the KL: docs/ddpm.md.
  */
@@ -95,6 +96,24 @@ GEN_HOST_DEVICE static inline float gen_ddpm_gauss_step(double xt, double eps, d
         }
     }
     return (float)nx;
+}
+
+/* The second-order multistep correction of a strided Gaussian step (DPM-Solver++(2M), Lu et
+ * al. 2022, "DPM-Solver++: Fast Solver for Guided Sampling of Diffusion Probabilistic Models",
+ * Algorithm 2), written as the noise that DDIM's step (gen_ddpm_gauss_step, eta = 0) turns
+ * into 2M's update: with x0 = (x_t - sqrt(1 - abt) eps) / sqrt(abt) this step's prediction
+ * and x0p the previous step's, D = x0 + k (x0 - x0p), k = h_i / (2 h_{i-1}) (h: the steps in
+ * lambda = log(sqrt(abar) / sqrt(1 - abar))), and the returned eps' = (x_t - sqrt(abt) D) /
+ * sqrt(1 - abt) makes DDIM's x_s = sqrt(abs_) D + sqrt(1 - abs_) eps' =
+ * (sigma_s / sigma_t) x_t - alpha_s (e^{-h} - 1) D, 2M's update (docs/ddpm.md §5). *x0 is set
+ * to this step's prediction (what the next step reads as x0p). k = 0: eps unchanged. */
+GEN_HOST_DEVICE static inline double gen_ddpm_multistep_eps(double xt, double eps, double abt,
+                                                            double k, double x0p, double *x0) {
+    double st = sqrt(1.0 - abt), at = sqrt(abt);
+    *x0 = (xt - st * eps) / at;
+    if (k == 0) return eps;
+    double Dx = *x0 + k * (*x0 - x0p);
+    return (xt - at * Dx) / st;
 }
 
 /* One reverse step of a softmax (multinomial) span of width K: x0_hat = softmax(logits),

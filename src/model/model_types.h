@@ -15,10 +15,11 @@
 #include "transform.h"
 #include "dp_accountant.h"
 
-#define GEN_NPARAMS 38
+#define GEN_NPARAMS 39
 #define GEN_NPARAMS_V6 34 /* the settings of files before differential privacy (version 6) */
 /* the settings a model file stores (differential privacy's files): the later ones change
- * nothing in a model (GENESIS_P_GRADIENT_CHECKPOINTING) and are not written */
+ * nothing in a model (GENESIS_P_GRADIENT_CHECKPOINTING) and are not written, or are kept in
+ * their model's section (DDPM's sample-order, models/ddpm_model.c) */
 #define GEN_NPARAMS_FILE 37
 #define GEN_MAX_CONDITIONS 64
 

@@ -108,6 +108,9 @@ static const param_row PARAMS[GEN_NPARAMS] = {
                                           "1 (or the bare flag): recompute each block's "
                                           "forward in backward: less activation memory, the "
                                           "same model"},
+    [GENESIS_P_SAMPLE_ORDER] = {"sample-order", 1, 2, 1, 1, 1,
+                                "the strided Gaussian step: 1 DDIM, 2 the multistep "
+                                "DPM-Solver++(2M); no effect with all T steps"},
 };
 
 /* The named values of enumerated parameters (genesis_param_choice), value i = name i. */

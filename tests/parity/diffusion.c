@@ -157,7 +157,8 @@ static void ru_ddpm_init(pt_env *e, gen_backend *be, int k) {
 }
 
 /* ddpm_reverse_step: B layout mode (0 strided DDIM, 1 ancestral, 2 strided DDIM with
- * eta = 0.7: noise drawn at tanh positions) last in_place offset. In
+ * eta = 0.7: noise drawn at tanh positions, 3 second order (x0prev read and written, k2 =
+ * 0.6), 4 second order's first step (k2 = 0: x0prev written only)) last in_place offset. In
  * place: one buffer "x" holds x_t and receives x_s (positions outside the spans must keep
  * their values); else "xout" (random) from the input "xt". eps in [-4, 4]: the noise
  * prediction at tanh positions, logits at softmax spans. */
@@ -169,6 +170,7 @@ static void su_ddpm_rev(pt_env *e) {
     if (!D(4)) x = pt_add(e, "xt", n, PT_IN, -1, 1);
     pt_ddpm_xt(e, x, D(0));
     pt_add(e, "eps", n, PT_IN, -4, 4);
+    if (D(2) >= 3) pt_add(e, "x0prev", n, PT_ACC, -4, 4);
 }
 
 static void ru_ddpm_rev(pt_env *e, gen_backend *be, int k) {
@@ -176,7 +178,8 @@ static void ru_ddpm_rev(pt_env *e, gen_backend *be, int k) {
     double abt = 0.0785, alpha = 0.98995;
     double abs_ = D(3) ? 1.0 : D(2) == 1 ? abt / alpha : 0.1193;
     gen_ddpm_step st = {abt, abs_, alpha, D(2) == 1, D(3),
-                        D(2) == 2 ? gen_ddpm_sigma(0.7, abt, abs_) : 0.0};
+                        D(2) == 2 ? gen_ddpm_sigma(0.7, abt, abs_) : 0.0,
+                        D(2) >= 3 ? P(e, k, D(4) ? 3 : 4) : NULL, D(2) == 3 ? 0.6 : 0.0};
     float *xt = D(4) ? P(e, k, 0) : P(e, k, 2);
     OPS(be)->ddpm_reverse_step(be, P(e, k, 0), D(3) ? NULL : PI(e, k, 1), 489, xt,
                                P(e, k, D(4) ? 2 : 3), D(0), e->W, e->spans, e->nspans, st, 7,
@@ -224,6 +227,8 @@ static const pt_case cases[] = {
     {&O_DDPM_REV, {500, 4, 1, 0, 1, 11}}, {&O_DDPM_REV, {500, 4, 0, 0, 0, 1}},
     {&O_DDPM_REV, {1025, 2, 1, 1, 0, 2}}, {&O_DDPM_REV, {17, 2, 2, 0, 0, 3}},
     {&O_DDPM_REV, {500, 4, 2, 0, 1, 11}}, {&O_DDPM_REV, {33, 3, 2, 1, 0, 77}},
+    {&O_DDPM_REV, {17, 2, 3, 0, 0, 3}}, {&O_DDPM_REV, {500, 4, 3, 0, 1, 11}},
+    {&O_DDPM_REV, {257, 3, 3, 1, 1, 5}}, {&O_DDPM_REV, {33, 2, 4, 0, 0, 77}},
 };
 
 const pt_family pt_family_diffusion = {"diffusion", cases, (int)(sizeof cases / sizeof cases[0])};

@@ -101,9 +101,15 @@ static GEN_KERNEL void reverse_rows(float *xout, int32_t *t, int tnext, const fl
                     double z = (st.ancestral || st.sigma > 0) && !st.last
                                    ? gen_philox_normal_at(seed, stream, offset, e0 + o + j)
                                    : 0.0;
-                    xout[o + j] = gen_ddpm_gauss_step(xt[o + j], eps[o + j], st.abar_t,
-                                                      st.abar_s, st.alpha_t, st.ancestral,
-                                                      st.last, st.sigma, z);
+                    double ep = eps[o + j], x0;
+                    if (st.x0prev) { /* the second-order step (diffusion.h) */
+                        ep = gen_ddpm_multistep_eps(xt[o + j], ep, st.abar_t, st.k2,
+                                                   st.x0prev[o + j], &x0);
+                        st.x0prev[o + j] = (float)x0;
+                    }
+                    xout[o + j] = gen_ddpm_gauss_step(xt[o + j], ep, st.abar_t, st.abar_s,
+                                                      st.alpha_t, st.ancestral, st.last,
+                                                      st.sigma, z);
                 }
                 continue;
             }
