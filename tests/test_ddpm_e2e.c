@@ -32,7 +32,7 @@ static void setup(void) {
 static void teardown(void) {
     static const char *names[] = {"s.csv", "a.csv", "b.csv", "m.gen", "m2.gen", "ck.gen",
                                   "full.gen", "res.gen", "missing.csv", "c.gen", "c2.gen",
-                                  "cck.gen", "cres.gen"};
+                                  "cck.gen", "cres.gen", "e.gen", "e1.csv", "e2.csv"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) unlink(tmp(names[i]));
     rmdir(dir);
 }
@@ -142,6 +142,35 @@ START_TEST(test_ddpm_quality_on_adult_sample) {
 }
 END_TEST
 
+/* A sampling setting p = value on the model in m.gen (whose first call with 7 strided steps
+ * wrote a.csv), sampled with 7 steps: `bad` is refused, the rows differ from a.csv, and a
+ * save and load keep the value and give the same first call's rows. Returns the loaded
+ * copy (the caller frees it). */
+static genesis_model *sampler_setting_kept(genesis_ctx *ctx, genesis_param p, double value,
+                                           double bad) {
+    genesis_model *m1, *m2;
+    double v;
+    ck_assert_int_eq(genesis_model_load(ctx, tmp("m.gen"), &m1), GENESIS_OK);
+    ck_assert_int_eq(genesis_model_set_param(m1, GENESIS_P_SAMPLE_STEPS, 7), GENESIS_OK);
+    ck_assert_int_eq(genesis_model_set_param(m1, p, value), GENESIS_OK);
+    ck_assert_int_ne(genesis_model_set_param(m1, p, bad), GENESIS_OK);
+    ck_assert_int_eq(genesis_model_sample_csv(m1, 300, tmp("e1.csv")), GENESIS_OK);
+    ck_assert_int_eq(genesis_model_save(m1, tmp("e.gen")), GENESIS_OK);
+    genesis_model_free(m1);
+    ck_assert_int_eq(genesis_model_load(ctx, tmp("e.gen"), &m2), GENESIS_OK);
+    genesis_model_get_param(m2, p, &v);
+    ck_assert_double_eq(v, value);
+    ck_assert_int_eq(genesis_model_sample_csv(m2, 300, tmp("e2.csv")), GENESIS_OK);
+    tu_assert_same_files(tmp("e1.csv"), tmp("e2.csv"));
+    size_t na, ne;
+    unsigned char *pa = tu_read_file(tmp("a.csv"), &na), *pe = tu_read_file(tmp("e1.csv"), &ne);
+    ck_assert_msg(na != ne || memcmp(pa, pe, na) != 0, "setting %d = %g sampled the 7 DDIM steps' rows",
+                  (int)p, value);
+    free(pa);
+    free(pe);
+    return m2;
+}
+
 START_TEST(test_ddpm_files_and_determinism) {
     genesis_table *t;
     genesis_ctx *ctx = adult_ctx(8, &t);
@@ -167,61 +196,27 @@ START_TEST(test_ddpm_files_and_determinism) {
     /* conditions need a conditional vector */
     ck_assert_int_eq(genesis_model_set_condition(l, "sex", " Male"), GENESIS_ERR_UNSUPPORTED);
     genesis_model_free(l);
-    /* DDIM noise (ddim-eta, a sampling setting) on 7 strided steps: other rows than eta = 0
-     * from the same first call, the same rows from another load, kept by the file; refused
-     * outside [0, 1] */
-    genesis_model *e0, *e1, *e2;
+    /* the first call of the loaded model with 7 strided DDIM steps (a.csv), then DDIM noise
+     * (ddim-eta, a sampling setting) on the same steps, refused outside [0, 1] */
+    genesis_model *e0;
     ck_assert_int_eq(genesis_model_load(ctx, tmp("m.gen"), &e0), GENESIS_OK);
     ck_assert_int_eq(genesis_model_set_param(e0, GENESIS_P_SAMPLE_STEPS, 7), GENESIS_OK);
     ck_assert_int_eq(genesis_model_sample_csv(e0, 300, tmp("a.csv")), GENESIS_OK);
     genesis_model_free(e0);
-    ck_assert_int_eq(genesis_model_load(ctx, tmp("m.gen"), &e1), GENESIS_OK);
-    ck_assert_int_eq(genesis_model_set_param(e1, GENESIS_P_SAMPLE_STEPS, 7), GENESIS_OK);
-    ck_assert_int_eq(genesis_model_set_param(e1, GENESIS_P_DDIM_ETA, 0.5), GENESIS_OK);
-    ck_assert_int_ne(genesis_model_set_param(e1, GENESIS_P_DDIM_ETA, 1.5), GENESIS_OK);
-    ck_assert_int_eq(genesis_model_sample_csv(e1, 300, tmp("e1.csv")), GENESIS_OK);
-    ck_assert_int_eq(genesis_model_save(e1, tmp("e.gen")), GENESIS_OK);
-    ck_assert_int_eq(genesis_model_load(ctx, tmp("e.gen"), &e2), GENESIS_OK);
-    genesis_model_get_param(e2, GENESIS_P_DDIM_ETA, &v);
-    ck_assert_double_eq(v, 0.5);
-    ck_assert_int_eq(genesis_model_sample_csv(e2, 300, tmp("e2.csv")), GENESIS_OK);
-    tu_assert_same_files(tmp("e1.csv"), tmp("e2.csv"));
-    size_t na, ne;
-    unsigned char *pa = tu_read_file(tmp("a.csv"), &na), *pe = tu_read_file(tmp("e1.csv"), &ne);
-    ck_assert_msg(na != ne || memcmp(pa, pe, na) != 0, "ddim-eta 0.5 sampled the eta = 0 rows");
-    free(pa);
-    free(pe);
-    genesis_model_free(e1);
-    genesis_model_free(e2);
+    genesis_model_free(sampler_setting_kept(ctx, GENESIS_P_DDIM_ETA, 0.5, 1.5));
     /* the sampler's order (a sampling setting, docs/ddpm.md §5): a file without it loads as
-     * 1; the second-order step samples other rows than the 7 DDIM steps (a.csv), the same
-     * rows again after a save and load, which keeps the setting; set back to 1, the model
-     * writes the file it was loaded from, byte for byte (no sampler record: older versions
-     * read it) */
-    genesis_model *q1, *q2;
-    ck_assert_int_eq(genesis_model_load(ctx, tmp("m.gen"), &q1), GENESIS_OK);
-    genesis_model_get_param(q1, GENESIS_P_SAMPLE_ORDER, &v);
+     * 1; the second-order step keeps the checks above; set back to 1, the model writes the
+     * file it was loaded from, byte for byte (no sampler record: older versions read it) */
+    genesis_model *q0, *q2;
+    ck_assert_int_eq(genesis_model_load(ctx, tmp("m.gen"), &q0), GENESIS_OK);
+    genesis_model_get_param(q0, GENESIS_P_SAMPLE_ORDER, &v);
     ck_assert_double_eq(v, 1);
-    ck_assert_int_eq(genesis_model_set_param(q1, GENESIS_P_SAMPLE_STEPS, 7), GENESIS_OK);
-    ck_assert_int_eq(genesis_model_set_param(q1, GENESIS_P_SAMPLE_ORDER, 2), GENESIS_OK);
-    ck_assert_int_ne(genesis_model_set_param(q1, GENESIS_P_SAMPLE_ORDER, 3), GENESIS_OK);
-    ck_assert_int_eq(genesis_model_sample_csv(q1, 300, tmp("q1.csv")), GENESIS_OK);
-    ck_assert_int_eq(genesis_model_save(q1, tmp("q.gen")), GENESIS_OK);
-    ck_assert_int_eq(genesis_model_load(ctx, tmp("q.gen"), &q2), GENESIS_OK);
-    genesis_model_get_param(q2, GENESIS_P_SAMPLE_ORDER, &v);
-    ck_assert_double_eq(v, 2);
-    ck_assert_int_eq(genesis_model_sample_csv(q2, 300, tmp("q2.csv")), GENESIS_OK);
-    tu_assert_same_files(tmp("q1.csv"), tmp("q2.csv"));
-    pa = tu_read_file(tmp("a.csv"), &na);
-    pe = tu_read_file(tmp("q1.csv"), &ne);
-    ck_assert_msg(na != ne || memcmp(pa, pe, na) != 0, "the second-order sampler sampled DDIM's rows");
-    free(pa);
-    free(pe);
+    genesis_model_free(q0);
+    q2 = sampler_setting_kept(ctx, GENESIS_P_SAMPLE_ORDER, 2, 3);
     ck_assert_int_eq(genesis_model_set_param(q2, GENESIS_P_SAMPLE_ORDER, 1), GENESIS_OK);
     ck_assert_int_eq(genesis_model_set_param(q2, GENESIS_P_SAMPLE_STEPS, 100), GENESIS_OK);
-    ck_assert_int_eq(genesis_model_save(q2, tmp("q.gen")), GENESIS_OK);
-    tu_assert_same_files(tmp("m.gen"), tmp("q.gen"));
-    genesis_model_free(q1);
+    ck_assert_int_eq(genesis_model_save(q2, tmp("e.gen")), GENESIS_OK);
+    tu_assert_same_files(tmp("m.gen"), tmp("e.gen"));
     genesis_model_free(q2);
     /* the same seed: the same model file */
     genesis_model *m2 = small_model(ctx, 30, 3, 0);
