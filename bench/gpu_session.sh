@@ -554,9 +554,12 @@ phase_papers() {
   # leaders' budgets, scored by the papers' metrics (`genesis evaluate` with --holdout and
   # --target: trend, XGBoost detection, alpha/beta, DCR share, TSTR AUC). PAPERS_CONFIGS:
   # "name|iterations|batch|flags;..."; the fits share the GPU, each run's evaluation goes to the
-  # host cores as soon as its rows are written. The synthetic CSVs come back compressed.
+  # host cores as soon as its rows are written. The synthetic CSVs come back compressed. A
+  # config's optional fifth field is the seed of its fit, sampling and evaluation (default 0),
+  # e.g. the GPU default over three seeds and the second-order sampler:
+  #   PAPERS_CONFIGS="g0|30000|4096||0;g1|30000|4096||1;g2|30000|4096||2;o2|30000|4096|--sample-order 2|0"
   local CONFIGS=${PAPERS_CONFIGS:-"d5k|5000|256|;t30k|30000|4096|;w30k|30000|4096|--generator-dim 1024 --num-layers 4"}
-  local P=$W/papers D=${PAPERS_DATA:-$ROOT/bench/debs/tables} n it bs fl ET=${PAPERS_EVAL_THREADS:-4}
+  local P=$W/papers D=${PAPERS_DATA:-$ROOT/bench/debs/tables} n it bs fl sd ET=${PAPERS_EVAL_THREADS:-4}
   mkdir -p "$P"
   [ -f "$D/adult_test.csv" ] || { md "- $D/adult_test.csv not found (bench/fetch_debs.sh copies it)"; return 1; }
   python3 - "$D/adult.csv" "$D/adult_test.csv" "$P" "$DRY" <<'PY' || return 1
@@ -573,35 +576,36 @@ csv.writer(open(sys.argv[3] + "/train.csv", "w", newline="")).writerows(tr)
 csv.writer(open(sys.argv[3] + "/holdout.csv", "w", newline="")).writerows(ho)
 PY
   local rows=$(( $(wc -l <"$P/train.csv") - 1 ))
-  md "DDPM on Adult ($rows training rows, holdout $(( $(wc -l <"$P/holdout.csv") - 1 )) rows of adult_test.csv), --target income, seed 0, fits on the device side by side; \`genesis evaluate --holdout --target income --threads $ET\` on the host"
+  md "DDPM on Adult ($rows training rows, holdout $(( $(wc -l <"$P/holdout.csv") - 1 )) rows of adult_test.csv), --target income, fits on the device side by side; \`genesis evaluate --holdout --target income --threads $ET\` on the host"
   md ""
-  md "| run | iterations x batch | flags | fit s | sample s | trained on | Trend | C2ST-XGB | alpha | beta | TSTR AUC (real) | DCR share, equal sizes (whole tables) | shapes |"
-  md "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+  md "| run | seed | iterations x batch | flags | fit s | sample s | trained on | Trend | C2ST-XGB | alpha | beta | TSTR AUC (real) | DCR share, equal sizes (whole tables) | shapes |"
+  md "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
   local pids=() IFS_OLD=$IFS cfg
   IFS=';'; local cfgs=($CONFIGS); IFS=$IFS_OLD
   for cfg in "${cfgs[@]}"; do
-    IFS='|' read -r n it bs fl <<<"$cfg"
+    IFS='|' read -r n it bs fl sd <<<"$cfg"
+    sd=${sd:-0}
     [ "$DRY" = 1 ] && it=20 && bs=64
     (
       t1=$(now)
       # shellcheck disable=SC2086 # fl is a list of flags
       tmo $(( PHASE_BUDGET - 20 )) "$BUILD/genesis" fit -i "$P/train.csv" -m "$P/$n.gen" --method ddpm --iterations "$it" \
-        --batch-size "$bs" --target income $fl --seed 0 --threads 2 --progress 2>"$LOGS/papers_$n.fit.log" || exit 1
+        --batch-size "$bs" --target income $fl --seed "$sd" --threads 2 --progress 2>"$LOGS/papers_$n.fit.log" || exit 1
       t2=$(now)
-      tmo 120 "$BUILD/genesis" sample -m "$P/$n.gen" -n "$rows" --seed 0 -o "$P/$n.csv" --threads 2 -q 2>"$LOGS/papers_$n.sample.log" || exit 1
+      tmo 120 "$BUILD/genesis" sample -m "$P/$n.gen" -n "$rows" --seed "$sd" -o "$P/$n.csv" --threads 2 -q 2>"$LOGS/papers_$n.sample.log" || exit 1
       t3=$(now)
       echo "$(secs "$t1" "$t2") $(secs "$t2" "$t3")" >"$P/$n.times"
       tmo $(( PHASE_BUDGET - 10 )) "$BUILD/genesis" evaluate --real "$P/train.csv" --synthetic "$P/$n.csv" \
-        --holdout "$P/holdout.csv" --target income --json -q --seed 0 --threads "$ET" >"$P/$n.eval.json" 2>"$LOGS/papers_$n.eval.log"
+        --holdout "$P/holdout.csv" --target income --json -q --seed "$sd" --threads "$ET" >"$P/$n.eval.json" 2>"$LOGS/papers_$n.eval.log"
     ) &
     pids+=($!)
   done
   local p; for p in "${pids[@]}"; do wait "$p"; done
   for cfg in "${cfgs[@]}"; do
-    IFS='|' read -r n it bs fl <<<"$cfg"
-    python3 - "$P" "$n" "$it x $bs" "$fl" "$(sed -n 's/.*training [A-Z]* for .* on \(.*\)$/\1/p' "$LOGS/papers_$n.fit.log" | tail -1)" >>"$LOGS/$PHASE.md" <<'PY'
+    IFS='|' read -r n it bs fl sd <<<"$cfg"
+    python3 - "$P" "$n" "$it x $bs" "$fl" "${sd:-0}" "$(sed -n 's/.*training [A-Z]* for .* on \(.*\)$/\1/p' "$LOGS/papers_$n.fit.log" | tail -1)" >>"$LOGS/$PHASE.md" <<'PY'
 import json, sys
-P, n, ib, fl, on = sys.argv[1:6]
+P, n, ib, fl, sd, on = sys.argv[1:7]
 try:
     fs, ss = open(f"{P}/{n}.times").read().split()
 except (OSError, ValueError):
@@ -611,10 +615,10 @@ try:
 except (OSError, ValueError, KeyError):
     s = {}
 g = lambda k: "–" if s.get(k) is None else "%.3f" % s[k]
-print(f"| {n} | {ib} | {fl or '(defaults)'} | {fs} | {ss} | {on} | {g('column_pair_trends')} | {g('detection_xgboost')} | "
+print(f"| {n} | {sd} | {ib} | {fl or '(defaults)'} | {fs} | {ss} | {on} | {g('column_pair_trends')} | {g('detection_xgboost')} | "
       f"{g('alpha_precision')} | {g('beta_recall')} | {g('tstr_xgboost_auc')} ({g('trtr_xgboost_auc')}) | {g('dcr_share_equal_size')} ({g('dcr_share')}) | {g('column_shapes')} |")
 PY
-    jl "{\"bench\":\"papers\",\"run\":\"$n\",\"iterations\":$it,\"batch\":$bs,\"flags\":\"$fl\"}"
+    jl "{\"bench\":\"papers\",\"run\":\"$n\",\"seed\":${sd:-0},\"iterations\":$it,\"batch\":$bs,\"flags\":\"$fl\"}"
   done
   md ""
   md "TabDiff (published, arXiv 2603.23016): Trend 0.985, C2ST-XGB 0.841, alpha 0.986, beta 0.526, AUC 0.913, DCR 0.549; TabSyn: 0.980, 0.794, 0.990, 0.480, 0.910, 0.507"
