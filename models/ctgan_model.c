@@ -445,7 +445,10 @@ static genesis_status ctgan_model_load(genesis_model *m, gen_reader *r) {
 }
 
 static void ctgan_model_memory(const genesis_model *m, const gen_net_shape *sh, gen_net_bytes *out) {
-    ctgan_config cfg = {sh->batch, gen_param_i(m, GENESIS_P_PAC), gen_param_i(m, GENESIS_P_EMBEDDING_DIM),
+    /* a DP fit (epsilon set) runs with pac 1 (ctgan_model_fit), whose discriminator takes pac
+     * times more inputs: the estimate and the fit's memory check count that network */
+    int pac = m->param[GENESIS_P_EPSILON] > 0 ? 1 : gen_param_i(m, GENESIS_P_PAC);
+    ctgan_config cfg = {sh->batch, pac, gen_param_i(m, GENESIS_P_EMBEDDING_DIM),
                         gen_param_i(m, GENESIS_P_GEN_DIM), gen_param_i(m, GENESIS_P_DIS_DIM),
                         sh->data_dim, sh->cond_dim, sh->train, NULL,
                         gen_param_i(m, GENESIS_P_DIS_STEPS), gen_param_i(m, GENESIS_P_PRECISION),

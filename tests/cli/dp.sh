@@ -30,6 +30,20 @@ run bf16 "$G" fit "${SMALL[@]}" -i "$ADULT" -m "$W/t.gen" --method tvae --epochs
     --precision bf16
 expect_error 1 "fp32"
 
+section "DP-CTGAN's memory estimate counts its pac-1 discriminator"
+run est_plain "$G" estimate --device cpu -i "$ADULT" --method ctgan --json
+run est_dp "$G" estimate --device cpu -i "$ADULT" --method ctgan --epsilon 3 --json
+if [ -n "$PY" ]; then
+    r=$("$PY" -c 'import json, sys
+p, d = (json.load(open(f)) for f in sys.argv[1:3])
+# pac 1: ten times the discriminator inputs per batch row, a first layer a tenth as wide
+assert d["activations_per_row"][0] > 2 * p["activations_per_row"][0], (d["activations_per_row"], p["activations_per_row"])
+assert d["parameters"][0] < p["parameters"][0], (d["parameters"], p["parameters"])
+print("ok")' "$W/est_plain.out" "$W/est_dp.out" 2>&1)
+    [ "$r" = ok ] && pass "[estimate --epsilon] the pac-1 discriminator: more activations per row, fewer parameters" ||
+        fail "[estimate --epsilon] $r"
+fi
+
 section "DP-CTGAN through generate: rows out, the guarantee in the model file"
 run ctgan_gen "$G" generate "${SMALL[@]}" -i "$ADULT" -o "$W/ctgan_dp.csv" -n 200 --method ctgan \
     --epochs 2 --epsilon 3 --delta 1e-5 -m "$W/ctgan_dp.gen"
