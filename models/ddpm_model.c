@@ -603,13 +603,13 @@ static genesis_status ddpm_model_generate(genesis_model *m, int B, const gen_con
     int ancestral = S == T;
     double eta = m->param[GENESIS_P_DDIM_ETA];
     int order2 = !ancestral && gen_param_i(m, GENESIS_P_SAMPLE_ORDER) == 2;
-    if (dm->ntau != S) {
+    if (dm->ntau != S) { /* the timesteps depend on S alone (T is fixed once fitted) */
         int *tau = realloc(dm->tau, (size_t)S * sizeof(int));
         GEN_RETURN_IF(!tau, m->ctx, GENESIS_ERR_NOMEM, "out of memory for %d sampling steps", S);
         dm->tau = tau;
         dm->ntau = S;
+        ddpm_timesteps(T, S, dm->tau);
     }
-    ddpm_timesteps(T, S, dm->tau);
     if (order2 && dm->x0rows != B) {
         be->ops->free(be, dm->x0buf);
         dm->x0rows = 0;
